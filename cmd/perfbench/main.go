@@ -1,0 +1,18 @@
+// Command perfbench attaches Linux perf_event counters to a running MySQL-family
+// server during each benchmark step, normalizes them per query, compares
+// server versions and writes the tables users publish. Run "perfbench help".
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}

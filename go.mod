@@ -1,0 +1,20 @@
+module github.com/perfbench/perfbench
+
+go 1.26.8
+
+require (
+	github.com/BurntSushi/toml v1.6.0
+	github.com/go-sql-driver/mysql v1.10.1
+	github.com/google/pprof v0.0.0-20261105003125-4bf881d7fb0b
+	github.com/ianlancetaylor/demangle v0.0.0-20260724033716-83e58baca724
+	github.com/spf13/pflag v1.1.0
+	golang.org/x/image v0.48.0
+	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
+	golang.org/x/sys v0.50.0
+	golang.org/x/term v0.48.0
+)
+
+require (
+	filippo.io/edwards25519 v1.2.0 // indirect
+	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
+)

@@ -1,0 +1,212 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// ErrNotRecord is returned for JSON that is not a perfbench Record.
+var ErrNotRecord = errors.New("not a perfbench record (no schema field)")
+
+// Marshal encodes r as indented JSON with a trailing newline. Map keys are
+// sorted by encoding/json, so the output is deterministic.
+func Marshal(r *Record) ([]byte, error) {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode record %s/%s: %w", r.Version, r.Step, err)
+	}
+	return append(b, '\n'), nil
+}
+
+// Parse decodes one Record and checks it.
+func Parse(data []byte) (*Record, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var r Record
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("decode record: %w", err)
+	}
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Validate checks the fields every reader relies on.
+func (r *Record) Validate() error {
+	switch {
+	case r.Schema == 0:
+		return ErrNotRecord
+	case r.Schema > SchemaVersion:
+		return fmt.Errorf("record schema %d is newer than this perfbench understands (%d): upgrade perfbench", r.Schema, SchemaVersion)
+	case r.Version == "":
+		return errors.New("record has no version label")
+	case r.Step == "":
+		return errors.New("record has no step")
+	}
+	switch r.Outcome {
+	case OutcomeOK, OutcomeFailed, OutcomePartial:
+	default:
+		return fmt.Errorf("record has unknown outcome %q", r.Outcome)
+	}
+	for _, c := range r.Counters {
+		switch c.Status {
+		case StatusCounted, StatusScaled, StatusNotCounted, StatusNotSupported:
+		default:
+			return fmt.Errorf("counter %s has unknown status %q", c.Event, c.Status)
+		}
+	}
+	return nil
+}
+
+// FileName is the base name perfbench gives a Record's file: version, step,
+// threads and repeat, with characters unsafe in file names replaced.
+func FileName(r *Record) string {
+	name := fmt.Sprintf("%s__%s__t%d__r%d.json", r.Version, r.Step, r.Threads, r.Repeat)
+	return strings.Map(func(c rune) rune {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+			return c
+		case c == '.', c == '-', c == '_', c == '=', c == '+':
+			return c
+		}
+		return '_'
+	}, name)
+}
+
+// Write writes r to path atomically: a temporary file in the same folder,
+// synced, then renamed over path. A reader never sees half a Record.
+func Write(path string, r *Record) error {
+	b, err := Marshal(r)
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, b)
+}
+
+// WriteFileAtomic writes data to path through a synced temporary file and a
+// rename.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// Read reads one Record file.
+func Read(path string) (*Record, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// Loaded is a Record with the file it came from.
+type Loaded struct {
+	Path   string
+	Record *Record
+}
+
+// Load reads Records from files and folders. A folder is walked for *.json
+// files (hidden files and temporary files are skipped). Files are read in
+// the order given, folders in lexical order. A file named on its own that is
+// not a Record is an error naming it; inside a folder, JSON files that are not
+// Records (plans, reports) are skipped and listed in problems. With lenient
+// set, broken Records are skipped and listed in problems too.
+func Load(paths []string, lenient bool) (recs []Loaded, problems []error, err error) {
+	add := func(p string, inDir bool) error {
+		r, err := Read(p)
+		if err != nil {
+			if lenient || (inDir && errors.Is(err, ErrNotRecord)) {
+				problems = append(problems, err)
+				return nil
+			}
+			return err
+		}
+		recs = append(recs, Loaded{Path: p, Record: r})
+		return nil
+	}
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, problems, err
+		}
+		if !fi.IsDir() {
+			if err := add(p, false); err != nil {
+				return nil, problems, err
+			}
+			continue
+		}
+		var files []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			name := d.Name()
+			if path != p && strings.HasPrefix(name, ".") {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if !d.IsDir() && strings.HasSuffix(name, ".json") {
+				files = append(files, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, problems, err
+		}
+		sort.Strings(files)
+		for _, f := range files {
+			if err := add(f, true); err != nil {
+				return nil, problems, err
+			}
+		}
+	}
+	return recs, problems, nil
+}
+
+// Decode reads one Record from r (for stdin).
+func Decode(r io.Reader) (*Record, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(b)
+}

@@ -1,0 +1,372 @@
+// Package record defines the Record: the one JSON document perfbench writes
+// per measured window (host, version, step, threads, repeat), and from which
+// every number in a report is computed. Records are written once, atomically,
+// and never rewritten.
+//
+// A Record keeps raw facts: counter values with their enabled and running
+// times, the server's status deltas, /proc deltas, the load generator's
+// results. Derived numbers (per-op values, ratios) are computed by package
+// analysis; the few derived fields stored here (Counter.PerOp) are there for
+// readers of the JSON and are recomputed, not trusted, by analysis.
+package record
+
+import (
+	"fmt"
+	"time"
+)
+
+// SchemaVersion is the version of the Record JSON layout. Readers refuse
+// Records with a larger schema number.
+const SchemaVersion = 1
+
+// Kinds of Record.
+const (
+	KindStep     = "step"     // written by perfbench run for one benchmark step
+	KindStat     = "stat"     // written by perfbench stat
+	KindImported = "imported" // converted from perf stat / sysbench files by perfbench import
+	KindTable    = "table"    // built from a long-format CSV given to perfbench report
+)
+
+// Outcomes of a measurement.
+const (
+	OutcomeOK      = "ok"      // the window was measured as planned
+	OutcomeFailed  = "failed"  // the step failed; Error says why; numbers may be missing
+	OutcomePartial = "partial" // interrupted (Ctrl-C, SIGTERM): numbers cover a shorter window
+)
+
+// Counter statuses, as perf stat names them.
+const (
+	StatusCounted      = "counted"       // ran for the whole window: Value == Raw
+	StatusScaled       = "scaled"        // multiplexed: Value = Raw × Enabled / Running
+	StatusNotCounted   = "not counted"   // enabled but never scheduled (Running == 0): no value
+	StatusNotSupported = "not supported" // could not be opened on this machine: no value
+)
+
+// Record is one measured window.
+type Record struct {
+	Schema  int    `json:"schema"`
+	Kind    string `json:"kind"`
+	Outcome string `json:"outcome"`
+	// Error says why a failed or partial Record is so.
+	Error string `json:"error,omitempty"`
+	// Warnings are conditions that weaken the result without voiding it:
+	// multiplexing, threads lost, a short window, a server restart...
+	// Every renderer prints them.
+	Warnings []string `json:"warnings,omitempty"`
+
+	// Identity of the measurement. Version is the user's label for the
+	// server build/config (column of a table); Step is the step label as
+	// printed in tables (for example "point-query_range=100").
+	Host    string `json:"host"`
+	Version string `json:"version"`
+	Step    string `json:"step"`
+	Threads int    `json:"threads,omitempty"`
+	Repeat  int    `json:"repeat"`
+
+	Window Window `json:"window"`
+	Ops    Ops    `json:"ops"`
+
+	// Counters are perf event counts over the window, summed over every
+	// thread of the server.
+	Counters []Counter `json:"counters,omitempty"`
+	// Roles splits the counters by thread role (connection, innodb-io, ...).
+	// The roles' values add up to Counters.
+	Roles []Role `json:"roles,omitempty"`
+
+	// Status holds the server's SHOW GLOBAL STATUS changes over the window
+	// (counters as deltas); Gauges holds gauge variables read at the end
+	// of the window (Threads_running, Open_tables, ...).
+	Status map[string]float64 `json:"status,omitempty"`
+	Gauges map[string]float64 `json:"gauges,omitempty"`
+
+	OS     *OS     `json:"os,omitempty"`
+	Client *Client `json:"client,omitempty"`
+	// Series is a 1-second view inside the window, so stalls show.
+	Series []Point `json:"series,omitempty"`
+
+	// Metrics are values supplied directly rather than computed from raw
+	// counts (from a CSV table, or an import that only had the ratio). Keys
+	// are metric names as reports print them: "qps", "cpu/o", "cs/o", ...
+	Metrics map[string]float64 `json:"metrics,omitempty"`
+
+	Server     *Server    `json:"server,omitempty"`
+	Provenance Provenance `json:"provenance"`
+	// Source lists the files an imported Record came from.
+	Source []string `json:"source,omitempty"`
+	// Profile is the path, relative to the Record's file, of a pprof
+	// profile sampled over the window.
+	Profile string `json:"profile,omitempty"`
+	// Insert holds insert-benchmark step results, when the step is one.
+	Insert *Insert `json:"insert,omitempty"`
+}
+
+// Window is the measured interval. Start and End are the instants at which
+// counters, server status and /proc were read.
+type Window struct {
+	Start   time.Time `json:"start"`
+	End     time.Time `json:"end"`
+	Seconds float64   `json:"seconds"`
+	// Warmup is how long the load ran before the window opened.
+	Warmup float64 `json:"warmup_seconds,omitempty"`
+}
+
+// Ops is the operation count the per-op metrics divide by.
+type Ops struct {
+	// Source names where Count came from: "Questions" (server status
+	// delta, the default), "client.queries", "client.transactions",
+	// "client.events", any status variable name ("Com_select"), or
+	// "Rows_read" with Per == 1000 for scans.
+	Source string `json:"source"`
+	// Count is the number of operations in the window, already divided by
+	// Per: with Source "Rows_read" and Per 1000, Count is thousands of rows.
+	Count float64 `json:"count"`
+	// Per is the size of one operation in units of Source (1 unless an op
+	// is, for example, 1,000 rows).
+	Per float64 `json:"per,omitempty"`
+}
+
+// Counter is one perf event over the window.
+type Counter struct {
+	// Event is the name as perf prints it (perf list spelling, with
+	// modifiers: "cycles", "L1-dcache-load-misses", "msr/tsc/", "cycles:u").
+	Event string `json:"event"`
+	// Group numbers events opened as one group (same schedule); -1 or absent
+	// for a counter opened alone.
+	Group int `json:"group,omitempty"`
+	// Raw, Enabled and Running are deltas of the kernel's raw count and of
+	// time_enabled / time_running (ns) over the window.
+	Raw     uint64 `json:"raw"`
+	Enabled uint64 `json:"time_enabled_ns"`
+	Running uint64 `json:"time_running_ns"`
+	// Value is the scaled count: Raw when Enabled == Running, else
+	// Raw × Enabled / Running. Meaningless unless Status is counted or
+	// scaled.
+	Value  float64 `json:"value"`
+	Status string  `json:"status"`
+	// Reason explains a not supported or not counted status in words the
+	// user can act on.
+	Reason string `json:"reason,omitempty"`
+	// Unit is the event's unit when it has one ("msec" for task-clock as
+	// perf prints it is not used: clocks are in ns).
+	Unit string `json:"unit,omitempty"`
+	// PerOp is Value / Ops.Count, present only when both are measured.
+	PerOp *float64 `json:"per_op,omitempty"`
+}
+
+// Measured reports whether the counter has a value (counted or scaled).
+func (c Counter) Measured() bool {
+	return c.Status == StatusCounted || c.Status == StatusScaled
+}
+
+// RunningFraction is Running / Enabled: 1 for a counter that was scheduled for
+// the whole window, less when multiplexed, 0 when never scheduled.
+func (c Counter) RunningFraction() float64 {
+	if c.Enabled == 0 {
+		return 0
+	}
+	return float64(c.Running) / float64(c.Enabled)
+}
+
+// Role is the counters of the threads of one role.
+type Role struct {
+	// Name is "connection", "innodb-io", "innodb-purge", "page-cleaner",
+	// "log", "replication", "other-background", or "unattributed" for
+	// counts whose thread could not be named (threads that came and went
+	// between reads, counted through inheritance).
+	Name     string    `json:"name"`
+	Threads  int       `json:"threads"`
+	Counters []Counter `json:"counters"`
+}
+
+// OS holds /proc and disk deltas over the window.
+type OS struct {
+	// CPU time of the server process (all threads), seconds.
+	UserSeconds   float64 `json:"user_seconds"`
+	SystemSeconds float64 `json:"system_seconds"`
+	// Context switches summed over the server's threads.
+	VoluntaryCS   float64 `json:"voluntary_cs"`
+	InvoluntaryCS float64 `json:"involuntary_cs"`
+	// /proc/PID/io.
+	ReadBytes  float64 `json:"read_bytes"`
+	WriteBytes float64 `json:"write_bytes"`
+	ReadChars  float64 `json:"rchar,omitempty"`
+	WriteChars float64 `json:"wchar,omitempty"`
+	ReadCalls  float64 `json:"syscr,omitempty"`
+	WriteCalls float64 `json:"syscw,omitempty"`
+	// Disk is the data directory's block device.
+	Disk *Disk `json:"disk,omitempty"`
+	// RSSBytes is the server's resident memory at the end of the window.
+	RSSBytes float64 `json:"rss_bytes,omitempty"`
+	// HostCPUSeconds is busy CPU time of the whole host over the window
+	// (all CPUs), for the legacy host-wide cpu/o.
+	HostCPUSeconds float64 `json:"host_cpu_seconds,omitempty"`
+}
+
+// Disk is /proc/diskstats deltas of one block device.
+type Disk struct {
+	Device       string  `json:"device"`
+	Reads        float64 `json:"reads"`
+	ReadSectors  float64 `json:"read_sectors"`
+	Writes       float64 `json:"writes"`
+	WriteSectors float64 `json:"write_sectors"`
+	// IOTicks is ms spent doing IO (field 10 of diskstats).
+	IOTicks float64 `json:"io_ms,omitempty"`
+}
+
+// Client holds the load generator's own results for the window (or, when it
+// cannot report for the window alone, for its whole run: then Whole is true).
+type Client struct {
+	Tool string `json:"tool"` // "sysbench", "command"
+	// Command is the load command line, with passwords removed.
+	Command []string `json:"command,omitempty"`
+	// Whole is true when the numbers cover the whole run, warm-up included.
+	Whole        bool    `json:"whole_run,omitempty"`
+	Seconds      float64 `json:"seconds,omitempty"`
+	Queries      float64 `json:"queries,omitempty"`
+	Reads        float64 `json:"reads,omitempty"`
+	Writes       float64 `json:"writes,omitempty"`
+	Other        float64 `json:"other,omitempty"`
+	Transactions float64 `json:"transactions,omitempty"`
+	Events       float64 `json:"events,omitempty"`
+	Errors       float64 `json:"errors,omitempty"`
+	Reconnects   float64 `json:"reconnects,omitempty"`
+	Inserts      float64 `json:"inserts,omitempty"`
+	// Latency in milliseconds.
+	LatencyMin float64 `json:"latency_min_ms,omitempty"`
+	LatencyAvg float64 `json:"latency_avg_ms,omitempty"`
+	LatencyMax float64 `json:"latency_max_ms,omitempty"`
+	LatencyP95 float64 `json:"latency_p95_ms,omitempty"`
+	// Percentile is the percentile sysbench reported when not 95.
+	Percentile float64 `json:"percentile,omitempty"`
+	// Intervals are the client's per-interval lines (--report-interval).
+	Intervals []Interval `json:"intervals,omitempty"`
+	// Histogram is the latency histogram (--histogram), when present.
+	Histogram []Bucket `json:"histogram,omitempty"`
+	ExitCode  int      `json:"exit_code,omitempty"`
+}
+
+// Interval is one --report-interval line of the client.
+type Interval struct {
+	// At is seconds since the client started.
+	At         float64 `json:"at"`
+	Threads    int     `json:"threads,omitempty"`
+	TPS        float64 `json:"tps"`
+	QPS        float64 `json:"qps"`
+	Reads      float64 `json:"reads_per_s,omitempty"`
+	Writes     float64 `json:"writes_per_s,omitempty"`
+	Other      float64 `json:"other_per_s,omitempty"`
+	LatencyMs  float64 `json:"latency_ms,omitempty"`
+	Errors     float64 `json:"errors_per_s,omitempty"`
+	Reconnects float64 `json:"reconnects_per_s,omitempty"`
+}
+
+// Bucket is one latency histogram bucket: Count operations took at most
+// UpToMs milliseconds (and more than the previous bucket's bound).
+type Bucket struct {
+	UpToMs float64 `json:"le_ms"`
+	Count  float64 `json:"count"`
+}
+
+// Point is one second of the window: deltas over [T-Seconds, T].
+type Point struct {
+	// T is seconds since the window opened, at the end of this interval.
+	T       float64 `json:"t"`
+	Seconds float64 `json:"seconds"`
+	Ops     float64 `json:"ops"`
+	// Counters maps an event name to its scaled delta over the interval;
+	// events not measured in the interval are absent.
+	Counters map[string]float64 `json:"counters,omitempty"`
+	// CPUSeconds is the server's user+system CPU in the interval.
+	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
+}
+
+// Server identifies the measured server.
+type Server struct {
+	Pid            int               `json:"pid"`
+	Version        string            `json:"version,omitempty"`
+	VersionComment string            `json:"version_comment,omitempty"`
+	Exe            string            `json:"exe,omitempty"`
+	BuildID        string            `json:"build_id,omitempty"`
+	Basedir        string            `json:"basedir,omitempty"`
+	Datadir        string            `json:"datadir,omitempty"`
+	Port           int               `json:"port,omitempty"`
+	Socket         string            `json:"socket,omitempty"`
+	Config         string            `json:"config,omitempty"` // my.cnf used, if known
+	Variables      map[string]string `json:"variables,omitempty"`
+	// UptimeStart and UptimeEnd are the server's Uptime at the window's
+	// two reads; a restart inside the window makes End < Start.
+	UptimeStart float64 `json:"uptime_start,omitempty"`
+	UptimeEnd   float64 `json:"uptime_end,omitempty"`
+}
+
+// Provenance records where and how a Record was produced.
+type Provenance struct {
+	Hostname          string   `json:"hostname,omitempty"`
+	CPUModel          string   `json:"cpu_model,omitempty"`
+	CPUs              int      `json:"cpus,omitempty"`
+	Kernel            string   `json:"kernel,omitempty"`
+	PerfEventParanoid *int     `json:"perf_event_paranoid,omitempty"`
+	NMIWatchdog       *int     `json:"nmi_watchdog,omitempty"`
+	Virtualization    string   `json:"virtualization,omitempty"`
+	PMUs              []string `json:"pmus,omitempty"`
+	Perfbench         string   `json:"perfbench,omitempty"`
+	// Command is perfbench's own command line.
+	Command []string `json:"command,omitempty"`
+	// Plan is the plan file and its SHA-256, for Records written by run.
+	Plan       string    `json:"plan,omitempty"`
+	PlanSHA256 string    `json:"plan_sha256,omitempty"`
+	Written    time.Time `json:"written"`
+}
+
+// Insert holds the columns of an insert-benchmark step that are not derived
+// from the other fields.
+type Insert struct {
+	Inserts float64 `json:"inserts"`
+	Queries float64 `json:"queries"`
+	// DBGBLogical and DBGBDir are the logical database size and the data
+	// directory's size, GB, at the end of the step.
+	DBGBLogical float64 `json:"dbgb_logical,omitempty"`
+	DBGBDir     float64 `json:"dbgb_dir,omitempty"`
+	// MaxOpSeconds is the slowest single operation.
+	MaxOpSeconds float64 `json:"max_op_seconds,omitempty"`
+	// P50 and P99 are per-interval rates (see metrics reference).
+	P50 float64 `json:"p50,omitempty"`
+	P99 float64 `json:"p99,omitempty"`
+	// Histogram is the response-time histogram with the benchmark's fixed
+	// buckets, as counts of operations.
+	Histogram []Bucket `json:"histogram,omitempty"`
+}
+
+// New returns a Record of the given kind with the schema set and the
+// outcome ok.
+func New(kind string) *Record {
+	return &Record{Schema: SchemaVersion, Kind: kind, Outcome: OutcomeOK}
+}
+
+// Counter returns the counter named event, if the Record has it.
+func (r *Record) Counter(event string) (Counter, bool) {
+	for _, c := range r.Counters {
+		if c.Event == event {
+			return c, true
+		}
+	}
+	return Counter{}, false
+}
+
+// Warn appends a warning.
+func (r *Record) Warn(format string, args ...any) {
+	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
+}
+
+// Key identifies the cell a Record contributes to, repeats aside.
+type Key struct {
+	Host    string
+	Version string
+	Step    string
+	Threads int
+}
+
+// Key returns the Record's key.
+func (r *Record) Key() Key {
+	return Key{Host: r.Host, Version: r.Version, Step: r.Step, Threads: r.Threads}
+}
