@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages perfbench's tests and demo use, when missing:
+# linux-perf (the reference peer), mariadb-server and mariadb-client (real
+# servers started in temporary folders), sysbench (the load).
+set -euo pipefail
+need=()
+command -v perf >/dev/null 2>&1 || need+=(linux-perf)
+command -v mariadbd >/dev/null 2>&1 || need+=(mariadb-server)
+command -v mariadb >/dev/null 2>&1 || need+=(mariadb-client)
+command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
+[ ${#need[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "perfbench: missing ${need[*]}; install them as root: apt-get install ${need[*]}" >&2
+	exit 1
+fi
+echo "installing ${need[*]} ..." >&2
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
