@@ -8,6 +8,24 @@
 // Only files named *_linux.go call perf_event_open; the rest builds on any OS.
 package perfevent
 
+import "errors"
+
+// Sentinel errors callers branch on with errors.Is. The errors that wrap them
+// say what was being done to which event and how to fix it.
+var (
+	// ErrUnknownEvent: the name is not a perf event known here (not in the
+	// catalogue, not a PMU alias in sysfs, not a tracepoint in tracefs).
+	ErrUnknownEvent = errors.New("unknown event")
+	// ErrSyntax: the event list is malformed (bad PMU term, bad modifier,
+	// unbalanced braces).
+	ErrSyntax = errors.New("bad event syntax")
+	// ErrNotSupported: the event cannot be opened on this machine (no PMU,
+	// or the PMU does not have the event).
+	ErrNotSupported = errors.New("not supported")
+	// ErrPermission: perf_event_open refused with EACCES or EPERM.
+	ErrPermission = errors.New("permission denied")
+)
+
 // Kind is the family of an event, which decides how its name is encoded.
 type Kind int
 
@@ -72,6 +90,16 @@ type Event struct {
 	// the engine opens each and reports their sum as the event.
 	Encodings []Encoding
 	Modifiers Modifiers
-	// Unit is "ns" for the clock events, empty for plain counts.
+	// Unit is "ns" for the clock events, the PMU alias's unit (from its
+	// events/NAME.unit file, for example "Joules") when it has one, empty
+	// for plain counts.
 	Unit string
+	// Scale multiplies raw counts into Unit (from the alias's
+	// events/NAME.scale file). 0 means 1: counts are used as they are.
+	Scale float64
+	// Canonical is the name under which perfbench's analysis knows the
+	// event: the catalogue spelling for aliases perf also accepts
+	// ("context-switches" for "cs", "L1-dcache-loads" for "l1d-loads"),
+	// with the same modifiers as Name. Equal to Name for other events.
+	Canonical string
 }
