@@ -1,0 +1,475 @@
+package analysis
+
+import (
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/perfbench/perfbench/record"
+)
+
+const tol = 1e-9
+
+func near(a, b float64) bool {
+	if math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return a == b
+	}
+	return math.Abs(a-b) <= tol*math.Max(1, math.Abs(b))
+}
+
+func counted(event string, v float64) record.Counter {
+	return record.Counter{Event: event, Raw: uint64(v), Enabled: 1e10, Running: 1e10, Value: v, Status: record.StatusCounted}
+}
+
+// stepRecord is a 10 s window with ops operations and the given counters.
+func stepRecord(version, step string, repeat int, ops float64, counters ...record.Counter) *record.Record {
+	r := record.New(record.KindStep)
+	r.Host, r.Version, r.Step, r.Threads, r.Repeat = "h", version, step, 1, repeat
+	r.Window.Seconds = 10
+	r.Ops = record.Ops{Source: "Questions", Count: ops, Per: 1}
+	r.Counters = counters
+	return r
+}
+
+func TestComputePerOp(t *testing.T) {
+	r := stepRecord("v", "point-query_range=100", 1, 1000,
+		counted("instructions", 2e7),
+		counted("cycles", 4e7),
+		counted("branch-misses", 1e5),
+		// multiplexed: raw 6.2e4 over 62% of the window, scaled to 1e5
+		record.Counter{Event: "cache-misses", Raw: 62000, Enabled: 1e10, Running: 6.2e9, Value: 1e5, Status: record.StatusScaled},
+		record.Counter{Event: "L1-icache-loads", Status: record.StatusNotSupported},
+		record.Counter{Event: "LLC-load-misses", Enabled: 1e10, Status: record.StatusNotCounted},
+		counted("task-clock", 9e9), // ns
+		counted("context-switches", 1500),
+	)
+	r.OS = &record.OS{UserSeconds: 5, SystemSeconds: 1, VoluntaryCS: 900, InvoluntaryCS: 100,
+		ReadBytes: 4096000, WriteBytes: 2048000,
+		Disk: &record.Disk{Reads: 250, ReadSectors: 8000, Writes: 100, WriteSectors: 4000}}
+	p := Compute(r, Options{})
+	// Hand-computed: 1000 ops in 10 s.
+	want := map[string]Cell{
+		OpsPerSecond:            Val(100),   // 1000 / 10
+		"instructions/o":        Val(20000), // 2e7 / 1000
+		"cycles/o":              Val(40000), // 4e7 / 1000
+		"cache-misses/o":        Scaled(100, 0.62),
+		"L1-icache-loads/o":     Stated(NotSupported),
+		"LLC-load-misses/o":     Stated(NotCounted),
+		IPC:                     Val(0.5), // 2e7 / 4e7
+		CPI:                     Val(2),   // 4e7 / 2e7
+		"MPKI(branch-misses)":   Val(5),   // 1e5 / 2e7 * 1000
+		"MPKI(cache-misses)":    Scaled(5, 0.62),
+		"MPKI(LLC-load-misses)": Stated(NotCounted),
+		CPUPerOp:                Val(9000), // 9e9 ns = 9e6 µs over 1000 ops
+		CSPerOp:                 Val(1.5),  // counter, not /proc's 1000
+		ReadsPerOp:              Val(0.25), // 250 / 1000
+		WritesPerOp:             Val(0.1),  // 100 / 1000
+		ReadKBPerOp:             Val(4),    // 4096000 / 1024 / 1000
+		WriteKBPerOp:            Val(2),    // 2048000 / 1024 / 1000
+	}
+	for m, w := range want {
+		got := p.Get(m)
+		if got.State != w.State || (w.OK() && (!near(got.Value, w.Value) || !near(got.Running, w.Running))) {
+			t.Errorf("%s = %+v, want %+v", m, got, w)
+		}
+	}
+	if got := p.Get("no-such/o"); got.State != Missing {
+		t.Errorf("unknown metric: state %v, want missing", got.State)
+	}
+}
+
+func TestComputeFallbacks(t *testing.T) {
+	// No task-clock: cpu/o from /proc user+sys; no context-switches
+	// counter: cs/o from /proc; no disk: r/o missing.
+	r := stepRecord("v", "point-query", 1, 2000, record.Counter{Event: "task-clock", Status: record.StatusNotSupported})
+	r.OS = &record.OS{UserSeconds: 3, SystemSeconds: 1, VoluntaryCS: 3000, InvoluntaryCS: 1000}
+	p := Compute(r, Options{})
+	if c := p.Get(CPUPerOp); !c.OK() || !near(c.Value, 2000) { // 4 s = 4e6 µs / 2000
+		t.Errorf("cpu/o = %+v, want 2000 from /proc", c)
+	}
+	if c := p.Get(CSPerOp); !c.OK() || !near(c.Value, 2) { // 4000 / 2000
+		t.Errorf("cs/o = %+v, want 2", c)
+	}
+	if c := p.Get(ReadsPerOp); c.State != Missing {
+		t.Errorf("r/o without disk stats = %+v, want missing", c)
+	}
+	if len(p.Notes) == 0 {
+		t.Error("no note says cpu/o came from /proc")
+	}
+
+	// Without /proc either, cpu/o keeps the counter's state.
+	r.OS = nil
+	if c := Compute(r, Options{}).Get(CPUPerOp); c.State != NotSupported {
+		t.Errorf("cpu/o without task-clock and /proc = %v, want not supported", c.State)
+	}
+
+	// No ops: per-op values are missing, but an unsupported event still
+	// says so.
+	r2 := stepRecord("v", "x", 1, 0, counted("instructions", 5), record.Counter{Event: "cycles", Status: record.StatusNotSupported})
+	p2 := Compute(r2, Options{})
+	if c := p2.Get("instructions/o"); c.State != Missing {
+		t.Errorf("instructions/o without ops = %v, want missing", c.State)
+	}
+	if c := p2.Get("cycles/o"); c.State != NotSupported {
+		t.Errorf("cycles/o = %v, want not supported", c.State)
+	}
+}
+
+func TestComputeScanPerThousandRows(t *testing.T) {
+	r := stepRecord("v", "scan_range=100", 1, 10, counted("instructions", 5e10))
+	r.Status = map[string]float64{"Questions": 10, "Rows_read": 5e7}
+	p := Compute(r, Options{})
+	// 5e7 rows = 50,000 ops of 1,000 rows; 5e10 / 5e4 = 1e6 per 1,000 rows.
+	if p.Ops != 50000 || p.OpsPer != 1000 || p.OpsSource != "Rows_read" {
+		t.Errorf("ops = %v per %v from %s, want 50000 per 1000 from Rows_read", p.Ops, p.OpsPer, p.OpsSource)
+	}
+	if c := p.Get("instructions/o"); !near(c.Value, 1e6) {
+		t.Errorf("instructions per 1,000 rows = %v, want 1e6", c.Value)
+	}
+	if c := p.Get(OpsPerSecond); !near(c.Value, 5000) {
+		t.Errorf("o/s = %v, want 5000 (thousand rows/s)", c.Value)
+	}
+	p = Compute(r, Options{KeepScanOps: true})
+	if c := p.Get("instructions/o"); !near(c.Value, 5e9) {
+		t.Errorf("with KeepScanOps, instructions per query = %v, want 5e9", c.Value)
+	}
+}
+
+func TestComputeOutcomes(t *testing.T) {
+	f := stepRecord("v", "s", 1, 100, counted("instructions", 1e6))
+	f.Outcome = record.OutcomeFailed
+	if c := Compute(f, Options{}).Get("instructions/o"); c.State != Failed {
+		t.Errorf("failed record: %v, want failed", c.State)
+	}
+	p := stepRecord("v", "s", 1, 100, counted("instructions", 1e6))
+	p.Outcome = record.OutcomePartial
+	if c := Compute(p, Options{}).Get("instructions/o"); !c.OK() || !c.Partial || c.Value != 1e4 {
+		t.Errorf("partial record: %+v, want 1e4 marked partial", c)
+	}
+}
+
+func TestComputeTableRecord(t *testing.T) {
+	r := record.New(record.KindTable)
+	r.Version, r.Step = "v", "point-query"
+	r.Metrics = map[string]float64{"qps": 500, "seconds": 20, "instructions": 2e8, "cpu/o": 42}
+	p := Compute(r, Options{})
+	// ops = 500 × 20 = 10000; instructions per op = 2e8 / 1e4.
+	if c := p.Get("instructions/o"); !near(c.Value, 2e4) {
+		t.Errorf("instructions/o = %+v, want 20000", c)
+	}
+	if c := p.Get(OpsPerSecond); !near(c.Value, 500) {
+		t.Errorf("o/s = %+v, want 500", c)
+	}
+	if c := p.Get(CPUPerOp); !near(c.Value, 42) {
+		t.Errorf("cpu/o = %+v, want 42 as given", c)
+	}
+}
+
+func TestRatioRules(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		v, b Cell
+		want Cell
+	}{
+		{"plain", Val(3), Val(2), Val(1.5)},
+		{"base zero", Val(3), Val(0), Val(math.Inf(1))},
+		{"both zero", Val(0), Val(0), Val(1)},
+		{"version n/a", Stated(NotSupported), Val(2), Stated(NotSupported)},
+		{"base nc", Val(2), Stated(NotCounted), Stated(NotCounted)},
+		{"failed wins", Stated(Failed), Stated(NotSupported), Stated(Failed)},
+		{"multiplexed", Scaled(3, 0.5), Scaled(1, 0.8), Scaled(3, 0.5)},
+	} {
+		got := Ratio(tc.v, tc.b)
+		if got.State != tc.want.State || (got.OK() && (!near(got.Value, tc.want.Value) || got.Running != tc.want.Running)) {
+			t.Errorf("%s: Ratio = %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestAttributeHandComputed(t *testing.T) {
+	ln125 := math.Log(1.25)
+	for _, tc := range []struct {
+		name                     string
+		rqps, rcpu, rins, rcpi   Cell
+		code, memory, rest, wait float64
+		verdict                  Verdict
+	}{
+		// 25% more instructions per op at the same CPI and clock: CPU per op
+		// grows 25% and throughput drops to 1/1.25 = 0.8. All of
+		// ln(1/0.8) = ln 1.25 is the instruction term.
+		{"instruction regression", Val(0.8), Val(1.25), Val(1.25), Val(1), 1, 0, 0, 0, VerdictCode},
+		// Same instructions, 25% more cycles per instruction.
+		{"CPI regression", Val(0.8), Val(1.25), Val(1), Val(1.25), 0, 1, 0, 0, VerdictMemory},
+		// IO bound: CPU per op, instructions and CPI flat, throughput 0.8:
+		// the whole drop is the non-CPU remainder.
+		{"IO bound", Val(0.8), Val(1), Val(1), Val(1), 0, 0, 1, 1, VerdictWait},
+		// Half and half: 10% more instructions and 10% higher CPI,
+		// rQPS = 1/1.21; each explains ln 1.1 / ln 1.21 = 0.5.
+		{"mixed", Val(1 / 1.21), Val(1.21), Val(1.1), Val(1.1), 0.5, 0.5, 0, 0, VerdictMixed},
+		// No PMU: only cpu/o, which explains the whole drop.
+		{"cpu without counters", Val(0.8), Val(1.25), Stated(NotSupported), Stated(NotSupported), math.NaN(), math.NaN(), math.NaN(), 0, VerdictCPU},
+		// rQPS 0.97 is inside the no-change band.
+		{"no change", Val(0.97), Val(1.03), Val(1.03), Val(1), math.Log(1.03) / -math.Log(0.97), 0, 1 - math.Log(1.03)/-math.Log(0.97), 1 - math.Log(1.03)/-math.Log(0.97), VerdictNone},
+		{"no throughput", Stated(Failed), Val(1), Val(1), Val(1), math.NaN(), math.NaN(), math.NaN(), math.NaN(), VerdictNA},
+	} {
+		a := Attribute(tc.rqps, tc.rcpu, tc.rins, tc.rcpi)
+		check := func(what string, got, want float64) {
+			if math.IsNaN(want) != math.IsNaN(got) || (!math.IsNaN(want) && math.Abs(got-want) > 1e-12) {
+				t.Errorf("%s: %s share = %v, want %v", tc.name, what, got, want)
+			}
+		}
+		check("code", a.Code, tc.code)
+		check("memory", a.Memory, tc.memory)
+		check("rest", a.Rest, tc.rest)
+		check("wait", a.Wait, tc.wait)
+		if a.Verdict != tc.verdict {
+			t.Errorf("%s: verdict %s, want %s", tc.name, a.Verdict, tc.verdict)
+		}
+		if tc.name == "instruction regression" && math.Abs(a.Drop-ln125) > 1e-12 {
+			t.Errorf("drop = %v, want ln 1.25 = %v", a.Drop, ln125)
+		}
+	}
+}
+
+// TestAttributeFromRecords builds the three cases from raw counts: the base
+// does 1000 ops in 10 s with 1e9 instructions, 2e9 cycles and 5e9 ns of
+// task-clock; each version does 800 ops.
+func TestAttributeFromRecords(t *testing.T) {
+	base := func(step string) *record.Record {
+		return stepRecord("base", step, 1, 1000, counted("instructions", 1e9), counted("cycles", 2e9), counted("task-clock", 5e9))
+	}
+	recs := []*record.Record{
+		base("a"), base("b"), base("c"),
+		// Same totals over fewer ops: instructions/op ×1.25, CPI same,
+		// cpu/o ×1.25.
+		stepRecord("new", "a", 1, 800, counted("instructions", 1e9), counted("cycles", 2e9), counted("task-clock", 5e9)),
+		// Instructions/op same (8e8/800 = 1e6), CPI 2e9/8e8 = 2.5 (×1.25).
+		stepRecord("new", "b", 1, 800, counted("instructions", 8e8), counted("cycles", 2e9), counted("task-clock", 5e9)),
+		// Everything per op flat (8e8, 1.6e9, 4e9 over 800 ops), rQPS 0.8.
+		stepRecord("new", "c", 1, 800, counted("instructions", 8e8), counted("cycles", 1.6e9), counted("task-clock", 4e9)),
+	}
+	c, err := New(recs, "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := Scope{"h", 1}
+	for step, want := range map[string]Verdict{"a": VerdictCode, "b": VerdictMemory, "c": VerdictWait} {
+		a := c.Attribute(Key(sc, "new", step))
+		if a.Verdict != want || !near(a.RQPS.Value, 0.8) {
+			t.Errorf("step %s: verdict %s rQPS %v, want %s 0.8 (%+v)", step, a.Verdict, a.RQPS.Value, want, a)
+		}
+	}
+}
+
+func TestSpearman(t *testing.T) {
+	// Ranks of y = [5 6 7 8 7] are [1 2 3.5 5 3.5]; with x ranks 1..5,
+	// sum dx·dy = 8, sum dx² = 10, sum dy² = 9.5: rho = 8/sqrt(95).
+	if got, want := Spearman([]float64{1, 2, 3, 4, 5}, []float64{5, 6, 7, 8, 7}), 8/math.Sqrt(95); !near(got, want) {
+		t.Errorf("rho = %v, want %v", got, want)
+	}
+	if got := Spearman([]float64{1, 2, 3}, []float64{10, 200, 3000}); !near(got, 1) {
+		t.Errorf("monotone: rho = %v, want 1", got)
+	}
+	if got := Spearman([]float64{1, 2, 3}, []float64{3, 2, 1}); !near(got, -1) {
+		t.Errorf("reversed: rho = %v, want -1", got)
+	}
+	if got := Spearman([]float64{1, 2}, []float64{1, 2}); !math.IsNaN(got) {
+		t.Errorf("two points: rho = %v, want NaN", got)
+	}
+	if got := Spearman([]float64{1, 1, 1}, []float64{1, 2, 3}); !math.IsNaN(got) {
+		t.Errorf("constant x: rho = %v, want NaN", got)
+	}
+}
+
+func TestCorrelate(t *testing.T) {
+	// Three steps with rQPS 0.5, 0.8, 1.0 (1/rQPS 2, 1.25, 1); cycles/op
+	// ratios 2, 1.25, 1 track it exactly (rho 1); instructions/op ratios 1,
+	// 1.1, 1.2 go the other way (rho -1).
+	var recs []*record.Record
+	for _, s := range []struct {
+		step           string
+		ops, ins, cycs float64
+	}{{"a", 500, 5e8, 2e9}, {"b", 800, 1.1 * 800 * 1e6, 1.25 * 800 * 2e6}, {"c", 1000, 1.2e9, 2e9}} {
+		recs = append(recs,
+			stepRecord("base", s.step, 1, 1000, counted("instructions", 1e9), counted("cycles", 2e9)),
+			stepRecord("new", s.step, 1, s.ops, counted("instructions", s.ins), counted("cycles", s.cycs)))
+	}
+	c, err := New(recs, "base", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.Correlate(Scope{"h", 1}, "new", []string{"instructions/o", "cycles/o"})
+	if len(got) != 2 || got[0].Metric != "cycles/o" || !near(got[0].Rho, 1) || got[0].N != 3 ||
+		got[1].Metric != "instructions/o" || !near(got[1].Rho, -1) {
+		t.Errorf("Correlate = %+v", got)
+	}
+}
+
+func TestRepeatsMedianCIAndSignificance(t *testing.T) {
+	// Six repeats each; the base's ops are 1000..1005 per 10 s, the new
+	// version's 900..905: every new sample is below every base sample.
+	var recs []*record.Record
+	for i := 0; i < 6; i++ {
+		recs = append(recs, stepRecord("base", "s", i+1, float64(1000+i)), stepRecord("new", "s", i+1, float64(900+i)))
+	}
+	c, err := New(recs, "base", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := Key(Scope{"h", 1}, "new", "s")
+	v := c.Value(k, OpsPerSecond)
+	// o/s are 90.0..90.5: median (90.2+90.3)/2 = 90.25. With 6 samples the
+	// 95% interval of the median is [min, max]: P(min <= median <= max) =
+	// 1 − 2·0.5^6 = 0.969, while [x(2), x(5)] only covers 0.78.
+	if v.N != 6 || !near(v.Value, 90.25) || !near(v.Lo, 90) || !near(v.Hi, 90.5) {
+		t.Errorf("median = %+v, want 90.25 in [90, 90.5] over 6", v)
+	}
+	r := c.ThroughputRatio(k)
+	// Mann-Whitney U with complete separation of 6 and 6: p = 2/C(12,6) =
+	// 2/924.
+	if !r.Tested || r.Same || !near(r.P, 2.0/924) {
+		t.Errorf("ratio test = tested %v same %v p %v, want p = 2/924 and a significant difference", r.Tested, r.Same, r.P)
+	}
+	if !near(r.Value, 90.25/100.25) {
+		t.Errorf("rQPS = %v, want %v", r.Value, 90.25/100.25)
+	}
+
+	// Three repeats each can never be significant at 0.05 (smallest p is
+	// 0.1): the ratio is marked "~".
+	c3, _ := New(recs[:6], "base", Options{})
+	r3 := c3.ThroughputRatio(k)
+	if !r3.Tested || !r3.Same || !near(r3.P, 0.1) {
+		t.Errorf("3 vs 3 repeats: tested %v same %v p %v, want p 0.1 and ~", r3.Tested, r3.Same, r3.P)
+	}
+}
+
+func TestFailedRepeatLeftOut(t *testing.T) {
+	f := stepRecord("v", "s", 2, 5000)
+	f.Outcome = record.OutcomeFailed
+	recs := []*record.Record{stepRecord("v", "s", 1, 1000), f, stepRecord("v", "s", 3, 1200)}
+	c, _ := New(recs, "", Options{})
+	v := c.Value(Key(Scope{"h", 1}, "v", "s"), OpsPerSecond)
+	if v.N != 2 || v.Of != 3 || !near(v.Value, 110) {
+		t.Errorf("value = %+v, want median 110 of 2 of 3 repeats", v)
+	}
+	all := []*record.Record{f}
+	c2, _ := New(all, "", Options{})
+	if v := c2.Value(Key(Scope{"h", 1}, "v", "s"), OpsPerSecond); v.State != Failed {
+		t.Errorf("only a failed repeat: %v, want failed", v.State)
+	}
+}
+
+func TestLegacyRatio(t *testing.T) {
+	// Windows of 10 s; whole-step client QPS 120 vs 100 (rQPS 1.2); the
+	// counter's window totals 3e9 vs 2e9 (rate ratio 1.5): legacy ratio
+	// 1.5 / 1.2 = 1.25. The per-op ratio uses the window's own ops:
+	// (3e9/1100) / (2e9/1000) = 1.3636...
+	b := stepRecord("base", "s", 1, 1000, counted("instructions", 2e9))
+	b.Client = &record.Client{Seconds: 60, Queries: 6000}
+	n := stepRecord("new", "s", 1, 1100, counted("instructions", 3e9))
+	n.Client = &record.Client{Seconds: 60, Queries: 7200}
+	c, _ := New([]*record.Record{b, n}, "", Options{})
+	k := Key(Scope{"h", 1}, "new", "s")
+	if got := c.LegacyRatio(k, "instructions"); !near(got.Value, 1.25) {
+		t.Errorf("legacy ratio = %v, want 1.25", got.Value)
+	}
+	if got := c.Ratio(k, "instructions/o"); !near(got.Value, (3e9/1100)/(2e9/1000.0)) {
+		t.Errorf("per-op ratio = %v", got.Value)
+	}
+}
+
+func TestGroupsAndOrder(t *testing.T) {
+	for step, want := range map[string]Group{
+		"point-query_range=100": GroupPoint, "random-points.pre_range=10": GroupPoint, "hot-points_range=100": GroupPoint,
+		"range-covered-pk_range=100": GroupRange, "read-only_range=10": GroupRange, "scan_range=100": GroupRange,
+		"read-write_range=10": GroupWrites, "update-index_range=100": GroupWrites, "delete_range=100": GroupWrites,
+		"insert_range=100": GroupWrites, "write-only_range=10000": GroupWrites,
+		"l.i0": GroupInsert, "l.x": GroupInsert, "qr100": GroupInsert, "q1000.1": GroupInsert,
+	} {
+		if got := GroupOf(step); got != want {
+			t.Errorf("GroupOf(%q) = %v, want %v", step, got, want)
+		}
+	}
+	// The InnoDB block of the first seed post, rows typed in its order.
+	published := []string{
+		"hot-points_range=100", "point-query.pre_range=100", "point-query_range=100",
+		"points-covered-pk.pre_range=100", "points-covered-pk_range=100",
+		"points-covered-si.pre_range=100", "points-covered-si_range=100",
+		"points-notcovered-pk.pre_range=100", "points-notcovered-pk_range=100",
+		"points-notcovered-si.pre_range=100", "points-notcovered-si_range=100",
+		"random-points.pre_range=1000", "random-points.pre_range=100", "random-points.pre_range=10",
+		"random-points_range=1000", "random-points_range=100", "random-points_range=10",
+		"range-covered-pk.pre_range=100", "range-covered-pk_range=100",
+		"range-covered-si.pre_range=100", "range-covered-si_range=100",
+		"range-notcovered-pk.pre_range=100", "range-notcovered-pk_range=100",
+		"range-notcovered-si.pre_range=100", "range-notcovered-si_range=100",
+		"read-only.pre_range=10000", "read-only.pre_range=100", "read-only.pre_range=10",
+		"read-only_range=10000", "read-only_range=100", "read-only_range=10",
+		"scan_range=100",
+		"delete_range=100", "insert_range=100", "read-write_range=100", "read-write_range=10",
+		"update-index_range=100", "update-inlist_range=100", "update-nonindex_range=100",
+		"update-one_range=100", "update-zipf_range=100", "write-only_range=10000",
+	}
+	// Shuffle deterministically (reverse, then rotate) and add a warm-up.
+	in := make([]string, 0, len(published)+1)
+	for i := len(published) - 1; i >= 0; i-- {
+		in = append(in, published[i])
+	}
+	in = append(in[7:], in[:7]...)
+	in = append(in, "point-query.warm_range=100")
+	if got := OrderSteps(in); !reflect.DeepEqual(got, published) {
+		t.Errorf("OrderSteps:\n got %q\nwant %q", got, published)
+	}
+	// Insert-benchmark steps keep their run order, after the others.
+	if got := OrderSteps([]string{"l.i0", "point-query", "l.x", "l.i1", "qr100"}); !reflect.DeepEqual(got, []string{"point-query", "l.i0", "l.x", "l.i1", "qr100"}) {
+		t.Errorf("insert order: %q", got)
+	}
+}
+
+func TestNewBase(t *testing.T) {
+	recs := []*record.Record{stepRecord("a", "s", 1, 1), stepRecord("b", "s", 1, 1)}
+	c, err := New(recs, "", Options{})
+	if err != nil || c.Base != "a" || !reflect.DeepEqual(c.Others(), []string{"b"}) {
+		t.Errorf("default base: %v %v %v", c, err, c.Others())
+	}
+	if _, err := New(recs, "zz", Options{}); err == nil {
+		t.Error("unknown base accepted")
+	}
+	if _, err := New(nil, "", Options{}); err != ErrNoRecords {
+		t.Errorf("no records: %v", err)
+	}
+}
+
+func TestInsertMetrics(t *testing.T) {
+	r := stepRecord("v", "l.i0", 1, 6e6, counted("task-clock", 112.64e9), counted("context-switches", 821740))
+	r.Provenance.CPUs = 16
+	r.OS = &record.OS{RSSBytes: 1.5 * (1 << 30), Disk: &record.Disk{Reads: 0, Writes: 5099, WriteSectors: 2932736}}
+	r.Insert = &record.Insert{Inserts: 6e6, DBGBLogical: 5.4, MaxOpSeconds: 0.267, P50: 80912, P99: 56738,
+		Histogram: []record.Bucket{{UpToMs: 1, Count: 250}, {UpToMs: 4, Count: 749}, {UpToMs: 16, Count: 1}}}
+	p := Compute(r, Options{})
+	want := map[string]float64{
+		"ips":      600000,                           // 6e6 / 10
+		"qps":      0,                                //
+		"wps":      509.9,                            // 5099 / 10
+		"wmbps":    2932736 * 512.0 / (1 << 20) / 10, // 143.2 MiB/s
+		"wpi":      5099 / 6e6,                       //
+		"wkbpi":    2932736 * 512.0 / 1024 / 6e6,     // 0.2503 KB per insert
+		"csps":     82174,                            // 821740 / 10
+		"cspq":     821740 / 6e6,                     // 0.137
+		"cpups":    70.4,                             // 112.64 s / (10 s × 16 CPUs) = 70.4%
+		"cpupq":    112.64e6 / 6e6,                   // 18.77 µs per insert
+		"rss":      1.5,
+		"dbgb1":    5.4,
+		"maxop":    0.267,
+		"p50":      80912,
+		"hist:1ms": 25, "hist:4ms": 74.9, "hist:16ms": 0.1, "hist:256us": 0, "hist:gt": 0,
+	}
+	for m, w := range want {
+		if c := p.Get(m); !c.OK() || !near(c.Value, w) {
+			t.Errorf("%s = %+v, want %v", m, c, w)
+		}
+	}
+	if c := p.Get("dbgb2"); c.State != Missing {
+		t.Errorf("dbgb2 not recorded: %v, want missing", c.State)
+	}
+}

@@ -1,0 +1,123 @@
+package analysis
+
+import (
+	"math"
+
+	"github.com/perfbench/perfbench/record"
+)
+
+// Verdict is the one-word explanation of a throughput change.
+type Verdict string
+
+// Verdicts. Code, Memory and Wait name the term that explains most of the
+// change; CPU is used when instructions and cycles were not measured (no
+// hardware PMU) and CPU per op explains the change but cannot be split;
+// NotAvailable when rQPS or every explaining ratio is unmeasured.
+const (
+	VerdictNone   Verdict = "none"   // the change is below NoChange
+	VerdictCode   Verdict = "code"   // more instructions per op
+	VerdictMemory Verdict = "memory" // more cycles per instruction
+	VerdictWait   Verdict = "wait"   // CPU per op does not explain it: IO, locks
+	VerdictCPU    Verdict = "cpu"    // CPU per op explains it; no counters to split it
+	VerdictMixed  Verdict = "mixed"  // no term explains Dominant of the change
+	VerdictNA     Verdict = "n/a"
+)
+
+// Thresholds of the verdict.
+const (
+	// NoChange is the smallest |ln(1/rQPS)| that gets a verdict other than
+	// none: -ln(0.95), so rQPS between 0.95 and about 1.053 is "none".
+	NoChange = 0.05129329438755058
+	// Dominant is the share of the change a term must explain to name the
+	// verdict.
+	Dominant = 0.6
+)
+
+// Attribution splits a throughput change of a version against the base on
+// one step, in log space:
+//
+//	ln(1/rQPS) = ln r(instructions/op) + ln r(CPI) + ln r(rest)
+//
+// where the rest is time per cycle and utilization. The rest splits again
+// with CPU per op: ln r(cpu/op) − ln r(instructions/op) − ln r(CPI) is the
+// change of CPU time per cycle (clock rate, accounting), and
+// ln(1/rQPS) − ln r(cpu/op) is the non-CPU remainder: time per op not spent
+// on CPU (IO, locks, waiting). Shares are fractions of ln(1/rQPS); they add
+// up to 1 and may be negative or above 1 when terms pull in opposite
+// directions. A share is NaN when its ratio was not measured.
+type Attribution struct {
+	RQPS, RCPU, RInstructions, RCPI Cell
+	// Drop is ln(1/rQPS): positive for a slowdown.
+	Drop float64
+	// Code is ln r(instructions/op) / Drop, Memory ln r(CPI) / Drop, Rest
+	// 1 − Code − Memory, Wait (Drop − ln r(cpu/op)) / Drop.
+	Code, Memory, Rest, Wait float64
+	Verdict                  Verdict
+}
+
+// Attribute computes the attribution from the four ratios (median ratios of
+// version to base). Verdict rules, with D = ln(1/rQPS):
+//
+//   - n/a when rQPS is not measured, zero or infinite;
+//   - none when |D| < NoChange;
+//   - code, memory or wait when that term's share is the largest and at
+//     least Dominant (the rest term is not a verdict of its own);
+//   - cpu when instructions or CPI are not measured, wait's share is below
+//     Dominant and ln r(cpu/op) / D is at least Dominant;
+//   - n/a when neither the CPU nor the counter ratios are measured;
+//   - mixed otherwise.
+func Attribute(rqps, rcpu, rinstr, rcpi Cell) Attribution {
+	nan := math.NaN()
+	a := Attribution{RQPS: rqps, RCPU: rcpu, RInstructions: rinstr, RCPI: rcpi,
+		Drop: nan, Code: nan, Memory: nan, Rest: nan, Wait: nan, Verdict: VerdictNA}
+	if !rqps.OK() || rqps.Value <= 0 || math.IsInf(rqps.Value, 0) {
+		return a
+	}
+	d := -math.Log(rqps.Value)
+	a.Drop = d
+	usable := func(c Cell) bool { return c.OK() && c.Value > 0 && !math.IsInf(c.Value, 0) }
+	share := func(c Cell) float64 { return math.Log(c.Value) / d }
+	if d != 0 {
+		if usable(rinstr) {
+			a.Code = share(rinstr)
+		}
+		if usable(rcpi) {
+			a.Memory = share(rcpi)
+		}
+		if usable(rinstr) && usable(rcpi) {
+			a.Rest = 1 - a.Code - a.Memory
+		}
+		if usable(rcpu) {
+			a.Wait = 1 - share(rcpu)
+		}
+	}
+	if math.Abs(d) < NoChange {
+		a.Verdict = VerdictNone
+		return a
+	}
+	best, bestShare := VerdictMixed, math.Inf(-1)
+	for _, t := range []struct {
+		v Verdict
+		s float64
+	}{{VerdictCode, a.Code}, {VerdictMemory, a.Memory}, {VerdictWait, a.Wait}} {
+		if !math.IsNaN(t.s) && t.s > bestShare {
+			best, bestShare = t.v, t.s
+		}
+	}
+	switch {
+	case bestShare >= Dominant:
+		a.Verdict = best
+	case (math.IsNaN(a.Code) || math.IsNaN(a.Memory)) && usable(rcpu) && share(rcpu) >= Dominant:
+		a.Verdict = VerdictCPU
+	case math.IsNaN(a.Code) && math.IsNaN(a.Memory) && math.IsNaN(a.Wait):
+		a.Verdict = VerdictNA
+	default:
+		a.Verdict = VerdictMixed
+	}
+	return a
+}
+
+// Attribute is the attribution of key k's version against the base.
+func (c *Comparison) Attribute(k record.Key) Attribution {
+	return Attribute(c.ThroughputRatio(k), c.Ratio(k, CPUPerOp), c.Ratio(k, PerOpName("instructions")), c.Ratio(k, CPI))
+}

@@ -1,0 +1,192 @@
+// Package analysis turns Records into the numbers reports print: per-op
+// metrics, ratios to a base version, statistics over repeats, the
+// attribution of a throughput change to code, memory and waiting, and rank
+// correlations of counter ratios with throughput drops.
+//
+// Everything here is a pure function of Records: no I/O. Every number is a
+// Cell that carries how it was measured (measured, multiplexed with its
+// running fraction, not supported, not counted, not recorded, failed, from a
+// partial window), so a renderer never has to print a number that was not
+// measured.
+//
+// Conventions:
+//
+//   - A per-op metric is delta(counter) / ops over the same window. Ops come
+//     from Record.Ops (the server's Questions delta unless the user chose
+//     another source). Scan steps are normalized per 1,000 rows read when the
+//     Record has a rows-read status delta (Options.KeepScanOps turns that off).
+//   - cpu/o is microseconds of CPU per op from task-clock (ns), or from the
+//     server's /proc user+system time when task-clock was not measured.
+//   - rKB/o and wKB/o come from /proc/PID/io read_bytes and write_bytes (KB is
+//     1,024 bytes), or from the data directory's disk sectors when /proc io is
+//     absent; r/o is disk reads per op from /proc/diskstats.
+//   - A ratio is version ÷ base: "inf" when the base is 0 and the version is
+//     not, 1 when both are 0.
+//   - With repeats, a cell is the median of the repeats, with a 95%
+//     confidence interval and a Mann-Whitney U test against the base
+//     (golang.org/x/perf/benchmath, AssumeNothing).
+package analysis
+
+import (
+	"math"
+)
+
+// State says whether a cell has a value and, if not, why.
+type State uint8
+
+// States of a cell. Only Measured cells have a Value.
+const (
+	// Measured: the value was counted, or scaled when Running < 1.
+	Measured State = iota
+	// NotSupported: the event could not be opened on that machine ("n/a").
+	NotSupported
+	// NotCounted: the event was enabled but never scheduled ("nc").
+	NotCounted
+	// Missing: the Record has no source for this metric (no disk stats, no
+	// Record for this version and step, no ops to divide by).
+	Missing
+	// Failed: the step failed; its numbers are not used.
+	Failed
+)
+
+func (s State) String() string {
+	switch s {
+	case Measured:
+		return "measured"
+	case NotSupported:
+		return "not supported"
+	case NotCounted:
+		return "not counted"
+	case Missing:
+		return "missing"
+	case Failed:
+		return "failed"
+	}
+	return "unknown"
+}
+
+// Cell is one number of a report with how it was measured.
+type Cell struct {
+	Value float64
+	State State
+	// Running is the smallest running fraction (time_running /
+	// time_enabled) of the counters the value was computed from: 1 when
+	// none was multiplexed. Only meaningful when State is Measured.
+	Running float64
+	// Partial is set when a Record behind the value covers a window cut
+	// short (Ctrl-C, SIGTERM).
+	Partial bool
+
+	// N is the number of repeats that gave a value; Of the number of
+	// repeats in total, failed ones included.
+	N, Of int
+	// Lo and Hi bound the 95% confidence interval of the median when
+	// N >= 2; they are infinite when there are too few repeats for one.
+	// For a ratio they are the version's interval divided by the base's
+	// median.
+	Lo, Hi float64
+
+	// Tested is set on a ratio whose version and base both have at least
+	// two repeats: P is then the p-value of the Mann-Whitney U test, and
+	// Same is set when P >= alpha (the difference is not significant: "~").
+	Tested bool
+	P      float64
+	Same   bool
+}
+
+// OK reports whether the cell has a value.
+func (c Cell) OK() bool { return c.State == Measured }
+
+// Multiplexed reports whether the value was scaled from counters that did
+// not run for the whole window.
+func (c Cell) Multiplexed() bool { return c.State == Measured && c.Running < 1 }
+
+// HasCI reports whether the cell carries a finite confidence interval.
+func (c Cell) HasCI() bool {
+	return c.State == Measured && c.N >= 2 && !math.IsInf(c.Lo, 0) && !math.IsInf(c.Hi, 0) &&
+		!math.IsNaN(c.Lo) && !math.IsNaN(c.Hi)
+}
+
+// Val returns a measured cell with one repeat.
+func Val(v float64) Cell { return Cell{Value: v, Running: 1, N: 1, Of: 1} }
+
+// Scaled returns a measured cell whose counters ran for the fraction running
+// of the window.
+func Scaled(v, running float64) Cell {
+	c := Val(v)
+	c.Running = running
+	return c
+}
+
+// Stated returns a cell without a value.
+func Stated(s State) Cell { return Cell{State: s, Running: 1} }
+
+// worse orders the states without a value: when two inputs lack a value,
+// the result takes the more serious reason.
+func worse(a, b State) State {
+	rank := func(s State) int {
+		switch s {
+		case Failed:
+			return 4
+		case NotSupported:
+			return 3
+		case NotCounted:
+			return 2
+		case Missing:
+			return 1
+		}
+		return 0
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}
+
+// Combine computes f(a, b) for two cells: the result has a value only when
+// both have one, runs for the smaller running fraction, and is partial when
+// either is. Repeat counts are not carried: Combine is for one window.
+func Combine(a, b Cell, f func(x, y float64) float64) Cell {
+	if !a.OK() || !b.OK() {
+		s := worse(a.State, b.State)
+		if a.OK() {
+			s = b.State
+		} else if b.OK() {
+			s = a.State
+		}
+		c := Stated(s)
+		c.Partial = a.Partial || b.Partial
+		return c
+	}
+	c := Val(f(a.Value, b.Value))
+	c.Running = math.Min(a.Running, b.Running)
+	c.Partial = a.Partial || b.Partial
+	return c
+}
+
+// Div is x / y for the ratio of two measured quantities: 1 when both are 0,
+// +Inf when only y is 0.
+func Div(x, y float64) float64 {
+	switch {
+	case x == 0 && y == 0:
+		return 1
+	case y == 0:
+		return math.Inf(1)
+	}
+	return x / y
+}
+
+// Ratio is the cell v divided by the base cell b (see Div). The result has
+// the version's repeat counts and, when both have intervals, the version's
+// interval divided by the base value.
+func Ratio(v, b Cell) Cell {
+	c := Combine(v, b, Div)
+	c.N, c.Of = v.N, v.Of
+	if c.OK() {
+		c.Lo, c.Hi = math.NaN(), math.NaN()
+		if v.N >= 2 && b.Value != 0 {
+			c.Lo, c.Hi = v.Lo/b.Value, v.Hi/b.Value
+		}
+	}
+	return c
+}

@@ -1,0 +1,455 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/perfbench/perfbench/record"
+)
+
+// ErrNoRecords is returned by New when there is nothing to compare.
+var ErrNoRecords = errors.New("no records to compare")
+
+// ErrUnknownBase is returned by New when the base version is not among the
+// Records' versions.
+var ErrUnknownBase = errors.New("base version not found")
+
+// Scope is a host and a thread count: the versions are compared inside one
+// scope.
+type Scope struct {
+	Host    string
+	Threads int
+}
+
+// Sample is the repeats of one (host, version, step, threads).
+type Sample struct {
+	Key     record.Key
+	Records []*record.Record
+	PerOp   []*PerOp // parallel to Records
+}
+
+// Failed returns the failed repeats' Records.
+func (s *Sample) Failed() []*record.Record {
+	var out []*record.Record
+	for _, r := range s.Records {
+		if r.Outcome == record.OutcomeFailed {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Comparison is a set of Records compared to a base version.
+type Comparison struct {
+	Base string
+	// Versions, Hosts and Threads are in the order of first appearance in
+	// the input; Versions includes Base.
+	Versions []string
+	Hosts    []string
+	Threads  []int
+	// Scopes are the (host, threads) pairs that have Records, in input
+	// order.
+	Scopes []Scope
+	// Steps are the steps of the tables in table order (OrderSteps), warm-up
+	// steps left out; LeftOut lists those.
+	Steps   []string
+	LeftOut []string
+	Opt     Options
+
+	samples map[record.Key]*Sample
+	// insertSteps are steps whose Records carry insert-benchmark data.
+	insertSteps map[string]bool
+	events      []string
+	roles       []string
+}
+
+// New groups Records by (host, version, step, threads) and compares every
+// version to base (the first version in input order when base is "").
+func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
+	if len(recs) == 0 {
+		return nil, ErrNoRecords
+	}
+	c := &Comparison{Opt: opt, samples: map[record.Key]*Sample{}, insertSteps: map[string]bool{}}
+	seenV, seenH, seenT, seenS := map[string]bool{}, map[string]bool{}, map[int]bool{}, map[Scope]bool{}
+	seenE, seenR := map[string]bool{}, map[string]bool{}
+	var steps []string
+	seenStep := map[string]bool{}
+	for _, r := range recs {
+		k := r.Key()
+		if !seenV[k.Version] {
+			seenV[k.Version] = true
+			c.Versions = append(c.Versions, k.Version)
+		}
+		if !seenH[k.Host] {
+			seenH[k.Host] = true
+			c.Hosts = append(c.Hosts, k.Host)
+		}
+		if !seenT[k.Threads] {
+			seenT[k.Threads] = true
+			c.Threads = append(c.Threads, k.Threads)
+		}
+		sc := Scope{k.Host, k.Threads}
+		if !seenS[sc] {
+			seenS[sc] = true
+			c.Scopes = append(c.Scopes, sc)
+		}
+		if !seenStep[k.Step] {
+			seenStep[k.Step] = true
+			steps = append(steps, k.Step)
+			if IsWarm(k.Step) {
+				c.LeftOut = append(c.LeftOut, k.Step)
+			}
+		}
+		if r.Insert != nil {
+			c.insertSteps[k.Step] = true
+		}
+		s := c.samples[k]
+		if s == nil {
+			s = &Sample{Key: k}
+			c.samples[k] = s
+		}
+		p := Compute(r, opt)
+		s.Records = append(s.Records, r)
+		s.PerOp = append(s.PerOp, p)
+		for _, e := range p.Events {
+			if !seenE[e] {
+				seenE[e] = true
+				c.events = append(c.events, e)
+			}
+		}
+		for _, role := range r.Roles {
+			if !seenR[role.Name] {
+				seenR[role.Name] = true
+				c.roles = append(c.roles, role.Name)
+			}
+		}
+	}
+	c.Steps = OrderSteps(steps)
+	// Steps with insert-benchmark data go to that group even when their
+	// label does not look like one; keep the rest in table order.
+	var sys, ins []string
+	for _, s := range c.Steps {
+		if c.insertSteps[s] || GroupOf(s) == GroupInsert {
+			ins = append(ins, s)
+		} else {
+			sys = append(sys, s)
+		}
+	}
+	c.Steps = append(sys, ins...)
+	if base == "" {
+		base = c.Versions[0]
+	} else if !seenV[base] {
+		return nil, fmt.Errorf("%w: %q is not one of %s", ErrUnknownBase, base, strings.Join(c.Versions, ", "))
+	}
+	c.Base = base
+	return c, nil
+}
+
+// Group returns the step's row group.
+func (c *Comparison) Group(step string) Group {
+	if c.insertSteps[step] {
+		return GroupInsert
+	}
+	return GroupOf(step)
+}
+
+// Others returns the versions other than the base, in input order.
+func (c *Comparison) Others() []string {
+	var out []string
+	for _, v := range c.Versions {
+		if v != c.Base {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Events returns the events of all Records in order of first appearance.
+func (c *Comparison) Events() []string { return c.events }
+
+// Roles returns the thread roles of all Records in order of first appearance.
+func (c *Comparison) Roles() []string { return c.roles }
+
+// CounterMetrics are the per-op counter metrics in table order: each event
+// per op, then IPC and CPI, then the MPKI of each miss event.
+func (c *Comparison) CounterMetrics() []string {
+	var out []string
+	has := map[string]bool{}
+	for _, e := range c.events {
+		out = append(out, PerOpName(e))
+		has[e] = true
+	}
+	if has["instructions"] && has["cycles"] {
+		out = append(out, IPC, CPI)
+	}
+	if has["instructions"] {
+		for _, e := range c.events {
+			if IsMissEvent(e) {
+				out = append(out, MPKIName(e))
+			}
+		}
+	}
+	// Per-op metrics given directly by table Records.
+	seen := map[string]bool{}
+	for _, m := range out {
+		seen[m] = true
+	}
+	var extra []string
+	for _, s := range c.samples {
+		for _, p := range s.PerOp {
+			for k := range p.Values {
+				if seen[k] || isCPUIO(k) || k == OpsPerSecond || strings.HasPrefix(k, "role:") || strings.HasPrefix(k, "hist:") || isInsertColumn(k) {
+					continue
+				}
+				if EventOf(k) != "" || k == IPC || k == CPI || strings.HasPrefix(k, "MPKI(") {
+					seen[k] = true
+					extra = append(extra, k)
+				}
+			}
+		}
+	}
+	sort.Strings(extra)
+	return append(out, extra...)
+}
+
+// Sample returns the repeats of a key, or nil.
+func (c *Comparison) Sample(k record.Key) *Sample { return c.samples[k] }
+
+// Has reports whether any Record exists for the key.
+func (c *Comparison) Has(k record.Key) bool { return c.samples[k] != nil }
+
+// HasMetric reports whether any Record in the scope has a value or a status
+// for the metric.
+func (c *Comparison) HasMetric(sc Scope, metric string) bool {
+	for k, s := range c.samples {
+		if k.Host != sc.Host || k.Threads != sc.Threads {
+			continue
+		}
+		for _, p := range s.PerOp {
+			if _, ok := p.Values[metric]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Key builds a key.
+func Key(sc Scope, version, step string) record.Key {
+	return record.Key{Host: sc.Host, Version: version, Step: step, Threads: sc.Threads}
+}
+
+// values returns the measured values of the metric over the repeats of k,
+// sorted, and the cell summarizing them.
+func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
+	s := c.samples[k]
+	if s == nil {
+		return nil, Stated(Missing)
+	}
+	var vals []float64
+	var first *Cell
+	running, partial := 1.0, false
+	for _, p := range s.PerOp {
+		if p.Failed {
+			continue
+		}
+		cell := p.Get(metric)
+		if !cell.OK() {
+			if first == nil {
+				cc := cell
+				first = &cc
+			}
+			continue
+		}
+		vals = append(vals, cell.Value)
+		running = math.Min(running, cell.Running)
+		partial = partial || cell.Partial
+	}
+	if len(vals) == 0 {
+		st := Failed
+		if first != nil {
+			st = first.State
+		}
+		out := Stated(st)
+		out.Of = len(s.PerOp)
+		if first != nil {
+			out.Partial = first.Partial
+		}
+		return nil, out
+	}
+	sort.Float64s(vals)
+	out := Cell{Value: median(vals), Running: running, Partial: partial, N: len(vals), Of: len(s.PerOp)}
+	out.Lo, out.Hi = math.NaN(), math.NaN()
+	if len(vals) >= 2 {
+		th := benchmath.DefaultThresholds
+		th.CompareAlpha = c.Opt.alpha()
+		sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(vals, &th), c.Opt.confidence())
+		out.Value, out.Lo, out.Hi = sum.Center, sum.Lo, sum.Hi
+	}
+	return vals, out
+}
+
+// Value is the metric for key k: the median over its repeats (failed
+// repeats left out), with its confidence interval when there are two or
+// more.
+func (c *Comparison) Value(k record.Key, metric string) Cell {
+	_, cell := c.values(k, metric)
+	return cell
+}
+
+// BaseKey is k with the version set to the base.
+func (c *Comparison) BaseKey(k record.Key) record.Key {
+	k.Version = c.Base
+	return k
+}
+
+// Ratio is the metric of k divided by the base's at the same host, step and
+// threads. With two or more repeats on both sides it carries a Mann-Whitney
+// U test of the two samples.
+func (c *Comparison) Ratio(k record.Key, metric string) Cell {
+	vv, v := c.values(k, metric)
+	bv, b := c.values(c.BaseKey(k), metric)
+	r := Ratio(v, b)
+	if r.OK() && len(vv) >= 2 && len(bv) >= 2 {
+		th := benchmath.DefaultThresholds
+		th.CompareAlpha = c.Opt.alpha()
+		cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(vv, &th), benchmath.NewSample(bv, &th))
+		r.Tested, r.P = true, cmp.P
+		r.Same = cmp.P >= cmp.Alpha
+	}
+	return r
+}
+
+// ThroughputRatio is the ratio of ops per second: the rQPS.
+func (c *Comparison) ThroughputRatio(k record.Key) Cell { return c.Ratio(k, OpsPerSecond) }
+
+// LegacyRatio is a counter's ratio in the form of the older posts: the
+// ratio of the counter's rates over the counter window, divided by the
+// ratio of whole-step QPS as the load generator reports it (client queries
+// ÷ client seconds; the window's ops per second when the Record has no
+// client numbers). When windows have equal lengths this is
+// (count_v / count_base) / (QPS_v / QPS_base).
+func (c *Comparison) LegacyRatio(k record.Key, event string) Cell {
+	get := func(k record.Key) (rate, qps Cell) {
+		s := c.samples[k]
+		if s == nil {
+			return Stated(Missing), Stated(Missing)
+		}
+		var rates, qpss []Cell
+		for i, r := range s.Records {
+			p := s.PerOp[i]
+			if p.Failed {
+				continue
+			}
+			var cnt Cell = Stated(Missing)
+			for _, ec := range EventCounters(r) {
+				if ec.Event == event {
+					cnt = counterCell(ec)
+					break
+				}
+			}
+			if p.Seconds > 0 {
+				rates = append(rates, Combine(cnt, Val(p.Seconds), func(x, y float64) float64 { return x / y }))
+			} else {
+				rates = append(rates, Stated(Missing))
+			}
+			q := p.Get(OpsPerSecond)
+			if r.Client != nil && r.Client.Seconds > 0 && r.Client.Queries > 0 {
+				q = Val(r.Client.Queries / r.Client.Seconds)
+			}
+			qpss = append(qpss, q)
+		}
+		return Summarize(rates, c.Opt), Summarize(qpss, c.Opt)
+	}
+	vr, vq := get(k)
+	br, bq := get(c.BaseKey(k))
+	return Combine(Ratio(vr, br), Ratio(vq, bq), Div)
+}
+
+// Summarize is the median of the measured cells with its confidence
+// interval; when none is measured, the state of the first cell.
+func Summarize(cells []Cell, opt Options) Cell {
+	var vals []float64
+	running, partial := 1.0, false
+	for _, c := range cells {
+		if c.OK() {
+			vals = append(vals, c.Value)
+			running = math.Min(running, c.Running)
+			partial = partial || c.Partial
+		}
+	}
+	if len(vals) == 0 {
+		if len(cells) == 0 {
+			return Stated(Missing)
+		}
+		out := Stated(cells[0].State)
+		out.Of = len(cells)
+		return out
+	}
+	sort.Float64s(vals)
+	out := Cell{Value: median(vals), Running: running, Partial: partial, N: len(vals), Of: len(cells), Lo: math.NaN(), Hi: math.NaN()}
+	if len(vals) >= 2 {
+		sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(vals, &benchmath.DefaultThresholds), opt.confidence())
+		out.Value, out.Lo, out.Hi = sum.Center, sum.Lo, sum.Hi
+	}
+	return out
+}
+
+// Warnings returns the warnings, errors and fallback notes of the Records
+// behind the keys, one line each, prefixed with version, step, threads and
+// repeat, without duplicates, in key order.
+func (c *Comparison) Warnings(keys []record.Key) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(s string) {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, k := range keys {
+		s := c.samples[k]
+		if s == nil {
+			continue
+		}
+		for i, r := range s.Records {
+			prefix := Describe(r)
+			switch r.Outcome {
+			case record.OutcomeFailed:
+				add(fmt.Sprintf("%s: failed: %s", prefix, orDefault(r.Error, "no reason recorded")))
+			case record.OutcomePartial:
+				add(fmt.Sprintf("%s: partial window (%.0f s): %s", prefix, s.PerOp[i].Seconds, orDefault(r.Error, "interrupted")))
+			}
+			for _, w := range r.Warnings {
+				add(prefix + ": " + w)
+			}
+			for _, n := range s.PerOp[i].Notes {
+				add(prefix + ": " + n)
+			}
+		}
+	}
+	return out
+}
+
+// Describe names a Record in notes: "8.0.39 point-query_range=100 (1 thread,
+// repeat 2, host h)".
+func Describe(r *record.Record) string {
+	var parts []string
+	if r.Threads > 0 {
+		if r.Threads == 1 {
+			parts = append(parts, "1 thread")
+		} else {
+			parts = append(parts, fmt.Sprintf("%d threads", r.Threads))
+		}
+	}
+	parts = append(parts, fmt.Sprintf("repeat %d", r.Repeat))
+	if r.Host != "" {
+		parts = append(parts, "host "+r.Host)
+	}
+	return fmt.Sprintf("%s %s (%s)", r.Version, r.Step, strings.Join(parts, ", "))
+}

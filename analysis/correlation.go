@@ -1,0 +1,112 @@
+package analysis
+
+import (
+	"math"
+	"sort"
+)
+
+// Spearman is the rank correlation of x and y (Pearson correlation of their
+// ranks, ties given their average rank). It is NaN when the lengths differ,
+// there are fewer than 3 pairs, or either side is constant.
+func Spearman(x, y []float64) float64 {
+	if len(x) != len(y) || len(x) < 3 {
+		return math.NaN()
+	}
+	rx, ry := ranks(x), ranks(y)
+	n := float64(len(x))
+	var mx, my float64
+	for i := range rx {
+		mx += rx[i]
+		my += ry[i]
+	}
+	mx /= n
+	my /= n
+	var sxy, sxx, syy float64
+	for i := range rx {
+		dx, dy := rx[i]-mx, ry[i]-my
+		sxy += dx * dy
+		sxx += dx * dx
+		syy += dy * dy
+	}
+	if sxx == 0 || syy == 0 {
+		return math.NaN()
+	}
+	return sxy / math.Sqrt(sxx*syy)
+}
+
+// ranks returns the 1-based ranks of v, ties sharing their average rank.
+func ranks(v []float64) []float64 {
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return v[idx[a]] < v[idx[b]] })
+	r := make([]float64, len(v))
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && v[idx[j+1]] == v[idx[i]] {
+			j++
+		}
+		avg := float64(i+j)/2 + 1
+		for k := i; k <= j; k++ {
+			r[idx[k]] = avg
+		}
+		i = j + 1
+	}
+	return r
+}
+
+// Correlation is how well one metric's ratio to the base tracks 1/rQPS
+// across the steps of a version.
+type Correlation struct {
+	Metric string
+	// Rho is Spearman's rank correlation of the metric's ratio with
+	// 1/rQPS: near 1 when the metric grows where throughput drops. NaN
+	// when fewer than 3 steps have both ratios or either is constant.
+	Rho float64
+	// N is the number of steps used: those where both ratios are measured
+	// and finite.
+	N int
+	// Multiplexed is set when a ratio used was scaled from multiplexed
+	// counters.
+	Multiplexed bool
+}
+
+// Correlate ranks the metrics by the rank correlation of their ratio with
+// 1/rQPS across the steps of one version in one scope (insert-benchmark
+// steps left out): highest Rho first, metrics without a Rho last, ties by
+// name.
+func (c *Comparison) Correlate(sc Scope, version string, metrics []string) []Correlation {
+	var out []Correlation
+	for _, m := range metrics {
+		var xs, ys []float64
+		mux := false
+		for _, step := range c.Steps {
+			if c.Group(step) == GroupInsert {
+				continue
+			}
+			k := Key(sc, version, step)
+			q := c.ThroughputRatio(k)
+			r := c.Ratio(k, m)
+			if !q.OK() || !r.OK() || q.Value <= 0 || math.IsInf(q.Value, 0) || math.IsInf(r.Value, 0) {
+				continue
+			}
+			xs = append(xs, r.Value)
+			ys = append(ys, 1/q.Value)
+			mux = mux || r.Multiplexed()
+		}
+		out = append(out, Correlation{Metric: m, Rho: Spearman(xs, ys), N: len(xs), Multiplexed: mux})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		an, bn := math.IsNaN(a.Rho), math.IsNaN(b.Rho)
+		if an != bn {
+			return !an
+		}
+		if !an && a.Rho != b.Rho {
+			return a.Rho > b.Rho
+		}
+		return a.Metric < b.Metric
+	})
+	return out
+}

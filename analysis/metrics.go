@@ -1,0 +1,388 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/perfbench/perfbench/record"
+)
+
+// Names of the metrics computed from a Record. A counter's per-op metric is
+// PerOpName(event); its misses per 1,000 instructions are MPKIName(event).
+const (
+	OpsPerSecond = "o/s"   // operations per second over the window
+	CPUPerOp     = "cpu/o" // µs of CPU per op
+	CSPerOp      = "cs/o"  // context switches per op
+	ReadsPerOp   = "r/o"   // storage reads per op (disk stats)
+	WritesPerOp  = "w/o"   // storage writes per op (disk stats)
+	ReadKBPerOp  = "rKB/o" // KB read per op
+	WriteKBPerOp = "wKB/o" // KB written per op
+	IPC          = "IPC"   // instructions per cycle
+	CPI          = "CPI"   // cycles per instruction
+)
+
+// CPUIOMetrics are the CPU and IO per-op columns of the sysbench posts, in
+// table order (throughput first, so the QPS ratio sits next to the CPU and
+// IO ratios that explain it).
+var CPUIOMetrics = []string{OpsPerSecond, CPUPerOp, CSPerOp, ReadsPerOp, ReadKBPerOp, WriteKBPerOp}
+
+// PerOpName is the metric name of a counter per op: "instructions/o".
+func PerOpName(event string) string { return event + "/o" }
+
+// MPKIName is the metric name of an event's misses per 1,000 instructions.
+func MPKIName(event string) string { return "MPKI(" + event + ")" }
+
+// EventOf returns the event of a per-op metric name, or "".
+func EventOf(metric string) string {
+	if e, ok := strings.CutSuffix(metric, "/o"); ok && !isCPUIO(metric) {
+		return e
+	}
+	return ""
+}
+
+func isCPUIO(metric string) bool {
+	switch metric {
+	case CPUPerOp, CSPerOp, ReadsPerOp, WritesPerOp, ReadKBPerOp, WriteKBPerOp:
+		return true
+	}
+	return false
+}
+
+// IsMissEvent reports whether an event counts misses, so that its MPKI is
+// worth printing (branch-misses, cache-misses, LLC-load-misses, ...).
+func IsMissEvent(event string) bool { return strings.Contains(event, "miss") }
+
+// LowerIsBetter reports whether a smaller value of the metric is an
+// improvement: true for costs per op, false for throughput and IPC.
+func LowerIsBetter(metric string) bool {
+	switch metric {
+	case OpsPerSecond, IPC, "qps", "ips":
+		return false
+	}
+	return true
+}
+
+// Names of the Record.Metrics keys of a table Record (from a CSV) that are not
+// event totals.
+const (
+	TableQPS     = "qps"     // operations per second
+	TableOps     = "ops"     // operations in the window
+	TableSeconds = "seconds" // window length
+)
+
+// Options change how per-op metrics are computed. The zero value is the
+// default.
+type Options struct {
+	// KeepScanOps keeps the Record's ops for scan steps instead of
+	// normalizing per 1,000 rows read.
+	KeepScanOps bool
+	// Alpha is the significance level of comparisons to the base (0.05
+	// when zero).
+	Alpha float64
+	// Confidence is the level of confidence intervals (0.95 when zero).
+	Confidence float64
+}
+
+func (o Options) alpha() float64 {
+	if o.Alpha > 0 {
+		return o.Alpha
+	}
+	return 0.05
+}
+
+func (o Options) confidence() float64 {
+	if o.Confidence > 0 {
+		return o.Confidence
+	}
+	return 0.95
+}
+
+// PerOp is the metrics of one Record.
+type PerOp struct {
+	// Failed is set for a Record of a failed step: every metric is Failed.
+	Failed bool
+	// Ops is the operation count used; OpsSource and OpsPer say what an op
+	// is ("Questions", 1; "Rows_read", 1000).
+	Ops       float64
+	OpsSource string
+	OpsPer    float64
+	// Seconds is the window length.
+	Seconds float64
+	// Values maps metric names to cells.
+	Values map[string]Cell
+	// Events lists the events of the Record in its order.
+	Events []string
+	// Notes say which fallbacks were taken ("cpu/o from /proc").
+	Notes []string
+}
+
+// Get returns the metric's cell: Failed for a failed Record, Missing when the
+// Record has no source for it.
+func (p *PerOp) Get(metric string) Cell {
+	if p.Failed {
+		return Stated(Failed)
+	}
+	if c, ok := p.Values[metric]; ok {
+		return c
+	}
+	return Stated(Missing)
+}
+
+// reservedTableMetric reports whether a Record.Metrics key of a table Record
+// is something other than an event total.
+func reservedTableMetric(k string) bool {
+	switch k {
+	case TableQPS, TableOps, TableSeconds, OpsPerSecond, IPC, CPI, "tps":
+		return true
+	}
+	return strings.HasSuffix(k, "/o") || strings.HasPrefix(k, "MPKI(") || isInsertColumn(k)
+}
+
+// EventCounters returns the Record's event totals: its Counters, and for a
+// table Record its Metrics entries that name events (as counted counters).
+func EventCounters(r *record.Record) []record.Counter {
+	out := append([]record.Counter(nil), r.Counters...)
+	if r.Kind == record.KindTable && len(r.Metrics) > 0 {
+		have := map[string]bool{}
+		for _, c := range out {
+			have[c.Event] = true
+		}
+		keys := make([]string, 0, len(r.Metrics))
+		for k := range r.Metrics {
+			if !reservedTableMetric(k) && !have[k] {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			out = append(out, record.Counter{Event: k, Value: r.Metrics[k], Status: record.StatusCounted})
+		}
+	}
+	return out
+}
+
+// counterCell is the scaled value of a counter with its state.
+func counterCell(c record.Counter) Cell {
+	switch c.Status {
+	case record.StatusCounted:
+		return Val(c.Value)
+	case record.StatusScaled:
+		f := c.RunningFraction()
+		if f <= 0 || f > 1 {
+			f = 1
+		}
+		return Scaled(c.Value, f)
+	case record.StatusNotCounted:
+		return Stated(NotCounted)
+	case record.StatusNotSupported:
+		return Stated(NotSupported)
+	}
+	return Stated(Missing)
+}
+
+// windowSeconds is the window length of r.
+func windowSeconds(r *record.Record) float64 {
+	if r.Kind == record.KindTable {
+		if s, ok := r.Metrics[TableSeconds]; ok {
+			return s
+		}
+	}
+	if r.Window.Seconds > 0 {
+		return r.Window.Seconds
+	}
+	if d := r.Window.End.Sub(r.Window.Start).Seconds(); d > 0 {
+		return d
+	}
+	return 0
+}
+
+// rowsRead returns the rows-read status delta of r and its name.
+func rowsRead(r *record.Record) (float64, string) {
+	for _, k := range []string{"Rows_read", "Innodb_rows_read"} {
+		if v, ok := r.Status[k]; ok && v > 0 {
+			return v, k
+		}
+	}
+	return 0, ""
+}
+
+// Compute returns the per-op metrics of one Record.
+func Compute(r *record.Record, opt Options) *PerOp {
+	p := &PerOp{Values: map[string]Cell{}, OpsPer: 1}
+	if r.Outcome == record.OutcomeFailed {
+		p.Failed = true
+		return p
+	}
+	partial := r.Outcome == record.OutcomePartial
+	set := func(name string, c Cell) {
+		c.Partial = c.Partial || partial
+		p.Values[name] = c
+	}
+	p.Seconds = windowSeconds(r)
+
+	// Ops.
+	p.Ops, p.OpsSource = r.Ops.Count, r.Ops.Source
+	if r.Ops.Per > 0 {
+		p.OpsPer = r.Ops.Per
+	}
+	if r.Kind == record.KindTable {
+		p.OpsSource = "table"
+		if v, ok := r.Metrics[TableOps]; ok {
+			p.Ops = v
+		} else if q, ok := r.Metrics[TableQPS]; ok && p.Seconds > 0 {
+			p.Ops = q * p.Seconds
+		}
+	}
+	if IsScan(r.Step) && !opt.KeepScanOps && p.OpsPer != 1000 {
+		if rows, name := rowsRead(r); rows > 0 {
+			p.Ops, p.OpsSource, p.OpsPer = rows/1000, name, 1000
+		} else if r.Kind != record.KindTable {
+			p.Notes = append(p.Notes, fmt.Sprintf("scan step normalized per %s: the record has no rows-read status to count 1,000-row operations", orDefault(p.OpsSource, "op")))
+		}
+	}
+	haveOps := p.Ops > 0
+
+	// Throughput.
+	if q, ok := r.Metrics[TableQPS]; ok && r.Kind == record.KindTable {
+		set(OpsPerSecond, Val(q))
+	} else if q, ok := r.Metrics[OpsPerSecond]; ok && r.Kind == record.KindTable {
+		set(OpsPerSecond, Val(q))
+	} else if haveOps && p.Seconds > 0 {
+		set(OpsPerSecond, Val(p.Ops/p.Seconds))
+	}
+
+	// Counters per op, IPC, CPI, MPKI.
+	counters := map[string]Cell{}
+	for _, c := range EventCounters(r) {
+		if _, dup := counters[c.Event]; dup {
+			continue
+		}
+		cell := counterCell(c)
+		counters[c.Event] = cell
+		p.Events = append(p.Events, c.Event)
+		if !haveOps && cell.OK() {
+			continue
+		}
+		set(PerOpName(c.Event), Combine(cell, Val(p.Ops), func(x, y float64) float64 { return x / y }))
+	}
+	if ins, ok := counters["instructions"]; ok {
+		if cyc, ok := counters["cycles"]; ok {
+			set(IPC, Combine(ins, cyc, Div))
+			set(CPI, Combine(cyc, ins, Div))
+		}
+		for _, e := range p.Events {
+			if IsMissEvent(e) {
+				set(MPKIName(e), Combine(counters[e], ins, func(x, y float64) float64 { return Div(x, y) * 1000 }))
+			}
+		}
+	}
+
+	// CPU per op: task-clock (ns), else cpu-clock, else /proc user+sys.
+	if haveOps {
+		cpu, cpuFound := Cell{}, false
+		for _, e := range []string{"task-clock", "cpu-clock"} {
+			if c, ok := counters[e]; ok {
+				if c.OK() {
+					cpu, cpuFound = Combine(c, Val(p.Ops), func(x, y float64) float64 { return x / 1e3 / y }), true
+					break
+				}
+				if !cpuFound {
+					cpu, cpuFound = c, true
+				}
+			}
+		}
+		if (!cpuFound || !cpu.OK()) && r.OS != nil {
+			cpu, cpuFound = Val((r.OS.UserSeconds+r.OS.SystemSeconds)*1e6/p.Ops), true
+			p.Notes = append(p.Notes, "cpu/o from /proc user+system time (task-clock not measured)")
+		}
+		if cpuFound {
+			set(CPUPerOp, cpu)
+		}
+
+		if c, ok := counters["context-switches"]; ok && (c.OK() || r.OS == nil) {
+			set(CSPerOp, Combine(c, Val(p.Ops), func(x, y float64) float64 { return x / y }))
+		} else if r.OS != nil {
+			set(CSPerOp, Val((r.OS.VoluntaryCS+r.OS.InvoluntaryCS)/p.Ops))
+		}
+
+		if r.OS != nil && r.OS.Disk != nil {
+			d := r.OS.Disk
+			set(ReadsPerOp, Val(d.Reads/p.Ops))
+			set(WritesPerOp, Val(d.Writes/p.Ops))
+		}
+		switch {
+		case r.OS != nil && (r.OS.ReadBytes != 0 || r.OS.WriteBytes != 0 || r.OS.Disk == nil):
+			set(ReadKBPerOp, Val(r.OS.ReadBytes/1024/p.Ops))
+			set(WriteKBPerOp, Val(r.OS.WriteBytes/1024/p.Ops))
+		case r.OS != nil && r.OS.Disk != nil:
+			set(ReadKBPerOp, Val(r.OS.Disk.ReadSectors*512/1024/p.Ops))
+			set(WriteKBPerOp, Val(r.OS.Disk.WriteSectors*512/1024/p.Ops))
+			p.Notes = append(p.Notes, "rKB/o and wKB/o from disk sectors (/proc io read_bytes and write_bytes are 0)")
+		}
+	}
+
+	// Values given directly by a table Record override computed ones.
+	if r.Kind == record.KindTable {
+		for k, v := range r.Metrics {
+			if k == TableQPS || k == TableOps || k == TableSeconds {
+				continue
+			}
+			if reservedTableMetric(k) {
+				set(k, Val(v))
+			}
+		}
+	}
+
+	insertMetrics(r, p, counters, set)
+	roleShares(r, set)
+	return p
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// roleShares sets "role:<name>:<event>" to the role's share (0–1) of the
+// event's total over all roles, and "role:<name>:threads".
+func roleShares(r *record.Record, set func(string, Cell)) {
+	if len(r.Roles) == 0 {
+		return
+	}
+	totals := map[string]Cell{}
+	for _, role := range r.Roles {
+		for _, c := range role.Counters {
+			cell := counterCell(c)
+			if t, ok := totals[c.Event]; ok {
+				totals[c.Event] = Combine(t, cell, func(x, y float64) float64 { return x + y })
+			} else {
+				totals[c.Event] = cell
+			}
+		}
+	}
+	for _, role := range r.Roles {
+		set(RoleMetric(role.Name, "threads"), Val(float64(role.Threads)))
+		for _, c := range role.Counters {
+			set(RoleMetric(role.Name, c.Event), Combine(counterCell(c), totals[c.Event], Div))
+		}
+	}
+}
+
+// RoleMetric is the metric name of a thread role's share of an event.
+func RoleMetric(role, event string) string { return "role:" + role + ":" + event }
+
+// median of sorted values, for callers that need one without intervals.
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n == 0 {
+		return math.NaN()
+	}
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
