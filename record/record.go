@@ -316,6 +316,11 @@ type Provenance struct {
 	Plan       string    `json:"plan,omitempty"`
 	PlanSHA256 string    `json:"plan_sha256,omitempty"`
 	Written    time.Time `json:"written"`
+	// Origin holds, for imported Records, what the source files said about
+	// how they were made, as the files printed it, keyed "tool.what":
+	// "perf.target" ("process id '4121'"), "perf.command", "perf.started",
+	// "perf.format", "perf.repeats", "sysbench.version", "sysbench.threads".
+	Origin map[string]string `json:"origin,omitempty"`
 }
 
 // Insert holds the columns of an insert-benchmark step that are not derived
