@@ -1,0 +1,193 @@
+package suite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The post-write flush. Write steps leave dirty pages, an undo history to
+// purge and stale index statistics; a read step measured right after them
+// would pay for that work. Published runs therefore, after read-write and
+// before the read steps that follow, run ANALYZE TABLE on every table and
+// have InnoDB write back its dirty pages. These are the statements, in the
+// order Flush runs them.
+const (
+	// SQLSaveDirtyPct reads the setting to restore afterwards.
+	SQLSaveDirtyPct = "SELECT @@GLOBAL.innodb_max_dirty_pages_pct"
+	// SQLFlushDirty makes the page cleaner write back every dirty page.
+	SQLFlushDirty = "SET GLOBAL innodb_max_dirty_pages_pct = 0"
+	// SQLFlushProgress is polled until the dirty pages (and, where the
+	// server reports it, the purge history) reach zero.
+	SQLFlushProgress = "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_buffer_pool_pages_dirty', 'Innodb_history_list_length')"
+	// SQLRestoreDirtyPct restores the saved setting (%s is its value).
+	SQLRestoreDirtyPct = "SET GLOBAL innodb_max_dirty_pages_pct = %s"
+)
+
+// AnalyzeSQL returns the ANALYZE TABLE statement for tables sbtest1..N of
+// database db (unqualified when db is empty).
+func AnalyzeSQL(db string, tables int) string {
+	names := make([]string, tables)
+	for i := range names {
+		t := "sbtest" + strconv.Itoa(i+1)
+		if db != "" {
+			t = quoteIdent(db) + "." + t
+		}
+		names[i] = t
+	}
+	return "ANALYZE TABLE " + strings.Join(names, ", ")
+}
+
+func quoteIdent(s string) string {
+	return "`" + strings.ReplaceAll(s, "`", "``") + "`"
+}
+
+// FlushOptions configure Flush. Zero values take the defaults.
+type FlushOptions struct {
+	DB     string // database of the tables; the connection's default when empty
+	Tables int    // sbtest1..Tables; at least 1
+	// Timeout bounds the wait for the dirty pages; 10 minutes when zero.
+	Timeout time.Duration
+	// Poll is the interval between progress reads; 200 ms when zero.
+	Poll time.Duration
+}
+
+// FlushResult says what Flush saw.
+type FlushResult struct {
+	// Waited is the time from the start of the flush to the last progress
+	// read.
+	Waited time.Duration
+	// DirtyPages and History are the last values read, -1 when the server
+	// does not report them.
+	DirtyPages float64
+	History    float64
+	// Warnings are conditions that weaken the following read steps without
+	// stopping the run: an ANALYZE that reported an error, a server without
+	// InnoDB, a flush that did not finish before the timeout. The runner
+	// copies them onto the Records of those steps.
+	Warnings []string
+}
+
+// ErrFlushTimeout is returned (with the FlushResult) when the dirty pages
+// did not reach zero before the timeout.
+var ErrFlushTimeout = errors.New("post-write flush timed out")
+
+// Flush runs the post-write flush on db, a connection pool to the server
+// with privileges to SET GLOBAL: ANALYZE TABLE, then the dirty-page flush
+// until InnoDB has no dirty page and no purge history left, then the saved
+// innodb_max_dirty_pages_pct is restored (also when ctx is cancelled).
+func Flush(ctx context.Context, db *sql.DB, o FlushOptions) (res FlushResult, err error) {
+	res = FlushResult{DirtyPages: -1, History: -1}
+	if o.Tables < 1 {
+		return res, fmt.Errorf("post-write flush: tables is %d, must be at least 1", o.Tables)
+	}
+	timeout, poll := o.Timeout, o.Poll
+	if timeout == 0 {
+		timeout = 10 * time.Minute
+	}
+	if poll == 0 {
+		poll = 200 * time.Millisecond
+	}
+	start := time.Now()
+
+	analyze := AnalyzeSQL(o.DB, o.Tables)
+	rows, err := db.QueryContext(ctx, analyze)
+	if err != nil {
+		return res, fmt.Errorf("post-write flush: %s: %w", analyze, err)
+	}
+	for rows.Next() {
+		var table, op, typ, text sql.NullString
+		if err = rows.Scan(&table, &op, &typ, &text); err != nil {
+			rows.Close()
+			return res, fmt.Errorf("post-write flush: read the result of ANALYZE TABLE: %w", err)
+		}
+		if t := strings.ToLower(typ.String); t == "error" || t == "warning" {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("ANALYZE TABLE %s: %s: %s", table.String, t, text.String))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return res, fmt.Errorf("post-write flush: %s: %w", analyze, err)
+	}
+	rows.Close()
+
+	var saved sql.NullString
+	if err := db.QueryRowContext(ctx, SQLSaveDirtyPct).Scan(&saved); err != nil {
+		// No InnoDB (MyRocks only, for example): nothing to flush here.
+		res.Warnings = append(res.Warnings, fmt.Sprintf("dirty pages not flushed: %s: %v", SQLSaveDirtyPct, err))
+		res.Waited = time.Since(start)
+		return res, nil
+	}
+	if _, err := db.ExecContext(ctx, SQLFlushDirty); err != nil {
+		return res, fmt.Errorf("post-write flush: %s: %w (the user needs the SUPER or SYSTEM_VARIABLES_ADMIN privilege)", SQLFlushDirty, err)
+	}
+	defer func() {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		restore := fmt.Sprintf(SQLRestoreDirtyPct, saved.String)
+		if _, err := db.ExecContext(rctx, restore); err != nil {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%s failed: %v; restore it by hand", restore, err))
+		}
+	}()
+
+	deadline := start.Add(timeout)
+	for {
+		dirty, history, err := flushProgress(ctx, db)
+		res.Waited = time.Since(start)
+		if err != nil {
+			return res, fmt.Errorf("post-write flush: %w", err)
+		}
+		res.DirtyPages, res.History = dirty, history
+		if dirty < 0 {
+			res.Warnings = append(res.Warnings, "dirty pages not flushed: the server does not report Innodb_buffer_pool_pages_dirty")
+			return res, nil
+		}
+		if dirty == 0 && history <= 0 {
+			return res, nil
+		}
+		if time.Now().After(deadline) {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("post-write flush stopped after %v with %.0f dirty pages and a purge history of %.0f",
+				timeout, dirty, history))
+			return res, fmt.Errorf("%w after %v: %.0f dirty pages, purge history %.0f", ErrFlushTimeout, timeout, dirty, history)
+		}
+		t := time.NewTimer(poll)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return res, fmt.Errorf("post-write flush: %w", ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// flushProgress reads the dirty pages and the purge history, -1 for a
+// variable the server lacks.
+func flushProgress(ctx context.Context, db *sql.DB) (dirty, history float64, err error) {
+	dirty, history = -1, -1
+	rows, err := db.QueryContext(ctx, SQLFlushProgress)
+	if err != nil {
+		return dirty, history, fmt.Errorf("%s: %w", SQLFlushProgress, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var name, value string
+		if err := rows.Scan(&name, &value); err != nil {
+			return dirty, history, fmt.Errorf("%s: %w", SQLFlushProgress, err)
+		}
+		v, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			return dirty, history, fmt.Errorf("%s: %s is %q, not a number", SQLFlushProgress, name, value)
+		}
+		switch strings.ToLower(name) {
+		case "innodb_buffer_pool_pages_dirty":
+			dirty = v
+		case "innodb_history_list_length":
+			history = v
+		}
+	}
+	return dirty, history, rows.Err()
+}

@@ -1,0 +1,57 @@
+package suite
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// scripts are the project's own sysbench 1.0 scripts, for the statements the
+// stock scripts cannot run: in-lists of random or hot keys, covered and
+// not-covered point and range lookups on the primary and the secondary
+// index, COUNT(*) ranges, updates by in-list, of one row and with zipfian
+// keys, and full scans.
+//
+//go:embed lua/*.lua
+var scripts embed.FS
+
+// ScriptNames returns the file names of the project's scripts, sorted.
+func ScriptNames() []string {
+	entries, _ := fs.ReadDir(scripts, "lua")
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// Script returns the text of one of the project's scripts.
+func Script(name string) ([]byte, error) {
+	b, err := scripts.ReadFile("lua/" + name)
+	if err != nil {
+		return nil, fmt.Errorf("read script %s: %w", name, err)
+	}
+	return b, nil
+}
+
+// WriteScripts writes the project's scripts into dir (created if missing),
+// where Command expects them when Options.ScriptDir is dir. The scripts
+// find their shared module next to themselves, so they work from any
+// folder.
+func WriteScripts(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write sysbench scripts: %w", err)
+	}
+	for _, name := range ScriptNames() {
+		b, err := Script(name)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return fmt.Errorf("write sysbench scripts: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,236 @@
+package suite
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrOptions is wrapped by the errors Command, PrepareCommand and
+// CleanupCommand return for options they cannot turn into a command line.
+var ErrOptions = errors.New("invalid sysbench options")
+
+// Options are the sysbench options every step of a run shares. Zero values
+// take the defaults given in the comments.
+type Options struct {
+	// Sysbench is the sysbench binary: "sysbench" (found in PATH) when
+	// empty.
+	Sysbench string
+	// ScriptDir is the folder WriteScripts wrote the project's Lua scripts
+	// to. Steps with Own set need it.
+	ScriptDir string
+
+	// Connection. Host and Port select TCP; Socket a unix socket (the
+	// client library uses the socket only when Host is empty or
+	// "localhost"). Empty fields are left to sysbench's defaults.
+	Host     string
+	Port     int
+	Socket   string
+	User     string
+	Password string
+	DB       string
+
+	// Tables and TableSize are the data set: sbtest1..sbtestN of TableSize
+	// rows each. Both must be at least 1.
+	Tables    int
+	TableSize int
+	// Threads is the number of client connections; at least 1.
+	Threads int
+
+	// Warmup, Time and Tail make up the run: sysbench runs for
+	// Warmup + Time + Tail, rounded up to whole seconds (sysbench 1.0 has
+	// no warm-up option of its own). The runner opens its window after
+	// Warmup and closes it after Time, so Tail (a second is enough) keeps
+	// the load running until the window has been read. Time must be
+	// positive.
+	Warmup time.Duration
+	Time   time.Duration
+	Tail   time.Duration
+	// ReportInterval is sysbench's --report-interval, whole seconds; 0
+	// for none.
+	ReportInterval time.Duration
+	// RandType is the key distribution: uniform (the default, as published
+	// runs use), gaussian, special or pareto. It also shapes column k at
+	// prepare time.
+	RandType string
+	// Histogram adds sysbench's latency histogram to the report.
+	Histogram bool
+
+	// Extra options are appended last (so they win over the ones above) to
+	// prepare, cleanup and run command lines, for example
+	// --mysql_storage_engine=rocksdb or --mysql-ignore-errors=all.
+	Extra []string
+}
+
+// RandTypes are the --rand-type values sysbench 1.0.20 accepts.
+func RandTypes() []string { return []string{"uniform", "gaussian", "special", "pareto"} }
+
+// CheckRandType returns an error wrapping ErrOptions unless t is one of
+// RandTypes (or empty, meaning uniform).
+func CheckRandType(t string) error {
+	if t == "" {
+		return nil
+	}
+	for _, ok := range RandTypes() {
+		if t == ok {
+			return nil
+		}
+	}
+	if t == "zipfian" {
+		return fmt.Errorf("%w: sysbench 1.0.20 has no --rand-type=zipfian (the update-zipf step draws zipfian keys itself); use %s",
+			ErrOptions, strings.Join(RandTypes(), ", "))
+	}
+	return fmt.Errorf("%w: --rand-type=%s is not one of %s", ErrOptions, t, strings.Join(RandTypes(), ", "))
+}
+
+func (o Options) binary() string {
+	if o.Sysbench == "" {
+		return "sysbench"
+	}
+	return o.Sysbench
+}
+
+func (o Options) randType() string {
+	if o.RandType == "" {
+		return "uniform"
+	}
+	return o.RandType
+}
+
+// common returns the connection and data-set options.
+func (o Options) common() ([]string, error) {
+	if o.Tables < 1 {
+		return nil, fmt.Errorf("%w: tables is %d, must be at least 1", ErrOptions, o.Tables)
+	}
+	if o.TableSize < 1 {
+		return nil, fmt.Errorf("%w: table size is %d, must be at least 1", ErrOptions, o.TableSize)
+	}
+	if err := CheckRandType(o.RandType); err != nil {
+		return nil, err
+	}
+	args := []string{"--db-driver=mysql"}
+	if o.Host != "" {
+		args = append(args, "--mysql-host="+o.Host)
+	}
+	if o.Port != 0 {
+		args = append(args, "--mysql-port="+strconv.Itoa(o.Port))
+	}
+	if o.Socket != "" {
+		args = append(args, "--mysql-socket="+o.Socket)
+	}
+	if o.User != "" {
+		args = append(args, "--mysql-user="+o.User)
+	}
+	if o.Password != "" {
+		args = append(args, "--mysql-password="+o.Password)
+	}
+	if o.DB != "" {
+		args = append(args, "--mysql-db="+o.DB)
+	}
+	args = append(args,
+		"--tables="+strconv.Itoa(o.Tables),
+		"--table-size="+strconv.Itoa(o.TableSize),
+		"--rand-type="+o.randType(),
+	)
+	return args, nil
+}
+
+// RunSeconds is the --time sysbench gets: Warmup + Time + Tail rounded up to
+// whole seconds.
+func (o Options) RunSeconds() int {
+	total := o.Warmup + o.Time + o.Tail
+	return int((total + time.Second - 1) / time.Second)
+}
+
+// Command returns the command line (argv, never a shell string) that runs
+// step s with options o. Run it with the scripts written to o.ScriptDir.
+func Command(s Step, o Options) ([]string, error) {
+	common, err := o.common()
+	if err != nil {
+		return nil, fmt.Errorf("command for %s: %w", s.Label(), err)
+	}
+	if o.Threads < 1 {
+		return nil, fmt.Errorf("command for %s: %w: threads is %d, must be at least 1", s.Label(), ErrOptions, o.Threads)
+	}
+	if o.Time <= 0 {
+		return nil, fmt.Errorf("command for %s: %w: the measured time is %v, must be positive", s.Label(), ErrOptions, o.Time)
+	}
+	if o.Warmup < 0 || o.Tail < 0 {
+		return nil, fmt.Errorf("command for %s: %w: warm-up %v and tail %v must not be negative", s.Label(), ErrOptions, o.Warmup, o.Tail)
+	}
+	if o.ReportInterval < 0 || o.ReportInterval%time.Second != 0 {
+		return nil, fmt.Errorf("command for %s: %w: the report interval %v is not a whole number of seconds (sysbench 1.0 reports every N seconds)",
+			s.Label(), ErrOptions, o.ReportInterval)
+	}
+	if s.Script == "" {
+		return nil, fmt.Errorf("command for %s: %w: the step has no script", s.Label(), ErrOptions)
+	}
+	script := s.Script
+	if s.Own {
+		if o.ScriptDir == "" {
+			return nil, fmt.Errorf("command for %s: %w: the step runs %s, a perfbench script: write the scripts with WriteScripts and set ScriptDir",
+				s.Label(), ErrOptions, s.Script)
+		}
+		script = filepath.Join(o.ScriptDir, s.Script)
+	}
+	argv := []string{o.binary(), script}
+	argv = append(argv, common...)
+	argv = append(argv,
+		"--threads="+strconv.Itoa(o.Threads),
+		"--time="+strconv.Itoa(o.RunSeconds()),
+		"--events=0",
+	)
+	if o.ReportInterval > 0 {
+		argv = append(argv, "--report-interval="+strconv.Itoa(int(o.ReportInterval/time.Second)))
+	}
+	if o.Histogram {
+		argv = append(argv, "--histogram=on")
+	}
+	argv = append(argv, "--range_size="+strconv.Itoa(s.Range))
+	argv = append(argv, s.Args...)
+	argv = append(argv, o.Extra...)
+	return append(argv, "run"), nil
+}
+
+// PrepareCommand returns the command line that creates and loads the tables
+// (sysbench's oltp_read_write prepare: sbtest1..N with a primary key on id
+// and a secondary index on k), one client thread per table.
+func PrepareCommand(o Options) ([]string, error) {
+	return dataCommand(o, "prepare")
+}
+
+// CleanupCommand returns the command line that drops the tables, so that
+// a load can start again from nothing.
+func CleanupCommand(o Options) ([]string, error) {
+	return dataCommand(o, "cleanup")
+}
+
+func dataCommand(o Options, cmd string) ([]string, error) {
+	common, err := o.common()
+	if err != nil {
+		return nil, fmt.Errorf("%s command: %w", cmd, err)
+	}
+	argv := []string{o.binary(), "oltp_read_write"}
+	argv = append(argv, common...)
+	argv = append(argv, "--threads="+strconv.Itoa(o.Tables))
+	argv = append(argv, o.Extra...)
+	return append(argv, cmd), nil
+}
+
+// Redact returns a copy of argv with the values of password options
+// replaced by "***", for logs and Records.
+func Redact(argv []string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = a
+		for _, p := range []string{"--mysql-password=", "--mysql_password=", "--pgsql-password=", "--pgsql_password="} {
+			if strings.HasPrefix(a, p) {
+				out[i] = p + "***"
+			}
+		}
+	}
+	return out
+}
