@@ -1,0 +1,275 @@
+package importer
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/perfbench/perfbench/record"
+	"github.com/perfbench/perfbench/sysbench"
+)
+
+// DefaultPattern is the naming scheme of the legacy scripts' result files,
+// matched against a file's base name.
+const DefaultPattern = `^(?P<prefix>sb\.perf\.hw|sb\.o)\.(?P<step>.+)\.range(?P<range>\d+)\.pk(?P<pk>\d+)(?:\.(?P<sample>\d+))?$`
+
+// Prefixes of DefaultPattern.
+const (
+	PerfPrefix     = "sb.perf.hw"
+	SysbenchPrefix = "sb.o"
+)
+
+// Naming maps file paths to versions, steps and samples.
+type Naming struct {
+	re *regexp.Regexp
+	// PerfPrefix and SysbenchPrefix are the values of the "prefix" group
+	// that mark perf stat and sysbench output.
+	PerfPrefix, SysbenchPrefix string
+}
+
+// DefaultNaming is the legacy scripts' scheme (DefaultPattern).
+func DefaultNaming() *Naming {
+	n, _ := NewNaming(DefaultPattern)
+	return n
+}
+
+// ErrBadPattern is returned for a naming pattern without a "step" group.
+var ErrBadPattern = errors.New(`naming pattern needs a named group "step", as in (?P<step>[a-z-]+)`)
+
+// NewNaming compiles a naming pattern (see the package comment).
+func NewNaming(pattern string) (*Naming, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("compile naming pattern %q: %w", pattern, err)
+	}
+	if re.SubexpIndex("step") < 0 {
+		return nil, ErrBadPattern
+	}
+	return &Naming{re: re, PerfPrefix: PerfPrefix, SysbenchPrefix: SysbenchPrefix}, nil
+}
+
+type named struct {
+	path, version, step, prefix, pk string
+	sample                          int
+	hasSample                       bool
+}
+
+// match applies the pattern to rel, or else to its base name; version is
+// the version when the pattern has no "version" group.
+func (n *Naming) match(rel, version string) (named, bool) {
+	m := n.re.FindStringSubmatch(filepath.ToSlash(rel))
+	if m == nil {
+		m = n.re.FindStringSubmatch(filepath.Base(rel))
+	}
+	if m == nil {
+		return named{}, false
+	}
+	g := func(name string) string {
+		if i := n.re.SubexpIndex(name); i >= 0 {
+			return m[i]
+		}
+		return ""
+	}
+	out := named{path: rel, step: g("step"), prefix: g("prefix"), pk: g("pk"), version: g("version")}
+	if out.step == "" {
+		return named{}, false
+	}
+	if r := g("range"); r != "" {
+		out.step += "_range=" + r
+	}
+	if s := g("sample"); s != "" {
+		if v, err := strconv.Atoi(s); err == nil {
+			out.sample, out.hasSample = v, true
+		}
+	}
+	if out.version == "" {
+		out.version = version
+	}
+	return out, out.version != "" && out.version != "." && out.version != "/"
+}
+
+// DirOptions controls Dir.
+type DirOptions struct {
+	Options
+	// Naming maps paths (nil: DefaultNaming).
+	Naming *Naming
+}
+
+// Dir imports a results folder (see the package comment). Files that match
+// no naming are skipped with a warning.
+func Dir(root string, opts DirOptions) *Result {
+	res := &Result{}
+	naming := opts.Naming
+	if naming == nil {
+		naming = DefaultNaming()
+	}
+	type step struct {
+		version, step string
+		perf, sb      []named
+	}
+	steps := map[[2]string]*step{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			res.fail(fmt.Errorf("read results folder: %w", err))
+			return nil
+		}
+		if d.IsDir() {
+			if path != root && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".") || strings.HasSuffix(d.Name(), ".json") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		first := ""
+		if i := strings.IndexByte(filepath.ToSlash(rel), '/'); i > 0 {
+			first = filepath.ToSlash(rel)[:i]
+		}
+		n, ok := naming.match(rel, first)
+		if !ok {
+			res.warn("%s: name matches no naming scheme (see --pattern); skipped", path)
+			return nil
+		}
+		n.path = path
+		isPerf, isSB := false, false
+		switch n.prefix {
+		case naming.PerfPrefix:
+			isPerf = n.prefix != ""
+		case naming.SysbenchPrefix:
+			isSB = n.prefix != ""
+		}
+		if !isPerf && !isSB {
+			isSB = looksSysbench(path)
+			isPerf = !isSB
+		}
+		k := [2]string{n.version, n.step}
+		s := steps[k]
+		if s == nil {
+			s = &step{version: n.version, step: n.step}
+			steps[k] = s
+		}
+		if isPerf {
+			s.perf = append(s.perf, n)
+		} else {
+			s.sb = append(s.sb, n)
+		}
+		return nil
+	})
+	if err != nil {
+		res.fail(fmt.Errorf("read results folder %s: %w", root, err))
+	}
+	var keys [][2]string
+	for k := range steps {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i][0] != keys[j][0] {
+			return keys[i][0] < keys[j][0]
+		}
+		return keys[i][1] < keys[j][1]
+	})
+	bySample := func(ns []named) {
+		sort.SliceStable(ns, func(i, j int) bool {
+			if ns[i].sample != ns[j].sample {
+				return ns[i].sample < ns[j].sample
+			}
+			return ns[i].path < ns[j].path
+		})
+	}
+	for _, k := range keys {
+		s := steps[k]
+		bySample(s.perf)
+		bySample(s.sb)
+		o := opts.Options
+		o.Version, o.Step = s.version, s.step
+		if len(s.perf) == 0 {
+			var files []string
+			for _, n := range s.sb {
+				files = append(files, n.path)
+			}
+			res.merge(Sysbench(files, o))
+			continue
+		}
+		var sb *sysbench.Result
+		if len(s.sb) > 0 {
+			o.Sysbench = s.sb[0].path
+			if len(s.sb) > 1 {
+				res.warn("%s: %d sysbench outputs for %s %s; the first gives the op counts", s.sb[1].path, len(s.sb), s.version, s.step)
+			}
+			sb = readSysbench(o.Sysbench, res)
+			if sb == nil {
+				o.Sysbench = ""
+			}
+		}
+		var runs []*run
+		for _, n := range s.perf {
+			runs = append(runs, readPerf(n.path, o, res)...)
+		}
+		recs := perfRecords(runs, sb, o, res)
+		for _, r := range recs {
+			if pk := s.perf[0].pk; pk != "" {
+				r.Provenance.Origin["file.pk"] = pk
+			}
+		}
+		res.Records = append(res.Records, recs...)
+	}
+	return res
+}
+
+// looksSysbench reports whether a file starts like sysbench output.
+func looksSysbench(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for i := 0; i < 20 && sc.Scan(); i++ {
+		t := sc.Text()
+		if strings.HasPrefix(t, "sysbench ") || strings.HasPrefix(t, "SQL statistics:") || strings.HasPrefix(t, "[ 1s ]") {
+			return true
+		}
+	}
+	return false
+}
+
+// Write writes each Record into dir under record.FileName. An existing file
+// is not overwritten (Records are never rewritten) unless force is set; each
+// Record that cannot be written is a failure and the others are still
+// written.
+func Write(dir string, recs []*record.Record, force bool) []error {
+	var errs []error
+	seen := map[string]bool{}
+	for _, r := range recs {
+		name := record.FileName(r)
+		path := filepath.Join(dir, name)
+		if seen[name] {
+			errs = append(errs, fmt.Errorf("write %s: two imported records have the same version, step, threads and repeat (%s, %s, %d, %d)", path, r.Version, r.Step, r.Threads, r.Repeat))
+			continue
+		}
+		seen[name] = true
+		if !force {
+			if _, err := os.Stat(path); err == nil {
+				errs = append(errs, fmt.Errorf("write %s: file exists (records are never rewritten; remove it or pass --force)", path))
+				continue
+			}
+		}
+		if err := r.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("write %s: %w", path, err))
+			continue
+		}
+		if err := record.Write(path, r); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}

@@ -1,0 +1,550 @@
+// Package importer turns archived perf stat and sysbench outputs into
+// Records of kind "imported", so every report works on results that were
+// measured before perfbench existed.
+//
+// # perf stat files
+//
+// PerfStat reads files in any form package perfstat reads. Each run in a
+// file is one window; several runs appended to one file (perf stat -o FILE
+// --append, or stderr appended by a script) give one Record each, numbered
+// Repeat 1, 2, 3 in file order (files in the order given). A run printed
+// with -I is one Record whose Series holds its intervals. When the runs
+// count disjoint sets of events (one event group per window, as the legacy
+// scripts did), the k-th run of every set is merged into Record k, with a
+// warning that its ratios across groups mix windows. Runs whose event sets
+// differ otherwise are kept as they are, with a warning naming the file and
+// line.
+//
+// Values are what perf printed: for a multiplexed event the scaled count,
+// with Status "scaled". perf's text output prints the share of time an event
+// ran ("(62.50%)") but not the times themselves, so for text input Enabled is
+// the window's length in ns (1 s when unknown) and Running is that share of
+// it: Counter.RunningFraction() equals the printed fraction, and Raw is
+// derived (Value × Running / Enabled). With -x and -j, Running is the
+// printed running time and Enabled is Running × 100 / percentage.
+// "<not supported>" imports as status "not supported", "<not counted>" as
+// "not counted": neither has a value.
+//
+// The operation count comes from Options.Ops, or from the sysbench output of
+// the same step: sysbench's whole-run queries per second times the window's
+// length (perf's window and sysbench's run are not aligned; the Record says
+// so in a warning). The window's length is perf's "seconds time elapsed",
+// the sum of the -I intervals, or Options.Seconds for -x and -j output,
+// which does not print it.
+//
+// # sysbench files
+//
+// Sysbench reads sysbench 1.0.x outputs: one Record each, with the client's
+// results (Client), Ops = the "queries:" count and the window = sysbench's
+// total time. A run with no final report is kept as "partial" (its interval
+// lines) or "failed" (a FATAL error).
+//
+// # Folders
+//
+// Dir reads a results folder laid out as the legacy scripts left it: one
+// folder per version, holding files named
+//
+//	<prefix>.<step>.range<R>.pk<N>[.<sample>]
+//
+// where the prefix is "sb.perf.hw" for perf stat output and "sb.o" for
+// sysbench output, for example base/sb.perf.hw.point-query.range100.pk1.1 and
+// base/sb.o.point-query.range100.pk1. The Record's Version is the folder's
+// name and its Step is "<step>_range=<R>", as tables print it
+// (point-query_range=100). Samples of a step are read in numeric order. A
+// step's sysbench output gives the perf windows their operation counts and
+// the Records their client results; a step with sysbench output only gives
+// sysbench Records. DirOptions.Pattern maps other naming schemes: a regular
+// expression matched against the path below the folder, with named groups
+// "step" (required), and "version", "range", "pk", "sample", "prefix"
+// (optional; without "version" the first folder of the path is the version,
+// without "prefix" the file's content tells perf stat from sysbench output).
+package importer
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfbench/perfbench/perfstat"
+	"github.com/perfbench/perfbench/record"
+	"github.com/perfbench/perfbench/sysbench"
+)
+
+// Options labels imported Records and fills what the files lack.
+type Options struct {
+	Version string // the version label (table column)
+	Step    string // the step label as tables print it
+	Host    string
+	Threads int // client threads; 0 takes sysbench's "Number of threads"
+	// Ops is the operation count of every window; 0 derives it from
+	// Sysbench.
+	Ops float64
+	// Seconds is the window length for output that does not print it
+	// (perf stat -x and -j without -I).
+	Seconds float64
+	// Sysbench is the path of the sysbench output of the same step.
+	Sysbench string
+	// Separator and Decimal are passed to perfstat (empty/0: detect).
+	Separator string
+	Decimal   byte
+	// Now stamps Provenance.Written (time.Now when nil).
+	Now func() time.Time
+	// Command is perfbench's command line and Perfbench its version, for
+	// Provenance.
+	Command   []string
+	Perfbench string
+}
+
+func (o Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+// Result is what an import produced.
+type Result struct {
+	Records []*record.Record
+	// Warnings are problems that weaken or skip part of an input, each
+	// naming the file and line ("perf.txt:12: ...").
+	Warnings []string
+	// Failures are inputs (or parts of them) that could not be imported,
+	// each naming the file and, when it helps, the line. An import goes on
+	// after a failure; the caller reports failure at the end.
+	Failures []error
+}
+
+func (r *Result) warn(format string, args ...any) {
+	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
+}
+
+func (r *Result) fail(err error) { r.Failures = append(r.Failures, err) }
+
+func (r *Result) merge(o *Result) {
+	r.Records = append(r.Records, o.Records...)
+	r.Warnings = append(r.Warnings, o.Warnings...)
+	r.Failures = append(r.Failures, o.Failures...)
+}
+
+// ErrNoLabel is returned when a Record would have no version or step label.
+var ErrNoLabel = errors.New("no version or step label: give --version and --step")
+
+// run is one perf stat run: one window, or the intervals of one -I run.
+type run struct {
+	file    string
+	windows []*perfstat.Window
+	totals  []perfstat.Counter
+	seconds float64
+}
+
+func (r *run) first() *perfstat.Window { return r.windows[0] }
+
+func (r *run) events() []string {
+	var ev []string
+	for _, c := range r.totals {
+		ev = append(ev, c.Event)
+	}
+	return ev
+}
+
+// readPerf reads the runs of one perf stat file.
+func readPerf(path string, opts Options, res *Result) []*run {
+	f, err := os.Open(path)
+	if err != nil {
+		res.fail(fmt.Errorf("import perf stat output: %w", err))
+		return nil
+	}
+	defer f.Close()
+	sc := perfstat.NewScanner(f, perfstat.Options{Name: path, Separator: opts.Separator, Decimal: opts.Decimal})
+	var runs []*run
+	for sc.Scan() {
+		w := sc.Window()
+		if n := len(runs); n > 0 && w.Interval > 0 && runs[n-1].first().Run == w.Run {
+			runs[n-1].windows = append(runs[n-1].windows, w)
+			continue
+		}
+		runs = append(runs, &run{file: path, windows: []*perfstat.Window{w}})
+	}
+	for _, w := range sc.Warnings() {
+		res.Warnings = append(res.Warnings, w.String())
+	}
+	if err := sc.Err(); err != nil {
+		res.fail(fmt.Errorf("import perf stat output: %w", err))
+	}
+	for _, r := range runs {
+		r.totals, r.seconds = sumRun(r.windows)
+	}
+	return runs
+}
+
+// sumRun adds up the intervals of a run (a single window is its own total).
+func sumRun(ws []*perfstat.Window) ([]perfstat.Counter, float64) {
+	if len(ws) == 1 {
+		return ws[0].Totals(), ws[0].Seconds()
+	}
+	var order []string
+	acc := map[string]*perfstat.Counter{}
+	var secs float64
+	for _, w := range ws {
+		secs += w.Seconds()
+		for _, c := range w.Totals() {
+			c := c
+			basis := textBasis(w.Seconds())
+			if !c.HasRunning && c.Measured() {
+				c.Running = uint64(math.Round(basis * c.Percent / 100))
+			}
+			a, ok := acc[c.Event]
+			if !ok {
+				order = append(order, c.Event)
+				cc := c
+				cc.Value, cc.Running = 0, 0
+				cc.HasRunning = true
+				cc.Status = record.StatusNotSupported
+				cc.Percent = 0 // holds the enabled time while summing
+				a = &cc
+				acc[c.Event] = a
+			}
+			switch {
+			case c.Measured():
+				if a.Status != record.StatusScaled {
+					a.Status = c.Status
+				}
+				a.Value += c.Value
+				a.Running += c.Running
+				if c.HasRunning {
+					a.Percent += float64(c.Enabled())
+				} else {
+					a.Percent += basis
+				}
+			case c.Status == record.StatusNotCounted && !a.Measured():
+				a.Status = record.StatusNotCounted
+			}
+		}
+	}
+	var out []perfstat.Counter
+	for _, ev := range order {
+		a := acc[ev]
+		enabled := a.Percent
+		a.Percent = 100
+		if enabled > 0 && a.Status == record.StatusScaled {
+			a.Percent = float64(a.Running) * 100 / enabled
+		}
+		out = append(out, *a)
+	}
+	return out, secs
+}
+
+// textBasis is the enabled time given to counters of text output, which
+// does not print it: the window's length, or 1 s when unknown.
+func textBasis(seconds float64) float64 {
+	if seconds > 0 {
+		return math.Round(seconds * 1e9)
+	}
+	return 1e9
+}
+
+// PerfStat imports perf stat output files for one version and step.
+func PerfStat(files []string, opts Options) *Result {
+	res := &Result{}
+	if opts.Version == "" || opts.Step == "" {
+		res.fail(ErrNoLabel)
+		return res
+	}
+	var sb *sysbench.Result
+	if opts.Sysbench != "" {
+		sb = readSysbench(opts.Sysbench, res)
+	}
+	var runs []*run
+	for _, f := range files {
+		runs = append(runs, readPerf(f, opts, res)...)
+	}
+	res.Records = append(res.Records, perfRecords(runs, sb, opts, res)...)
+	return res
+}
+
+func readSysbench(path string, res *Result) *sysbench.Result {
+	f, err := os.Open(path)
+	if err != nil {
+		res.fail(fmt.Errorf("import sysbench output: %w", err))
+		return nil
+	}
+	defer f.Close()
+	sb, err := sysbench.Parse(f)
+	for _, w := range sb.Warnings {
+		if w.Line > 0 {
+			res.warn("%s:%d: %s", path, w.Line, w.Msg)
+		} else {
+			res.warn("%s: %s", path, w.Msg)
+		}
+	}
+	if err != nil {
+		res.fail(fmt.Errorf("import sysbench output %s: %w", path, err))
+		return nil
+	}
+	return sb
+}
+
+// perfRecords builds the Records of a step's runs.
+func perfRecords(runs []*run, sb *sysbench.Result, opts Options, res *Result) []*record.Record {
+	if len(runs) == 0 {
+		return nil
+	}
+	// Event sets, in order of first appearance.
+	var sigs []string
+	sigRuns := map[string][]*run{}
+	for _, r := range runs {
+		s := strings.Join(sortedCopy(r.events()), ",")
+		if _, ok := sigRuns[s]; !ok {
+			sigs = append(sigs, s)
+		}
+		sigRuns[s] = append(sigRuns[s], r)
+	}
+	var recs []*record.Record
+	switch {
+	case len(sigs) == 1:
+		for i, r := range runs {
+			recs = append(recs, perfRecord([]*run{r}, i+1, sb, opts))
+		}
+	case disjoint(sigs):
+		n := 0
+		for _, s := range sigs {
+			n = max(n, len(sigRuns[s]))
+		}
+		for k := 0; k < n; k++ {
+			var group []*run
+			for _, s := range sigs {
+				if k < len(sigRuns[s]) {
+					group = append(group, sigRuns[s][k])
+				}
+			}
+			rec := perfRecord(group, k+1, sb, opts)
+			if len(group) > 1 {
+				rec.Warn("counters come from %d perf stat windows (one per event group): ratios of counters from different groups mix windows", len(group))
+			}
+			if len(group) < len(sigs) {
+				rec.Warn("repeat %d lacks %d of the %d event groups", k+1, len(sigs)-len(group), len(sigs))
+			}
+			recs = append(recs, rec)
+		}
+	default:
+		firstOf := map[string]*run{}
+		for i, r := range runs {
+			rec := perfRecord([]*run{r}, i+1, sb, opts)
+			if f, ok := firstOf[r.file]; ok {
+				if a, b := strings.Join(f.events(), ","), strings.Join(r.events(), ","); sortedKey(a) != sortedKey(b) {
+					msg := fmt.Sprintf("%s:%d: events differ between runs: run %d counts %s, run %d counted %s",
+						r.file, r.first().Line, r.first().Run, b, f.first().Run, a)
+					res.Warnings = append(res.Warnings, msg)
+					rec.Warn("%s", msg)
+				}
+			} else {
+				firstOf[r.file] = r
+			}
+			recs = append(recs, rec)
+		}
+	}
+	return recs
+}
+
+func sortedCopy(s []string) []string {
+	c := append([]string(nil), s...)
+	sort.Strings(c)
+	return c
+}
+
+func sortedKey(csv string) string { return strings.Join(sortedCopy(strings.Split(csv, ",")), ",") }
+
+func disjoint(sigs []string) bool {
+	seen := map[string]bool{}
+	for _, s := range sigs {
+		for _, e := range strings.Split(s, ",") {
+			if seen[e] {
+				return false
+			}
+			seen[e] = true
+		}
+	}
+	return true
+}
+
+// perfRecord builds one Record from runs measured as one window (one run, or
+// one run per event group).
+func perfRecord(runs []*run, repeat int, sb *sysbench.Result, opts Options) *record.Record {
+	rec := record.New(record.KindImported)
+	rec.Version, rec.Step, rec.Host, rec.Repeat = opts.Version, opts.Step, opts.Host, repeat
+	rec.Threads = opts.Threads
+	rec.Provenance = record.Provenance{Hostname: opts.Host, Perfbench: opts.Perfbench, Command: opts.Command, Written: opts.now(), Origin: map[string]string{}}
+	origin := rec.Provenance.Origin
+	var secs []float64
+	for gi, r := range runs {
+		w := r.first()
+		last := r.windows[len(r.windows)-1]
+		rec.Source = appendUnique(rec.Source, r.file)
+		sfx := ""
+		if len(runs) > 1 {
+			sfx = fmt.Sprintf(".%d", gi+1)
+		}
+		origin["perf.format"+sfx] = w.Format.String()
+		origin["perf.lines"+sfx] = fmt.Sprintf("%s:%d-%d", r.file, w.Line, last.EndLine)
+		origin["perf.run"+sfx] = strconv.Itoa(w.Run)
+		setIf(origin, "perf.target"+sfx, w.Target)
+		setIf(origin, "perf.command"+sfx, w.Command)
+		setIf(origin, "perf.started"+sfx, w.Started)
+		if w.Repeats > 0 {
+			origin["perf.repeats"+sfx] = strconv.Itoa(w.Repeats)
+			rec.Warn("counts are means of %d runs (perf stat -r %d)", w.Repeats, w.Repeats)
+		}
+		if w.HasUserSys {
+			origin["perf.user_seconds"+sfx] = strconv.FormatFloat(w.User, 'f', -1, 64)
+			origin["perf.sys_seconds"+sfx] = strconv.FormatFloat(w.Sys, 'f', -1, 64)
+		}
+		if pid := targetPid(w.Target); pid > 0 && rec.Server == nil {
+			rec.Server = &record.Server{Pid: pid}
+		}
+		seconds := r.seconds
+		if seconds <= 0 {
+			seconds = opts.Seconds
+		}
+		secs = append(secs, seconds)
+		for _, c := range r.totals {
+			rc := toRecordCounter(c, seconds)
+			if len(runs) > 1 {
+				rc.Group = gi + 1
+			}
+			if c.Status == record.StatusScaled {
+				rec.Warn("%s ran %.2f%% of the time (multiplexed): its value is perf's scaled estimate", c.Event, c.Percent)
+			}
+			rec.Counters = append(rec.Counters, rc)
+		}
+		for _, tw := range r.windows {
+			if tw.Truncated {
+				rec.Outcome = record.OutcomePartial
+				rec.Error = fmt.Sprintf("%s ends inside perf stat run %d: counters may be missing", r.file, tw.Run)
+			}
+		}
+		if len(r.windows) > 1 || w.Interval > 0 {
+			rec.Series = append(rec.Series, series(r.windows)...)
+		}
+	}
+	var total float64
+	for _, s := range secs {
+		total += s
+	}
+	rec.Window.Seconds = total / float64(len(secs))
+	if rec.Window.Seconds <= 0 {
+		rec.Warn("window length unknown (perf stat -x and -j print none): give --seconds for per-second values and sysbench-derived op counts")
+	}
+	switch {
+	case opts.Ops > 0:
+		rec.Ops = record.Ops{Source: "given", Count: opts.Ops}
+	case sb != nil && sb.TotalTime > 0 && sb.HasSQL && rec.Window.Seconds > 0:
+		qps := sb.Queries / sb.TotalTime
+		rec.Ops = record.Ops{Source: "client.queries", Count: qps * rec.Window.Seconds}
+		rec.Warn("ops estimated as sysbench's whole-run QPS (%.2f) × the perf window (%.3f s): the two are not aligned", qps, rec.Window.Seconds)
+	case sb != nil:
+		rec.Warn("no op count: the sysbench output has no query count or the window length is unknown")
+	default:
+		rec.Warn("no op count: give --ops or --sysbench for per-op values")
+	}
+	if sb != nil {
+		c := sb.Client()
+		c.Whole = true
+		rec.Client = c
+		if rec.Threads == 0 {
+			rec.Threads = sb.Threads
+		}
+		setIf(origin, "sysbench.version", sb.Version)
+		if opts.Sysbench != "" {
+			rec.Source = appendUnique(rec.Source, opts.Sysbench)
+		}
+	}
+	if len(origin) == 0 {
+		rec.Provenance.Origin = nil
+	}
+	return rec
+}
+
+func setIf(m map[string]string, k, v string) {
+	if v != "" {
+		m[k] = v
+	}
+}
+
+func appendUnique(s []string, v string) []string {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
+
+// targetPid reads the pid of "process id '4121'".
+func targetPid(target string) int {
+	const p = "process id '"
+	if !strings.HasPrefix(target, p) || !strings.HasSuffix(target, "'") {
+		return 0
+	}
+	n, err := strconv.Atoi(target[len(p) : len(target)-1])
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// toRecordCounter converts a perf stat total into a Record counter; seconds
+// is the window's length, used as the enabled time of text output.
+func toRecordCounter(c perfstat.Counter, seconds float64) record.Counter {
+	rc := record.Counter{Event: c.Event, Status: c.Status, Unit: c.Unit}
+	switch c.Status {
+	case record.StatusNotSupported:
+		rc.Reason = "perf stat printed <not supported>: the event could not be opened where perf ran (no PMU or no such event)"
+		return rc
+	case record.StatusNotCounted:
+		rc.Reason = "perf stat printed <not counted>: the event was enabled but never ran (no thread ran it, or a group never scheduled)"
+		if c.HasRunning {
+			rc.Running, rc.Enabled = c.Running, c.Enabled()
+		}
+		return rc
+	}
+	rc.Value = c.Value
+	if c.HasRunning {
+		rc.Running, rc.Enabled = c.Running, c.Enabled()
+		if rc.Enabled == 0 {
+			rc.Enabled = rc.Running
+		}
+	} else {
+		basis := textBasis(seconds)
+		rc.Enabled = uint64(basis)
+		rc.Running = uint64(math.Round(basis * c.Percent / 100))
+	}
+	if c.Status == record.StatusCounted || rc.Enabled == 0 {
+		rc.Raw = uint64(math.Round(c.Value))
+		if c.Status == record.StatusCounted {
+			rc.Running = rc.Enabled
+		}
+	} else {
+		rc.Raw = uint64(math.Round(c.Value * float64(rc.Running) / float64(rc.Enabled)))
+	}
+	return rc
+}
+
+// series turns the intervals of a -I run into Record points.
+func series(ws []*perfstat.Window) []record.Point {
+	var pts []record.Point
+	for _, w := range ws {
+		p := record.Point{T: w.Interval, Seconds: w.Seconds(), Counters: map[string]float64{}}
+		for _, c := range w.Totals() {
+			if c.Measured() {
+				p.Counters[c.Event] = c.Value
+			}
+		}
+		pts = append(pts, p)
+	}
+	return pts
+}
