@@ -1,0 +1,316 @@
+// Package testdb gives tests a real MariaDB (or MySQL) server in a temporary
+// directory, and optionally a prepared sysbench table.
+//
+// Tests that only read from the server share one per test binary:
+//
+//	func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
+//
+//	func TestSomething(t *testing.T) {
+//		srv := testdb.Shared(t)
+//		...
+//	}
+//
+// Tests that stop, kill or reconfigure a server take their own with New,
+// stopped by t.Cleanup.
+//
+// When the server binaries (or sysbench) are missing the tests skip, naming
+// the Debian packages to install. With PERFBENCH_REQUIRE_INTEGRATION=1 in the
+// environment (CI sets it) they fail instead, so that CI cannot go green
+// without having run them.
+package testdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perfbench/perfbench/mysqld/sandbox"
+)
+
+// RequireEnv is the environment variable that turns skips into failures.
+const RequireEnv = "PERFBENCH_REQUIRE_INTEGRATION"
+
+const (
+	serverInstall   = "apt-get install mariadb-server mariadb-client"
+	sysbenchInstall = "apt-get install sysbench"
+)
+
+// Required reports whether integration tests must run (skips are failures).
+func Required() bool { return os.Getenv(RequireEnv) == "1" }
+
+// skip skips t, or fails it when integration tests are required.
+func skip(t testing.TB, format string, args ...any) {
+	t.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if Required() {
+		t.Fatalf("%s (%s=1: integration tests must run)", msg, RequireEnv)
+	}
+	t.Skip(msg)
+}
+
+// NeedServer skips (or fails, see RequireEnv) when no server binary is
+// installed.
+func NeedServer(t testing.TB) {
+	t.Helper()
+	if _, err := sandbox.FindServerBinary(""); err != nil {
+		skip(t, "no MySQL-family server installed (%v); install one: %s", err, serverInstall)
+	}
+	if _, err := exec.LookPath("mariadb-install-db"); err != nil {
+		if _, err := exec.LookPath("mysql_install_db"); err != nil {
+			if _, err := exec.LookPath("mysqld"); err != nil {
+				skip(t, "mariadb-install-db not found; install it: %s", serverInstall)
+			}
+		}
+	}
+}
+
+// NeedSysbench skips (or fails, see RequireEnv) when sysbench is missing, and
+// returns its path.
+func NeedSysbench(t testing.TB) string {
+	t.Helper()
+	p, err := exec.LookPath("sysbench")
+	if err != nil {
+		skip(t, "sysbench not found; install it: %s", sysbenchInstall)
+	}
+	return p
+}
+
+// Options adjust a server from New.
+type Options struct {
+	// Options are extra server options ("--performance-schema=OFF").
+	Options []string
+	// Basedir is an unpacked server tree; empty for the installed server.
+	Basedir string
+}
+
+// New starts a server of the test's own in t.TempDir() and stops it in
+// t.Cleanup (killing it if a clean stop fails).
+func New(t testing.TB, opts Options) *sandbox.Server {
+	t.Helper()
+	NeedServer(t)
+	dir := shortTempDir(t)
+	ctx := context.Background()
+	srv, err := sandbox.Start(ctx, sandbox.Config{
+		Dir:          dir,
+		Basedir:      opts.Basedir,
+		Options:      append(defaultOptions(), opts.Options...),
+		ReadyTimeout: 60 * time.Second,
+		StopTimeout:  60 * time.Second,
+	})
+	if err != nil {
+		t.Fatalf("start sandbox server: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if err := srv.Stop(ctx); err != nil {
+			t.Errorf("stop sandbox server: %v", err)
+		}
+	})
+	return srv
+}
+
+// defaultOptions keep a test server small and quick to start.
+func defaultOptions() []string {
+	return []string{
+		"--innodb-buffer-pool-size=128M",
+		"--max-connections=100",
+		"--performance-schema=ON",
+	}
+}
+
+// shortTempDir returns a temporary directory whose path is short enough for
+// a unix socket (t.TempDir() paths embed the test name and can exceed the
+// 107-byte limit).
+func shortTempDir(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	if len(dir) < 80 {
+		return dir
+	}
+	d, err := os.MkdirTemp("", "pbdb")
+	if err != nil {
+		t.Fatalf("create temporary directory: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(d) })
+	return d
+}
+
+var shared struct {
+	once sync.Once
+	srv  *sandbox.Server
+	dir  string
+	err  error
+}
+
+// Shared returns the test binary's shared server, starting it on first use.
+// Tests must not stop, kill or reconfigure it. It is stopped by Main, or, if
+// the test binary has no TestMain calling Main, when the binary exits (the
+// server receives SIGTERM when its parent dies).
+func Shared(t testing.TB) *sandbox.Server {
+	t.Helper()
+	NeedServer(t)
+	shared.once.Do(func() {
+		shared.dir, shared.err = os.MkdirTemp("", "pbdb")
+		if shared.err != nil {
+			return
+		}
+		shared.srv, shared.err = sandbox.Start(context.Background(), sandbox.Config{
+			Dir:          shared.dir,
+			Options:      defaultOptions(),
+			ReadyTimeout: 60 * time.Second,
+			StopTimeout:  60 * time.Second,
+		})
+	})
+	if shared.err != nil {
+		t.Fatalf("start shared sandbox server: %v", shared.err)
+	}
+	if !shared.srv.Running() {
+		t.Fatalf("the shared sandbox server (pid %d) is no longer running; a test stopped it? error log:\n%s",
+			shared.srv.Pid, shared.srv.ErrorLogTail(15))
+	}
+	return shared.srv
+}
+
+// Main runs the tests and then stops the shared server, if one was started,
+// and removes its directory. Use it from TestMain: os.Exit(testdb.Main(m)).
+func Main(m *testing.M) int {
+	code := m.Run()
+	if shared.srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		err := shared.srv.Stop(ctx)
+		cancel()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "testdb: stop shared server: %v\n", err)
+			if code == 0 {
+				code = 1
+			}
+		}
+	}
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+	return code
+}
+
+// SysbenchArgs returns the sysbench options that reach srv's load database
+// over TCP with the load account.
+func SysbenchArgs(srv *sandbox.Server) []string {
+	return []string{
+		"--db-driver=mysql",
+		"--mysql-host=127.0.0.1",
+		"--mysql-port=" + strconv.Itoa(srv.Port),
+		"--mysql-user=" + srv.User,
+		"--mysql-password=" + srv.Password,
+		"--mysql-db=" + srv.Database,
+	}
+}
+
+var prepared sync.Map // "dir|tables|size" → *prepareOnce
+
+type prepareOnce struct {
+	once sync.Once
+	err  error
+}
+
+// Table describes a sysbench data set.
+type Table struct {
+	Tables int
+	Size   int
+}
+
+// PrepareSysbench creates sysbench's tables in srv (once per server and
+// table shape, so tests sharing a server prepare once).
+func PrepareSysbench(t testing.TB, srv *sandbox.Server, tb Table) {
+	t.Helper()
+	NeedSysbench(t)
+	if tb.Tables == 0 {
+		tb.Tables = 1
+	}
+	if tb.Size == 0 {
+		tb.Size = 10000
+	}
+	key := fmt.Sprintf("%s|%d|%d", srv.Dir, tb.Tables, tb.Size)
+	v, _ := prepared.LoadOrStore(key, &prepareOnce{})
+	p := v.(*prepareOnce)
+	p.once.Do(func() {
+		_, p.err = runSysbench(context.Background(), srv, "oltp_read_write", tb, "prepare")
+	})
+	if p.err != nil {
+		t.Fatalf("prepare sysbench tables: %v", p.err)
+	}
+}
+
+// Result is what a test needs from a sysbench run.
+type Result struct {
+	Output string
+	// Queries is the "queries:" total of sysbench's SQL statistics.
+	Queries float64
+}
+
+// Sysbench runs `sysbench TEST --tables=N --table_size=M ARGS... run`
+// against srv and returns its output and its queries total.
+func Sysbench(t testing.TB, srv *sandbox.Server, test string, tb Table, args ...string) Result {
+	t.Helper()
+	NeedSysbench(t)
+	if tb.Tables == 0 {
+		tb.Tables = 1
+	}
+	if tb.Size == 0 {
+		tb.Size = 10000
+	}
+	out, err := runSysbench(context.Background(), srv, test, tb, append(args, "run")...)
+	if err != nil {
+		t.Fatalf("sysbench %s: %v", test, err)
+	}
+	q, err := ParseQueries([]byte(out))
+	if err != nil {
+		t.Fatalf("sysbench %s: %v\n%s", test, err, out)
+	}
+	return Result{Output: out, Queries: q}
+}
+
+// SysbenchCommand returns the command `sysbench TEST ... ARGS` against srv,
+// not started, for tests that run a load while they measure.
+func SysbenchCommand(ctx context.Context, srv *sandbox.Server, test string, tb Table, args ...string) *exec.Cmd {
+	if tb.Tables == 0 {
+		tb.Tables = 1
+	}
+	if tb.Size == 0 {
+		tb.Size = 10000
+	}
+	a := []string{test}
+	a = append(a, SysbenchArgs(srv)...)
+	a = append(a, "--tables="+strconv.Itoa(tb.Tables), "--table_size="+strconv.Itoa(tb.Size))
+	a = append(a, args...)
+	return exec.CommandContext(ctx, "sysbench", a...)
+}
+
+func runSysbench(ctx context.Context, srv *sandbox.Server, test string, tb Table, args ...string) (string, error) {
+	cmd := SysbenchCommand(ctx, srv, test, tb, args...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("%s: %w\n%s", strings.Join(cmd.Args[:2], " "), err, out)
+	}
+	return string(out), nil
+}
+
+var queriesRE = regexp.MustCompile(`(?m)^\s*queries:\s+(\d+)`)
+
+// ParseQueries returns the total of the "queries:" line of a sysbench run
+// report (the line under "SQL statistics", not "queries performed").
+func ParseQueries(out []byte) (float64, error) {
+	m := queriesRE.FindSubmatch(out)
+	if m == nil {
+		return 0, errors.New("no \"queries:\" line in sysbench output")
+	}
+	return strconv.ParseFloat(string(m[1]), 64)
+}

@@ -1,0 +1,233 @@
+package sandbox_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"database/sql"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/mysqld/sandbox"
+)
+
+func TestParseVersion(t *testing.T) {
+	for _, tc := range []struct {
+		out, flavor, version string
+	}{
+		{"mariadbd  Ver 10.11.19-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)\n", sandbox.MariaDB, "10.11.19-MariaDB-0+deb12u1"},
+		{"/usr/sbin/mysqld  Ver 8.0.39 for Linux on x86_64 (MySQL Community Server - GPL)\n", sandbox.MySQL, "8.0.39"},
+		{"/opt/ps/bin/mysqld  Ver 8.0.36-28 for Linux on x86_64 (Percona Server (GPL), Release 28, Revision 47601f19)\n", sandbox.MySQL, "8.0.36-28"},
+		{"mysqld  Ver 10.6.18-MariaDB-log for Linux on x86_64 (MariaDB Server)", sandbox.MariaDB, "10.6.18-MariaDB-log"},
+	} {
+		f, v, err := sandbox.ParseVersion([]byte(tc.out))
+		if err != nil || f != tc.flavor || v != tc.version {
+			t.Errorf("ParseVersion(%q) = %q, %q, %v; want %q, %q", tc.out, f, v, err, tc.flavor, tc.version)
+		}
+	}
+	if _, _, err := sandbox.ParseVersion([]byte("Usage: mysqld [OPTIONS]\n")); err == nil {
+		t.Error("ParseVersion of a usage text: no error")
+	}
+}
+
+func TestFindServerBinaryBasedir(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := sandbox.FindServerBinary(dir); !errors.Is(err, sandbox.ErrNoServerBinary) {
+		t.Errorf("empty basedir: err = %v, want ErrNoServerBinary", err)
+	}
+	p := filepath.Join(dir, "sbin", "mariadbd")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755)
+	got, err := sandbox.FindServerBinary(dir)
+	if err != nil || got != p {
+		t.Errorf("FindServerBinary = %q, %v; want %q", got, err, p)
+	}
+}
+
+// alive reports whether pid exists and is not a zombie.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i > 0 && len(s) > i+2 && s[i+2] != 'Z'
+}
+
+func waitGone(t *testing.T, pid int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("server pid %d still running after %v", pid, within)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestLifecycle(t *testing.T) {
+	testdb.NeedServer(t)
+	dir := t.TempDir()
+	ctx := context.Background()
+	srv, err := sandbox.Start(ctx, sandbox.Config{Dir: dir, Options: []string{"--innodb-buffer-pool-size=64M"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Kill() })
+
+	b, err := os.ReadFile(srv.PidFile)
+	if err != nil {
+		t.Fatalf("read pid file: %v", err)
+	}
+	if pid, _ := strconv.Atoi(strings.TrimSpace(string(b))); pid != srv.Pid {
+		t.Errorf("pid file says %s, server pid is %d", b, srv.Pid)
+	}
+	exe, _ := os.Readlink(fmt.Sprintf("/proc/%d/exe", srv.Pid))
+	if base := filepath.Base(exe); base != "mariadbd" && base != "mysqld" {
+		t.Errorf("pid %d runs %s, want mariadbd or mysqld", srv.Pid, exe)
+	}
+
+	// The load account works over TCP on 127.0.0.1 with its password,
+	// and sees only its database.
+	cfg := mysql.NewConfig()
+	cfg.User, cfg.Passwd, cfg.Net, cfg.Addr, cfg.DBName = srv.User, srv.Password, "tcp", "127.0.0.1:"+strconv.Itoa(srv.Port), srv.Database
+	conn, _ := mysql.NewConnector(cfg)
+	db := sql.OpenDB(conn)
+	if _, err := db.ExecContext(ctx, "CREATE TABLE t (a INT PRIMARY KEY)"); err != nil {
+		t.Errorf("load user creates a table in %s over TCP: %v", srv.Database, err)
+	}
+	var port int
+	if err := db.QueryRowContext(ctx, "SELECT @@port").Scan(&port); err != nil || port != srv.Port {
+		t.Errorf("@@port = %d, %v; want %d", port, err, srv.Port)
+	}
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE other"); err == nil {
+		t.Error("load user could create another database")
+	}
+	db.Close()
+
+	// Kill, then start again on the same directory: the data is kept
+	// (crash recovery) and the table is still there.
+	old := srv.Pid
+	if err := srv.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	if alive(old) {
+		t.Fatalf("pid %d alive after Kill", old)
+	}
+	srv2, err := sandbox.Start(ctx, sandbox.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv2.Kill() })
+	if srv2.Pid == old {
+		t.Errorf("restarted server has the old pid %d", old)
+	}
+	if err := srv2.Exec(ctx, "SELECT * FROM sbtest.t"); err != nil {
+		t.Errorf("table created before the crash: %v", err)
+	}
+	if err := srv2.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if alive(srv2.Pid) {
+		t.Errorf("pid %d alive after Stop", srv2.Pid)
+	}
+	if log := srv2.ErrorLogTail(3); !strings.Contains(log, "Shutdown complete") {
+		t.Errorf("error log does not end with a clean shutdown:\n%s", log)
+	}
+	if err := srv2.Stop(ctx); err != nil {
+		t.Errorf("second Stop: %v", err)
+	}
+}
+
+func TestStopOnCancel(t *testing.T) {
+	testdb.NeedServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := sandbox.Start(ctx, sandbox.Config{Dir: t.TempDir(), NoLoadUser: true, Options: []string{"--innodb-buffer-pool-size=64M"}})
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Kill() })
+	cancel()
+	select {
+	case <-srv.Exited():
+	case <-time.After(60 * time.Second):
+		t.Fatalf("server pid %d still running 60s after its context was cancelled", srv.Pid)
+	}
+	if log := srv.ErrorLogTail(3); !strings.Contains(log, "Shutdown complete") {
+		t.Errorf("cancel did not shut the server down cleanly:\n%s", log)
+	}
+}
+
+func TestStartFailureShowsErrorLog(t *testing.T) {
+	testdb.NeedServer(t)
+	_, err := sandbox.Start(context.Background(), sandbox.Config{
+		Dir:     t.TempDir(),
+		Options: []string{"--no-such-option-for-perfbench=1"},
+	})
+	if !errors.Is(err, sandbox.ErrNotReady) {
+		t.Fatalf("err = %v, want ErrNotReady", err)
+	}
+	if !strings.Contains(err.Error(), "no-such-option-for-perfbench") {
+		t.Errorf("error does not quote the error log's complaint:\n%v", err)
+	}
+}
+
+// TestServerDiesWithParent starts a helper process (this test binary) that
+// starts a server and is then killed with SIGKILL: the server must not
+// outlive it.
+func TestServerDiesWithParent(t *testing.T) {
+	if os.Getenv("SANDBOX_HELPER_DIR") != "" {
+		return
+	}
+	testdb.NeedServer(t)
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperStartAndHang$")
+	cmd.Env = append(os.Environ(), "SANDBOX_HELPER_DIR="+dir)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	_, err = fmt.Fscanf(out, "pid %d\n", &pid)
+	if err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("helper did not report a server pid: %v", err)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	if !alive(pid) {
+		t.Fatalf("server pid %d not running while its parent is", pid)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	waitGone(t, pid, 60*time.Second)
+}
+
+func TestHelperStartAndHang(t *testing.T) {
+	dir := os.Getenv("SANDBOX_HELPER_DIR")
+	if dir == "" {
+		t.Skip("helper process for TestServerDiesWithParent")
+	}
+	srv, err := sandbox.Start(context.Background(), sandbox.Config{Dir: dir, NoLoadUser: true, Options: []string{"--innodb-buffer-pool-size=64M"}})
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	fmt.Printf("pid %d\n", srv.Pid)
+	time.Sleep(time.Hour)
+}
