@@ -48,12 +48,12 @@ func Parse(spec string, sys *System) (List, error) {
 			l.Events = append(l.Events, evs...)
 			continue
 		}
+		if strings.TrimSpace(it.text) == "" {
+			return List{}, syntaxf("empty group {} in %q", spec)
+		}
 		members, err := splitList(it.text)
 		if err != nil {
 			return List{}, err
-		}
-		if len(members) == 0 {
-			return List{}, syntaxf("empty group {} in %q", spec)
 		}
 		var idx []int
 		for _, m := range members {
@@ -166,24 +166,26 @@ func splitList(spec string) ([]item, error) {
 // modifiers, or as a new ":mods" suffix (PMU events take them right after
 // the closing slash).
 func appendModifiers(text, mods string) string {
-	if strings.HasSuffix(text, "/") {
-		return text + mods
+	// own is the member's modifiers; a letter it already has is not added
+	// again (perf refuses a modifier given twice).
+	own, sep := "", ":"
+	if i := strings.LastIndexByte(text, '/'); i >= 0 {
+		own, sep = text[i+1:], "" // pmu/terms/MODS
+	} else if head, rest, ok := strings.Cut(text, ":"); ok {
+		if _, isSym, _ := lookupCatalog(head); isSym || isRaw(head) {
+			own, sep = rest, ""
+		} else if _, tm, ok := strings.Cut(rest, ":"); ok {
+			own, sep = tm, "" // sub:name:MODS
+		}
 	}
-	if strings.Contains(text, "/") {
-		return text + mods // pmu/terms/u: more modifiers
+	for _, c := range mods {
+		if !strings.ContainsRune(own, c) {
+			text += sep + string(c)
+			own += string(c)
+			sep = ""
+		}
 	}
-	head, rest, ok := strings.Cut(text, ":")
-	if !ok {
-		return text + ":" + mods
-	}
-	if _, isSym, _ := lookupCatalog(head); isSym || isRaw(head) {
-		return text + mods
-	}
-	// Tracepoint: sub:name or sub:name:mods.
-	if strings.Contains(rest, ":") {
-		return text + mods
-	}
-	return text + ":" + mods
+	return text
 }
 
 // parseEvent parses one event (no commas outside PMU terms). It returns
@@ -355,7 +357,10 @@ func rawEvent(name string, sys *System) (Event, error) {
 func parseModifiers(s string) (Modifiers, error) {
 	var m Modifiers
 	exclude, excludeGH := false, false
-	for _, c := range s {
+	for i, c := range s {
+		if c != 'p' && strings.ContainsRune(s[i+1:], c) {
+			return m, syntaxf("modifier %q given twice in %q", string(c), s)
+		}
 		switch c {
 		case 'u', 'k', 'h':
 			if !exclude {
@@ -455,6 +460,9 @@ func parsePMUEvent(text string, slash int, sys *System) (Event, error) {
 			} else {
 				return Event{}, unknownTerm(p, key, text)
 			}
+		}
+		if _, ok := p.Formats[key]; !ok && key != "config" && key != "config1" && key != "config2" {
+			return Event{}, p.applyTerm(&words, key, 0, text) // says why key is refused
 		}
 		v, err := parseTermValue(val)
 		if err != nil {
