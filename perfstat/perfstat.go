@@ -217,7 +217,7 @@ func (w *Window) Totals() []Counter {
 func sum(cs []Counter) Counter {
 	t := Counter{Event: cs[0].Event, Unit: cs[0].Unit, Line: cs[0].Line, HasRunning: true, Percent: 100}
 	var measured, notCounted, scaled bool
-	var enabled, weighted, weights float64
+	var enabled, running, weighted, weights float64
 	for _, c := range cs {
 		if !c.HasRunning {
 			t.HasRunning = false
@@ -235,7 +235,10 @@ func sum(cs []Counter) Counter {
 		}
 		t.Value += c.Value
 		t.Running += c.Running
-		enabled += float64(c.Enabled())
+		if e := c.Enabled(); e > 0 {
+			enabled += float64(e)
+			running += float64(c.Running)
+		}
 		weighted += c.Value * c.Percent
 		weights += c.Value
 	}
@@ -252,7 +255,7 @@ func sum(cs []Counter) Counter {
 	if scaled {
 		switch {
 		case t.HasRunning && enabled > 0:
-			t.Percent = float64(t.Running) * 100 / enabled
+			t.Percent = min(running*100/enabled, 100)
 		case weights > 0:
 			t.Percent = weighted / weights
 		}

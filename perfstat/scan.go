@@ -273,6 +273,16 @@ func (s *Scanner) process(line string) {
 			err = nil
 			break
 		}
+		if s.sep == "" {
+			// a -x line inside text output
+			if sep := detectSep(line); sep != "" {
+				c, ts, ok, err = parseCSVLine(line, sep)
+				if ok && err == nil {
+					format = FormatCSV
+					break
+				}
+			}
+		}
 		if err == nil {
 			if strings.Trim(t, ",;|:\t ") == "" || isMetricOnly(line, s.sep) {
 				return // a continuation line with a metric only
@@ -456,6 +466,10 @@ func (s *Scanner) finishText(p *pending) {
 		c.Percent = 100
 		if r.pct != "" {
 			c.Percent = plain(r.pct, "percentage of "+c.Event, c.Line)
+			if c.Percent > 100 {
+				s.warn(c.Line, "%s ran %v%% of the time, more than 100%%; line skipped", c.Event, c.Percent)
+				continue
+			}
 		}
 		if r.vari != "" {
 			c.HasVariance = true
