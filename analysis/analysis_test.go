@@ -210,6 +210,7 @@ func TestAttributeHandComputed(t *testing.T) {
 		{"cpu without counters", Val(0.8), Val(1.25), Stated(NotSupported), Stated(NotSupported), math.NaN(), math.NaN(), math.NaN(), 0, VerdictCPU},
 		// rQPS 0.97 is inside the no-change band.
 		{"no change", Val(0.97), Val(1.03), Val(1.03), Val(1), math.Log(1.03) / -math.Log(0.97), 0, 1 - math.Log(1.03)/-math.Log(0.97), 1 - math.Log(1.03)/-math.Log(0.97), VerdictNone},
+		{"not significant", Cell{Value: 0.8, Running: 1, N: 3, Of: 3, Tested: true, P: 0.1, Same: true}, Val(1), Val(1), Val(1), 0, 0, 1, 1, VerdictNone},
 		{"no throughput", Stated(Failed), Val(1), Val(1), Val(1), math.NaN(), math.NaN(), math.NaN(), math.NaN(), VerdictNA},
 	} {
 		a := Attribute(tc.rqps, tc.rcpu, tc.rins, tc.rcpi)

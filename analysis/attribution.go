@@ -59,7 +59,8 @@ type Attribution struct {
 // version to base). Verdict rules, with D = ln(1/rQPS):
 //
 //   - n/a when rQPS is not measured, zero or infinite;
-//   - none when |D| < NoChange;
+//   - none when |D| < NoChange, or when rQPS was tested over repeats and
+//     is not significantly different from 1 ("~");
 //   - code, memory or wait when that term's share is the largest and at
 //     least Dominant (the rest term is not a verdict of its own);
 //   - cpu when instructions or CPI are not measured, wait's share is below
@@ -91,7 +92,7 @@ func Attribute(rqps, rcpu, rinstr, rcpi Cell) Attribution {
 			a.Wait = 1 - share(rcpu)
 		}
 	}
-	if math.Abs(d) < NoChange {
+	if math.Abs(d) < NoChange || (rqps.Tested && rqps.Same) {
 		a.Verdict = VerdictNone
 		return a
 	}

@@ -344,6 +344,7 @@ func (c *Comparison) LegacyRatio(k record.Key, event string) Cell {
 		for i, r := range s.Records {
 			p := s.PerOp[i]
 			if p.Failed {
+				rates, qpss = append(rates, Stated(Failed)), append(qpss, Stated(Failed))
 				continue
 			}
 			var cnt Cell = Stated(Missing)
@@ -401,16 +402,24 @@ func Summarize(cells []Cell, opt Options) Cell {
 }
 
 // Warnings returns the warnings, errors and fallback notes of the Records
-// behind the keys, one line each, prefixed with version, step, threads and
-// repeat, without duplicates, in key order.
+// behind the keys, one line each, prefixed with version, step and threads;
+// the same text from several repeats is one line naming the repeats.
 func (c *Comparison) Warnings(keys []record.Key) []string {
-	var out []string
-	seen := map[string]bool{}
-	add := func(s string) {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
+	type line struct {
+		prefix, text string
+		repeats      []int
+	}
+	var lines []*line
+	index := map[[2]string]*line{}
+	add := func(k record.Key, repeat int, text string) {
+		prefix := describeKey(k)
+		if l := index[[2]string{prefix, text}]; l != nil {
+			l.repeats = append(l.repeats, repeat)
+			return
 		}
+		l := &line{prefix: prefix, text: text, repeats: []int{repeat}}
+		index[[2]string{prefix, text}] = l
+		lines = append(lines, l)
 	}
 	for _, k := range keys {
 		s := c.samples[k]
@@ -418,38 +427,49 @@ func (c *Comparison) Warnings(keys []record.Key) []string {
 			continue
 		}
 		for i, r := range s.Records {
-			prefix := Describe(r)
 			switch r.Outcome {
 			case record.OutcomeFailed:
-				add(fmt.Sprintf("%s: failed: %s", prefix, orDefault(r.Error, "no reason recorded")))
+				add(k, r.Repeat, "failed: "+orDefault(r.Error, "no reason recorded"))
 			case record.OutcomePartial:
-				add(fmt.Sprintf("%s: partial window (%.0f s): %s", prefix, s.PerOp[i].Seconds, orDefault(r.Error, "interrupted")))
+				add(k, r.Repeat, fmt.Sprintf("partial window (%.0f s): %s", s.PerOp[i].Seconds, orDefault(r.Error, "interrupted")))
 			}
 			for _, w := range r.Warnings {
-				add(prefix + ": " + w)
+				add(k, r.Repeat, w)
 			}
 			for _, n := range s.PerOp[i].Notes {
-				add(prefix + ": " + n)
+				add(k, r.Repeat, n)
 			}
 		}
+	}
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		rep := "repeat "
+		if len(l.repeats) > 1 {
+			rep = "repeats "
+		}
+		var rs []string
+		for _, r := range l.repeats {
+			rs = append(rs, fmt.Sprint(r))
+		}
+		out = append(out, fmt.Sprintf("%s, %s%s: %s", l.prefix, rep, strings.Join(rs, ", "), l.text))
 	}
 	return out
 }
 
-// Describe names a Record in notes: "8.0.39 point-query_range=100 (1 thread,
-// repeat 2, host h)".
-func Describe(r *record.Record) string {
+// describeKey names a version, step and scope in notes:
+// "8.0.39 point-query_range=100 (host h, 1 thread)".
+func describeKey(k record.Key) string {
 	var parts []string
-	if r.Threads > 0 {
-		if r.Threads == 1 {
-			parts = append(parts, "1 thread")
-		} else {
-			parts = append(parts, fmt.Sprintf("%d threads", r.Threads))
-		}
+	if k.Host != "" {
+		parts = append(parts, "host "+k.Host)
 	}
-	parts = append(parts, fmt.Sprintf("repeat %d", r.Repeat))
-	if r.Host != "" {
-		parts = append(parts, "host "+r.Host)
+	if k.Threads == 1 {
+		parts = append(parts, "1 thread")
+	} else if k.Threads > 1 {
+		parts = append(parts, fmt.Sprintf("%d threads", k.Threads))
 	}
-	return fmt.Sprintf("%s %s (%s)", r.Version, r.Step, strings.Join(parts, ", "))
+	if len(parts) == 0 {
+		return k.Version + " " + k.Step
+	}
+	return fmt.Sprintf("%s %s (%s)", k.Version, k.Step, strings.Join(parts, ", "))
 }

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/perfbench/perfbench/analysis"
+	"github.com/perfbench/perfbench/record"
+	"github.com/perfbench/perfbench/report"
+)
+
+func init() {
+	register(&command{
+		name:    "report",
+		summary: "compare versions: relative QPS, CPU/IO and counters per op, attribution, in the layouts of published posts",
+		usage:   "report INPUT... [--base LABEL] [--format text|markdown|html|csv|json|benchfmt] [--out PATH] [--tables LIST] [--legacy-normalization]",
+		long: `INPUT is a Record file, a folder of Records (from run, stat or import) or a
+long-format CSV table (*.csv) with the header version,step,threads,metric,value
+and optionally host and repeat. metric is qps, ops, seconds, a perf event name
+(its total over the window), or a per-op metric such as cpu/o.
+
+Versions are table columns in input order: files in the order given; inside a
+folder, Records in the order they were measured. The base is the first version
+unless --base names another.
+
+Cells: 1.23(62%) the counters behind the value were multiplexed and counted 62%
+of the window; ±4% the 95% confidence interval of the median over repeats; ~ not
+significantly different from the base; a trailing p a partial window; n/a not
+supported, nc not counted, failed a failed step, - not recorded. Every table
+lists the markers it uses and the warnings of its Records as notes.
+
+Tables (--tables): ` + strings.Join(report.TableIDs, ", ") + `.
+
+Examples:
+  perfbench report results/ --base mariadb-10.11.6
+  perfbench report results/ --format html --out report.html
+  perfbench report results/ --format benchfmt --out results.txt && benchstat -col /v results.txt
+  perfbench report qps.csv --tables threads`,
+		setup: func(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error {
+			var o struct {
+				base, format, out string
+				tables            []string
+				legacy, keepScan  bool
+			}
+			fs.StringVar(&o.base, "base", "", "version the others are compared to (default: the first version in input order)")
+			fs.StringVar(&o.format, "format", "text", "output format: "+strings.Join(report.Formats, ", "))
+			fs.StringVar(&o.out, "out", "", "write the report to this file instead of stdout")
+			fs.StringSliceVar(&o.tables, "tables", nil, "comma-separated tables to print (default: all that have data)")
+			fs.BoolVar(&o.legacy, "legacy-normalization", false, "add counter tables in the older form: counter ratio ÷ whole-step rQPS")
+			fs.BoolVar(&o.keepScan, "keep-scan-ops", false, "normalize scan steps per query, not per 1,000 rows read")
+			return func(ctx context.Context, e *env, args []string) error {
+				if len(args) == 0 {
+					return usagef("no input: give Record files, folders of Records or .csv tables")
+				}
+				known := false
+				for _, f := range report.Formats {
+					known = known || f == o.format
+				}
+				if !known {
+					return usagef("unknown --format %q: choose from %s", o.format, strings.Join(report.Formats, ", "))
+				}
+				recs, warnings, err := report.Load(args)
+				if err != nil {
+					return err
+				}
+				for _, w := range warnings {
+					fmt.Fprintf(e.stderr, "perfbench report: warning: %s\n", w)
+				}
+				if len(recs) == 0 {
+					return fmt.Errorf("no records in %s", strings.Join(args, ", "))
+				}
+				opt := report.Options{Base: o.base, Tables: o.tables, Legacy: o.legacy,
+					Analysis: analysis.Options{KeepScanOps: o.keepScan}}
+				var buf bytes.Buffer
+				if err := report.Write(&buf, o.format, recs, warnings, opt); err != nil {
+					if errors.Is(err, report.ErrUnknownTable) || errors.Is(err, analysis.ErrUnknownBase) {
+						return usagef("%v", err)
+					}
+					return fmt.Errorf("build report: %w", err)
+				}
+				if o.out == "" {
+					_, err := e.stdout.Write(buf.Bytes())
+					return err
+				}
+				if err := record.WriteFileAtomic(o.out, buf.Bytes()); err != nil {
+					return err
+				}
+				fmt.Fprintf(e.stderr, "perfbench report: wrote %s\n", o.out)
+				return nil
+			}
+		},
+	})
+}

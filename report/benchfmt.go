@@ -1,0 +1,266 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/perfbench/perfbench/analysis"
+	"github.com/perfbench/perfbench/record"
+)
+
+// benchUnit is how a metric is written in the Go benchmark format.
+type benchUnit struct {
+	unit  string
+	scale float64 // benchfmt value = metric value × scale
+}
+
+// benchUnitOf maps a per-op metric to its benchmark unit; "" skips it.
+func benchUnitOf(metric string) benchUnit {
+	switch metric {
+	case analysis.CPUPerOp:
+		return benchUnit{"cpu-sec/op", 1e-6}
+	case analysis.CSPerOp:
+		return benchUnit{"cs/op", 1}
+	case analysis.ReadsPerOp:
+		return benchUnit{"reads/op", 1}
+	case analysis.WritesPerOp:
+		return benchUnit{"writes/op", 1}
+	case analysis.ReadKBPerOp:
+		return benchUnit{"read-B/op", 1024}
+	case analysis.WriteKBPerOp:
+		return benchUnit{"write-B/op", 1024}
+	case analysis.IPC:
+		return benchUnit{"instructions/cycle", 1}
+	case analysis.CPI:
+		return benchUnit{"cycles/instruction", 1}
+	}
+	if strings.HasPrefix(metric, "MPKI(") && strings.HasSuffix(metric, ")") {
+		return benchUnit{unitToken(metric[5:len(metric)-1]) + "/kinstr", 1}
+	}
+	if e := analysis.EventOf(metric); e != "" {
+		return benchUnit{unitToken(e) + "/op", 1}
+	}
+	return benchUnit{}
+}
+
+// throughputUnit names ops per second after what an op is.
+func throughputUnit(p *analysis.PerOp) string {
+	switch {
+	case p.OpsPer == 1000:
+		return "krows/s"
+	case p.OpsSource == "client.transactions":
+		return "transactions/s"
+	case p.OpsSource == "client.inserts":
+		return "inserts/s"
+	case p.OpsSource == "Questions" || p.OpsSource == "client.queries" || strings.HasPrefix(p.OpsSource, "Com_"):
+		return "queries/s"
+	}
+	return "ops/s"
+}
+
+// unitToken makes s usable as a unit or a name part: no spaces, no slashes.
+func unitToken(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || r == '/' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// camel turns "point-query.pre" into "PointQueryPre".
+func camel(s string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range s {
+		if r == '-' || r == '.' || r == '_' || unicode.IsSpace(r) || r == '/' {
+			up = true
+			continue
+		}
+		if up {
+			r = unicode.ToUpper(r)
+			up = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// BenchName is the benchmark name of a step for a version and thread
+// count: "point-query_range=100" gives
+// "PointQuery/range=100/v=VERSION/threads=N". benchstat -col /v puts the
+// versions side by side.
+func BenchName(step, version string, threads int) string {
+	label, params := step, []string(nil)
+	if i := strings.IndexByte(step, '_'); i >= 0 {
+		label, params = step[:i], strings.Split(step[i+1:], "_")
+	}
+	name := camel(label)
+	if name == "" {
+		name = "Step"
+	}
+	var subs []string
+	for _, p := range params {
+		if strings.Contains(p, "=") {
+			subs = append(subs, unitToken(p))
+		} else {
+			name += camel(p)
+		}
+	}
+	subs = append(subs, "v="+unitToken(version), fmt.Sprintf("threads=%d", threads))
+	return name + "/" + strings.Join(subs, "/")
+}
+
+// Benchfmt writes the Records in the Go benchmark format, one result line
+// per repeat: iterations are the window's operations, values are the
+// window's throughput and per-op metrics, with unit metadata saying whether
+// higher or lower is better. Only measured values are written: failed
+// steps, unsupported and never-counted events are listed in comment lines,
+// which benchstat ignores, as are multiplexed counters and partial windows
+// whose values are written. The base version's results come first so that
+// `benchstat -col /v FILE` compares every version with it.
+func Benchfmt(w io.Writer, recs []*record.Record, opt Options) error {
+	c, err := analysis.New(recs, opt.Base, opt.Analysis)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# perfbench results in the Go benchmark format; compare the versions with the base (%s):\n#   benchstat -col /v FILE\n", c.Base)
+
+	type result struct {
+		comments []string
+		res      *benchfmt.Result
+	}
+	var results []result
+	units := map[string]int{}
+	var unitOrder []string
+	addUnit := func(u string, better int) {
+		if _, ok := units[u]; !ok {
+			units[u] = better
+			unitOrder = append(unitOrder, u)
+		}
+	}
+	versions := append([]string{c.Base}, c.Others()...)
+	metrics := append(append([]string(nil), analysis.CPUIOMetrics[1:]...), analysis.WritesPerOp)
+	metrics = append(metrics, c.CounterMetrics()...)
+	for _, step := range c.Steps {
+		for _, sc := range c.Scopes {
+			for _, v := range versions {
+				s := c.Sample(analysis.Key(sc, v, step))
+				if s == nil {
+					continue
+				}
+				name := BenchName(step, v, sc.Threads)
+				for i, r := range s.Records {
+					p := s.PerOp[i]
+					var comments, na, nc, mux []string
+					if p.Failed {
+						comments = append(comments, fmt.Sprintf("# %s repeat %d: failed: %s", name, r.Repeat, oneLine(r.Error)))
+						results = append(results, result{comments: comments})
+						continue
+					}
+					if r.Outcome == record.OutcomePartial {
+						comments = append(comments, fmt.Sprintf("# %s repeat %d: partial window (%.0f s): %s", name, r.Repeat, p.Seconds, oneLine(r.Error)))
+					}
+					res := &benchfmt.Result{Name: benchfmt.Name(name), Iters: max(1, int(math.Round(p.Ops)))}
+					res.Config = []benchfmt.Config{{Key: "host", Value: []byte(orDash(r.Host)), File: true}}
+					if q := p.Get(analysis.OpsPerSecond); q.OK() {
+						u := throughputUnit(p)
+						addUnit(u, 1)
+						res.Values = append(res.Values, benchfmt.Value{Value: round12(q.Value), Unit: u})
+					}
+					for _, m := range metrics {
+						cell := p.Get(m)
+						bu := benchUnitOf(m)
+						if bu.unit == "" {
+							continue
+						}
+						switch cell.State {
+						case analysis.NotSupported:
+							na = append(na, m)
+							continue
+						case analysis.NotCounted:
+							nc = append(nc, m)
+							continue
+						case analysis.Measured:
+						default:
+							continue
+						}
+						if math.IsInf(cell.Value, 0) || math.IsNaN(cell.Value) {
+							continue
+						}
+						if cell.Multiplexed() {
+							mux = append(mux, fmt.Sprintf("%s (counted %d%%)", m, runningPct(cell.Running)))
+						}
+						addUnit(bu.unit, better(m))
+						res.Values = append(res.Values, benchfmt.Value{Value: round12(cell.Value * bu.scale), Unit: bu.unit})
+					}
+					if len(mux) > 0 {
+						comments = append(comments, fmt.Sprintf("# %s repeat %d: multiplexed, values scaled: %s", name, r.Repeat, strings.Join(mux, ", ")))
+					}
+					if len(na) > 0 {
+						comments = append(comments, fmt.Sprintf("# %s repeat %d: not supported: %s", name, r.Repeat, strings.Join(na, ", ")))
+					}
+					if len(nc) > 0 {
+						comments = append(comments, fmt.Sprintf("# %s repeat %d: not counted: %s", name, r.Repeat, strings.Join(nc, ", ")))
+					}
+					for _, wn := range r.Warnings {
+						comments = append(comments, fmt.Sprintf("# %s repeat %d: %s", name, r.Repeat, oneLine(wn)))
+					}
+					if len(res.Values) == 0 {
+						comments = append(comments, fmt.Sprintf("# %s repeat %d: no measured value", name, r.Repeat))
+						res = nil
+					}
+					results = append(results, result{comments: comments, res: res})
+				}
+			}
+		}
+	}
+	bwf := benchfmt.NewWriter(bw)
+	for _, u := range unitOrder {
+		val := "lower"
+		if units[u] > 0 {
+			val = "higher"
+		}
+		if err := bwf.Write(&benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u, Key: "better"}, OrigUnit: u, Value: val}); err != nil {
+			return err
+		}
+	}
+	for _, r := range results {
+		for _, cm := range r.comments {
+			bw.WriteString(cm + "\n")
+		}
+		if r.res != nil {
+			if err := bwf.Write(r.res); err != nil {
+				return err
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+// round12 rounds to 12 significant digits, so that 9e-05 does not print as
+// 8.999999999999999e-05.
+func round12(v float64) float64 {
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 12, 64), 64)
+	if err != nil {
+		return v
+	}
+	return r
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

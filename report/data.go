@@ -1,0 +1,138 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"math"
+	"strconv"
+)
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func gfmt(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "inf"
+	case math.IsInf(v, -1):
+		return "-inf"
+	case math.IsNaN(v):
+		return ""
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// CSVHeader is the header of the CSV output: one line per printed cell.
+var CSVHeader = []string{"table", "title", "host", "threads", "section", "row", "column", "version", "step", "metric",
+	"value", "state", "running", "partial", "repeats", "of", "ci_lo", "ci_hi", "p", "text"}
+
+// CSV writes every cell of every table as one line (see CSVHeader): value
+// is empty unless the state is measured ("inf" when the base was 0);
+// running is the running fraction of multiplexed counters; ci_lo and ci_hi
+// the 95% interval of the median; p the p-value of the comparison with the
+// base; text the cell as the other formats print it.
+func CSV(w io.Writer, rep *Report) error {
+	cw := csv.NewWriter(w)
+	cw.Write(CSVHeader)
+	for _, t := range rep.Tables {
+		for _, s := range t.Sections {
+			for _, r := range s.Rows {
+				if r.Kind != RowValues && r.Kind != RowAverage {
+					continue
+				}
+				for i, c := range r.Cells {
+					if c.Empty {
+						continue
+					}
+					col := ""
+					if i < len(t.Header) {
+						col = t.Header[i]
+					}
+					j := cellJSON(c)
+					line := []string{t.ID, t.Title, t.Host, itoa(t.Threads), s.Name, r.Label, col, c.Version, c.Step, c.Metric,
+						"", j.State, "", "", "", "", "", "", "", c.Text}
+					if c.OK() && !c.word {
+						line[10] = gfmt(c.Value)
+						line[12] = gfmt(c.Running)
+						line[13] = strconv.FormatBool(c.Partial)
+						line[14], line[15] = itoa(c.N), itoa(c.Of)
+						if c.HasCI() {
+							line[16], line[17] = gfmt(c.Lo), gfmt(c.Hi)
+						}
+						if c.Tested {
+							line[18] = gfmt(c.P)
+						}
+					}
+					cw.Write(line)
+				}
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// jsonCell is a cell in the JSON output: value is null unless measured and
+// finite; inf marks a ratio to a base of 0.
+type jsonCell struct {
+	Text    string   `json:"text"`
+	State   string   `json:"state"`
+	Value   *float64 `json:"value,omitempty"`
+	Inf     bool     `json:"inf,omitempty"`
+	Running *float64 `json:"running,omitempty"`
+	Partial bool     `json:"partial,omitempty"`
+	N       int      `json:"repeats,omitempty"`
+	Of      int      `json:"of,omitempty"`
+	Lo      *float64 `json:"ci_lo,omitempty"`
+	Hi      *float64 `json:"ci_hi,omitempty"`
+	P       *float64 `json:"p,omitempty"`
+	Same    bool     `json:"not_significant,omitempty"`
+	Class   string   `json:"class,omitempty"`
+	Version string   `json:"version,omitempty"`
+	Step    string   `json:"step,omitempty"`
+	Metric  string   `json:"metric,omitempty"`
+	Empty   bool     `json:"empty,omitempty"`
+}
+
+func ptr(v float64) *float64 { return &v }
+
+func cellJSON(c Cell) jsonCell {
+	j := jsonCell{Text: c.Text, State: c.State.String(), Class: c.Class, Version: c.Version, Step: c.Step, Metric: c.Metric, Empty: c.Empty}
+	switch {
+	case c.Empty:
+		j.State = ""
+	case c.word:
+		j.State = "text"
+	case c.OK():
+		if math.IsInf(c.Value, 0) {
+			j.Inf = true
+		} else {
+			j.Value = ptr(c.Value)
+		}
+		j.Running = ptr(c.Running)
+		j.Partial = c.Partial
+		j.N, j.Of = c.N, c.Of
+		if c.HasCI() {
+			j.Lo, j.Hi = ptr(c.Lo), ptr(c.Hi)
+		}
+		if c.Tested {
+			j.P, j.Same = ptr(c.P), c.Same
+		}
+	default:
+		j.Of = c.Of
+	}
+	return j
+}
+
+// MarshalJSON writes the cell in its JSON form.
+func (c Cell) MarshalJSON() ([]byte, error) { return json.Marshal(cellJSON(c)) }
+
+// JSON writes the report as one indented JSON document.
+func JSON(w io.Writer, rep *Report) error {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}

@@ -1,0 +1,148 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/perfbench/perfbench/analysis"
+)
+
+// numFormat turns a measured value into text.
+type numFormat func(v float64) string
+
+func fixed(prec int) numFormat {
+	return func(v float64) string {
+		if math.IsInf(v, 1) {
+			return "inf"
+		}
+		if math.IsInf(v, -1) {
+			return "-inf"
+		}
+		return fmt.Sprintf("%.*f", prec, v)
+	}
+}
+
+var (
+	fmtRatio  = fixed(2) // ratios, as published: %.2f
+	fmtRatio3 = fixed(3) // the average layout prints three decimals
+	fmtInt    = fixed(0)
+)
+
+// fmtAbs prints an absolute value with three or four significant digits and
+// no exponent for the magnitudes per-op metrics have.
+func fmtAbs(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case math.IsInf(v, 0):
+		return fixed(0)(v)
+	case a >= 1000:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 100:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 1:
+		return fmt.Sprintf("%.2f", v)
+	case a == 0:
+		return "0"
+	case a >= 1e-6:
+		// three significant digits: 0.500, 0.0125, 0.00400
+		return fmt.Sprintf("%.*f", 2-int(math.Floor(math.Log10(a))), v)
+	}
+	return fmt.Sprintf("%.2g", v)
+}
+
+// fmtQPS prints throughput as whole operations per second, as the posts do,
+// keeping two decimals below 10/s.
+func fmtQPS(v float64) string {
+	if math.Abs(v) >= 10 {
+		return fmtInt(v)
+	}
+	return fixed(2)(v)
+}
+
+// fmtShare prints a fraction as a percentage.
+func fmtShare(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "n/a"
+	}
+	r := math.Round(100 * v)
+	if r == 0 {
+		r = 0 // no "-0%"
+	}
+	return fmt.Sprintf("%.0f%%", r)
+}
+
+// fmtPct prints a percentage with one decimal.
+func fmtPct(v float64) string { return fmt.Sprintf("%.1f%%", v) }
+
+// fmtHist prints a histogram percentage with three decimals; a share of
+// operations that is not zero but rounds to 0.000 prints "nonzero", as the
+// insert benchmark does, so a rare slow operation is not hidden.
+func fmtHist(v float64) string {
+	if v > 0 && v < 0.0005 {
+		return "nonzero"
+	}
+	return fmt.Sprintf("%.3f", v)
+}
+
+// Cell markers. A cell's text is its value followed by, in this order:
+//
+//	(62%)   the counters behind it were multiplexed and ran 62% of the
+//	        window; the value is scaled (Value = Raw × enabled / running)
+//	±4%     half-width of the 95% confidence interval of the median over
+//	        repeats, relative to the value
+//	~       the difference to the base is not significant (ratio cells)
+//	p       the value comes from a window cut short (partial step)
+//
+// Cells without a value print n/a (not supported), nc (not counted),
+// failed (the step failed) or the table's missing text, "-" (not recorded).
+const (
+	textNA     = "n/a"
+	textNC     = "nc"
+	textFailed = "failed"
+	textNone   = "-"
+)
+
+// cellText decorates the formatted value with the markers above.
+func cellText(c analysis.Cell, f numFormat, missing string) string {
+	switch c.State {
+	case analysis.NotSupported:
+		return textNA
+	case analysis.NotCounted:
+		return textNC
+	case analysis.Failed:
+		return textFailed
+	case analysis.Missing:
+		return missing
+	}
+	var b strings.Builder
+	b.WriteString(f(c.Value))
+	if c.Multiplexed() {
+		fmt.Fprintf(&b, "(%d%%)", runningPct(c.Running))
+	}
+	if c.HasCI() && c.Value != 0 && !math.IsInf(c.Value, 0) {
+		w := math.Max(c.Hi-c.Value, c.Value-c.Lo) / math.Abs(c.Value) * 100
+		if w < 1 {
+			fmt.Fprintf(&b, "±%.1f%%", w)
+		} else {
+			fmt.Fprintf(&b, "±%.0f%%", w)
+		}
+	}
+	if c.Tested && c.Same {
+		b.WriteString("~")
+	}
+	if c.Partial {
+		b.WriteString("p")
+	}
+	return b.String()
+}
+
+// runningPct is the running fraction as a whole percentage, rounded down so
+// that a counter that missed part of the window never shows 100%.
+func runningPct(f float64) int {
+	p := int(math.Floor(f * 100))
+	if p >= 100 && f < 1 {
+		p = 99
+	}
+	return p
+}

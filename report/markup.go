@@ -1,0 +1,197 @@
+package report
+
+import (
+	"bufio"
+	"html"
+	"io"
+	"strings"
+)
+
+// labelHeader is the heading of the label column in Markdown and HTML.
+func labelHeader(t *Table) string {
+	if t.LabelHeader != "" {
+		return t.LabelHeader
+	}
+	if t.ID == TableThreads {
+		return "concurrency"
+	}
+	return "step"
+}
+
+// showSections reports whether section names are printed as rows.
+func showSections(t *Table) bool {
+	named := 0
+	for _, s := range t.Sections {
+		if s.Name != "" {
+			named++
+		}
+	}
+	return named > 1 || t.sectionNames
+}
+
+func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// Markdown writes the report as Markdown: a heading per table, the preamble
+// as a list, the table with the label column first, notes as a list.
+func Markdown(w io.Writer, rep *Report) error {
+	bw := bufio.NewWriter(w)
+	for i, t := range rep.Tables {
+		if i > 0 {
+			bw.WriteString("\n")
+		}
+		bw.WriteString("### " + mdEscape(t.Title) + "\n\n")
+		for _, p := range t.Preamble {
+			bw.WriteString("- " + mdEscape(p) + "\n")
+		}
+		if len(t.Preamble) > 0 {
+			bw.WriteString("\n")
+		}
+		bw.WriteString("| " + mdEscape(labelHeader(t)))
+		for _, h := range t.Header {
+			bw.WriteString(" | " + mdEscape(h))
+		}
+		bw.WriteString(" |\n|---")
+		for range t.Header {
+			bw.WriteString("|---")
+		}
+		bw.WriteString("|\n")
+		empty := strings.Repeat(" |", len(t.Header))
+		for _, s := range t.Sections {
+			if showSections(t) && s.Name != "" {
+				bw.WriteString("| **" + mdEscape(s.Name) + "** |" + empty + "\n")
+			}
+			for _, r := range s.Rows {
+				switch r.Kind {
+				case RowRule:
+					continue
+				case RowHeading:
+					bw.WriteString("| *" + mdEscape(strings.TrimPrefix(r.Label, "- ")) + "* |" + empty + "\n")
+					continue
+				}
+				label := mdEscape(r.Label)
+				if r.Kind == RowAverage {
+					label = "**" + label + "**"
+				}
+				bw.WriteString("| " + label)
+				for _, c := range r.Cells {
+					bw.WriteString(" | " + mdEscape(c.Text))
+				}
+				bw.WriteString(" |\n")
+			}
+		}
+		if len(t.Notes) > 0 {
+			bw.WriteString("\n")
+			for _, n := range t.Notes {
+				bw.WriteString("- " + mdEscape(n) + "\n")
+			}
+		}
+	}
+	if len(rep.Warnings) > 0 {
+		bw.WriteString("\n### Warnings\n\n")
+		for _, w := range rep.Warnings {
+			bw.WriteString("- " + mdEscape(w) + "\n")
+		}
+	}
+	return bw.Flush()
+}
+
+// Background colours of the HTML cells.
+var htmlColours = map[string]string{
+	"yellow": "#ffff99",
+	"blue":   "#99ccff",
+	"red":    "#ff9999",
+	"green":  "#99ee99",
+}
+
+const htmlHead = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>perfbench report</title>
+<style>
+body { font-family: sans-serif; margin: 1em 2em; }
+table { border-collapse: collapse; margin: 0.5em 0 1em 0; }
+th, td { border: 1px solid #999; padding: 2px 6px; text-align: right; font-family: monospace; white-space: nowrap; }
+th.l, td.l { text-align: left; }
+tr.section td { text-align: left; font-weight: bold; background: #eee; }
+tr.average td { font-weight: bold; }
+p.pre { font-family: monospace; margin: 0; }
+ul.notes { font-size: smaller; }
+</style>
+</head>
+<body>
+`
+
+// HTML writes the report as one self-contained HTML document: no scripts,
+// no external resources; colours are inline styles on the cells, so they
+// survive being pasted into a blog post.
+func HTML(w io.Writer, rep *Report) error {
+	bw := bufio.NewWriter(w)
+	e := html.EscapeString
+	bw.WriteString(htmlHead)
+	bw.WriteString("<h1>perfbench report</h1>\n")
+	bw.WriteString("<p>Base version: " + e(rep.Base) + ". Relative values: " +
+		colourSpan("yellow", "below 0.95") + ", " + colourSpan("blue", "above 1.05") +
+		". Absolute values, among the versions of one step: " + colourSpan("green", "best quarter of the range") + ", " +
+		colourSpan("red", "worst quarter") + " (no red when the smallest is at least 80% of the largest).</p>\n")
+	for _, t := range rep.Tables {
+		bw.WriteString("<h2>" + e(t.Title) + "</h2>\n")
+		for _, p := range t.Preamble {
+			bw.WriteString(`<p class="pre">` + e(p) + "</p>\n")
+		}
+		bw.WriteString("<table>\n<tr><th class=\"l\">" + e(labelHeader(t)) + "</th>")
+		for _, h := range t.Header {
+			bw.WriteString("<th>" + e(h) + "</th>")
+		}
+		bw.WriteString("</tr>\n")
+		span := len(t.Header) + 1
+		for _, s := range t.Sections {
+			if showSections(t) && s.Name != "" {
+				bw.WriteString("<tr class=\"section\"><td colspan=\"" + itoa(span) + "\">" + e(s.Name) + "</td></tr>\n")
+			}
+			for _, r := range s.Rows {
+				switch r.Kind {
+				case RowRule:
+					continue
+				case RowHeading:
+					bw.WriteString("<tr class=\"section\"><td colspan=\"" + itoa(span) + "\">" + e(strings.TrimPrefix(r.Label, "- ")) + "</td></tr>\n")
+					continue
+				case RowAverage:
+					bw.WriteString("<tr class=\"average\">")
+				default:
+					bw.WriteString("<tr>")
+				}
+				bw.WriteString("<td class=\"l\">" + e(r.Label) + "</td>")
+				for _, c := range r.Cells {
+					if bg, ok := htmlColours[c.Class]; ok {
+						bw.WriteString("<td style=\"background:" + bg + "\">" + e(c.Text) + "</td>")
+					} else {
+						bw.WriteString("<td>" + e(c.Text) + "</td>")
+					}
+				}
+				bw.WriteString("</tr>\n")
+			}
+		}
+		bw.WriteString("</table>\n")
+		if len(t.Notes) > 0 {
+			bw.WriteString("<ul class=\"notes\">\n")
+			for _, n := range t.Notes {
+				bw.WriteString("<li>" + e(n) + "</li>\n")
+			}
+			bw.WriteString("</ul>\n")
+		}
+	}
+	if len(rep.Warnings) > 0 {
+		bw.WriteString("<h2>Warnings</h2>\n<ul>\n")
+		for _, w := range rep.Warnings {
+			bw.WriteString("<li>" + e(w) + "</li>\n")
+		}
+		bw.WriteString("</ul>\n")
+	}
+	bw.WriteString("</body>\n</html>\n")
+	return bw.Flush()
+}
+
+func colourSpan(class, text string) string {
+	return `<span style="background:` + htmlColours[class] + `">` + html.EscapeString(text) + "</span>"
+}

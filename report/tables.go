@@ -1,0 +1,773 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/perfbench/perfbench/analysis"
+	"github.com/perfbench/perfbench/record"
+)
+
+type builder struct {
+	c   *analysis.Comparison
+	opt Options
+}
+
+func (b *builder) build(id string) []*Table {
+	switch id {
+	case TableRQPS:
+		return b.rqps()
+	case TableQPS:
+		return b.qps()
+	case TableThreads:
+		return b.threads()
+	case TableAverage:
+		return b.average()
+	case TableCPUIO:
+		return b.cpuio()
+	case TableCPUIORel:
+		return b.cpuioRel()
+	case TableCounters:
+		return b.counters(false)
+	case TableCountersRel:
+		return b.counters(true)
+	case TableLegacy:
+		return b.legacy()
+	case TableAttribution:
+		return b.attribution()
+	case TableCorrelation:
+		return b.correlation()
+	case TableRoles:
+		return b.roles()
+	case TableInsert:
+		return b.insert(false)
+	case TableInsertRel:
+		return b.insert(true)
+	case TableInsertLine:
+		return b.insertLine()
+	case TableInsertHist:
+		return b.insertHist()
+	}
+	return nil
+}
+
+// scopeText describes a scope for titles: "host bench1, 1 thread".
+func scopeText(host string, threads int) string {
+	var parts []string
+	if host != "" {
+		parts = append(parts, "host "+host)
+	}
+	if threads > 0 {
+		parts = append(parts, plural(threads, "thread"))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func (b *builder) newTable(id, title string, sc analysis.Scope) *Table {
+	if s := scopeText(sc.Host, sc.Threads); s != "" {
+		title += " (" + s + ")"
+	}
+	return &Table{ID: id, Title: title, Host: sc.Host, Threads: sc.Threads, pad: padAuto}
+}
+
+func colHeader(n int) []string {
+	h := make([]string, n)
+	for i := range h {
+		h[i] = fmt.Sprintf("col-%d", i+1)
+	}
+	return h
+}
+
+func legend(versions []string) []string {
+	var out []string
+	for i, v := range versions {
+		out = append(out, fmt.Sprintf("col-%d : %s", i+1, v))
+	}
+	return out
+}
+
+// stepsIn returns the table steps that have a Record in the scope; with
+// insert set, only insert-benchmark steps.
+func (b *builder) stepsIn(sc analysis.Scope, insert bool) []string {
+	var out []string
+	for _, s := range b.c.Steps {
+		if insert && b.c.Group(s) != analysis.GroupInsert {
+			continue
+		}
+		for _, v := range b.c.Versions {
+			if b.c.Has(analysis.Key(sc, v, s)) {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// sections groups the steps' rows by row group.
+func (b *builder) sections(steps []string, row func(step string) Row) []Section {
+	var out []Section
+	for _, s := range steps {
+		g := b.c.Group(s).String()
+		if len(out) == 0 || out[len(out)-1].Name != g {
+			out = append(out, Section{Name: g})
+		}
+		out[len(out)-1].Rows = append(out[len(out)-1].Rows, row(s))
+	}
+	return out
+}
+
+func better(metric string) int {
+	if analysis.LowerIsBetter(metric) {
+		return -1
+	}
+	return 1
+}
+
+// value is the metric of key k as an absolute cell; set names the cells the
+// colour rule compares it with.
+func (b *builder) value(t *Table, k record.Key, metric string, f numFormat, set string) Cell {
+	t.keys = append(t.keys, k)
+	ac := b.c.Value(k, metric)
+	return Cell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, set: set, better: better(metric)}
+}
+
+// ratio is the metric of key k relative to the base.
+func (b *builder) ratio(t *Table, k record.Key, metric string, f numFormat) Cell {
+	t.keys = append(t.keys, k, b.c.BaseKey(k))
+	return ratioCell(b.c.Ratio(k, metric), f, k, metric)
+}
+
+func ratioCell(ac analysis.Cell, f numFormat, k record.Key, metric string) Cell {
+	return Cell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, better: better(metric), rel: true}
+}
+
+func (b *builder) rqps() []*Table {
+	others := b.c.Others()
+	if len(others) == 0 {
+		return nil
+	}
+	var out []*Table
+	for _, sc := range b.c.Scopes {
+		t := b.newTable(TableRQPS, "Relative QPS", sc)
+		t.Relative, t.pad, t.padIfWide = true, padNone, true
+		t.Preamble = append([]string{"Relative to: " + b.c.Base}, legend(others)...)
+		t.Header = colHeader(len(others))
+		t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
+			row := Row{Label: step}
+			for _, v := range others {
+				row.Cells = append(row.Cells, b.ratio(t, analysis.Key(sc, v, step), analysis.OpsPerSecond, fmtRatio))
+			}
+			return row
+		})
+		out = append(out, t)
+	}
+	return out
+}
+
+func (b *builder) qps() []*Table {
+	var out []*Table
+	for _, sc := range b.c.Scopes {
+		t := b.newTable(TableQPS, "QPS", sc)
+		t.pad, t.padIfWide = padNone, true
+		t.Preamble = legend(b.c.Versions)
+		t.Header = colHeader(len(b.c.Versions))
+		t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
+			row := Row{Label: step}
+			for _, v := range b.c.Versions {
+				row.Cells = append(row.Cells, b.value(t, analysis.Key(sc, v, step), analysis.OpsPerSecond, fmtQPS, "qps|"+sc.Host+"|"+strconv.Itoa(sc.Threads)+"|"+step))
+			}
+			return row
+		})
+		out = append(out, t)
+	}
+	return out
+}
+
+// threads is the per-thread-count layout: for each step, a block with the
+// QPS of each version at each thread count and its ratio to the base at the
+// lowest thread count, hosts as "- host" lines.
+func (b *builder) threads() []*Table {
+	if len(b.c.Threads) < 2 {
+		return nil
+	}
+	ths := append([]int(nil), b.c.Threads...)
+	sort.Ints(ths)
+	low := ths[0]
+	t := &Table{ID: TableThreads, Title: "QPS by thread count", pad: padNone, headerPerSection: true, sectionNames: true}
+	for _, th := range ths {
+		t.Header = append(t.Header, strconv.Itoa(th))
+	}
+	t.LabelHeader = "concurrency"
+	t.Header = append(t.Header, fmt.Sprintf("vs %s at %s", b.c.Base, plural(low, "thread")))
+	t.Trailing = 1
+	for _, step := range b.c.Steps {
+		sec := Section{Name: step}
+		for _, host := range b.c.Hosts {
+			var rows []Row
+			for _, v := range b.c.Versions {
+				has := false
+				for _, th := range ths {
+					has = has || b.c.Has(record.Key{Host: host, Version: v, Step: step, Threads: th})
+				}
+				if !has {
+					continue
+				}
+				row := Row{Label: v}
+				for _, th := range ths {
+					k := record.Key{Host: host, Version: v, Step: step, Threads: th}
+					row.Cells = append(row.Cells, b.value(t, k, analysis.OpsPerSecond, fmtInt, fmt.Sprintf("threads|%s|%s|%d", host, step, th)))
+				}
+				if v == b.c.Base {
+					row.Cells = append(row.Cells, Cell{Empty: true, Text: ""})
+				} else {
+					row.Cells = append(row.Cells, b.ratio(t, record.Key{Host: host, Version: v, Step: step, Threads: low}, analysis.OpsPerSecond, fmtRatio))
+				}
+				rows = append(rows, row)
+			}
+			if len(rows) == 0 {
+				continue
+			}
+			if host != "" || len(b.c.Hosts) > 1 {
+				sec.Rows = append(sec.Rows, Row{Label: "- " + host, Kind: RowHeading})
+			}
+			sec.Rows = append(sec.Rows, rows...)
+		}
+		if len(sec.Rows) > 0 {
+			t.Sections = append(t.Sections, sec)
+		}
+	}
+	return []*Table{t}
+}
+
+// average is the ratio layout with an average row, one block per thread
+// count, one table per host.
+func (b *builder) average() []*Table {
+	others := b.c.Others()
+	if len(others) == 0 {
+		return nil
+	}
+	ths := append([]int(nil), b.c.Threads...)
+	sort.Ints(ths)
+	var out []*Table
+	for _, host := range b.c.Hosts {
+		title := "QPS ratios with their average"
+		if host != "" {
+			title += " (host " + host + ")"
+		}
+		t := &Table{ID: TableAverage, Title: title, Host: host, Relative: true, pad: padFixed,
+			headerPerSection: true, sectionNames: true, sectionGap: true}
+		t.Preamble = []string{"QPS ratio:"}
+		for i, v := range others {
+			t.Preamble = append(t.Preamble, fmt.Sprintf("* col-%d = %s / %s", i+1, v, b.c.Base))
+		}
+		t.Header = colHeader(len(others))
+		for _, th := range ths {
+			sc := analysis.Scope{Host: host, Threads: th}
+			steps := b.stepsIn(sc, false)
+			if len(steps) == 0 {
+				continue
+			}
+			name := "threads unknown"
+			if th > 0 {
+				name = plural(th, "connection")
+			}
+			sec := Section{Name: name}
+			for _, step := range steps {
+				row := Row{Label: step}
+				for _, v := range others {
+					row.Cells = append(row.Cells, b.ratio(t, analysis.Key(sc, v, step), analysis.OpsPerSecond, fmtRatio3))
+				}
+				sec.Rows = append(sec.Rows, row)
+			}
+			avg := Row{Label: "average", Kind: RowAverage}
+			for i, v := range others {
+				var sum float64
+				n, skipped := 0, 0
+				running, partial := 1.0, false
+				for _, r := range sec.Rows {
+					c := r.Cells[i]
+					if !c.OK() || math.IsInf(c.Value, 0) {
+						skipped++
+						continue
+					}
+					sum += c.Value
+					n++
+					running = math.Min(running, c.Running)
+					partial = partial || c.Partial
+				}
+				ac := analysis.Stated(analysis.Missing)
+				if n > 0 {
+					ac = analysis.Val(sum / float64(n))
+					ac.Running, ac.Partial = running, partial
+				}
+				avg.Cells = append(avg.Cells, Cell{Cell: ac, Text: cellText(ac, fmtRatio3, textNone), Version: v, Step: "average", Metric: analysis.OpsPerSecond, rel: true, better: 1})
+				if skipped > 0 {
+					t.Notes = append(t.Notes, fmt.Sprintf("%s, col-%d: the average leaves out %s without a finite ratio", name, i+1, plural(skipped, "step")))
+				}
+			}
+			sec.Rows = append(sec.Rows, Row{Kind: RowRule}, avg)
+			t.Sections = append(t.Sections, sec)
+		}
+		t.Notes = append([]string{"average: arithmetic mean of the ratios above it, as published"}, t.Notes...)
+		out = append(out, t)
+	}
+	return out
+}
+
+const cpuioUnits = "o/s: operations per second; cpu/o: µs of CPU per operation; cs/o: context switches per operation; r/o: storage reads per operation; rKB/o, wKB/o: KB read and written per operation"
+
+func cpuioFormat(m string) numFormat {
+	if m == analysis.OpsPerSecond {
+		return fmtQPS
+	}
+	return fmtAbs
+}
+
+func (b *builder) cpuio() []*Table {
+	var out []*Table
+	for _, sc := range b.c.Scopes {
+		for _, v := range b.c.Versions {
+			t := b.newTable(TableCPUIO, "CPU and IO per operation: "+v, sc)
+			t.Version = v
+			t.Header = analysis.CPUIOMetrics
+			var steps []string
+			for _, s := range b.stepsIn(sc, false) {
+				if b.c.Has(analysis.Key(sc, v, s)) {
+					steps = append(steps, s)
+				}
+			}
+			t.Sections = b.sections(steps, func(step string) Row {
+				row := Row{Label: step}
+				for _, m := range analysis.CPUIOMetrics {
+					set := fmt.Sprintf("cpuio|%s|%d|%s|%s", sc.Host, sc.Threads, step, m)
+					row.Cells = append(row.Cells, b.value(t, analysis.Key(sc, v, step), m, cpuioFormat(m), set))
+				}
+				return row
+			})
+			t.Notes = []string{cpuioUnits}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (b *builder) cpuioRel() []*Table {
+	var out []*Table
+	for _, sc := range b.c.Scopes {
+		for _, v := range b.c.Others() {
+			t := b.newTable(TableCPUIORel, "CPU and IO per operation relative to the base: "+v, sc)
+			t.Version, t.Relative = v, true
+			t.Preamble = []string{"Relative to: " + b.c.Base, "Version: " + v}
+			t.Header = analysis.CPUIOMetrics
+			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
+				row := Row{Label: step}
+				for _, m := range analysis.CPUIOMetrics {
+					row.Cells = append(row.Cells, b.ratio(t, analysis.Key(sc, v, step), m, fmtRatio))
+				}
+				return row
+			})
+			t.Notes = []string{"each value is the version's divided by the base's; above 1 for o/s is faster, above 1 for the others is more work per operation"}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// metricTitle names a metric in a title.
+func metricTitle(m string) string {
+	switch {
+	case m == analysis.IPC:
+		return "IPC (instructions per cycle)"
+	case m == analysis.CPI:
+		return "CPI (cycles per instruction)"
+	case strings.HasPrefix(m, "MPKI(") && strings.HasSuffix(m, ")"):
+		return strings.TrimSuffix(strings.TrimPrefix(m, "MPKI("), ")") + " per 1,000 instructions (MPKI)"
+	case analysis.EventOf(m) == "task-clock" || analysis.EventOf(m) == "cpu-clock":
+		return analysis.EventOf(m) + " ns per operation"
+	case analysis.EventOf(m) != "":
+		return analysis.EventOf(m) + " per operation"
+	}
+	return m
+}
+
+func (b *builder) counters(rel bool) []*Table {
+	versions := b.c.Versions
+	id, suffix := TableCounters, ""
+	if rel {
+		versions, id, suffix = b.c.Others(), TableCountersRel, ", relative to the base"
+		if len(versions) == 0 {
+			return nil
+		}
+	}
+	var out []*Table
+	for _, sc := range b.c.Scopes {
+		for _, m := range b.c.CounterMetrics() {
+			if !b.c.HasMetric(sc, m) {
+				continue
+			}
+			t := b.newTable(id, metricTitle(m)+suffix, sc)
+			t.Relative = rel
+			t.Preamble = legend(versions)
+			if rel {
+				t.Preamble = append([]string{"Relative to: " + b.c.Base}, t.Preamble...)
+			}
+			t.Header = colHeader(len(versions))
+			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
+				row := Row{Label: step}
+				for _, v := range versions {
+					k := analysis.Key(sc, v, step)
+					if rel {
+						row.Cells = append(row.Cells, b.ratio(t, k, m, fmtRatio))
+					} else {
+						row.Cells = append(row.Cells, b.value(t, k, m, fmtAbs, fmt.Sprintf("counters|%s|%d|%s|%s", sc.Host, sc.Threads, m, step)))
+					}
+				}
+				return row
+			})
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (b *builder) legacy() []*Table {
+	others := b.c.Others()
+	if len(others) == 0 {
+		return nil
+	}
+	var out []*Table
+	for _, sc := range b.c.Scopes {
+		for _, e := range b.c.Events() {
+			if !b.c.HasMetric(sc, analysis.PerOpName(e)) {
+				continue
+			}
+			t := b.newTable(TableLegacy, e+": legacy normalization", sc)
+			t.Relative = true
+			t.Preamble = append([]string{"Relative to: " + b.c.Base}, legend(others)...)
+			t.Header = colHeader(len(others))
+			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
+				row := Row{Label: step}
+				for _, v := range others {
+					k := analysis.Key(sc, v, step)
+					t.keys = append(t.keys, k, b.c.BaseKey(k))
+					row.Cells = append(row.Cells, ratioCell(b.c.LegacyRatio(k, e), fmtRatio, k, analysis.PerOpName(e)))
+				}
+				return row
+			})
+			t.Notes = []string{"legacy normalization, for comparison with earlier posts: (count_v / count_base) / (QPS_v / QPS_base) with counts as rates over the counter window and QPS over the whole step as the load generator reports it; the counters-rel tables divide by the operations of the counter window instead"}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// shareCell is an attribution share, carrying the state, running fraction
+// and partial mark of the ratios it comes from.
+func shareCell(v float64, k record.Key, metric string, from ...analysis.Cell) Cell {
+	ac := analysis.Val(v)
+	for _, f := range from {
+		if !f.OK() {
+			ac = analysis.Stated(f.State)
+			break
+		}
+		ac.Running = math.Min(ac.Running, f.Running)
+		ac.Partial = ac.Partial || f.Partial
+	}
+	if ac.OK() && (math.IsNaN(v) || math.IsInf(v, 0)) {
+		ac = analysis.Stated(analysis.Missing)
+	}
+	return Cell{Cell: ac, Text: cellText(ac, fmtShare, textNone), Version: k.Version, Step: k.Step, Metric: metric}
+}
+
+func (b *builder) attribution() []*Table {
+	var out []*Table
+	for _, sc := range b.c.Scopes {
+		for _, v := range b.c.Others() {
+			t := b.newTable(TableAttribution, "Where the throughput change comes from: "+v, sc)
+			t.Version = v
+			t.Preamble = []string{"Relative to: " + b.c.Base, "Version: " + v}
+			t.Header = []string{"rQPS", "r(cpu/o)", "r(instr/o)", "r(CPI)", "code", "memory", "rest", "wait", "verdict"}
+			var steps []string
+			for _, s := range b.stepsIn(sc, false) {
+				if b.c.Has(analysis.Key(sc, v, s)) {
+					steps = append(steps, s)
+				}
+			}
+			t.Sections = b.sections(steps, func(step string) Row {
+				k := analysis.Key(sc, v, step)
+				t.keys = append(t.keys, k, b.c.BaseKey(k))
+				a := b.c.Attribute(k)
+				row := Row{Label: step}
+				row.Cells = append(row.Cells,
+					ratioCell(a.RQPS, fmtRatio, k, analysis.OpsPerSecond),
+					ratioCell(a.RCPU, fmtRatio, k, analysis.CPUPerOp),
+					ratioCell(a.RInstructions, fmtRatio, k, analysis.PerOpName("instructions")),
+					ratioCell(a.RCPI, fmtRatio, k, analysis.CPI),
+					shareCell(a.Code, k, "share:code", a.RQPS, a.RInstructions),
+					shareCell(a.Memory, k, "share:memory", a.RQPS, a.RCPI),
+					shareCell(a.Rest, k, "share:rest", a.RQPS, a.RInstructions, a.RCPI),
+					shareCell(a.Wait, k, "share:wait", a.RQPS, a.RCPU),
+					Cell{Cell: analysis.Stated(analysis.Missing), Text: string(a.Verdict), Version: v, Step: step, Metric: "verdict", word: true},
+				)
+				return row
+			})
+			t.Notes = []string{
+				"ln(1/rQPS) = ln r(instr/o) + ln r(CPI) + ln r(rest); code, memory and rest are each term's share of ln(1/rQPS); wait is the share not explained by CPU per operation, 1 − ln r(cpu/o) / ln(1/rQPS)",
+				fmt.Sprintf("verdict: none when rQPS is within %.2f–%.3f or not significantly different; code, memory or wait when that share is the largest and at least %.0f%%; cpu when only CPU per operation was measured and explains at least %.0f%%; mixed otherwise", math.Exp(-analysis.NoChange), math.Exp(analysis.NoChange), 100*analysis.Dominant, 100*analysis.Dominant),
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (b *builder) correlation() []*Table {
+	var out []*Table
+	metrics := append(append([]string(nil), b.c.CounterMetrics()...), analysis.CPUIOMetrics[1:]...)
+	for _, sc := range b.c.Scopes {
+		for _, v := range b.c.Others() {
+			t := b.newTable(TableCorrelation, "Counters ranked by how their ratio tracks 1/rQPS: "+v, sc)
+			t.Version = v
+			t.Header = []string{"rho", "steps"}
+			t.LabelHeader = "metric"
+			sec := Section{}
+			var mux []string
+			for _, cr := range b.c.Correlate(sc, v, metrics) {
+				if cr.N == 0 {
+					continue
+				}
+				rho := analysis.Val(cr.Rho)
+				if math.IsNaN(cr.Rho) {
+					rho = analysis.Stated(analysis.Missing)
+				}
+				if cr.Multiplexed {
+					mux = append(mux, cr.Metric)
+				}
+				n := analysis.Val(float64(cr.N))
+				sec.Rows = append(sec.Rows, Row{Label: cr.Metric, Cells: []Cell{
+					{Cell: rho, Text: cellText(rho, fmtRatio, textNone), Version: v, Metric: "rho:" + cr.Metric},
+					{Cell: n, Text: cellText(n, fmtInt, textNone), Version: v, Metric: "steps:" + cr.Metric},
+				}})
+			}
+			for _, s := range b.stepsIn(sc, false) {
+				k := analysis.Key(sc, v, s)
+				t.keys = append(t.keys, k, b.c.BaseKey(k))
+			}
+			t.Sections = []Section{sec}
+			t.Notes = []string{"rho: Spearman rank correlation, across the steps of this version, of the metric's ratio to the base with 1/rQPS; near 1 the metric grows where throughput drops; \"-\" with fewer than 3 steps or a constant ratio"}
+			if len(mux) > 0 {
+				t.Notes = append(t.Notes, "some ratios behind these used multiplexed counters: "+strings.Join(mux, ", "))
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (b *builder) roles() []*Table {
+	var out []*Table
+	for _, sc := range b.c.Scopes {
+		for _, step := range b.stepsIn(sc, false) {
+			for _, v := range b.c.Versions {
+				k := analysis.Key(sc, v, step)
+				s := b.c.Sample(k)
+				if s == nil {
+					continue
+				}
+				var roles, events []string
+				seenR, seenE := map[string]bool{}, map[string]bool{}
+				for _, r := range s.Records {
+					for _, role := range r.Roles {
+						if !seenR[role.Name] {
+							seenR[role.Name] = true
+							roles = append(roles, role.Name)
+						}
+						for _, c := range role.Counters {
+							if !seenE[c.Event] {
+								seenE[c.Event] = true
+								events = append(events, c.Event)
+							}
+						}
+					}
+				}
+				if len(roles) == 0 {
+					continue
+				}
+				t := b.newTable(TableRoles, "Share of each counter by thread role: "+v+" "+step, sc)
+				t.Version, t.Step = v, step
+				t.Header = append([]string{"threads"}, events...)
+				t.LabelHeader = "role"
+				sec := Section{}
+				for _, role := range roles {
+					row := Row{Label: role}
+					row.Cells = append(row.Cells, b.value(t, k, analysis.RoleMetric(role, "threads"), fmtInt, ""))
+					for _, e := range events {
+						row.Cells = append(row.Cells, b.value(t, k, analysis.RoleMetric(role, e), func(x float64) string { return fmtPct(100 * x) }, ""))
+					}
+					sec.Rows = append(sec.Rows, row)
+				}
+				t.Sections = []Section{sec}
+				t.Notes = []string{"each counter's share of the server's total by thread role; unattributed: threads that came and went between reads, counted through inheritance"}
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// insertThroughputMetric is queries/s for steps that ran queries, else
+// inserts/s.
+func (b *builder) insertThroughputMetric(sc analysis.Scope, step string) string {
+	for _, v := range b.c.Versions {
+		if s := b.c.Sample(analysis.Key(sc, v, step)); s != nil {
+			for _, r := range s.Records {
+				if r.Insert != nil && r.Insert.Queries > 0 {
+					return "qps"
+				}
+			}
+		}
+	}
+	return "ips"
+}
+
+func (b *builder) insertVersions(sc analysis.Scope, steps []string) []string {
+	var out []string
+	for _, v := range b.c.Versions {
+		for _, s := range steps {
+			if b.c.Has(analysis.Key(sc, v, s)) {
+				out = append(out, v)
+				break
+			}
+		}
+	}
+	return out
+}
+
+func (b *builder) insert(rel bool) []*Table {
+	var out []*Table
+	for _, sc := range b.c.Scopes {
+		steps := b.stepsIn(sc, true)
+		if len(steps) == 0 {
+			continue
+		}
+		title, id := "Insert benchmark: throughput", TableInsert
+		if rel {
+			title, id = "Insert benchmark: throughput relative to the base", TableInsertRel
+		}
+		t := b.newTable(id, title, sc)
+		t.Relative = rel
+		if rel {
+			t.Preamble = []string{"Relative to: " + b.c.Base}
+		}
+		t.Header = steps
+		t.LabelHeader = "dbms"
+		sec := Section{}
+		for _, v := range b.insertVersions(sc, steps) {
+			row := Row{Label: v}
+			for _, s := range steps {
+				m := b.insertThroughputMetric(sc, s)
+				k := analysis.Key(sc, v, s)
+				switch {
+				case !rel:
+					row.Cells = append(row.Cells, b.value(t, k, m, fmtInt, "insert|"+sc.Host+"|"+strconv.Itoa(sc.Threads)+"|"+s))
+				case v == b.c.Base:
+					t.keys = append(t.keys, k)
+					base := b.c.Value(k, m)
+					one := analysis.Ratio(base, base)
+					row.Cells = append(row.Cells, ratioCell(one, fmtRatio, k, m))
+				default:
+					row.Cells = append(row.Cells, b.ratio(t, k, m, fmtRatio))
+				}
+			}
+			sec.Rows = append(sec.Rows, row)
+		}
+		t.Sections = []Section{sec}
+		t.Notes = []string{"inserts/s for load steps (l.*; rows indexed/s for index creation), queries/s for steps that run queries"}
+		out = append(out, t)
+	}
+	return out
+}
+
+// insertColumnFormat is the format of each column of the insert-benchmark
+// metrics line.
+var insertColumnFormat = map[string]numFormat{
+	"ips": fmtInt, "qps": fmtInt, "rps": fmtInt, "rmbps": fixed(1), "wps": fixed(1), "wmbps": fixed(1),
+	"rpq": fixed(3), "rkbpq": fixed(3), "wpi": fixed(3), "wkbpi": fixed(3), "csps": fmtInt, "cpups": fixed(1),
+	"cspq": fixed(3), "cpupq": fmtInt, "dbgb1": fixed(1), "dbgb2": fixed(1), "rss": fixed(1), "maxop": fixed(3),
+	"p50": fmtInt, "p99": fmtInt,
+}
+
+func (b *builder) insertLine() []*Table {
+	var out []*Table
+	for _, sc := range b.c.Scopes {
+		for _, step := range b.stepsIn(sc, true) {
+			t := b.newTable(TableInsertLine, "Insert benchmark metrics: "+step, sc)
+			t.Step, t.pad = step, padNone
+			t.Header = analysis.InsertColumns
+			t.LabelHeader = "tag"
+			sec := Section{}
+			for _, v := range b.insertVersions(sc, []string{step}) {
+				k := analysis.Key(sc, v, step)
+				row := Row{Label: v}
+				for _, m := range analysis.InsertColumns {
+					c := b.value(t, k, m, insertColumnFormat[m], "")
+					if c.State == analysis.Missing {
+						c.Text = "NA"
+					}
+					row.Cells = append(row.Cells, c)
+				}
+				sec.Rows = append(sec.Rows, row)
+			}
+			t.Sections = []Section{sec}
+			t.Notes = []string{"ips, qps: inserts and queries per second; rps, wps: storage reads and writes per second; rmbps, wmbps: MB/s read and written; rpq, rkbpq: reads and KB read per operation (per query when the step runs queries, else per insert); wpi, wkbpi: writes and KB written per insert; csps, cspq: context switches per second and per operation; cpups: server CPU as % of all CPUs; cpupq: µs of server CPU per operation; dbgb1, dbgb2: database and data-directory size, GB; rss: server RSS, GB; maxop: slowest operation, s; p50, p99: per-interval rates; NA: not recorded"}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (b *builder) insertHist() []*Table {
+	var out []*Table
+	for _, sc := range b.c.Scopes {
+		for _, step := range b.stepsIn(sc, true) {
+			op := "Insert"
+			if b.insertThroughputMetric(sc, step) == "qps" {
+				op = "Query"
+			}
+			t := b.newTable(TableInsertHist, op+" response time histogram: "+step, sc)
+			t.Step, t.pad = step, padNone
+			for _, bk := range analysis.HistogramBuckets {
+				t.Header = append(t.Header, bk.Name)
+			}
+			t.Header = append(t.Header, "max")
+			t.LabelHeader = "tag"
+			sec := Section{}
+			for _, v := range b.insertVersions(sc, []string{step}) {
+				k := analysis.Key(sc, v, step)
+				row := Row{Label: v}
+				for _, bk := range analysis.HistogramBuckets {
+					c := b.value(t, k, analysis.HistogramMetric(bk.Name), fmtHist, "")
+					c.better = 0
+					row.Cells = append(row.Cells, c)
+				}
+				row.Cells = append(row.Cells, b.value(t, k, "maxop", fixed(3), "hist-max|"+sc.Host+"|"+strconv.Itoa(sc.Threads)+"|"+step))
+				sec.Rows = append(sec.Rows, row)
+			}
+			t.Sections = []Section{sec}
+			t.Notes = []string{"each cell is the percentage of operations that took at most the column's time and more than the previous column's; gt: more than 16 s; nonzero: more than 0 but less than 0.0005%; max: slowest operation, s"}
+			out = append(out, t)
+		}
+	}
+	return out
+}

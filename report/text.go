@@ -1,0 +1,180 @@
+package report
+
+import (
+	"bufio"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// Text writes the report as plain text, each table in the layout of the
+// published posts: a title, the "Relative to: <base>" and "col-N : <version>"
+// lines, a header, then rows of values followed by the row label; notes
+// after the table.
+func Text(w io.Writer, rep *Report) error {
+	bw := bufio.NewWriter(w)
+	for i, t := range rep.Tables {
+		if i > 0 {
+			bw.WriteString("\n")
+		}
+		writeTextTable(bw, t)
+	}
+	if len(rep.Warnings) > 0 {
+		if len(rep.Tables) > 0 {
+			bw.WriteString("\n")
+		}
+		bw.WriteString("Warnings:\n")
+		for _, w := range rep.Warnings {
+			bw.WriteString("- " + w + "\n")
+		}
+	}
+	return bw.Flush()
+}
+
+func width(s string) int { return utf8.RuneCountInString(s) }
+
+// textColumns returns the width of each value column and of the label
+// column for the padded layouts.
+func textColumns(t *Table) (cols []int, label int) {
+	cols = make([]int, len(t.Header))
+	for i, h := range t.Header {
+		cols[i] = width(h)
+	}
+	label = width(t.LabelHeader)
+	for _, s := range t.Sections {
+		for _, r := range s.Rows {
+			if r.Kind == RowHeading {
+				continue
+			}
+			label = max(label, width(r.Label))
+			for i, c := range r.Cells {
+				if i < len(cols) {
+					cols[i] = max(cols[i], width(c.Text))
+				}
+			}
+		}
+	}
+	return cols, label
+}
+
+// textLine lays out value fields and the label: the first len(fields) −
+// trailing values, the label, then the trailing values.
+func textLine(t *Table, fields []string, skip []bool, label string, cols []int, labelW int) string {
+	n := len(fields) - t.Trailing
+	var parts []string
+	var widths []int
+	for i := 0; i < n; i++ {
+		if t.pad == padNone && skip[i] {
+			continue
+		}
+		parts = append(parts, fields[i])
+		widths = append(widths, colWidth(t, cols, i))
+	}
+	if label != "" || (t.Trailing > 0 && t.pad != padNone) {
+		parts = append(parts, label)
+		widths = append(widths, labelW)
+	}
+	for i := n; i < len(fields); i++ {
+		if t.pad == padNone && skip[i] {
+			continue
+		}
+		parts = append(parts, fields[i])
+		widths = append(widths, colWidth(t, cols, i))
+	}
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 && t.pad != padFixed {
+			b.WriteByte(' ')
+		}
+		b.WriteString(p)
+		if t.pad == padNone || i == len(parts)-1 {
+			continue
+		}
+		pad := widths[i] - width(p)
+		if t.pad == padFixed {
+			pad = max(1, 8-width(p))
+		}
+		b.WriteString(strings.Repeat(" ", max(0, pad)))
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+// wideCells reports whether a cell is wider than its column's header: the
+// published layout separates values by one space, which only lines up when
+// every value fits under its header.
+func wideCells(t *Table) bool {
+	for _, s := range t.Sections {
+		for _, r := range s.Rows {
+			for i, c := range r.Cells {
+				if i < len(t.Header) && width(c.Text) > width(t.Header[i]) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func colWidth(t *Table, cols []int, i int) int {
+	if i < len(cols) {
+		return cols[i]
+	}
+	return 0
+}
+
+func writeTextTable(w *bufio.Writer, t *Table) {
+	if t.pad == padNone && t.padIfWide && wideCells(t) {
+		tt := *t
+		tt.pad = padAuto
+		t = &tt
+	}
+	w.WriteString(t.Title + "\n\n")
+	for _, p := range t.Preamble {
+		w.WriteString(p + "\n")
+	}
+	if len(t.Preamble) > 0 {
+		w.WriteString("\n")
+	}
+	cols, labelW := textColumns(t)
+	noSkip := make([]bool, len(t.Header))
+	header := textLine(t, t.Header, noSkip, t.LabelHeader, cols, labelW)
+	if !t.headerPerSection {
+		w.WriteString(header + "\n")
+	}
+	for si, s := range t.Sections {
+		if t.sectionGap && si > 0 {
+			w.WriteString("\n")
+		}
+		if t.sectionNames && s.Name != "" {
+			w.WriteString(s.Name + "\n")
+		}
+		if t.headerPerSection {
+			w.WriteString(header + "\n")
+		}
+		for _, r := range s.Rows {
+			switch r.Kind {
+			case RowHeading:
+				w.WriteString(r.Label + "\n")
+			case RowRule:
+				fields := make([]string, len(t.Header))
+				for i := range fields {
+					fields[i] = "-----"
+				}
+				w.WriteString(textLine(t, fields, noSkip, "", cols, labelW) + "\n")
+			default:
+				fields := make([]string, len(r.Cells))
+				skip := make([]bool, len(r.Cells))
+				for i, c := range r.Cells {
+					fields[i], skip[i] = c.Text, c.Empty
+				}
+				w.WriteString(textLine(t, fields, skip, r.Label, cols, labelW) + "\n")
+			}
+		}
+	}
+	if len(t.Notes) > 0 {
+		w.WriteString("\nNotes:\n")
+		for _, n := range t.Notes {
+			w.WriteString("- " + n + "\n")
+		}
+	}
+}
