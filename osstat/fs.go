@@ -1,0 +1,389 @@
+package osstat
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Sentinels callers can branch on.
+var (
+	// ErrProcessGone: the process does not exist (any more).
+	ErrProcessGone = errors.New("process not found")
+	// ErrNoBlockDevice: the folder is on a file system without a block
+	// device (tmpfs, overlay, NFS...), so there are no disk stats for it.
+	ErrNoBlockDevice = errors.New("no block device")
+	// ErrNotSupported: the operation needs Linux.
+	ErrNotSupported = errors.New("not supported on this system")
+)
+
+// FS reads /proc and /sys under Root: "/" (or "") for the running system,
+// a fixture folder in tests.
+type FS struct {
+	Root string
+	// Ticks is the clock tick rate of /proc's CPU times (USER_HZ); zero
+	// means the running system's (ClockTicks).
+	Ticks float64
+}
+
+func (f FS) path(parts ...string) string {
+	root := f.Root
+	if root == "" {
+		root = "/"
+	}
+	return filepath.Join(append([]string{root}, parts...)...)
+}
+
+func (f FS) ticks() float64 {
+	if f.Ticks > 0 {
+		return f.Ticks
+	}
+	return ClockTicks()
+}
+
+// Thread is one thread's CPU time and context switches.
+type Thread struct {
+	TID       int
+	StartTime uint64 // clock ticks after boot: tells a reused TID apart
+	UTime     uint64 // clock ticks
+	STime     uint64
+	// Voluntary and Involuntary are the thread's context switches.
+	Voluntary   uint64
+	Involuntary uint64
+}
+
+// Process is one reading of a process and its threads.
+type Process struct {
+	// Stat is /proc/PID/stat: its CPU times include exited threads.
+	Stat ProcStat
+	// Status is /proc/PID/status (RSS; its context switches are the main
+	// thread's only).
+	Status Status
+	// IO is /proc/PID/io, nil when it could not be read (IOErr says why:
+	// reading another user's io needs root or CAP_SYS_PTRACE).
+	IO    *IO
+	IOErr error
+	// Threads are the live threads, by TID.
+	Threads []Thread
+	// Vanished counts threads listed under task/ that exited before they
+	// could be read.
+	Vanished int
+}
+
+// readFile reads a /proc file, turning "no such process" into
+// ErrProcessGone.
+func (f FS) readProc(pid int, parts ...string) ([]byte, error) {
+	p := f.path(append([]string{"proc", strconv.Itoa(pid)}, parts...)...)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errESRCH) {
+			return nil, fmt.Errorf("read %s: %w (pid %d)", p, ErrProcessGone, pid)
+		}
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	return b, nil
+}
+
+// ReadProcess reads process pid and all its threads.
+func (f FS) ReadProcess(pid int) (*Process, error) {
+	b, err := f.readProc(pid, "stat")
+	if err != nil {
+		return nil, err
+	}
+	var p Process
+	if p.Stat, err = ParseProcStat(b); err != nil {
+		return nil, fmt.Errorf("pid %d stat: %w", pid, err)
+	}
+	if b, err = f.readProc(pid, "status"); err != nil {
+		return nil, err
+	}
+	if p.Status, err = ParseStatus(b); err != nil {
+		return nil, fmt.Errorf("pid %d status: %w", pid, err)
+	}
+	if b, err = f.readProc(pid, "io"); err != nil {
+		if errors.Is(err, ErrProcessGone) {
+			return nil, err
+		}
+		p.IOErr = err
+	} else {
+		io, err := ParseIO(b)
+		if err != nil {
+			return nil, fmt.Errorf("pid %d io: %w", pid, err)
+		}
+		p.IO = &io
+	}
+
+	taskDir := f.path("proc", strconv.Itoa(pid), "task")
+	entries, err := os.ReadDir(taskDir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errESRCH) {
+			return nil, fmt.Errorf("list %s: %w (pid %d)", taskDir, ErrProcessGone, pid)
+		}
+		return nil, fmt.Errorf("list %s: %w", taskDir, err)
+	}
+	for _, e := range entries {
+		tid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		t, err := f.readThread(pid, tid)
+		if errors.Is(err, ErrProcessGone) {
+			p.Vanished++
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		p.Threads = append(p.Threads, t)
+	}
+	sort.Slice(p.Threads, func(i, j int) bool { return p.Threads[i].TID < p.Threads[j].TID })
+	return &p, nil
+}
+
+func (f FS) readThread(pid, tid int) (Thread, error) {
+	t := Thread{TID: tid}
+	b, err := f.readProc(pid, "task", strconv.Itoa(tid), "stat")
+	if err != nil {
+		return t, err
+	}
+	st, err := ParseProcStat(b)
+	if err != nil {
+		return t, fmt.Errorf("pid %d thread %d stat: %w", pid, tid, err)
+	}
+	if b, err = f.readProc(pid, "task", strconv.Itoa(tid), "status"); err != nil {
+		return t, err
+	}
+	status, err := ParseStatus(b)
+	if err != nil {
+		return t, fmt.Errorf("pid %d thread %d status: %w", pid, tid, err)
+	}
+	if !status.HasCtxt {
+		return t, fmt.Errorf("pid %d thread %d status: %w: no context switch counts", pid, tid, ErrFormat)
+	}
+	t.StartTime, t.UTime, t.STime = st.StartTime, st.UTime, st.STime
+	t.Voluntary, t.Involuntary = status.Voluntary, status.Involuntary
+	return t, nil
+}
+
+// ReadHostCPU reads the host's CPU times from /proc/stat.
+func (f FS) ReadHostCPU() (HostCPU, error) {
+	p := f.path("proc", "stat")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return HostCPU{}, fmt.Errorf("read %s: %w", p, err)
+	}
+	c, err := ParseHostCPU(b)
+	if err != nil {
+		return c, fmt.Errorf("%s: %w", p, err)
+	}
+	return c, nil
+}
+
+// ReadDiskstats reads /proc/diskstats.
+func (f FS) ReadDiskstats() ([]DiskStats, error) {
+	p := f.path("proc", "diskstats")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	d, err := ParseDiskstats(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return d, nil
+}
+
+// ReadDisk reads the diskstats line of the device named name.
+func (f FS) ReadDisk(name string) (DiskStats, error) {
+	all, err := f.ReadDiskstats()
+	if err != nil {
+		return DiskStats{}, err
+	}
+	for _, d := range all {
+		if d.Name == name {
+			return d, nil
+		}
+	}
+	return DiskStats{}, fmt.Errorf("block device %s is not in %s: %w", name, f.path("proc", "diskstats"), ErrNoBlockDevice)
+}
+
+// ReadMounts reads the mount table (/proc/self/mountinfo).
+func (f FS) ReadMounts() ([]Mount, error) {
+	p := f.path("proc", "self", "mountinfo")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	m, err := ParseMountinfo(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return m, nil
+}
+
+// Device is the block device holding a folder.
+type Device struct {
+	Major, Minor uint32
+	// Name is the device's name in /proc/diskstats ("vda", "sda2", "dm-1"):
+	// its stats are the ones perfbench reports.
+	Name string
+	// Partition is true for a partition; Disk is then the whole disk
+	// ("sda"), else Name.
+	Partition bool
+	Disk      string
+	// Mapper is the device-mapper name ("vg0-data") of a dm device, and
+	// Slaves the devices it (or an md array) is built on.
+	Mapper string
+	Slaves []string
+	// FSType and Source are set when the folder's file system has no device
+	// number of its own (btrfs) and the device was found through the mount
+	// table.
+	FSType string
+	Source string
+}
+
+// String describes the device for provenance and warnings:
+// "sda2 (partition of sda)", "dm-1 (vg0-data on sda2)".
+func (d Device) String() string {
+	switch {
+	case d.Partition:
+		return fmt.Sprintf("%s (partition of %s)", d.Name, d.Disk)
+	case d.Mapper != "" && len(d.Slaves) > 0:
+		return fmt.Sprintf("%s (%s on %s)", d.Name, d.Mapper, strings.Join(d.Slaves, ", "))
+	case d.Mapper != "":
+		return fmt.Sprintf("%s (%s)", d.Name, d.Mapper)
+	case len(d.Slaves) > 0:
+		return fmt.Sprintf("%s (on %s)", d.Name, strings.Join(d.Slaves, ", "))
+	}
+	return d.Name
+}
+
+// BlockDevice resolves a device number (a folder's st_dev) to its block
+// device through /sys/dev/block/MAJOR:MINOR and /proc/diskstats. Device
+// numbers with major 0 (btrfs, overlay, tmpfs) are looked up in the mount
+// table: a mount whose source is a /dev path resolves to that device, any
+// other returns ErrNoBlockDevice.
+func (f FS) BlockDevice(major, minor uint32) (Device, error) {
+	if major == 0 {
+		return f.deviceFromMount(major, minor)
+	}
+	d := Device{Major: major, Minor: minor}
+	num := fmt.Sprintf("%d:%d", major, minor)
+	link := f.path("sys", "dev", "block", num)
+	dir, err := filepath.EvalSymlinks(link)
+	if err != nil {
+		return d, fmt.Errorf("resolve block device %s (%s): %w", num, link, ErrNoBlockDevice)
+	}
+	stats, err := f.ReadDiskstats()
+	if err != nil {
+		return d, err
+	}
+	for _, s := range stats {
+		if s.Major == major && s.Minor == minor {
+			d.Name = s.Name
+		}
+	}
+	if d.Name == "" {
+		return d, fmt.Errorf("block device %s (%s) has no line in %s: %w", num, filepath.Base(dir), f.path("proc", "diskstats"), ErrNoBlockDevice)
+	}
+	d.Disk = d.Name
+	if _, err := os.Stat(filepath.Join(dir, "partition")); err == nil {
+		d.Partition = true
+		d.Disk = diskName(filepath.Dir(dir))
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "dm", "name")); err == nil {
+		d.Mapper = strings.TrimSpace(string(b))
+	}
+	if entries, err := os.ReadDir(filepath.Join(dir, "slaves")); err == nil {
+		for _, e := range entries {
+			if !strings.HasPrefix(e.Name(), ".") {
+				d.Slaves = append(d.Slaves, e.Name())
+			}
+		}
+	}
+	return d, nil
+}
+
+// diskName returns a sysfs block device folder's kernel name: DEVNAME from
+// its uevent, else the folder name (sysfs writes '/' in names as '!').
+func diskName(dir string) string {
+	if b, err := os.ReadFile(filepath.Join(dir, "uevent")); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "DEVNAME="); ok {
+				return v
+			}
+		}
+	}
+	return strings.ReplaceAll(filepath.Base(dir), "!", "/")
+}
+
+// deviceFromMount finds the block device of a mount with an anonymous device
+// number through its source.
+func (f FS) deviceFromMount(major, minor uint32) (Device, error) {
+	num := fmt.Sprintf("%d:%d", major, minor)
+	mounts, err := f.ReadMounts()
+	if err != nil {
+		return Device{}, err
+	}
+	for _, m := range mounts {
+		if m.Major != major || m.Minor != minor {
+			continue
+		}
+		name, ok := strings.CutPrefix(m.Source, "/dev/")
+		if !ok {
+			return Device{}, fmt.Errorf("%s (device %s, %s from %q) has no block device: %w: disk stats are not available",
+				m.MountPoint, num, m.FSType, m.Source, ErrNoBlockDevice)
+		}
+		if mapper, ok := strings.CutPrefix(name, "mapper/"); ok {
+			name, err = f.mapperDevice(mapper)
+			if err != nil {
+				return Device{}, err
+			}
+		}
+		stats, err := f.ReadDiskstats()
+		if err != nil {
+			return Device{}, err
+		}
+		for _, s := range stats {
+			if s.Name == name {
+				d, err := f.BlockDevice(s.Major, s.Minor)
+				d.FSType, d.Source = m.FSType, m.Source
+				return d, err
+			}
+		}
+		return Device{}, fmt.Errorf("%s (device %s) is on %s, which is not in %s: %w",
+			m.MountPoint, num, m.Source, f.path("proc", "diskstats"), ErrNoBlockDevice)
+	}
+	return Device{}, fmt.Errorf("device %s is not in the mount table: %w", num, ErrNoBlockDevice)
+}
+
+// mapperDevice returns the dm-N name of a device-mapper name.
+func (f FS) mapperDevice(mapper string) (string, error) {
+	dirs, _ := filepath.Glob(f.path("sys", "block", "dm-*"))
+	for _, d := range dirs {
+		b, err := os.ReadFile(filepath.Join(d, "dm", "name"))
+		if err == nil && strings.TrimSpace(string(b)) == mapper {
+			return filepath.Base(d), nil
+		}
+	}
+	return "", fmt.Errorf("device-mapper device %s is not under %s: %w", mapper, f.path("sys", "block"), ErrNoBlockDevice)
+}
+
+// DeviceOf returns the block device holding path, a path of the running
+// system (it is not taken under Root; the device is resolved under Root).
+func (f FS) DeviceOf(path string) (Device, error) {
+	major, minor, err := statDev(path)
+	if err != nil {
+		return Device{}, fmt.Errorf("find the device of %s: %w", path, err)
+	}
+	d, err := f.BlockDevice(major, minor)
+	if err != nil {
+		return d, fmt.Errorf("find the device of %s: %w", path, err)
+	}
+	return d, nil
+}

@@ -1,0 +1,15 @@
+//go:build !linux
+
+package osstat
+
+import "errors"
+
+// errESRCH never matches outside Linux.
+var errESRCH = errors.New("no such process")
+
+func statDev(path string) (major, minor uint32, err error) {
+	return 0, 0, ErrNotSupported
+}
+
+// ClockTicks returns 100, the USER_HZ of Linux on every common architecture.
+func ClockTicks() float64 { return 100 }
