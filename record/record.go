@@ -149,6 +149,9 @@ type Counter struct {
 	// Unit is the event's unit when it has one ("msec" for task-clock as
 	// perf prints it is not used: clocks are in ns).
 	Unit string `json:"unit,omitempty"`
+	// Scale multiplies Value into Unit for PMU events whose sysfs alias
+	// has a scale (energy counters: Joules per count); absent means 1.
+	Scale float64 `json:"scale,omitempty"`
 	// PerOp is Value / Ops.Count, present only when both are measured.
 	PerOp *float64 `json:"per_op,omitempty"`
 }

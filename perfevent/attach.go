@@ -1,0 +1,788 @@
+package perfevent
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Errors of Attach that callers branch on with errors.Is (ErrPermission, in
+// event.go, is shared with the catalogue's probe). The errors wrapping them
+// also wrap the errno and say what to do.
+var (
+	// ErrNoProcess: the pid does not exist, or the process exited while
+	// its counters were being opened.
+	ErrNoProcess = errors.New("no such process")
+	// ErrTooManyFiles: the process ran out of file descriptors (EMFILE or
+	// ENFILE): one is needed per thread per event.
+	ErrTooManyFiles = errors.New("too many open files")
+)
+
+// Options tune Attach. The zero value counts every thread of the process with
+// inheritance, groups sized to DefaultBudget, using the real /proc and /sys.
+type Options struct {
+	// Groups are the user's {...} groups: indices in the events given to
+	// Attach of events to open as one group.
+	Groups [][]int
+	// Budgets is the number of events one group may hold on a PMU, by PMU
+	// name ("cpu", "cpu_core", ...). PMUs not listed get DefaultBudget;
+	// software PMUs need none. BudgetsFrom fills it from the catalogue.
+	Budgets map[string]int
+	// Cgroup counts with one event per online CPU filtered by the process's
+	// cgroup (v2) instead of one per thread: a fixed number of descriptors
+	// however many threads the server has, no thread coverage question, but
+	// it counts every process in that cgroup and needs CPU-wide counting
+	// rights (perf_event_paranoid <= 0, root or CAP_PERFMON).
+	Cgroup bool
+	// CgroupDir, with Cgroup, is the cgroup directory to count (absolute
+	// path under the cgroup2 mount) instead of the process's own.
+	CgroupDir string
+	// System, when set, is the catalogue's view of this machine: the
+	// budgets of its core PMUs (unless Budgets is set) and its explanations
+	// of why an event does not open.
+	System *System
+	// Root is the directory proc and sys are read under; empty means "/".
+	// Tests point it at fixtures.
+	Root string
+	// Workers is how many goroutines open, read and close counters at
+	// once; 0 means GOMAXPROCS.
+	Workers int
+
+	sys sysCalls // nil means the running kernel
+}
+
+// BudgetsFrom returns, for Options.Budgets, the number of general-purpose
+// counters of each core PMU of sys whose budget is known.
+func BudgetsFrom(sys *System) map[string]int {
+	out := map[string]int{}
+	for _, p := range sys.CorePMUs() {
+		if p.Counters.Known && p.Counters.Generic > 0 {
+			out[p.Name] = p.Counters.Generic
+		}
+	}
+	return out
+}
+
+// Coverage says which threads of the process are counted (thread mode).
+type Coverage struct {
+	// Listed is the number of threads in /proc/PID/task when the attach
+	// began.
+	Listed int
+	// Attached is the number of threads counters were opened on.
+	Attached int
+	// Exited is the number of listed threads that exited before their
+	// counters were opened; what they did is not in any window.
+	Exited int
+	// Missed are threads the listing did not have that were created by a
+	// thread without counters (before the first counter was open): the
+	// rescan found and attached them.
+	Missed []int
+	// Inherited is the number of threads the rescan found that were
+	// created after all their possible creators had counters: they are
+	// counted through inheritance and were not attached again.
+	Inherited int
+	// Ambiguous are threads the rescan found that started while counters
+	// were being opened: they were not attached (that would count them
+	// twice if their creator was already counted), so they are uncounted
+	// if their creator was not. Reported as a warning.
+	Ambiguous []int
+}
+
+// Attachment is a set of counters open on one process: per thread (with
+// inherit) or, in cgroup mode, per CPU. It stays enabled until Close; read it
+// at the start and end of a window and subtract (Reading.Sub).
+type Attachment struct {
+	pid     int
+	root    string
+	sys     sysCalls
+	lay     *layout
+	attrs   []openAttr // per part
+	cgroup  bool
+	system  *System
+	cgFD    int // cgroup directory descriptor while opening
+	workers int
+	planned int // targets the attach set out to open (threads listed, CPUs)
+
+	mu      sync.Mutex
+	targets []*target
+	cov     Coverage
+	notes   []string
+	closed  bool
+}
+
+// target is one place a full set of counters is open: a thread, or a CPU in
+// cgroup mode.
+type target struct {
+	id  int      // tid, or CPU
+	fds []int    // per part; -1 when not open
+	ids []uint64 // per part: the id read(2) reports it under
+}
+
+// Attach opens counters for events on every thread of process pid (or, with
+// Options.Cgroup, on every CPU for pid's cgroup) and returns them counting.
+//
+// Events that cannot be opened on this machine are kept, with the reason, as
+// not supported; they do not fail the attach. The attach fails with
+// ErrNoProcess, ErrPermission or ErrTooManyFiles (wrapping the errno), and
+// when it fails it closes every descriptor it opened.
+func Attach(pid int, events []Event, opts Options) (*Attachment, error) {
+	if pid <= 0 {
+		return nil, fmt.Errorf("attach to pid %d: not a process id: %w", pid, ErrNoProcess)
+	}
+	if len(events) == 0 {
+		return nil, fmt.Errorf("attach to pid %d: no events to count", pid)
+	}
+	if opts.Budgets == nil && opts.System != nil {
+		opts.Budgets = BudgetsFrom(opts.System)
+	}
+	lay, err := planLayout(events, opts.Groups, opts.Budgets)
+	if err != nil {
+		return nil, fmt.Errorf("attach to pid %d: %w", pid, err)
+	}
+	lay.cgroup = opts.Cgroup
+	a := &Attachment{pid: pid, root: opts.Root, sys: opts.sys, lay: lay, system: opts.System, cgroup: opts.Cgroup, cgFD: -1, workers: opts.Workers}
+	if a.sys == nil {
+		a.sys = realSys{}
+	}
+	if a.workers <= 0 {
+		a.workers = runtime.GOMAXPROCS(0)
+	}
+	a.attrs = make([]openAttr, len(lay.parts))
+	for p, pt := range lay.parts {
+		e := events[pt.event]
+		a.attrs[p] = engineAttr(e, e.Encodings[pt.enc], !opts.Cgroup)
+	}
+	a.noteUserGroups(opts.Budgets)
+	if opts.Cgroup {
+		err = a.attachCgroup(opts.CgroupDir)
+	} else {
+		err = a.attachThreads()
+	}
+	if err != nil {
+		a.closeAll()
+		return nil, err
+	}
+	lay.renumber()
+	return a, nil
+}
+
+// noteUserGroups warns about user groups larger than their PMU's known
+// budget: the kernel refuses them or never schedules them.
+func (a *Attachment) noteUserGroups(budgets map[string]int) {
+	for _, g := range a.lay.groups {
+		if !g.user || swPMU(g.pmu) {
+			continue
+		}
+		n := 0
+		for _, p := range g.parts {
+			pt := a.lay.parts[p]
+			if !swPMU(encPMU(a.lay.events[pt.event], a.lay.events[pt.event].Encodings[pt.enc])) {
+				n++
+			}
+		}
+		if b := budgets[g.pmu]; b > 0 && n > b {
+			a.notes = append(a.notes, fmt.Sprintf("group of %d events on %s is larger than its %d general-purpose counters: it may never be counted", n, g.pmu, b))
+		}
+	}
+}
+
+// attachThreads opens the counters on every thread of the process, then
+// rescans for threads the listing missed.
+func (a *Attachment) attachThreads() error {
+	tids, err := listThreads(a.root, a.pid)
+	if err != nil {
+		return fmt.Errorf("attach to %w", err)
+	}
+	a.cov.Listed = len(tids)
+	a.planned = len(tids)
+	if err := a.ensureFiles(len(tids) * len(a.lay.parts)); err != nil {
+		return err
+	}
+	firstOpen := a.sys.bootNanos()
+	// Probe on the first thread (the thread-group leader when it is alive):
+	// events that do not open there are not supported on this machine.
+	rest := tids
+	for len(rest) > 0 {
+		t := newTarget(rest[0], len(a.lay.parts))
+		rest = rest[1:]
+		err := a.openTarget(t, true)
+		if err == nil {
+			a.targets = append(a.targets, t)
+			break
+		}
+		a.closeTarget(t)
+		if !errors.Is(err, errESRCH) {
+			return err
+		}
+		a.cov.Exited++
+		if t.id == a.pid && !processExists(a.root, a.pid) {
+			return a.goneError()
+		}
+	}
+	if len(a.targets) == 0 {
+		return a.goneError()
+	}
+	opened, exited, err := a.openTargets(rest)
+	a.targets = append(a.targets, opened...)
+	a.cov.Exited += exited
+	if err != nil {
+		return err
+	}
+	covered := a.sys.bootNanos()
+	if err := a.rescan(tids, firstOpen, covered); err != nil {
+		return err
+	}
+	a.cov.Attached = len(a.targets)
+	if n := len(a.cov.Ambiguous); n > 0 {
+		a.notes = append(a.notes, fmt.Sprintf("%d threads started while counters were being opened (tid %s): not attached again, since a counted creator already counts them; if their creator was not counted yet, they and the threads they create are not counted", n, tidList(a.cov.Ambiguous)))
+	}
+	return nil
+}
+
+// maxRescans bounds the rescan rounds: each round attaches threads the
+// previous one found missed, whose own early children the next round finds.
+const maxRescans = 4
+
+// rescan lists the threads again until no new one appears, attaching those
+// created before any counter was open (missed by the listing) and leaving
+// those created later by counted threads (inherited). See the package
+// documentation for the reasoning.
+func (a *Attachment) rescan(seenList []int, firstOpen, covered int64) error {
+	seen := make(map[int]bool, len(seenList))
+	for _, tid := range seenList {
+		seen[tid] = true
+	}
+	for range maxRescans {
+		tids, err := listThreads(a.root, a.pid)
+		if err != nil {
+			if errors.Is(err, ErrNoProcess) {
+				return a.goneError()
+			}
+			return fmt.Errorf("rescan threads of pid %d: %w", a.pid, err)
+		}
+		var missed, other []int
+		var origin []threadOrigin
+		for _, tid := range tids {
+			if seen[tid] {
+				continue
+			}
+			seen[tid] = true
+			start, err := threadStartTick(a.root, a.pid, tid)
+			if err != nil {
+				continue // exited since the listing
+			}
+			switch o := classifyThread(start, firstOpen, covered); o {
+			case originMissed:
+				missed = append(missed, tid)
+			default:
+				other = append(other, tid)
+				origin = append(origin, o)
+			}
+		}
+		for i, tid := range other {
+			// A missed thread may have created threads before it is
+			// attached now: with missed threads about, no later thread
+			// is surely inherited.
+			if origin[i] == originInherited && len(missed) == 0 {
+				a.cov.Inherited++
+			} else {
+				a.cov.Ambiguous = append(a.cov.Ambiguous, tid)
+			}
+		}
+		if len(missed) == 0 {
+			return nil
+		}
+		if err := a.ensureFiles(len(missed) * len(a.lay.parts)); err != nil {
+			return err
+		}
+		opened, exited, err := a.openTargets(missed)
+		a.targets = append(a.targets, opened...)
+		a.cov.Exited += exited
+		for _, t := range opened {
+			a.cov.Missed = append(a.cov.Missed, t.id)
+		}
+		if err != nil {
+			return err
+		}
+		covered = a.sys.bootNanos()
+	}
+	return nil
+}
+
+func (a *Attachment) goneError() error {
+	return fmt.Errorf("attach to pid %d: the process exited while counters were being opened: %w: %w", a.pid, ErrNoProcess, errESRCH)
+}
+
+func newTarget(id, nparts int) *target {
+	t := &target{id: id, fds: make([]int, nparts), ids: make([]uint64, nparts)}
+	for i := range t.fds {
+		t.fds[i] = -1
+	}
+	return t
+}
+
+// openTargets opens the counters on each id in parallel. Threads that exited
+// (ESRCH) are closed and counted in exited; on any other failure it stops
+// and returns the error with the targets opened so far (the caller closes
+// them).
+func (a *Attachment) openTargets(ids []int) (opened []*target, exited int, err error) {
+	ts := make([]*target, len(ids))
+	for i, id := range ids {
+		ts[i] = newTarget(id, len(a.lay.parts))
+	}
+	gone := make([]bool, len(ts))
+	var (
+		next    atomic.Int64
+		stop    atomic.Bool
+		errOnce sync.Once
+		first   error
+	)
+	a.parallel(len(ts), func() {
+		for !stop.Load() {
+			i := int(next.Add(1) - 1)
+			if i >= len(ts) {
+				return
+			}
+			err := a.openTarget(ts[i], false)
+			switch {
+			case err == nil:
+			case errors.Is(err, errESRCH) && !a.cgroup:
+				a.closeTarget(ts[i])
+				gone[i] = true
+			default:
+				errOnce.Do(func() { first = err })
+				stop.Store(true)
+			}
+		}
+	})
+	for i, t := range ts {
+		switch {
+		case gone[i]:
+			exited++
+		case t.opened():
+			opened = append(opened, t)
+		}
+	}
+	return opened, exited, first
+}
+
+// parallel runs work on up to a.workers goroutines (fewer for few items) and
+// waits for them.
+func (a *Attachment) parallel(items int, work func()) {
+	n := min(a.workers, (items+63)/64)
+	if n <= 1 {
+		work()
+		return
+	}
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work()
+		}()
+	}
+	wg.Wait()
+}
+
+func (t *target) opened() bool {
+	for _, fd := range t.fds {
+		if fd >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// openTarget opens every group on target t. With probe set (the first
+// target), a part that fails because the event is not available here is
+// marked not supported and dropped from the layout; on other targets every
+// failure is returned. Errors wrap ErrPermission, ErrTooManyFiles or the
+// errno (ESRCH: the thread exited).
+func (a *Attachment) openTarget(t *target, probe bool) error {
+	pid, cpu, flags := t.id, -1, flagFDCloexec
+	if a.cgroup {
+		pid, cpu, flags = a.cgFD, t.id, flagFDCloexec|flagPIDCgroup
+	}
+	for gi := range a.lay.groups {
+		leader := -1
+		for k := 0; k < len(a.lay.groups[gi].parts); {
+			p := a.lay.groups[gi].parts[k]
+			attr := a.attrs[p]
+			fd, err := a.sys.perfOpen(&attr, pid, cpu, leader, flags)
+			if err != nil {
+				if probe && unsupportedErrno(err) {
+					a.lay.drop(p, a.unsupportedReason(p, gi, k, err))
+					continue
+				}
+				return a.openError(t, p, err)
+			}
+			t.fds[p] = fd
+			id, err := a.sys.eventID(fd)
+			if err != nil {
+				return fmt.Errorf("get the id of %s on %s: %w", a.lay.partName(p), a.where(t), err)
+			}
+			t.ids[p] = id
+			if leader < 0 {
+				leader = fd
+			}
+			k++
+		}
+	}
+	return nil
+}
+
+// unsupportedErrno reports whether a perf_event_open failure means the event
+// cannot be counted on this machine (rather than a problem of the target or
+// of rights).
+func unsupportedErrno(err error) bool {
+	for _, e := range []error{errENOENT, errEOPNOTSUPP, errEINVAL, errENODEV, errE2BIG, errEBUSY} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// unsupportedReason says in words why part p (member k of group gi) did not
+// open.
+func (a *Attachment) unsupportedReason(p, gi, k int, err error) string {
+	pt := a.lay.parts[p]
+	enc := a.lay.events[pt.event].Encodings[pt.enc]
+	if a.system != nil && !(errors.Is(err, errEINVAL) && k > 0) {
+		if r := explainOpen(a.system, a.lay.events[pt.event], enc, err); r != "" {
+			return strings.TrimPrefix(r, "not supported: ")
+		}
+	}
+	var why string
+	switch {
+	case errors.Is(err, errENOENT) && (enc.Type == 0 || enc.Type == 3 || enc.Type == 4):
+		why = "no hardware PMU on this machine (a VM without a virtual PMU?)"
+	case errors.Is(err, errENOENT):
+		why = "the kernel does not know this event"
+	case errors.Is(err, errEOPNOTSUPP):
+		why = "the PMU does not support this event or its modifiers"
+	case errors.Is(err, errEINVAL) && k > 0:
+		why = fmt.Sprintf("the kernel refused it in a group with %s (the group may not fit the PMU)", a.lay.partName(a.lay.groups[gi].parts[0]))
+	case errors.Is(err, errEINVAL):
+		why = "the kernel or PMU refused its encoding"
+	case errors.Is(err, errENODEV):
+		why = fmt.Sprintf("no %s PMU on this machine", encPMU(a.lay.events[pt.event], enc))
+	case errors.Is(err, errE2BIG):
+		why = "perf_event_attr is newer than this kernel"
+	case errors.Is(err, errEBUSY):
+		why = "the PMU is in exclusive use by another tool"
+	default:
+		why = "it could not be opened"
+	}
+	return fmt.Sprintf("%s (perf_event_open: %v)", why, err)
+}
+
+// openErr is an attach failure: a message that says what to do, and the
+// sentinel and errno it wraps.
+type openErr struct {
+	msg  string
+	errs []error
+}
+
+func (e *openErr) Error() string   { return e.msg }
+func (e *openErr) Unwrap() []error { return e.errs }
+
+func (a *Attachment) where(t *target) string {
+	if a.cgroup {
+		return fmt.Sprintf("CPU %d for the cgroup of pid %d", t.id, a.pid)
+	}
+	return fmt.Sprintf("tid %d of pid %d", t.id, a.pid)
+}
+
+// openError turns a perf_event_open failure of part p on t into the error
+// Attach returns.
+func (a *Attachment) openError(t *target, p int, err error) error {
+	what := fmt.Sprintf("open %s on %s", a.lay.partName(p), a.where(t))
+	switch {
+	case errors.Is(err, errEACCES), errors.Is(err, errEPERM):
+		fix := "run as root or grant CAP_PERFMON"
+		if a.cgroup {
+			fix = "cgroup mode counts per CPU: run as root, grant CAP_PERFMON or set perf_event_paranoid to 0 or less"
+		}
+		return &openErr{msg: fmt.Sprintf("%s: %v (perf_event_paranoid=%s; %s)", what, err, a.paranoid(), fix), errs: []error{ErrPermission, err}}
+	case errors.Is(err, errEMFILE), errors.Is(err, errENFILE):
+		return a.filesError(what, err)
+	case errors.Is(err, errESRCH) && !a.cgroup:
+		return fmt.Errorf("%s: the thread exited: %w", what, err)
+	case a.cgroup && errors.Is(err, errEBADF):
+		return fmt.Errorf("%s: the kernel refused the cgroup (is it a cgroup v2 directory, and the perf_event controller not bound to cgroup v1?): %w", what, err)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// paranoid is /proc/sys/kernel/perf_event_paranoid, or "unknown".
+func (a *Attachment) paranoid() string {
+	b, err := os.ReadFile(filepath.Join(procDir(a.root), "sys/kernel/perf_event_paranoid"))
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// filesError explains EMFILE: how many descriptors the attach needs, the
+// limit, and how to raise it.
+func (a *Attachment) filesError(what string, err error) error {
+	targets, per := a.planned, len(a.lay.parts)
+	unit := "threads"
+	if a.cgroup {
+		unit = "CPUs"
+	}
+	cur, max, lerr := a.sys.nofile()
+	limit := "unknown"
+	if lerr == nil {
+		limit = fmt.Sprintf("%d (hard limit %d)", cur, max)
+	}
+	want := targets*per + a.sys.openFiles() + 64
+	msg := fmt.Sprintf("%s: %v: counting needs %d descriptors (%d %s × %d events), RLIMIT_NOFILE is %s: raise it with 'ulimit -n %d' as root in the shell that runs perfbench", what, err, targets*per, targets, unit, per, limit, want)
+	if a.cgroup || targets*per > 100000 {
+		msg += fmt.Sprintf(", or count per CPU with cgroup mode (%d descriptors per event)", runtime.NumCPU())
+	}
+	return &openErr{msg: msg, errs: []error{ErrTooManyFiles, err}}
+}
+
+// ensureFiles raises the soft RLIMIT_NOFILE to the hard limit when n more
+// descriptors would not fit under it, and fails early when they would not
+// fit under the hard limit either.
+func (a *Attachment) ensureFiles(n int) error {
+	cur, max, err := a.sys.nofile()
+	if err != nil {
+		return nil // cannot tell: let the opens say
+	}
+	want := uint64(a.sys.openFiles() + n + 64)
+	if want > cur && cur < max {
+		if err := a.sys.setNofile(max); err == nil {
+			cur = max
+		}
+	}
+	if want > cur {
+		return a.filesError(fmt.Sprintf("attach to pid %d", a.pid), errEMFILE)
+	}
+	return nil
+}
+
+// closeTarget closes t's descriptors, members before leaders.
+func (a *Attachment) closeTarget(t *target) error {
+	var first error
+	for p := len(t.fds) - 1; p >= 0; p-- {
+		if t.fds[p] < 0 {
+			continue
+		}
+		if err := a.sys.close(t.fds[p]); err != nil && first == nil {
+			first = fmt.Errorf("close %s on %s: %w", a.lay.partName(p), a.where(t), err)
+		}
+		t.fds[p] = -1
+	}
+	return first
+}
+
+// closeAll closes every target's descriptors in parallel.
+func (a *Attachment) closeAll() error {
+	var (
+		next  atomic.Int64
+		mu    sync.Mutex
+		first error
+	)
+	ts := a.targets
+	a.parallel(len(ts), func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(ts) {
+				return
+			}
+			if err := a.closeTarget(ts[i]); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+			}
+		}
+	})
+	a.targets = nil
+	return first
+}
+
+// Close closes every counter. Closing twice is a no-op.
+func (a *Attachment) Close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return nil
+	}
+	a.closed = true
+	return a.closeAll()
+}
+
+// Pid is the process the attachment counts.
+func (a *Attachment) Pid() int { return a.pid }
+
+// Coverage reports which threads are counted (thread mode).
+func (a *Attachment) Coverage() Coverage {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	c := a.cov
+	c.Missed = append([]int(nil), c.Missed...)
+	c.Ambiguous = append([]int(nil), c.Ambiguous...)
+	return c
+}
+
+// Warnings are the attachment's conditions that weaken every reading (they
+// are in each Reading's Warnings too).
+func (a *Attachment) Warnings() []string { return append([]string(nil), a.notes...) }
+
+// Groups describes the groups as opened, perf-style:
+// "{cycles,instructions},{task-clock,page-faults}".
+func (a *Attachment) Groups() string { return a.lay.describe() }
+
+// Threads returns the ids of the threads counters are open on (thread mode),
+// sorted.
+func (a *Attachment) Threads() []int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cgroup {
+		return nil
+	}
+	out := make([]int, len(a.targets))
+	for i, t := range a.targets {
+		out[i] = t.id
+	}
+	sort.Ints(out)
+	return out
+}
+
+// Descriptors is how many counter descriptors are open.
+func (a *Attachment) Descriptors() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for _, t := range a.targets {
+		for _, fd := range t.fds {
+			if fd >= 0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// Read reads every counter: one read(2) per group per thread (or CPU).
+func (a *Attachment) Read() (Reading, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed {
+		return Reading{}, fmt.Errorf("read counters of pid %d: already closed", a.pid)
+	}
+	r := Reading{End: time.Now(), lay: a.lay, notes: a.notes}
+	r.targets = make([]int, len(a.targets))
+	r.parts = make([][]Count, len(a.targets))
+	for i, t := range a.targets {
+		r.targets[i] = t.id
+	}
+	maxGroup := 0
+	for _, g := range a.lay.groups {
+		maxGroup = max(maxGroup, len(g.parts))
+	}
+	var (
+		next    atomic.Int64
+		errOnce sync.Once
+		first   error
+	)
+	a.parallel(len(a.targets), func() {
+		buf := make([]byte, groupReadSize(maxGroup))
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(a.targets) {
+				return
+			}
+			row, err := a.readTarget(a.targets[i], buf)
+			if err != nil {
+				errOnce.Do(func() { first = err })
+				return
+			}
+			r.parts[i] = row
+		}
+	})
+	if first != nil {
+		return Reading{}, first
+	}
+	r.finish()
+	return r, nil
+}
+
+// readTarget reads every group of t and returns the counts per part.
+func (a *Attachment) readTarget(t *target, buf []byte) ([]Count, error) {
+	row := make([]Count, len(a.lay.parts))
+	for _, g := range a.lay.groups {
+		if len(g.parts) == 0 || t.fds[g.parts[0]] < 0 {
+			continue
+		}
+		b := buf[:groupReadSize(len(g.parts))]
+		n, err := a.sys.read(t.fds[g.parts[0]], b)
+		if err != nil {
+			return nil, fmt.Errorf("read %s on %s: %w", a.lay.partName(g.parts[0]), a.where(t), err)
+		}
+		if n == 0 {
+			// End of file: a pinned group the kernel put in error
+			// state because it could not be scheduled. Never running
+			// means not counted.
+			continue
+		}
+		gr, err := decodeGroupRead(b[:n])
+		if err != nil {
+			return nil, fmt.Errorf("read %s on %s: %w", a.lay.partName(g.parts[0]), a.where(t), err)
+		}
+		if len(gr.Values) != len(g.parts) {
+			return nil, fmt.Errorf("read %s on %s: the group has %d members, the kernel returned %d", a.lay.partName(g.parts[0]), a.where(t), len(g.parts), len(gr.Values))
+		}
+		for k, p := range g.parts {
+			j := k
+			if gr.IDs[k] != t.ids[p] {
+				j = indexOf(gr.IDs, t.ids[p])
+				if j < 0 {
+					return nil, fmt.Errorf("read %s on %s: id %d not in the group read", a.lay.partName(p), a.where(t), t.ids[p])
+				}
+			}
+			row[p] = Count{Raw: gr.Values[j], Enabled: gr.Enabled, Running: gr.Running}
+		}
+	}
+	return row, nil
+}
+
+func indexOf(s []uint64, v uint64) int {
+	for i, x := range s {
+		if x == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// tidList prints up to 10 ids: "12, 13, 20 and 4 more".
+func tidList(ids []int) string {
+	var b strings.Builder
+	for i, id := range ids {
+		if i == 10 {
+			fmt.Fprintf(&b, " and %d more", len(ids)-10)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(id))
+	}
+	return b.String()
+}

@@ -1,0 +1,182 @@
+package perfevent
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// ErrNoCgroup: cgroup mode cannot count this process: cgroup v2 is not
+// mounted, or the process sits in the root cgroup (counting it would count
+// the whole machine).
+var ErrNoCgroup = errors.New("no cgroup to count")
+
+// attachCgroup opens the counters once per online CPU, filtered by the cgroup
+// directory dir (the process's own cgroup v2 when dir is empty).
+func (a *Attachment) attachCgroup(dir string) error {
+	if dir == "" {
+		d, err := cgroupDirOf(a.root, a.pid)
+		if err != nil {
+			return err
+		}
+		dir = d
+	}
+	cpus, err := onlineCPUs(a.root)
+	if err != nil {
+		return err
+	}
+	a.planned = len(cpus)
+	if err := a.ensureFiles(len(cpus) * len(a.lay.parts)); err != nil {
+		return err
+	}
+	f, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open cgroup %s of pid %d: %w", dir, a.pid, err)
+	}
+	defer f.Close()
+	a.cgFD = int(f.Fd())
+	defer func() { a.cgFD = -1 }()
+
+	t := newTarget(cpus[0], len(a.lay.parts))
+	if err := a.openTarget(t, true); err != nil {
+		a.closeTarget(t)
+		return err
+	}
+	a.targets = append(a.targets, t)
+	opened, _, err := a.openTargets(cpus[1:])
+	a.targets = append(a.targets, opened...)
+	if err != nil {
+		return err
+	}
+	a.notes = append(a.notes, fmt.Sprintf("cgroup mode: counting every process in cgroup %s, not only pid %d", dir, a.pid))
+	return nil
+}
+
+// cgroupDirOf returns the cgroup v2 directory of process pid: its path from
+// <root>/proc/PID/cgroup under the cgroup2 mount point found in
+// <root>/proc/self/mountinfo.
+func cgroupDirOf(root string, pid int) (string, error) {
+	b, err := os.ReadFile(filepath.Join(procDir(root), strconv.Itoa(pid), "cgroup"))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errESRCH) {
+			return "", fmt.Errorf("pid %d: %w", pid, ErrNoProcess)
+		}
+		return "", fmt.Errorf("read the cgroup of pid %d: %w", pid, err)
+	}
+	rel, ok := parseCgroupV2Path(b)
+	if !ok {
+		return "", fmt.Errorf("pid %d is in no cgroup v2 (only cgroup v1 hierarchies): %w", pid, ErrNoCgroup)
+	}
+	if rel == "/" {
+		return "", fmt.Errorf("pid %d is in the root cgroup, so cgroup mode would count every process on the machine; run it in a cgroup of its own (systemd services have one) or count per thread: %w", pid, ErrNoCgroup)
+	}
+	mi, err := os.ReadFile(filepath.Join(procDir(root), "self/mountinfo"))
+	if err != nil {
+		return "", fmt.Errorf("find the cgroup2 mount: %w", err)
+	}
+	mnt, ok := parseCgroup2Mount(mi)
+	if !ok {
+		return "", fmt.Errorf("cgroup v2 is not mounted (mount -t cgroup2 none /sys/fs/cgroup): %w", ErrNoCgroup)
+	}
+	if root == "" {
+		root = "/"
+	}
+	return filepath.Join(root, mnt, rel), nil
+}
+
+// parseCgroupV2Path returns the cgroup v2 path in a /proc/PID/cgroup file:
+// the line "0::/path".
+func parseCgroupV2Path(b []byte) (string, bool) {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "0::"); ok && strings.HasPrefix(rest, "/") {
+			return rest, true
+		}
+	}
+	return "", false
+}
+
+// parseCgroup2Mount returns the mount point of the first cgroup2 file system
+// in a /proc/PID/mountinfo file.
+func parseCgroup2Mount(b []byte) (string, bool) {
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		pre, post, ok := strings.Cut(line, " - ")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(pre)
+		p := strings.Fields(post)
+		if len(f) < 5 || len(p) < 1 || p[0] != "cgroup2" {
+			continue
+		}
+		return unescapeMount(f[4]), true
+	}
+	return "", false
+}
+
+// unescapeMount undoes the octal escapes (\040 for a space) of mountinfo.
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// onlineCPUs reads <root>/sys/devices/system/cpu/online.
+func onlineCPUs(root string) ([]int, error) {
+	if root == "" {
+		root = "/"
+	}
+	p := filepath.Join(root, "sys/devices/system/cpu/online")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return nil, fmt.Errorf("list online CPUs: %w", err)
+	}
+	cpus, err := parseCPURanges(strings.TrimSpace(string(b)))
+	if err != nil {
+		return nil, fmt.Errorf("list online CPUs: %s: %w", p, err)
+	}
+	return cpus, nil
+}
+
+// parseCPURanges parses a kernel CPU list: "0-3,8,10-11".
+func parseCPURanges(s string) ([]int, error) {
+	var out []int
+	for _, r := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(r, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil || a < 0 {
+			return nil, fmt.Errorf("bad CPU list %q", s)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a || b-a > 1<<16 {
+				return nil, fmt.Errorf("bad CPU list %q", s)
+			}
+		}
+		for c := a; c <= b; c++ {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}

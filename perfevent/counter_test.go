@@ -1,0 +1,129 @@
+package perfevent
+
+import (
+	"testing"
+
+	"github.com/perfbench/perfbench/record"
+)
+
+func TestCountArithmetic(t *testing.T) {
+	a := Count{Raw: 1000, Enabled: 400, Running: 100}
+	b := Count{Raw: 250, Enabled: 100, Running: 40}
+	if got := a.Add(b); got != (Count{1250, 500, 140}) {
+		t.Errorf("Add = %+v", got)
+	}
+	if got := a.Sub(b); got != (Count{750, 300, 60}) {
+		t.Errorf("Sub = %+v", got)
+	}
+	// Readings of different counters: no wrap-around to 2^64.
+	if got := b.Sub(a); got != (Count{}) {
+		t.Errorf("backwards Sub = %+v, want zeros", got)
+	}
+}
+
+func TestCountScaling(t *testing.T) {
+	for _, tc := range []struct {
+		c        Count
+		scaled   float64
+		fraction float64
+		status   Status
+	}{
+		{Count{Raw: 5000, Enabled: 1e9, Running: 1e9}, 5000, 1, StatusCounted},
+		// Ran a quarter of the time: 4× the raw count.
+		{Count{Raw: 5000, Enabled: 1e9, Running: 2.5e8}, 20000, 0.25, StatusScaled},
+		{Count{Raw: 3, Enabled: 3, Running: 1}, 9, 1.0 / 3, StatusScaled},
+		// Never ran: no value, not a zero.
+		{Count{Raw: 0, Enabled: 1e9, Running: 0}, 0, 0, StatusNotCounted},
+		// The process did not run at all in the window.
+		{Count{}, 0, 0, StatusNotCounted},
+		// Huge raw counts do not overflow the scaling.
+		{Count{Raw: 1 << 62, Enabled: 4, Running: 2}, 1 << 63, 0.5, StatusScaled},
+	} {
+		if got := tc.c.Scaled(); got != tc.scaled {
+			t.Errorf("%+v: Scaled = %v, want %v", tc.c, got, tc.scaled)
+		}
+		if got := tc.c.Fraction(); got != tc.fraction {
+			t.Errorf("%+v: Fraction = %v, want %v", tc.c, got, tc.fraction)
+		}
+		if got := tc.c.Status(); got != tc.status {
+			t.Errorf("%+v: Status = %v, want %v", tc.c, got, tc.status)
+		}
+	}
+}
+
+func TestStatusNames(t *testing.T) {
+	want := map[Status]string{
+		StatusNotSupported: record.StatusNotSupported,
+		StatusNotCounted:   record.StatusNotCounted,
+		StatusScaled:       record.StatusScaled,
+		StatusCounted:      record.StatusCounted,
+	}
+	for s, name := range want {
+		if s.String() != name {
+			t.Errorf("%d prints %q, want %q", int(s), s.String(), name)
+		}
+	}
+	if !(StatusNotSupported < StatusNotCounted && StatusNotCounted < StatusScaled && StatusScaled < StatusCounted) {
+		t.Error("statuses are not ordered weakest first")
+	}
+}
+
+// TestReadingSub builds two readings by hand (two threads, one event with
+// two PMUs, one software event) and checks the window between them.
+func TestReadingSub(t *testing.T) {
+	hybrid := Event{Name: "cycles", Kind: KindHardware, Encodings: []Encoding{{PMU: "cpu_core"}, {PMU: "cpu_atom", Config: 8 << 32}}}
+	sw := Event{Name: "task-clock", Kind: KindSoftware, Unit: "ns", Encodings: []Encoding{{PMU: "software", Type: 1, Config: 1}}}
+	lay, err := planLayout([]Event{hybrid, sw}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lay.renumber()
+	// parts: 0 cycles/cpu_core, 1 cycles/cpu_atom, 2 task-clock.
+	mk := func(rows ...[]Count) Reading {
+		r := Reading{lay: lay, targets: []int{10, 11}, parts: rows}
+		r.finish()
+		return r
+	}
+	r0 := mk(
+		[]Count{{100, 1000, 1000}, {10, 1000, 500}, {7, 7, 7}},
+		[]Count{{200, 2000, 2000}, {0, 2000, 0}, {9, 9, 9}},
+	)
+	r1 := mk(
+		[]Count{{300, 2000, 2000}, {30, 2000, 1000}, {17, 17, 17}},
+		[]Count{{400, 3000, 3000}, {0, 3000, 0}, {29, 29, 29}},
+	)
+	d, err := r1.Sub(r0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// cycles: core 200+200 counted; atom 20 in half of 1000 ns on thread 10,
+	// never on thread 11: atom sum raw 20, enabled 2000, running 500 → 80.
+	c := d.Events[0]
+	if c.Count != (Count{Raw: 420, Enabled: 4000, Running: 2500}) || c.Value != 400+80 || c.Status != StatusScaled {
+		t.Errorf("cycles %+v", c)
+	}
+	tc := d.Events[1]
+	if tc.Count != (Count{30, 30, 30}) || tc.Value != 30 || tc.Status != StatusCounted {
+		t.Errorf("task-clock %+v", tc)
+	}
+	if got := d.Threads[0].Counts[0]; got != (Count{Raw: 220, Enabled: 2000, Running: 1500}) {
+		t.Errorf("thread 10 cycles %+v", got)
+	}
+	if d.Threads[1].Tid != 11 || d.Threads[1].Counts[1] != (Count{20, 20, 20}) {
+		t.Errorf("thread 11 %+v", d.Threads[1])
+	}
+	rc := d.RecordCounters()
+	rec := record.New(record.KindStat)
+	rec.Version, rec.Step, rec.Counters = "v", "s", rc
+	if err := rec.Validate(); err != nil {
+		t.Errorf("record counters do not validate: %v", err)
+	}
+	if rc[1].Unit != "ns" || rc[0].Status != "scaled" || rc[0].Value != 480 {
+		t.Errorf("record counters %+v", rc)
+	}
+
+	other, _ := planLayout([]Event{sw}, nil, nil)
+	if _, err := r1.Sub(Reading{lay: other}); err == nil {
+		t.Error("subtracting readings of different attachments succeeded")
+	}
+}

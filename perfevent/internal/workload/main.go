@@ -1,0 +1,220 @@
+//go:build linux
+
+// Command workload is a process for perfevent's tests and benchmarks to count:
+// it does a fixed amount of CPU and page-fault work on threads it creates for
+// the purpose (which exit when done), keeps idle threads parked, and can churn
+// short-lived threads, each on command, so that perfbench, perf stat and
+// /proc observe the same work.
+//
+// It reads commands on stdin, one per line, and answers each on stdout:
+//
+//	park N              start N idle threads           -> "parked TOTAL"
+//	unpark              let the parked threads exit    -> "unparked"
+//	work T ITERS PAGES  on T new threads, each spins ITERS loop iterations
+//	                    and faults in PAGES fresh pages, then exits
+//	                                                   -> "done TID,TID,..."
+//	churn on|off        keep creating threads that exit at once
+//	                                                   -> "churn on|off"
+//	tids                list its threads               -> "tids TID,TID,..."
+//	quit                exit                           -> (nothing)
+//
+// It prints "ready PID" when it starts.
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// sink keeps the spin loop from being optimized away.
+var sink atomic.Uint64
+
+func spin(iters int) {
+	x := uint64(88172645463325252)
+	for range iters {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+	}
+	sink.Add(x)
+}
+
+// touch faults in pages fresh anonymous pages, one minor fault each (huge
+// pages are refused so a fault maps one page).
+func touch(pages int) error {
+	if pages <= 0 {
+		return nil
+	}
+	ps := os.Getpagesize()
+	mem, err := unix.Mmap(-1, 0, pages*ps, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS)
+	if err != nil {
+		return err
+	}
+	_ = unix.Madvise(mem, unix.MADV_NOHUGEPAGE)
+	for i := 0; i < pages; i++ {
+		mem[i*ps] = 1
+	}
+	return unix.Munmap(mem)
+}
+
+// onNewThread runs f on an OS thread of its own that exits when f returns: a
+// goroutine locked to its thread that returns without unlocking takes the
+// thread with it.
+func onNewThread(wg *sync.WaitGroup, f func()) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		runtime.LockOSThread()
+		f()
+	}()
+}
+
+func main() {
+	in := bufio.NewScanner(os.Stdin)
+	out := bufio.NewWriter(os.Stdout)
+	say := func(format string, args ...any) {
+		fmt.Fprintf(out, format+"\n", args...)
+		out.Flush()
+	}
+	var (
+		parked    int
+		release   = make(chan struct{})
+		parkWG    sync.WaitGroup
+		churnStop chan struct{}
+		churnWG   sync.WaitGroup
+	)
+	say("ready %d", os.Getpid())
+	for in.Scan() {
+		f := strings.Fields(in.Text())
+		if len(f) == 0 {
+			continue
+		}
+		num := func(i int) int {
+			if i >= len(f) {
+				return 0
+			}
+			n, _ := strconv.Atoi(f[i])
+			return n
+		}
+		switch f[0] {
+		case "park":
+			n := num(1)
+			var started sync.WaitGroup
+			started.Add(n)
+			for range n {
+				onNewThread(&parkWG, func() {
+					started.Done()
+					<-release
+				})
+			}
+			started.Wait()
+			parked += n
+			say("parked %d", parked)
+		case "unpark":
+			close(release)
+			parkWG.Wait()
+			release = make(chan struct{})
+			parked = 0
+			say("unparked")
+		case "work":
+			threads, iters, pages := num(1), num(2), num(3)
+			var wg sync.WaitGroup
+			tids := make([]int, threads)
+			var ferr atomic.Value
+			for i := range threads {
+				onNewThread(&wg, func() {
+					tids[i] = unix.Gettid()
+					spin(iters)
+					if err := touch(pages); err != nil {
+						ferr.Store(err)
+					}
+				})
+			}
+			wg.Wait()
+			if err := ferr.Load(); err != nil {
+				say("error %v", err)
+				continue
+			}
+			waitExited(tids)
+			say("done %s", joinInts(tids))
+		case "churn":
+			if f[1] == "on" && churnStop == nil {
+				churnStop = make(chan struct{})
+				stop := churnStop
+				churnWG.Add(1)
+				go func() {
+					defer churnWG.Done()
+					for {
+						select {
+						case <-stop:
+							return
+						default:
+						}
+						var wg sync.WaitGroup
+						onNewThread(&wg, func() {})
+						wg.Wait()
+					}
+				}()
+			} else if f[1] == "off" && churnStop != nil {
+				close(churnStop)
+				churnWG.Wait()
+				churnStop = nil
+			}
+			say("churn %s", f[1])
+		case "tids":
+			ents, _ := os.ReadDir("/proc/self/task")
+			var tids []int
+			for _, e := range ents {
+				if n, err := strconv.Atoi(e.Name()); err == nil {
+					tids = append(tids, n)
+				}
+			}
+			sort.Ints(tids)
+			say("tids %s", joinInts(tids))
+		case "quit":
+			return
+		default:
+			say("error unknown command %q", f[0])
+		}
+	}
+}
+
+// waitExited waits (up to a second) until the threads tids ran on have
+// exited, so their exits fall inside the window that asked for the work. The
+// main thread never exits: the runtime parks it instead.
+func waitExited(tids []int) {
+	for range 1000 {
+		alive := false
+		for _, tid := range tids {
+			if tid == os.Getpid() {
+				continue
+			}
+			if _, err := os.Stat(fmt.Sprintf("/proc/self/task/%d", tid)); err == nil {
+				alive = true
+				break
+			}
+		}
+		if !alive {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}

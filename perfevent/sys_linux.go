@@ -1,0 +1,100 @@
+package perfevent
+
+import (
+	"errors"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// openAttr is the perf_event_attr passed to perf_event_open.
+type openAttr = unix.PerfEventAttr
+
+// engineAttr is the attr of one counter of the engine: the event's identity
+// and exclude bits (baseAttr), read_format asking for both times, the id and
+// the whole group in one read, and inherit in thread mode so threads created
+// by a counted thread are counted too. Counters start enabled: windows are
+// deltas of reads, so there is nothing to enable or reset later.
+func engineAttr(e Event, enc Encoding, inherit bool) openAttr {
+	a := e.baseAttr(enc)
+	a.Read_format = engineReadFormat
+	if inherit {
+		a.Bits |= unix.PerfBitInherit
+	}
+	return a
+}
+
+// realSys is sysCalls on the running kernel.
+type realSys struct{}
+
+func (realSys) perfOpen(attr *openAttr, pid, cpu, groupFD, flags int) (int, error) {
+	for {
+		fd, err := unix.PerfEventOpen(attr, pid, cpu, groupFD, flags)
+		if !errors.Is(err, unix.EINTR) {
+			return fd, err
+		}
+	}
+}
+
+func (realSys) read(fd int, p []byte) (int, error) {
+	for {
+		n, err := unix.Read(fd, p)
+		if !errors.Is(err, unix.EINTR) {
+			return n, err
+		}
+	}
+}
+
+func (realSys) eventID(fd int) (uint64, error) {
+	for {
+		id, err := unix.IoctlGetUint64(fd, unix.PERF_EVENT_IOC_ID)
+		if !errors.Is(err, unix.EINTR) {
+			return id, err
+		}
+	}
+}
+
+func (realSys) close(fd int) error { return unix.Close(fd) }
+
+func (realSys) nofile() (uint64, uint64, error) {
+	var r unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &r); err != nil {
+		return 0, 0, err
+	}
+	return r.Cur, r.Max, nil
+}
+
+func (realSys) setNofile(cur uint64) error {
+	var r unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &r); err != nil {
+		return err
+	}
+	r.Cur = cur
+	return unix.Setrlimit(unix.RLIMIT_NOFILE, &r)
+}
+
+func (realSys) openFiles() int {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return 0
+	}
+	return len(ents)
+}
+
+func (realSys) bootNanos() int64 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
+		return 0
+	}
+	return ts.Nano()
+}
+
+// explainOpen is the catalogue's explanation of a failed perf_event_open of
+// enc, or "" when it has none.
+func explainOpen(s *System, e Event, enc Encoding, err error) string {
+	var oe *OpenError
+	if errors.As(s.OpenError(e, enc, "", err), &oe) {
+		return oe.Reason
+	}
+	return ""
+}
