@@ -18,9 +18,9 @@
 // Values are what perf printed: for a multiplexed event the scaled count,
 // with Status "scaled". perf's text output prints the share of time an event
 // ran ("(62.50%)") but not the times themselves, so for text input Enabled is
-// the window's length in ns (1 s when unknown) and Running is that share of
-// it: Counter.RunningFraction() equals the printed fraction, and Raw is
-// derived (Value × Running / Enabled). With -x and -j, Running is the
+// the window's length in ns rounded to 10 µs (1 s when unknown) and Running
+// is that share of it: Counter.RunningFraction() equals the printed
+// fraction, and Raw is derived (Value × Running / Enabled). With -x and -j, Running is the
 // printed running time and Enabled is Running × 100 / percentage.
 // "<not supported>" imports as status "not supported", "<not counted>" as
 // "not counted": neither has a value.
@@ -241,9 +241,14 @@ func sumRun(ws []*perfstat.Window) ([]perfstat.Counter, float64) {
 
 // textBasis is the enabled time given to counters of text output, which
 // does not print it: the window's length, or 1 s when unknown.
+// It is rounded to 10 µs so that Running, the printed two-decimal
+// percentage of it, is a whole number of ns and Running/Enabled is exactly
+// the printed fraction.
 func textBasis(seconds float64) float64 {
 	if seconds > 0 {
-		return math.Round(seconds * 1e9)
+		if b := math.Round(seconds*1e5) * 1e4; b > 0 {
+			return b
+		}
 	}
 	return 1e9
 }
@@ -521,7 +526,7 @@ func toRecordCounter(c perfstat.Counter, seconds float64) record.Counter {
 	} else {
 		basis := textBasis(seconds)
 		rc.Enabled = uint64(basis)
-		rc.Running = uint64(math.Round(basis * c.Percent / 100))
+		rc.Running = uint64(basis/1e4) * uint64(math.Round(c.Percent*100))
 	}
 	if c.Status == record.StatusCounted || rc.Enabled == 0 {
 		rc.Raw = uint64(math.Round(c.Value))

@@ -1,0 +1,309 @@
+package importer
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfbench/perfbench/perfstat"
+	"github.com/perfbench/perfbench/record"
+)
+
+// Expected values are typed from the fixture files under testdata/.
+
+var fixed = func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }
+
+func ps(name string) string { return filepath.Join("..", "testdata", "perfstat", name) }
+func sb(name string) string { return filepath.Join("..", "testdata", "sysbench", name) }
+
+func counter(t *testing.T, r *record.Record, ev string) record.Counter {
+	t.Helper()
+	c, ok := r.Counter(ev)
+	if !ok {
+		t.Fatalf("record %s r%d has no %s", r.Step, r.Repeat, ev)
+	}
+	return c
+}
+
+func noProblems(t *testing.T, res *Result) {
+	t.Helper()
+	if len(res.Failures) > 0 || len(res.Warnings) > 0 {
+		t.Fatalf("failures %v warnings %v", res.Failures, res.Warnings)
+	}
+}
+
+func TestImportThreeAppendedRuns(t *testing.T) {
+	res := PerfStat([]string{ps("append3.txt")}, Options{Version: "v1", Step: "point-query_range=100", Ops: 1000, Now: fixed})
+	noProblems(t, res)
+	if len(res.Records) != 3 {
+		t.Fatalf("%d records, want 3", len(res.Records))
+	}
+	cs := []float64{84213, 86141, 85076}
+	el := []float64{1.002899728, 1.002127395, 1.002307794}
+	for i, r := range res.Records {
+		if err := r.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if r.Kind != record.KindImported || r.Repeat != i+1 || r.Window.Seconds != el[i] || r.Ops != (record.Ops{Source: "given", Count: 1000}) {
+			t.Errorf("record %d: kind %s repeat %d seconds %v ops %+v", i, r.Kind, r.Repeat, r.Window.Seconds, r.Ops)
+		}
+		c := counter(t, r, "context-switches")
+		if c.Value != cs[i] || c.Raw != uint64(cs[i]) || c.Status != record.StatusCounted || c.RunningFraction() != 1 {
+			t.Errorf("record %d context-switches %+v", i, c)
+		}
+		if r.Server == nil || r.Server.Pid != 11793 || r.Provenance.Origin["perf.target"] != "process id '11793'" || r.Source[0] != ps("append3.txt") {
+			t.Errorf("record %d provenance %+v server %+v source %v", i, r.Provenance, r.Server, r.Source)
+		}
+	}
+	if got := res.Records[1].Provenance.Origin["perf.started"]; got != "Mon Nov 30 14:30:01 2026" {
+		t.Errorf("started %q", got)
+	}
+	if c := counter(t, res.Records[0], "task-clock"); c.Value != 1230750000 || c.Unit != "ns" {
+		t.Errorf("task-clock %+v", c)
+	}
+}
+
+func TestImportNotSupported(t *testing.T) {
+	res := PerfStat([]string{ps("default.txt")}, Options{Version: "v", Step: "s", Ops: 1})
+	for _, ev := range []string{"cycles", "instructions"} {
+		c := counter(t, res.Records[0], ev)
+		if c.Status != record.StatusNotSupported || c.Measured() || c.Value != 0 || c.Reason == "" {
+			t.Errorf("%s: %+v", ev, c)
+		}
+	}
+}
+
+func TestImportMultiplexed(t *testing.T) {
+	res := PerfStat([]string{ps("handmade-multiplexed.txt")}, Options{Version: "v", Step: "s", Ops: 1})
+	r := res.Records[0]
+	for ev, frac := range map[string]float64{"cycles": 0.625, "instructions": 0.75, "cache-misses": 0.3749} {
+		c := counter(t, r, ev)
+		if c.Status != record.StatusScaled || c.RunningFraction() != frac {
+			t.Errorf("%s: status %s fraction %v, want %v", ev, c.Status, c.RunningFraction(), frac)
+		}
+	}
+	c := counter(t, r, "cycles")
+	// 1.002009961 s rounded to 10 µs, and 62.50% of it.
+	if c.Value != 2845112930 || c.Enabled != 1002010000 || c.Running != 626256250 || c.Raw != 1778195581 {
+		t.Errorf("cycles %+v", c)
+	}
+	if c := counter(t, r, "branch-misses"); c.Status != record.StatusNotCounted || c.Measured() {
+		t.Errorf("branch-misses %+v", c)
+	}
+	if !strings.Contains(strings.Join(r.Warnings, "\n"), "cycles ran 62.50% of the time") {
+		t.Errorf("warnings %v", r.Warnings)
+	}
+	res = PerfStat([]string{ps("handmade-multiplexed-csv.txt")}, Options{Version: "v", Step: "s", Ops: 1, Seconds: 1})
+	c = counter(t, res.Records[0], "cycles")
+	if c.Running != 498370000 || c.Enabled != 797392000 || c.RunningFraction() != 0.625 || c.Raw != 1778195581 {
+		t.Errorf("csv cycles %+v", c)
+	}
+}
+
+func TestImportOpsFromSysbench(t *testing.T) {
+	res := PerfStat([]string{ps("append3.txt")}, Options{Version: "v", Step: "s", Sysbench: sb("oltp_point_select.t1.p99.txt")})
+	if len(res.Failures) > 0 || len(res.Records) != 3 {
+		t.Fatalf("failures %v, %d records", res.Failures, len(res.Records))
+	}
+	r := res.Records[0]
+	want := 31982 / 2.0011 * 1.002899728 // queries / total time × perf window
+	if r.Ops.Source != "client.queries" || math.Abs(r.Ops.Count-want) > 1e-6 {
+		t.Errorf("ops %+v, want %v", r.Ops, want)
+	}
+	if r.Client == nil || !r.Client.Whole || r.Client.Queries != 31982 || r.Threads != 1 || len(r.Source) != 2 {
+		t.Errorf("client %+v threads %d source %v", r.Client, r.Threads, r.Source)
+	}
+}
+
+func TestImportEventsDiffer(t *testing.T) {
+	res := PerfStat([]string{ps("append-events-differ.txt")}, Options{Version: "v", Step: "s", Ops: 1})
+	if len(res.Records) != 2 || len(res.Failures) > 0 {
+		t.Fatalf("%d records, failures %v", len(res.Records), res.Failures)
+	}
+	w := strings.Join(res.Warnings, "\n")
+	if !strings.Contains(w, ps("append-events-differ.txt")+":11: events differ between runs") {
+		t.Errorf("warnings %q", w)
+	}
+	if len(res.Records[1].Warnings) == 0 {
+		t.Error("the second run's Record does not carry the warning")
+	}
+}
+
+func TestImportEventGroups(t *testing.T) {
+	// One event group per window, as the legacy scripts measured: two files
+	// cut from default.txt, each with its own events.
+	def, err := os.ReadFile(ps("default.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b []string
+	for _, l := range strings.Split(string(def), "\n") {
+		switch {
+		case strings.Contains(l, "cycles") || strings.Contains(l, "instructions") || strings.Contains(l, "duration_time"):
+		case strings.Contains(l, "task-clock") || strings.Contains(l, "context-switches"):
+			a = append(a, l)
+		case strings.Contains(l, "migrations") || strings.Contains(l, "page-faults"):
+			b = append(b, l)
+		default:
+			a, b = append(a, l), append(b, l)
+		}
+	}
+	dir := t.TempDir()
+	fa, fb := filepath.Join(dir, "g1"), filepath.Join(dir, "g2")
+	os.WriteFile(fa, []byte(strings.Join(a, "\n")), 0o644)
+	os.WriteFile(fb, []byte(strings.Join(b, "\n")), 0o644)
+	res := PerfStat([]string{fa, fb}, Options{Version: "v", Step: "s", Ops: 1})
+	if len(res.Records) != 1 || len(res.Failures) > 0 {
+		t.Fatalf("%d records, failures %v", len(res.Records), res.Failures)
+	}
+	r := res.Records[0]
+	if len(r.Counters) != 4 || counter(t, r, "context-switches").Group != 1 || counter(t, r, "page-faults").Group != 2 {
+		t.Errorf("counters %+v", r.Counters)
+	}
+	if !strings.Contains(strings.Join(r.Warnings, "\n"), "mix windows") {
+		t.Errorf("warnings %v", r.Warnings)
+	}
+}
+
+func TestImportIntervals(t *testing.T) {
+	res := PerfStat([]string{ps("interval-csv.txt")}, Options{Version: "v", Step: "s", Ops: 1})
+	noProblems(t, res)
+	if len(res.Records) != 1 {
+		t.Fatalf("%d records", len(res.Records))
+	}
+	r := res.Records[0]
+	if c := counter(t, r, "context-switches"); c.Value != 87162+58803+83731 || c.Running != 1253280039+907361455+1214480174 {
+		t.Errorf("context-switches %+v", c)
+	}
+	if r.Window.Seconds != 3.001586820 || len(r.Series) != 3 || r.Series[2].Counters["context-switches"] != 83731 || r.Series[1].T != 2.002363909 {
+		t.Errorf("window %v series %+v", r.Window.Seconds, r.Series)
+	}
+	if _, ok := r.Series[0].Counters["cycles"]; ok {
+		t.Error("a not supported event has a value in the series")
+	}
+}
+
+func TestImportSysbench(t *testing.T) {
+	res := Sysbench([]string{filepath.Join("..", "testdata", "import-dir", "base", "sb.o.point-query.range100.pk1")}, Options{})
+	noProblems(t, res)
+	r := res.Records[0]
+	if r.Version != "base" || r.Step != "point-query_range=100" || r.Threads != 1 || r.Window.Seconds != 3.0004 ||
+		r.Ops != (record.Ops{Source: "client.queries", Count: 113350}) || r.Client.Queries != 113350 || r.Client.Whole {
+		t.Errorf("record %+v", r)
+	}
+	res = Sysbench([]string{sb("interrupted.txt"), sb("lua-fatal.txt")}, Options{Version: "v", Step: "s"})
+	if len(res.Records) != 2 || len(res.Failures) > 0 {
+		t.Fatalf("%d records, failures %v", len(res.Records), res.Failures)
+	}
+	if r := res.Records[0]; r.Outcome != record.OutcomePartial || r.Window.Seconds != 2 || len(r.Client.Intervals) != 2 || r.Repeat != 1 {
+		t.Errorf("interrupted %+v", r)
+	}
+	if r := res.Records[1]; r.Outcome != record.OutcomeFailed || !strings.Contains(r.Error, "Thread initialization failed") || r.Repeat != 2 {
+		t.Errorf("fatal %+v", r)
+	}
+	// No labels and a name that does not tell them.
+	res = Sysbench([]string{sb("interrupted.txt")}, Options{})
+	if len(res.Failures) != 1 || !errors.Is(res.Failures[0], ErrNoLabel) {
+		t.Errorf("failures %v", res.Failures)
+	}
+}
+
+func TestImportDir(t *testing.T) {
+	res := Dir(filepath.Join("..", "testdata", "import-dir"), DirOptions{Options: Options{Now: fixed}})
+	if len(res.Failures) > 0 || len(res.Records) != 4 {
+		t.Fatalf("%d records, failures %v warnings %v", len(res.Records), res.Failures, res.Warnings)
+	}
+	type key struct {
+		v   string
+		rep int
+		cs  float64
+		sec float64
+	}
+	want := []key{{"base", 1, 34603, 1.001574806}, {"base", 2, 28263, 1.002581804}, {"new", 1, 36532, 1.001812135}, {"new", 2, 43096, 1.000582945}}
+	for i, r := range res.Records {
+		w := want[i]
+		if r.Version != w.v || r.Repeat != w.rep || r.Step != "point-query_range=100" || r.Threads != 1 || r.Window.Seconds != w.sec {
+			t.Errorf("record %d: %s %s r%d t%d %v", i, r.Version, r.Step, r.Repeat, r.Threads, r.Window.Seconds)
+		}
+		if c := counter(t, r, "context-switches"); c.Value != w.cs {
+			t.Errorf("record %d: context-switches %v", i, c.Value)
+		}
+		if r.Client == nil || r.Ops.Source != "client.queries" || r.Provenance.Origin["file.pk"] != "1" {
+			t.Errorf("record %d: client %v ops %+v origin %v", i, r.Client, r.Ops, r.Provenance.Origin)
+		}
+	}
+	// base: 113350 queries in 3.0004 s.
+	if got, want := res.Records[0].Ops.Count, 113350/3.0004*1.001574806; math.Abs(got-want) > 1e-6 {
+		t.Errorf("base ops %v, want %v", got, want)
+	}
+	// Another naming scheme.
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "8.0.39"), 0o755)
+	copyFile(t, ps("append3.txt"), filepath.Join(dir, "8.0.39", "point-query.r100.s1.perf"))
+	n, err := NewNaming(`^(?P<version>[^/]+)/(?P<step>[a-z.-]+)\.r(?P<range>\d+)\.s(?P<sample>\d+)\.perf$`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res = Dir(dir, DirOptions{Options: Options{Ops: 10}, Naming: n})
+	if len(res.Records) != 3 || res.Records[2].Version != "8.0.39" || res.Records[2].Step != "point-query_range=100" || res.Records[2].Repeat != 3 {
+		t.Errorf("pattern: %d records, failures %v", len(res.Records), res.Failures)
+	}
+	if _, err := NewNaming(`(?P<x>a)`); !errors.Is(err, ErrBadPattern) {
+		t.Errorf("pattern without step: %v", err)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestImportFailuresGoOn(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "nope.txt")
+	res := PerfStat([]string{missing, sb("oltp_read_only.t1.nopct.txt"), ps("append3.txt")}, Options{Version: "v", Step: "s", Ops: 1})
+	if len(res.Records) != 3 || len(res.Failures) != 2 {
+		t.Fatalf("%d records, failures %v", len(res.Records), res.Failures)
+	}
+	if !strings.Contains(res.Failures[0].Error(), "nope.txt") || !errors.Is(res.Failures[1], perfstat.ErrNoCounters) || !strings.Contains(res.Failures[1].Error(), "oltp_read_only.t1.nopct.txt") {
+		t.Errorf("failures %v", res.Failures)
+	}
+	// Truncated text: the run is kept as partial.
+	b, _ := os.ReadFile(ps("default.txt"))
+	cut := filepath.Join(t.TempDir(), "cut.txt")
+	os.WriteFile(cut, b[:strings.Index(string(b), "seconds time")-20], 0o644)
+	res = PerfStat([]string{cut}, Options{Version: "v", Step: "s", Ops: 1})
+	if len(res.Records) != 1 || res.Records[0].Outcome != record.OutcomePartial || !strings.Contains(strings.Join(res.Warnings, "\n"), "cut.txt:") {
+		t.Errorf("truncated: %d records, warnings %v", len(res.Records), res.Warnings)
+	}
+}
+
+func TestWrite(t *testing.T) {
+	res := PerfStat([]string{ps("append3.txt")}, Options{Version: "v1", Step: "point-query_range=100", Ops: 1000, Now: fixed})
+	dir := t.TempDir()
+	if errs := Write(dir, res.Records, false); len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	loaded, problems, err := record.Load([]string{dir}, false)
+	if err != nil || len(problems) > 0 || len(loaded) != 3 {
+		t.Fatalf("load: %d records, %v %v", len(loaded), problems, err)
+	}
+	if c, _ := loaded[2].Record.Counter("context-switches"); c.Value != 85076 || loaded[2].Record.Repeat != 3 {
+		t.Errorf("read back %+v", loaded[2].Record)
+	}
+	errs := Write(dir, res.Records, false)
+	if len(errs) != 3 || !strings.Contains(errs[0].Error(), "file exists") {
+		t.Errorf("second write: %v", errs)
+	}
+	if errs := Write(dir, res.Records, true); len(errs) > 0 {
+		t.Errorf("forced write: %v", errs)
+	}
+}
