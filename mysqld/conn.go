@@ -171,6 +171,11 @@ func Connect(ctx context.Context, c *Client, target *Found, opts ConnectOptions)
 		d.db.Close()
 		return nil, d.connectError(err)
 	}
+	// Long benchmarks leave the connection idle for hours between
+	// windows: keep the server from closing it (wait_timeout).
+	if err := d.query(ctx, "Com_set_option", "SET SESSION wait_timeout = 31536000", func(*sql.Rows) error { return nil }); err != nil {
+		d.Warnings = append(d.Warnings, d.wrap(err, "raise wait_timeout of the connection (it may be closed when idle)").Error())
+	}
 	pid, err := d.serverPid(ctx)
 	if err != nil {
 		d.Warnings = append(d.Warnings, fmt.Sprintf("cannot tell which process serves %s: %v", d.Endpoint, err))

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -204,13 +203,3 @@ func findBuildID(b []byte, bo binary.ByteOrder) (string, bool) {
 }
 
 func align4(n int) int { return (n + 3) &^ 3 }
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

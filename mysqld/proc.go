@@ -54,7 +54,7 @@ var serverNames = []string{"mariadbd", "mysqld"}
 
 func isServerName(name string) bool {
 	for _, n := range serverNames {
-		if name == n || strings.HasPrefix(name, n+"-") || strings.HasPrefix(name, n+".") {
+		if name == n || strings.HasPrefix(name, n+"-") {
 			return true
 		}
 	}

@@ -316,6 +316,7 @@ func TestIsServer(t *testing.T) {
 		{Process{Exe: "/usr/bin/dash", Comm: "mysqld"}, false},
 		{Process{Comm: "mariadbd"}, true},
 		{Process{Comm: "mysqldump"}, false},
+		{Process{Exe: "/tmp/go-build1/b001/mysqld.test"}, false},
 	} {
 		if got := tc.p.IsServer(); got != tc.want {
 			t.Errorf("IsServer(%+v) = %v", tc.p, got)
