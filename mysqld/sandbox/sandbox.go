@@ -355,7 +355,10 @@ func (s *Server) initialize(ctx context.Context) error {
 			return err
 		}
 		args := s.commonArgs()
-		args = append(args, "--auth-root-authentication-method=normal", "--skip-test-db")
+		// --force only skips the host name check with resolveip,
+		// which unpacked trees may lack and which sandbox servers do
+		// not need: they skip name resolution.
+		args = append(args, "--auth-root-authentication-method=normal", "--skip-test-db", "--force")
 		cmd = exec.CommandContext(ctx, script, args...)
 	default:
 		args := s.commonArgs()
@@ -561,8 +564,15 @@ func (s *Server) RootConfig() *mysql.Config {
 	c.Net = "unix"
 	c.Addr = s.Socket
 	c.Timeout = 5 * time.Second
+	c.Logger = nopLogger{}
 	return c
 }
+
+// nopLogger silences the driver's own log lines (a broken pipe while the
+// server shuts down, say): errors reach the caller anyway.
+type nopLogger struct{}
+
+func (nopLogger) Print(...any) {}
 
 // Root opens a database handle for root over the socket. The caller closes it.
 func (s *Server) Root() (*sql.DB, error) {

@@ -150,6 +150,62 @@ func TestLifecycle(t *testing.T) {
 	}
 }
 
+// TestBasedirTree runs the installed server as if from an unpacked tree
+// (dpkg-deb -x of mariadb-server-core): the tree's binaries, its share/
+// directory, and no my_print_defaults, which Start copies in.
+func TestBasedirTree(t *testing.T) {
+	testdb.NeedServer(t)
+	bin, err := sandbox.FindServerBinary("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := exec.LookPath("mariadb-install-db")
+	if err != nil {
+		t.Skip("mariadb-install-db not found; install it: apt-get install mariadb-server")
+	}
+	share := "/usr/share/mysql"
+	if _, err := os.Stat(filepath.Join(share, "english")); err != nil {
+		t.Skipf("no %s/english: this test builds its tree from a Debian MariaDB install", share)
+	}
+	tree := filepath.Join(t.TempDir(), "usr")
+	for _, d := range []string{"sbin", "bin", "share"} {
+		os.MkdirAll(filepath.Join(tree, d), 0o755)
+	}
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Symlink(bin, filepath.Join(tree, "sbin", "mariadbd")))
+	b, err := os.ReadFile(script)
+	must(err)
+	must(os.WriteFile(filepath.Join(tree, "bin", "mariadb-install-db"), b, 0o755))
+	must(os.Symlink(share, filepath.Join(tree, "share", "mysql")))
+
+	srv, err := sandbox.Start(context.Background(), sandbox.Config{
+		Dir: filepath.Join(t.TempDir(), "d"), Basedir: tree, NoLoadUser: true,
+		Options: []string{"--innodb-buffer-pool-size=64M"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Stop(context.Background()) })
+	if srv.Binary != filepath.Join(tree, "sbin", "mariadbd") {
+		t.Errorf("binary %s, want the tree's", srv.Binary)
+	}
+	if _, err := os.Stat(filepath.Join(tree, "bin", "my_print_defaults")); err != nil {
+		t.Errorf("my_print_defaults not copied into the tree: %v", err)
+	}
+	db, err := srv.Root()
+	must(err)
+	defer db.Close()
+	var basedir, msgs string
+	must(db.QueryRow("SELECT @@basedir, @@lc_messages_dir").Scan(&basedir, &msgs))
+	if strings.TrimSuffix(basedir, "/") != tree || strings.TrimSuffix(msgs, "/") != filepath.Join(tree, "share", "mysql") {
+		t.Errorf("@@basedir %s, @@lc_messages_dir %s; want the tree %s", basedir, msgs, tree)
+	}
+}
+
 func TestStopOnCancel(t *testing.T) {
 	testdb.NeedServer(t)
 	ctx, cancel := context.WithCancel(context.Background())
