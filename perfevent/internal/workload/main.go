@@ -14,7 +14,8 @@
 //	                    and faults in PAGES fresh pages, then exits
 //	                                                   -> "done TID,TID,..."
 //	churn on|off        keep creating threads that exit at once
-//	                                                   -> "churn on|off"
+//	                                                   -> "churn on|off N"
+//	                    (N: threads churned so far)
 //	tids                list its threads               -> "tids TID,TID,..."
 //	quit                exit                           -> (nothing)
 //
@@ -92,6 +93,7 @@ func main() {
 		parkWG    sync.WaitGroup
 		churnStop chan struct{}
 		churnWG   sync.WaitGroup
+		churned   atomic.Int64
 	)
 	say("ready %d", os.Getpid())
 	for in.Scan() {
@@ -163,6 +165,7 @@ func main() {
 						var wg sync.WaitGroup
 						onNewThread(&wg, func() {})
 						wg.Wait()
+						churned.Add(1)
 					}
 				}()
 			} else if f[1] == "off" && churnStop != nil {
@@ -170,7 +173,7 @@ func main() {
 				churnWG.Wait()
 				churnStop = nil
 			}
-			say("churn %s", f[1])
+			say("churn %s %d", f[1], churned.Load())
 		case "tids":
 			ents, _ := os.ReadDir("/proc/self/task")
 			var tids []int
