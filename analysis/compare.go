@@ -401,10 +401,11 @@ func Summarize(cells []Cell, opt Options) Cell {
 	return out
 }
 
-// Warnings returns the warnings, errors and fallback notes of the Records
-// behind the keys, one line each, prefixed with version, step and threads;
-// the same text from several repeats is one line naming the repeats.
-func (c *Comparison) Warnings(keys []record.Key) []string {
+// Warnings returns the warnings and errors of the Records behind the keys
+// (and, with notes set, the notes on how their per-op metrics were
+// computed), one line each, prefixed with version, step and scope; the same
+// text from several repeats is one line naming the repeats.
+func (c *Comparison) Warnings(keys []record.Key, notes bool) []string {
 	type line struct {
 		prefix, text string
 		repeats      []int
@@ -436,8 +437,10 @@ func (c *Comparison) Warnings(keys []record.Key) []string {
 			for _, w := range r.Warnings {
 				add(k, r.Repeat, w)
 			}
-			for _, n := range s.PerOp[i].Notes {
-				add(k, r.Repeat, n)
+			if notes {
+				for _, n := range s.PerOp[i].Notes {
+					add(k, r.Repeat, n)
+				}
 			}
 		}
 	}

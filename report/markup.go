@@ -29,7 +29,9 @@ func showSections(t *Table) bool {
 	return named > 1 || t.sectionNames
 }
 
-func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "~", `\~`, "*", `\*`).Replace(s)
+}
 
 // Markdown writes the report as Markdown: a heading per table, the preamble
 // as a list, the table with the label column first, notes as a list.

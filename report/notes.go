@@ -172,7 +172,12 @@ func (b *builder) finish(t *Table) {
 		notes = append(notes, "p: from a window cut short (partial step); see below")
 	}
 	t.Notes = append(t.Notes, notes...)
-	t.Notes = append(t.Notes, b.c.Warnings(uniqueKeys(t.keys))...)
+	perOp := false
+	switch t.ID {
+	case TableCPUIO, TableCPUIORel, TableCounters, TableCountersRel, TableLegacy, TableAttribution, TableCorrelation, TableInsertLine:
+		perOp = true
+	}
+	t.Notes = append(t.Notes, b.c.Warnings(uniqueKeys(t.keys), perOp)...)
 }
 
 func (b *builder) alpha() float64 {

@@ -193,6 +193,13 @@ func Build(recs []*record.Record, opt Options) (*Report, error) {
 		}
 		for _, t := range b.build(id) {
 			t.dropEmptyRows()
+			if id == TableCPUIO || id == TableCPUIORel {
+				// Tables from CSV tables often have only some of these
+				// columns; one with throughput alone repeats the QPS table.
+				if t.dropEmptyColumns(); len(t.Header) < 2 {
+					continue
+				}
+			}
 			if t.hasValues() {
 				rep.Tables = append(rep.Tables, t)
 			}
@@ -262,6 +269,46 @@ func (t *Table) dropEmptyRows() {
 		}
 	}
 	t.Sections = secs
+}
+
+// dropEmptyColumns removes value columns whose every cell is "not
+// recorded".
+func (t *Table) dropEmptyColumns() {
+	keep := make([]bool, len(t.Header))
+	for _, s := range t.Sections {
+		for _, r := range s.Rows {
+			for i, c := range r.Cells {
+				if i < len(keep) && (c.word || (!c.Empty && c.State != analysis.Missing)) {
+					keep[i] = true
+				}
+			}
+		}
+	}
+	var header []string
+	for i, h := range t.Header {
+		if keep[i] {
+			header = append(header, h)
+		}
+	}
+	if len(header) == len(t.Header) {
+		return
+	}
+	for si := range t.Sections {
+		for ri := range t.Sections[si].Rows {
+			r := &t.Sections[si].Rows[ri]
+			if len(r.Cells) == 0 {
+				continue
+			}
+			var cells []Cell
+			for i, c := range r.Cells {
+				if i >= len(keep) || keep[i] {
+					cells = append(cells, c)
+				}
+			}
+			r.Cells = cells
+		}
+	}
+	t.Header = header
 }
 
 // opsSourceWarnings warns when versions count ops differently on the same

@@ -1,0 +1,216 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// cell finds the text of a cell: the first table with that ID whose title
+// contains title, the row with that label, the column with that header.
+func cell(t *testing.T, rep *Report, id, title, row, col string) Cell {
+	t.Helper()
+	for _, tb := range rep.Tables {
+		if tb.ID != id || !strings.Contains(tb.Title, title) {
+			continue
+		}
+		ci := -1
+		for i, h := range tb.Header {
+			if h == col {
+				ci = i
+			}
+		}
+		if ci < 0 {
+			t.Fatalf("table %s %q has no column %q (%q)", id, tb.Title, col, tb.Header)
+		}
+		for _, s := range tb.Sections {
+			for _, r := range s.Rows {
+				if r.Label == row {
+					return r.Cells[ci]
+				}
+			}
+		}
+		t.Fatalf("table %s %q has no row %q", id, tb.Title, row)
+	}
+	t.Fatalf("no table %s with %q in its title", id, title)
+	return Cell{}
+}
+
+// TestReportHandComputedCells checks cells of the fixture report against
+// values worked out by hand from the fixture Records.
+func TestReportHandComputedCells(t *testing.T) {
+	rep, err := Build(fixtures(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		id, title, row, col, want, why string
+	}{
+		{TableRQPS, "", "point-query_range=100", "col-1", "0.80~",
+			"11.4 ops/s over 3 repeats 8000, 8100, 7900 (median 8000) / base 10000, 10100, 9900 (median 10000); 3 vs 3 repeats: U-test p = 0.1, not significant"},
+		{TableRQPS, "", "scan_range=100", "col-1", "0.90p",
+			"11.4 read 1.8e7 rows in its 4 s partial window: 4500 thousand-rows/s; base 5e7 rows in 10 s: 5000"},
+		{TableRQPS, "", "update-index_range=100", "col-2", "failed", "the -ps update-index Record failed"},
+		{TableCountersRel, "cache-misses per operation", "point-query_range=100", "col-2", "1.67(62%)~",
+			"-ps: 3.0e6/90000, 3.1e6/91000, 2.9e6/89000 -> median 33.33; base 2.0e6/100000, 2.1e6/101000, 1.9e6/99000 -> median 20; 33.33/20 = 1.67, counted 6.2 of 10 s"},
+		{TableCountersRel, "cache-misses per operation", "range-covered-pk_range=100", "col-1", "nc", "cache-misses never scheduled on that step"},
+		{TableCounters, "L1-icache-loads per operation", "point-query_range=100", "col-1", "n/a", "L1-icache-loads not supported"},
+		{TableAttribution, "mariadb-11.4.3", "update-index_range=100", "wait", "100%",
+			"same CPU per op (4e9 ns / 20000 = 3.2e9 ns / 16000 = 200 µs), rQPS 0.8: all of ln(1/0.8) is waiting"},
+		{TableAttribution, "mariadb-11.4.3", "update-index_range=100", "verdict", "wait", ""},
+		{TableAttribution, "mariadb-11.4.3", "range-covered-pk_range=100", "code", "46%",
+			"instructions/op 2.3625e9/45000 = 52500 vs 50000: ln 1.05 / ln(1/0.9) = 0.04879/0.10536 = 0.463"},
+		{TableAttribution, "mariadb-11.4.3", "range-covered-pk_range=100", "memory", "54%",
+			"CPI 5e9/2.3625e9 = 2.1164 vs 2: ln 1.0582 / 0.10536 = 0.537"},
+		{TableAttribution, "mariadb-11.4.3", "range-covered-pk_range=100", "verdict", "mixed", "neither share reaches 60%"},
+		{TableAttribution, "mariadb-10.11.6-ps", "range-covered-pk_range=100", "verdict", "memory",
+			"instructions/op 2e9/40000 = 50000 (same), CPI 2.5 vs 2, cpu/o 225 vs 180 µs: all of ln 1.25 is CPI"},
+		{TableCPUIO, "mariadb-10.11.6 (", "update-index_range=100", "cpu/o", "200.0", "task-clock 4e9 ns / 20000 ops = 200 µs"},
+		{TableCPUIO, "mariadb-10.11.6 (", "update-index_range=100", "r/o", "0.0500", "1000 disk reads / 20000 ops"},
+		{TableCPUIO, "mariadb-10.11.6 (", "update-index_range=100", "rKB/o", "0.400", "read_bytes 16000×512 = 8192000 / 1024 / 20000"},
+		{TableCPUIO, "mariadb-10.11.6 (", "update-index_range=100", "wKB/o", "1.60", "write_bytes 64000×512 / 1024 / 20000"},
+		{TableInsertLine, "l.i0", "mariadb-10.11.6", "cpups", "70.4", "task-clock 112.64 s / (10 s × 16 CPUs)"},
+		{TableInsertLine, "l.i0", "mariadb-10.11.6", "wmbps", "143.2", "2932736 sectors × 512 B / 2^20 / 10 s"},
+		{TableInsertLine, "l.i0", "mariadb-10.11.6", "cspq", "0.137", "821740 context switches / 6e6 inserts"},
+		{TableInsertLine, "l.i0", "mariadb-10.11.6", "cpupq", "19", "112.64e6 µs / 6e6 inserts = 18.77"},
+		{TableInsertLine, "l.i0", "mariadb-10.11.6", "dbgb2", "6.9", "as recorded"},
+		{TableInsertHist, "l.i0", "mariadb-10.11.6", "1s", "nonzero", "20 of 6e6 inserts = 0.00033%"},
+		{TableInsertHist, "l.i0", "mariadb-10.11.6", "1ms", "23.026", "1381560 / 6e6"},
+		{TableInsertRel, "", "mariadb-11.4.3", "qr100", "1.18", "404620 / 341720 queries"},
+		{TableRoles, "mariadb-10.11.6 point-query", "connection", "instructions", "75.0%", "0.75 of 2e9 instructions in repeat 1"},
+	} {
+		got := cell(t, rep, tc.id, tc.title, tc.row, tc.col)
+		if got.Text != tc.want {
+			t.Errorf("%s %q, row %s, column %s = %q, want %q (%s)", tc.id, tc.title, tc.row, tc.col, got.Text, tc.want, tc.why)
+		}
+	}
+	// Absolute QPS: medians 10000, 8000, 9000 with 3 repeats, no ratio test.
+	for col, want := range map[string]string{"col-1": "10000", "col-2": "8000", "col-3": "9000"} {
+		if got := cell(t, rep, TableQPS, "", "point-query_range=100", col).Text; got != want {
+			t.Errorf("QPS %s = %q, want %q", col, got, want)
+		}
+	}
+	// Average of 11.4's ratios: (0.8 + 0.9 + 0.9 + 0.8 + 530000/600000 +
+	// 40462/34172) / 6 = 5.4674 / 6 = 0.911; the scan ratio is partial.
+	if got := cell(t, rep, TableAverage, "", "average", "col-1").Text; got != "0.911p" {
+		t.Errorf("average = %q, want 0.911p", got)
+	}
+	// The warm-up step is left out and said so.
+	if len(rep.Warnings) == 0 || !strings.Contains(rep.Warnings[0], "point-query.warm_range=100") {
+		t.Errorf("warnings %q do not name the warm-up step left out", rep.Warnings)
+	}
+}
+
+func TestReportNotesCarryRecordWarnings(t *testing.T) {
+	rep, err := Build(fixtures(t), Options{Tables: []string{TableRQPS}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(rep.Tables[0].Notes, "\n")
+	for _, want := range []string{
+		"error 2013 (Lost connection",                   // the failed step's reason
+		"interrupted by SIGINT",                         // the partial step's reason
+		"repeats 1, 2, 3: cache-misses was multiplexed", // a Record warning, once for three repeats
+		"no difference can be significant at α = 0.05",  // three repeats only
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("rQPS notes lack %q:\n%s", want, notes)
+		}
+	}
+}
+
+func TestReportHTMLSelfContainedAndColoured(t *testing.T) {
+	var b bytes.Buffer
+	if err := Write(&b, "html", fixtures(t), nil, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	h := b.String()
+	for _, bad := range []string{"<script", "<link", "src=", "http://", "https://", "@import", "url("} {
+		if strings.Contains(h, bad) {
+			t.Errorf("HTML contains %q: it must not load anything", bad)
+		}
+	}
+	for _, want := range []string{
+		`<td style="background:#ffff99">0.80~</td>`, // rQPS 0.80 < 0.95: yellow
+		`<td style="background:#99ccff">1.18</td>`,  // rQPS 1.18 > 1.05: blue
+		// qr100 max response time 0.020 s vs 0.006 s (lower is better):
+		// 0.006 < 80% of 0.020, so the worst gets red, the best green.
+		`<td style="background:#ff9999">0.020</td>`,
+		`<td style="background:#99ee99">0.006</td>`,
+		// l.i0 max 0.267 vs 0.333: 0.267 >= 0.8 × 0.333, no red.
+		`<td>0.333</td>`,
+	} {
+		if !strings.Contains(h, want) {
+			t.Errorf("HTML lacks %s", want)
+		}
+	}
+}
+
+func TestReportJSONAndCSVParse(t *testing.T) {
+	recs := fixtures(t)
+	var j bytes.Buffer
+	if err := Write(&j, "json", recs, []string{"a load warning"}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Base     string
+		Tables   []json.RawMessage
+		Warnings []string
+	}
+	if err := json.Unmarshal(j.Bytes(), &doc); err != nil {
+		t.Fatalf("JSON output does not parse: %v", err)
+	}
+	if doc.Base != "mariadb-10.11.6" || len(doc.Tables) == 0 || doc.Warnings[0] != "a load warning" {
+		t.Errorf("JSON: base %q, %d tables, warnings %q", doc.Base, len(doc.Tables), doc.Warnings)
+	}
+	var c bytes.Buffer
+	if err := Write(&c, "csv", recs, nil, Options{Tables: []string{TableRQPS}}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(c.String()), "\n")
+	if lines[0] != strings.Join(CSVHeader, ",") {
+		t.Errorf("CSV header %q", lines[0])
+	}
+	// 6 steps × 2 versions in the rQPS table.
+	if len(lines) != 1+12 {
+		t.Errorf("CSV has %d lines, want 13", len(lines))
+	}
+}
+
+func TestReportUnknownTableAndFormat(t *testing.T) {
+	if _, err := Build(fixtures(t), Options{Tables: []string{"rqps", "bogus"}}); !errors.Is(err, ErrUnknownTable) {
+		t.Errorf("unknown table: %v", err)
+	}
+	if err := Write(&bytes.Buffer{}, "pdf", fixtures(t), nil, Options{}); !errors.Is(err, ErrUnknownFormat) {
+		t.Errorf("unknown format: %v", err)
+	}
+}
+
+func TestReadCSV(t *testing.T) {
+	recs, err := ReadCSV(strings.NewReader("version,step,threads,metric,value\nv1,s,2,qps,100\nv1,s,2,instructions,n/a\nv2,s,2,qps,80\n"), "x.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0].Version != "v1" || recs[0].Threads != 2 || recs[0].Repeat != 1 ||
+		recs[0].Metrics["qps"] != 100 || len(recs[0].Counters) != 1 || recs[0].Counters[0].Status != "not supported" {
+		t.Fatalf("parsed %+v", recs[0])
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"", "empty"},
+		{"version,step,metric,value\n", `no "threads" column`},
+		{"version,step,threads,metric,value,colour\n", `unknown column "colour"`},
+		{"version,step,threads,metric,value\nv,s,1,qps,abc\n", `line 2: value "abc"`},
+		{"version,step,threads,metric,value\nv,s,x,qps,1\n", `threads "x"`},
+		{"version,step,threads,metric,value\nv,s,1,qps,1\nv,s,1,qps,2\n", "already given on line 2"},
+		{"version,step,threads,metric,value\nv,s,1,cpu/o,n/a\n", "only an event"},
+		{"version,step,threads,metric,value\nv,s,1\n", "3 fields"},
+		{"version,step,threads,metric,value\n", "no rows"},
+	} {
+		_, err := ReadCSV(strings.NewReader(tc.in), "t.csv")
+		if !errors.Is(err, ErrCSV) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ReadCSV(%q) = %v, want an error with %q", tc.in, err, tc.want)
+		}
+	}
+}
