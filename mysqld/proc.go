@@ -378,7 +378,7 @@ func (p Proc) ListenerOf(ip net.IP, port int) (int, error) {
 		want[n] = true
 	}
 	if len(want) == 0 {
-		return 0, fmt.Errorf("find the process listening on %s: %w on this machine", addr, ErrNoListener)
+		return 0, fmt.Errorf("find the process listening on %s: %w on this machine (perfbench measures a local server: run it on the server's host)", addr, ErrNoListener)
 	}
 	pids, err := p.pids()
 	if err != nil {

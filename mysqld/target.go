@@ -7,19 +7,19 @@
 // A measurement uses the pieces in this order:
 //
 //	var t mysqld.Target
-//	t.AddFlags(fs)                       // --pid, --socket, --user, ...
+//	t.AddFlags(fs)                                  // --pid, --socket, --user, ...
 //	...
-//	p, err := mysqld.Find(ctx, t)        // the server process
-//	c, err := t.Client(mysqld.ClientEnv{}) // credentials: my.cnf, MYSQL_PWD, flags
-//	db, err := mysqld.Connect(ctx, c, p) // checks it reached that process
-//	a, err := db.Status(ctx)             // next to the counters' first read
+//	p, err := mysqld.Find(ctx, t)                   // the server process
+//	c, err := t.Client(mysqld.ClientEnv{})          // credentials: ~/.my.cnf, MYSQL_PWD, flags
+//	db, err := mysqld.Connect(ctx, c, p, mysqld.ConnectOptions{Prompt: ...})
+//	a, err := db.Status(ctx)                        // next to the counters' first read
 //	...
-//	b, err := db.Status(ctx)             // next to the counters' last read
-//	d, err := mysqld.Delta(a, b)         // counters as deltas, gauges at b
+//	b, err := db.Status(ctx)                        // next to the counters' last read
+//	d, err := mysqld.Delta(a, b)                    // counters as deltas, gauges at b
 //	op, err := mysqld.ResolveOp("Questions", b)
-//	n, err := d.Ops(op)
-//	srv, err := db.Server(ctx, p.Pid)    // record.Server
-//	roles, err := db.Roles(ctx, p.Pid)   // tid → role
+//	n, err := d.Ops(op)                             // record.Ops{Source: op.Source(), Count: n, Per: op.Per}
+//	srv, warnings, err := db.Server(ctx, p.Pid)     // record.Server; d.FillServer(srv)
+//	roles, err := db.Roles(ctx, p.Pid)              // tid → role
 //
 // The password never leaves this package in text: it is held in a Secret,
 // which prints as asterisks, and errors are scrubbed of it.

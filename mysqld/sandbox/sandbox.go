@@ -455,15 +455,7 @@ func (s *Server) start(ctx context.Context) error {
 	logOffset := fileSize(s.ErrorLog)
 	cmd := exec.Command(s.Binary, s.serverArgs()...)
 	cmd.Dir = s.Dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		// Out of the terminal's process group, so that Ctrl-C reaches
-		// perfbench, which then shuts the server down cleanly.
-		Setpgid: true,
-		// SIGTERM the server if the thread that started it dies: that
-		// thread stays locked below for the server's life, so this
-		// fires when perfbench itself dies.
-		Pdeathsig: syscall.SIGTERM,
-	}
+	cmd.SysProcAttr = procAttr()
 	started := make(chan error, 1)
 	s.exited = make(chan struct{})
 	go func() {

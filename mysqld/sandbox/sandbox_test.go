@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -265,7 +264,11 @@ func TestServerDiesWithParent(t *testing.T) {
 		cmd.Wait()
 		t.Fatalf("helper did not report a server pid: %v", err)
 	}
-	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	t.Cleanup(func() {
+		if p, err := os.FindProcess(pid); err == nil {
+			p.Kill()
+		}
+	})
 	if !alive(pid) {
 		t.Fatalf("server pid %d not running while its parent is", pid)
 	}
