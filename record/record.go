@@ -115,7 +115,8 @@ type Ops struct {
 	// Source names where Count came from: "Questions" (server status
 	// delta, the default), "client.queries", "client.transactions",
 	// "client.events", any status variable name ("Com_select"), or
-	// "Rows_read" with Per == 1000 for scans.
+	// "Rows_read"/"Innodb_rows_read" (whichever the server has; "rows" on
+	// the command line) with Per == 1000 for scans.
 	Source string `json:"source"`
 	// Count is the number of operations in the window, already divided by
 	// Per: with Source "Rows_read" and Per 1000, Count is thousands of rows.
@@ -172,10 +173,11 @@ func (c Counter) RunningFraction() float64 {
 
 // Role is the counters of the threads of one role.
 type Role struct {
-	// Name is "connection", "innodb-io", "innodb-purge", "page-cleaner",
-	// "log", "replication", "other-background", or "unattributed" for
-	// counts whose thread could not be named (threads that came and went
-	// between reads, counted through inheritance).
+	// Name is one of mysqld.RoleNames ("connection", "innodb-io",
+	// "innodb-purge", "page-cleaner", "innodb-pool", "log", "replication",
+	// "other-background", "main"), or "unattributed" for counts whose
+	// thread could not be named (threads that came and went between reads,
+	// counted through inheritance).
 	Name     string    `json:"name"`
 	Threads  int       `json:"threads"`
 	Counters []Counter `json:"counters"`
