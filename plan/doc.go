@@ -1,0 +1,130 @@
+// Package plan reads benchmark plans: which server versions to compare,
+// which steps to run at which thread counts, how many times, and what to
+// measure. A plan is a TOML file (comments are welcome: say why each choice
+// was made); examples/plans/ has commented examples to start from.
+//
+// Parse checks the whole file and reports every problem with its line.
+// Expand turns a plan into the ordered list of things the runner does:
+// start servers, load data, flush after writes, measure, stop. Every
+// measurement has an ID made of its version, step, thread count and repeat
+// (MeasurementID), the same for a Record (RecordID), so a resumed run skips
+// what is done and --only runs a part (Pending).
+//
+// # The format
+//
+// Top level:
+//
+//	name = "smoke"        # names the plan; default: the file name without extension
+//	base = "default"      # version the reports compare to; default: the first version
+//
+//	[output]
+//	dir = "results/smoke" # where Records go (relative to this file); perfbench run --out wins;
+//	                      # default: "<name>-results" in the current folder
+//
+// [run] — how each step is measured (all optional):
+//
+//	repeats = 3           # every measurement runs this many times (numbered from 1); default 1
+//	threads = [1, 2, 4]   # client thread counts; default [1]
+//	warmup = "5s"         # load before the window opens (excluded from it); default 5s
+//	duration = "600s"     # the measured window of read steps; default 60s
+//	write_duration = "900s" # the window of write steps; default: duration
+//	interval = "1s"       # per-second series and sysbench --report-interval; whole seconds; default 1s
+//	ops = "Questions"     # op count of per-op metrics: a status variable (Questions, Com_select, ...)
+//	                      # or client.queries, client.transactions, client.events; default Questions
+//	                      # (scan keeps its own: Rows_read per 1,000 rows)
+//	events = ["task-clock", "context-switches", "{cycles,instructions}"]
+//	                      # perf events as perf -e takes them ({...} is a group); default: perfbench's set
+//	servers = "one-at-a-time" # managed servers: "one-at-a-time" (start before a version's steps of a
+//	                      # repeat, stop after) or "all-running" (start once, stop at the end)
+//	flush_timeout = "10m" # bound on the post-write flush
+//
+// Durations are strings ("90s", "10m") or numbers of seconds.
+//
+// [data] — the data set and the load's credentials (all optional):
+//
+//	tables = 8            # sbtest1..sbtest8; default 1
+//	table_size = 10000000 # rows per table; default 100000
+//	db = "sbtest"         # default sbtest
+//	user = "sbtest"       # default sbtest (created on managed servers)
+//	password = "sbtest"   # default sbtest
+//	rand_type = "uniform" # sysbench --rand-type: uniform, gaussian, special, pareto; default uniform
+//	load = true           # load the tables once per version (sysbench cleanup + prepare); false when a
+//	                      # running server already has them
+//	sysbench = "sysbench" # the sysbench binary
+//	extra_args = ["--mysql_storage_engine=rocksdb"] # appended to every sysbench command line
+//
+// [steps] — which steps run, in order. The selected steps are the subset's,
+// then those of list not already selected (in list order), then the custom
+// steps not named in list, less those excluded:
+//
+//	subset = "published"  # full (47 steps), published (32), or fast (6); see package suite
+//	list = ["point-query", "read-only_range=100", "my-step"]
+//	                      # a step name (all its ranges), a label (one range) or a custom step's name
+//	exclude = ["scan"]    # names or labels to leave out
+//
+//	[steps.override."read-write"]   # a step name or a label ("read-write_range=100"); a label's
+//	duration = "900s"               # settings win over its name's
+//	warmup = "10s"
+//	threads = [1, 16]
+//	ops = "client.transactions"
+//	ops_per = 1                     # how many of ops make one op
+//	extra_args = ["--mysql-ignore-errors=all"]
+//
+//	[[steps.custom]]                # a step that runs any command while it is measured
+//	name = "checkpoint"             # its label in Records and tables
+//	command = ["sh", "-c", "mariadb -S {socket} -e 'SET GLOBAL innodb_max_dirty_pages_pct=0'; sleep {time}"]
+//	write = true                    # changes data (default: named like a write step, see below)
+//	group = "writes"                # table group: point, range or writes (default from the name)
+//	ops = "Com_insert"              # and ops_per, warmup, duration, threads as in an override
+//
+// A custom step's command starts when the step starts; the window opens
+// after its warm-up and closes after its duration; a command still running
+// then is stopped. Placeholders in it are replaced at run time: {host}
+// {port} {socket} {user} {password} {db} {tables} {table_size} {threads}
+// {warmup} {duration} {time} (warm-up + duration + a tail, whole seconds)
+// {out} {sysbench} {rand_type}.
+//
+// Step groups follow the published rule: names with delete, insert, update
+// or write are writes, other names with point are point queries, the rest
+// range queries. Before a read step that follows write steps on the same
+// server, the runner runs the post-write flush (ANALYZE TABLE, dirty pages
+// written back; see suite.Flush), as published runs do after read-write.
+//
+// [[version]] — one per server build or configuration, a column of every
+// table. A version is either a server perfbench manages:
+//
+//	[[version]]
+//	label = "10.11-pfs"             # letters, digits and . _ + = -
+//	basedir = "installed"           # the installed server, or an installation folder
+//	                                # (relative to this file; ${VARS} are expanded)
+//	mycnf = "configs/base.cnf"      # settings to start with (optional)
+//	options = ["performance_schema=ON", "skip-log-bin"]   # or a table: options = { performance_schema = "ON" };
+//	                                # applied after mycnf; ${VARS} are expanded
+//	init = "auto"                   # data directory creation: auto (mariadb-install-db when the basedir
+//	                                # has it, else mysqld --initialize-insecure), mariadb-install-db,
+//	                                # initialize, or none
+//	port = 0                        # 0: perfbench picks a free port
+//	start = ["{basedir}/bin/mysqld_safe", "--datadir={datadir}", "--socket={socket}", "--port={port}"]
+//	stop = ["{basedir}/bin/mysqladmin", "-S", "{socket}", "-uroot", "shutdown"]
+//	                                # optional: replace perfbench's own start and stop; placeholders
+//	                                # {basedir} {datadir} {socket} {port} {pid_file} {mycnf} {error_log} {out}
+//	optional = true                 # leave the version out, with a warning, when a ${VAR} in its
+//	                                # paths is not set
+//
+// Each managed server runs on its own data directory, socket and port under
+// the output folder. Or a version is a running server, found as
+// perfbench stat finds one:
+//
+//	[[version]]
+//	label = "prod-8.0.39"
+//	socket = "/var/run/mysqld/mysqld.sock"  # or host and port, pid, pid_file
+//	defaults_file = "~/.my.perfbench.cnf"   # credentials for perfbench's own connection
+//	user = "root"                           # (password: prefer defaults_file)
+//
+// # Order
+//
+// Versions are interleaved per repeat: with versions A and B and three
+// repeats the blocks run A B A B A B, each block running every step in order
+// at each of its thread counts. Data is loaded once per version, in its
+// first block.
+package plan

@@ -1,0 +1,841 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/perfbench/perfbench/suite"
+)
+
+// duration is a TOML duration: a string time.ParseDuration takes ("90s",
+// "10m") or a number of seconds.
+type duration struct {
+	d   time.Duration
+	set bool
+}
+
+func (d *duration) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case string:
+		t, err := time.ParseDuration(x)
+		if err != nil {
+			return fmt.Errorf("%q is not a duration: write it like \"30s\", \"10m\" or a number of seconds", x)
+		}
+		d.d = t
+	case int64:
+		d.d = time.Duration(x) * time.Second
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 1e9 {
+			return fmt.Errorf("%v is not a duration", x)
+		}
+		d.d = time.Duration(x * float64(time.Second))
+	default:
+		return fmt.Errorf("a duration is a string like \"30s\" or a number of seconds, not %T", v)
+	}
+	d.set = true
+	return nil
+}
+
+// optionList is a server's options: an array of strings ("skip-log-bin",
+// "performance_schema=ON") or a table (performance_schema = "ON").
+type optionList struct {
+	opts []string
+	set  bool
+}
+
+func (o *optionList) UnmarshalTOML(v any) error {
+	o.set = true
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return fmt.Errorf("options are strings like \"performance_schema=ON\", not %v", e)
+			}
+			o.opts = append(o.opts, s)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			var val string
+			switch y := x[k].(type) {
+			case string:
+				val = y
+			case bool:
+				val = "OFF"
+				if y {
+					val = "ON"
+				}
+			case int64:
+				val = fmt.Sprint(y)
+			case float64:
+				val = fmt.Sprint(y)
+			default:
+				return fmt.Errorf("option %s: value %v is not a string, number or boolean", k, x[k])
+			}
+			o.opts = append(o.opts, k+"="+val)
+		}
+	default:
+		return fmt.Errorf("options are an array of strings or a table, not %T", v)
+	}
+	return nil
+}
+
+type rawPlan struct {
+	Name    string       `toml:"name"`
+	Base    string       `toml:"base"`
+	Output  rawOutput    `toml:"output"`
+	Run     rawRun       `toml:"run"`
+	Data    rawData      `toml:"data"`
+	Steps   rawSteps     `toml:"steps"`
+	Version []rawVersion `toml:"version"`
+}
+
+type rawOutput struct {
+	Dir string `toml:"dir"`
+}
+
+type rawRun struct {
+	Repeats       *int     `toml:"repeats"`
+	Threads       []int    `toml:"threads"`
+	Warmup        duration `toml:"warmup"`
+	Duration      duration `toml:"duration"`
+	WriteDuration duration `toml:"write_duration"`
+	Interval      duration `toml:"interval"`
+	Ops           string   `toml:"ops"`
+	Events        []string `toml:"events"`
+	Servers       string   `toml:"servers"`
+	FlushTimeout  duration `toml:"flush_timeout"`
+}
+
+type rawData struct {
+	Tables    *int     `toml:"tables"`
+	TableSize *int     `toml:"table_size"`
+	DB        string   `toml:"db"`
+	User      string   `toml:"user"`
+	Password  *string  `toml:"password"`
+	RandType  string   `toml:"rand_type"`
+	Load      *bool    `toml:"load"`
+	Sysbench  string   `toml:"sysbench"`
+	ExtraArgs []string `toml:"extra_args"`
+}
+
+type rawSteps struct {
+	Subset   string                 `toml:"subset"`
+	List     []string               `toml:"list"`
+	Exclude  []string               `toml:"exclude"`
+	Custom   []rawCustom            `toml:"custom"`
+	Override map[string]rawOverride `toml:"override"`
+}
+
+type rawOverride struct {
+	Warmup    duration `toml:"warmup"`
+	Duration  duration `toml:"duration"`
+	Threads   []int    `toml:"threads"`
+	Ops       string   `toml:"ops"`
+	OpsPer    float64  `toml:"ops_per"`
+	ExtraArgs []string `toml:"extra_args"`
+}
+
+type rawCustom struct {
+	Name     string   `toml:"name"`
+	Command  []string `toml:"command"`
+	Write    *bool    `toml:"write"`
+	Group    string   `toml:"group"`
+	Ops      string   `toml:"ops"`
+	OpsPer   float64  `toml:"ops_per"`
+	Warmup   duration `toml:"warmup"`
+	Duration duration `toml:"duration"`
+	Threads  []int    `toml:"threads"`
+}
+
+type rawVersion struct {
+	Label    string `toml:"label"`
+	Optional bool   `toml:"optional"`
+	// A server perfbench manages.
+	Basedir string     `toml:"basedir"`
+	Mycnf   string     `toml:"mycnf"`
+	Options optionList `toml:"options"`
+	Init    string     `toml:"init"`
+	Start   []string   `toml:"start"`
+	Stop    []string   `toml:"stop"`
+	// Both.
+	Port int `toml:"port"`
+	// A running server.
+	Pid          int    `toml:"pid"`
+	PidFile      string `toml:"pid_file"`
+	Socket       string `toml:"socket"`
+	Host         string `toml:"host"`
+	DefaultsFile string `toml:"defaults_file"`
+	User         string `toml:"user"`
+	Password     string `toml:"password"`
+}
+
+// parser collects problems while building a Plan.
+type parser struct {
+	file  string
+	lines lineIndex
+	errs  Errors
+}
+
+func (p *parser) errorf(key string, format string, args ...any) {
+	p.errs = append(p.errs, &Error{File: p.file, Line: p.lines.line(key), Msg: fmt.Sprintf(format, args...)})
+}
+
+func (p *parser) wrapf(key string, err error, format string, args ...any) {
+	p.errs = append(p.errs, &Error{File: p.file, Line: p.lines.line(key), Msg: fmt.Sprintf(format, args...), Err: err})
+}
+
+var labelRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+=-]{0,63}$`)
+var opsRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_]*|client\.(queries|transactions|events))$`)
+
+func (p *parser) parse(data []byte) *Plan {
+	var raw rawPlan
+	md, err := toml.Decode(string(data), &raw)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			p.errs = append(p.errs, &Error{File: p.file, Line: pe.Position.Line, Msg: pe.Message, Err: err})
+		} else {
+			p.errs = append(p.errs, &Error{File: p.file, Msg: err.Error(), Err: err})
+		}
+		return nil
+	}
+	p.lines = indexLines(string(data))
+	for _, k := range md.Undecoded() {
+		key := p.keyPath(k)
+		p.errorf(key, "unknown key %s", k)
+	}
+
+	dir, _ := filepath.Abs(filepath.Dir(p.file))
+	plan := &Plan{File: p.file, Dir: dir}
+
+	plan.Name = raw.Name
+	if plan.Name == "" {
+		plan.Name = defaultName(p.file)
+	}
+	if !labelRE.MatchString(plan.Name) {
+		p.errorf("name", "name %q: use letters, digits and . _ + = - (at most 64), starting with a letter or digit", plan.Name)
+	}
+	if raw.Output.Dir != "" {
+		plan.OutDir = p.path("output.dir", raw.Output.Dir, dir, nil)
+	} else {
+		plan.OutDir = plan.Name + "-results"
+	}
+
+	p.run(plan, &raw.Run)
+	p.data(plan, &raw.Data, dir)
+	p.versions(plan, raw.Version, dir)
+	p.steps(plan, &raw.Steps, &raw.Run)
+
+	plan.Base = raw.Base
+	if plan.Base == "" && len(plan.Versions) > 0 {
+		plan.Base = plan.Versions[0].Label
+	}
+	if plan.Base != "" && len(plan.Versions) > 0 {
+		found := false
+		for _, v := range plan.Versions {
+			found = found || v.Label == plan.Base
+		}
+		if !found {
+			p.errorf("base", "base %q is not the label of a version", plan.Base)
+		}
+	}
+	return plan
+}
+
+// keyPath turns a decoder key into the line index's form, numbering the
+// elements of arrays of tables as the index does. The decoder gives no
+// element numbers, so the index is searched for the first element holding
+// the key.
+func (p *parser) keyPath(k toml.Key) string {
+	var cands []string
+	var walk func(prefix string, rest []string)
+	walk = func(prefix string, rest []string) {
+		if len(rest) == 0 {
+			cands = append(cands, prefix)
+			return
+		}
+		next := join(prefix, rest[0])
+		walk(next, rest[1:])
+		for i := 0; ; i++ {
+			idx := fmt.Sprintf("%s[%d]", next, i)
+			if _, ok := p.lines[idx]; !ok {
+				break
+			}
+			walk(idx, rest[1:])
+		}
+	}
+	walk("", k)
+	for _, c := range cands {
+		if _, ok := p.lines[c]; ok {
+			return c
+		}
+	}
+	return strings.Join(k, ".")
+}
+
+// path expands environment variables in a path and resolves it against
+// dir. missing, when not nil, collects the variables that were unset or
+// empty; when nil they are errors.
+func (p *parser) path(key, v, dir string, missing *[]string) string {
+	var unset []string
+	out := os.Expand(v, func(name string) string {
+		val := os.Getenv(name)
+		if val == "" {
+			unset = append(unset, name)
+		}
+		return val
+	})
+	if len(unset) > 0 {
+		if missing != nil {
+			*missing = append(*missing, unset...)
+		} else {
+			p.errorf(key, "%s uses ${%s}, which is not set", lastKey(key), strings.Join(unset, "}, ${"))
+		}
+		return ""
+	}
+	if rest, ok := strings.CutPrefix(out, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	if out == "" || filepath.IsAbs(out) {
+		return out
+	}
+	return filepath.Join(dir, out)
+}
+
+func lastKey(key string) string {
+	if i := strings.LastIndexByte(key, '.'); i >= 0 {
+		return key[i+1:]
+	}
+	return key
+}
+
+func (p *parser) run(plan *Plan, r *rawRun) {
+	plan.Repeats = 1
+	if r.Repeats != nil {
+		plan.Repeats = *r.Repeats
+		if plan.Repeats < 1 {
+			p.errorf("run.repeats", "repeats is %d, must be at least 1", plan.Repeats)
+		}
+	}
+	plan.Interval = time.Second
+	if r.Interval.set {
+		plan.Interval = r.Interval.d
+		if plan.Interval < time.Second || plan.Interval%time.Second != 0 {
+			p.errorf("run.interval", "interval %v: use a whole number of seconds, at least 1 (sysbench reports every N seconds)", plan.Interval)
+		}
+	}
+	plan.Servers = ServersOneAtATime
+	switch r.Servers {
+	case "", ServersOneAtATime:
+	case ServersAllRunning:
+		plan.Servers = ServersAllRunning
+	default:
+		p.errorf("run.servers", "servers %q: use %q or %q", r.Servers, ServersOneAtATime, ServersAllRunning)
+	}
+	plan.FlushTimeout = 10 * time.Minute
+	if r.FlushTimeout.set {
+		plan.FlushTimeout = r.FlushTimeout.d
+		if plan.FlushTimeout <= 0 {
+			p.errorf("run.flush_timeout", "flush_timeout %v must be positive", plan.FlushTimeout)
+		}
+	}
+	seen := map[string]bool{}
+	for _, e := range r.Events {
+		e = strings.TrimSpace(e)
+		switch {
+		case e == "":
+			p.errorf("run.events", "events: an empty event name")
+		case seen[e]:
+			p.errorf("run.events="+e, "events: %s is listed twice", e)
+		}
+		seen[e] = true
+		plan.Events = append(plan.Events, e)
+	}
+}
+
+func (p *parser) data(plan *Plan, d *rawData, dir string) {
+	out := Data{Tables: 1, TableSize: 100000, DB: "sbtest", User: "sbtest", Password: "sbtest",
+		RandType: "uniform", Load: true, Sysbench: "sysbench", ExtraArgs: d.ExtraArgs}
+	if d.Tables != nil {
+		out.Tables = *d.Tables
+		if out.Tables < 1 {
+			p.errorf("data.tables", "tables is %d, must be at least 1", out.Tables)
+		}
+	}
+	if d.TableSize != nil {
+		out.TableSize = *d.TableSize
+		if out.TableSize < 1 {
+			p.errorf("data.table_size", "table_size is %d, must be at least 1", out.TableSize)
+		}
+	}
+	if d.DB != "" {
+		out.DB = d.DB
+	}
+	if d.User != "" {
+		out.User = d.User
+	}
+	if d.Password != nil {
+		out.Password = *d.Password
+	}
+	if d.RandType != "" {
+		out.RandType = d.RandType
+		if err := suite.CheckRandType(d.RandType); err != nil {
+			p.wrapf("data.rand_type", err, "rand_type: %v", err)
+		}
+	}
+	if d.Load != nil {
+		out.Load = *d.Load
+	}
+	if d.Sysbench != "" {
+		out.Sysbench = d.Sysbench
+		if strings.ContainsRune(d.Sysbench, '/') {
+			out.Sysbench = p.path("data.sysbench", d.Sysbench, dir, nil)
+		}
+	}
+	plan.Data = out
+}
+
+func (p *parser) versions(plan *Plan, raws []rawVersion, dir string) {
+	if len(raws) == 0 {
+		p.errorf("", "the plan has no [[version]]: add one per server build or configuration to measure")
+		return
+	}
+	seen := map[string]int{}
+	for i, r := range raws {
+		key := fmt.Sprintf("version[%d]", i)
+		k := func(field string) string { return key + "." + field }
+		name := fmt.Sprintf("version %d", i+1)
+		if r.Label != "" {
+			name = fmt.Sprintf("version %q", r.Label)
+		}
+		switch {
+		case r.Label == "":
+			p.errorf(key, "%s has no label: give it one (it heads its column in the tables)", name)
+		case !labelRE.MatchString(r.Label):
+			p.errorf(k("label"), "%s: use letters, digits and . _ + = - in a label (at most 64), starting with a letter or digit", name)
+		case seen[r.Label] > 0:
+			p.errorf(k("label"), "%s is defined twice (lines %d and %d)", name, seen[r.Label], p.lines.line(k("label")))
+		}
+		seen[r.Label] = p.lines.line(k("label"))
+
+		managed := r.Basedir != "" || r.Mycnf != "" || r.Options.set || r.Init != "" || len(r.Start) > 0 || len(r.Stop) > 0
+		running := r.Pid != 0 || r.PidFile != "" || r.Socket != "" || r.Host != "" || r.DefaultsFile != "" || r.User != "" || r.Password != ""
+		v := Version{Label: r.Label, Line: p.lines.line(key)}
+		var missing []string
+		switch {
+		case managed && running:
+			p.errorf(key, "%s mixes a server perfbench starts (basedir, mycnf, options, init, start, stop) with a running server (pid, pid_file, socket, host, defaults_file, user, password): keep one kind", name)
+			continue
+		case managed:
+			m := &Managed{Init: InitAuto, Start: r.Start, Stop: r.Stop, Port: r.Port}
+			switch {
+			case r.Basedir == Installed:
+				m.Basedir = Installed
+			case r.Basedir != "":
+				m.Basedir = p.path(k("basedir"), r.Basedir, dir, &missing)
+			case len(r.Start) == 0:
+				p.errorf(key, "%s: set basedir (a server's installation folder, or %q) or a start command", name, Installed)
+			}
+			if r.Mycnf != "" {
+				m.Mycnf = p.path(k("mycnf"), r.Mycnf, dir, &missing)
+			}
+			for _, o := range r.Options.opts {
+				o = strings.TrimLeft(strings.TrimSpace(o), "-")
+				o = os.Expand(o, func(name string) string {
+					val := os.Getenv(name)
+					if val == "" {
+						missing = append(missing, name)
+					}
+					return val
+				})
+				if o == "" || strings.HasPrefix(o, "=") {
+					p.errorf(k("options"), "%s: an empty server option", name)
+					continue
+				}
+				m.Options = append(m.Options, o)
+			}
+			switch r.Init {
+			case "", InitAuto:
+			case InitInstallDB, InitInitialize, InitNone:
+				m.Init = r.Init
+			default:
+				p.errorf(k("init"), "%s: init %q: use %s, %s, %s or %s", name, r.Init, InitAuto, InitInstallDB, InitInitialize, InitNone)
+			}
+			p.checkCommand(k("start"), name+" start", r.Start, lifecyclePlaceholders)
+			p.checkCommand(k("stop"), name+" stop", r.Stop, lifecyclePlaceholders)
+			if len(r.Stop) > 0 && len(r.Start) == 0 {
+				p.errorf(k("stop"), "%s: a stop command needs a start command too", name)
+			}
+			v.Managed = m
+		case running:
+			t := &Target{Pid: r.Pid, Socket: r.Socket, Host: r.Host, Port: r.Port, User: r.User, Password: r.Password}
+			if r.PidFile != "" {
+				t.PidFile = p.path(k("pid_file"), r.PidFile, dir, &missing)
+			}
+			if r.DefaultsFile != "" {
+				t.DefaultsFile = p.path(k("defaults_file"), r.DefaultsFile, dir, &missing)
+			}
+			if r.Socket != "" {
+				t.Socket = p.path(k("socket"), r.Socket, dir, &missing)
+			}
+			if r.Pid < 0 {
+				p.errorf(k("pid"), "%s: pid %d is not a process id", name, r.Pid)
+			}
+			if t.Pid == 0 && r.PidFile == "" && r.Socket == "" && r.Host == "" && r.DefaultsFile == "" {
+				p.errorf(key, "%s: say how to reach the running server: pid, pid_file, socket, host and port, or defaults_file", name)
+			}
+			v.Target = t
+		default:
+			if r.Port != 0 {
+				p.errorf(key, "%s: a port alone does not say which server: add host = \"127.0.0.1\" for a running server, or basedir for one perfbench starts", name)
+			} else {
+				p.errorf(key, "%s: give either a server perfbench starts (basedir = %q or a folder, with mycnf or options) or a running server (socket, host and port, pid, pid_file or defaults_file)", name, Installed)
+			}
+			continue
+		}
+		if r.Port < 0 || r.Port > 65535 {
+			p.errorf(k("port"), "%s: port %d is not a TCP port", name, r.Port)
+		}
+		if len(missing) > 0 {
+			sort.Strings(missing)
+			missing = slices.Compact(missing)
+			vars := "${" + strings.Join(missing, "}, ${") + "}"
+			if r.Optional {
+				plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s left out: %s not set", name, vars))
+				continue
+			}
+			p.errorf(key, "%s uses %s, which is not set (mark the version optional = true to leave it out when it is not)", name, vars)
+			continue
+		}
+		plan.Versions = append(plan.Versions, v)
+	}
+}
+
+// Placeholders commands may use; see Expand.
+var (
+	lifecyclePlaceholders = []string{"basedir", "datadir", "socket", "port", "pid_file", "mycnf", "error_log", "out"}
+	stepPlaceholders      = []string{"host", "port", "socket", "user", "password", "db", "tables", "table_size",
+		"threads", "warmup", "duration", "time", "out", "sysbench", "rand_type"}
+)
+
+var placeholderRE = regexp.MustCompile(`\{([^{}]*)\}`)
+
+func (p *parser) checkCommand(key, what string, argv []string, allowed []string) {
+	if argv == nil {
+		return
+	}
+	if len(argv) == 0 || argv[0] == "" {
+		p.errorf(key, "%s: the command is empty", what)
+		return
+	}
+	for _, a := range argv {
+		for _, m := range placeholderRE.FindAllStringSubmatch(a, -1) {
+			ok := false
+			for _, n := range allowed {
+				ok = ok || m[1] == n
+			}
+			if !ok {
+				p.errorf(key, "%s: unknown placeholder {%s}: use %s", what, m[1], "{"+strings.Join(allowed, "}, {")+"}")
+			}
+		}
+	}
+}
+
+func (p *parser) threads(key string, th []int) []int {
+	seen := map[int]bool{}
+	for _, n := range th {
+		if n < 1 {
+			p.errorf(key, "threads: %d is not a thread count", n)
+		}
+		if seen[n] {
+			p.errorf(key, "threads: %d is listed twice", n)
+		}
+		seen[n] = true
+	}
+	return append([]int(nil), th...)
+}
+
+func (p *parser) ops(key, ops string) {
+	if ops != "" && !opsRE.MatchString(ops) {
+		p.errorf(key, "ops %q: use a status variable (Questions, Com_select, Rows_read, ...) or client.queries, client.transactions, client.events", ops)
+	}
+}
+
+func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
+	threads := []int{1}
+	if r.Threads != nil {
+		threads = p.threads("run.threads", r.Threads)
+		if len(threads) == 0 {
+			p.errorf("run.threads", "threads is empty: list at least one thread count")
+		}
+	}
+	warmup := 5 * time.Second
+	if r.Warmup.set {
+		warmup = r.Warmup.d
+	}
+	dur := 60 * time.Second
+	if r.Duration.set {
+		dur = r.Duration.d
+	}
+	writeDur := dur
+	if r.WriteDuration.set {
+		writeDur = r.WriteDuration.d
+	}
+	for _, c := range []struct {
+		key string
+		d   time.Duration
+		pos bool
+	}{{"run.warmup", warmup, false}, {"run.duration", dur, true}, {"run.write_duration", writeDur, true}} {
+		if c.d < 0 || (c.pos && c.d == 0) {
+			p.errorf(c.key, "%s %v must be %s", lastKey(c.key), c.d, map[bool]string{true: "positive", false: "zero or more"}[c.pos])
+		}
+	}
+	p.ops("run.ops", r.Ops)
+
+	customs := map[string]*Step{}
+	var customOrder []string
+	for i, c := range s.Custom {
+		key := fmt.Sprintf("steps.custom[%d]", i)
+		k := func(f string) string { return key + "." + f }
+		if c.Name == "" {
+			p.errorf(key, "custom step %d has no name", i+1)
+			continue
+		}
+		if !labelRE.MatchString(c.Name) {
+			p.errorf(k("name"), "custom step %q: use letters, digits and . _ + = - in a name", c.Name)
+		}
+		if _, err := suite.Lookup(c.Name); err == nil {
+			p.errorf(k("name"), "custom step %q has the name of a suite step: choose another", c.Name)
+		}
+		if customs[c.Name] != nil {
+			p.errorf(k("name"), "custom step %q is defined twice", c.Name)
+			continue
+		}
+		if len(c.Command) == 0 {
+			p.errorf(key, "custom step %q has no command", c.Name)
+		}
+		p.checkCommand(k("command"), fmt.Sprintf("custom step %q", c.Name), c.Command, stepPlaceholders)
+		st := &Step{Label: c.Name, Command: c.Command, Ops: r.Ops, OpsPer: 1, Line: p.lines.line(key)}
+		st.Group = suite.GroupOf(c.Name)
+		switch suite.Group(c.Group) {
+		case "":
+		case suite.GroupPoint, suite.GroupRange, suite.GroupWrites:
+			st.Group = suite.Group(c.Group)
+		default:
+			p.errorf(k("group"), "custom step %q: group %q: use point, range or writes", c.Name, c.Group)
+		}
+		st.Write = st.Group == suite.GroupWrites
+		if c.Write != nil {
+			st.Write = *c.Write
+		}
+		if c.Ops != "" {
+			st.Ops = c.Ops
+			p.ops(k("ops"), c.Ops)
+		}
+		if st.Ops == "" {
+			st.Ops = suite.OpsQuestions
+		}
+		if c.OpsPer < 0 {
+			p.errorf(k("ops_per"), "custom step %q: ops_per %v must be positive", c.Name, c.OpsPer)
+		} else if c.OpsPer > 0 {
+			st.OpsPer = c.OpsPer
+		}
+		st.Warmup, st.Duration, st.Threads = warmup, dur, threads
+		if st.Write {
+			st.Duration = writeDur
+		}
+		if c.Warmup.set {
+			st.Warmup = c.Warmup.d
+		}
+		if c.Duration.set {
+			st.Duration = c.Duration.d
+		}
+		if c.Threads != nil {
+			st.Threads = p.threads(k("threads"), c.Threads)
+		}
+		customs[c.Name] = st
+		customOrder = append(customOrder, c.Name)
+	}
+
+	// Select: the subset, then the list, then the custom steps not listed.
+	var selected []*Step
+	have := map[string]bool{}
+	add := func(st *Step) {
+		if !have[st.Label] {
+			have[st.Label] = true
+			selected = append(selected, st)
+		}
+	}
+	fromSuite := func(key string, ss []suite.Step) {
+		for i := range ss {
+			st := &Step{Label: ss[i].Label(), Suite: &ss[i], Group: ss[i].Group, Write: ss[i].Write,
+				Ops: ss[i].OpsSource, OpsPer: ss[i].OpsPer, Line: p.lines.line(key)}
+			if st.Ops == suite.OpsQuestions && r.Ops != "" {
+				st.Ops = r.Ops
+			}
+			add(st)
+		}
+	}
+	if s.Subset != "" {
+		ss, err := suite.Subset(s.Subset)
+		if err != nil {
+			p.wrapf("steps.subset", err, "steps.subset: %v", err)
+		}
+		fromSuite("steps.subset", ss)
+	}
+	for _, name := range s.List {
+		key := "steps.list=" + name
+		if c := customs[name]; c != nil {
+			c.Line = p.lines.line(key)
+			add(c)
+			continue
+		}
+		ss, err := suite.Lookup(name)
+		if err != nil {
+			p.wrapf(key, err, "steps.list: %v", err)
+			continue
+		}
+		fromSuite(key, ss)
+	}
+	for _, name := range customOrder {
+		add(customs[name])
+	}
+	for _, name := range s.Exclude {
+		key := "steps.exclude=" + name
+		matched := false
+		kept := selected[:0]
+		for _, st := range selected {
+			if matches(st, name) {
+				matched = true
+				continue
+			}
+			kept = append(kept, st)
+		}
+		selected = kept
+		if !matched {
+			if _, err := suite.Lookup(name); err != nil && customs[name] == nil {
+				p.wrapf(key, err, "steps.exclude: %v", err)
+			} else {
+				plan.Warnings = append(plan.Warnings, fmt.Sprintf("steps.exclude: %s is not among the selected steps", name))
+			}
+		}
+	}
+	if len(selected) == 0 && len(p.errs) == 0 {
+		p.errorf("steps", "the plan selects no step: set steps.subset (full, published or fast), list steps in steps.list, or add [[steps.custom]]")
+	}
+
+	// Defaults, then overrides: a name's first, a label's after.
+	for _, st := range selected {
+		if st.Custom() {
+			continue
+		}
+		st.Warmup, st.Duration, st.Threads = warmup, dur, threads
+		if st.Write {
+			st.Duration = writeDur
+		}
+	}
+	keys := make([]string, 0, len(s.Override))
+	for k := range s.Override {
+		keys = append(keys, k)
+	}
+	// Names before labels, so that a label's settings win.
+	sort.Slice(keys, func(i, j int) bool {
+		li, lj := strings.Contains(keys[i], "_range="), strings.Contains(keys[j], "_range=")
+		if li != lj {
+			return lj
+		}
+		return keys[i] < keys[j]
+	})
+	for _, name := range keys {
+		o := s.Override[name]
+		key := "steps.override." + name
+		k := func(f string) string { return key + "." + f }
+		p.ops(k("ops"), o.Ops)
+		if o.OpsPer < 0 {
+			p.errorf(k("ops_per"), "steps.override.%s: ops_per %v must be positive", name, o.OpsPer)
+		}
+		if o.Warmup.set && o.Warmup.d < 0 {
+			p.errorf(k("warmup"), "steps.override.%s: warmup %v must not be negative", name, o.Warmup.d)
+		}
+		if o.Duration.set && o.Duration.d <= 0 {
+			p.errorf(k("duration"), "steps.override.%s: duration %v must be positive", name, o.Duration.d)
+		}
+		var th []int
+		if o.Threads != nil {
+			th = p.threads(k("threads"), o.Threads)
+		}
+		matched := false
+		for _, st := range selected {
+			if !matches(st, name) {
+				continue
+			}
+			matched = true
+			if o.Warmup.set {
+				st.Warmup = o.Warmup.d
+			}
+			if o.Duration.set {
+				st.Duration = o.Duration.d
+			}
+			if th != nil {
+				st.Threads = th
+			}
+			if o.Ops != "" {
+				st.Ops = o.Ops
+			}
+			if o.OpsPer > 0 {
+				st.OpsPer = o.OpsPer
+			}
+			st.ExtraArgs = append(st.ExtraArgs, o.ExtraArgs...)
+		}
+		if !matched {
+			if _, err := suite.Lookup(name); err != nil && customs[name] == nil {
+				p.wrapf(key, err, "steps.override: %v", err)
+			} else {
+				plan.Warnings = append(plan.Warnings, fmt.Sprintf("steps.override: %s is not among the selected steps", name))
+			}
+		}
+	}
+	for _, st := range selected {
+		key := "steps"
+		if st.Line == 0 {
+			st.Line = p.lines.line(key)
+		}
+		if st.Warmup < 0 || st.Duration <= 0 {
+			p.errs = append(p.errs, &Error{File: p.file, Line: st.Line,
+				Msg: fmt.Sprintf("step %s: warm-up %v and duration %v: the duration must be positive and the warm-up not negative", st.Label, st.Warmup, st.Duration)})
+		} else if st.Duration < plan.Interval {
+			p.errs = append(p.errs, &Error{File: p.file, Line: st.Line,
+				Msg: fmt.Sprintf("step %s: duration %v is shorter than the interval %v", st.Label, st.Duration, plan.Interval)})
+		}
+		if len(st.Threads) == 0 {
+			p.errs = append(p.errs, &Error{File: p.file, Line: st.Line, Msg: fmt.Sprintf("step %s runs at no thread count", st.Label)})
+		}
+		plan.Steps = append(plan.Steps, *st)
+	}
+}
+
+// matches reports whether a name or label designates a step.
+func matches(st *Step, name string) bool {
+	if st.Label == name {
+		return true
+	}
+	return st.Suite != nil && st.Suite.Name == name
+}
