@@ -148,7 +148,7 @@ func (b *builder) finish(t *Table) {
 		notes = append(notes, fmt.Sprintf("with fewer than 4 repeats per version no difference can be significant at α = %.2g", b.alpha()))
 	}
 	if n := float64(tested); n*b.alpha() >= 0.5 {
-		notes = append(notes, fmt.Sprintf("%d comparisons at α = %.2g: about %.0f of them may look significant by chance alone", tested, b.alpha(), n*b.alpha()))
+		notes = append(notes, fmt.Sprintf("%d comparisons to the base at α = %.2g: about %.1f of them are expected to look significant by chance alone", tested, b.alpha(), n*b.alpha()))
 	}
 	if mux {
 		notes = append(notes, "(N%): the counters behind the value were multiplexed and counted N% of the window; the value is scaled by time enabled / time running")

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/perfbench/perfbench/record"
 )
 
 // cell finds the text of a cell: the first table with that ID whose title
@@ -212,5 +215,53 @@ func TestReadCSV(t *testing.T) {
 		if !errors.Is(err, ErrCSV) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ReadCSV(%q) = %v, want an error with %q", tc.in, err, tc.want)
 		}
+	}
+}
+
+// TestReportRepeatsIntervalsAndManyComparisons: 10 steps, 6 repeats per
+// version. Base ops 1000..1005 per 10 s (o/s 100..100.5, median 100.25),
+// the new version 800..805 (80..80.5, median 80.25). The new version's 95%
+// interval of the median with 6 repeats is [min, max] = [80, 80.5]: half-width
+// 0.25/80.25 = 0.31%. Every step is significant (U test p = 2/924 = 0.002),
+// and 10 comparisons at α = 0.05 earn the multiple-comparison note.
+func TestReportRepeatsIntervalsAndManyComparisons(t *testing.T) {
+	var recs []*record.Record
+	for s := 0; s < 10; s++ {
+		for i := 0; i < 6; i++ {
+			for _, v := range []struct {
+				name string
+				ops  float64
+			}{{"base", 1000}, {"new", 800}} {
+				r := record.New(record.KindStep)
+				r.Version, r.Step, r.Threads, r.Repeat = v.name, fmt.Sprintf("point-query-%02d", s), 1, i+1
+				r.Window.Seconds = 10
+				r.Ops = record.Ops{Source: "Questions", Count: v.ops + float64(i), Per: 1}
+				recs = append(recs, r)
+			}
+		}
+	}
+	rep, err := Build(recs, Options{Tables: []string{TableRQPS, TableQPS}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cell(t, rep, TableRQPS, "", "point-query-03", "col-1").Text; got != "0.80±0.3%" {
+		t.Errorf("rQPS cell %q, want 0.80±0.3%%", got)
+	}
+	// Absolute: median 100.25 printed as 100, interval [100, 100.5]:
+	// 0.25/100.25 = 0.25%.
+	if got := cell(t, rep, TableQPS, "", "point-query-03", "col-1").Text; got != "100±0.2%" {
+		t.Errorf("QPS cell %q, want 100±0.2%%", got)
+	}
+	notes := strings.Join(rep.Tables[0].Notes, "\n")
+	for _, want := range []string{
+		"±x%: half-width of the 95% confidence interval of the median",
+		"10 comparisons to the base at α = 0.05: about 0.5 of them are expected to look significant by chance alone",
+	} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	if strings.Contains(notes, "~") {
+		t.Errorf("a significant difference is marked ~:\n%s", notes)
 	}
 }

@@ -18,7 +18,7 @@ func init() {
 	register(&command{
 		name:    "report",
 		summary: "compare versions: relative QPS, CPU/IO and counters per op, attribution, in the layouts of published posts",
-		usage:   "report INPUT... [--base LABEL] [--format text|markdown|html|csv|json|benchfmt] [--out PATH] [--tables LIST] [--legacy-normalization]",
+		usage:   "report INPUT... [--base LABEL] [--format text|markdown|html|csv|json|benchfmt] [--out PATH] [--tables LIST] [--legacy-normalization] [--charts DIR]",
 		long: `INPUT is a Record file, a folder of Records (from run, stat or import) or a
 long-format CSV table (*.csv) with the header version,step,threads,metric,value
 and optionally host and repeat. metric is qps, ops, seconds, a perf event name
@@ -36,14 +36,21 @@ lists the markers it uses and the warnings of its Records as notes.
 
 Tables (--tables): ` + strings.Join(report.TableIDs, ", ") + `.
 
+--charts DIR writes SVG and PNG charts: rQPS by step and version
+(rqps_*), a heat map of each version's ratios per operation, steps by counters
+(heatmap_*), and for each Record with a 1-second series its operations per
+second and --chart-counter per operation (series_*).
+
 Examples:
   perfbench report results/ --base mariadb-10.11.6
   perfbench report results/ --format html --out report.html
   perfbench report results/ --format benchfmt --out results.txt && benchstat -col /v results.txt
-  perfbench report qps.csv --tables threads`,
+  perfbench report qps.csv --tables threads
+  perfbench report results/ --charts charts/ --chart-counter cycles`,
 		setup: func(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error {
 			var o struct {
 				base, format, out string
+				charts, counter   string
 				tables            []string
 				legacy, keepScan  bool
 			}
@@ -53,6 +60,8 @@ Examples:
 			fs.StringSliceVar(&o.tables, "tables", nil, "comma-separated tables to print (default: all that have data)")
 			fs.BoolVar(&o.legacy, "legacy-normalization", false, "add counter tables in the older form: counter ratio ÷ whole-step rQPS")
 			fs.BoolVar(&o.keepScan, "keep-scan-ops", false, "normalize scan steps per query, not per 1,000 rows read")
+			fs.StringVar(&o.charts, "charts", "", "also write SVG and PNG charts into this folder")
+			fs.StringVar(&o.counter, "chart-counter", "instructions", "event whose per-operation value the per-second series charts show")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("no input: give Record files, folders of Records or .csv tables")
@@ -82,6 +91,17 @@ Examples:
 						return usagef("%v", err)
 					}
 					return fmt.Errorf("build report: %w", err)
+				}
+				if o.charts != "" {
+					charts, err := report.Charts(recs, opt, o.counter)
+					if err != nil {
+						return fmt.Errorf("draw charts: %w", err)
+					}
+					paths, err := report.WriteCharts(o.charts, charts)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(e.stderr, "perfbench report: wrote %d charts in %s\n", len(paths), o.charts)
 				}
 				if o.out == "" {
 					_, err := e.stdout.Write(buf.Bytes())
