@@ -61,11 +61,11 @@ func (k Kind) String() string {
 type Encoding struct {
 	// PMU is the name of the PMU under /sys/bus/event_source/devices
 	// ("cpu", "cpu_core", "cpu_atom", "software", "tracepoint", "msr").
-	PMU     string
-	Type    uint32
-	Config  uint64
-	Config1 uint64
-	Config2 uint64
+	PMU     string `json:"pmu"`
+	Type    uint32 `json:"type"`
+	Config  uint64 `json:"config"`
+	Config1 uint64 `json:"config1"`
+	Config2 uint64 `json:"config2"`
 }
 
 // Modifiers are the ":ukh..." suffixes of an event name.

@@ -286,6 +286,7 @@ func TestParseErrors(t *testing.T) {
 		{"shed:sched_switch", vm, ErrUnknownEvent, []string{`did you mean "sched"?`}},
 		{"sched:nothing_*", vm, ErrUnknownEvent, []string{"matches no tracepoint"}},
 		{"sched:sched_switch", amd, ErrNotSupported, []string{"tracefs is not mounted"}},
+		{"ftrace:bprint", vm, ErrNotSupported, []string{"has no id"}},
 		{"duration_time", vm, ErrNotSupported, []string{"tool event"}},
 		{"mem:0x1000", vm, ErrNotSupported, []string{"breakpoint"}},
 		{"sched:..:u", vm, ErrUnknownEvent, nil},

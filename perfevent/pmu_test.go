@@ -40,7 +40,7 @@ func TestParseFormat(t *testing.T) {
 	}
 }
 
-func TestFormatApply(t *testing.T) {
+func TestParseFormatApply(t *testing.T) {
 	f, _ := parseFormat("config:0-7,32-35")
 	var w [3]uint64
 	w[0] = 0xffff_ffff_ffff_ffff
@@ -60,7 +60,7 @@ func TestFormatApply(t *testing.T) {
 	}
 }
 
-func TestLoadSystemVM(t *testing.T) {
+func TestParseSysfsVM(t *testing.T) {
 	s := fixture(t, "vm")
 	if got := strings.Join(s.PMUNames(), " "); got != "breakpoint msr software tracepoint uprobe" {
 		t.Errorf("PMUs %q", got)
@@ -78,18 +78,18 @@ func TestLoadSystemVM(t *testing.T) {
 		t.Errorf("cpu %+v", s.CPU)
 	}
 	tps, err := s.Tracepoints()
-	if err != nil || strings.Join(tps, " ") != "sched:sched_process_exit sched:sched_switch sched:sched_wakeup syscalls:sys_enter_read syscalls:sys_exit_read" {
+	if err != nil || strings.Join(tps, " ") != "ftrace:function sched:sched_process_exit sched:sched_switch sched:sched_wakeup syscalls:sys_enter_read syscalls:sys_exit_read" {
 		t.Errorf("tracepoints %q %v", tps, err)
 	}
 }
 
-func TestLoadSystemMissing(t *testing.T) {
+func TestParseSysfsMissing(t *testing.T) {
 	if _, err := LoadSystem(t.TempDir()); err == nil {
 		t.Error("LoadSystem of an empty root succeeded")
 	}
 }
 
-func TestCounterDecoding(t *testing.T) {
+func TestCatalogCounterBudget(t *testing.T) {
 	// CPUID.0AH on a Skylake with SMT: version 4, 4 GP counters, 3 fixed.
 	if c := decodeIntelLeafA(0x07300404, 0x00000603); c != (Counters{Known: true, Generic: 4, Fixed: 3, Source: "cpuid leaf 0xa"}) {
 		t.Errorf("leaf 0xa: %+v", c)

@@ -3,6 +3,7 @@ package perfevent
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -52,7 +53,11 @@ func (s *System) OpenError(e Event, enc Encoding, target string, err error) erro
 	switch errno {
 	case unix.EACCES, unix.EPERM:
 		oe.Kind = ErrPermission
-		oe.Reason = "permission denied (" + s.permissionHint(e) + ")"
+		if euid() == 0 {
+			oe.Reason = fmt.Sprintf("permission denied even to root (%s): the kernel refuses this event here (lockdown, a security module, or a container's seccomp policy)", name)
+		} else {
+			oe.Reason = "permission denied (" + s.permissionHint(e) + ")"
+		}
 	case unix.ENOENT:
 		oe.Kind = ErrNotSupported
 		switch {
@@ -85,6 +90,9 @@ func (s *System) OpenError(e Event, enc Encoding, target string, err error) erro
 	}
 	return oe
 }
+
+// euid is os.Geteuid; tests replace it.
+var euid = os.Geteuid
 
 // permissionHint says what perf_event_paranoid allows and what is needed.
 func (s *System) permissionHint(e Event) string {

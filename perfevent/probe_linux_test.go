@@ -19,10 +19,10 @@ func openFDs(t *testing.T) int {
 	return len(ents)
 }
 
-// TestProbeHere probes events on this machine for real. Software events
+// TestEventsProbeHere probes events on this machine for real. Software events
 // open everywhere perf events exist; hardware events open only with a
 // PMU, and the probe must say so when there is none.
-func TestProbeHere(t *testing.T) {
+func TestEventsProbeHere(t *testing.T) {
 	sys, err := LoadSystem("/")
 	if err != nil {
 		t.Fatal(err)
@@ -58,7 +58,7 @@ func TestProbeHere(t *testing.T) {
 	}
 }
 
-func TestProbePidGone(t *testing.T) {
+func TestEventsProbePidGone(t *testing.T) {
 	sys, err := LoadSystem("/")
 	if err != nil {
 		t.Fatal(err)
@@ -76,10 +76,12 @@ func TestProbePidGone(t *testing.T) {
 	}
 }
 
-// TestOpenError checks the explanation of each errno, with the failing
+// TestEventsOpenError checks the explanation of each errno, with the failing
 // syscall faked.
-func TestOpenError(t *testing.T) {
+func TestEventsOpenError(t *testing.T) {
 	vm, amd := fixture(t, "vm"), fixture(t, "amd-zen")
+	defer func(f func() int) { euid = f }(euid)
+	euid = func() int { return 1000 }
 	ev := func(s *System, spec string) (Event, Encoding) {
 		e := one(t, spec, s)
 		return e, e.Encodings[0]
@@ -118,6 +120,12 @@ func TestOpenError(t *testing.T) {
 			}
 		}
 	}
+	euid = func() int { return 0 }
+	e0, enc0 := ev(vm, "cycles")
+	if err := vm.OpenError(e0, enc0, "pid 1", unix.EACCES); !errors.Is(err, ErrPermission) || !strings.Contains(err.Error(), "even to root") {
+		t.Errorf("EACCES as root: %v", err)
+	}
+	euid = func() int { return 1000 }
 	p3 := 3
 	s := &System{Paranoid: &p3}
 	e, enc := ev(vm, "task-clock")

@@ -187,6 +187,9 @@ func (s *System) TracepointID(sub, name string) (uint64, error) {
 	b, err := os.ReadFile(filepath.Join(s.TraceFS, sub, name, "id"))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
+			if st, err := os.Stat(filepath.Join(s.TraceFS, sub, name)); err == nil && st.IsDir() {
+				return 0, fmt.Errorf("tracepoint %s:%s has no id in tracefs (an ftrace-internal event perf cannot open): %w", sub, name, ErrNotSupported)
+			}
 			return 0, fmt.Errorf("unknown tracepoint %s:%s%s: %w", sub, name, s.suggestTracepoint(sub, name), ErrUnknownEvent)
 		}
 		return 0, fmt.Errorf("read id of tracepoint %s:%s: %w", sub, name, err)
@@ -212,7 +215,8 @@ func validTraceName(s string) bool {
 	return true
 }
 
-// Tracepoints lists every tracepoint in tracefs as "sub:name", sorted.
+// Tracepoints lists every tracepoint in tracefs as "sub:name", sorted; like
+// perf list, it leaves out ftrace-internal events that have no id.
 func (s *System) Tracepoints() ([]string, error) {
 	if s == nil || s.TraceFS == "" {
 		return nil, ErrNoTraceFS
@@ -231,7 +235,7 @@ func (s *System) Tracepoints() ([]string, error) {
 			continue
 		}
 		for _, ev := range evs {
-			if ev.IsDir() {
+			if ev.IsDir() && exists(filepath.Join(s.TraceFS, sub.Name(), ev.Name(), "id")) {
 				out = append(out, sub.Name()+":"+ev.Name())
 			}
 		}
@@ -277,4 +281,9 @@ func (s *System) suggestTracepoint(sub, name string) string {
 		return fmt.Sprintf(" (no subsystem %q; did you mean %q?)", sub, best)
 	}
 	return ""
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
