@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfbench/perfbench/internal/testdb"
 )
 
 // report is what the tests read from a sysbench report.
@@ -54,13 +56,18 @@ func parseReport(out string) (report, error) {
 // that), so each distinct command runs once: read steps two at a time,
 // write steps one after the other in run order.
 func TestStepsOnMariaDB(t *testing.T) {
-	sysbench := needSysbench(t)
-	srv := server(t)
+	sysbench := testdb.NeedSysbench(t)
+	srv := testdb.Shared(t)
+	root, err := srv.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
 	scripts := t.TempDir()
 	if err := WriteScripts(scripts); err != nil {
 		t.Fatal(err)
 	}
-	o := srv.options()
+	o := options(srv)
 	o.Sysbench, o.ScriptDir = sysbench, scripts
 	o.Tables, o.TableSize = 2, 5000
 	o.Time = time.Second
@@ -136,13 +143,13 @@ func TestStepsOnMariaDB(t *testing.T) {
 	t.Run("flush", func(t *testing.T) {
 		var before float64
 		var pct string
-		if err := srv.root.QueryRow("SELECT @@GLOBAL.innodb_max_dirty_pages_pct").Scan(&pct); err != nil {
+		if err := root.QueryRow("SELECT @@GLOBAL.innodb_max_dirty_pages_pct").Scan(&pct); err != nil {
 			t.Fatal(err)
 		}
-		if err := srv.root.QueryRow("SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_BUFFER_POOL_PAGES_DIRTY'").Scan(&before); err != nil {
+		if err := root.QueryRow("SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_BUFFER_POOL_PAGES_DIRTY'").Scan(&before); err != nil {
 			t.Fatal(err)
 		}
-		res, err := Flush(ctx, srv.root, FlushOptions{DB: "sbtest", Tables: 2, Timeout: time.Minute})
+		res, err := Flush(ctx, root, FlushOptions{DB: "sbtest", Tables: 2, Timeout: time.Minute})
 		if err != nil {
 			t.Fatalf("Flush: %v (%+v)", err, res)
 		}
@@ -154,7 +161,7 @@ func TestStepsOnMariaDB(t *testing.T) {
 			t.Errorf("after Flush: %+v, want 0 dirty pages and no warning", res)
 		}
 		var after string
-		if err := srv.root.QueryRow("SELECT @@GLOBAL.innodb_max_dirty_pages_pct").Scan(&after); err != nil {
+		if err := root.QueryRow("SELECT @@GLOBAL.innodb_max_dirty_pages_pct").Scan(&after); err != nil {
 			t.Fatal(err)
 		}
 		if after != pct {
@@ -167,13 +174,13 @@ func TestStepsOnMariaDB(t *testing.T) {
 // than running some other statement when --shape is wrong (sysbench itself
 // accepts any option).
 func TestScriptRejectsUnknownShape(t *testing.T) {
-	sysbench := needSysbench(t)
-	srv := server(t)
+	sysbench := testdb.NeedSysbench(t)
+	srv := testdb.Shared(t)
 	scripts := t.TempDir()
 	if err := WriteScripts(scripts); err != nil {
 		t.Fatal(err)
 	}
-	o := srv.options()
+	o := options(srv)
 	o.Sysbench, o.ScriptDir, o.Tables, o.TableSize, o.Threads, o.Time = sysbench, scripts, 1, 10, 1, time.Second
 	s, _ := Lookup("update-one")
 	s[0].Args = []string{"--shape=every-row"}
@@ -192,7 +199,7 @@ func TestScriptRejectsUnknownShape(t *testing.T) {
 // and the frequencies of keys 1 and 2 within 5 standard deviations of
 // 1/zeta and 2^-θ/zeta.
 func TestZipf(t *testing.T) {
-	sysbench := needSysbench(t)
+	sysbench := testdb.NeedSysbench(t)
 	dir := t.TempDir()
 	if err := WriteScripts(dir); err != nil {
 		t.Fatal(err)
