@@ -474,3 +474,21 @@ func TestInsertMetrics(t *testing.T) {
 		t.Errorf("dbgb2 not recorded: %v, want missing", c.State)
 	}
 }
+
+func TestRoleShares(t *testing.T) {
+	r := stepRecord("v", "s", 1, 100, counted("instructions", 1000))
+	r.Roles = []record.Role{
+		{Name: "connection", Threads: 4, Counters: []record.Counter{counted("instructions", 750), counted("context-switches", 0)}},
+		{Name: "innodb-io", Threads: 8, Counters: []record.Counter{counted("instructions", 250), counted("context-switches", 0)}},
+	}
+	p := Compute(r, Options{})
+	if c := p.Get(RoleMetric("connection", "instructions")); !near(c.Value, 0.75) {
+		t.Errorf("connection share = %+v, want 0.75 (750 of 1000)", c)
+	}
+	if c := p.Get(RoleMetric("innodb-io", "threads")); c.Value != 8 {
+		t.Errorf("innodb-io threads = %v", c.Value)
+	}
+	if c := p.Get(RoleMetric("connection", "context-switches")); c.State != Missing {
+		t.Errorf("share of a total of 0 = %+v, want missing", c)
+	}
+}

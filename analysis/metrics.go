@@ -367,7 +367,11 @@ func roleShares(r *record.Record, set func(string, Cell)) {
 	for _, role := range r.Roles {
 		set(RoleMetric(role.Name, "threads"), Val(float64(role.Threads)))
 		for _, c := range role.Counters {
-			set(RoleMetric(role.Name, c.Event), Combine(counterCell(c), totals[c.Event], Div))
+			share := Combine(counterCell(c), totals[c.Event], func(x, y float64) float64 { return x / y })
+			if t := totals[c.Event]; t.OK() && t.Value == 0 {
+				share = Stated(Missing) // no share of nothing
+			}
+			set(RoleMetric(role.Name, c.Event), share)
 		}
 	}
 }
