@@ -60,7 +60,7 @@ type Options struct {
 	// version in input order.
 	Base string
 	// Tables lists table IDs to build; empty means all. The legacy table is
-	// built only with Legacy set.
+	// built only with Legacy set or when Tables names it.
 	Tables []string
 	// Legacy adds the older normalization: counter ratio ÷ whole-step rQPS.
 	Legacy   bool
@@ -188,7 +188,7 @@ func Build(recs []*record.Record, opt Options) (*Report, error) {
 		if len(want) > 0 && !want[id] {
 			continue
 		}
-		if id == TableLegacy && !opt.Legacy {
+		if id == TableLegacy && !opt.Legacy && !want[id] {
 			continue
 		}
 		for _, t := range b.build(id) {
