@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/perfbench/perfbench/hostinfo"
+	"github.com/spf13/pflag"
+)
+
+func init() {
+	register(&command{
+		name:    "doctor",
+		summary: "check whether and how well perfbench can count on this machine",
+		usage:   "doctor [--pid N] [-e EVENTS] [--format text|json]",
+		long: `Checks the kernel, privileges, perf_event_paranoid, the hardware PMU and its
+counter budget, the NMI watchdog, virtualization, the open-file limit and
+tracefs. Each line gives a verdict (ok, warn, fail), what was found, and the
+fix. With --pid the limit is checked against that process's threads and a
+counter is test-opened on it; with -e the events are test-opened too.
+
+Exit status 0 when perfbench can count, 1 when it cannot count at all (or
+not the given process).
+
+Examples:
+  perfbench doctor
+  perfbench doctor --pid $(pidof mariadbd) -e cycles,instructions,task-clock`,
+		setup: func(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error {
+			format := fs.String("format", "text", "output format: text or json")
+			pid := fs.Int("pid", 0, "process to be measured: size the descriptor estimate by its threads and test-open a counter on it")
+			events := fs.StringP("events", "e", "", "events to test-open and to size the descriptor estimate (perf stat -e syntax)")
+			return func(ctx context.Context, e *env, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected argument %q", args[0])
+				}
+				if *format != "text" && *format != "json" {
+					return usagef("--format must be text or json, not %q", *format)
+				}
+				if *pid < 0 {
+					return usagef("--pid must be positive")
+				}
+				h, err := hostinfo.Read(sysRoot)
+				if err != nil {
+					return err
+				}
+				rep := hostinfo.Doctor(h, hostinfo.DoctorOptions{Pid: *pid, Events: *events})
+				if *format == "json" {
+					enc := json.NewEncoder(e.stdout)
+					enc.SetIndent("", "  ")
+					if err := enc.Encode(rep); err != nil {
+						return err
+					}
+				} else if err := rep.WriteText(e.stdout); err != nil {
+					return err
+				}
+				if !rep.Usable {
+					fmt.Fprintln(e.stderr, "perfbench doctor: perfbench cannot count here; see the fail lines")
+					return errSilent
+				}
+				return nil
+			}
+		},
+	})
+}

@@ -1,0 +1,485 @@
+package hostinfo
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/perfbench/perfbench/perfevent"
+)
+
+// Verdict is the outcome of one doctor check.
+type Verdict string
+
+// Verdicts.
+const (
+	OK   Verdict = "ok"
+	Warn Verdict = "warn" // perfbench works, with less or with a caveat
+	Fail Verdict = "fail" // perfbench cannot count (at all, or the target)
+)
+
+// Check is one line of perfbench doctor.
+type Check struct {
+	Name    string  `json:"check"`
+	Verdict Verdict `json:"verdict"`
+	// Detail is what was found.
+	Detail string `json:"detail"`
+	// Fix says what to do about a warn or fail.
+	Fix string `json:"fix,omitempty"`
+}
+
+// Report is the outcome of all checks.
+type Report struct {
+	// Usable is false when some check failed: perfbench cannot count.
+	Usable bool    `json:"usable"`
+	Checks []Check `json:"checks"`
+}
+
+// DoctorOptions narrows the checks to a real workload. The zero value checks
+// the machine for this process.
+type DoctorOptions struct {
+	// Pid is the process to be measured (0: none given). Its threads size
+	// the descriptor estimate and counters are test-opened on it.
+	Pid int
+	// Events is an event list as perfbench stat -e takes it; empty means
+	// DefaultEstimateEvents counters per thread for the estimate.
+	Events string
+	// Probe opens an event on pid (0: this process) and closes it; nil
+	// means System.ProbePid. Tests fake it.
+	Probe func(sys *perfevent.System, e perfevent.Event, pid int) error
+}
+
+// DefaultEstimateEvents is the counters per thread assumed when no -e is
+// given: a cycles/instructions group plus the usual cache, TLB and software
+// events.
+const DefaultEstimateEvents = 8
+
+// spareFDs is what perfbench needs besides counters (files, sockets, pipes).
+const spareFDs = 64
+
+// Doctor checks whether and how well perfbench can count here.
+func Doctor(h *Host, opt DoctorOptions) Report {
+	probe := opt.Probe
+	if probe == nil {
+		probe = func(sys *perfevent.System, e perfevent.Event, pid int) error { return sys.ProbePid(e, pid) }
+	}
+	var r Report
+	add := func(name string, v Verdict, detail, fix string) {
+		r.Checks = append(r.Checks, Check{Name: name, Verdict: v, Detail: detail, Fix: fix})
+	}
+	sys := h.System
+
+	// Kernel and perf events.
+	if sys == nil {
+		add("kernel", Fail, fmt.Sprintf("%s: no perf events (%v)", orUnknown(h.Kernel), h.SystemErr),
+			"boot a kernel built with CONFIG_PERF_EVENTS and mount sysfs at /sys")
+	} else if maj, min, ok := kernelVersion(h.Kernel); ok && (maj < 5 || maj == 5 && min < 8) {
+		add("kernel", Warn, fmt.Sprintf("%s: perf events present; CAP_PERFMON needs 5.8 or later", h.Kernel),
+			"run as root (CAP_SYS_ADMIN), or use a 5.8+ kernel to grant CAP_PERFMON alone")
+	} else {
+		add("kernel", OK, fmt.Sprintf("%s: perf events present", orUnknown(h.Kernel)), "")
+	}
+
+	// Privileges.
+	pv := h.Privileges
+	var caps []string
+	for _, c := range []struct {
+		n    int
+		name string
+	}{{CapPerfmon, "CAP_PERFMON"}, {CapSysAdmin, "CAP_SYS_ADMIN"}, {CapSysPtrace, "CAP_SYS_PTRACE"}} {
+		if pv.Has(c.n) {
+			caps = append(caps, c.name)
+		}
+	}
+	who := "uid " + strconv.Itoa(pv.EUID)
+	if pv.EUID == 0 {
+		who = "root"
+	}
+	switch {
+	case !pv.Known:
+		add("privileges", Warn, "could not read /proc/self/status", "run as root to be sure perf_event_paranoid does not apply")
+	case pv.CanPerfmon() && pv.Has(CapSysPtrace):
+		add("privileges", OK, fmt.Sprintf("%s with %s: any process can be counted, perf_event_paranoid does not apply", who, strings.Join(caps, ", ")), "")
+	case pv.CanPerfmon():
+		add("privileges", Warn, fmt.Sprintf("%s with %s but not CAP_SYS_PTRACE: only processes of the same user can be counted", who, strings.Join(caps, ", ")),
+			"grant CAP_SYS_PTRACE too (mysqld runs as another user): setcap cap_perfmon,cap_sys_ptrace=ep $(command -v perfbench)")
+	default:
+		detail := who + " without CAP_PERFMON or CAP_SYS_ADMIN: perf_event_paranoid applies, and only processes of the same user can be counted"
+		if pv.EUID == 0 {
+			detail = "root but without CAP_PERFMON or CAP_SYS_ADMIN (a restricted container?): perf_event_paranoid applies"
+		}
+		add("privileges", Warn, detail, "run as root (sudo), or setcap cap_perfmon,cap_sys_ptrace=ep $(command -v perfbench)")
+	}
+
+	// perf_event_paranoid.
+	switch p := h.Paranoid; {
+	case p == nil:
+		add("perf_event_paranoid", Fail, "/proc/sys/kernel/perf_event_paranoid is missing: the kernel has no perf events", "boot a kernel built with CONFIG_PERF_EVENTS")
+	case pv.CanPerfmon():
+		add("perf_event_paranoid", OK, fmt.Sprintf("%d (%s); does not apply with CAP_PERFMON/CAP_SYS_ADMIN", *p, paranoidMeaning(*p)), "")
+	case *p <= 1:
+		add("perf_event_paranoid", OK, fmt.Sprintf("%d (%s)", *p, paranoidMeaning(*p)), "")
+	case *p == 2:
+		add("perf_event_paranoid", Warn, fmt.Sprintf("2 (%s): counts of an unprivileged perfbench miss the server's kernel time", paranoidMeaning(2)),
+			"sysctl kernel.perf_event_paranoid=1, or run as root")
+	default:
+		add("perf_event_paranoid", Fail, fmt.Sprintf("%d (%s)", *p, paranoidMeaning(*p)),
+			"run as root, grant CAP_PERFMON, or sysctl kernel.perf_event_paranoid=1")
+	}
+
+	// Can anything be counted at all?
+	var taskClock perfevent.Event
+	if sys != nil {
+		if l, err := perfevent.Parse("task-clock", sys); err == nil {
+			taskClock = l.Events[0]
+			if err := probe(sys, taskClock, 0); err != nil {
+				add("counting", Fail, "task-clock does not open on perfbench itself: "+err.Error(), fixFor(err))
+			} else {
+				add("counting", OK, "software counters open (task-clock on perfbench itself)", "")
+			}
+		}
+	}
+
+	// PMUs and the counter budget.
+	if sys != nil {
+		r.Checks = append(r.Checks, pmuChecks(h, probe)...)
+	}
+
+	// NMI watchdog.
+	switch w := h.NMIWatchdog; {
+	case w == nil:
+		add("nmi_watchdog", OK, "not present", "")
+	case *w == 0 && (sys == nil || !sys.HasHardwarePMU()):
+		add("nmi_watchdog", OK, "off", "")
+	case *w == 0:
+		add("nmi_watchdog", OK, "off: every hardware counter is free", "")
+	case sys == nil || !sys.HasHardwarePMU():
+		add("nmi_watchdog", OK, "on, but there is no hardware PMU here for it to hold", "")
+	default:
+		add("nmi_watchdog", Warn, "on: it holds one hardware counter on every CPU, so one counter fewer is left for events and groups multiplex sooner",
+			"sysctl kernel.nmi_watchdog=0 while measuring (set it back to 1 after)")
+	}
+
+	// Virtualization.
+	virt := h.Virtualization
+	if h.Container != "" {
+		virt += ", in a " + h.Container + " container"
+	}
+	if h.Virtualization == "none" || h.Virtualization == "" {
+		add("virtualization", OK, "bare metal ("+h.VirtualizationDetail+")"+containerNote(h), "")
+	} else {
+		add("virtualization", Warn, fmt.Sprintf("%s (%s): the PMU may be missing or partial, some hypervisors return zeros without an error (a counter that reads 0 while instructions retired is suspect), and steal time adds noise", virt, h.VirtualizationDetail),
+			"measure on bare metal for publishable hardware counts")
+	}
+
+	// Descriptors: one per thread per counter (each encoding of an event).
+	r.Checks = append(r.Checks, fdCheck(h, opt, sys))
+
+	// tracefs.
+	switch {
+	case h.TraceFS != "":
+		n := ""
+		if sys != nil {
+			if tps, err := sys.Tracepoints(); err == nil {
+				n = fmt.Sprintf(" (%d tracepoints)", len(tps))
+			}
+		}
+		add("tracefs", OK, "mounted at "+h.TraceFS+n, "")
+	default:
+		add("tracefs", Warn, "not mounted: tracepoint events (sched:sched_switch, syscalls:...) cannot be named",
+			"mount -t tracefs nodev /sys/kernel/tracing")
+	}
+
+	// The target process and the user's events.
+	if opt.Pid > 0 {
+		r.Checks = append(r.Checks, targetCheck(h, opt.Pid, sys, taskClock, probe))
+	}
+	if opt.Events != "" {
+		r.Checks = append(r.Checks, eventsCheck(opt, sys, probe))
+	}
+
+	r.Usable = true
+	for _, c := range r.Checks {
+		if c.Verdict == Fail {
+			r.Usable = false
+		}
+	}
+	return r
+}
+
+func containerNote(h *Host) string {
+	if h.Container == "" {
+		return ""
+	}
+	return ", in a " + h.Container + " container"
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "kernel version unknown"
+	}
+	return s
+}
+
+// kernelVersion reads major.minor from a release such as "6.1.0-18-amd64".
+func kernelVersion(rel string) (int, int, bool) {
+	f := strings.FieldsFunc(rel, func(r rune) bool { return r == '.' || r == '-' })
+	if len(f) < 2 {
+		return 0, 0, false
+	}
+	maj, err1 := strconv.Atoi(f[0])
+	min, err2 := strconv.Atoi(f[1])
+	return maj, min, err1 == nil && err2 == nil
+}
+
+func paranoidMeaning(p int) string {
+	switch {
+	case p <= -1:
+		return "no restrictions"
+	case p == 0:
+		return "unprivileged users may count kernel and user space, but not raw tracepoint data"
+	case p == 1:
+		return "unprivileged users may count kernel and user space of their own processes"
+	case p == 2:
+		return "unprivileged users may count user space only"
+	}
+	return "unprivileged users may not use perf events at all"
+}
+
+// fixFor turns an open error into advice.
+func fixFor(err error) string {
+	switch {
+	case errors.Is(err, perfevent.ErrPermission):
+		return "run as root or grant CAP_PERFMON (and CAP_SYS_PTRACE for other users' processes)"
+	case errors.Is(err, perfevent.ErrNotSupported):
+		return "boot a kernel with perf events"
+	}
+	return ""
+}
+
+// pmuChecks describes the PMUs: the core PMUs with their counter budgets,
+// or, without one, what still works and what perfbench loses.
+func pmuChecks(h *Host, probe func(*perfevent.System, perfevent.Event, int) error) []Check {
+	sys := h.System
+	var out []Check
+	cores := sys.CorePMUs()
+	if len(cores) == 0 {
+		works := []string{"software events (task-clock, context-switches, cpu-migrations, page-faults)"}
+		if p := sys.PMU("msr"); p != nil {
+			if l, err := perfevent.Parse("msr/tsc/", sys); err == nil && probe(sys, l.Events[0], 0) == nil {
+				works = append(works, "msr/tsc/")
+			}
+		}
+		if h.TraceFS != "" || sys.TraceFS != "" {
+			works = append(works, "tracepoints")
+		}
+		if sys.PMU("uprobe") != nil {
+			works = append(works, "uprobes")
+		}
+		out = append(out, Check{
+			Name:    "hardware PMU",
+			Verdict: Warn,
+			Detail: "none: this machine has no hardware PMU, so cycles, instructions, cache, TLB and branch events cannot be counted (they fail with ENOENT). " +
+				"Still works: " + strings.Join(works, ", ") + ". " +
+				"perfbench loses IPC/CPI, instructions per query (the code-bloat term), MPKI and cache/TLB/branch ratios (the memory-system terms); " +
+				"it keeps CPU µs/op, cs/op, faults/op, IO/op and QPS comparisons",
+			Fix: "run on bare metal, or enable the VM's virtual PMU (KVM/QEMU: -cpu host with pmu=on, libvirt <pmu state='on'/>; VMware: virtualize CPU performance counters)",
+		})
+	} else {
+		var parts []string
+		unknown := false
+		for _, p := range cores {
+			s := fmt.Sprintf("%s (type %d", p.Name, p.Type)
+			if p.CPUs != "" {
+				s += ", cpus " + p.CPUs
+			}
+			if p.Counters.Known {
+				s += fmt.Sprintf("): %s counters per CPU (%s)", p.Counters, p.Counters.Source)
+			} else {
+				s += "): counter budget unknown"
+				unknown = true
+			}
+			parts = append(parts, s)
+		}
+		detail := strings.Join(parts, "; ")
+		if len(cores) > 1 {
+			detail += "; hybrid CPU: each generic event is opened on every core PMU and the counts summed"
+		}
+		v, fix := OK, ""
+		if l, err := perfevent.Parse("cycles,instructions", sys); err == nil {
+			var bad []string
+			for _, e := range l.Events {
+				if err := probe(sys, e, 0); err != nil {
+					bad = append(bad, err.Error())
+				}
+			}
+			if len(bad) > 0 {
+				v = Warn
+				detail += "; but " + strings.Join(bad, "; ")
+				fix = "the PMU is partial (a VM's vPMU?): measure on bare metal"
+			}
+		}
+		if unknown && v == OK {
+			detail += "; size event groups to the CPU's documented counters to avoid multiplexing"
+		}
+		out = append(out, Check{Name: "hardware PMU", Verdict: v, Detail: detail, Fix: fix})
+	}
+	var names []string
+	for _, p := range sys.PMUs {
+		names = append(names, fmt.Sprintf("%s(%d)", p.Name, p.Type))
+	}
+	out = append(out, Check{Name: "PMUs", Verdict: OK, Detail: strings.Join(names, " ")})
+	return out
+}
+
+// fdCheck compares RLIMIT_NOFILE with the descriptors counting needs: one
+// per thread and counter. Go raises the soft limit to the hard one when
+// perfbench starts, so the hard limit is what counts.
+func fdCheck(h *Host, opt DoctorOptions, sys *perfevent.System) Check {
+	c := Check{Name: "open files"}
+	if !h.NoFile.Known {
+		c.Verdict, c.Detail = Warn, "RLIMIT_NOFILE unknown (no /proc/self/limits)"
+		return c
+	}
+	limit := h.NoFile.Hard
+	lim := fmt.Sprintf("RLIMIT_NOFILE soft %s, hard %s", limitString(h.NoFile.Soft), limitString(h.NoFile.Hard))
+	perThread, what := DefaultEstimateEvents, fmt.Sprintf("%d counters", DefaultEstimateEvents)
+	if opt.Events != "" && sys != nil {
+		if l, err := perfevent.Parse(opt.Events, sys); err == nil {
+			perThread = 0
+			for _, e := range l.Events {
+				perThread += len(e.Encodings)
+			}
+			what = fmt.Sprintf("%d counters for -e", perThread)
+		}
+	}
+	if opt.Pid <= 0 {
+		if limit == Unlimited {
+			c.Verdict, c.Detail = OK, lim+": no limit on descriptors"
+			return c
+		}
+		threads := 0
+		if limit > spareFDs {
+			threads = int((limit - spareFDs) / uint64(perThread))
+		}
+		c.Verdict = OK
+		c.Detail = fmt.Sprintf("%s: room for %d threads at %s each (perfbench raises its soft limit to the hard one; pass --pid for a real server)", lim, threads, what)
+		return c
+	}
+	threads, err := Threads(h.Root, opt.Pid)
+	if err != nil {
+		c.Verdict, c.Detail = Warn, lim+": "+err.Error()
+		return c
+	}
+	need := uint64(threads*perThread + spareFDs)
+	detail := fmt.Sprintf("%s; pid %d has %d threads × %s = %d descriptors (with %d spare)", lim, opt.Pid, threads, what, need, spareFDs)
+	switch {
+	case limit != Unlimited && need > limit:
+		c.Verdict, c.Detail = Fail, detail+": over the hard limit"
+		c.Fix = fmt.Sprintf("raise the hard limit to at least %d (as root: ulimit -Hn %d; systemd: LimitNOFILE=%d; or nofile in /etc/security/limits.conf), count fewer events, or use cgroup mode (CPUs × events descriptors)", need, need, need)
+	case limit != Unlimited && need > limit*8/10:
+		c.Verdict, c.Detail = Warn, detail+": within 20% of the hard limit; threads the server starts later need more"
+		c.Fix = fmt.Sprintf("raise the hard limit above %d (ulimit -Hn as root, or LimitNOFILE in systemd)", need*2)
+	default:
+		c.Verdict, c.Detail = OK, detail
+	}
+	return c
+}
+
+func limitString(v uint64) string {
+	if v == Unlimited {
+		return "unlimited"
+	}
+	return strconv.FormatUint(v, 10)
+}
+
+// targetCheck test-opens task-clock on the target process.
+func targetCheck(h *Host, pid int, sys *perfevent.System, taskClock perfevent.Event, probe func(*perfevent.System, perfevent.Event, int) error) Check {
+	c := Check{Name: "target"}
+	threads, err := Threads(h.Root, pid)
+	if err != nil {
+		c.Verdict, c.Detail, c.Fix = Fail, err.Error(), "give the pid of a running process (pidof mariadbd mysqld)"
+		return c
+	}
+	comm := ""
+	if b, err := readFile(h.Root, "proc/"+strconv.Itoa(pid)+"/comm"); err == nil {
+		comm = " (" + b + ")"
+	}
+	if sys == nil || len(taskClock.Encodings) == 0 {
+		c.Verdict, c.Detail = Fail, fmt.Sprintf("pid %d%s, %d threads: no perf events to open", pid, comm, threads)
+		return c
+	}
+	if err := probe(sys, taskClock, pid); err != nil {
+		c.Verdict, c.Detail, c.Fix = Fail, fmt.Sprintf("pid %d%s, %d threads: %v", pid, comm, threads, err), fixFor(err)
+		return c
+	}
+	c.Verdict, c.Detail = OK, fmt.Sprintf("pid %d%s, %d threads: counters open on it", pid, comm, threads)
+	return c
+}
+
+// eventsCheck parses the user's events and test-opens each.
+func eventsCheck(opt DoctorOptions, sys *perfevent.System, probe func(*perfevent.System, perfevent.Event, int) error) Check {
+	c := Check{Name: "events"}
+	if sys == nil {
+		c.Verdict, c.Detail = Fail, "no perf events on this kernel"
+		return c
+	}
+	l, err := perfevent.Parse(opt.Events, sys)
+	if err != nil {
+		c.Verdict, c.Detail, c.Fix = Fail, err.Error(), "run 'perfbench events' for the names this machine has"
+		return c
+	}
+	var bad []string
+	denied := false
+	for _, e := range l.Events {
+		if err := probe(sys, e, opt.Pid); err != nil {
+			var oe *perfevent.OpenError
+			if errors.As(err, &oe) {
+				bad = append(bad, e.Name+": "+oe.Reason)
+			} else {
+				bad = append(bad, e.Name+": "+err.Error())
+			}
+			denied = denied || errors.Is(err, perfevent.ErrPermission)
+		}
+	}
+	switch {
+	case len(bad) == 0:
+		c.Verdict, c.Detail = OK, fmt.Sprintf("all %d events open", len(l.Events))
+	case denied:
+		c.Verdict, c.Detail, c.Fix = Fail, strings.Join(bad, "; "), fixFor(perfevent.ErrPermission)
+	default:
+		c.Verdict = Warn
+		c.Detail = fmt.Sprintf("%d of %d events will show n/a: %s", len(bad), len(l.Events), strings.Join(bad, "; "))
+		c.Fix = "drop them, or measure where the PMU has them"
+	}
+	return c
+}
+
+func readFile(root, rel string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(root, rel))
+	return strings.TrimSpace(string(b)), err
+}
+
+// WriteText prints one line per check: verdict, check, what was found and
+// the fix.
+func (r Report) WriteText(w io.Writer) error {
+	for _, c := range r.Checks {
+		line := fmt.Sprintf("%-4s  %-19s %s", c.Verdict, c.Name, c.Detail)
+		if c.Fix != "" {
+			line += ". Fix: " + c.Fix
+		}
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
+	verdict := "perfbench can count here"
+	if !r.Usable {
+		verdict = "perfbench cannot count here"
+	}
+	_, err := fmt.Fprintln(w, verdict)
+	return err
+}
