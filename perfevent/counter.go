@@ -3,6 +3,7 @@ package perfevent
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/perfbench/perfbench/record"
@@ -263,6 +264,9 @@ func (r *Reading) finish() {
 		}
 	}
 	r.Warnings = append([]string(nil), r.notes...)
+	// Not-counted events with the same reason share one warning.
+	var reasons []string
+	notCounted := map[string][]string{}
 	for _, ec := range r.Events {
 		switch ec.Status {
 		case StatusScaled:
@@ -271,8 +275,14 @@ func (r *Reading) finish() {
 			if r.Start.IsZero() {
 				break
 			}
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s not counted: %s", ec.Event.Name, ec.Reason))
+			if _, ok := notCounted[ec.Reason]; !ok {
+				reasons = append(reasons, ec.Reason)
+			}
+			notCounted[ec.Reason] = append(notCounted[ec.Reason], ec.Event.Name)
 		}
+	}
+	for _, why := range reasons {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s not counted: %s", strings.Join(notCounted[why], ", "), why))
 	}
 }
 
