@@ -2,6 +2,7 @@ package suite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
 	"os"
@@ -256,6 +257,87 @@ end
 			if math.Abs(got-mean) > 5*sd {
 				t.Errorf("n=%d θ=%g: key %d drawn %v times in %v, want %.0f ± %.0f", c.n, c.theta, k, got, draws, mean, 5*sd)
 			}
+		}
+	}
+}
+
+// globalStatus reads numeric global status variables.
+func globalStatus(t *testing.T, db *sql.DB, names ...string) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	for _, n := range names {
+		var name string
+		var v float64
+		if err := db.QueryRow("SHOW GLOBAL STATUS LIKE '" + n + "'").Scan(&name, &v); err != nil {
+			t.Fatalf("status %s: %v", n, err)
+		}
+		out[n] = v
+	}
+	return out
+}
+
+// TestStatementShapes checks that the project's scripts run the statements
+// they claim, through the rows the server reads per event: an in-list of R
+// keys does R key lookups, a range of R rows one lookup and about R-1 next
+// reads, a scan reads every row of the table (the op unit of scan).
+func TestStatementShapes(t *testing.T) {
+	sysbench := testdb.NeedSysbench(t)
+	srv := testdb.Shared(t)
+	root, err := srv.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	scripts := t.TempDir()
+	if err := WriteScripts(scripts); err != nil {
+		t.Fatal(err)
+	}
+	const rows = 3000
+	o := options(srv)
+	o.Sysbench, o.ScriptDir, o.Tables, o.TableSize, o.Threads, o.Time = sysbench, scripts, 1, rows, 1, time.Second
+	ctx := context.Background()
+	for _, mk := range []func(Options) ([]string, error){CleanupCommand, PrepareCommand} {
+		argv, _ := mk(o)
+		if _, err := run(ctx, argv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cases := []struct {
+		label    string
+		variable string
+		lo, hi   float64 // per event
+	}{
+		// Random keys repeat now and then: a few lookups fewer than R.
+		{"points-covered-pk_range=100", "Handler_read_key", 90, 100},
+		{"random-points_range=10", "Handler_read_key", 9, 10},
+		{"hot-points_range=100", "Handler_read_key", 100, 100},
+		{"update-inlist_range=100", "Handler_read_key", 90, 100},
+		{"range-covered-si_range=100", "Handler_read_key", 1, 1},
+		{"range-covered-si_range=100", "Handler_read_next", 60, 140},
+		{"scan_range=100", "Rows_read", rows, rows},
+	}
+	for _, c := range cases {
+		s, err := Lookup(c.label)
+		if err != nil {
+			t.Fatal(err)
+		}
+		argv, err := Command(s[0], o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := globalStatus(t, root, c.variable)
+		out, err := run(ctx, argv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after := globalStatus(t, root, c.variable)
+		r, err := parseReport(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		per := (after[c.variable] - before[c.variable]) / r.events
+		if per < c.lo || per > c.hi {
+			t.Errorf("%s: %.2f %s per event over %v events, want %v to %v", c.label, per, c.variable, r.events, c.lo, c.hi)
 		}
 	}
 }
