@@ -268,7 +268,7 @@ func globalStatus(t *testing.T, db *sql.DB, names ...string) map[string]float64 
 	for _, n := range names {
 		var name string
 		var v float64
-		if err := db.QueryRow("SHOW GLOBAL STATUS LIKE '" + n + "'").Scan(&name, &v); err != nil {
+		if err := db.QueryRow("SHOW GLOBAL STATUS LIKE '"+n+"'").Scan(&name, &v); err != nil {
 			t.Fatalf("status %s: %v", n, err)
 		}
 		out[n] = v
