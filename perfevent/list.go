@@ -33,15 +33,21 @@ type EventInfo struct {
 
 // ListOptions chooses what Events lists.
 type ListOptions struct {
-	// All adds every alias spelling as a line of its own and every
-	// tracepoint in tracefs.
+	// All adds every alias spelling as a line of its own.
 	All bool
+	// Tracepoints adds every tracepoint in tracefs. Each is opened and
+	// closed; closing a tracepoint counter waits for an RCU grace period
+	// (about 30 ms), so thousands take a minute or more.
+	Tracepoints bool
+	// Progress, when set, is called before each tracepoint is probed.
+	Progress func(done, total int)
 	// Probe tells whether an event opens; nil means System.Probe.
 	Probe func(Event) error
 }
 
-// Events lists the catalogue and the PMU aliases found in sysfs (and with
-// All, alias spellings and tracepoints), each probed on this process.
+// Events lists the catalogue and the PMU aliases found in sysfs (with All,
+// alias spellings; with Tracepoints, every tracepoint), each probed on this
+// process.
 func (s *System) Events(opt ListOptions) ([]EventInfo, error) {
 	probe := opt.Probe
 	if probe == nil {
@@ -100,12 +106,15 @@ func (s *System) Events(opt ListOptions) ([]EventInfo, error) {
 			}
 		}
 	}
-	if opt.All && s.TraceFS != "" {
+	if opt.Tracepoints {
 		tps, err := s.Tracepoints()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("list tracepoints: %w", err)
 		}
-		for _, tp := range tps {
+		for i, tp := range tps {
+			if opt.Progress != nil {
+				opt.Progress(i, len(tps))
+			}
 			if err := add(tp, nil); err != nil {
 				out = append(out, EventInfo{Name: tp, Kind: KindTracepoint.String(), PMU: "tracepoint", Type: TypeTracepoint, Reason: err.Error()})
 			}

@@ -49,7 +49,7 @@ func TestEventsList(t *testing.T) {
 		t.Errorf("context-switches aliases %v", a)
 	}
 
-	all, err := vm.Events(ListOptions{All: true, Probe: fakeProbe})
+	all, err := vm.Events(ListOptions{All: true, Tracepoints: true, Probe: fakeProbe})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,10 @@ func TestEventsList(t *testing.T) {
 		}
 	}
 	if names["ftrace:bprint"] {
-		t.Error("--all lists ftrace:bprint, which has no id")
+		t.Error("--tracepoints lists ftrace:bprint, which has no id")
+	}
+	if _, err := fixture(t, "amd-zen").Events(ListOptions{Tracepoints: true, Probe: fakeProbe}); !errors.Is(err, ErrNoTraceFS) {
+		t.Errorf("tracepoints without tracefs: %v", err)
 	}
 }
 
