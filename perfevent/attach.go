@@ -56,7 +56,8 @@ type Options struct {
 	// once; 0 means GOMAXPROCS.
 	Workers int
 
-	sys sysCalls // nil means the running kernel
+	sys   sysCalls // nil means the running kernel
+	tries int      // attempts at most; 0 means attachTries
 }
 
 // BudgetsFrom returns, for Options.Budgets, the number of general-purpose
@@ -92,8 +93,11 @@ type Coverage struct {
 	// Ambiguous are threads the rescan found that started while counters
 	// were being opened: they were not attached (that would count them
 	// twice if their creator was already counted), so they are uncounted
-	// if their creator was not. Reported as a warning.
+	// if their creator was not. Attach starts over when it finds some, up
+	// to 3 attempts; those of the last attempt are reported as a warning.
 	Ambiguous []int
+	// Attempts is how many times the attach was made.
+	Attempts int
 }
 
 // Attachment is a set of counters open on one process: per thread (with
@@ -110,6 +114,7 @@ type Attachment struct {
 	cgFD    int // cgroup directory descriptor while opening
 	workers int
 	planned int // targets the attach set out to open (threads listed, CPUs)
+	tries   int
 
 	mu      sync.Mutex
 	targets []*target
@@ -133,6 +138,60 @@ type target struct {
 // not supported; they do not fail the attach. The attach fails with
 // ErrNoProcess, ErrPermission or ErrTooManyFiles (wrapping the errno), and
 // when it fails it closes every descriptor it opened.
+//
+// # Groups
+//
+// Events on different PMUs cannot share a group, so groups are made per PMU:
+// the user's {...} groups as given, then the other events in the order
+// given, cycles and instructions together at the head of their PMU's first
+// group, each group no larger than the PMU's counter budget (Options.Budgets,
+// else DefaultBudget), so nothing multiplexes unless the events do not fit
+// at all. Software events share groups of their own. A hybrid event is
+// opened on each of its PMUs and reported as the sum, with the weakest
+// status of its parts.
+//
+// # Thread coverage
+//
+// Counters are opened with inherit on each thread of /proc/PID/task, the
+// thread-group leader first. A thread created by a counted thread is counted
+// through inheritance, and a thread that exits keeps its counts: the kernel
+// folds them into the counter it inherited from. Reads of a thread's
+// counters therefore include the threads it created since it was attached.
+//
+// Threads created between the listing and the moment their creator got its
+// counters are missed by the listing, so Attach lists the threads again once
+// every listed thread is attached. A new thread cannot simply be attached: if
+// its creator already had counters, it carries inherited ones and would be
+// counted twice. When it was created tells. Attach notes the last pid the
+// kernel handed out (/proc/sys/kernel/ns_last_pid) just before the first
+// counter is opened and just after the last; tids are handed out in
+// increasing order and a thread's inherited counters are copied in clone(2)
+// just before its tid is allocated. A thread whose tid was handed out before
+// the first open was created by an uncounted thread and is attached
+// (Coverage.Missed); one whose tid came after the last open was created by a
+// counted thread and is left alone (Coverage.Inherited). If pid allocation
+// wrapped around meanwhile, or the tid falls between the two marks, the
+// thread's start time (/proc/PID/task/TID/stat, in 10 ms clock ticks) is
+// compared with the same two moments instead; a thread that neither tells
+// apart was created during the attach (Coverage.Ambiguous): Attach closes
+// everything and starts over, since that thread is in the next listing. If
+// threads keep starting during every attempt, the last attempt's are left
+// alone with a warning: counting a thread twice would silently inflate every
+// per-operation number, while a thread missed is named in the warning. The
+// rescan repeats while it finds missed threads, whose own early children the
+// next round classifies. Servers that create threads per connection should
+// be attached before the load connects.
+//
+// Inherit also follows processes the target forks; their counts are
+// included, as with perf stat -p.
+//
+// # Cgroup mode
+//
+// With Options.Cgroup the events are opened once per online CPU with
+// PERF_FLAG_PID_CGROUP on the process's cgroup v2 directory and summed over
+// CPUs: a fixed number of descriptors however many threads come and go, no
+// coverage question, per-thread counts unavailable, and every process of the
+// cgroup counted. It needs CPU-wide counting rights.
 func Attach(pid int, events []Event, opts Options) (*Attachment, error) {
 	if pid <= 0 {
 		return nil, fmt.Errorf("attach to pid %d: not a process id: %w", pid, ErrNoProcess)
@@ -154,6 +213,10 @@ func Attach(pid int, events []Event, opts Options) (*Attachment, error) {
 	}
 	if a.workers <= 0 {
 		a.workers = runtime.GOMAXPROCS(0)
+	}
+	a.tries = opts.tries
+	if a.tries <= 0 {
+		a.tries = attachTries
 	}
 	a.attrs = make([]openAttr, len(lay.parts))
 	for p, pt := range lay.parts {
@@ -194,9 +257,39 @@ func (a *Attachment) noteUserGroups(budgets map[string]int) {
 	}
 }
 
-// attachThreads opens the counters on every thread of the process, then
-// rescans for threads the listing missed.
+// attachTries is how many times an attach is made when threads start while
+// its counters are being opened (Coverage.Ambiguous): a thread created during
+// one attempt is in the next one's listing, so unless thread creation races
+// every attempt, the last one knows every thread.
+const attachTries = 3
+
+// attachThreads opens the counters on every thread of the process, rescans
+// for threads the listing missed, and starts over (closing everything) when
+// some threads could not be placed.
 func (a *Attachment) attachThreads() error {
+	for try := 1; ; try++ {
+		if err := a.attachThreadsOnce(); err != nil {
+			return err
+		}
+		a.cov.Attempts = try
+		if len(a.cov.Ambiguous) == 0 || try >= a.tries {
+			break
+		}
+		if err := a.closeAll(); err != nil {
+			return err
+		}
+		a.cov = Coverage{}
+		time.Sleep(time.Duration(try) * 5 * time.Millisecond)
+	}
+	if n := len(a.cov.Ambiguous); n > 0 {
+		a.notes = append(a.notes, fmt.Sprintf("%d threads started while counters were being opened, in each of %d attempts (last: tid %s): not attached, since a counted creator already counts them; if their creator was not counted yet, they and the threads they create are not counted", n, a.cov.Attempts, tidList(a.cov.Ambiguous)))
+	}
+	return nil
+}
+
+// attachThreadsOnce lists the threads, opens the counters on each and
+// rescans.
+func (a *Attachment) attachThreadsOnce() error {
 	tids, err := listThreads(a.root, a.pid)
 	if err != nil {
 		return fmt.Errorf("attach to %w", err)
@@ -206,7 +299,9 @@ func (a *Attachment) attachThreads() error {
 	if err := a.ensureFiles(len(tids) * len(a.lay.parts)); err != nil {
 		return err
 	}
-	firstOpen := a.sys.bootNanos()
+	var marks attachMarks
+	marks.pidFirst = lastPID(a.root)
+	marks.firstOpen = a.sys.bootNanos()
 	// Probe on the first thread (the thread-group leader when it is alive):
 	// events that do not open there are not supported on this machine.
 	rest := tids
@@ -236,14 +331,12 @@ func (a *Attachment) attachThreads() error {
 	if err != nil {
 		return err
 	}
-	covered := a.sys.bootNanos()
-	if err := a.rescan(tids, firstOpen, covered); err != nil {
+	marks.pidCovered = lastPID(a.root)
+	marks.covered = a.sys.bootNanos()
+	if err := a.rescan(tids, marks); err != nil {
 		return err
 	}
 	a.cov.Attached = len(a.targets)
-	if n := len(a.cov.Ambiguous); n > 0 {
-		a.notes = append(a.notes, fmt.Sprintf("%d threads started while counters were being opened (tid %s): not attached again, since a counted creator already counts them; if their creator was not counted yet, they and the threads they create are not counted", n, tidList(a.cov.Ambiguous)))
-	}
 	return nil
 }
 
@@ -255,7 +348,7 @@ const maxRescans = 4
 // created before any counter was open (missed by the listing) and leaving
 // those created later by counted threads (inherited). See the package
 // documentation for the reasoning.
-func (a *Attachment) rescan(seenList []int, firstOpen, covered int64) error {
+func (a *Attachment) rescan(seenList []int, marks attachMarks) error {
 	seen := make(map[int]bool, len(seenList))
 	for _, tid := range seenList {
 		seen[tid] = true
@@ -268,6 +361,7 @@ func (a *Attachment) rescan(seenList []int, firstOpen, covered int64) error {
 			}
 			return fmt.Errorf("rescan threads of pid %d: %w", a.pid, err)
 		}
+		pidNow := lastPID(a.root)
 		var missed, other []int
 		var origin []threadOrigin
 		for _, tid := range tids {
@@ -279,7 +373,7 @@ func (a *Attachment) rescan(seenList []int, firstOpen, covered int64) error {
 			if err != nil {
 				continue // exited since the listing
 			}
-			switch o := classifyThread(start, firstOpen, covered); o {
+			switch o := marks.classify(tid, start, pidNow); o {
 			case originMissed:
 				missed = append(missed, tid)
 			default:
@@ -312,7 +406,8 @@ func (a *Attachment) rescan(seenList []int, firstOpen, covered int64) error {
 		if err != nil {
 			return err
 		}
-		covered = a.sys.bootNanos()
+		marks.pidCovered = lastPID(a.root)
+		marks.covered = a.sys.bootNanos()
 	}
 	return nil
 }
@@ -509,11 +604,17 @@ func (a *Attachment) openError(t *target, p int, err error) error {
 	what := fmt.Sprintf("open %s on %s", a.lay.partName(p), a.where(t))
 	switch {
 	case errors.Is(err, errEACCES), errors.Is(err, errEPERM):
-		fix := "run as root or grant CAP_PERFMON"
-		if a.cgroup {
-			fix = "cgroup mode counts per CPU: run as root, grant CAP_PERFMON or set perf_event_paranoid to 0 or less"
+		msg := fmt.Sprintf("%s: %v (perf_event_paranoid=%s; run as root or grant CAP_PERFMON)", what, err, a.paranoid())
+		switch {
+		case a.cgroup:
+			msg = fmt.Sprintf("%s: %v (perf_event_paranoid=%s; cgroup mode counts per CPU: run as root, grant CAP_PERFMON or set perf_event_paranoid to 0 or less)", what, err, a.paranoid())
+		case a.system != nil:
+			pt := a.lay.parts[p]
+			if r := explainOpen(a.system, a.lay.events[pt.event], a.lay.events[pt.event].Encodings[pt.enc], err); r != "" {
+				msg = what + ": " + r
+			}
 		}
-		return &openErr{msg: fmt.Sprintf("%s: %v (perf_event_paranoid=%s; %s)", what, err, a.paranoid(), fix), errs: []error{ErrPermission, err}}
+		return &openErr{msg: msg, errs: []error{ErrPermission, err}}
 	case errors.Is(err, errEMFILE), errors.Is(err, errENFILE):
 		return a.filesError(what, err)
 	case errors.Is(err, errESRCH) && !a.cgroup:

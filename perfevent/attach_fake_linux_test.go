@@ -532,7 +532,7 @@ func TestAttachFakeRescan(t *testing.T) {
 					}
 				}
 			}
-			a, err := attachFake(t, f, root, 100, []Event{taskClock}, Options{})
+			a, err := attachFake(t, f, root, 100, []Event{taskClock}, Options{tries: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -590,5 +590,175 @@ func TestAttachFakeCgroup(t *testing.T) {
 	_, err = attachFake(t, newFakeSys(), root, 100, []Event{taskClock}, Options{Cgroup: true})
 	if !errors.Is(err, ErrNoCgroup) || !strings.Contains(err.Error(), "root cgroup") {
 		t.Errorf("root cgroup: err = %v", err)
+	}
+}
+
+// TestAttachFakeSystemExplains checks that with the catalogue's System the
+// reasons are the catalogue's: the same words perfbench events prints.
+func TestAttachFakeSystemExplains(t *testing.T) {
+	two := 2
+	sys := &System{Paranoid: &two} // a machine without PMUs in sysfs
+	root := fakeRoot(t, 100, threads(100))
+
+	f := newFakeSys()
+	f.fail = func(n int, o fakeOpen) error {
+		if o.attr.Type == 0 {
+			return syscall.ENOENT
+		}
+		return nil
+	}
+	a, err := attachFake(t, f, root, 100, []Event{cycles, taskClock}, Options{System: sys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := a.Read()
+	if got := r.Events[0].Reason; !strings.HasPrefix(got, "this machine has no hardware PMU (ENOENT") {
+		t.Errorf("cycles reason %q", got)
+	}
+
+	f = newFakeSys()
+	f.fail = func(n int, o fakeOpen) error { return syscall.EACCES }
+	_, err = attachFake(t, f, root, 100, []Event{taskClock}, Options{System: sys})
+	// The catalogue's words depend on who runs the test (root is told of
+	// lockdown and seccomp, others of perf_event_paranoid); the attach
+	// says what it opened on which thread.
+	if !errors.Is(err, ErrPermission) || !strings.HasPrefix(err.Error(), "open task-clock on tid 100 of pid 100: permission denied") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestAttachFakeCgroupPermission(t *testing.T) {
+	root := fakeRoot(t, 100, threads(100))
+	writeFile(t, filepath.Join(root, "proc/100/cgroup"), "0::/db\n")
+	writeFile(t, filepath.Join(root, "proc/self/mountinfo"), "30 25 0:26 / /cg rw - cgroup2 cgroup2 rw\n")
+	writeFile(t, filepath.Join(root, "sys/devices/system/cpu/online"), "0-1\n")
+	if err := os.MkdirAll(filepath.Join(root, "cg/db"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f := newFakeSys()
+	f.fail = func(n int, o fakeOpen) error {
+		if o.cpu == 1 {
+			return syscall.EACCES
+		}
+		return nil
+	}
+	_, err := attachFake(t, f, root, 100, []Event{taskClock, pageFaults}, Options{Cgroup: true})
+	if !errors.Is(err, ErrPermission) || !strings.Contains(err.Error(), "CPU 1 for the cgroup of pid 100") || !strings.Contains(err.Error(), "cgroup mode counts per CPU") {
+		t.Errorf("err = %v", err)
+	}
+	if f.successes != 2 || f.closed != 2 {
+		t.Errorf("opened %d, closed %d", f.successes, f.closed)
+	}
+}
+
+// TestAttachFakeRescanByPID classifies new threads by the order of tid
+// allocation (ns_last_pid 150 before the first open, 210 once all threads
+// were covered), falling back to start times when it cannot tell or pids
+// wrapped. All new threads start in the tick of the first open, where start
+// times alone cannot tell.
+func TestAttachFakeRescanByPID(t *testing.T) {
+	const tick = 1000
+	for _, tc := range []struct {
+		name      string
+		during    map[int]uint64 // threads created during the attach
+		after     map[int]uint64 // threads created once covered
+		wrapTo    string         // ns_last_pid once covered, if it wrapped
+		missed    []int
+		inherited int
+		ambiguous []int
+	}{
+		{"tid before the first open", map[int]uint64{140: tick}, nil, "", []int{140}, 0, nil},
+		{"tid during the attach", map[int]uint64{205: tick}, nil, "", nil, 0, []int{205}},
+		{"tid after covered", nil, map[int]uint64{230: tick}, "", nil, 1, nil},
+		{"all three", map[int]uint64{140: tick, 205: tick}, map[int]uint64{230: tick}, "", []int{140}, 0, []int{205, 230}},
+		{"pids wrapped: start times decide", map[int]uint64{140: tick, 205: tick - 1}, nil, "7", []int{205}, 0, []int{140}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeSys()
+			f.boot = tick*clockTick - f.bootStep
+			root := fakeRoot(t, 100, threads(100, 101, 102))
+			last := filepath.Join(root, "proc/sys/kernel/ns_last_pid")
+			writeFile(t, last, "150\n")
+			f.afterOpen = func(n int) {
+				if n == 1 {
+					for tid, st := range tc.during {
+						addFakeThread(t, root, 100, tid, st)
+					}
+					writeFile(t, last, "210\n")
+				}
+			}
+			f.onBoot = func(n int) {
+				if n == 2 { // covered: ns_last_pid was read just before
+					for tid, st := range tc.after {
+						addFakeThread(t, root, 100, tid, st)
+					}
+					if len(tc.after) > 0 {
+						writeFile(t, last, "230\n")
+					}
+					if tc.wrapTo != "" {
+						writeFile(t, last, tc.wrapTo+"\n")
+					}
+				}
+			}
+			a, err := attachFake(t, f, root, 100, []Event{taskClock}, Options{tries: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := a.Coverage()
+			slices.Sort(c.Ambiguous)
+			if !slices.Equal(c.Missed, tc.missed) || c.Inherited != tc.inherited || !slices.Equal(c.Ambiguous, tc.ambiguous) {
+				t.Errorf("coverage %+v, want missed %v, inherited %d, ambiguous %v", c, tc.missed, tc.inherited, tc.ambiguous)
+			}
+		})
+	}
+}
+
+// TestAttachFakeStartsOver checks that an attach during which threads started
+// is made again, and that threads starting during every attempt end up in a
+// warning.
+func TestAttachFakeStartsOver(t *testing.T) {
+	const tick = 1000
+	for _, tc := range []struct {
+		name     string
+		every    bool // a thread starts during every attempt, not only the first
+		attempts int
+		attached []int
+		warned   bool
+	}{
+		{"once", false, 2, []int{100, 101, 102, 300}, false},
+		{"every time", true, 3, []int{100, 101, 102, 300, 301}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeSys()
+			f.boot = tick*clockTick - f.bootStep
+			root := fakeRoot(t, 100, threads(100, 101, 102))
+			attempt := 0
+			f.afterOpen = func(n int) {
+				// Every attempt opens task-clock on the leader first.
+				if o := f.opens(); o[len(o)-1].pid != 100 || o[len(o)-1].attr.Config != 1 {
+					return
+				}
+				if attempt == 0 || tc.every {
+					addFakeThread(t, root, 100, 300+attempt, tick)
+				}
+				attempt++
+			}
+			a, err := attachFake(t, f, root, 100, []Event{taskClock, pageFaults}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := a.Coverage()
+			if c.Attempts != tc.attempts || !slices.Equal(a.Threads(), tc.attached) {
+				t.Errorf("%d attempts, threads %v; want %d, %v", c.Attempts, a.Threads(), tc.attempts, tc.attached)
+			}
+			warned := slices.ContainsFunc(a.Warnings(), func(w string) bool { return strings.Contains(w, "in each of 3 attempts (last: tid 302)") })
+			if warned != tc.warned || (len(c.Ambiguous) > 0) != tc.warned {
+				t.Errorf("warnings %q, ambiguous %v", a.Warnings(), c.Ambiguous)
+			}
+			// Earlier attempts closed everything they opened.
+			if got, want := len(f.stillOpen()), 2*len(tc.attached); got != want {
+				t.Errorf("%d descriptors open, want %d", got, want)
+			}
+		})
 	}
 }

@@ -43,6 +43,10 @@ type fakeSys struct {
 	// enabled = running = 1000 per read.
 	count func(o fakeOpen, r int) Count
 
+	// onBoot runs after the n-th bootNanos reading (outside the lock).
+	onBoot func(n int)
+	boots  int
+
 	cur, max  uint64 // RLIMIT_NOFILE
 	setTo     uint64 // last setNofile
 	files     int    // descriptors open besides counters
@@ -164,9 +168,15 @@ func (f *fakeSys) openFiles() int {
 
 func (f *fakeSys) bootNanos() int64 {
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.boot += f.bootStep
-	return f.boot
+	now := f.boot
+	f.boots++
+	n, hook := f.boots, f.onBoot
+	f.mu.Unlock()
+	if hook != nil {
+		hook(n)
+	}
+	return now
 }
 
 // stillOpen lists the descriptors not closed, sorted.

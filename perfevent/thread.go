@@ -118,6 +118,38 @@ func (o threadOrigin) String() string {
 	return "ambiguous"
 }
 
+// attachMarks are the two instants the rescan classifies new threads
+// against, each in two clocks: the moment just before the first counter of
+// the process was opened, and the moment after which every thread then known
+// had counters ("covered").
+type attachMarks struct {
+	// firstOpen and covered are CLOCK_BOOTTIME ns, the clock of thread
+	// start times in /proc.
+	firstOpen, covered int64
+	// pidFirst and pidCovered are /proc/sys/kernel/ns_last_pid at those
+	// moments: the last pid (or tid) the kernel handed out. 0 when it
+	// could not be read.
+	pidFirst, pidCovered int
+}
+
+// classify places a new thread against the marks: by its tid when pid
+// allocation did not wrap since pidFirst (pidNow is ns_last_pid read after
+// the listing the thread was found in; tids are handed out in increasing
+// order until they wrap, and a thread's inherited counters are copied in
+// clone(2) just before its tid is allocated), else, or when the tid falls
+// between the marks, by its start time, whose resolution is a 10 ms tick.
+func (m attachMarks) classify(tid int, startTick uint64, pidNow int) threadOrigin {
+	if m.pidFirst > 0 && m.pidFirst <= m.pidCovered && m.pidCovered <= pidNow {
+		switch {
+		case tid <= m.pidFirst:
+			return originMissed
+		case tid > m.pidCovered:
+			return originInherited
+		}
+	}
+	return classifyThread(startTick, m.firstOpen, m.covered)
+}
+
 // classifyThread places a thread started at tick start (ticks since boot)
 // against the attach: firstOpen is the boot-clock instant (ns) just before
 // the first counter of the process was opened, covered the instant after
@@ -135,4 +167,18 @@ func classifyThread(start uint64, firstOpen, covered int64) threadOrigin {
 		return originInherited
 	}
 	return originAmbiguous
+}
+
+// lastPID reads <root>/proc/sys/kernel/ns_last_pid, the last pid handed out
+// in this pid namespace; 0 when it cannot be read.
+func lastPID(root string) int {
+	b, err := os.ReadFile(filepath.Join(procDir(root), "sys/kernel/ns_last_pid"))
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.Atoi(string(bytes.TrimSpace(b)))
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }
