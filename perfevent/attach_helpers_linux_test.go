@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,7 +50,8 @@ func workloadBinary(tb testing.TB) string {
 	workloadOnce.Do(func() {
 		goTool, err := exec.LookPath("go")
 		if err != nil {
-			goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+			workloadErr = fmt.Errorf("build the workload: the go command is not in PATH: %v", err)
+			return
 		}
 		dir, err := os.MkdirTemp("", "perfevent-workload")
 		if err != nil {
