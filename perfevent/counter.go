@@ -132,6 +132,9 @@ type EventCount struct {
 // they include the counts of every thread it created after it was attached,
 // those still running and those that exited: the counts of a thread that a
 // connection-handling thread spawned show up under that thread's creator.
+//
+// Tid is the thread the counters were opened on; it may have exited since
+// (its counts stay), and the kernel may have given its id to a new thread.
 type ThreadCounts struct {
 	Tid    int
 	Counts []Count // in the order of Reading.Events
