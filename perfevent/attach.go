@@ -296,9 +296,6 @@ func (a *Attachment) attachThreadsOnce() error {
 	}
 	a.cov.Listed = len(tids)
 	a.planned = len(tids)
-	if err := a.ensureFiles(len(tids) * len(a.lay.parts)); err != nil {
-		return err
-	}
 	var marks attachMarks
 	marks.pidFirst = lastPID(a.root)
 	marks.firstOpen = a.sys.bootNanos()
@@ -324,6 +321,10 @@ func (a *Attachment) attachThreadsOnce() error {
 	}
 	if len(a.targets) == 0 {
 		return a.goneError()
+	}
+	// Events found unsupported on the first thread need no descriptors.
+	if err := a.ensureFiles(len(rest) * a.lay.openParts()); err != nil {
+		return err
 	}
 	opened, exited, err := a.openTargets(rest)
 	a.targets = append(a.targets, opened...)
@@ -394,7 +395,7 @@ func (a *Attachment) rescan(seenList []int, marks attachMarks) error {
 		if len(missed) == 0 {
 			return nil
 		}
-		if err := a.ensureFiles(len(missed) * len(a.lay.parts)); err != nil {
+		if err := a.ensureFiles(len(missed) * a.lay.openParts()); err != nil {
 			return err
 		}
 		opened, exited, err := a.openTargets(missed)
@@ -637,7 +638,7 @@ func (a *Attachment) paranoid() string {
 // filesError explains EMFILE: how many descriptors the attach needs, the
 // limit, and how to raise it.
 func (a *Attachment) filesError(what string, err error) error {
-	targets, per := a.planned, len(a.lay.parts)
+	targets, per := a.planned, a.lay.openParts()
 	unit := "threads"
 	if a.cgroup {
 		unit = "CPUs"

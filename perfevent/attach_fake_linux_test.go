@@ -340,8 +340,26 @@ func TestAttachFakeRlimit(t *testing.T) {
 		if !errors.Is(err, ErrTooManyFiles) || !strings.Contains(err.Error(), "hard limit 100") || !strings.Contains(err.Error(), "40 descriptors (20 threads × 2 events)") {
 			t.Fatalf("err = %v", err)
 		}
-		if f.calls != 0 {
-			t.Errorf("%d opens tried, want none", f.calls)
+		// Only the first thread, where unsupported events are found, was
+		// opened, and closed again.
+		if f.calls != 2 || f.closed != 2 {
+			t.Errorf("%d opens tried, %d closed; want 2 and 2", f.calls, f.closed)
+		}
+	})
+	t.Run("unsupported events need no descriptors", func(t *testing.T) {
+		f := newFakeSys()
+		f.cur, f.max = 100, 100
+		f.fail = func(n int, o fakeOpen) error {
+			if o.attr.Type == 0 {
+				return syscall.ENOENT
+			}
+			return nil
+		}
+		root := fakeRoot(t, 100, tids)
+		// 10 open + 20 threads × 1 event + 64 spare fit in 100; with
+		// cycles counted as well they would not.
+		if _, err := attachFake(t, f, root, 100, []Event{cycles, taskClock}, Options{}); err != nil {
+			t.Fatal(err)
 		}
 	})
 }

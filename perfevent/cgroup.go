@@ -32,9 +32,6 @@ func (a *Attachment) attachCgroup(dir string) error {
 		return err
 	}
 	a.planned = len(cpus)
-	if err := a.ensureFiles(len(cpus) * len(a.lay.parts)); err != nil {
-		return err
-	}
 	f, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("open cgroup %s of pid %d: %w", dir, a.pid, err)
@@ -49,6 +46,9 @@ func (a *Attachment) attachCgroup(dir string) error {
 		return err
 	}
 	a.targets = append(a.targets, t)
+	if err := a.ensureFiles((len(cpus) - 1) * a.lay.openParts()); err != nil {
+		return err
+	}
 	opened, _, err := a.openTargets(cpus[1:])
 	a.targets = append(a.targets, opened...)
 	if err != nil {

@@ -288,6 +288,16 @@ func (lay *layout) partName(p int) string {
 	return e.Name
 }
 
+// openParts is the number of parts opened per target: all parts before the
+// probe, those that opened after it.
+func (lay *layout) openParts() int {
+	n := 0
+	for _, g := range lay.groups {
+		n += len(g.parts)
+	}
+	return n
+}
+
 // describe lists the groups as perf would write them, for messages and
 // tests: "{cycles,instructions},{task-clock}".
 func (lay *layout) describe() string {
