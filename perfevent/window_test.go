@@ -35,7 +35,7 @@ func handWindow(t *testing.T) *Window {
 		notes: []string{"2 threads started while counters were being opened"}}
 	r.finish()
 	return &Window{Pid: 42, Name: "mariadbd", Exe: "/usr/sbin/mariadbd", Total: r, Planned: 10 * time.Second, Partial: true,
-		Coverage: Coverage{Listed: 1, Attached: 1}, Groups: lay.describe()}
+		Coverage: Coverage{Listed: 3, Attached: 2, Exited: 2, Missed: []int{50}, Attempts: 2}, Groups: lay.describe()}
 }
 
 func TestWindowText(t *testing.T) {
@@ -45,8 +45,9 @@ func TestWindowText(t *testing.T) {
 	}
 	// task-clock: 2032.66 msec over 2 s = 1016.33 msec/s; page-faults
 	// 40069 / 2 = 20034.50 /s; cycles ran a quarter of the time: 4000.
-	want := `perfbench stat: pid 42 (mariadbd), 1 thread, window 2.000 s (partial: 10s planned)
+	want := `perfbench stat: pid 42 (mariadbd), 2 threads, window 2.000 s (partial: 10s planned)
 groups: {task-clock,page-faults},{cycles},{branch-misses}
+threads: 2 exited before their counters opened; 1 created during the attach by uncounted threads, found by the rescan and attached; attached 2 times, as threads started during the attach
 
            2032.66 msec  task-clock             1016.33 msec/s   counted
              40069       page-faults           20034.50 /s       counted

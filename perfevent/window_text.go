@@ -31,6 +31,11 @@ func (w *Window) WriteText(out io.Writer) error {
 	if w.Groups != "" {
 		fmt.Fprintf(&b, "groups: %s\n", w.Groups)
 	}
+	if !w.Cgroup {
+		if l := coverageLine(w.Coverage); l != "" {
+			fmt.Fprintf(&b, "threads: %s\n", l)
+		}
+	}
 	b.WriteString("\n")
 	writeEventLines(&b, w.Total, w.Total.Seconds(), "")
 	if ws := w.Warnings(); len(ws) > 0 {
@@ -95,4 +100,26 @@ func displayValue(ec EventCount) (v float64, unit string, prec int) {
 		return ec.Value * e.Scale, e.Unit, 2
 	}
 	return ec.Value, e.Unit, 0
+}
+
+// coverageLine says what the attach met besides the listed threads, or ""
+// when it met nothing else.
+func coverageLine(c Coverage) string {
+	var parts []string
+	if c.Exited > 0 {
+		parts = append(parts, fmt.Sprintf("%d exited before their counters opened", c.Exited))
+	}
+	if n := len(c.Missed); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d created during the attach by uncounted threads, found by the rescan and attached", n))
+	}
+	if c.Inherited > 0 {
+		parts = append(parts, fmt.Sprintf("%d created during the attach by counted threads, counted through inheritance", c.Inherited))
+	}
+	if n := len(c.Ambiguous); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d of uncertain origin, not attached (see the warning)", n))
+	}
+	if c.Attempts > 1 {
+		parts = append(parts, fmt.Sprintf("attached %d times, as threads started during the attach", c.Attempts))
+	}
+	return strings.Join(parts, "; ")
 }
