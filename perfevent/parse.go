@@ -691,9 +691,9 @@ func unknownEvent(name string, sys *System) error {
 	}
 	sort.Strings(cands)
 	if best := nearest(name, cands); best != "" {
-		return fmt.Errorf("unknown event %q (did you mean %q?): %w", name, suggest[best], ErrUnknownEvent)
+		return fmt.Errorf("%w %q (did you mean %q?)", ErrUnknownEvent, name, suggest[best])
 	}
-	return fmt.Errorf("unknown event %q (run 'perfbench events' for the list): %w", name, ErrUnknownEvent)
+	return fmt.Errorf("%w %q (run 'perfbench events' for the list)", ErrUnknownEvent, name)
 }
 
 // nearest returns the candidate closest to s by edit distance (a

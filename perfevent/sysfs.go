@@ -190,7 +190,7 @@ func (s *System) TracepointID(sub, name string) (uint64, error) {
 			if st, err := os.Stat(filepath.Join(s.TraceFS, sub, name)); err == nil && st.IsDir() {
 				return 0, fmt.Errorf("tracepoint %s:%s has no id in tracefs (an ftrace-internal event perf cannot open): %w", sub, name, ErrNotSupported)
 			}
-			return 0, fmt.Errorf("unknown tracepoint %s:%s%s: %w", sub, name, s.suggestTracepoint(sub, name), ErrUnknownEvent)
+			return 0, fmt.Errorf("%w: no tracepoint %s:%s%s", ErrUnknownEvent, sub, name, s.suggestTracepoint(sub, name))
 		}
 		return 0, fmt.Errorf("read id of tracepoint %s:%s: %w", sub, name, err)
 	}
