@@ -108,6 +108,10 @@ type Window struct {
 	Seconds float64   `json:"seconds"`
 	// Warmup is how long the load ran before the window opened.
 	Warmup float64 `json:"warmup_seconds,omitempty"`
+	// StatusLag is the longest time, in seconds, from a counter read at an
+	// edge of the window to the end of the SHOW GLOBAL STATUS read next to
+	// it: how far apart the counters' and the server status's edges may be.
+	StatusLag float64 `json:"status_lag_seconds,omitempty"`
 }
 
 // Ops is the operation count the per-op metrics divide by.
@@ -225,17 +229,20 @@ type Client struct {
 	// Command is the load command line, with passwords removed.
 	Command []string `json:"command,omitempty"`
 	// Whole is true when the numbers cover the whole run, warm-up included.
-	Whole        bool    `json:"whole_run,omitempty"`
-	Seconds      float64 `json:"seconds,omitempty"`
-	Queries      float64 `json:"queries,omitempty"`
-	Reads        float64 `json:"reads,omitempty"`
-	Writes       float64 `json:"writes,omitempty"`
-	Other        float64 `json:"other,omitempty"`
-	Transactions float64 `json:"transactions,omitempty"`
-	Events       float64 `json:"events,omitempty"`
-	Errors       float64 `json:"errors,omitempty"`
-	Reconnects   float64 `json:"reconnects,omitempty"`
-	Inserts      float64 `json:"inserts,omitempty"`
+	Whole bool `json:"whole_run,omitempty"`
+	// Started is when the client started, when known: the instant its
+	// Intervals' At values count from.
+	Started      time.Time `json:"started,omitzero"`
+	Seconds      float64   `json:"seconds,omitempty"`
+	Queries      float64   `json:"queries,omitempty"`
+	Reads        float64   `json:"reads,omitempty"`
+	Writes       float64   `json:"writes,omitempty"`
+	Other        float64   `json:"other,omitempty"`
+	Transactions float64   `json:"transactions,omitempty"`
+	Events       float64   `json:"events,omitempty"`
+	Errors       float64   `json:"errors,omitempty"`
+	Reconnects   float64   `json:"reconnects,omitempty"`
+	Inserts      float64   `json:"inserts,omitempty"`
 	// Latency in milliseconds.
 	LatencyMin float64 `json:"latency_min_ms,omitempty"`
 	LatencyAvg float64 `json:"latency_avg_ms,omitempty"`

@@ -1,0 +1,86 @@
+// Package measure measures one window on one server: perf event counters on
+// every thread of the process, the server's SHOW GLOBAL STATUS, /proc and the
+// data directory's disk, all read at the same two instants, and returns the
+// window as one record.Record. perfbench stat and the step runner both use it:
+//
+//	s, err := measure.Start(ctx, measure.Config{Pid: pid, Events: list, System: sys, DB: db})
+//	// counters are open: start the load now
+//	defer s.Close()
+//	r, err := s.Measure(ctx, measure.WindowSpec{Warmup: 5 * time.Second, Duration: 30 * time.Second})
+//	measure.ApplyClient(r, client, "")   // the load generator's results, when there are some
+//
+// # The window's edges
+//
+// Start opens the counters at once, so that threads the load's connections
+// create are counted through inheritance from the moment they exist (see
+// perfevent.Attach), and reads what does not change during a window: the
+// server's identity (version, binary and build-id, configuration), the
+// provenance of the machine, the data directory's block device. It also
+// resolves the op source against a first status snapshot, so that a source
+// the server lacks fails before any load runs.
+//
+// Measure waits out the warm-up, then opens the window: the counters are read,
+// then SHOW GLOBAL STATUS is sent, then /proc and /proc/diskstats are read, one
+// right after the other. It closes the window the same way. The time from a
+// counter read to the end of the status query next to it is kept in
+// record.Window.StatusLag; over 50 ms it is also a warning. Counters and
+// status cover the same window up to that lag; the window's length is the
+// counters' (between their two reads).
+//
+// With Config.Interval, a series point is read
+// every Interval inside the window: the counters' deltas, the op count's delta
+// (one more SHOW GLOBAL STATUS; perfbench's own statements are taken out of
+// Questions by package mysqld) and the server's CPU time from /proc/PID/stat.
+// The points add up to the window. Series ops are the server's op source; with
+// a client op source (client.queries...) they are left 0.
+//
+// # Ending early, and what cannot be trusted
+//
+// The window ends after WindowSpec.Duration, when WindowSpec.Done is closed (a
+// load command exited), or when ctx ends. With a Duration or a Done channel,
+// ctx ending first is an interruption: Measure returns the Record with Outcome
+// partial and Error saying so, together with ctx.Err(). With neither, the
+// window lasts until ctx ends, which is the plan: the Record is ok and the
+// error nil (perf stat without a command behaves so on Ctrl-C).
+//
+// A server restart inside the window (mysqld.ErrRestarted), or FLUSH STATUS
+// (mysqld.ErrStatusReset), voids the status deltas: the Record is failed,
+// with Error saying why, and carries no Status and no Ops. A status snapshot
+// that cannot be read at an edge does the same. An op variable missing at
+// the end leaves Ops without a count, with a warning. Counters keep what they
+// counted, with their statuses; per-op values are set only when both the
+// counter and the op count were measured.
+//
+// # Roles
+//
+// With Config.PerRole (thread mode only, and a DB), the counters are split by
+// thread role (mysqld.RoleNames). Each attached thread's counters are mapped
+// to the role of that thread, as DB.ThreadRoles names it just before the
+// window opens (and, for threads it did not list, just after it closes).
+// A thread's counters hold the counts of the threads it created after its
+// counters were opened (inheritance): their counts go to the role of the
+// thread that carries them, not to their own. Since a server creates its
+// connection threads from its main thread, connections opened after the
+// counters were attached would all show up under "main". So, with PerRole,
+// Measure attaches the counters again when the window opens if the process
+// has threads that appeared since Start (the Start attachment is closed first,
+// so that no event is counted twice and hardware counters are not
+// multiplexed by a second copy): every thread alive at the window's opening,
+// the load's connections included, then carries its own counters. Threads
+// that start inside the window are still counted in their creator's role; a
+// warning names how many there were, and of which roles. A thread whose role
+// cannot be told (it exited before either listing) goes to "unattributed".
+//
+// The roles add up to the total: the raw counts, enabled and running times
+// of the roles sum exactly to the window's, and so do the values of events
+// that were counted the whole time. The value of a multiplexed event is
+// scaled within each role (raw × enabled / running of the role's threads),
+// so scaled roles add up to the scaled total only approximately.
+//
+// # Client op sources
+//
+// With Config.Op "client.queries", "client.transactions" or "client.events",
+// Measure leaves the op count empty; ApplyClient fills it from the load
+// generator's results (see ApplyClient for the alignment of the client's
+// counts with the window).
+package measure

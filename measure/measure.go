@@ -1,0 +1,668 @@
+package measure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/perfbench/perfbench/hostinfo"
+	"github.com/perfbench/perfbench/mysqld"
+	"github.com/perfbench/perfbench/osstat"
+	"github.com/perfbench/perfbench/perfevent"
+	"github.com/perfbench/perfbench/record"
+)
+
+// Client op sources: the count comes from the load generator (ApplyClient).
+const (
+	OpClientQueries      = "client.queries"
+	OpClientTransactions = "client.transactions"
+	OpClientEvents       = "client.events"
+)
+
+// MaxStatusLag is how long a status query next to a counter read may take
+// before the Record says that the two edges are apart.
+const MaxStatusLag = 50 * time.Millisecond
+
+// ErrConfig marks a Config that cannot be measured (no pid, no events, an op
+// source that needs a server connection without one).
+var ErrConfig = errors.New("invalid measurement")
+
+// Config is what to measure. The zero value of each optional field is the
+// default.
+type Config struct {
+	// Pid is the server (or any process when DB is nil).
+	Pid int
+	// Events is the parsed -e list, user groups kept.
+	Events perfevent.List
+	// System is this machine's PMUs (perfevent.LoadSystem); nil uses the
+	// catalogue only.
+	System *perfevent.System
+	// DB is a connection to the server; nil measures a plain process: no
+	// status, no identity, no roles, no per-op values unless the op
+	// source is the client's.
+	DB *mysqld.DB
+	// Op is the op source spec for mysqld.ResolveOp ("" = Questions),
+	// or OpClientQueries, OpClientTransactions, OpClientEvents (counted by
+	// the client: see ApplyClient).
+	Op string
+	// Interval, when positive, adds a series point every Interval inside
+	// the window.
+	Interval time.Duration
+	// Datadir is the folder whose block device's stats are recorded; ""
+	// means the server's datadir from its identity.
+	Datadir string
+	// PerRole splits the counters by thread role (see the package doc).
+	PerRole bool
+	// Cgroup counts in cgroup mode (perfevent.Options.Cgroup).
+	Cgroup bool
+
+	// Perfbench and Command are perfbench's version and command line, for
+	// the Record's provenance.
+	Perfbench string
+	Command   []string
+
+	// OnWarning, when set, is told about problems as they happen inside a
+	// window (a status or /proc read that failed), for live messages; the
+	// Record has them too.
+	OnWarning func(msg string)
+}
+
+// WindowSpec is the plan of one window.
+type WindowSpec struct {
+	// Warmup is waited before the window opens.
+	Warmup time.Duration
+	// Duration is the window's planned length; 0 means until Done is closed
+	// or ctx ends.
+	Duration time.Duration
+	// Done, when not nil, ends the window when it is closed (a load command
+	// exited): a planned end, like Duration.
+	Done <-chan struct{}
+}
+
+// Session is a measurement in progress on one process: counters open from
+// Start to Close.
+type Session struct {
+	cfg    Config
+	att    *perfevent.Attachment
+	opts   perfevent.Options
+	op     *mysqld.Op // nil: no server op (none, or a client op)
+	server *record.Server
+	prov   record.Provenance
+	disk   string // block device name for osstat, "" for none
+	notes  []string
+	fs     osstat.FS
+}
+
+// IsClientOp reports whether an op source is counted by the client.
+func IsClientOp(op string) bool {
+	switch op {
+	case OpClientQueries, OpClientTransactions, OpClientEvents:
+		return true
+	}
+	return false
+}
+
+// Start checks the op source against the server, opens the counters on every
+// thread of cfg.Pid at once (call it before the load connects), then reads the
+// server's identity, the machine's provenance and the data directory's block
+// device. Problems with the last three are warnings on the Records.
+func Start(ctx context.Context, cfg Config) (*Session, error) {
+	if cfg.Pid <= 0 {
+		return nil, fmt.Errorf("measure: no process to count (pid %d): %w", cfg.Pid, ErrConfig)
+	}
+	if len(cfg.Events.Events) == 0 {
+		return nil, fmt.Errorf("measure pid %d: no events to count: %w", cfg.Pid, ErrConfig)
+	}
+	s := &Session{cfg: cfg}
+	// The op source first: an op the server lacks fails before anything is
+	// attached or any load runs.
+	switch {
+	case IsClientOp(cfg.Op):
+	case cfg.DB == nil && cfg.Op != "":
+		return nil, fmt.Errorf("measure pid %d: op source %q is a server status variable and needs a connection to the server (or use %s, %s or %s): %w",
+			cfg.Pid, cfg.Op, OpClientQueries, OpClientTransactions, OpClientEvents, ErrConfig)
+	case cfg.DB != nil:
+		spec := cfg.Op
+		if spec == "" {
+			spec = mysqld.DefaultOp
+		}
+		st, err := cfg.DB.Status(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("measure pid %d: %w", cfg.Pid, err)
+		}
+		op, err := mysqld.ResolveOp(spec, st)
+		if err != nil {
+			return nil, fmt.Errorf("measure pid %d: op source: %w", cfg.Pid, err)
+		}
+		s.op = &op
+	}
+	s.opts = perfevent.Options{Groups: cfg.Events.Groups, System: cfg.System, Cgroup: cfg.Cgroup}
+	if cfg.System != nil {
+		s.opts.Budgets = perfevent.BudgetsFrom(cfg.System)
+	}
+	att, err := perfevent.Attach(cfg.Pid, cfg.Events.Events, s.opts)
+	if err != nil {
+		return nil, err
+	}
+	s.att = att
+
+	// Identity.
+	if cfg.DB != nil {
+		srv, warns, err := cfg.DB.Server(ctx, cfg.Pid)
+		if err != nil {
+			s.note("server identity could not be read: %v", err)
+			srv = &record.Server{Pid: cfg.Pid}
+		}
+		s.notes = append(s.notes, warns...)
+		srv.Pid = cfg.Pid
+		s.server = srv
+	} else {
+		s.server = &record.Server{Pid: cfg.Pid}
+	}
+	if s.server.Exe == "" {
+		if exe, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(cfg.Pid), "exe")); err == nil {
+			s.server.Exe = strings.TrimSuffix(exe, " (deleted)")
+		}
+	}
+	// Provenance.
+	prov, err := hostinfo.Provenance("/")
+	if err != nil {
+		s.note("machine provenance incomplete: %v", err)
+	}
+	prov.Perfbench = cfg.Perfbench
+	prov.Command = append([]string(nil), cfg.Command...)
+	s.prov = prov
+	// Disk of the data directory.
+	dir := cfg.Datadir
+	if dir == "" {
+		dir = s.server.Datadir
+	}
+	if dir != "" {
+		if dev, err := s.fs.DeviceOf(dir); err == nil {
+			s.disk = dev.Name
+		} else {
+			s.note("no disk stats for %s: %v", dir, err)
+		}
+	}
+	return s, nil
+}
+
+func (s *Session) note(format string, args ...any) {
+	s.notes = append(s.notes, fmt.Sprintf(format, args...))
+}
+
+// Attachment returns the counters currently open (Measure may replace them
+// with PerRole; see the package doc).
+func (s *Session) Attachment() *perfevent.Attachment { return s.att }
+
+// Server returns the server's identity as read by Start (a copy).
+func (s *Session) Server() record.Server { return *s.server }
+
+// Close closes the counters. Closing twice is a no-op.
+func (s *Session) Close() error {
+	if s.att == nil {
+		return nil
+	}
+	return s.att.Close()
+}
+
+// edge is what was read at one edge of the window (or of an interval).
+type edge struct {
+	at     time.Time // the counter read
+	status *mysqld.Status
+	lag    time.Duration // counter read → end of the status query
+	os     *osstat.Snapshot
+	err    []string
+}
+
+// readEdge reads the server status then /proc, right after a counter read at
+// instant at.
+func (s *Session) readEdge(ctx context.Context, at time.Time, what string) edge {
+	e := edge{at: at}
+	if s.cfg.DB != nil {
+		st, err := s.cfg.DB.Status(ctx)
+		if err != nil {
+			e.err = append(e.err, fmt.Sprintf("server status at the window's %s could not be read: %v", what, err))
+		} else {
+			e.status = st
+			e.lag = st.Time.Add(st.Took / 2).Sub(at)
+		}
+	}
+	snap, err := s.fs.Snapshot(s.cfg.Pid, s.disk)
+	if err != nil {
+		e.err = append(e.err, fmt.Sprintf("/proc at the window's %s could not be read: %v", what, err))
+	} else {
+		e.os = snap
+	}
+	return e
+}
+
+// Measure waits w.Warmup, measures one window and returns its Record (Kind
+// stat, Step "stat", Version the server's version string or the process
+// name; the caller may change them). See the package doc for the window's
+// edges, early ends and failures. The error is ctx.Err() when ctx ended the
+// window early (the Record is then partial and complete otherwise), or an
+// error of the counters themselves (then the Record is nil).
+func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, error) {
+	if s.att == nil {
+		return nil, errors.New("measure: the session is closed")
+	}
+	called := time.Now()
+	r := record.New(record.KindStat)
+	r.Step = "stat"
+	if w.Warmup > 0 {
+		t := time.NewTimer(w.Warmup)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			s.fill(r, nil)
+			r.Outcome = record.OutcomeFailed
+			r.Error = fmt.Sprintf("interrupted during the %s warm-up: nothing was measured", w.Warmup)
+			return r, ctx.Err()
+		case <-t.C:
+		}
+	}
+	var warns []string
+	warn := func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		warns = append(warns, msg)
+		if s.cfg.OnWarning != nil {
+			s.cfg.OnWarning(msg)
+		}
+	}
+
+	// Roles are named before the window opens; with PerRole, threads that
+	// appeared since the attach get counters of their own first.
+	var rolesStart *mysqld.ThreadMap
+	perRole := s.cfg.PerRole
+	switch {
+	case perRole && s.cfg.Cgroup:
+		warn("no split by thread role in cgroup mode: the counters are per CPU, not per thread")
+		perRole = false
+	case perRole && s.cfg.DB == nil:
+		warn("no split by thread role without a connection to the server")
+		perRole = false
+	}
+	if perRole {
+		if err := s.reattachForRoles(); err != nil {
+			return nil, err
+		}
+		m, err := s.cfg.DB.ThreadRoles(ctx, s.cfg.Pid)
+		if err != nil {
+			warn("thread roles at the window's start could not be read: %v", err)
+		} else {
+			rolesStart = m
+		}
+	}
+
+	// The window.
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var doneFirst atomic.Bool
+	if w.Done != nil {
+		go func() {
+			select {
+			case <-w.Done:
+				doneFirst.Store(ctx.Err() == nil)
+				cancel()
+			case <-wctx.Done():
+			}
+		}()
+	}
+	// Reads at the edges must not be cut short by the end of ctx.
+	rctx := context.WithoutCancel(ctx)
+	var start, end edge
+	var points []record.Point
+	var prevStatus *mysqld.Status
+	var prevCPU float64
+	var prevCPUok bool
+	endSet := false
+	var opWarned, cpuWarned bool
+	seriesPoint := func(d perfevent.Reading) {
+		p := record.Point{Seconds: d.Seconds(), Counters: map[string]float64{}}
+		for _, ec := range d.Events {
+			if ec.Status.Measured() {
+				p.Counters[ec.Event.Name] = ec.Value
+			}
+		}
+		var st *mysqld.Status
+		var cpu float64
+		var cpuOK bool
+		if endSet && d.End.Equal(end.at) {
+			st = end.status
+			if end.os != nil && end.os.Process != nil {
+				cpu, cpuOK = cpuSeconds(end.os.Process.Stat, end.os.Ticks), true
+			}
+		} else {
+			if s.op != nil {
+				got, err := s.cfg.DB.Status(rctx)
+				if err != nil && !opWarned {
+					opWarned = true
+					warn("series: server status could not be read: %v", err)
+				}
+				st = got
+			}
+			cpu, cpuOK = s.processCPU()
+		}
+		if s.op != nil && st != nil && prevStatus != nil {
+			if diff, err := mysqld.Delta(prevStatus, st); err == nil {
+				if n, err := diff.Ops(*s.op); err == nil {
+					p.Ops = n
+				}
+			} else if !opWarned {
+				opWarned = true
+				warn("series: ops could not be counted: %v", err)
+			}
+		}
+		if st != nil {
+			prevStatus = st
+		}
+		if cpuOK && prevCPUok {
+			p.CPUSeconds = max(cpu-prevCPU, 0)
+		} else if !cpuOK && !cpuWarned {
+			cpuWarned = true
+			warn("series: the server's CPU time could not be read from /proc")
+		}
+		if cpuOK {
+			prevCPU, prevCPUok = cpu, true
+		}
+		points = append(points, p)
+	}
+	opts := perfevent.WindowOptions{
+		Duration: w.Duration,
+		Interval: s.cfg.Interval,
+		OnStart: func(at time.Time) error {
+			start = s.readEdge(rctx, at, "start")
+			prevStatus = start.status
+			if start.os != nil && start.os.Process != nil {
+				prevCPU, prevCPUok = cpuSeconds(start.os.Process.Stat, start.os.Ticks), true
+			}
+			return nil
+		},
+		OnEnd: func(at time.Time) error {
+			end = s.readEdge(rctx, at, "end")
+			endSet = true
+			return nil
+		},
+	}
+	if s.cfg.Interval > 0 {
+		opts.OnInterval = seriesPoint
+	}
+	opened := time.Now()
+	win, err := perfevent.Measure(wctx, s.att, opts)
+	if err != nil {
+		return nil, fmt.Errorf("measure pid %d: %w", s.cfg.Pid, err)
+	}
+	// ctx ending is an interruption when the window had a planned end
+	// (Duration, or Done) that had not come yet.
+	interrupted := false
+	if ctx.Err() != nil && !doneFirst.Load() {
+		if w.Duration > 0 {
+			interrupted = win.Partial
+		} else {
+			interrupted = w.Done != nil
+		}
+	}
+
+	// Roles at the end, for threads the start listing did not have.
+	var rolesEnd *mysqld.ThreadMap
+	if perRole {
+		m, err := s.cfg.DB.ThreadRoles(rctx, s.cfg.Pid)
+		if err != nil && rolesStart == nil {
+			warn("thread roles at the window's end could not be read: %v", err)
+		}
+		rolesEnd = m
+	}
+
+	s.fill(r, win)
+	r.Window.Warmup = opened.Sub(called).Seconds()
+	if w.Warmup == 0 {
+		r.Window.Warmup = 0
+	}
+	r.Counters = win.Total.RecordCounters()
+	r.Warnings = append(r.Warnings, win.Total.Warnings...)
+	r.Warnings = append(r.Warnings, start.err...)
+	r.Warnings = append(r.Warnings, end.err...)
+	r.Warnings = append(r.Warnings, warns...)
+	if lag := max(start.lag, end.lag); lag > 0 {
+		r.Window.StatusLag = lag.Seconds()
+		if lag > MaxStatusLag {
+			r.Warn("the server status was read %.0f ms after the counters at an edge of the window (more than %s): counters and status cover slightly different windows", lag.Seconds()*1e3, MaxStatusLag)
+		}
+	}
+
+	// Server status and ops.
+	failed := ""
+	if s.cfg.DB != nil {
+		switch {
+		case start.status == nil || end.status == nil:
+			failed = "the server status could not be read at both edges of the window: no status deltas and no op count"
+		default:
+			diff, err := mysqld.Delta(start.status, end.status)
+			if err != nil {
+				failed = err.Error()
+				if errors.Is(err, mysqld.ErrRestarted) || errors.Is(err, mysqld.ErrStatusReset) {
+					r.Server.UptimeStart = start.status.Values["Uptime"]
+					r.Server.UptimeEnd = end.status.Values["Uptime"]
+				}
+				break
+			}
+			r.Status = diff.Counters
+			r.Gauges = diff.Gauges
+			r.Warnings = append(r.Warnings, diff.Warnings...)
+			diff.FillServer(r.Server)
+			if s.op != nil {
+				n, err := diff.Ops(*s.op)
+				r.Ops = record.Ops{Source: s.op.Source(), Per: s.op.Per}
+				if err != nil {
+					r.Warn("no op count: %v", err)
+				} else {
+					r.Ops.Count = n
+				}
+			}
+		}
+	}
+	if IsClientOp(s.cfg.Op) {
+		r.Ops = record.Ops{Source: s.cfg.Op, Per: 1}
+	}
+	if failed != "" {
+		r.Outcome = record.OutcomeFailed
+		r.Error = failed
+		r.Status, r.Gauges, r.Ops = nil, nil, record.Ops{}
+	}
+
+	// /proc.
+	if start.os != nil && end.os != nil {
+		o, ws, err := osstat.Delta(start.os, end.os)
+		if err != nil {
+			r.Warn("no /proc deltas: %v", err)
+		} else {
+			r.OS = o
+			r.Warnings = append(r.Warnings, ws...)
+		}
+	}
+
+	// Series.
+	if len(points) > 0 {
+		t := 0.0
+		for i := range points {
+			t += points[i].Seconds
+			points[i].T = t
+			if s.op == nil || failed != "" {
+				points[i].Ops = 0
+			}
+		}
+		r.Series = points
+	}
+
+	// Roles.
+	if perRole {
+		roleOf := mergeRoles(s.cfg.Pid, rolesStart, rolesEnd)
+		r.Roles = SplitRoles(win.Total, roleOf)
+		for _, m := range []*mysqld.ThreadMap{rolesStart, rolesEnd} {
+			if m != nil {
+				r.Warnings = appendNew(r.Warnings, m.Warnings...)
+			}
+		}
+		if msg := inheritedNote(s.att, rolesEnd); msg != "" {
+			r.Warnings = append(r.Warnings, msg)
+		}
+	}
+
+	SetPerOp(r)
+	if interrupted {
+		if r.Outcome == record.OutcomeOK {
+			r.Outcome = record.OutcomePartial
+		}
+		planned := "its planned end"
+		if w.Duration > 0 {
+			planned = w.Duration.String() + " planned"
+		}
+		why := fmt.Sprintf("interrupted after %.3f s (%s)", r.Window.Seconds, planned)
+		if r.Error == "" {
+			r.Error = why
+		} else {
+			r.Error = why + "; " + r.Error
+		}
+		return r, ctx.Err()
+	}
+	return r, nil
+}
+
+// fill sets what the Record takes from the session and the counters' window.
+func (s *Session) fill(r *record.Record, win *perfevent.Window) {
+	srv := *s.server
+	if s.server.Variables != nil {
+		srv.Variables = make(map[string]string, len(s.server.Variables))
+		for k, v := range s.server.Variables {
+			srv.Variables[k] = v
+		}
+	}
+	r.Server = &srv
+	r.Provenance = s.prov
+	r.Provenance.Written = time.Now().UTC()
+	r.Host = s.prov.Hostname
+	if r.Host == "" {
+		r.Host, _ = os.Hostname()
+	}
+	r.Version = srv.Version
+	r.Warnings = append(r.Warnings, s.notes...)
+	if win != nil {
+		if r.Version == "" {
+			r.Version = win.Name
+		}
+		r.Window = record.Window{Start: win.Total.Start, End: win.Total.End, Seconds: win.Total.Seconds()}
+	}
+	if r.Version == "" {
+		r.Version = fmt.Sprintf("pid %d", s.cfg.Pid)
+	}
+}
+
+// SetPerOp sets PerOp on every measured counter of r (and of its roles) from
+// r.Ops, and clears it where the counter or the op count was not measured.
+func SetPerOp(r *record.Record) {
+	set := func(cs []record.Counter) {
+		for i := range cs {
+			cs[i].PerOp = nil
+			if cs[i].Measured() && r.Ops.Count > 0 {
+				v := cs[i].Value / r.Ops.Count
+				cs[i].PerOp = &v
+			}
+		}
+	}
+	set(r.Counters)
+	for i := range r.Roles {
+		set(r.Roles[i].Counters)
+	}
+}
+
+// processCPU reads the server's user+system CPU seconds from /proc/PID/stat.
+func (s *Session) processCPU() (float64, bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(s.cfg.Pid), "stat"))
+	if err != nil {
+		return 0, false
+	}
+	st, err := osstat.ParseProcStat(b)
+	if err != nil {
+		return 0, false
+	}
+	return cpuSeconds(st, osstat.ClockTicks()), true
+}
+
+func cpuSeconds(st osstat.ProcStat, ticks float64) float64 {
+	if ticks <= 0 {
+		ticks = osstat.ClockTicks()
+	}
+	return float64(st.UTime+st.STime) / ticks
+}
+
+// liveThreads lists /proc/PID/task.
+func liveThreads(pid int) ([]int, error) {
+	ents, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
+	if err != nil {
+		return nil, err
+	}
+	var tids []int
+	for _, e := range ents {
+		if n, err := strconv.Atoi(e.Name()); err == nil {
+			tids = append(tids, n)
+		}
+	}
+	sort.Ints(tids)
+	return tids, nil
+}
+
+// reattachForRoles opens the counters again when threads appeared since they
+// were attached, so that each live thread carries counters of its own.
+func (s *Session) reattachForRoles() error {
+	live, err := liveThreads(s.cfg.Pid)
+	if err != nil {
+		return nil // the attachment's own reads will say what happened
+	}
+	attached := map[int]bool{}
+	for _, tid := range s.att.Threads() {
+		attached[tid] = true
+	}
+	fresh := 0
+	for _, tid := range live {
+		if !attached[tid] {
+			fresh++
+		}
+	}
+	if fresh == 0 {
+		return nil
+	}
+	if err := s.att.Close(); err != nil {
+		return fmt.Errorf("measure pid %d: close counters to reattach them per thread: %w", s.cfg.Pid, err)
+	}
+	att, err := perfevent.Attach(s.cfg.Pid, s.cfg.Events.Events, s.opts)
+	if err != nil {
+		s.att = nil
+		return fmt.Errorf("measure pid %d: reattach counters per thread: %w", s.cfg.Pid, err)
+	}
+	s.att = att
+	return nil
+}
+
+func appendNew(dst []string, add ...string) []string {
+	for _, a := range add {
+		dup := false
+		for _, d := range dst {
+			if d == a {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			dst = append(dst, a)
+		}
+	}
+	return dst
+}
