@@ -1,0 +1,219 @@
+package perfevent
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// needSampling skips when this user may not sample CPU-wide.
+func needSampling(t *testing.T) {
+	t.Helper()
+	if os.Geteuid() == 0 {
+		return
+	}
+	if p, ok := readSysctlInt("", "kernel/perf_event_paranoid"); !ok || p > 0 {
+		t.Skip("CPU-wide sampling needs root or kernel.perf_event_paranoid <= 0")
+	}
+}
+
+// processCPU is the user+system CPU time of pid in clock ticks.
+func processCPU(t *testing.T, pid int) uint64 {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	u, _ := strconv.ParseUint(f[11], 10, 64)
+	k, _ := strconv.ParseUint(f[12], 10, 64)
+	return u + k
+}
+
+// TestSampleWorkload samples a process whose working threads are created
+// after sampling started: they must be caught, the samples must be the
+// process's only, carry user call chains inside its executable, and their
+// cpu-clock periods must add up to about the CPU time /proc reports.
+func TestSampleWorkload(t *testing.T) {
+	needSampling(t)
+	w := startWorkload(t)
+	cpu0 := processCPU(t, w.pid)
+	s, err := StartSampling(w.pid, SampleOptions{Freq: 999})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply := w.do(t, "work %d %d %d", 2, 300_000_000, 0)
+	set, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu := processCPU(t, w.pid) - cpu0
+	workers := map[int]bool{}
+	for _, tid := range ints(t, reply) {
+		workers[tid] = true
+	}
+	if set.Event != "cpu-clock" || set.Unit != "ns" || set.Freq != 999 || set.CPUs < 1 {
+		t.Errorf("set describes %s (%s) at %d Hz on %d CPUs", set.Event, set.Unit, set.Freq, set.CPUs)
+	}
+	if len(set.MapsStart) == 0 || len(set.MapsEnd) == 0 || !strings.Contains(set.Exe, "workload") {
+		t.Errorf("maps %d/%d bytes, exe %q", len(set.MapsStart), len(set.MapsEnd), set.Exe)
+	}
+	var onWorkers, withUser, inExe int
+	lo, hi := exeRange(t, set.MapsStart, set.Exe)
+	for _, x := range set.Samples {
+		if workers[x.Tid] {
+			onWorkers++
+		}
+		if len(x.User) > 0 {
+			withUser++
+			if x.User[0] >= lo && x.User[0] < hi {
+				inExe++
+			}
+		}
+	}
+	n := len(set.Samples)
+	t.Logf("%d samples (%d on the new threads, %d with user frames, %d in the executable), %d foreign, %d lost, total %d ns, /proc %d ticks; warnings %q",
+		n, onWorkers, withUser, inExe, set.Foreign, set.Lost, set.Total(), cpu, set.Warnings)
+	if n < 100 {
+		t.Fatalf("only %d samples of about %d ticks of CPU at 999 Hz", n, cpu)
+	}
+	if onWorkers < n*8/10 {
+		t.Errorf("%d of %d samples on the threads created after sampling started, want most", onWorkers, n)
+	}
+	if inExe < n*8/10 {
+		t.Errorf("%d of %d samples have their leaf in the executable", inExe, n)
+	}
+	// cpu-clock periods are ns of CPU time: compare with /proc's count
+	// of the same process (10 ms ticks), side by side.
+	ratio := float64(set.Total()) / float64(cpu*clockTick)
+	if ratio < 0.7 || ratio > 1.3 {
+		t.Errorf("sampled CPU time / /proc CPU time = %.2f, want about 1", ratio)
+	}
+	for i := 1; i < n; i++ {
+		if set.Samples[i].Time < set.Samples[i-1].Time {
+			t.Fatal("samples not in time order")
+		}
+	}
+}
+
+// exeRange is the lowest start and highest end of the mappings of exe.
+func exeRange(t *testing.T, maps []byte, exe string) (lo, hi uint64) {
+	t.Helper()
+	lo = ^uint64(0)
+	for _, line := range strings.Split(string(maps), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || f[5] != exe {
+			continue
+		}
+		a, b, _ := strings.Cut(f[0], "-")
+		s, _ := strconv.ParseUint(a, 16, 64)
+		e, _ := strconv.ParseUint(b, 16, 64)
+		lo, hi = min(lo, s), max(hi, e)
+	}
+	if hi == 0 {
+		t.Fatalf("no mapping of %s", exe)
+	}
+	return lo, hi
+}
+
+// TestSampleProcessExits: the process exits inside the window; Stop still
+// returns its samples, with a warning.
+func TestSampleProcessExits(t *testing.T) {
+	needSampling(t)
+	w := startWorkload(t)
+	s, err := StartSampling(w.pid, SampleOptions{Freq: 999})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.do(t, "work %d %d %d", 1, 100_000_000, 0)
+	w.stop()
+	set, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !set.Exited || len(set.MapsEnd) != 0 {
+		t.Errorf("exited %v, maps at the end %d bytes", set.Exited, len(set.MapsEnd))
+	}
+	if len(set.Samples) == 0 {
+		t.Error("the samples before the exit were lost")
+	}
+	if !strings.Contains(strings.Join(set.Warnings, "\n"), "exited during the window") {
+		t.Errorf("no exit warning: %q", set.Warnings)
+	}
+	if _, err := s.Stop(); !errors.Is(err, ErrSamplingActive) {
+		t.Errorf("second Stop: %v", err)
+	}
+}
+
+// TestSampleLost fills a one-page ring buffer while the reader is held: the
+// kernel drops records and the set says so.
+func TestSampleLost(t *testing.T) {
+	needSampling(t)
+	w := startWorkload(t)
+	s, err := StartSampling(w.pid, SampleOptions{Freq: 999, BufferPages: 1, holdReader: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.do(t, "work %d %d %d", 2, 300_000_000, 0)
+	set, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d samples kept, %d lost", len(set.Samples), set.Lost)
+	if set.Lost == 0 {
+		t.Fatal("no lost records from a full one-page buffer")
+	}
+	if !strings.Contains(strings.Join(set.Warnings, "\n"), "records lost because a ring buffer was full") {
+		t.Errorf("no lost-records warning: %q", set.Warnings)
+	}
+}
+
+func TestSampleErrors(t *testing.T) {
+	if _, err := StartSampling(1<<30, SampleOptions{}); !errors.Is(err, ErrNoProcess) {
+		t.Errorf("absent pid: %v", err)
+	}
+	max, ok := readSysctlInt("", "kernel/perf_event_max_sample_rate")
+	if !ok {
+		t.Skip("no kernel.perf_event_max_sample_rate")
+	}
+	_, err := StartSampling(os.Getpid(), SampleOptions{Freq: max + 1})
+	if err == nil || !strings.Contains(err.Error(), "perf_event_max_sample_rate") {
+		t.Errorf("frequency above the kernel's limit: %v", err)
+	}
+	// A hardware event on a machine without a PMU is not supported.
+	hw := Event{Name: "cycles", Kind: KindHardware, Encodings: []Encoding{{PMU: "cpu", Type: TypeHardware, Config: 0}}}
+	needSampling(t)
+	s, err := StartSampling(os.Getpid(), SampleOptions{Event: hw})
+	if err == nil {
+		if _, err := s.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		t.Skip("this machine has a PMU: cycles samples")
+	}
+	if !errors.Is(err, ErrNotSupported) {
+		t.Errorf("cycles without a PMU: %v, want ErrNotSupported", err)
+	}
+}
+
+// TestSampleStopPromptly: Stop does not wait for the reader's poll timeout
+// to run out many times over.
+func TestSampleStopPromptly(t *testing.T) {
+	needSampling(t)
+	s, err := StartSampling(os.Getpid(), SampleOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Millisecond)
+	done := make(chan struct{})
+	go func() { s.Stop(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Stop did not return within 5 s")
+	}
+}

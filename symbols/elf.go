@@ -1,0 +1,248 @@
+package symbols
+
+import (
+	"debug/elf"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+
+	"github.com/ianlancetaylor/demangle"
+)
+
+// Where a File's symbols came from.
+const (
+	SourceSymtab    = "symtab"     // the file's .symtab: every function
+	SourceDynsym    = "dynsym"     // .dynsym only: exported functions
+	SourceDebugFile = "debug file" // a separate debug file (by build-id)
+	SourceNone      = ""           // no function symbols at all
+)
+
+// ErrNotELF: the file is not an ELF object.
+var ErrNotELF = errors.New("not an ELF file")
+
+// Symbol is a function symbol: its range in the file's virtual addresses and
+// its name as the table spells it (mangled for C++).
+type Symbol struct {
+	Value, Size uint64
+	Name        string
+	global      bool
+}
+
+// segment is a PT_LOAD program header: file bytes [Off, Off+Filesz) are
+// loaded at virtual address Vaddr.
+type segment struct {
+	off, vaddr, filesz uint64
+}
+
+// File is what symbolization needs of one ELF file: its loadable segments,
+// build-id and function symbols. It is safe for concurrent use.
+type File struct {
+	// BuildID is the GNU build-id in hex, "" when the file has none.
+	BuildID string
+	// Source says which table the symbols came from (SourceSymtab, ...).
+	Source string
+	// Exec is true for a fixed-address executable (ET_EXEC); false for
+	// position-independent executables and shared libraries (ET_DYN).
+	Exec bool
+
+	segs []segment
+	syms []Symbol // sorted by Value
+
+	mu        sync.Mutex
+	demangled map[int]string
+}
+
+// ReadELF reads the program headers, build-id and function symbols of an
+// ELF file: .symtab when it has one, else .dynsym.
+func ReadELF(r io.ReaderAt) (*File, error) {
+	ef, err := elf.NewFile(r)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNotELF, err)
+	}
+	defer ef.Close()
+	f := &File{Exec: ef.Type == elf.ET_EXEC}
+	for _, p := range ef.Progs {
+		if p.Type == elf.PT_LOAD {
+			f.segs = append(f.segs, segment{off: p.Off, vaddr: p.Vaddr, filesz: p.Filesz})
+		}
+	}
+	f.BuildID = buildID(ef)
+	if syms, err := ef.Symbols(); err == nil {
+		if f.syms = functions(syms); len(f.syms) > 0 {
+			f.Source = SourceSymtab
+		}
+	}
+	if len(f.syms) == 0 {
+		if syms, err := ef.DynamicSymbols(); err == nil {
+			if f.syms = functions(syms); len(f.syms) > 0 {
+				f.Source = SourceDynsym
+			}
+		}
+	}
+	return f, nil
+}
+
+// functions keeps the defined function symbols, sorted by address; of
+// symbols at the same address it keeps one with a size, global first.
+func functions(in []elf.Symbol) []Symbol {
+	var out []Symbol
+	for _, s := range in {
+		t := elf.ST_TYPE(s.Info)
+		if t != elf.STT_FUNC && t != elf.STT_GNU_IFUNC {
+			continue
+		}
+		if s.Section == elf.SHN_UNDEF || s.Value == 0 || s.Name == "" {
+			continue
+		}
+		b := elf.ST_BIND(s.Info)
+		out = append(out, Symbol{Value: s.Value, Size: s.Size, Name: s.Name, global: b == elf.STB_GLOBAL || b == elf.STB_WEAK})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Value != b.Value {
+			return a.Value < b.Value
+		}
+		if (a.Size > 0) != (b.Size > 0) {
+			return a.Size > 0
+		}
+		if a.global != b.global {
+			return a.global
+		}
+		return a.Name < b.Name
+	})
+	dedup := out[:0]
+	for i, s := range out {
+		if i > 0 && s.Value == out[i-1].Value {
+			continue
+		}
+		dedup = append(dedup, s)
+	}
+	return dedup
+}
+
+// Symbols is the number of function symbols.
+func (f *File) Symbols() int { return len(f.syms) }
+
+// withSymbols returns a copy of f whose symbols are those of d (a separate
+// debug file of f).
+func (f *File) withSymbols(d *File) *File {
+	return &File{BuildID: f.BuildID, Source: SourceDebugFile, Exec: f.Exec, segs: f.segs, syms: d.syms}
+}
+
+// VAddr converts address addr of a process, inside mapping m of this file,
+// into the file's virtual address: the offset in the file is
+// addr - m.Start + m.Offset, and the PT_LOAD segment holding that offset
+// says where it was meant to be loaded. ok is false when no segment holds it.
+func (f *File) VAddr(m Mapping, addr uint64) (uint64, bool) {
+	if addr < m.Start || addr >= m.Limit {
+		return 0, false
+	}
+	off := addr - m.Start + m.Offset
+	for _, s := range f.segs {
+		if off >= s.off && off < s.off+s.filesz {
+			return off - s.off + s.vaddr, true
+		}
+	}
+	return 0, false
+}
+
+// Lookup returns the function symbol covering virtual address vaddr. A
+// symbol with a size covers [Value, Value+Size); one without a size covers
+// up to the next symbol.
+func (f *File) Lookup(vaddr uint64) (Symbol, bool) {
+	i := sort.Search(len(f.syms), func(i int) bool { return f.syms[i].Value > vaddr }) - 1
+	// Look back a little: a large function may contain a smaller symbol
+	// (an alias of a part of it) that starts closer to vaddr.
+	for j := i; j >= 0 && j > i-4; j-- {
+		s := f.syms[j]
+		if s.Size > 0 && vaddr < s.Value+s.Size {
+			return s, true
+		}
+		if s.Size == 0 && j == i {
+			return s, true
+		}
+	}
+	return Symbol{}, false
+}
+
+// Name returns the symbol's name demangled, without parameter lists, as
+// perf report prints C++ functions ("JOIN::optimize").
+func (f *File) Name(s Symbol) string {
+	return Demangle(s.Name)
+}
+
+var demangleCache sync.Map // mangled → demangled
+
+// Demangle returns a C++ (or Rust) symbol name demangled without parameter
+// lists, or the name as it is when it is not mangled.
+func Demangle(name string) string {
+	if len(name) < 2 || name[0] != '_' {
+		return name
+	}
+	if v, ok := demangleCache.Load(name); ok {
+		return v.(string)
+	}
+	d := demangle.Filter(name, demangle.NoParams, demangle.NoEnclosingParams)
+	demangleCache.Store(name, d)
+	return d
+}
+
+// buildID returns the GNU build-id of ef in hex, from its note sections or,
+// when section headers are gone, its PT_NOTE segments.
+func buildID(ef *elf.File) string {
+	for _, s := range ef.Sections {
+		if s.Type != elf.SHT_NOTE {
+			continue
+		}
+		if b, err := s.Data(); err == nil {
+			if id, ok := noteBuildID(b, ef.ByteOrder); ok {
+				return id
+			}
+		}
+	}
+	for _, p := range ef.Progs {
+		if p.Type != elf.PT_NOTE || p.Filesz > 1<<20 {
+			continue
+		}
+		b := make([]byte, p.Filesz)
+		if _, err := p.ReadAt(b, 0); err == nil {
+			if id, ok := noteBuildID(b, ef.ByteOrder); ok {
+				return id
+			}
+		}
+	}
+	return ""
+}
+
+// noteBuildID finds the NT_GNU_BUILD_ID note named "GNU" in a note area
+// (namesz, descsz, type, then name and desc each padded to 4 bytes).
+func noteBuildID(b []byte, bo binary.ByteOrder) (string, bool) {
+	const ntGNUBuildID = 3
+	pad := func(n uint64) uint64 { return (n + 3) &^ 3 }
+	for len(b) >= 12 {
+		namesz, descsz, typ := uint64(bo.Uint32(b)), uint64(bo.Uint32(b[4:])), bo.Uint32(b[8:])
+		b = b[12:]
+		if pad(namesz) > uint64(len(b)) {
+			return "", false
+		}
+		name := b[:namesz]
+		b = b[pad(namesz):]
+		if pad(descsz) > uint64(len(b)) && descsz > uint64(len(b)) {
+			return "", false
+		}
+		desc := b[:descsz]
+		if pad(descsz) <= uint64(len(b)) {
+			b = b[pad(descsz):]
+		} else {
+			b = nil
+		}
+		if typ == ntGNUBuildID && string(name) == "GNU\x00" && len(desc) > 0 {
+			return hex.EncodeToString(desc), true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,86 @@
+package symbols
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// ErrKernelHidden: /proc/kallsyms shows every address as 0 (kernel.kptr_restrict,
+// or not root): kernel frames cannot be named.
+var ErrKernelHidden = errors.New("kernel symbol addresses are hidden (run as root, or sysctl -w kernel.kptr_restrict=0)")
+
+// maxKernelSymbolSpan bounds how far past a kernel symbol's address an
+// address is still taken to be in it (kallsyms has no sizes).
+const maxKernelSymbolSpan = 1 << 20
+
+// Kernel is the kernel's text symbols from /proc/kallsyms.
+type Kernel struct {
+	syms []ksym // sorted by address
+}
+
+type ksym struct {
+	addr   uint64
+	name   string
+	module string
+}
+
+// ParseKallsyms parses /proc/kallsyms ("ffffffff81000000 T _text",
+// "ffffffffc0a01000 t fn\t[module]"), keeping text symbols. It fails with
+// ErrKernelHidden when every address is 0.
+func ParseKallsyms(r io.Reader) (*Kernel, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	k := &Kernel{}
+	lines, zero := 0, 0
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) < 3 {
+			continue
+		}
+		lines++
+		addr, err := strconv.ParseUint(f[0], 16, 64)
+		if err != nil {
+			return nil, fmt.Errorf("kallsyms line %d: bad address %q", lines, f[0])
+		}
+		if addr == 0 {
+			zero++
+			continue
+		}
+		switch f[1] {
+		case "t", "T", "w", "W":
+		default:
+			continue
+		}
+		s := ksym{addr: addr, name: f[2]}
+		if len(f) > 3 {
+			s.module = strings.Trim(f[3], "[]")
+		}
+		k.syms = append(k.syms, s)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read kallsyms: %w", err)
+	}
+	if lines > 0 && zero == lines {
+		return nil, ErrKernelHidden
+	}
+	sort.SliceStable(k.syms, func(i, j int) bool { return k.syms[i].addr < k.syms[j].addr })
+	return k, nil
+}
+
+// Symbols is the number of text symbols.
+func (k *Kernel) Symbols() int { return len(k.syms) }
+
+// Lookup names a kernel address: the closest text symbol at or below it,
+// and its module ("" for the kernel image).
+func (k *Kernel) Lookup(addr uint64) (name, module string, ok bool) {
+	i := sort.Search(len(k.syms), func(i int) bool { return k.syms[i].addr > addr }) - 1
+	if i < 0 || addr-k.syms[i].addr > maxKernelSymbolSpan {
+		return "", "", false
+	}
+	return k.syms[i].name, k.syms[i].module, true
+}
