@@ -129,6 +129,9 @@ type target struct {
 	id  int      // tid, or CPU
 	fds []int    // per part; -1 when not open
 	ids []uint64 // per part: the id read(2) reports it under
+	// last is the last row read, kept for a thread whose counters can no
+	// longer be read because it is exiting.
+	last []Count
 }
 
 // Attach opens counters for events on every thread of process pid (or, with
@@ -802,6 +805,8 @@ func (a *Attachment) Read() (Reading, error) {
 		next    atomic.Int64
 		errOnce sync.Once
 		first   error
+		lostMu  sync.Mutex
+		lost    []int
 	)
 	a.parallel(len(a.targets), func() {
 		buf := make([]byte, groupReadSize(maxGroup))
@@ -810,19 +815,62 @@ func (a *Attachment) Read() (Reading, error) {
 			if i >= len(a.targets) {
 				return
 			}
-			row, err := a.readTarget(a.targets[i], buf)
+			t := a.targets[i]
+			row, err := a.readExiting(t, buf)
+			if errors.Is(err, errExiting) {
+				// The thread is in the middle of exiting: keep its
+				// last counts; what it ran since then is lost.
+				lostMu.Lock()
+				lost = append(lost, t.id)
+				lostMu.Unlock()
+				row, err = t.lastRow(len(a.lay.parts)), nil
+			}
 			if err != nil {
 				errOnce.Do(func() { first = err })
 				return
 			}
+			t.last = row
 			r.parts[i] = row
 		}
 	})
 	if first != nil {
 		return Reading{}, first
 	}
+	if len(lost) > 0 {
+		sort.Ints(lost)
+		r.notes = append(append([]string(nil), r.notes...), fmt.Sprintf(
+			"%d thread(s) could not be read because they were exiting (tid %s): their counts since the previous read are missing", len(lost), tidList(lost)))
+	}
 	r.finish()
 	return r, nil
+}
+
+// errExiting marks a read that failed because the thread was exiting.
+var errExiting = errors.New("thread exiting")
+
+// readExiting reads t, retrying for a few milliseconds when the kernel
+// answers ECHILD: a thread in the middle of exiting, whose counters become
+// readable again (final) once the exit completes. When they stay unreadable
+// the error wraps errExiting.
+func (a *Attachment) readExiting(t *target, buf []byte) ([]Count, error) {
+	for try := 0; ; try++ {
+		row, err := a.readTarget(t, buf)
+		if err == nil || !errors.Is(err, errECHILD) || a.cgroup {
+			return row, err
+		}
+		if try == 20 {
+			return nil, fmt.Errorf("%w: %w", errExiting, err)
+		}
+		time.Sleep(500 * time.Microsecond)
+	}
+}
+
+// lastRow returns the last counts read from t, or zero counts before any.
+func (t *target) lastRow(parts int) []Count {
+	if t.last != nil {
+		return t.last
+	}
+	return make([]Count, parts)
 }
 
 // readTarget reads every group of t and returns the counts per part.

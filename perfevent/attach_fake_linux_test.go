@@ -780,3 +780,56 @@ func TestAttachFakeStartsOver(t *testing.T) {
 		})
 	}
 }
+
+// A thread in the middle of exiting answers ECHILD to a read. A transient
+// ECHILD is retried; a lasting one keeps the thread's last counts and warns,
+// instead of failing the whole read.
+func TestAttachFakeReadWhileExiting(t *testing.T) {
+	f := newFakeSys()
+	root := fakeRoot(t, 100, threads(100, 101, 102))
+	a, err := attachFake(t, f, root, 100, []Event{taskClock}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, err := a.Read() // read 1 of every thread: raw 2 each (config 1 + 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Thread 101 fails its 2nd read with ECHILD three times, then reads.
+	// Thread 102 answers ECHILD from its 2nd read on.
+	fails := 0
+	f.readErr = func(o fakeOpen, r int) error {
+		switch {
+		case o.pid == 101 && r >= 2 && fails < 3:
+			fails++
+			return syscall.ECHILD
+		case o.pid == 102 && r >= 2:
+			return syscall.ECHILD
+		}
+		return nil
+	}
+	r2, err := a.Read()
+	if err != nil {
+		t.Fatalf("read with an exiting thread: %v", err)
+	}
+	d, err := r2.Sub(r1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The fake's raw value grows by config+1 = 2 per read. Thread 100
+	// was read twice (delta 2); thread 101 was read on its 5th try, so
+	// its reading is 5 × 2 = 10 (delta 8); thread 102 keeps its first
+	// reading (delta 0).
+	if got := d.Events[0].Count.Raw; got != 2+8+0 {
+		t.Errorf("task-clock delta = %d, want 10", got)
+	}
+	warned := false
+	for _, w := range d.Warnings {
+		if strings.Contains(w, "1 thread(s) could not be read because they were exiting (tid 102)") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no warning about tid 102 in %q", d.Warnings)
+	}
+}

@@ -43,6 +43,7 @@ var (
 	errENODEV     error = syscall.ENODEV
 	errEOPNOTSUPP error = syscall.EOPNOTSUPP
 	errE2BIG      error = syscall.E2BIG
+	errECHILD     error = syscall.ECHILD
 	errEBUSY      error = syscall.EBUSY
 	errEBADF      error = syscall.EBADF
 )

@@ -42,6 +42,8 @@ type fakeSys struct {
 	// raw value and the group's times. Nil: raw = config+1 per read,
 	// enabled = running = 1000 per read.
 	count func(o fakeOpen, r int) Count
+	// readErr, when set, may fail the r-th read of a leader opened for pid.
+	readErr func(o fakeOpen, r int) error
 
 	// onBoot runs after the n-th bootNanos reading (outside the lock).
 	onBoot func(n int)
@@ -108,6 +110,11 @@ func (f *fakeSys) read(fd int, p []byte) (int, error) {
 		return 0, syscall.EBADF
 	}
 	l.reads++
+	if f.readErr != nil {
+		if err := f.readErr(l.fakeOpen, l.reads); err != nil {
+			return 0, err
+		}
+	}
 	lc := f.countOf(l.fakeOpen, l.reads)
 	vals := []uint64{lc.Raw}
 	ids := []uint64{l.id}
