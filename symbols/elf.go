@@ -49,8 +49,9 @@ type File struct {
 	// position-independent executables and shared libraries (ET_DYN).
 	Exec bool
 
-	segs []segment
-	syms []Symbol // sorted by Value
+	segs   []segment
+	syms   []Symbol // sorted by Value
+	starts []uint64 // function starts from .eh_frame_hdr, sorted
 
 	mu        sync.Mutex
 	demangled map[int]string
@@ -71,6 +72,7 @@ func ReadELF(r io.ReaderAt) (*File, error) {
 		}
 	}
 	f.BuildID = buildID(ef)
+	f.starts = frameStarts(ef)
 	if syms, err := ef.Symbols(); err == nil {
 		if f.syms = functions(syms); len(f.syms) > 0 {
 			f.Source = SourceSymtab
@@ -130,7 +132,7 @@ func (f *File) Symbols() int { return len(f.syms) }
 // withSymbols returns a copy of f whose symbols are those of d (a separate
 // debug file of f).
 func (f *File) withSymbols(d *File) *File {
-	return &File{BuildID: f.BuildID, Source: SourceDebugFile, Exec: f.Exec, segs: f.segs, syms: d.syms}
+	return &File{BuildID: f.BuildID, Source: SourceDebugFile, Exec: f.Exec, segs: f.segs, syms: d.syms, starts: f.starts}
 }
 
 // VAddr converts address addr of a process, inside mapping m of this file,
@@ -167,6 +169,68 @@ func (f *File) Lookup(vaddr uint64) (Symbol, bool) {
 		}
 	}
 	return Symbol{}, false
+}
+
+// FuncStart returns the start of the function holding virtual address
+// vaddr according to the unwind table (.eh_frame_hdr), which lists every
+// function compiled with unwind information, named or not: frames of
+// functions without a symbol are grouped by it. ok is false when the file
+// has no such table or vaddr is before its first function.
+func (f *File) FuncStart(vaddr uint64) (uint64, bool) {
+	i := sort.Search(len(f.starts), func(i int) bool { return f.starts[i] > vaddr }) - 1
+	if i < 0 {
+		return 0, false
+	}
+	return f.starts[i], true
+}
+
+// ptGNUEHFrame is PT_GNU_EH_FRAME, the segment of .eh_frame_hdr.
+const ptGNUEHFrame = elf.ProgType(0x6474e550)
+
+// frameStarts reads the function starts of the binary search table of
+// .eh_frame_hdr (found through its program header, so stripped section
+// headers do not matter). Only the encodings linkers write are read: a
+// 4-byte count and a table of 4-byte offsets from the start of the header
+// (DW_EH_PE_datarel|DW_EH_PE_sdata4); anything else gives no starts.
+func frameStarts(ef *elf.File) []uint64 {
+	for _, p := range ef.Progs {
+		if p.Type != ptGNUEHFrame || p.Filesz < 12 || p.Filesz > 1<<28 {
+			continue
+		}
+		b := make([]byte, p.Filesz)
+		if _, err := p.ReadAt(b, 0); err != nil {
+			return nil
+		}
+		return parseEHFrameHdr(b, p.Vaddr, ef.ByteOrder)
+	}
+	return nil
+}
+
+// parseEHFrameHdr parses the .eh_frame_hdr at virtual address vaddr.
+func parseEHFrameHdr(b []byte, vaddr uint64, bo binary.ByteOrder) []uint64 {
+	const (
+		udata4        = 0x03
+		sdata4        = 0x0b
+		datarelSdata4 = 0x3b
+	)
+	if len(b) < 12 || b[0] != 1 || b[2] != udata4 || b[3] != datarelSdata4 {
+		return nil
+	}
+	if enc := b[1] & 0x0f; enc != udata4 && enc != sdata4 {
+		return nil
+	}
+	n := uint64(bo.Uint32(b[8:]))
+	tab := b[12:]
+	if n > uint64(len(tab))/8 {
+		return nil
+	}
+	starts := make([]uint64, 0, n)
+	for i := uint64(0); i < n; i++ {
+		rel := int64(int32(bo.Uint32(tab[8*i:])))
+		starts = append(starts, uint64(int64(vaddr)+rel))
+	}
+	sort.Slice(starts, func(i, j int) bool { return starts[i] < starts[j] })
+	return starts
 }
 
 // Name returns the symbol's name demangled, without parameter lists, as

@@ -170,6 +170,12 @@ func TestResolveBuiltPrograms(t *testing.T) {
 				}
 			}
 			fr := proc.User(p.addrs["exported_fn"], false)
+			// Every function's start is known, named or not: the
+			// unwind table gives hidden_fn's in the stripped binary.
+			hid := proc.User(p.addrs["hidden_fn"]+2, true)
+			if bias := p.addrs["exported_fn"] - fr.Start; fr.Start == 0 || hid.Start == 0 || p.addrs["hidden_fn"]-hid.Start != bias {
+				t.Errorf("function starts: exported_fn %#x at %#x, hidden_fn %#x at %#x", fr.Start, p.addrs["exported_fn"], hid.Start, p.addrs["hidden_fn"])
+			}
 			if fr.File.Source != c.source || fr.File.Exec != c.exec {
 				t.Errorf("symbols from %q (exec %v), want %q (%v)", fr.File.Source, fr.File.Exec, c.source, c.exec)
 			}

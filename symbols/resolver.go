@@ -147,6 +147,10 @@ type Frame struct {
 	// File its symbols when they could be read.
 	Mapping *Mapping
 	File    *File
+	// VAddr is a user address in the file's virtual addresses, and Start
+	// the start of its function there (from the symbol, else the unwind
+	// table); both 0 when not known.
+	VAddr, Start uint64
 }
 
 // User names a user-space address. caller is true for a return address (any
@@ -174,9 +178,13 @@ func (p *Process) User(addr uint64, caller bool) Frame {
 	if !ok {
 		return fr
 	}
+	fr.VAddr = v
 	if s, ok := f.Lookup(v); ok {
 		fr.Symbol = s.Name
 		fr.Function = f.Name(s)
+		fr.Start = s.Value
+	} else if st, ok := f.FuncStart(v); ok {
+		fr.Start = st
 	}
 	return fr
 }
@@ -228,7 +236,9 @@ func (p *Process) fileOf(i int) *File {
 	replaced := m.Deleted
 	if !replaced {
 		if st, err := os.Stat(path); err == nil {
-			if ino, ok := inodeOf(st); ok && m.Inode != 0 && ino != m.Inode {
+			// Inode numbers in the map are those of this machine's
+			// files: compare them only when reading this machine.
+			if ino, ok := inodeOf(st); ok && m.Inode != 0 && ino != m.Inode && p.r.root == "/" {
 				replaced = true
 			} else {
 				key = fmt.Sprintf("%s|%d|%d|%d", m.Path, m.Inode, st.Size(), st.ModTime().UnixNano())

@@ -149,3 +149,40 @@ func TestDemangle(t *testing.T) {
 		}
 	}
 }
+
+func TestParseEHFrameHdr(t *testing.T) {
+	// version 1, eh_frame_ptr pcrel|sdata4, count udata4, table
+	// datarel|sdata4; eh_frame_ptr; count 3; (start, fde) pairs relative to
+	// the header at 0x2000, out of order.
+	var b []byte
+	put := func(v uint32) { b = binary.LittleEndian.AppendUint32(b, v) }
+	b = append(b, 1, 0x1b, 0x03, 0x3b)
+	put(0x100)
+	put(3)
+	for _, rel := range []int32{-0x1000, -0x800, 0x400} {
+		put(uint32(rel))
+		put(0x10)
+	}
+	got := parseEHFrameHdr(b, 0x2000, binary.LittleEndian)
+	if want := []uint64{0x1000, 0x1800, 0x2400}; !reflect.DeepEqual(got, want) {
+		t.Errorf("starts %#x, want %#x", got, want)
+	}
+	f := &File{starts: got}
+	for addr, want := range map[uint64]uint64{0x1000: 0x1000, 0x17ff: 0x1000, 0x2500: 0x2400} {
+		if s, ok := f.FuncStart(addr); !ok || s != want {
+			t.Errorf("FuncStart(%#x) = %#x %v, want %#x", addr, s, ok, want)
+		}
+	}
+	if _, ok := f.FuncStart(0xfff); ok {
+		t.Error("an address before every function has a start")
+	}
+	// Another table encoding, or a count beyond the data: no starts.
+	other := append([]byte{}, b...)
+	other[3] = 0x1b
+	short := append([]byte{}, b[:20]...)
+	for name, x := range map[string][]byte{"encoding": other, "short": short, "empty": nil} {
+		if got := parseEHFrameHdr(x, 0x2000, binary.LittleEndian); got != nil {
+			t.Errorf("%s: %#x", name, got)
+		}
+	}
+}
