@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/perfbench/perfbench/plan"
+	"github.com/perfbench/perfbench/runner"
+)
+
+func init() {
+	register(&command{
+		name:    "run",
+		summary: "run a benchmark plan: start servers, load data, measure every step with counters attached, write Records",
+		usage:   "run PLAN [--out DIR] [--resume] [--only STEP,...]",
+		long: `PLAN is a TOML benchmark plan (see examples/plans/ and 'go doc ./plan'):
+server versions × steps × thread counts × repeats. For each version perfbench
+starts the server (or finds a running one), loads the data once, and for each
+step opens counters on every thread of the server, starts the load, waits out
+the warm-up, measures the window (counters, SHOW GLOBAL STATUS, /proc, the data
+directory's disk, a per-second series) and writes one Record. Repeats
+interleave versions (A B A B ...). Run it as root.
+
+The output folder (--out, else the plan's output.dir):
+  records/   one Record per measurement (JSON), written when it ends
+  logs/      the load's output next to each Record's name, data loads, servers
+  scripts/   the Lua scripts of the steps stock sysbench cannot run
+  servers/   each managed server's data directory, socket and error log
+
+A failed measurement (the server crashed, sysbench failed, counters could not
+be opened) is written with outcome failed and the reason, and the plan goes on;
+a server that died is started again before the next step. The exit status is
+then 1. Ctrl-C or SIGTERM stops the load, writes what was measured marked
+partial, stops every server perfbench started and exits with status 1.
+
+--resume runs only what has no ok Record yet: failed and partial measurements
+run again (their earlier Records move to records/.replaced/), and servers keep
+their data directories so the data is not loaded again. To start over, remove
+the output folder; to load the data again, remove servers/.
+
+Examples:
+  perfbench run examples/plans/smoke.toml --out /tmp/smoke
+  perfbench run plan.toml --out results --resume
+  perfbench run plan.toml --out results --only point-query,read-only_range=100
+  perfbench report results/records`,
+		setup: func(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error {
+			out := fs.String("out", "", "output folder (default: the plan's output.dir, else <plan name>-results)")
+			resume := fs.Bool("resume", false, "skip the measurements that have ok Records in the output folder")
+			only := fs.StringSlice("only", nil, "run only these steps: names (every range), labels or custom step names, comma-separated or repeated")
+			return func(ctx context.Context, e *env, args []string) error {
+				if len(args) == 0 {
+					return usagef("no plan given: perfbench run PLAN")
+				}
+				steps := *only
+				if len(args) > 1 {
+					if len(steps) == 0 {
+						return usagef("unexpected argument %q (one plan per run)", args[1])
+					}
+					// "--only a b": the words after PLAN are more steps.
+					steps = append(steps, args[1:]...)
+				}
+				p, err := plan.Load(args[0])
+				if err != nil {
+					var es plan.Errors
+					if errors.As(err, &es) {
+						for _, pe := range es {
+							fmt.Fprintf(e.stderr, "perfbench run: %v\n", pe)
+						}
+						return errSilent
+					}
+					return err
+				}
+				o := runner.Options{
+					Out:       *out,
+					Resume:    *resume,
+					Only:      steps,
+					Progress:  e.stderr,
+					Command:   e.args,
+					Perfbench: Version(),
+				}
+				if f, ok := e.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+					o.Terminal = true
+					if w, _, err := term.GetSize(int(f.Fd())); err == nil {
+						o.Width = w
+					}
+				}
+				_, err = runner.Run(ctx, p, o)
+				switch {
+				case errors.Is(err, runner.ErrUnknownStep):
+					return usagef("%v", err)
+				case errors.Is(err, runner.ErrStepsFailed), errors.Is(err, runner.ErrInterrupted):
+					// The summary on stderr has said it all.
+					return errSilent
+				}
+				return err
+			}
+		},
+	})
+}

@@ -1,0 +1,500 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/measure"
+	"github.com/perfbench/perfbench/plan"
+	"github.com/perfbench/perfbench/record"
+)
+
+// These tests start real MariaDB servers and run real sysbench. They skip
+// when either is missing (naming the packages to install), and fail then
+// with PERFBENCH_REQUIRE_INTEGRATION=1.
+
+func needTools(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts servers and runs sysbench; not with -short")
+	}
+	testdb.NeedServer(t)
+	testdb.NeedSysbench(t)
+}
+
+// syncBuffer is a progress writer the test reads while the run writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func testOptions(out string, progress *syncBuffer) Options {
+	return Options{Out: out, Progress: progress, Command: []string{"perfbench", "run", "plan.toml"}, Perfbench: "test"}
+}
+
+func withResume(o Options) Options {
+	o.Resume = true
+	return o
+}
+
+func withMeter(o Options, m meter) Options {
+	o.meter = m
+	return o
+}
+
+// records reads the Records of an output folder by measurement ID.
+func records(t *testing.T, out string) map[string]*record.Record {
+	t.Helper()
+	loaded, problems, err := record.Load([]string{filepath.Join(out, "records")}, false)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("read records: %v %v", err, problems)
+	}
+	m := map[string]*record.Record{}
+	for _, l := range loaded {
+		id := plan.RecordID(l.Record)
+		if m[id] != nil {
+			t.Errorf("two Records of %s", id)
+		}
+		m[id] = l.Record
+	}
+	return m
+}
+
+// noServerLeft fails the test when a server of the given pids still runs.
+func noServerLeft(t *testing.T, pids ...int) {
+	t.Helper()
+	for _, pid := range pids {
+		if pid > 0 && syscall.Kill(pid, 0) == nil {
+			b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+			if err == nil && (strings.HasPrefix(string(b), "mariadbd") || strings.HasPrefix(string(b), "mysqld")) {
+				t.Errorf("server pid %d still runs after the run", pid)
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+}
+
+// whenWindowOpen calls f with the server's pid once the window of a
+// measurement has been open for a second: its sysbench log says the
+// threads started, then the warm-up passed. The watch ends with the test.
+func whenWindowOpen(t *testing.T, out, version, step string, warmup time.Duration, f func(pid int)) {
+	rec := record.Record{Version: version, Step: step, Threads: 1, Repeat: 1}
+	logPath := filepath.Join(out, "logs", strings.TrimSuffix(record.FileName(&rec), ".json")+".sysbench.txt")
+	pidFile := filepath.Join(out, "servers", version, "mysqld.pid")
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	t.Cleanup(func() {
+		close(stop)
+		<-done
+	})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			if b, err := os.ReadFile(logPath); err == nil && strings.Contains(string(b), "Threads started!") {
+				time.Sleep(warmup + time.Second)
+				b, err := os.ReadFile(pidFile)
+				if err != nil {
+					t.Errorf("read %s: %v", pidFile, err)
+					return
+				}
+				pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+				f(pid)
+				return
+			}
+		}
+	}()
+}
+
+// checkMeasured checks what every ok step Record must have.
+func checkMeasured(t *testing.T, id string, r *record.Record) {
+	t.Helper()
+	if r.Outcome != record.OutcomeOK {
+		t.Errorf("%s: outcome %s (%s), want ok", id, r.Outcome, r.Error)
+		return
+	}
+	if r.Kind != record.KindStep || r.Host == "" || r.Provenance.PlanSHA256 == "" || len(r.Provenance.Command) == 0 {
+		t.Errorf("%s: kind %q host %q plan sha %q command %q", id, r.Kind, r.Host, r.Provenance.PlanSHA256, r.Provenance.Command)
+	}
+	measured := 0
+	for _, c := range r.Counters {
+		if c.Measured() && c.Value > 0 {
+			measured++
+		}
+	}
+	if measured == 0 {
+		t.Errorf("%s: no counter has a value: %+v", id, r.Counters)
+	}
+	if r.Ops.Source != "Questions" || r.Ops.Count <= 0 {
+		t.Errorf("%s: ops %+v", id, r.Ops)
+	}
+	if r.OS == nil || r.OS.UserSeconds+r.OS.SystemSeconds <= 0 || r.OS.VoluntaryCS+r.OS.InvoluntaryCS <= 0 {
+		t.Errorf("%s: OS metrics %+v", id, r.OS)
+	}
+	if len(r.Series) < 2 {
+		t.Errorf("%s: %d series points", id, len(r.Series))
+	} else {
+		sum := 0.0
+		for _, p := range r.Series {
+			sum += p.Seconds
+		}
+		// The 1-second points tile the window.
+		if math.Abs(sum-r.Window.Seconds) > 0.02*r.Window.Seconds {
+			t.Errorf("%s: series covers %.3f s of a %.3f s window", id, sum, r.Window.Seconds)
+		}
+	}
+	if r.Client == nil || r.Client.Tool != "sysbench" || r.Client.Queries <= 0 || len(r.Client.Intervals) == 0 || r.Client.Started.IsZero() {
+		t.Errorf("%s: client %+v", id, r.Client)
+	}
+	// The window ends before the load does: sysbench ran warm-up +
+	// window + tail.
+	if r.Client != nil && r.Client.Seconds > 0 && r.Client.Seconds < r.Window.Warmup+r.Window.Seconds {
+		t.Errorf("%s: sysbench ran %.2f s, less than the warm-up and window (%.2f s)", id, r.Client.Seconds, r.Window.Warmup+r.Window.Seconds)
+	}
+}
+
+func serverPids(recs map[string]*record.Record) []int {
+	var pids []int
+	for _, r := range recs {
+		if r.Server != nil {
+			pids = append(pids, r.Server.Pid)
+		}
+	}
+	return pids
+}
+
+// TestSmokePlan runs examples/plans/smoke.toml, then again with --resume.
+func TestSmokePlan(t *testing.T) {
+	needTools(t)
+	t.Setenv("PERFBENCH_SECOND_BASEDIR", "")
+	p, err := plan.Load("../examples/plans/smoke.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	var progress syncBuffer
+	sum, err := Run(context.Background(), p, testOptions(out, &progress))
+	t.Logf("progress:\n%s", progress.String())
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	recs := records(t, out)
+	// One Record per (version, step).
+	for _, v := range []string{"default", "pfs"} {
+		for _, st := range []string{"point-query_range=100", "update-index_range=100", "read-only_range=100"} {
+			id := plan.MeasurementID(v, st, 1, 1)
+			r := recs[id]
+			if r == nil {
+				t.Errorf("no Record of %s", id)
+				continue
+			}
+			checkMeasured(t, id, r)
+		}
+	}
+	if len(recs) != 6 || sum.OK != 6 || sum.Ran != 6 {
+		t.Errorf("%d Records, summary %+v; want 6 ok", len(recs), sum)
+	}
+	// The read step after the write step got the post-write flush.
+	if !strings.Contains(progress.String(), "default: post-write flush done") {
+		t.Errorf("no post-write flush reported")
+	}
+	if !strings.Contains(progress.String(), "perfbench report "+filepath.Join(out, "records")) {
+		t.Errorf("the summary does not say how to report")
+	}
+	noServerLeft(t, serverPids(recs)...)
+
+	// Again with --resume: nothing to do, and it says so.
+	var again syncBuffer
+	sum, err = Run(context.Background(), p, withResume(testOptions(out, &again)))
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if sum.Ran != 0 || len(sum.Skipped) != 6 {
+		t.Errorf("resume ran %d and skipped %d, want 0 and 6", sum.Ran, len(sum.Skipped))
+	}
+	if !strings.Contains(again.String(), "nothing to run: all 6 measurements have Records") || strings.Contains(again.String(), "started") {
+		t.Errorf("resume said:\n%s", again.String())
+	}
+	// Without --resume the Records are not rewritten.
+	if _, err := Run(context.Background(), p, testOptions(out, &again)); !errors.Is(err, ErrRecordsExist) {
+		t.Errorf("run again without --resume: %v, want ErrRecordsExist", err)
+	}
+}
+
+const crashPlan = `
+name = "crash"
+[run]
+warmup = "1s"
+duration = "3s"
+events = ["task-clock", "context-switches"]
+[data]
+table_size = 1000
+[steps]
+list = ["point-query", "read-only_range=100"]
+[[version]]
+label = "a"
+basedir = "installed"
+options = ["innodb_buffer_pool_size=64M"]
+[[version]]
+label = "b"
+basedir = "installed"
+options = ["innodb_buffer_pool_size=64M"]
+`
+
+// TestServerKilledMidStep kills a's server in the middle of its first
+// window: that step is failed with the end of the error log, a's server is
+// started again (without loading the data again) for its second step, b runs
+// as planned. --resume then runs the failed step alone.
+func TestServerKilledMidStep(t *testing.T) {
+	needTools(t)
+	p := parsePlan(t, crashPlan)
+	out := t.TempDir()
+	killed := make(chan int, 1)
+	whenWindowOpen(t, out, "a", "point-query_range=100", time.Second, func(pid int) {
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Errorf("kill server %d: %v", pid, err)
+		}
+		killed <- pid
+	})
+	var progress syncBuffer
+	sum, err := Run(context.Background(), p, testOptions(out, &progress))
+	t.Logf("progress:\n%s", progress.String())
+	if !errors.Is(err, ErrStepsFailed) {
+		t.Errorf("run: %v, want ErrStepsFailed", err)
+	}
+	var pid int
+	select {
+	case pid = <-killed:
+	default:
+		t.Fatal("the server was not killed")
+	}
+	recs := records(t, out)
+	if len(recs) != 4 || sum.Ran != 4 || sum.OK != 3 || sum.Failed != 1 {
+		t.Errorf("%d Records, summary %+v; want 4 with 1 failed", len(recs), sum)
+	}
+	crashed := recs["a/point-query_range=100/t1/r1"]
+	if crashed == nil {
+		t.Fatal("no Record of the step whose server was killed")
+	}
+	if crashed.Outcome != record.OutcomeFailed || !strings.Contains(crashed.Error, "pid "+strconv.Itoa(pid)+") exited during the step") ||
+		!strings.Contains(crashed.Error, "\nits error log ends:\n") {
+		t.Errorf("crashed step: outcome %s, error %q", crashed.Outcome, crashed.Error)
+	}
+	for _, id := range []string{"a/read-only_range=100/t1/r1", "b/point-query_range=100/t1/r1", "b/read-only_range=100/t1/r1"} {
+		if r := recs[id]; r == nil {
+			t.Errorf("no Record of %s", id)
+		} else {
+			checkMeasured(t, id, r)
+		}
+	}
+	after := recs["a/read-only_range=100/t1/r1"]
+	if after != nil && (after.Server == nil || after.Server.Pid == pid || !strings.Contains(strings.Join(after.Warnings, "\n"), "started again")) {
+		t.Errorf("the step after the crash: server %+v, warnings %q", after.Server, after.Warnings)
+	}
+	if n := strings.Count(progress.String(), "perfbench run: loaded a:"); n != 1 {
+		t.Errorf("a's data loaded %d times, want once (crash recovery keeps the tables)", n)
+	}
+	noServerLeft(t, serverPids(recs)...)
+
+	// --resume runs the failed step again, alone; the failed Record moves
+	// aside.
+	var again syncBuffer
+	sum, err = Run(context.Background(), p, withResume(testOptions(out, &again)))
+	t.Logf("resume:\n%s", again.String())
+	if err != nil {
+		t.Fatalf("resume: %v", err)
+	}
+	if sum.Ran != 1 || sum.OK != 1 || len(sum.Skipped) != 3 {
+		t.Errorf("resume: %+v, want 1 run ok and 3 skipped", sum)
+	}
+	if strings.Contains(again.String(), "loaded") || strings.Contains(again.String(), "started b") {
+		t.Errorf("resume loaded data or started b:\n%s", again.String())
+	}
+	recs = records(t, out)
+	checkMeasured(t, "a/point-query_range=100/t1/r1", recs["a/point-query_range=100/t1/r1"])
+	moved, _ := filepath.Glob(filepath.Join(out, "records", ".replaced", "a__point-query_range=100__t1__r1.*.json"))
+	if len(moved) != 1 {
+		t.Errorf("the failed Record was not kept aside: %v", moved)
+	}
+	noServerLeft(t, serverPids(recs)...)
+}
+
+// TestInterrupted cancels the run in the middle of a window: that window is
+// written partial, the next step does not run, the server is stopped.
+func TestInterrupted(t *testing.T) {
+	needTools(t)
+	p := parsePlan(t, `
+[run]
+warmup = "1s"
+duration = "6s"
+events = ["task-clock", "context-switches"]
+[data]
+table_size = 1000
+[steps]
+list = ["point-query", "read-only_range=100"]
+[[version]]
+label = "a"
+basedir = "installed"
+options = ["innodb_buffer_pool_size=64M"]
+`)
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	serverPid := make(chan int, 1)
+	whenWindowOpen(t, out, "a", "point-query_range=100", time.Second, func(pid int) {
+		serverPid <- pid
+		cancel()
+	})
+	var progress syncBuffer
+	sum, err := Run(ctx, p, testOptions(out, &progress))
+	t.Logf("progress:\n%s", progress.String())
+	if !errors.Is(err, ErrInterrupted) {
+		t.Errorf("run: %v, want ErrInterrupted", err)
+	}
+	recs := records(t, out)
+	r := recs["a/point-query_range=100/t1/r1"]
+	if len(recs) != 1 || r == nil {
+		t.Fatalf("Records %v, want the interrupted one alone", recs)
+	}
+	if r.Outcome != record.OutcomePartial || r.Window.Seconds <= 0 || r.Window.Seconds >= 6 || !strings.Contains(r.Error, "interrupted") {
+		t.Errorf("outcome %s, window %.2f s, error %q; want partial, shorter than 6 s", r.Outcome, r.Window.Seconds, r.Error)
+	}
+	if r.Ops.Count <= 0 || len(r.Counters) == 0 || r.OS == nil {
+		t.Errorf("the partial window lost what was measured: ops %+v counters %d os %v", r.Ops, len(r.Counters), r.OS)
+	}
+	if sum.Partial != 1 || sum.Ran != 1 {
+		t.Errorf("summary %+v", sum)
+	}
+	if !strings.Contains(progress.String(), "--resume") {
+		t.Errorf("the summary does not say how to finish")
+	}
+	noServerLeft(t, <-serverPid)
+}
+
+// TestFailuresGoOn: counters that cannot be opened and sysbench failing are
+// recorded as failed, with the reason, and the plan goes on.
+func TestFailuresGoOn(t *testing.T) {
+	needTools(t)
+	p := parsePlan(t, `
+[run]
+warmup = "1s"
+duration = "2s"
+events = ["task-clock"]
+[data]
+table_size = 1000
+[steps]
+list = ["point-query", "read-only_range=100", "read-only_range=10"]
+[steps.override."read-only_range=100"]
+extra_args = ["--no-such-option=1"]
+[[version]]
+label = "a"
+basedir = "installed"
+options = ["innodb_buffer_pool_size=64M"]
+`)
+	out := t.TempDir()
+	errCounters := errors.New("open task-clock on pid 1: too many open files")
+	var progress syncBuffer
+	calls := 0
+	sum, err := Run(context.Background(), p, withMeter(testOptions(out, &progress),
+		func(ctx context.Context, cfg measure.Config) (session, error) {
+			// The first measurement cannot open its counters.
+			if calls++; calls == 1 {
+				return nil, errCounters
+			}
+			return startMeasure(ctx, cfg)
+		}))
+	t.Logf("progress:\n%s", progress.String())
+	if !errors.Is(err, ErrStepsFailed) {
+		t.Errorf("run: %v, want ErrStepsFailed", err)
+	}
+	recs := records(t, out)
+	if r := recs["a/point-query_range=100/t1/r1"]; r == nil || r.Outcome != record.OutcomeFailed || !strings.Contains(r.Error, errCounters.Error()) {
+		t.Errorf("counters failed: %+v", r)
+	}
+	if r := recs["a/read-only_range=100/t1/r1"]; r == nil || r.Outcome != record.OutcomeFailed ||
+		!strings.Contains(r.Error, "sysbench ended with exit status 1") || !strings.Contains(r.Error, "invalid option: --no-such-option=1") {
+		t.Errorf("sysbench failed: %+v", r)
+	} else if r.Client == nil || r.Client.ExitCode != 1 {
+		t.Errorf("sysbench's exit status not recorded: %+v", r.Client)
+	}
+	checkMeasured(t, "a/read-only_range=10/t1/r1", recs["a/read-only_range=10/t1/r1"])
+	if sum.Failed != 2 || sum.OK != 1 {
+		t.Errorf("summary %+v", sum)
+	}
+	noServerLeft(t, serverPids(recs)...)
+}
+
+// TestCustomStartAndStep runs a version whose server the plan's own start
+// command runs (mariadbd in the foreground) and a custom step.
+func TestCustomStartAndStep(t *testing.T) {
+	needTools(t)
+	p := parsePlan(t, `
+[run]
+warmup = "1s"
+duration = "2s"
+events = ["task-clock", "context-switches"]
+[data]
+table_size = 1000
+[steps]
+list = ["sb-points"]
+[[steps.custom]]
+name = "sb-points"
+command = ["{sysbench}", "oltp_point_select", "--db-driver=mysql", "--mysql-socket={socket}",
+  "--mysql-user={user}", "--mysql-password={password}", "--mysql-db={db}",
+  "--tables={tables}", "--table-size={table_size}", "--threads={threads}",
+  "--time={time}", "--report-interval=1", "run"]
+[[version]]
+label = "own-start"
+basedir = "installed"
+start = ["mariadbd", "--no-defaults", "--datadir={datadir}", "--socket={socket}", "--port={port}",
+  "--pid-file={pid_file}", "--log-error={error_log}", "--user=root", "--bind-address=127.0.0.1",
+  "--skip-name-resolve", "--innodb-buffer-pool-size=64M"]
+`)
+	out := t.TempDir()
+	var progress syncBuffer
+	sum, err := Run(context.Background(), p, testOptions(out, &progress))
+	t.Logf("progress:\n%s", progress.String())
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	recs := records(t, out)
+	r := recs["own-start/sb-points/t1/r1"]
+	if r == nil || sum.OK != 1 {
+		t.Fatalf("Records %v, summary %+v", recs, sum)
+	}
+	checkMeasured(t, "own-start/sb-points", r)
+	if r.Client != nil && !strings.Contains(strings.Join(r.Client.Command, " "), "--mysql-socket="+filepath.Join(out, "servers", "own-start", "mysqld.sock")) {
+		t.Errorf("placeholders not filled: %q", r.Client.Command)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "logs", "own-start__sb-points__t1__r1.command.txt")); err != nil || !strings.Contains(string(b), "SQL statistics") {
+		t.Errorf("the command's output was not kept: %v", err)
+	}
+	noServerLeft(t, serverPids(recs)...)
+}

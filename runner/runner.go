@@ -1,0 +1,510 @@
+package runner
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/perfbench/perfbench/hostinfo"
+	"github.com/perfbench/perfbench/perfevent"
+	"github.com/perfbench/perfbench/plan"
+	"github.com/perfbench/perfbench/record"
+	"github.com/perfbench/perfbench/suite"
+)
+
+// DefaultEvents are counted when the plan names none: cycles and
+// instructions in one group (their ratio is the IPC), the misses that
+// explain it, and the software events every machine has, VMs included.
+// Events this machine cannot count are recorded as not supported.
+const DefaultEvents = "{cycles,instructions},cache-misses,branch-misses,task-clock,context-switches,cpu-migrations,page-faults"
+
+// DefaultTail is how long the load keeps running after the window closes,
+// so that the window's last reads happen under load.
+const DefaultTail = 2 * time.Second
+
+// Sentinel errors of Run.
+var (
+	// ErrInterrupted: the run was cancelled (Ctrl-C, SIGTERM). What was
+	// measured is written, marked partial.
+	ErrInterrupted = errors.New("interrupted")
+	// ErrStepsFailed: the plan ran to its end but some measurements
+	// failed; their Records say why.
+	ErrStepsFailed = errors.New("some measurements failed")
+	// ErrRecordsExist: measurements to run already have Records in the
+	// output folder, and Options.Resume was not given.
+	ErrRecordsExist = errors.New("records already exist")
+	// ErrUnknownStep: an Options.Only entry names no step of the plan.
+	ErrUnknownStep = errors.New("no such step in the plan")
+)
+
+// Options tune Run. The zero value runs the whole plan into the plan's
+// output folder, printing nothing.
+type Options struct {
+	// Out is the output folder; empty means the plan's (Plan.OutDir).
+	Out string
+	// Resume skips the measurements that have an ok Record in Out already.
+	// Failed and partial ones run again; their old Records are moved to
+	// records/.replaced/.
+	Resume bool
+	// Only runs these steps alone: step names (every range of the step),
+	// labels ("read-only_range=100") or custom step names.
+	Only []string
+	// Progress receives progress, warnings and the final summary (stderr).
+	Progress io.Writer
+	// Terminal redraws a one-line progress bar on Progress instead of
+	// printing a line per measurement; Width is the terminal's width.
+	Terminal bool
+	Width    int
+	// Command is perfbench's command line and Perfbench its version, for
+	// the Records' provenance.
+	Command   []string
+	Perfbench string
+	// Tail is how long the load runs after the window closes (DefaultTail
+	// when zero).
+	Tail time.Duration
+
+	// meter opens the counters of a measurement; nil means measure.Start.
+	meter meter
+}
+
+// Summary is what a run did.
+type Summary struct {
+	// Out is the output folder; Records the folder of the Records.
+	Out, Records string
+	// Planned is the number of measurements the plan (less --only) has.
+	Planned int
+	// Skipped are the IDs of the measurements that had ok Records
+	// (--resume).
+	Skipped []string
+	// Ran counts the measurements attempted; OK, Failed and Partial their
+	// outcomes.
+	Ran                 int
+	OK, Failed, Partial int
+	// Files are the Records written, in order.
+	Files []string
+	// Failures are "<measurement ID>: <reason>" of the failed ones.
+	Failures []string
+	Elapsed  time.Duration
+}
+
+// runner is one run of a plan.
+type runner struct {
+	plan    *plan.Plan
+	opts    Options
+	out     string
+	recDir  string
+	logDir  string
+	scripts string
+	planSHA string
+	tail    time.Duration
+	meter   meter
+	sys     *perfevent.System
+	events  perfevent.List
+	prov    record.Provenance
+	servers map[string]*server
+	// flushNotes are warnings of the post-write flush, for the Record of
+	// the measurement it preceded.
+	flushNotes map[string][]string
+	// existing are the Records found in the output folder, by ID.
+	existing map[string]record.Loaded
+	prog     *progress
+	sum      *Summary
+}
+
+// Run runs plan p: it starts and stops the managed servers, loads the data,
+// runs the post-write flushes and measures every step, writing one Record per
+// measurement under <out>/records/ (see the package documentation for the
+// folder's layout). A failed measurement is recorded as failed and the plan
+// goes on; Run then returns ErrStepsFailed with the Summary. When ctx ends
+// (Ctrl-C), the load is stopped, what was measured is written marked
+// partial, every server the run started is stopped, and Run returns
+// ErrInterrupted. Other errors stop the run before anything is measured.
+func Run(ctx context.Context, p *plan.Plan, o Options) (*Summary, error) {
+	start := time.Now()
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	r := &runner{plan: p, opts: o, tail: o.Tail, meter: o.meter,
+		servers: map[string]*server{}, flushNotes: map[string][]string{}}
+	if r.tail <= 0 {
+		r.tail = DefaultTail
+	}
+	if r.meter == nil {
+		r.meter = startMeasure
+	}
+	out := o.Out
+	if out == "" {
+		out = p.OutDir
+	}
+	out, err := filepath.Abs(out)
+	if err != nil {
+		return nil, fmt.Errorf("output folder: %w", err)
+	}
+	r.out = out
+	r.recDir = filepath.Join(out, "records")
+	r.logDir = filepath.Join(out, "logs")
+	r.scripts = filepath.Join(out, "scripts")
+	r.sum = &Summary{Out: out, Records: r.recDir}
+	if b, err := os.ReadFile(p.File); err == nil {
+		sum := sha256.Sum256(b)
+		r.planSHA = hex.EncodeToString(sum[:])
+	}
+
+	selected, err := selectSteps(p, o.Only)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.readExisting(); err != nil {
+		return nil, err
+	}
+	items := p.Expand()
+	var done func(plan.Item) bool
+	if o.Resume {
+		done = func(it plan.Item) bool {
+			l, ok := r.existing[it.ID]
+			return ok && l.Record.Outcome == record.OutcomeOK
+		}
+	}
+	all := plan.Pending(items, nil, selected)
+	pending := plan.Pending(items, done, selected)
+	r.sum.Planned = plan.Measurements(all)
+	for _, it := range all {
+		if it.Action == plan.ActionMeasure && done != nil && done(it) {
+			r.sum.Skipped = append(r.sum.Skipped, it.ID)
+		}
+	}
+	if !o.Resume {
+		var clash []string
+		for _, it := range pending {
+			if l, ok := r.existing[it.ID]; ok && it.Action == plan.ActionMeasure {
+				clash = append(clash, l.Path)
+			}
+		}
+		if len(clash) > 0 {
+			return nil, fmt.Errorf("%w: %d measurements to run have Records in %s already (%s%s): add --resume to run only what is missing or failed, or choose another --out",
+				ErrRecordsExist, len(clash), r.recDir, filepath.Base(clash[0]), more(len(clash)-1))
+		}
+	}
+	for _, w := range p.Warnings {
+		fmt.Fprintf(o.Progress, "perfbench run: warning: %s\n", w)
+	}
+	if len(r.sum.Skipped) > 0 {
+		r.reportSkipped()
+	}
+	n := plan.Measurements(pending)
+	if n == 0 {
+		if r.sum.Planned == 0 {
+			fmt.Fprintf(o.Progress, "perfbench run: the plan has no measurement to run\n")
+		} else {
+			fmt.Fprintf(o.Progress, "perfbench run: nothing to run: all %d measurements have Records in %s\n", r.sum.Planned, r.recDir)
+		}
+		return r.sum, nil
+	}
+
+	if err := r.prepare(pending); err != nil {
+		return nil, err
+	}
+	r.prog = newProgress(o.Progress, o.Terminal, o.Width, pending, r.tail)
+	defer r.prog.close()
+	r.prog.printf("perfbench run: %s: %s (%s, %s), about %s; output in %s",
+		p.Name, count(n, "measurement"), count(len(p.Versions), "version"), count(len(p.Steps), "step"), fmtDuration(r.prog.plannedTotal), out)
+
+	interrupted := r.loop(ctx, pending)
+	r.stopAll()
+	r.sum.Elapsed = time.Since(start)
+	r.prog.close()
+	r.summary(interrupted)
+	switch {
+	case interrupted:
+		return r.sum, fmt.Errorf("%w: %d of %d measurements done; run again with --resume to finish", ErrInterrupted, r.sum.OK, n)
+	case r.sum.Failed > 0:
+		return r.sum, fmt.Errorf("%w: %d of %d (their Records say why)", ErrStepsFailed, r.sum.Failed, r.sum.Ran)
+	}
+	return r.sum, nil
+}
+
+func more(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" and %d more", n)
+}
+
+// selectSteps turns --only into a filter of measurements.
+func selectSteps(p *plan.Plan, only []string) (func(plan.Item) bool, error) {
+	if len(only) == 0 {
+		return nil, nil
+	}
+	want := map[string]bool{}
+	for _, name := range only {
+		name = strings.TrimSpace(name)
+		found := false
+		for i := range p.Steps {
+			if stepMatches(&p.Steps[i], name) {
+				want[p.Steps[i].Label] = true
+				found = true
+			}
+		}
+		if !found {
+			labels := make([]string, len(p.Steps))
+			for i := range p.Steps {
+				labels[i] = p.Steps[i].Label
+			}
+			hint := ""
+			if s := suite.Nearest(name); s != "" {
+				hint = fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return nil, fmt.Errorf("--only %s: %w%s; the plan's steps are %s", name, ErrUnknownStep, hint, strings.Join(labels, ", "))
+		}
+	}
+	return func(it plan.Item) bool { return it.Step != nil && want[it.Step.Label] }, nil
+}
+
+func stepMatches(st *plan.Step, name string) bool {
+	if st.Label == name {
+		return true
+	}
+	return st.Suite != nil && st.Suite.Name == name
+}
+
+// readExisting loads the Records already in the output folder.
+func (r *runner) readExisting() error {
+	r.existing = map[string]record.Loaded{}
+	if _, err := os.Stat(r.recDir); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	recs, problems, err := record.Load([]string{r.recDir}, true)
+	if err != nil {
+		return fmt.Errorf("read the Records in %s: %w", r.recDir, err)
+	}
+	for _, p := range problems {
+		fmt.Fprintf(r.opts.Progress, "perfbench run: warning: %v (ignored)\n", p)
+	}
+	for _, l := range recs {
+		if l.Record.Kind != record.KindStep {
+			continue
+		}
+		r.existing[plan.RecordID(l.Record)] = l
+	}
+	return nil
+}
+
+func (r *runner) reportSkipped() {
+	s := r.sum.Skipped
+	const show = 10
+	list := s
+	if len(list) > show {
+		list = list[:show]
+	}
+	fmt.Fprintf(r.opts.Progress, "perfbench run: --resume: skipping %d of %d measurements that have ok Records in %s: %s%s\n",
+		len(s), r.sum.Planned, r.recDir, strings.Join(list, ", "), more(len(s)-len(list)))
+	other := 0
+	for _, id := range s {
+		if l := r.existing[id]; l.Record.Provenance.PlanSHA256 != "" && r.planSHA != "" && l.Record.Provenance.PlanSHA256 != r.planSHA {
+			other++
+		}
+	}
+	if other > 0 {
+		fmt.Fprintf(r.opts.Progress, "perfbench run: warning: %d of the skipped Records were written by another version of the plan file\n", other)
+	}
+}
+
+// prepare checks what the run needs before anything starts: the output
+// folders, the Lua scripts, sysbench, the events, the provenance.
+func (r *runner) prepare(pending []plan.Item) error {
+	for _, d := range []string{r.recDir, r.logDir} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fmt.Errorf("create the output folder: %w", err)
+		}
+	}
+	needSysbench := r.plan.Data.Load
+	for _, it := range pending {
+		if it.Step != nil && !it.Step.Custom() {
+			needSysbench = true
+			if it.Step.Suite.Own {
+				if err := suite.WriteScripts(r.scripts); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if needSysbench {
+		if _, err := exec.LookPath(r.plan.Data.Sysbench); err != nil {
+			return fmt.Errorf("find sysbench (%s): %w (install it: apt-get install sysbench)", r.plan.Data.Sysbench, err)
+		}
+	}
+	sys, err := perfevent.LoadSystem("/")
+	if err != nil {
+		return fmt.Errorf("read this machine's perf events: %w", err)
+	}
+	r.sys = sys
+	spec := strings.Join(r.plan.Events, ",")
+	if spec == "" {
+		spec = DefaultEvents
+	}
+	if r.events, err = perfevent.Parse(spec, sys); err != nil {
+		return fmt.Errorf("events of the plan: %w", err)
+	}
+	if r.prov, err = hostinfo.Provenance("/"); err != nil {
+		fmt.Fprintf(r.opts.Progress, "perfbench run: warning: provenance: %v\n", err)
+	}
+	return nil
+}
+
+// loop runs the items in order; it reports whether ctx ended first.
+func (r *runner) loop(ctx context.Context, pending []plan.Item) (interrupted bool) {
+	i := 0
+	for _, it := range pending {
+		if ctx.Err() != nil {
+			return true
+		}
+		s := r.server(it.Version)
+		switch it.Action {
+		case plan.ActionStart:
+			r.prog.activity("start " + it.Version.Label)
+			if err := s.start(ctx); err != nil {
+				if ctx.Err() != nil {
+					return true
+				}
+				r.prog.printf("perfbench run: start %s: %v", it.Version.Label, err)
+			}
+		case plan.ActionLoad:
+			r.prog.activity("load " + it.Version.Label)
+			if err := r.load(ctx, s); err != nil {
+				if ctx.Err() != nil {
+					return true
+				}
+				r.prog.printf("perfbench run: load %s: %v", it.Version.Label, err)
+			}
+		case plan.ActionFlush:
+			r.prog.activity("flush " + it.Version.Label)
+			r.flush(ctx, s, it)
+			if ctx.Err() != nil {
+				return true
+			}
+		case plan.ActionMeasure:
+			i++
+			r.prog.begin(i, it)
+			rec := r.measure(ctx, s, it)
+			r.finish(rec)
+			r.prog.end(it, rec)
+			if rec.Outcome == record.OutcomePartial {
+				return true
+			}
+		case plan.ActionStop:
+			r.prog.activity("stop " + it.Version.Label)
+			if err := s.stop(); err != nil {
+				r.prog.printf("perfbench run: stop %s: %v", it.Version.Label, err)
+			}
+		}
+	}
+	return ctx.Err() != nil
+}
+
+// server returns the state of a version's server.
+func (r *runner) server(v *plan.Version) *server {
+	s := r.servers[v.Label]
+	if s == nil {
+		s = &server{r: r, v: v}
+		if v.Managed != nil {
+			s.dir = filepath.Join(r.out, "servers", v.Label)
+		}
+		r.servers[v.Label] = s
+	}
+	return s
+}
+
+// stopAll stops every server the run started and still runs.
+func (r *runner) stopAll() {
+	labels := make([]string, 0, len(r.servers))
+	for l := range r.servers {
+		labels = append(labels, l)
+	}
+	sort.Strings(labels)
+	for _, l := range labels {
+		s := r.servers[l]
+		if s.owned() {
+			r.prog.activity("stop " + l)
+		}
+		if err := s.stop(); err != nil {
+			r.prog.printf("perfbench run: stop %s: %v", l, err)
+		}
+	}
+}
+
+// finish writes a measurement's Record and counts it.
+func (r *runner) finish(rec *record.Record) {
+	r.sum.Ran++
+	switch rec.Outcome {
+	case record.OutcomeOK:
+		r.sum.OK++
+	case record.OutcomeFailed:
+		r.sum.Failed++
+		r.sum.Failures = append(r.sum.Failures, plan.RecordID(rec)+": "+firstLine(rec.Error))
+	case record.OutcomePartial:
+		r.sum.Partial++
+	}
+	path := filepath.Join(r.recDir, record.FileName(rec))
+	rec.Provenance.Written = time.Now().UTC()
+	if err := record.Write(path, rec); err != nil {
+		r.prog.printf("perfbench run: write the Record of %s: %v", plan.RecordID(rec), err)
+		return
+	}
+	r.sum.Files = append(r.sum.Files, path)
+}
+
+func (r *runner) summary(interrupted bool) {
+	w := r.opts.Progress
+	s := r.sum
+	how := "done"
+	if interrupted {
+		how = "interrupted"
+	}
+	skipped := ""
+	if len(s.Skipped) > 0 {
+		skipped = fmt.Sprintf(", %d skipped (Records there already)", len(s.Skipped))
+	}
+	fmt.Fprintf(w, "perfbench run: %s in %s: %s: %d ok, %d failed, %d partial%s\n",
+		how, fmtDuration(s.Elapsed), count(s.Ran, "measurement"), s.OK, s.Failed, s.Partial, skipped)
+	for _, f := range s.Failures {
+		fmt.Fprintf(w, "perfbench run: failed: %s\n", f)
+	}
+	fmt.Fprintf(w, "perfbench run: Records in %s, load and server logs in %s\n", r.recDir, r.logDir)
+	if managed := r.managedDirs(); managed != "" {
+		fmt.Fprintf(w, "perfbench run: the servers' data directories stay in %s for --resume; remove that folder to load from nothing next time\n", managed)
+	}
+	if interrupted {
+		fmt.Fprintf(w, "perfbench run: to finish: perfbench run %s --out %s --resume\n", r.plan.File, r.out)
+	}
+	fmt.Fprintf(w, "perfbench run: next: perfbench report %s --base %s\n", r.recDir, r.plan.Base)
+}
+
+func (r *runner) managedDirs() string {
+	for _, s := range r.servers {
+		if s.v.Managed != nil {
+			return filepath.Join(r.out, "servers")
+		}
+	}
+	return ""
+}
+
+// count is "1 step", "2 steps".
+func count(n int, what string) string {
+	return fmt.Sprintf("%d %s%s", n, what, plural(n))
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

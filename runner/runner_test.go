@@ -1,0 +1,218 @@
+package runner
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfbench/perfbench/plan"
+	"github.com/perfbench/perfbench/record"
+)
+
+// parsePlan parses a plan written to a file in a temporary folder.
+func parsePlan(t *testing.T, text string) *plan.Plan {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "plan.toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := plan.Load(path)
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	return p
+}
+
+const twoStepPlan = `
+name = "unit"
+[run]
+warmup = "1s"
+duration = "3s"
+[data]
+table_size = 1000
+[steps]
+list = ["point-query", "random-points", "my-step"]
+[[steps.custom]]
+name = "my-step"
+command = ["sleep", "{time}"]
+[[version]]
+label = "a"
+basedir = "installed"
+[[version]]
+label = "b"
+basedir = "installed"
+`
+
+func TestSelectSteps(t *testing.T) {
+	p := parsePlan(t, twoStepPlan)
+	sel, err := selectSteps(p, []string{"random-points", "my-step"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range plan.Pending(p.Expand(), nil, sel) {
+		if it.Action == plan.ActionMeasure {
+			got = append(got, it.ID)
+		}
+	}
+	// random-points has three ranges in the suite; every one is selected,
+	// for both versions, with the custom step.
+	want := []string{
+		"a/random-points_range=10/t1/r1", "a/random-points_range=100/t1/r1", "a/random-points_range=1000/t1/r1", "a/my-step/t1/r1",
+		"b/random-points_range=10/t1/r1", "b/random-points_range=100/t1/r1", "b/random-points_range=1000/t1/r1", "b/my-step/t1/r1",
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("selected\n%v\nwant\n%v", got, want)
+	}
+
+	sel, err = selectSteps(p, []string{"random-points_range=100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := plan.Measurements(plan.Pending(p.Expand(), nil, sel)); n != 2 {
+		t.Errorf("a label selects %d measurements, want 2 (one per version)", n)
+	}
+
+	_, err = selectSteps(p, []string{"point-qeury"})
+	if !errors.Is(err, ErrUnknownStep) || !strings.Contains(err.Error(), `"point-query"`) {
+		t.Errorf("misspelt step: %v, want ErrUnknownStep suggesting point-query", err)
+	}
+	// A step of the suite that the plan does not run is not selectable.
+	if _, err := selectSteps(p, []string{"scan"}); !errors.Is(err, ErrUnknownStep) {
+		t.Errorf("step outside the plan: %v, want ErrUnknownStep", err)
+	}
+	if sel, err := selectSteps(p, nil); sel != nil || err != nil {
+		t.Errorf("no --only: %v, %v; want no filter", sel != nil, err)
+	}
+}
+
+func TestOpSpec(t *testing.T) {
+	for _, c := range []struct {
+		ops  string
+		per  float64
+		want string
+	}{
+		{"Questions", 1, "Questions"},
+		{"Rows_read", 1000, "Rows_read/1000"},
+		{"Com_insert", 0, "Com_insert"},
+		// Client counts are divided after measure.ApplyClient.
+		{"client.queries", 2, "client.queries"},
+	} {
+		if got := opSpec(&plan.Step{Ops: c.ops, OpsPer: c.per}); got != c.want {
+			t.Errorf("opSpec(%s, %v) = %q, want %q", c.ops, c.per, got, c.want)
+		}
+	}
+}
+
+func TestFmtDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		4200 * time.Millisecond: "4.2s",
+		0:                       "0.0s",
+		187 * time.Second:       "3:07",
+		3723 * time.Second:      "1:02:03",
+	} {
+		if got := fmtDuration(d); got != want {
+			t.Errorf("fmtDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// fakeClock is a clock tests move by hand.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time      { return c.t }
+func (c *fakeClock) add(d time.Duration) { c.t = c.t.Add(d) }
+
+func TestProgressLinesAndETA(t *testing.T) {
+	p := parsePlan(t, `
+[run]
+warmup = "2s"
+duration = "5s"
+[steps]
+list = ["point-query", "read-only_range=100"]
+[[version]]
+label = "a"
+basedir = "installed"
+`)
+	items := p.Expand()
+	var buf bytes.Buffer
+	clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	pr := newProgress(&buf, false, 0, items, 2*time.Second)
+	pr.now = clock.now
+	pr.began = clock.t
+	// Each measurement is planned at 2 + 5 + 2 (tail) + 1 (overhead) = 10 s.
+	if pr.total != 2 || pr.plannedTotal != 20*time.Second {
+		t.Fatalf("total %d, planned %v; want 2 and 20s", pr.total, pr.plannedTotal)
+	}
+	var ms []plan.Item
+	for _, it := range items {
+		if it.Action == plan.ActionMeasure {
+			ms = append(ms, it)
+		}
+	}
+	clock.add(4 * time.Second) // starting the server, loading
+	pr.begin(1, ms[0])
+	clock.add(10 * time.Second)
+	rec := record.New(record.KindStep)
+	rec.Ops = record.Ops{Source: "Questions", Count: 50000, Per: 1}
+	rec.Window.Seconds = 5
+	pr.end(ms[0], rec)
+	// Half the planned time done in 14 s: the other half is expected to
+	// take as long.
+	pr.begin(2, ms[1])
+	rec2 := record.New(record.KindStep)
+	rec2.Outcome = record.OutcomeFailed
+	rec2.Error = "sysbench ended with exit status 1\nmore"
+	pr.end(ms[1], rec2)
+
+	want := "perfbench run: [1/2] a point-query_range=100 threads=1 repeat=1 (elapsed 4.0s, ETA 20.0s)\n" +
+		"perfbench run: [1/2] a point-query_range=100 ok, 10000 Questions/s\n" +
+		"perfbench run: [2/2] a read-only_range=100 threads=1 repeat=1 (elapsed 14.0s, ETA 14.0s)\n" +
+		"perfbench run: [2/2] a read-only_range=100 failed: sysbench ended with exit status 1\n"
+	if got := buf.String(); got != want {
+		t.Errorf("progress lines:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestProgressBarOnTerminal(t *testing.T) {
+	p := parsePlan(t, `
+[run]
+warmup = "2s"
+duration = "5s"
+[steps]
+list = ["point-query", "read-only_range=100"]
+[[version]]
+label = "a"
+basedir = "installed"
+`)
+	items := p.Expand()
+	var buf bytes.Buffer
+	clock := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	pr := &progress{w: &buf, term: true, width: 200, now: clock.now, tail: 2 * time.Second, began: clock.t}
+	for _, it := range items {
+		if it.Action == plan.ActionMeasure {
+			pr.total++
+			pr.plannedTotal += pr.planned(it)
+		}
+	}
+	pr.begin(1, items[2])
+	clock.add(5 * time.Second)
+	// A quarter of the planned 20 s is done: 5 of 20 bar cells.
+	if got, want := pr.line(), "[#####...............] 1/2 a point-query_range=100 threads=1 repeat=1  elapsed 5.0s  ETA 15.0s"; got != want {
+		t.Errorf("bar:\n%q\nwant\n%q", got, want)
+	}
+	buf.Reset()
+	pr.printf("a message")
+	// The bar is cleared, the message printed, the bar drawn again.
+	if got := buf.String(); !strings.HasPrefix(got, "\r\x1b[Ka message\n\r\x1b[K[#####") {
+		t.Errorf("message over the bar: %q", got)
+	}
+	pr.width = 30
+	if got := pr.line(); len([]rune(got)) != 29 {
+		t.Errorf("bar not cut to the terminal's width: %q", got)
+	}
+}

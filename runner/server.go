@@ -1,0 +1,434 @@
+package runner
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/perfbench/perfbench/mysqld"
+	"github.com/perfbench/perfbench/mysqld/sandbox"
+	"github.com/perfbench/perfbench/plan"
+	"github.com/perfbench/perfbench/suite"
+)
+
+// stopTimeout bounds a server's clean shutdown before it is killed.
+const stopTimeout = 150 * time.Second
+
+// server is the state of one version's server over the run: a sandbox
+// perfbench started, a server started by the plan's own start command, or a
+// running server perfbench only connects to.
+type server struct {
+	r   *runner
+	v   *plan.Version
+	dir string // <out>/servers/<label> for a managed version
+
+	sb       *sandbox.Server
+	sbCancel context.CancelFunc
+	cs       *customServer
+
+	db      *mysqld.DB
+	client  *mysqld.Client
+	pid     int
+	datadir string
+	// conn is how the load reaches the server: Host and Port, or Socket.
+	conn suite.Options
+
+	// dataReady: the tables are loaded (this run, or by an earlier run
+	// whose data directory is kept; see the marker file).
+	dataReady bool
+	// startErr and loadErr are the last start and load failures: the
+	// version's measurements fail with them until its next start.
+	startErr error
+	loadErr  error
+	// notes are warnings for the next Record of this version.
+	notes []string
+	// crashRecorded: a Record holds the end of the error log of the
+	// server that exited last.
+	crashRecorded bool
+}
+
+// owned reports whether the run started this server and it still runs.
+func (s *server) owned() bool {
+	return (s.sb != nil && s.sb.Running()) || (s.cs != nil && s.cs.running())
+}
+
+// running reports whether the server process is alive.
+func (s *server) running() bool {
+	switch {
+	case s.sb != nil:
+		return s.sb.Running()
+	case s.cs != nil:
+		return s.cs.running()
+	}
+	return alive(s.pid)
+}
+
+// exited returns a channel closed when the server process exits, watched
+// until ctx ends.
+func (s *server) exited(ctx context.Context) <-chan struct{} {
+	if s.sb != nil {
+		return s.sb.Exited()
+	}
+	pid := s.pid
+	ch := make(chan struct{})
+	go func() {
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if !alive(pid) {
+					close(ch)
+					return
+				}
+			}
+		}
+	}()
+	return ch
+}
+
+// errorLogTail returns the last lines of the server's error log, when
+// perfbench knows where it is.
+func (s *server) errorLogTail(n int) string {
+	switch {
+	case s.sb != nil:
+		return s.sb.ErrorLogTail(n)
+	case s.cs != nil:
+		b, err := os.ReadFile(s.cs.errorLog)
+		if err != nil {
+			return ""
+		}
+		return tailLines(b, n)
+	}
+	return ""
+}
+
+// start starts a managed server (or, for a running server, finds it and
+// connects).
+func (s *server) start(ctx context.Context) error {
+	s.startErr, s.loadErr = nil, nil
+	if s.v.Managed == nil {
+		return s.resolve(ctx)
+	}
+	err := s.startManaged(ctx)
+	if err != nil {
+		s.startErr = err
+	}
+	return err
+}
+
+func (s *server) startManaged(ctx context.Context) error {
+	m := s.v.Managed
+	p := s.r.plan
+	if len(m.Start) > 0 {
+		cs, err := startCustom(ctx, s.r, s.v, s.dir)
+		if err != nil {
+			return err
+		}
+		s.cs = cs
+		s.pid, s.datadir = cs.pid, cs.datadir
+		s.conn = suite.Options{Host: "127.0.0.1", Port: cs.port}
+		if cs.port == 0 {
+			s.conn = suite.Options{Socket: cs.socket}
+		}
+		s.r.prog.printf("perfbench run: started %s with its start command: pid %d, socket %s", s.v.Label, cs.pid, cs.socket)
+	} else {
+		cfg := sandboxConfig(m, s.dir, p)
+		// The server's lifetime is the run's, not the signal's: on Ctrl-C
+		// the partial window is read and written first, then the servers
+		// are stopped. Ctrl-C during the start itself aborts it.
+		sctx, cancel := context.WithCancel(context.Background())
+		stop := context.AfterFunc(ctx, cancel)
+		sb, err := sandbox.Start(sctx, cfg)
+		stop()
+		if err != nil {
+			cancel()
+			return fmt.Errorf("start %s in %s: %w", s.v.Label, s.dir, err)
+		}
+		s.sb, s.sbCancel = sb, cancel
+		s.pid, s.datadir = sb.Pid, sb.Datadir
+		s.conn = suite.Options{Host: "127.0.0.1", Port: sb.Port}
+		s.r.prog.printf("perfbench run: started %s: %s %s, pid %d, port %d, in %s", s.v.Label, filepath.Base(sb.Binary), sb.Version, sb.Pid, sb.Port, sb.Dir)
+	}
+	s.dataReady = s.markerMatches()
+	return s.connect(ctx)
+}
+
+// sandboxConfig is the sandbox of a managed version.
+func sandboxConfig(m *plan.Managed, dir string, p *plan.Plan) sandbox.Config {
+	cfg := sandbox.Config{
+		Dir:      dir,
+		MyCnf:    m.Mycnf,
+		Port:     m.Port,
+		Database: p.Data.DB,
+		User:     p.Data.User,
+		Password: p.Data.Password,
+	}
+	if m.Basedir != plan.Installed {
+		cfg.Basedir = m.Basedir
+	}
+	for _, o := range m.Options {
+		cfg.Options = append(cfg.Options, "--"+o)
+	}
+	return cfg
+}
+
+// ensure makes sure the server runs before a step: a managed server that
+// died is started again (once: if that fails, the version's steps fail
+// until its next start), a running server is looked up again (it may have
+// been restarted under another pid), and the connection is renewed when it
+// broke.
+func (s *server) ensure(ctx context.Context) error {
+	if s.startErr != nil {
+		return s.startErr
+	}
+	if s.v.Managed == nil {
+		if s.db == nil || !alive(s.pid) {
+			return s.resolve(ctx)
+		}
+	} else {
+		if s.sb == nil && s.cs == nil {
+			return s.start(ctx)
+		}
+		if !s.running() {
+			old := s.pid
+			if s.crashRecorded {
+				s.r.prog.printf("perfbench run: the server of %s (pid %d) is not running; starting it again", s.v.Label, old)
+			} else {
+				s.r.prog.printf("perfbench run: the server of %s (pid %d) is not running; starting it again. Its error log ends:\n%s", s.v.Label, old, indent(s.errorLogTail(15)))
+			}
+			s.crashRecorded = false
+			s.closeDB()
+			var err error
+			if s.sb != nil {
+				err = s.sb.Restart(ctx)
+				if err == nil {
+					s.pid = s.sb.Pid
+				}
+			} else {
+				s.cs.stop()
+				s.cs = nil
+				err = s.startManaged(ctx)
+			}
+			if err != nil {
+				s.startErr = fmt.Errorf("start %s again after it exited: %w", s.v.Label, err)
+				return s.startErr
+			}
+			s.notes = append(s.notes, fmt.Sprintf("the server was started again before this step: the previous one (pid %d) had exited", old))
+		}
+	}
+	if s.db != nil {
+		if _, err := s.db.ConnectionPid(ctx); err == nil {
+			return nil
+		}
+	}
+	return s.connect(ctx)
+}
+
+// ensureData loads the data set when the server lacks it (a data directory
+// wiped, a load that did not finish) and the plan loads data.
+func (s *server) ensureData(ctx context.Context) error {
+	if s.loadErr != nil {
+		return s.loadErr
+	}
+	if s.dataReady || !s.r.plan.Data.Load || s.v.Managed == nil {
+		return nil
+	}
+	s.r.prog.printf("perfbench run: %s has no complete data set (a load that did not finish, or a new data directory): loading it", s.v.Label)
+	return s.r.load(ctx, s)
+}
+
+// resolve finds a running server and connects to it.
+func (s *server) resolve(ctx context.Context) error {
+	t := s.v.Target
+	found, err := mysqld.Find(ctx, runningTarget(t))
+	if err != nil {
+		s.startErr = fmt.Errorf("find the server of %s: %w", s.v.Label, err)
+		return s.startErr
+	}
+	if s.pid != 0 && s.pid != found.Pid {
+		s.notes = append(s.notes, fmt.Sprintf("the server is another process than at the previous step (pid %d, was %d): it was restarted", found.Pid, s.pid))
+	}
+	s.pid = found.Pid
+	switch {
+	case t.Socket != "":
+		s.conn = suite.Options{Socket: t.Socket}
+	case t.Host != "" || t.Port != 0:
+		s.conn = suite.Options{Host: t.Host, Port: t.Port}
+		if s.conn.Host == "" || s.conn.Host == "localhost" {
+			s.conn.Host = "127.0.0.1"
+		}
+		if s.conn.Port == 0 {
+			s.conn.Port = 3306
+		}
+	case len(found.Sockets) > 0:
+		s.conn = suite.Options{Socket: found.Sockets[0]}
+	case len(found.Ports) > 0:
+		s.conn = suite.Options{Host: "127.0.0.1", Port: found.Ports[0]}
+	}
+	if err := s.connect(ctx); err != nil {
+		s.startErr = err
+		return err
+	}
+	if srv, _, err := s.db.Server(ctx, 0); err == nil {
+		s.datadir = srv.Datadir
+	}
+	return nil
+}
+
+func runningTarget(t *plan.Target) mysqld.Target {
+	mt := mysqld.Target{Pid: t.Pid, PidFile: t.PidFile, Socket: t.Socket, Host: t.Host, Port: t.Port,
+		DefaultsFile: t.DefaultsFile, User: t.User}
+	if t.Password != "" {
+		mt.Password = mysqld.NewSecret(t.Password)
+	}
+	return mt
+}
+
+// connect opens perfbench's own connection to the server: as root over the
+// socket for a managed server (sandboxes have a root without password),
+// with the version's credentials for a running one.
+func (s *server) connect(ctx context.Context) error {
+	s.closeDB()
+	var t mysqld.Target
+	env := mysqld.ClientEnv{}
+	if s.v.Managed != nil {
+		t = mysqld.Target{Pid: s.pid, Socket: s.socket(), User: "root", Password: mysqld.NewSecret("")}
+		// Nothing of the user's option files or environment: the sandbox
+		// has its own root.
+		env = mysqld.ClientEnv{Home: filepath.Join(s.dir, "no-home"), Getenv: func(string) string { return "" }}
+	} else {
+		t = runningTarget(s.v.Target)
+		t.Pid = s.pid
+	}
+	found, err := mysqld.Find(ctx, t)
+	if err != nil {
+		return fmt.Errorf("find the server of %s: %w", s.v.Label, err)
+	}
+	c, err := t.Client(env)
+	if err != nil {
+		return fmt.Errorf("credentials for the server of %s: %w", s.v.Label, err)
+	}
+	db, err := mysqld.Connect(ctx, c, found, mysqld.ConnectOptions{})
+	if err != nil {
+		return fmt.Errorf("connect to the server of %s: %w", s.v.Label, err)
+	}
+	s.db, s.client = db, c
+	return nil
+}
+
+func (s *server) socket() string {
+	switch {
+	case s.sb != nil:
+		return s.sb.Socket
+	case s.cs != nil:
+		return s.cs.socket
+	}
+	return ""
+}
+
+func (s *server) closeDB() {
+	if s.db != nil {
+		s.db.Close()
+		s.db = nil
+	}
+}
+
+// rootDB opens a connection pool with the privileges of perfbench's own
+// connection, for the post-write flush (SET GLOBAL, ANALYZE TABLE).
+func (s *server) rootDB() (*sql.DB, error) {
+	if s.sb != nil {
+		return s.sb.Root()
+	}
+	if s.db == nil {
+		return nil, errors.New("not connected")
+	}
+	cfg := mysql.NewConfig()
+	network, addr, _ := strings.Cut(s.db.Endpoint, ":")
+	cfg.Net, cfg.Addr = network, addr
+	cfg.User = s.client.User
+	cfg.Passwd = s.client.Password.Reveal()
+	cfg.Timeout = 10 * time.Second
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(conn), nil
+}
+
+// stop stops the server if the run started it, and closes the connection.
+func (s *server) stop() error {
+	s.closeDB()
+	var err error
+	switch {
+	case s.sb != nil:
+		ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+		err = s.sb.Stop(ctx)
+		cancel()
+		s.sbCancel()
+		s.sb = nil
+	case s.cs != nil:
+		err = s.cs.stop()
+		s.cs = nil
+	}
+	if err != nil {
+		return fmt.Errorf("stop the server of %s: %w", s.v.Label, err)
+	}
+	return nil
+}
+
+// The data marker: a file next to a managed server's data directory that
+// says which data set a load completed, so that a later run (--resume) or a
+// restart after a crash knows whether the tables are there.
+const markerName = "perfbench-data"
+
+func (s *server) markerText() string {
+	d := s.r.plan.Data
+	return fmt.Sprintf("db=%s tables=%d table_size=%d rand_type=%s extra=%q\n", d.DB, d.Tables, d.TableSize, d.RandType, d.ExtraArgs)
+}
+
+func (s *server) markerMatches() bool {
+	if s.dir == "" {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(s.dir, markerName))
+	return err == nil && string(b) == s.markerText()
+}
+
+func (s *server) setMarker(ok bool) error {
+	if s.dir == "" {
+		return nil
+	}
+	p := filepath.Join(s.dir, markerName)
+	if !ok {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	return os.WriteFile(p, []byte(s.markerText()), 0o644)
+}
+
+func tailLines(b []byte, n int) string {
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func indent(s string) string {
+	if s == "" {
+		return "  (empty)"
+	}
+	return "  " + strings.ReplaceAll(s, "\n", "\n  ")
+}

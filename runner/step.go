@@ -1,0 +1,404 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/perfbench/perfbench/measure"
+	"github.com/perfbench/perfbench/plan"
+	"github.com/perfbench/perfbench/record"
+	"github.com/perfbench/perfbench/suite"
+	"github.com/perfbench/perfbench/sysbench"
+)
+
+// startTimeout bounds the wait for sysbench's threads to start (connecting
+// hundreds of clients to a busy server takes a while).
+const startTimeout = 60 * time.Second
+
+// opSpec is the op source of a step as package measure takes it:
+// "Questions", "Rows_read/1000", "client.queries" (the client's counts are
+// divided by OpsPer after measure.ApplyClient).
+func opSpec(st *plan.Step) string {
+	if st.OpsPer > 0 && st.OpsPer != 1 && !measure.IsClientOp(st.Ops) {
+		return st.Ops + "/" + strconv.FormatFloat(st.OpsPer, 'f', -1, 64)
+	}
+	return st.Ops
+}
+
+// newRecord returns a step Record of a measurement with its identity and
+// the run's provenance.
+func (r *runner) newRecord(it plan.Item) *record.Record {
+	rec := record.New(record.KindStep)
+	rec.Provenance = r.prov
+	r.identify(rec, it)
+	return rec
+}
+
+// identify sets what a Record of a measurement of this run says about
+// itself: version, step, threads, repeat, host, plan and command.
+func (r *runner) identify(rec *record.Record, it plan.Item) {
+	rec.Kind = record.KindStep
+	rec.Version, rec.Step, rec.Threads, rec.Repeat = it.Version.Label, it.Step.Label, it.Threads, it.Repeat
+	if rec.Provenance.Hostname == "" {
+		rec.Provenance.Hostname = r.prov.Hostname
+	}
+	rec.Host = rec.Provenance.Hostname
+	rec.Provenance.Plan = r.plan.File
+	if abs, err := filepath.Abs(r.plan.File); err == nil {
+		rec.Provenance.Plan = abs
+	}
+	rec.Provenance.PlanSHA256 = r.planSHA
+	rec.Provenance.Command = r.opts.Command
+	rec.Provenance.Perfbench = r.opts.Perfbench
+}
+
+func failed(rec *record.Record, format string, args ...any) *record.Record {
+	rec.Outcome = record.OutcomeFailed
+	rec.Error = fmt.Sprintf(format, args...)
+	return rec
+}
+
+// measure runs one measurement and returns its Record (never nil).
+func (r *runner) measure(ctx context.Context, s *server, it plan.Item) *record.Record {
+	r.setAside(it)
+	rec := r.runStep(ctx, s, it)
+	r.identify(rec, it)
+	rec.Warnings = append(rec.Warnings, r.flushNotes[it.ID]...)
+	rec.Warnings = append(rec.Warnings, s.notes...)
+	s.notes = nil
+	if rec.Server != nil && s.v.Managed != nil && rec.Server.Config == "" {
+		rec.Server.Config = s.v.Managed.Mycnf
+	}
+	return rec
+}
+
+func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.Record {
+	if err := s.ensure(ctx); err != nil {
+		return r.abandoned(ctx, it, "the server is not available: %v", err)
+	}
+	if err := s.ensureData(ctx); err != nil {
+		return r.abandoned(ctx, it, "the data set is not loaded: %v", err)
+	}
+	st := it.Step
+	argv, err := r.stepCommand(s, it)
+	if err != nil {
+		return failed(r.newRecord(it), "%v", err)
+	}
+	logPath := r.logPath(it)
+	log, err := os.Create(logPath)
+	if err != nil {
+		return failed(r.newRecord(it), "create the load's log: %v", err)
+	}
+	defer log.Close()
+	fmt.Fprintf(log, "# %s\n", strings.Join(suite.Redact(argv), " "))
+
+	// Counters first: the load's connections are counted from their first
+	// instant (threads inherit the counters of the thread creating them).
+	op := opSpec(st)
+	sess, err := r.meter(ctx, measure.Config{
+		Pid:       s.pid,
+		Events:    r.events,
+		System:    r.sys,
+		DB:        s.db,
+		Op:        op,
+		Interval:  r.plan.Interval,
+		Datadir:   s.datadir,
+		PerRole:   true,
+		Perfbench: r.opts.Perfbench,
+		Command:   r.opts.Command,
+	})
+	if err != nil {
+		if !s.running() {
+			return r.crashed(r.newRecord(it), s)
+		}
+		return r.abandoned(ctx, it, "open the counters: %v", err)
+	}
+	defer sess.Close()
+
+	var (
+		mu        sync.Mutex
+		parser    = sysbench.NewParser()
+		threadsAt time.Time // when sysbench said its threads started
+		started   = make(chan struct{})
+	)
+	load, err := startChild(argv, log, func(line string) {
+		mu.Lock()
+		defer mu.Unlock()
+		parser.Line(line)
+		if threadsAt.IsZero() && strings.TrimSpace(line) == "Threads started!" {
+			threadsAt = time.Now()
+			close(started)
+		}
+	})
+	if err != nil {
+		return failed(r.newRecord(it), "%v", err)
+	}
+	defer load.stop(2 * time.Second)
+	// The warm-up counts from the moment sysbench's clients run; sysbench's
+	// per-second lines count from then too.
+	loadStart := time.Now()
+	clientStart := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		if !threadsAt.IsZero() {
+			return threadsAt
+		}
+		return loadStart
+	}
+	if !st.Custom() {
+		select {
+		case <-started:
+		case <-load.Exited():
+		case <-ctx.Done():
+		case <-time.After(startTimeout):
+		}
+	}
+
+	if !load.running() && ctx.Err() == nil {
+		load.finish()
+		mu.Lock()
+		res := parser.Result()
+		mu.Unlock()
+		rec := failed(r.newRecord(it), "%s before the window opened%s", r.loadEnd(st, load), loadDetail(res, logPath))
+		r.applyClient(rec, st, r.client(st, argv, res, load, clientStart()))
+		if !s.running() {
+			r.crashed(rec, s)
+		}
+		return rec
+	}
+
+	// The window ends early when the load or the server exits.
+	wctx, stopWatch := context.WithCancel(ctx)
+	ended := make(chan struct{})
+	go func() {
+		select {
+		case <-load.Exited():
+		case <-s.exited(wctx):
+		case <-wctx.Done():
+			return
+		}
+		close(ended)
+	}()
+	rec, merr := sess.Measure(ctx, measure.WindowSpec{Warmup: st.Warmup, Duration: st.Duration, Done: ended})
+	stopWatch()
+	if rec == nil {
+		rec = r.newRecord(it)
+		if merr == nil {
+			merr = errors.New("no record")
+		}
+	}
+	interrupted := ctx.Err() != nil
+	serverDown := !s.running()
+	loadEnded := !load.running()
+
+	// Let the load end by itself (its tail), or end it.
+	switch {
+	case interrupted || serverDown || loadEnded:
+		load.stop(2 * time.Second)
+	case st.Custom():
+		// A custom command still running after the window (and the tail
+		// its {time} gives it) is stopped.
+		load.wait(r.tail + 2*time.Second)
+	default:
+		if load.wait(r.tail + 30*time.Second) {
+			rec.Warn("sysbench did not end %s after the window closed: stopped", r.tail+30*time.Second)
+		}
+	}
+	mu.Lock()
+	res := parser.Result()
+	mu.Unlock()
+	r.applyClient(rec, st, r.client(st, argv, res, load, clientStart()))
+
+	switch {
+	case interrupted:
+		// measure marks a window cut short partial, and a warm-up cut
+		// short failed (nothing was measured).
+		if rec.Outcome == record.OutcomeOK {
+			rec.Outcome = record.OutcomePartial
+		}
+		if rec.Error == "" {
+			rec.Error = fmt.Sprintf("interrupted after %.1f s of the %s window", rec.Window.Seconds, st.Duration)
+		}
+	case serverDown:
+		r.crashed(rec, s)
+	case merr != nil:
+		failed(rec, "measure the window: %v", merr)
+	case loadEnded && (load.exitCode() != 0 || !st.Custom()):
+		failed(rec, "%s before the window closed (%.1f s of %s)%s", r.loadEnd(st, load), rec.Window.Seconds, st.Duration, loadDetail(res, logPath))
+	case loadEnded:
+		rec.Warn("the command ended %.1f s into the %s window: the window is that long", rec.Window.Seconds, st.Duration)
+	case !st.Custom() && (load.exitCode() != 0 || len(res.Fatal) > 0):
+		failed(rec, "%s%s", r.loadEnd(st, load), loadDetail(res, logPath))
+	case st.Custom() && load.exitCode() > 0:
+		failed(rec, "%s (after the window closed)%s", r.loadEnd(st, load), loadDetail(res, logPath))
+	}
+	return rec
+}
+
+// applyClient sets the load's results on rec, and the op count when the
+// step counts ops by the client.
+func (r *runner) applyClient(rec *record.Record, st *plan.Step, c *record.Client) {
+	if !measure.IsClientOp(st.Ops) {
+		measure.ApplyClient(rec, c, opSpec(st))
+		return
+	}
+	measure.ApplyClient(rec, c, st.Ops)
+	if st.OpsPer > 0 && st.OpsPer != 1 && rec.Ops.Count > 0 {
+		rec.Ops.Count /= st.OpsPer
+		rec.Ops.Per = st.OpsPer
+		measure.SetPerOp(rec)
+	}
+}
+
+// client is the load's results for the Record.
+func (r *runner) client(st *plan.Step, argv []string, res *sysbench.Result, load *child, started time.Time) *record.Client {
+	var c *record.Client
+	if !st.Custom() || res.Version != "" {
+		c = res.Client()
+	} else {
+		c = &record.Client{Tool: "command"}
+	}
+	c.Whole = true
+	c.Started = started
+	c.Command = suite.Redact(argv)
+	if !load.running() {
+		c.ExitCode = load.exitCode()
+	}
+	return c
+}
+
+func (r *runner) loadEnd(st *plan.Step, load *child) string {
+	what := "sysbench"
+	if st.Custom() {
+		what = "the command"
+	}
+	return what + " ended with " + load.describeExit()
+}
+
+// loadDetail is what the load said before it failed: its FATAL lines, else
+// the last lines of its output; and where its output is.
+func loadDetail(res *sysbench.Result, logPath string) string {
+	var said []string
+	if len(res.Fatal) > 0 {
+		said = res.Fatal
+	} else if b, err := os.ReadFile(logPath); err == nil {
+		for _, l := range strings.Split(tailLines(b, 3), "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "# ") && !strings.HasPrefix(l, "sysbench ") {
+				said = append(said, l)
+			}
+		}
+	}
+	if len(said) > 3 {
+		said = said[:3]
+	}
+	if len(said) == 0 {
+		return " (output in " + logPath + ")"
+	}
+	return ": " + strings.Join(said, "; ") + " (output in " + logPath + ")"
+}
+
+// crashed marks rec failed because the server exited, with the end of its
+// error log.
+func (r *runner) crashed(rec *record.Record, s *server) *record.Record {
+	msg := fmt.Sprintf("the server (pid %d) exited during the step", s.pid)
+	if tail := s.errorLogTail(15); tail != "" {
+		msg += "\nits error log ends:\n" + tail
+	}
+	s.crashRecorded = true
+	rec.Outcome = record.OutcomeFailed
+	rec.Error = msg
+	return rec
+}
+
+// abandoned is the Record of a measurement that could not start: failed, or
+// partial when the run was interrupted meanwhile.
+func (r *runner) abandoned(ctx context.Context, it plan.Item, format string, args ...any) *record.Record {
+	rec := failed(r.newRecord(it), format, args...)
+	if ctx.Err() != nil {
+		rec.Error = "interrupted before the window opened: nothing was measured"
+	}
+	return rec
+}
+
+// stepCommand is the load's command line: sysbench for a suite step, the
+// plan's command with its placeholders filled for a custom one.
+func (r *runner) stepCommand(s *server, it plan.Item) ([]string, error) {
+	conn := s.conn
+	conn.ScriptDir = r.scripts
+	conn.Tail = r.tail
+	o := r.plan.SysbenchOptions(it, conn)
+	if !it.Step.Custom() {
+		return suite.Command(*it.Step.Suite, o)
+	}
+	secs := func(d time.Duration) string { return strconv.Itoa(int((d + time.Second - 1) / time.Second)) }
+	host := o.Host
+	if host == "" {
+		host = "localhost"
+	}
+	values := map[string]string{
+		"host":       host,
+		"port":       strconv.Itoa(o.Port),
+		"socket":     s.socket(),
+		"user":       o.User,
+		"password":   o.Password,
+		"db":         o.DB,
+		"tables":     strconv.Itoa(o.Tables),
+		"table_size": strconv.Itoa(o.TableSize),
+		"threads":    strconv.Itoa(it.Threads),
+		"warmup":     secs(o.Warmup),
+		"duration":   secs(o.Time),
+		"time":       strconv.Itoa(o.RunSeconds()),
+		"out":        r.out,
+		"sysbench":   o.Sysbench,
+		"rand_type":  o.RandType,
+	}
+	if values["socket"] == "" {
+		values["socket"] = o.Socket
+	}
+	return plan.Expand(it.Step.Command, values)
+}
+
+// logPath is where a measurement's load output goes, next to its Record's
+// name: <out>/logs/<record>.sysbench.txt (or .command.txt).
+func (r *runner) logPath(it plan.Item) string {
+	kind := "sysbench"
+	if it.Step.Custom() {
+		kind = "command"
+	}
+	rec := record.Record{Version: it.Version.Label, Step: it.Step.Label, Threads: it.Threads, Repeat: it.Repeat}
+	return filepath.Join(r.logDir, strings.TrimSuffix(record.FileName(&rec), ".json")+"."+kind+".txt")
+}
+
+// setAside moves the Record (and load log) an earlier run left for a
+// measurement that runs again (a failed or partial one, with --resume) into
+// a hidden .replaced/ folder next to it: Records are never rewritten, and
+// readers of the folder skip hidden ones.
+func (r *runner) setAside(it plan.Item) {
+	l, ok := r.existing[it.ID]
+	if !ok {
+		return
+	}
+	stamp := l.Record.Provenance.Written.UTC().Format("20060102T150405Z")
+	for _, p := range []string{l.Path, r.logPath(it)} {
+		if _, err := os.Stat(p); err != nil {
+			continue
+		}
+		dir := filepath.Join(filepath.Dir(p), ".replaced")
+		if err := os.MkdirAll(dir, 0o755); err == nil {
+			base := filepath.Base(p)
+			ext := filepath.Ext(base)
+			err = os.Rename(p, filepath.Join(dir, strings.TrimSuffix(base, ext)+"."+stamp+ext))
+			if err != nil {
+				r.prog.printf("perfbench run: warning: keep the earlier %s: %v", p, err)
+			}
+		}
+	}
+	delete(r.existing, it.ID)
+}
