@@ -456,6 +456,11 @@ func (a *Attachment) openTargets(ids []int) (opened []*target, exited int, err e
 			case errors.Is(err, errESRCH) && !a.cgroup:
 				a.closeTarget(ts[i])
 				gone[i] = true
+			case errors.Is(err, errEINVAL) && !a.cgroup && threadExiting(a.root, a.pid, ts[i].id):
+				// The thread was exiting: its leader opened, then
+				// the member could not join a context being torn down.
+				a.closeTarget(ts[i])
+				gone[i] = true
 			default:
 				errOnce.Do(func() { first = err })
 				stop.Store(true)

@@ -833,3 +833,43 @@ func TestAttachFakeReadWhileExiting(t *testing.T) {
 		t.Errorf("no warning about tid 102 in %q", d.Warnings)
 	}
 }
+
+// A thread that exits between its group leader's open and a member's open
+// makes the member's open fail with EINVAL; when /proc shows the thread gone,
+// that is an exit like ESRCH, not an attach failure. While the thread is
+// alive, EINVAL stays an error.
+func TestAttachFakeMemberEINVALOnExit(t *testing.T) {
+	for _, alive := range []bool{false, true} {
+		f := newFakeSys()
+		root := fakeRoot(t, 100, threads(100, 101, 102))
+		tried := 0
+		f.fail = func(n int, o fakeOpen) error {
+			if o.pid == 102 {
+				tried++
+				if tried == 2 { // the member, after the leader opened
+					if !alive {
+						os.RemoveAll(filepath.Join(root, "proc/100/task/102"))
+					}
+					return syscall.EINVAL
+				}
+			}
+			return nil
+		}
+		a, err := attachFake(t, f, root, 100, []Event{taskClock, pageFaults}, Options{})
+		if alive {
+			if err == nil || !errors.Is(err, syscall.EINVAL) {
+				t.Errorf("live thread: err = %v, want EINVAL", err)
+			}
+			if open := f.stillOpen(); len(open) != 0 {
+				t.Errorf("live thread: %d descriptors left open after the failed attach", len(open))
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("exited thread: %v", err)
+		}
+		if c := a.Coverage(); c.Attached != 2 || c.Exited != 1 {
+			t.Errorf("coverage %+v, want 2 attached and 1 exited", c)
+		}
+	}
+}

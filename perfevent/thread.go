@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"time"
 )
 
 // clockTick is the unit of the start time in /proc/PID/task/TID/stat: 1/USER_HZ
@@ -58,6 +59,28 @@ func listThreads(root string, pid int) ([]int, error) {
 func processExists(root string, pid int) bool {
 	_, err := os.Stat(filepath.Join(procDir(root), strconv.Itoa(pid)))
 	return err == nil
+}
+
+// threadExiting reports whether thread tid of pid is gone or exiting: its
+// /proc entry is missing or its state is zombie or dead. A thread on its way
+// out makes perf_event_open fail with EINVAL on a group member after its
+// leader opened; the entry goes within milliseconds, so it is polled for a
+// little while.
+func threadExiting(root string, pid, tid int) bool {
+	path := filepath.Join(procDir(root), strconv.Itoa(pid), "task", strconv.Itoa(tid), "stat")
+	for try := 0; try < 10; try++ {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return true
+		}
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 {
+			if f := bytes.Fields(b[i+1:]); len(f) > 0 && (f[0][0] == 'Z' || f[0][0] == 'X') {
+				return true
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return false
 }
 
 // threadStartTick returns the start time of thread tid of pid, in clock ticks
