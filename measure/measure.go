@@ -64,7 +64,7 @@ type Config struct {
 	Cgroup bool
 
 	// Perfbench and Command are perfbench's version and command line, for
-	// the Record's provenance.
+	// the Record's provenance. Passwords in Command are masked (ScrubArgs).
 	Perfbench string
 	Command   []string
 
@@ -177,7 +177,7 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 		s.note("machine provenance incomplete: %v", err)
 	}
 	prov.Perfbench = cfg.Perfbench
-	prov.Command = append([]string(nil), cfg.Command...)
+	prov.Command = ScrubArgs(cfg.Command)
 	s.prov = prov
 	// Disk of the data directory.
 	dir := cfg.Datadir

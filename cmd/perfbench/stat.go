@@ -2,133 +2,291 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"time"
 
+	"github.com/perfbench/perfbench/measure"
+	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/record"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 )
-
-// defaultStatEvents are counted when -e is not given: the software events
-// every Linux machine has, VMs included.
-const defaultStatEvents = "task-clock,context-switches,cpu-migrations,page-faults"
 
 func init() {
 	register(&command{
 		name:    "stat",
-		summary: "count perf events on every thread of a running process over a window",
-		usage:   "stat --pid PID [-e EVENTS] [--duration D] [--interval I] [--format text|json]",
-		long: `Attaches counters to every thread of process PID (with inheritance, so threads
-it creates are counted too and threads that exit keep their counts), waits
---duration (or until Ctrl-C, which ends the window early: what was measured
-is printed and marked partial), reads, and prints for each event the total,
-the rate per second and the status: counted, scaled (multiplexed, with the
-fraction of time it ran), <not counted> or <not supported> with the reason.
+		summary: "count perf events on a server (or any process) over a window, per query",
+		usage:   "stat [--pid PID | --socket S | --host H --port P ...] [-e EVENTS] [--duration D | -- COMMAND [ARGS]]",
+		long: `Attaches counters to every thread of the server (with inheritance, so threads
+it creates are counted too and threads that exit keep their counts), reads the
+server's SHOW GLOBAL STATUS and /proc at the same instants as the counters, and
+prints for each event the total, the rate per second, the value per operation
+(the server's Questions by default, --op to choose) and the status: counted,
+scaled (multiplexed, with the fraction of the time it ran), <not counted> or
+<not supported> with the reason. IPC and MPKI are printed where both events
+were measured.
+
+The server is found with --pid, --pid-file, --socket or --host/--port, or is
+the only mysqld/mariadbd running; credentials are read as MySQL clients read
+them (--defaults-file, ~/.my.cnf [client] and [perfbench], MYSQL_PWD, --user,
+--password, --ask-password). A process that is not mysqld or mariadbd is
+refused unless --force; with --force and no way to log in to a server, the
+process is still counted, without status or per-op values.
+
+The window:
+  --duration D            counts for D (after --warmup);
+  -- COMMAND ARGS         attaches the counters, runs the command, and counts
+                          while it runs (from its start, or after --warmup D;
+                          --duration caps the window). Its output goes to
+                          stderr (or --load-output FILE) so stdout stays clean.
+                          When it is sysbench, its report fills the Record's
+                          client section, and --op client.queries (or
+                          client.transactions, client.events) counts ops
+                          from it.
+  neither                 counts until Ctrl-C.
+
+Ctrl-C ends the window early: what was measured is printed (and written with
+--out), marked partial, and the exit status is 1. Without --duration and
+without a command, Ctrl-C is the planned end of the window, as with perf stat:
+the output is complete and the exit status 0.
 
 EVENTS is a perf-style list: generic, cache and software events by perf's
 names, pmu/term=value/ and pmu/alias/, rNNNN, tracepoints, :ukh modifiers and
-{...} groups. Default: ` + defaultStatEvents + `.
+{...} groups. Without -e: cycles, instructions, cache-references, cache-misses,
+branches, branch-misses where the PMU counts them (probed on the process), and
+task-clock, context-switches, cpu-migrations, page-faults; stderr says which.
 
---format json prints a stat Record (counters with raw value, time enabled,
-time running, scaled value and status).
+--per-role splits the counts by thread role (connection, innodb-io, purge,
+page-cleaner, log, other-background, main...); the roles add up to the total.
+Connections opened inside the window are counted with the thread that created
+them (main): give --warmup so the load connects before the window opens.
+
+--format json prints the window as one Record (the JSON perfbench report
+reads); --out FILE writes it to FILE atomically, whatever --format is.
 
 Examples:
-  perfbench stat --pid $(pidof mariadbd) --duration 10s
-  perfbench stat --pid 4121 -e '{cycles,instructions},cache-misses' --duration 30s --interval 1s
-  perfbench stat --pid 4121 --duration 10s --format json > stat.json`,
+  perfbench stat --socket /run/mysqld/mysqld.sock --duration 10s
+  perfbench stat --pid $(pidof mariadbd) -e '{cycles,instructions},cache-misses' --duration 30s --interval 1s
+  perfbench stat --socket /tmp/s.sock --format json -- sysbench oltp_point_select --threads=2 --time=10 run
+  perfbench stat --socket /tmp/s.sock --per-role --warmup 2s -- sysbench oltp_read_only --time=12 run
+  perfbench stat --pid 4121 --force --duration 10s`,
 		setup: func(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error {
-			pid := fs.Int("pid", 0, "process to count (all its threads)")
-			events := fs.StringP("events", "e", defaultStatEvents, "events to count, perf-style list")
-			duration := fs.Duration("duration", 0, "length of the window; 0 counts until Ctrl-C")
-			interval := fs.Duration("interval", 0, "also print (text) or record (json) every interval, e.g. 1s")
-			format := fs.String("format", "text", "output format: text or json")
-			cgroup := fs.Bool("cgroup", false, "count per CPU, filtered by the process's cgroup v2 (every process in that cgroup; needs root or CAP_PERFMON)")
+			var a statArgs
+			a.target.AddFlags(fs)
+			fs.StringVarP(&a.events, "events", "e", "", "events to count, perf-style list (default: the hardware set where the PMU has it, plus software events)")
+			fs.DurationVar(&a.duration, "duration", 0, "length of the window; 0 counts until the command exits or Ctrl-C")
+			fs.DurationVar(&a.warmup, "warmup", 0, "wait this long before the window opens (the command's first seconds are left out)")
+			fs.DurationVar(&a.interval, "interval", 0, "also record (and print, in text) every interval inside the window, e.g. 1s")
+			fs.StringVar(&a.op, "op", "", "what an operation is: a status counter (Questions, Com_select, rows/1000...) or client.queries, client.transactions, client.events (default Questions)")
+			fs.BoolVar(&a.perRole, "per-role", false, "split the counts by thread role (connection, InnoDB IO, purge, ...)")
+			fs.StringVar(&a.format, "format", "text", "output format: text or json")
+			fs.StringVar(&a.out, "out", "", "also write the Record (JSON) to this file, atomically")
+			fs.StringVar(&a.loadOutput, "load-output", "", "write the command's output to this file instead of stderr")
+			fs.BoolVar(&a.cgroup, "cgroup", false, "count per CPU, filtered by the process's cgroup v2 (every process in that cgroup; needs root or CAP_PERFMON)")
 			return func(ctx context.Context, e *env, args []string) error {
-				if len(args) > 0 {
+				if dash := fs.ArgsLenAtDash(); dash >= 0 {
+					if dash > 0 {
+						return usagef("unexpected argument %q", args[0])
+					}
+					a.command = args
+					if len(a.command) == 0 {
+						return usagef("no command after --")
+					}
+				} else if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
 				}
-				if *pid <= 0 {
-					return usagef("--pid is required (the process to count)")
+				if a.format != "text" && a.format != "json" {
+					return usagef("--format must be text or json, not %q", a.format)
 				}
-				if *format != "text" && *format != "json" {
-					return usagef("--format must be text or json, not %q", *format)
+				if a.duration < 0 || a.interval < 0 || a.warmup < 0 {
+					return usagef("--duration, --warmup and --interval cannot be negative")
 				}
-				if *duration < 0 || *interval < 0 {
-					return usagef("--duration and --interval cannot be negative")
+				if err := a.target.Validate(); err != nil {
+					return usagef("%v", err)
 				}
-				return runStat(ctx, e, statArgs{pid: *pid, events: *events, duration: *duration, interval: *interval, json: *format == "json", cgroup: *cgroup})
+				return runStat(ctx, e, &a)
 			}
 		},
 	})
 }
 
 type statArgs struct {
-	pid                int
-	events             string
-	duration, interval time.Duration
-	json, cgroup       bool
+	target                     mysqld.Target
+	events, op, format, out    string
+	loadOutput                 string
+	duration, interval, warmup time.Duration
+	perRole, cgroup            bool
+	command                    []string
 }
 
-func runStat(ctx context.Context, e *env, a statArgs) error {
+func runStat(ctx context.Context, e *env, a *statArgs) error {
 	sys, err := perfevent.LoadSystem("/")
 	if err != nil {
 		return err
 	}
-	list, err := perfevent.Parse(a.events, sys)
-	if err != nil {
-		return err
-	}
-	opts := perfevent.StatOptions{
-		Attach: perfevent.Options{Groups: list.Groups, System: sys, Cgroup: a.cgroup},
-		Window: perfevent.WindowOptions{Duration: a.duration, Interval: a.interval},
-		OnAttach: func(at *perfevent.Attachment) {
-			until := "until Ctrl-C"
-			if a.duration > 0 {
-				until = fmt.Sprintf("for %s (Ctrl-C ends early)", a.duration)
-			}
-			where := fmt.Sprintf("%d threads", len(at.Threads()))
-			if a.cgroup {
-				where = "its cgroup"
-			}
-			what := fmt.Sprintf("%d events", len(list.Events))
-			if len(list.Events) == 1 {
-				what = "1 event"
-			}
-			fmt.Fprintf(e.stderr, "perfbench stat: counting %s on %s of pid %d %s\n", what, where, a.pid, until)
-		},
-	}
-	if a.interval > 0 && !a.json {
-		elapsed := 0.0
-		opts.Window.OnInterval = func(d perfevent.Reading) {
-			elapsed += d.Seconds()
-			perfevent.WriteIntervalText(e.stdout, elapsed, d)
+	var list perfevent.List
+	if a.events != "" {
+		if list, err = perfevent.Parse(a.events, sys); err != nil {
+			return err
 		}
 	}
-	w, err := perfevent.Stat(ctx, a.pid, list.Events, opts)
+	if measure.IsClientOp(a.op) && len(a.command) == 0 {
+		return usagef("--op %s counts ops from the load command: give one after --", a.op)
+	}
+	found, err := mysqld.Find(ctx, a.target)
 	if err != nil {
 		return err
 	}
-	if w.Partial {
-		fmt.Fprintf(e.stderr, "perfbench stat: interrupted after %.3f s: partial window\n", w.Total.Seconds())
-	}
-	if !a.json {
-		if a.interval > 0 {
-			fmt.Fprintln(e.stdout)
+	pid := found.Pid
+	// Notes are printed once nothing can fail any more on the flags.
+	var notes []string
+	var db *mysqld.DB
+	if found.IsServer() {
+		db, err = connectServer(ctx, e, a, found)
+		if err != nil {
+			if !a.target.Force {
+				return fmt.Errorf("%w (with --force the process is counted without the server's status)", err)
+			}
+			notes = append(notes, fmt.Sprintf("no connection to the server (%s): counting the process only", oneLine(err.Error())))
+			db = nil
 		}
-		return w.WriteText(e.stdout)
+	} else {
+		notes = append(notes, fmt.Sprintf("pid %d is not a server (--force): counting the process only", pid))
 	}
-	r := w.Record()
-	r.Provenance.Perfbench = Version()
-	r.Provenance.Command = e.args
-	r.Provenance.Written = time.Now().UTC()
-	r.Provenance.Hostname = r.Host
-	r.Provenance.PerfEventParanoid = sys.Paranoid
-	r.Provenance.PMUs = sys.PMUNames()
-	b, err := record.Marshal(r)
+	if db != nil {
+		defer db.Close()
+		for _, w := range db.Warnings {
+			notes = append(notes, w)
+		}
+	}
+	if db == nil && !measure.IsClientOp(a.op) {
+		if a.op != "" {
+			return fmt.Errorf("--op %s needs a connection to the server (or use --op client.queries with a sysbench command)", a.op)
+		}
+		notes = append(notes, "per-op values are unavailable without a connection to the server")
+	}
+	for _, n := range notes {
+		fmt.Fprintf(e.stderr, "perfbench stat: %s\n", n)
+	}
+	if a.events == "" {
+		spec, why := measure.DefaultEvents(sys, pid, nil)
+		fmt.Fprintf(e.stderr, "perfbench stat: no -e: counting %s: %s\n", spec, why)
+		if list, err = perfevent.Parse(spec, sys); err != nil {
+			return err
+		}
+	}
+
+	s, err := measure.Start(ctx, measure.Config{
+		Pid: pid, Events: list, System: sys, DB: db, Op: a.op,
+		Interval: a.interval, PerRole: a.perRole, Cgroup: a.cgroup,
+		Perfbench: Version(), Command: e.args,
+	})
 	if err != nil {
 		return err
 	}
-	_, err = e.stdout.Write(b)
-	return err
+	defer s.Close()
+	where := fmt.Sprintf("%d threads", len(s.Attachment().Threads()))
+	if a.cgroup {
+		where = "the cgroup"
+	}
+	until := "until Ctrl-C"
+	switch {
+	case len(a.command) > 0 && a.duration > 0:
+		until = fmt.Sprintf("for %s of %s's run", a.duration, a.command[0])
+	case len(a.command) > 0:
+		until = fmt.Sprintf("while %s runs", a.command[0])
+	case a.duration > 0:
+		until = fmt.Sprintf("for %s (Ctrl-C ends early)", a.duration)
+	}
+	if a.warmup > 0 {
+		until += fmt.Sprintf(", after a %s warm-up", a.warmup)
+	}
+	fmt.Fprintf(e.stderr, "perfbench stat: counting %d events on %s of %s %s\n", len(list.Events), where, found.Describe(), until)
+
+	spec2 := measure.WindowSpec{Warmup: a.warmup, Duration: a.duration}
+	var load *measure.Load
+	if len(a.command) > 0 {
+		var out io.Writer = e.stderr
+		if a.loadOutput != "" {
+			f, err := os.Create(a.loadOutput)
+			if err != nil {
+				return fmt.Errorf("write the command's output: %w", err)
+			}
+			defer f.Close()
+			out = f
+		}
+		load, err = measure.StartLoad(a.command, out)
+		if err != nil {
+			return err
+		}
+		spec2.Done = load.Done()
+	}
+	r, merr := s.Measure(ctx, spec2)
+	if r == nil {
+		if load != nil {
+			load.Wait(ctx, 10*time.Second)
+		}
+		return merr
+	}
+	if load != nil {
+		load.Wait(ctx, 10*time.Second)
+		c := load.Client()
+		if res := load.Sysbench(); res != nil {
+			r.Threads = res.Threads
+			if !res.Complete && merr == nil {
+				r.Warn("sysbench's output has no final report: its counts are incomplete")
+			}
+		}
+		measure.ApplyClient(r, c, a.op)
+		if c.ExitCode != 0 && r.Outcome == record.OutcomeOK {
+			r.Outcome = record.OutcomeFailed
+			r.Error = fmt.Sprintf("the load command %s exited with status %d", a.command[0], c.ExitCode)
+		}
+	}
+
+	if err := writeStat(e, a, r); err != nil {
+		return err
+	}
+	switch {
+	case merr != nil:
+		return fmt.Errorf("interrupted: the window is partial (%s)", r.Error)
+	case r.Outcome == record.OutcomeFailed:
+		return errors.New(r.Error)
+	}
+	return nil
+}
+
+func writeStat(e *env, a *statArgs, r *record.Record) error {
+	if a.out != "" {
+		if err := record.Write(a.out, r); err != nil {
+			return err
+		}
+	}
+	if a.format == "json" {
+		b, err := record.Marshal(r)
+		if err != nil {
+			return err
+		}
+		_, err = e.stdout.Write(b)
+		return err
+	}
+	return measure.WriteText(e.stdout, r)
+}
+
+// connectServer logs in to the server found, prompting for a password on the
+// terminal when asked to.
+func connectServer(ctx context.Context, e *env, a *statArgs, found *mysqld.Found) (*mysqld.DB, error) {
+	c, err := a.target.Client(mysqld.ClientEnv{})
+	if err != nil {
+		return nil, err
+	}
+	opts := mysqld.ConnectOptions{Force: a.target.Force}
+	if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		opts.Prompt = func() (string, error) { return mysqld.ReadPassword(f, e.stderr, "Enter password: ") }
+	}
+	return mysqld.Connect(ctx, c, found, opts)
 }

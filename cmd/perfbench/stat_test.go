@@ -1,17 +1,29 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"math"
+	"net"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/mysqld"
+	"github.com/perfbench/perfbench/mysqld/sandbox"
+	"github.com/perfbench/perfbench/perfstat"
 	"github.com/perfbench/perfbench/record"
 )
+
+func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
 
 // busy keeps a goroutine burning CPU until the test ends, so a window on
 // this process has something to count.
@@ -31,12 +43,36 @@ func busy(t *testing.T) {
 	t.Cleanup(func() { stop.Store(true); <-done })
 }
 
-func TestStatJSON(t *testing.T) {
+func needLinux(t *testing.T) {
+	t.Helper()
 	if runtime.GOOS != "linux" {
 		t.Skip("perf events are Linux only")
 	}
+}
+
+// noMyCnf keeps the user's ~/.my.cnf and MYSQL_* out of the command's
+// credentials.
+func noMyCnf(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	for _, v := range []string{"MYSQL_PWD", "MYSQL_HOST", "MYSQL_TCP_PORT", "MYSQL_UNIX_PORT"} {
+		t.Setenv(v, "")
+	}
+}
+
+var sbTable = testdb.Table{Tables: 1, Size: 10000}
+
+// sysbenchArgs is the command line of a sysbench run against srv.
+func sysbenchArgs(srv *sandbox.Server, test string, args ...string) []string {
+	a := []string{"sysbench", test}
+	a = append(a, testdb.SysbenchArgs(srv)...)
+	a = append(a, "--tables=1", "--table_size=10000")
+	return append(append(a, args...), "run")
+}
+
+func TestStatProcessJSON(t *testing.T) {
+	needLinux(t)
 	busy(t)
-	code, out, errs := runCLI(t, "stat", "--pid", strconv.Itoa(os.Getpid()), "-e", "task-clock,page-faults,cycles", "--duration", "300ms", "--interval", "100ms", "--format", "json")
+	code, out, errs := runCLI(t, "stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", "task-clock,page-faults,cycles", "--duration", "300ms", "--interval", "100ms", "--format", "json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -56,46 +92,314 @@ func TestStatJSON(t *testing.T) {
 	if c, _ := r.Counter("cycles"); c.Status == "" || (c.Status == record.StatusNotSupported) != (c.Reason != "") {
 		t.Errorf("cycles %+v", c)
 	}
+	// A plain process: no server status, no ops, no per-op values.
+	if r.Ops.Count != 0 || r.Ops.Source != "" || tc.PerOp != nil || r.Status != nil {
+		t.Errorf("plain process has ops %+v, per-op %v, status %d vars", r.Ops, tc.PerOp, len(r.Status))
+	}
 	if r.Kind != record.KindStat || r.Outcome != record.OutcomeOK || r.Server == nil || r.Server.Pid != os.Getpid() || len(r.Series) < 2 {
 		t.Errorf("record: kind %s outcome %s server %+v series %d", r.Kind, r.Outcome, r.Server, len(r.Series))
 	}
-	if !strings.Contains(errs, "counting 3 events") {
+	if !strings.Contains(errs, "counting 3 events") || !strings.Contains(errs, "is not a server (--force)") {
 		t.Errorf("stderr %q", errs)
 	}
 }
 
-func TestStatInterrupted(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("perf events are Linux only")
+func TestStatNotAServer(t *testing.T) {
+	needLinux(t)
+	code, out, errs := runCLI(t, "stat", "--pid", strconv.Itoa(os.Getpid()), "-e", "task-clock", "--duration", "100ms")
+	if code != exitFailure || out != "" || strings.Count(errs, "\n") != 1 ||
+		!strings.Contains(errs, "not a mysqld or mariadbd process") || !strings.Contains(errs, "--force") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and one line naming the process and --force", code, out, errs)
 	}
+}
+
+func TestStatInterrupted(t *testing.T) {
+	needLinux(t)
 	busy(t)
+	// A planned window cut short: partial output, exit 1.
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	var out, errb strings.Builder
-	code := run(ctx, []string{"stat", "--pid", strconv.Itoa(os.Getpid()), "-e", "task-clock", "--duration", "1h"}, strings.NewReader(""), &out, &errb)
+	code := run(ctx, []string{"stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", "task-clock", "--duration", "1h"}, strings.NewReader(""), &out, &errb)
+	if code != exitFailure {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "(partial)") || !strings.Contains(out.String(), " counted") || !strings.Contains(errb.String(), "interrupted: the window is partial") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
+	}
+	// No planned end: Ctrl-C is the end, as with perf stat.
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel2()
+	out.Reset()
+	errb.Reset()
+	code = run(ctx2, []string{"stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", "task-clock", "--format", "json"}, strings.NewReader(""), &out, &errb)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if !strings.Contains(out.String(), "(partial: 1h0m0s planned)") || !strings.Contains(out.String(), " counted") || !strings.Contains(errb.String(), "partial window") {
-		t.Errorf("stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
+	r, err := record.Parse([]byte(out.String()))
+	if err != nil || r.Outcome != record.OutcomeOK || r.Window.Seconds <= 0 {
+		t.Errorf("record %v: %+v", err, r)
 	}
 }
 
 func TestStatBadInput(t *testing.T) {
+	needLinux(t)
+	noMyCnf(t)
+	dir := t.TempDir()
+	// A socket file nobody listens on any more.
+	dead := filepath.Join(dir, "dead.sock")
+	l, err := net.Listen("unix", dead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.(*net.UnixListener).SetUnlinkOnClose(false)
+	l.Close()
 	for _, tc := range []struct {
 		args []string
 		code int
 		says string
 	}{
-		{[]string{"stat"}, exitUsage, "--pid is required"},
 		{[]string{"stat", "--pid", "1", "--format", "xml"}, exitUsage, "--format must be text or json"},
 		{[]string{"stat", "--pid", "1", "extra"}, exitUsage, `unexpected argument "extra"`},
-		{[]string{"stat", "--pid", "2147483000", "--duration", "1s"}, exitFailure, "pid 2147483000: no such process"},
-		{[]string{"stat", "--pid", "1", "-e", "task-clok", "--duration", "1s"}, exitFailure, `did you mean "task-clock"`},
+		{[]string{"stat", "--pid", "1", "--"}, exitUsage, "no command after --"},
+		{[]string{"stat", "--pid", "1", "--warmup", "-1s"}, exitUsage, "cannot be negative"},
+		{[]string{"stat", "--pid", "2147483000", "--duration", "1s"}, exitFailure, "no such process"},
+		{[]string{"stat", "--socket", filepath.Join(dir, "none.sock"), "--duration", "1s"}, exitFailure, "none.sock"},
+		{[]string{"stat", "--socket", dead, "--duration", "1s"}, exitFailure, "dead.sock"},
+		{[]string{"stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", "task-clok", "--duration", "1s"}, exitFailure, `did you mean "task-clock"`},
+		{[]string{"stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "--op", "Com_select", "--duration", "1s"}, exitFailure, "needs a connection to the server"},
 	} {
 		code, out, errs := runCLI(t, tc.args...)
 		if code != tc.code || out != "" || !strings.Contains(errs, tc.says) || strings.Count(errs, "\n") != 1 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d saying %q on one line", tc.args, code, out, errs, tc.code, tc.says)
 		}
+	}
+}
+
+// TestStatServerBadInput: credentials and op sources a real server refuses.
+func TestStatServerBadInput(t *testing.T) {
+	needLinux(t)
+	noMyCnf(t)
+	srv := testdb.Shared(t)
+	const secret = "s3cr3t-Pw-91xq"
+	code, out, errs := runCLI(t, "stat", "--socket", srv.Socket, "--user", "root", "--password", secret, "-e", "task-clock", "--duration", "200ms")
+	if code != exitFailure || out != "" || !strings.Contains(errs, "access denied") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("wrong password: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if strings.Contains(out+errs, secret) {
+		t.Errorf("the password was printed: %q", errs)
+	}
+	code, out, errs = runCLI(t, "stat", "--socket", srv.Socket, "--user", "root", "--op", "Com_selekt", "-e", "task-clock", "--duration", "200ms")
+	if code != exitFailure || out != "" || !strings.Contains(errs, "Com_select") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("unknown op: exit %d, stdout %q, stderr %q; want the alternatives", code, out, errs)
+	}
+	// With --force and no way to log in, the server process is still
+	// counted, without per-op values.
+	code, out, errs = runCLI(t, "stat", "--socket", srv.Socket, "--user", "root", "--password", secret, "--force", "-e", "task-clock", "--duration", "200ms", "--format", "json")
+	if code != exitOK {
+		t.Fatalf("--force without access: exit %d: %s", code, errs)
+	}
+	r, err := record.Parse([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An idle server's threads may not run at all in 200 ms: not counted
+	// is the honest status then.
+	if tc, _ := r.Counter("task-clock"); (tc.Status != record.StatusCounted && tc.Status != record.StatusNotCounted) || tc.PerOp != nil || r.Ops.Count != 0 || r.Server.Pid != srv.Pid {
+		t.Errorf("--force without access: task-clock %+v ops %+v server %+v", tc, r.Ops, r.Server)
+	}
+	if !strings.Contains(errs, "per-op values") || strings.Contains(out+errs, secret) {
+		t.Errorf("--force without access: stderr %q", errs)
+	}
+}
+
+// startPerfStat runs perf stat -p pid and waits until it has opened its
+// counters on every thread of pid. stop ends it (SIGINT, as Ctrl-C) and
+// returns its totals.
+func startPerfStat(t *testing.T, pid int, events string) (stop func() map[string]perfstat.Counter) {
+	t.Helper()
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		if testdb.Required() {
+			t.Fatal("perf is missing: apt-get install linux-perf")
+		}
+		t.Skip("perf is missing: apt-get install linux-perf")
+	}
+	outFile := filepath.Join(t.TempDir(), "perf.csv")
+	cmd := exec.Command(perf, "stat", "-p", strconv.Itoa(pid), "-e", events, "-x,", "-o", outFile)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// perf opens one counter per event per thread before it counts.
+	nev := len(strings.Split(events, ","))
+	threads, _ := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
+	deadline := time.Now().Add(30 * time.Second)
+	for perfFDs(cmd.Process.Pid) < nev*len(threads) {
+		if time.Now().After(deadline) {
+			t.Fatalf("perf stat did not open its counters: %s", errb.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return func() map[string]perfstat.Counter {
+		cmd.Process.Signal(syscall.SIGINT)
+		cmd.Wait()
+		f, err := os.Open(outFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		sc := perfstat.NewScanner(f, perfstat.Options{Name: outFile})
+		if !sc.Scan() {
+			t.Fatalf("perf stat output: %v %s", sc.Err(), errb.String())
+		}
+		m := map[string]perfstat.Counter{}
+		for _, c := range sc.Window().Totals() {
+			m[c.Event] = c
+		}
+		return m
+	}
+}
+
+// perfFDs counts the perf event descriptors process pid has open.
+func perfFDs(pid int) int {
+	dir := filepath.Join("/proc", strconv.Itoa(pid), "fd")
+	ents, _ := os.ReadDir(dir)
+	n := 0
+	for _, e := range ents {
+		if l, _ := os.Readlink(filepath.Join(dir, e.Name())); l == "anon_inode:[perf_event]" {
+			n++
+		}
+	}
+	return n
+}
+
+// TestStatSysbenchAcceptance is issue 3's acceptance: perfbench stat over a
+// sysbench run counts the run's queries as ops, and its context switches and
+// task-clock per op agree with perf stat -p counting the same run.
+func TestStatSysbenchAcceptance(t *testing.T) {
+	needLinux(t)
+	noMyCnf(t)
+	testdb.NeedSysbench(t)
+	srv := testdb.Shared(t)
+	testdb.PrepareSysbench(t, srv, sbTable)
+	stop := startPerfStat(t, srv.Pid, "task-clock,context-switches")
+	args := append([]string{"stat", "--socket", srv.Socket, "--user", "root", "--format", "json", "-e", "task-clock,context-switches", "--"},
+		sysbenchArgs(srv, "oltp_point_select", "--threads=2", "--time=5")...)
+	code, out, errs := runCLI(t, args...)
+	perf := stop()
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	r, err := record.Parse([]byte(out))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	queries, err := testdb.ParseQueries([]byte(errs))
+	if err != nil {
+		t.Fatalf("sysbench's report is not on stderr: %v\n%s", err, errs)
+	}
+	if r.Server.Pid != srv.Pid || r.Server.Version == "" || r.Ops.Source != "Questions" || r.Window.Seconds < 5 {
+		t.Errorf("server %+v ops %+v window %+v", r.Server, r.Ops, r.Window)
+	}
+	if d := math.Abs(r.Ops.Count - queries); d > 0.01*queries {
+		t.Errorf("ops.count %.0f, sysbench queries %.0f: %.2f%% apart, want within 1%%", r.Ops.Count, queries, 100*d/queries)
+	}
+	if r.Client == nil || r.Client.Tool != "sysbench" || r.Client.Queries != queries || r.Threads != 2 {
+		t.Errorf("client %+v threads %d", r.Client, r.Threads)
+	}
+	for _, a := range r.Client.Command {
+		if strings.HasPrefix(a, "--mysql-password=") && a != "--mysql-password=***" {
+			t.Errorf("client command keeps the password: %q", r.Client.Command)
+		}
+	}
+	for _, ev := range []string{"task-clock", "context-switches"} {
+		c, _ := r.Counter(ev)
+		p, ok := perf[ev]
+		if c.Status != record.StatusCounted || c.PerOp == nil || !ok || p.Status != record.StatusCounted {
+			t.Errorf("%s: perfbench %+v, perf %+v", ev, c, p)
+			continue
+		}
+		// perf's window is a little longer (it starts before perfbench
+		// attaches and ends after it detaches); both cover the run.
+		perfPerOp := p.Value / queries
+		if d := math.Abs(*c.PerOp-perfPerOp) / perfPerOp; d > 0.03 {
+			t.Errorf("%s per op: perfbench %.4g, perf stat %.4g (%.0f / %.0f queries): %.1f%% apart, want within 3%%", ev, *c.PerOp, perfPerOp, p.Value, queries, 100*d)
+		} else {
+			t.Logf("%s per op: perfbench %.4g, perf stat %.4g: %.2f%% apart", ev, *c.PerOp, perfPerOp, 100*d)
+		}
+	}
+	t.Logf("ops.count %.0f, sysbench queries %.0f, window %.3f s", r.Ops.Count, queries, r.Window.Seconds)
+}
+
+// TestStatPerRole: the split by thread role puts the load's connections apart
+// from the background threads, and the roles add up to the total.
+func TestStatPerRole(t *testing.T) {
+	needLinux(t)
+	noMyCnf(t)
+	testdb.NeedSysbench(t)
+	srv := testdb.Shared(t)
+	testdb.PrepareSysbench(t, srv, sbTable)
+	args := append([]string{"stat", "--socket", srv.Socket, "--user", "root", "--format", "json", "--per-role", "--warmup", "1s", "-e", "task-clock,context-switches,page-faults", "--"},
+		sysbenchArgs(srv, "oltp_point_select", "--threads=2", "--time=3")...)
+	code, out, errs := runCLI(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	r, err := record.Parse([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles := map[string]record.Role{}
+	for _, role := range r.Roles {
+		roles[role.Name] = role
+	}
+	conn, ok := roles[mysqld.RoleConnection]
+	if !ok || conn.Threads < 2 {
+		t.Fatalf("roles %+v: want a connection role with sysbench's 2 threads", r.Roles)
+	}
+	background := 0
+	for _, n := range []string{mysqld.RoleInnoDBIO, mysqld.RoleInnoDBPurge, mysqld.RolePageCleaner, mysqld.RoleInnoDBPool, mysqld.RoleLog, mysqld.RoleOther} {
+		background += roles[n].Threads
+	}
+	if background == 0 {
+		t.Errorf("no background thread roles: %+v", r.Roles)
+	}
+	for i, c := range r.Counters {
+		if c.Status != record.StatusCounted {
+			t.Errorf("%s: %s", c.Event, c.Status)
+			continue
+		}
+		var raw, enabled, running uint64
+		var value float64
+		for _, role := range r.Roles {
+			rc := role.Counters[i]
+			if rc.Event != c.Event {
+				t.Fatalf("role %s counter %d is %s, want %s", role.Name, i, rc.Event, c.Event)
+			}
+			raw += rc.Raw
+			enabled += rc.Enabled
+			running += rc.Running
+			if rc.Measured() {
+				value += rc.Value
+			}
+		}
+		if raw != c.Raw || enabled != c.Enabled || running != c.Running || value != c.Value {
+			t.Errorf("%s: roles add up to raw %d enabled %d running %d value %v; total raw %d enabled %d running %d value %v",
+				c.Event, raw, enabled, running, value, c.Raw, c.Enabled, c.Running, c.Value)
+		}
+	}
+	// The load runs on the connection threads: most of the CPU is theirs.
+	tc, _ := r.Counter("task-clock")
+	if share := conn.Counters[0].Value / tc.Value; share < 0.5 {
+		t.Errorf("connection threads have %.0f%% of the task-clock, want most of it", 100*share)
+	}
+	// The text output lists the roles and their total.
+	code, text, errs := runCLI(t, append([]string{"stat", "--socket", srv.Socket, "--user", "root", "--per-role", "--warmup", "1s", "-e", "task-clock", "--"},
+		sysbenchArgs(srv, "oltp_point_select", "--threads=2", "--time=2")...)...)
+	if code != exitOK || !strings.Contains(text, "by thread role") || !strings.Contains(text, "\nconnection ") || !strings.Contains(text, "\ntotal ") {
+		t.Errorf("text per role: exit %d\n%s\n%s", code, text, errs)
 	}
 }
