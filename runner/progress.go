@@ -213,7 +213,8 @@ func (p *progress) line() string {
 		filled = barWidth
 	}
 	bar := "[" + strings.Repeat("#", filled) + strings.Repeat(".", barWidth-filled) + "]"
-	s := fmt.Sprintf("%s %d/%d %s  elapsed %s  ETA %s", bar, p.i, p.total, p.what, fmtDuration(p.now().Sub(p.began)), p.eta())
+	// What runs comes last: a narrow terminal cuts it, not the times.
+	s := fmt.Sprintf("%s %d/%d  elapsed %s  ETA %s  %s", bar, p.i, p.total, fmtDuration(p.now().Sub(p.began)), p.eta(), p.what)
 	if r := []rune(s); len(r) > p.width-1 {
 		s = string(r[:p.width-1])
 	}

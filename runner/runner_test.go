@@ -202,7 +202,7 @@ basedir = "installed"
 	pr.begin(1, items[2])
 	clock.add(5 * time.Second)
 	// A quarter of the planned 20 s is done: 5 of 20 bar cells.
-	if got, want := pr.line(), "[#####...............] 1/2 a point-query_range=100 threads=1 repeat=1  elapsed 5.0s  ETA 15.0s"; got != want {
+	if got, want := pr.line(), "[#####...............] 1/2  elapsed 5.0s  ETA 15.0s  a point-query_range=100 threads=1 repeat=1"; got != want {
 		t.Errorf("bar:\n%q\nwant\n%q", got, want)
 	}
 	buf.Reset()
@@ -211,8 +211,8 @@ basedir = "installed"
 	if got := buf.String(); !strings.HasPrefix(got, "\r\x1b[Ka message\n\r\x1b[K[#####") {
 		t.Errorf("message over the bar: %q", got)
 	}
-	pr.width = 30
-	if got := pr.line(); len([]rune(got)) != 29 {
-		t.Errorf("bar not cut to the terminal's width: %q", got)
+	pr.width = 52
+	if got, want := pr.line(), "[#####...............] 1/2  elapsed 5.0s  ETA 15.0s"; got != want {
+		t.Errorf("bar on a 52-column terminal: %q, want %q", got, want)
 	}
 }

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/record"
+)
+
+// TestRunHelperProcess is perfbench itself when the test binary runs as a
+// child of TestRunSignal.
+func TestRunHelperProcess(t *testing.T) {
+	if os.Getenv("PERFBENCH_RUN_HELPER") != "1" {
+		return
+	}
+	args := strings.Split(os.Getenv("PERFBENCH_RUN_ARGS"), "\n")
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// TestRunSignal sends SIGINT to perfbench run in the middle of a window: it
+// writes that window as a partial Record, runs nothing more, stops the server
+// it started and exits with status 1.
+func TestRunSignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server and runs sysbench; not with -short")
+	}
+	testdb.NeedServer(t)
+	testdb.NeedSysbench(t)
+	path := writeRunPlan(t, runTestPlan)
+	out := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestRunHelperProcess$")
+	cmd.Env = append(os.Environ(), "PERFBENCH_RUN_HELPER=1", "PERFBENCH_RUN_ARGS="+strings.Join([]string{"run", path, "--out", out}, "\n"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+	})
+
+	// Wait until the first window has been open for a second.
+	logPath := filepath.Join(out, "logs", "a__point-query_range=100__t1__r1.sysbench.txt")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if b, err := os.ReadFile(logPath); err == nil && strings.Contains(string(b), "Threads started!") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the first window did not open; stderr:\n%s", stderr.String())
+		}
+		select {
+		case <-exited:
+			t.Fatalf("perfbench run exited early (%v); stderr:\n%s", waitErr, stderr.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	time.Sleep(2 * time.Second)
+	b, err := os.ReadFile(filepath.Join(out, "servers", "a", "mysqld.pid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-exited:
+		err = waitErr
+	case <-time.After(90 * time.Second):
+		t.Fatalf("perfbench run did not exit after SIGINT; stderr:\n%s", stderr.String())
+	}
+	t.Logf("stderr:\n%s", stderr.String())
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitFailure {
+		t.Errorf("exit: %v, want status %d", err, exitFailure)
+	}
+	loaded, _, err := record.Load([]string{filepath.Join(out, "records")}, false)
+	if err != nil || len(loaded) != 1 {
+		t.Fatalf("Records %v (%v), want the interrupted one alone", loaded, err)
+	}
+	r := loaded[0].Record
+	if r.Step != "point-query_range=100" || r.Outcome != record.OutcomePartial || r.Window.Seconds <= 0 || r.Window.Seconds >= 8 || r.Ops.Count <= 0 {
+		t.Errorf("Record %s: outcome %s, window %.2f s, ops %+v; want partial with what was measured", r.Step, r.Outcome, r.Window.Seconds, r.Ops)
+	}
+	if syscall.Kill(pid, 0) == nil {
+		t.Errorf("the server (pid %d) still runs", pid)
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	if !strings.Contains(stderr.String(), "--resume") {
+		t.Errorf("stderr does not say how to finish")
+	}
+}
