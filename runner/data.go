@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfbench/perfbench/measure"
 	"github.com/perfbench/perfbench/plan"
 	"github.com/perfbench/perfbench/suite"
 )
@@ -47,7 +48,7 @@ func (r *runner) loadData(ctx context.Context, s *server) error {
 	defer log.Close()
 	began := time.Now()
 	for _, argv := range [][]string{cleanup, prepare} {
-		fmt.Fprintf(log, "# %s: %s\n", time.Now().UTC().Format(time.RFC3339), strings.Join(suite.Redact(argv), " "))
+		fmt.Fprintf(log, "# %s: %s\n", time.Now().UTC().Format(time.RFC3339), strings.Join(measure.ScrubArgs(argv), " "))
 		c, err := startChild(argv, log, nil)
 		if err != nil {
 			return err
@@ -61,7 +62,7 @@ func (r *runner) loadData(ctx context.Context, s *server) error {
 		}
 		if c.exitCode() != 0 {
 			b, _ := os.ReadFile(logPath)
-			return fmt.Errorf("%s ended with %s; %s ends:\n%s", strings.Join(suite.Redact(argv[:2]), " ")+" "+argv[len(argv)-1], c.describeExit(), logPath, indent(tailLines(b, 10)))
+			return fmt.Errorf("%s ended with %s; %s ends:\n%s", strings.Join(measure.ScrubArgs(argv[:2]), " ")+" "+argv[len(argv)-1], c.describeExit(), logPath, indent(tailLines(b, 10)))
 		}
 	}
 	if err := s.setMarker(true); err != nil {

@@ -15,17 +15,12 @@ import (
 	"time"
 
 	"github.com/perfbench/perfbench/hostinfo"
+	"github.com/perfbench/perfbench/measure"
 	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/plan"
 	"github.com/perfbench/perfbench/record"
 	"github.com/perfbench/perfbench/suite"
 )
-
-// DefaultEvents are counted when the plan names none: cycles and
-// instructions in one group (their ratio is the IPC), the misses that
-// explain it, and the software events every machine has, VMs included.
-// Events this machine cannot count are recorded as not supported.
-const DefaultEvents = "{cycles,instructions},cache-misses,branch-misses,task-clock,context-switches,cpu-migrations,page-faults"
 
 // DefaultTail is how long the load keeps running after the window closes,
 // so that the window's last reads happen under load.
@@ -108,6 +103,7 @@ type runner struct {
 	tail    time.Duration
 	meter   meter
 	sys     *perfevent.System
+	// events are the plan's, or measure.DefaultEvents once a server runs.
 	events  perfevent.List
 	prov    record.Provenance
 	servers map[string]*server
@@ -232,6 +228,22 @@ func Run(ctx context.Context, p *plan.Plan, o Options) (*Summary, error) {
 	return r.sum, nil
 }
 
+// defaultEvents chooses the events when the plan names none: those of
+// measure.DefaultEvents that open on the server pid, said once.
+func (r *runner) defaultEvents(pid int) error {
+	if len(r.events.Events) > 0 {
+		return nil
+	}
+	spec, why := measure.DefaultEvents(r.sys, pid, nil)
+	l, err := perfevent.Parse(spec, r.sys)
+	if err != nil {
+		return fmt.Errorf("default events %s: %w", spec, err)
+	}
+	r.events = l
+	r.prog.printf("perfbench run: counting %s: %s", why, spec)
+	return nil
+}
+
 func more(n int) string {
 	if n <= 0 {
 		return ""
@@ -347,12 +359,10 @@ func (r *runner) prepare(pending []plan.Item) error {
 		return fmt.Errorf("read this machine's perf events: %w", err)
 	}
 	r.sys = sys
-	spec := strings.Join(r.plan.Events, ",")
-	if spec == "" {
-		spec = DefaultEvents
-	}
-	if r.events, err = perfevent.Parse(spec, sys); err != nil {
-		return fmt.Errorf("events of the plan: %w", err)
+	if len(r.plan.Events) > 0 {
+		if r.events, err = perfevent.Parse(strings.Join(r.plan.Events, ","), sys); err != nil {
+			return fmt.Errorf("events of the plan: %w", err)
+		}
 	}
 	if r.prov, err = hostinfo.Provenance("/"); err != nil {
 		fmt.Fprintf(r.opts.Progress, "perfbench run: warning: provenance: %v\n", err)

@@ -86,6 +86,9 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 	if err := s.ensureData(ctx); err != nil {
 		return r.abandoned(ctx, it, "the data set is not loaded: %v", err)
 	}
+	if err := r.defaultEvents(s.pid); err != nil {
+		return failed(r.newRecord(it), "%v", err)
+	}
 	st := it.Step
 	argv, err := r.stepCommand(s, it)
 	if err != nil {
@@ -97,7 +100,7 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 		return failed(r.newRecord(it), "create the load's log: %v", err)
 	}
 	defer log.Close()
-	fmt.Fprintf(log, "# %s\n", strings.Join(suite.Redact(argv), " "))
+	fmt.Fprintf(log, "# %s\n", strings.Join(measure.ScrubArgs(argv), " "))
 
 	// Counters first: the load's connections are counted from their first
 	// instant (threads inherit the counters of the thread creating them).
@@ -267,7 +270,7 @@ func (r *runner) client(st *plan.Step, argv []string, res *sysbench.Result, load
 	}
 	c.Whole = true
 	c.Started = started
-	c.Command = suite.Redact(argv)
+	c.Command = measure.ScrubArgs(argv)
 	if !load.running() {
 		c.ExitCode = load.exitCode()
 	}
