@@ -468,7 +468,13 @@ func TestCgroupMode(t *testing.T) {
 	}
 	steal := hostSteal(t) - steal0
 	d, _ := r1.Sub(r0)
-	cpuWithin(t, "cgroup task-clock vs utime+stime (ns)", d.Events[0].Value, cpu1-cpu0, steal, 0.02)
+	// The cgroup clock runs while the cgroup is on a CPU, interrupts
+	// serviced meanwhile included; utime+stime leave out interrupt time
+	// (IRQ time accounting). Alone on the machine the two agree within
+	// 1%; with other work raising interrupts (a database under load on
+	// the other core) they were seen up to 4.3% apart, so cgroup mode
+	// gets 5% here. Per-thread mode, the default, is held to 2% above.
+	cpuWithin(t, "cgroup task-clock vs utime+stime (ns)", d.Events[0].Value, cpu1-cpu0, steal, 0.05)
 	within(t, "cgroup page-faults vs minflt+majflt", d.Events[1].Value, faults1-faults0, 0.02)
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
