@@ -3,9 +3,11 @@ package measure
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -172,5 +174,227 @@ func TestMeasureServerWindow(t *testing.T) {
 		t.Error(err)
 	} else if _, err := record.Parse(b); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestMeasureRestart: a server restarted inside the window gives a failed
+// Record without status deltas or op count, never numbers that mix two
+// processes.
+func TestMeasureRestart(t *testing.T) {
+	needLinux(t)
+	srv := testdb.New(t, testdb.Options{})
+	db := rootDB(t, srv)
+	list, sys := events(t, "task-clock,context-switches")
+	ctx := context.Background()
+	s, err := Start(ctx, Config{Pid: srv.Pid, Events: list, System: sys, DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	restarted := make(chan struct{})
+	var rerr error
+	go func() {
+		defer close(restarted)
+		time.Sleep(200 * time.Millisecond)
+		rerr = srv.Restart(ctx)
+	}()
+	r, err := s.Measure(ctx, WindowSpec{Done: restarted})
+	<-restarted
+	if rerr != nil {
+		t.Fatalf("restart: %v", rerr)
+	}
+	if err != nil {
+		t.Fatalf("measure: %v", err)
+	}
+	if r.Outcome != record.OutcomeFailed || r.Error == "" {
+		t.Fatalf("outcome %s, error %q; want failed", r.Outcome, r.Error)
+	}
+	if r.Ops.Count != 0 || r.Status != nil || r.Gauges != nil {
+		t.Errorf("a failed window keeps ops %+v, %d status, %d gauges", r.Ops, len(r.Status), len(r.Gauges))
+	}
+	for _, c := range r.Counters {
+		if c.PerOp != nil {
+			t.Errorf("%s has a per-op value in a failed window", c.Event)
+		}
+	}
+	t.Logf("error: %s; warnings: %q", r.Error, r.Warnings)
+}
+
+// TestMeasureBadOp: an op source the server lacks fails before anything is
+// attached, naming the alternatives.
+func TestMeasureBadOp(t *testing.T) {
+	needLinux(t)
+	srv := testdb.Shared(t)
+	db := rootDB(t, srv)
+	list, sys := events(t, "task-clock")
+	_, err := Start(context.Background(), Config{Pid: srv.Pid, Events: list, System: sys, DB: db, Op: "Com_selekt"})
+	if !errors.Is(err, mysqld.ErrNoVariable) || !strings.Contains(err.Error(), "Com_select") {
+		t.Errorf("err %v; want ErrNoVariable naming Com_select", err)
+	}
+	_, err = Start(context.Background(), Config{Pid: srv.Pid, Events: list, System: sys, DB: db, Op: "Threads_running"})
+	if !errors.Is(err, mysqld.ErrNotCounter) {
+		t.Errorf("gauge as op: %v", err)
+	}
+	_, err = Start(context.Background(), Config{Pid: srv.Pid, Events: list, System: sys, Op: "Questions"})
+	if !errors.Is(err, ErrConfig) {
+		t.Errorf("status op without a connection: %v", err)
+	}
+	// rows/1000 resolves to whichever rows counter the server has.
+	s, err := Start(context.Background(), Config{Pid: srv.Pid, Events: list, System: sys, DB: db, Op: "rows/1000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Measure(context.Background(), WindowSpec{Duration: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if (r.Ops.Source != "Rows_read" && r.Ops.Source != "Innodb_rows_read") || r.Ops.Per != 1000 {
+		t.Errorf("rows/1000: ops %+v", r.Ops)
+	}
+}
+
+// TestMeasureRolesWithoutPrivilege: a user who may not read
+// performance_schema (but has PROCESS) still gets roles, from the processlist
+// and thread names, with a warning; the connection threads of a load that
+// connected before the window are told apart.
+func TestMeasureRolesWithoutPrivilege(t *testing.T) {
+	needLinux(t)
+	testdb.NeedSysbench(t)
+	srv := testdb.New(t, testdb.Options{Options: []string{"--performance-schema=ON"}})
+	ctx := context.Background()
+	// PROCESS shows every connection in the processlist; nothing is
+	// granted on performance_schema.
+	if err := srv.Exec(ctx, "CREATE USER lim@localhost IDENTIFIED BY 'limpw'", "GRANT PROCESS ON *.* TO lim@localhost"); err != nil {
+		t.Fatal(err)
+	}
+	db, err := connect(t, srv, "lim", "limpw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, sys := events(t, "task-clock,context-switches")
+	s, err := Start(ctx, Config{Pid: srv.Pid, Events: list, System: sys, DB: db, PerRole: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	done, output := runLoad(t, srv, "--threads=2", "--time=3")
+	// The load connects during the warm-up; the window re-attaches so its
+	// connection threads carry their own counters.
+	r, err := s.Measure(ctx, WindowSpec{Warmup: 1 * time.Second, Duration: 1 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	output()
+	if r.Outcome != record.OutcomeOK {
+		t.Fatalf("outcome %s: %s", r.Outcome, r.Error)
+	}
+	warned := false
+	for _, w := range r.Warnings {
+		if strings.Contains(w, "performance_schema") {
+			warned = true
+		}
+	}
+	if !warned {
+		t.Errorf("no warning about performance_schema: %q", r.Warnings)
+	}
+	var conn *record.Role
+	for i := range r.Roles {
+		if r.Roles[i].Name == mysqld.RoleConnection {
+			conn = &r.Roles[i]
+		}
+	}
+	if conn == nil || conn.Threads < 2 {
+		t.Fatalf("roles %+v: want sysbench's connections", r.Roles)
+	}
+	tc, _ := r.Counter("task-clock")
+	var sum uint64
+	for _, role := range r.Roles {
+		sum += role.Counters[0].Raw
+	}
+	if sum != tc.Raw || conn.Counters[0].Value < 0.5*tc.Value {
+		t.Errorf("task-clock: roles sum %d, total %d, connections %v", sum, tc.Raw, conn.Counters[0].Value)
+	}
+}
+
+// TestMeasureInterrupted: ctx ending before the planned end returns what was
+// measured, marked partial, with ctx's error; ending during the warm-up
+// returns a failed Record with nothing measured.
+func TestMeasureInterrupted(t *testing.T) {
+	needLinux(t)
+	srv := testdb.Shared(t)
+	db := rootDB(t, srv)
+	list, sys := events(t, "task-clock")
+	s, err := Start(context.Background(), Config{Pid: srv.Pid, Events: list, System: sys, DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	r, err := s.Measure(ctx, WindowSpec{Duration: time.Hour})
+	if !errors.Is(err, context.DeadlineExceeded) || r == nil {
+		t.Fatalf("err %v, record %v", err, r)
+	}
+	if r.Outcome != record.OutcomePartial || !strings.Contains(r.Error, "interrupted") || r.Window.Seconds <= 0 || r.Window.Seconds > 60 || r.Ops.Source != "Questions" || r.Status == nil {
+		t.Errorf("outcome %s error %q window %+v ops %+v", r.Outcome, r.Error, r.Window, r.Ops)
+	}
+	// Without a planned end, ctx ending is the end: a complete window.
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel2()
+	r, err = s.Measure(ctx2, WindowSpec{})
+	if err != nil || r.Outcome != record.OutcomeOK {
+		t.Errorf("unplanned end: err %v outcome %s", err, r.Outcome)
+	}
+	// During the warm-up: nothing measured.
+	ctx3, cancel3 := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel3()
+	r, err = s.Measure(ctx3, WindowSpec{Warmup: time.Hour, Duration: time.Second})
+	if !errors.Is(err, context.DeadlineExceeded) || r == nil || r.Outcome != record.OutcomeFailed || len(r.Counters) != 0 || r.Ops.Count != 0 {
+		t.Errorf("warm-up: err %v record %+v", err, r)
+	}
+}
+
+// TestMeasurePlainProcess: without a server connection, the counters and
+// /proc of any process, and no ops.
+func TestMeasurePlainProcess(t *testing.T) {
+	needLinux(t)
+	list, sys := events(t, "task-clock,page-faults")
+	s, err := Start(context.Background(), Config{Pid: os.Getpid(), Events: list, System: sys, Interval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	stop := make(chan struct{})
+	go func() {
+		x := 0
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				x++
+			}
+		}
+	}()
+	r, err := s.Measure(context.Background(), WindowSpec{Duration: 200 * time.Millisecond})
+	close(stop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, _ := r.Counter("task-clock")
+	if r.Outcome != record.OutcomeOK || tc.Status != record.StatusCounted || tc.PerOp != nil || r.Ops != (record.Ops{}) || r.OS == nil || r.Server.Pid != os.Getpid() || len(r.Series) < 2 {
+		t.Errorf("outcome %s task-clock %+v ops %+v os %v series %d", r.Outcome, tc, r.Ops, r.OS, len(r.Series))
+	}
+	// The series' CPU and the window's /proc CPU are both from
+	// /proc/PID/stat, the last point ending on the window's own read: the
+	// points add up to the window.
+	cpu := 0.0
+	for _, p := range r.Series {
+		cpu += p.CPUSeconds
+	}
+	if d := math.Abs(cpu - (r.OS.UserSeconds + r.OS.SystemSeconds)); d > 1e-6 {
+		t.Errorf("series CPU %.3f s, window %.3f s", cpu, r.OS.UserSeconds+r.OS.SystemSeconds)
 	}
 }
