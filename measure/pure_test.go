@@ -302,7 +302,7 @@ func TestWriteText(t *testing.T) {
 	// Hand-checked facts, independent of the layout.
 	for _, want := range []string{
 		"ops: 200,000 Questions (20,000/s)",
-		"IPC 1.250 instructions per cycle",                               // 5e9 / 4e9
+		"IPC 1.250 instructions per cycle",                                 // 5e9 / 4e9
 		"cache-misses MPKI 1.000 per 1,000 instructions (from multiplexed", // 1000 × 5e6 / 5e9
 		"<not supported>",
 		"<not counted>",
