@@ -77,6 +77,15 @@
 // scaled within each role (raw × enabled / running of the role's threads),
 // so scaled roles add up to the scaled total only approximately.
 //
+// # Profiles
+//
+// With Config.Profile, call stacks are sampled over each window (package
+// pprofout: CPU-wide sampling kept for the process, started just before the
+// counters' first read and stopped after their last) and written as a pprof
+// profile labelled with thread roles and the window's op count;
+// Record.Profile points to it. A profile that cannot be taken (no right to
+// sample CPU-wide) is a warning, not a failed window.
+//
 // # Client op sources
 //
 // With Config.Op "client.queries", "client.transactions" or "client.events",

@@ -16,7 +16,9 @@ import (
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/osstat"
 	"github.com/perfbench/perfbench/perfevent"
+	"github.com/perfbench/perfbench/pprofout"
 	"github.com/perfbench/perfbench/record"
+	"github.com/perfbench/perfbench/symbols"
 )
 
 // Client op sources: the count comes from the load generator (ApplyClient).
@@ -68,10 +70,28 @@ type Config struct {
 	Perfbench string
 	Command   []string
 
+	// Profile, when set, also samples call stacks of the process over each
+	// window and writes them as a pprof profile (Record.Profile).
+	Profile *Profile
+
 	// OnWarning, when set, is told about problems as they happen inside a
 	// window (a status or /proc read that failed), for live messages; the
 	// Record has them too.
 	OnWarning func(msg string)
+}
+
+// Profile says how to sample a window's call stacks.
+type Profile struct {
+	// Sample is what to sample and how often (pprofout.Flags gives it).
+	Sample perfevent.SampleOptions
+	// Path is the profile file to write.
+	Path string
+	// RecordFile is where the caller writes the Record: Record.Profile is
+	// Path relative to its folder. Empty: Record.Profile is Path as given.
+	RecordFile string
+	// Resolver names frames; nil makes one per window. Share one across
+	// windows to read each binary once.
+	Resolver *symbols.Resolver
 }
 
 // WindowSpec is the plan of one window.
@@ -395,9 +415,21 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	if s.cfg.Interval > 0 {
 		opts.OnInterval = seriesPoint
 	}
+	var sampling *pprofout.Window
+	if p := s.cfg.Profile; p != nil {
+		sw, err := pprofout.Start(s.cfg.Pid, p.Sample)
+		if err != nil {
+			warn("no profile: %v", err)
+		} else {
+			sampling = sw
+		}
+	}
 	opened := time.Now()
 	win, err := perfevent.Measure(wctx, s.att, opts)
 	if err != nil {
+		if sampling != nil {
+			sampling.Cancel()
+		}
 		return nil, fmt.Errorf("measure pid %d: %w", s.cfg.Pid, err)
 	}
 	// ctx ending is an interruption when the window had a planned end
@@ -517,6 +549,9 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	}
 
 	SetPerOp(r)
+	if sampling != nil {
+		s.finishProfile(rctx, r, sampling, rolesStart, rolesEnd, failed != "")
+	}
 	if interrupted {
 		if r.Outcome == record.OutcomeOK {
 			r.Outcome = record.OutcomePartial
@@ -665,4 +700,44 @@ func appendNew(dst []string, add ...string) []string {
 		}
 	}
 	return dst
+}
+
+// finishProfile writes the window's profile, labelled with thread roles and
+// the op count, and points the Record at it.
+func (s *Session) finishProfile(ctx context.Context, r *record.Record, w *pprofout.Window, start, end *mysqld.ThreadMap, failed bool) {
+	p := s.cfg.Profile
+	opts := pprofout.Options{Version: r.Version, Step: r.Step, Resolver: p.Resolver}
+	if !failed && r.Ops.Count > 0 {
+		opts.Ops, opts.OpsSource = r.Ops.Count, r.Ops.Source
+	}
+	switch {
+	case start != nil || end != nil:
+		roleOf := mergeRoles(s.cfg.Pid, start, end)
+		opts.Roles = map[int]string{}
+		for _, m := range []*mysqld.ThreadMap{start, end} {
+			if m != nil {
+				for _, th := range m.Threads {
+					opts.Roles[th.Tid] = roleOf(th.Tid)
+				}
+			}
+		}
+	case s.cfg.DB != nil:
+		if roles, err := s.cfg.DB.Roles(ctx, s.cfg.Pid); err == nil {
+			opts.Roles = roles
+		} else {
+			r.Warn("profile: thread roles could not be read: %v", err)
+		}
+	}
+	res, err := w.Finish(p.Path, opts)
+	if err != nil {
+		r.Warn("no profile: %v", err)
+		return
+	}
+	r.Warnings = append(r.Warnings, res.Warnings...)
+	r.Profile = res.Path
+	if p.RecordFile != "" {
+		if rel, err := pprofout.RelPath(p.RecordFile, res.Path); err == nil {
+			r.Profile = rel
+		}
+	}
 }

@@ -6,11 +6,13 @@ import (
 	"errors"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/pprof/profile"
 	"github.com/perfbench/perfbench/internal/testdb"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/mysqld/sandbox"
@@ -396,5 +398,60 @@ func TestMeasurePlainProcess(t *testing.T) {
 	}
 	if d := math.Abs(cpu - (r.OS.UserSeconds + r.OS.SystemSeconds)); d > 1e-6 {
 		t.Errorf("series CPU %.3f s, window %.3f s", cpu, r.OS.UserSeconds+r.OS.SystemSeconds)
+	}
+}
+
+// TestMeasureProfile: with Config.Profile, the window's call stacks are
+// written as a pprof profile the Record points to, relative to its file.
+func TestMeasureProfile(t *testing.T) {
+	needLinux(t)
+	list, sys := events(t, "task-clock")
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "profile.pb.gz")
+	s, err := Start(context.Background(), Config{Pid: os.Getpid(), Events: list, System: sys,
+		Profile: &Profile{Sample: perfevent.SampleOptions{Freq: 499}, Path: prof, RecordFile: filepath.Join(dir, "r.json")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	stop := make(chan struct{})
+	go func() {
+		x := 0
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				x++
+			}
+		}
+	}()
+	r, err := s.Measure(context.Background(), WindowSpec{Duration: 300 * time.Millisecond})
+	close(stop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Profile == "" {
+		for _, w := range r.Warnings {
+			if strings.Contains(w, "no profile") && strings.Contains(w, "permission") {
+				t.Skipf("CPU-wide sampling is not allowed here: %s", w)
+			}
+		}
+		t.Fatalf("no profile; warnings %q", r.Warnings)
+	}
+	if r.Profile != "profile.pb.gz" {
+		t.Errorf("Record.Profile %q, want the path relative to the Record's folder", r.Profile)
+	}
+	f, err := os.Open(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Sample) == 0 {
+		t.Errorf("the profile of a spinning process has no samples")
 	}
 }

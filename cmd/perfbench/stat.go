@@ -11,6 +11,7 @@ import (
 	"github.com/perfbench/perfbench/measure"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/perfevent"
+	"github.com/perfbench/perfbench/pprofout"
 	"github.com/perfbench/perfbench/record"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
@@ -65,6 +66,11 @@ page-cleaner, log, other-background, main...); the roles add up to the total.
 Connections opened inside the window are counted with the thread that created
 them (main): give --warmup so the load connects before the window opens.
 
+--profile[=FREQ] also samples call stacks over the window (CPU-wide, kept
+for the process; cpu-clock unless --profile-event) and writes a pprof profile
+(--profile-out, default profile.pb.gz next to --out, or here), labelled with
+thread roles and the window's op count; the Record's profile field points to it.
+
 --format json prints the window as one Record (the JSON perfbench report
 reads); --out FILE writes it to FILE atomically, whatever --format is.
 
@@ -86,6 +92,7 @@ Examples:
 			fs.StringVar(&a.format, "format", "text", "output format: text or json")
 			fs.StringVar(&a.out, "out", "", "also write the Record (JSON) to this file, atomically")
 			fs.StringVar(&a.loadOutput, "load-output", "", "write the command's output to this file instead of stderr")
+			a.profile.AddFlags(fs)
 			fs.BoolVar(&a.cgroup, "cgroup", false, "count per CPU, filtered by the process's cgroup v2 (every process in that cgroup; needs root or CAP_PERFMON)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if dash := fs.ArgsLenAtDash(); dash >= 0 {
@@ -108,6 +115,9 @@ Examples:
 				if err := a.target.Validate(); err != nil {
 					return usagef("%v", err)
 				}
+				if err := a.profile.Validate(); err != nil {
+					return usagef("%v", err)
+				}
 				return runStat(ctx, e, &a)
 			}
 		},
@@ -121,6 +131,7 @@ type statArgs struct {
 	duration, interval, warmup time.Duration
 	perRole, cgroup            bool
 	command                    []string
+	profile                    pprofout.Flags
 }
 
 func runStat(ctx context.Context, e *env, a *statArgs) error {
@@ -180,11 +191,19 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 		}
 	}
 
-	s, err := measure.Start(ctx, measure.Config{
+	cfg := measure.Config{
 		Pid: pid, Events: list, System: sys, DB: db, Op: a.op,
 		Interval: a.interval, PerRole: a.perRole, Cgroup: a.cgroup,
 		Perfbench: Version(), Command: e.args,
-	})
+	}
+	if a.profile.Enabled() {
+		so, err := a.profile.SampleOptions(sys)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		cfg.Profile = &measure.Profile{Sample: so, Path: a.profile.Path(a.out), RecordFile: a.out}
+	}
+	s, err := measure.Start(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -250,6 +269,9 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 
 	if err := writeStat(e, a, r); err != nil {
 		return err
+	}
+	if cfg.Profile != nil && r.Profile != "" {
+		fmt.Fprintf(e.stderr, "perfbench stat: profile written to %s (go tool pprof %s)\n", cfg.Profile.Path, cfg.Profile.Path)
 	}
 	switch {
 	case merr != nil:
