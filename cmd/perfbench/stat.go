@@ -170,9 +170,7 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 	}
 	if db != nil {
 		defer db.Close()
-		for _, w := range db.Warnings {
-			notes = append(notes, w)
-		}
+		notes = append(notes, db.Warnings...)
 	}
 	if db == nil && !measure.IsClientOp(a.op) {
 		if a.op != "" {
