@@ -217,3 +217,48 @@ func TestSampleStopPromptly(t *testing.T) {
 		t.Fatal("Stop did not return within 5 s")
 	}
 }
+
+// TestSampleCgroup moves a process into a cgroup v2 of its own and samples
+// it filtered by that cgroup in the kernel: no sample of another process is
+// even written.
+func TestSampleCgroup(t *testing.T) {
+	needSampling(t)
+	mnt, ok := cgroup2Mount(t)
+	if !ok {
+		t.Skip("cgroup v2 is not mounted")
+	}
+	dir, err := os.MkdirTemp(mnt, "perfbench-sample-")
+	if err != nil {
+		t.Skipf("cannot create a cgroup: %v", err)
+	}
+	w := startWorkload(t)
+	t.Cleanup(func() {
+		w.stop()
+		os.Remove(dir)
+	})
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(w.pid)), 0o644); err != nil {
+		t.Skipf("cannot move the workload into %s: %v", dir, err)
+	}
+	s, err := StartSampling(w.pid, SampleOptions{Freq: 999, Cgroup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.do(t, "work %d %d %d", 2, 200_000_000, 0)
+	set, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d samples, %d foreign", len(set.Samples), set.Foreign)
+	if len(set.Samples) < 50 || set.Foreign != 0 {
+		t.Errorf("%d samples, %d of other processes: want many, none", len(set.Samples), set.Foreign)
+	}
+}
+
+func cgroup2Mount(t *testing.T) (string, bool) {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return "", false
+	}
+	return parseCgroup2Mount(b)
+}
