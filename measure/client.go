@@ -17,7 +17,8 @@ const clientSlack = 20 * time.Millisecond
 //
 // The client's counts are aligned with the window this way:
 //
-//   - When c.Started is known and the client's run, from c.Started to
+//   - When c.Started is known, the client reported a total for op (a run
+//     cut short prints none) and its run, from c.Started to
 //     c.Started + c.Seconds, lies inside the window (perfbench stat with a
 //     command and no warm-up: the window opens before the command starts and
 //     closes after it exits), the client's totals are the window's: exact.
@@ -32,6 +33,8 @@ const clientSlack = 20 * time.Millisecond
 //   - When c.Started is not known, the totals are used only when the window
 //     had no warm-up and lasted at least the client's run, with a warning
 //     that the alignment is assumed.
+//   - The client's totals are never taken for a window that holds only part
+//     of the run.
 //   - Otherwise r.Ops has the source and no count, and a warning says why.
 func ApplyClient(r *record.Record, c *record.Client, op string) {
 	r.Client = c
@@ -44,7 +47,7 @@ func ApplyClient(r *record.Record, c *record.Client, op string) {
 	ws, we := r.Window.Start, r.Window.End
 	if !c.Started.IsZero() {
 		ce := c.Started.Add(time.Duration(c.Seconds * float64(time.Second)))
-		if c.Seconds > 0 && !c.Started.Before(ws.Add(-clientSlack)) && !ce.After(we.Add(clientSlack)) {
+		if total > 0 && c.Seconds > 0 && !c.Started.Before(ws.Add(-clientSlack)) && !ce.After(we.Add(clientSlack)) {
 			r.Ops.Count = total
 			return
 		}
@@ -57,7 +60,7 @@ func ApplyClient(r *record.Record, c *record.Client, op string) {
 		r.Warn("%s over the window is approximate: summed from the client's per-interval rates, pro-rated at the window's edges (%.0f%% of the window covered by intervals)", op, 100*covered)
 		return
 	}
-	if r.Window.Warmup == 0 && c.Seconds > 0 && c.Seconds <= r.Window.Seconds+clientSlack.Seconds() {
+	if total > 0 && r.Window.Warmup == 0 && c.Seconds > 0 && c.Seconds <= r.Window.Seconds+clientSlack.Seconds() {
 		r.Ops.Count = total
 		r.Warn("%s assumes the window covered the client's whole run: the client's start time is not known", op)
 		return

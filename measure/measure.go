@@ -556,11 +556,10 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		if r.Outcome == record.OutcomeOK {
 			r.Outcome = record.OutcomePartial
 		}
-		planned := "its planned end"
+		why := fmt.Sprintf("interrupted after %.3f s, before the load ended", r.Window.Seconds)
 		if w.Duration > 0 {
-			planned = w.Duration.String() + " planned"
+			why = fmt.Sprintf("interrupted after %.3f s of the %s planned", r.Window.Seconds, w.Duration)
 		}
-		why := fmt.Sprintf("interrupted after %.3f s (%s)", r.Window.Seconds, planned)
 		if r.Error == "" {
 			r.Error = why
 		} else {

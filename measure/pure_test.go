@@ -319,3 +319,17 @@ func TestWriteText(t *testing.T) {
 	}
 	golden(t, "text.golden", b.Bytes())
 }
+
+// TestApplyClientCutShort: a client stopped before its final report has no
+// totals; its intervals give the count, never a zero total.
+func TestApplyClientCutShort(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	c := &record.Client{Tool: "sysbench", Started: t0, Seconds: 2.5, ExitCode: -1,
+		Intervals: []record.Interval{{At: 1, QPS: 1000}, {At: 2, QPS: 3000}}}
+	r := clientRecord(t0.Add(-10*time.Millisecond), 2.52, 0)
+	ApplyClient(r, c, OpClientQueries)
+	// [0, 1] at 1000 and [1, 2] at 3000; the last half second has no line.
+	if r.Ops.Count != 4000 || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "approximate") {
+		t.Errorf("ops %+v warnings %q", r.Ops, r.Warnings)
+	}
+}
