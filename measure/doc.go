@@ -48,8 +48,9 @@
 // with Error saying why, and carries no Status and no Ops. A status snapshot
 // that cannot be read at an edge does the same. An op variable missing at
 // the end leaves Ops without a count, with a warning. Counters keep what they
-// counted, with their statuses; per-op values are set only when both the
-// counter and the op count were measured.
+// counted, with their statuses (after a restart: the old process, until it
+// exited); per-op values are set only when both the counter and the op count
+// were measured.
 //
 // # Roles
 //
