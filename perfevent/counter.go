@@ -296,8 +296,14 @@ func (r *Reading) finish() {
 func (r Reading) RecordCounters() []record.Counter {
 	out := make([]record.Counter, len(r.Events))
 	for i, ec := range r.Events {
+		// Records carry the catalogue spelling ("context-switches" for
+		// "cs"), so Records written from different spellings compare.
+		name := ec.Event.Canonical
+		if name == "" {
+			name = ec.Event.Name
+		}
 		c := record.Counter{
-			Event:   ec.Event.Name,
+			Event:   name,
 			Group:   ec.Group,
 			Raw:     ec.Count.Raw,
 			Enabled: ec.Count.Enabled,
