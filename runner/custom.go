@@ -121,6 +121,12 @@ func startCustom(ctx context.Context, r *runner, v *plan.Version, dir string) (*
 	return cs, nil
 }
 
+// quietDriver keeps the driver's own log lines (a broken pipe while a server
+// shuts down) off stderr: the errors reach the caller anyway.
+type quietDriver struct{}
+
+func (quietDriver) Print(...any) {}
+
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -138,6 +144,7 @@ func (cs *customServer) rootDB() (*sql.DB, error) {
 	cfg.Net = "unix"
 	cfg.Addr = cs.socket
 	cfg.Timeout = 5 * time.Second
+	cfg.Logger = quietDriver{}
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, err

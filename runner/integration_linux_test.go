@@ -498,3 +498,59 @@ start = ["mariadbd", "--no-defaults", "--datadir={datadir}", "--socket={socket}"
 	}
 	noServerLeft(t, serverPids(recs)...)
 }
+
+// TestRunningServer measures a server the run did not start: found by its
+// socket, perfbench's own connection from a defaults file. The data is
+// loaded, the post-write flush runs through that connection's account, and
+// the server is left running.
+func TestRunningServer(t *testing.T) {
+	needTools(t)
+	srv := testdb.New(t, testdb.Options{})
+	dir := t.TempDir()
+	cnf := filepath.Join(dir, "my.cnf")
+	if err := os.WriteFile(cnf, []byte("[client]\nuser=root\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := parsePlan(t, `
+[run]
+warmup = "1s"
+duration = "2s"
+events = ["task-clock", "context-switches"]
+[data]
+table_size = 1000
+[steps]
+list = ["update-index", "point-query"]
+[[version]]
+label = "running"
+socket = "`+srv.Socket+`"
+defaults_file = "`+cnf+`"
+`)
+	out := t.TempDir()
+	var progress syncBuffer
+	sum, err := Run(context.Background(), p, testOptions(out, &progress))
+	t.Logf("progress:\n%s", progress.String())
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	recs := records(t, out)
+	for _, id := range []string{"running/update-index_range=100/t1/r1", "running/point-query_range=100/t1/r1"} {
+		r := recs[id]
+		if r == nil {
+			t.Errorf("no Record of %s", id)
+			continue
+		}
+		checkMeasured(t, id, r)
+		if r.Server == nil || r.Server.Pid != srv.Pid {
+			t.Errorf("%s: measured server %+v, want pid %d", id, r.Server, srv.Pid)
+		}
+	}
+	if sum.OK != 2 || !strings.Contains(progress.String(), "running: post-write flush done") {
+		t.Errorf("summary %+v; the post-write flush before point-query must run", sum)
+	}
+	if !srv.Running() {
+		t.Errorf("the run stopped a server it did not start")
+	}
+	if _, err := os.Stat(filepath.Join(out, "servers")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a server folder was made for a running server: %v", err)
+	}
+}

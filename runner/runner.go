@@ -23,8 +23,9 @@ import (
 )
 
 // DefaultTail is how long the load keeps running after the window closes,
-// so that the window's last reads happen under load.
-const DefaultTail = 2 * time.Second
+// so that the window's last reads happen under load, with room for the
+// window's opening to come late on a busy machine.
+const DefaultTail = 3 * time.Second
 
 // Sentinel errors of Run.
 var (

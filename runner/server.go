@@ -358,6 +358,7 @@ func (s *server) rootDB() (*sql.DB, error) {
 	cfg.User = s.client.User
 	cfg.Passwd = s.client.Password.Reveal()
 	cfg.Timeout = 10 * time.Second
+	cfg.Logger = quietDriver{}
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, err

@@ -234,7 +234,11 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 	case merr != nil:
 		failed(rec, "measure the window: %v", merr)
 	case loadEnded && (load.exitCode() != 0 || !st.Custom()):
-		failed(rec, "%s before the window closed (%.1f s of %s)%s", r.loadEnd(st, load), rec.Window.Seconds, st.Duration, loadDetail(res, logPath))
+		late := ""
+		if d := rec.Window.Warmup - st.Warmup.Seconds(); d > 0.5 && load.exitCode() == 0 {
+			late = fmt.Sprintf("; the window opened %.1f s after the warm-up (the measurement's preparation was slow: a busy machine?) and the load runs only %s past the window", d, r.tail)
+		}
+		failed(rec, "%s before the window closed (%.1f s of %s)%s%s", r.loadEnd(st, load), rec.Window.Seconds, st.Duration, late, loadDetail(res, logPath))
 	case loadEnded:
 		rec.Warn("the command ended %.1f s into the %s window: the window is that long", rec.Window.Seconds, st.Duration)
 	case !st.Custom() && (load.exitCode() != 0 || len(res.Fatal) > 0):
