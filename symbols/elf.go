@@ -52,9 +52,6 @@ type File struct {
 	segs   []segment
 	syms   []Symbol // sorted by Value
 	starts []uint64 // function starts from .eh_frame_hdr, sorted
-
-	mu        sync.Mutex
-	demangled map[int]string
 }
 
 // ReadELF reads the program headers, build-id and function symbols of an
