@@ -398,8 +398,9 @@ options = ["innodb_buffer_pool_size=64M"]
 	noServerLeft(t, <-serverPid)
 }
 
-// TestFailuresGoOn: counters that cannot be opened and sysbench failing are
-// recorded as failed, with the reason, and the plan goes on.
+// TestFailuresGoOn: counters that cannot be opened, sysbench failing and a
+// command ending before the window opened are recorded as failed, with the
+// reason, and the plan goes on.
 func TestFailuresGoOn(t *testing.T) {
 	needTools(t)
 	p := parsePlan(t, `
@@ -410,9 +411,12 @@ events = ["task-clock"]
 [data]
 table_size = 1000
 [steps]
-list = ["point-query", "read-only_range=100", "read-only_range=10"]
+list = ["point-query", "read-only_range=100", "read-only_range=10", "quick"]
 [steps.override."read-only_range=100"]
 extra_args = ["--no-such-option=1"]
+[[steps.custom]]
+name = "quick"
+command = ["true"]
 [[version]]
 label = "a"
 basedir = "installed"
@@ -445,7 +449,10 @@ options = ["innodb_buffer_pool_size=64M"]
 		t.Errorf("sysbench's exit status not recorded: %+v", r.Client)
 	}
 	checkMeasured(t, "a/read-only_range=10/t1/r1", recs["a/read-only_range=10/t1/r1"])
-	if sum.Failed != 2 || sum.OK != 1 {
+	if r := recs["a/quick/t1/r1"]; r == nil || r.Outcome != record.OutcomeFailed || !strings.Contains(r.Error, "the command ended with exit status 0 during the 1s warm-up") {
+		t.Errorf("command ending in the warm-up: %+v", r)
+	}
+	if sum.Failed != 3 || sum.OK != 1 {
 		t.Errorf("summary %+v", sum)
 	}
 	noServerLeft(t, serverPids(recs)...)

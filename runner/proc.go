@@ -23,6 +23,7 @@ type child struct {
 	drained chan struct{} // closed once its output has been read to the end
 	out     *os.File      // read end of the output pipe
 	waitErr error
+	ended   time.Time // when it exited
 }
 
 // startChild starts argv. Every line it prints is written to log (when not
@@ -51,6 +52,7 @@ func startChild(argv []string, log io.Writer, onLine func(string)) (*child, erro
 		}
 		started <- nil
 		c.waitErr = cmd.Wait()
+		c.ended = time.Now()
 		close(c.exited)
 	}()
 	err = <-started

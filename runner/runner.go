@@ -386,7 +386,7 @@ func (r *runner) loop(ctx context.Context, pending []plan.Item) (interrupted boo
 				if ctx.Err() != nil {
 					return true
 				}
-				r.prog.printf("perfbench run: start %s: %v", it.Version.Label, err)
+				r.prog.printf("perfbench run: %v", err)
 			}
 		case plan.ActionLoad:
 			r.prog.activity("load " + it.Version.Label)

@@ -184,18 +184,19 @@ func sandboxConfig(m *plan.Managed, dir string, p *plan.Plan) sandbox.Config {
 
 // ensure makes sure the server runs before a step: a managed server that
 // died is started again (once: if that fails, the version's steps fail
-// until its next start), a running server is looked up again (it may have
-// been restarted under another pid), and the connection is renewed when it
-// broke.
+// until its next start), a running server that is gone is looked up again
+// (it may be back under another pid), and the connection is renewed when
+// it broke.
 func (s *server) ensure(ctx context.Context) error {
-	if s.startErr != nil {
-		return s.startErr
-	}
 	if s.v.Managed == nil {
+		// Someone else runs it: it may be back under another pid.
 		if s.db == nil || !alive(s.pid) {
 			return s.resolve(ctx)
 		}
 	} else {
+		if s.startErr != nil {
+			return s.startErr
+		}
 		if s.sb == nil && s.cs == nil {
 			return s.start(ctx)
 		}

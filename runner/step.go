@@ -233,6 +233,8 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 		r.crashed(rec, s)
 	case merr != nil:
 		failed(rec, "measure the window: %v", merr)
+	case loadEnded && !rec.Window.Start.IsZero() && load.ended.Before(rec.Window.Start):
+		failed(rec, "%s during the %s warm-up, before the window opened%s", r.loadEnd(st, load), st.Warmup, loadDetail(res, logPath))
 	case loadEnded && (load.exitCode() != 0 || !st.Custom()):
 		late := ""
 		if d := rec.Window.Warmup - st.Warmup.Seconds(); d > 0.5 && load.exitCode() == 0 {

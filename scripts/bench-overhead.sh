@@ -14,13 +14,16 @@
 # seconds of sysbench each. It prints every run, then per thread count the
 # median QPS of each mode and the median over rounds of its QPS divided by
 # the same round's unattached QPS. Run as root.
-# Environment: PAIRS (default 5), TIME (default 10), THREADS (default "1 2").
+# Throughput on a shared or virtual machine drifts: the load average is
+# printed before and after; trust a run whose load stayed low.
+# Environment: PAIRS (default 5), TIME (default 10), THREADS (default "1 2"),
+# EVENTS (default task-clock,context-switches,cpu-migrations,page-faults).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs=${PAIRS:-5}
 secs=${TIME:-10}
 threads_list=${THREADS:-1 2}
-events=task-clock,context-switches,cpu-migrations,page-faults
+events=${EVENTS:-task-clock,context-switches,cpu-migrations,page-faults}
 modes=(none perf pb-stat pb-run)
 
 for tool in perf sysbench mariadbd mariadb-install-db; do
@@ -100,6 +103,7 @@ run() {
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "bench-overhead: MariaDB $(mariadbd --version | awk '{print $3}'), $(nproc) CPUs, events $events, $pairs rounds of ${secs}s per mode and thread count"
+echo "bench-overhead: load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for th in $threads_list; do
 	for r in $(seq "$pairs"); do
 		line="threads=$th round=$r"
@@ -126,3 +130,4 @@ for th in $threads_list; do
 	done
 done
 echo "(QPS / none: the median over rounds of the mode's QPS divided by the same round's QPS with nothing attached)"
+echo "bench-overhead: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
