@@ -459,7 +459,8 @@ options = ["innodb_buffer_pool_size=64M"]
 }
 
 // TestCustomStartAndStep runs a version whose server the plan's own start
-// command runs (mariadbd in the foreground) and a custom step.
+// and stop commands run (mariadbd in the foreground, mariadb-admin shutdown)
+// and a custom step.
 func TestCustomStartAndStep(t *testing.T) {
 	needTools(t)
 	p := parsePlan(t, `
@@ -483,6 +484,7 @@ basedir = "installed"
 start = ["mariadbd", "--no-defaults", "--datadir={datadir}", "--socket={socket}", "--port={port}",
   "--pid-file={pid_file}", "--log-error={error_log}", "--user=root", "--bind-address=127.0.0.1",
   "--skip-name-resolve", "--innodb-buffer-pool-size=64M"]
+stop = ["mariadb-admin", "--no-defaults", "-uroot", "--socket={socket}", "shutdown"]
 `)
 	out := t.TempDir()
 	var progress syncBuffer
@@ -502,6 +504,9 @@ start = ["mariadbd", "--no-defaults", "--datadir={datadir}", "--socket={socket}"
 	}
 	if b, err := os.ReadFile(filepath.Join(out, "logs", "own-start__sb-points__t1__r1.command.txt")); err != nil || !strings.Contains(string(b), "SQL statistics") {
 		t.Errorf("the command's output was not kept: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "logs", "server-own-start.txt")); err != nil || !strings.Contains(string(b), "mariadb-admin --no-defaults -uroot --socket="+filepath.Join(out, "servers", "own-start", "mysqld.sock")+" shutdown") {
+		t.Errorf("the stop command did not run: %v\n%s", err, b)
 	}
 	noServerLeft(t, serverPids(recs)...)
 }

@@ -156,46 +156,9 @@ func Run(ctx context.Context, p *plan.Plan, o Options) (*Summary, error) {
 		r.planSHA = hex.EncodeToString(sum[:])
 	}
 
-	selected, err := selectSteps(p, o.Only)
+	pending, err := r.schedule()
 	if err != nil {
 		return nil, err
-	}
-	if err := r.readExisting(); err != nil {
-		return nil, err
-	}
-	items := p.Expand()
-	var done func(plan.Item) bool
-	if o.Resume {
-		done = func(it plan.Item) bool {
-			l, ok := r.existing[it.ID]
-			return ok && l.Record.Outcome == record.OutcomeOK
-		}
-	}
-	all := plan.Pending(items, nil, selected)
-	pending := plan.Pending(items, done, selected)
-	r.sum.Planned = plan.Measurements(all)
-	for _, it := range all {
-		if it.Action == plan.ActionMeasure && done != nil && done(it) {
-			r.sum.Skipped = append(r.sum.Skipped, it.ID)
-		}
-	}
-	if !o.Resume {
-		var clash []string
-		for _, it := range pending {
-			if l, ok := r.existing[it.ID]; ok && it.Action == plan.ActionMeasure {
-				clash = append(clash, l.Path)
-			}
-		}
-		if len(clash) > 0 {
-			return nil, fmt.Errorf("%w: %d measurements to run have Records in %s already (%s%s): add --resume to run only what is missing or failed, or choose another --out",
-				ErrRecordsExist, len(clash), r.recDir, filepath.Base(clash[0]), more(len(clash)-1))
-		}
-	}
-	for _, w := range p.Warnings {
-		fmt.Fprintf(o.Progress, "perfbench run: warning: %s\n", w)
-	}
-	if len(r.sum.Skipped) > 0 {
-		r.reportSkipped()
 	}
 	n := plan.Measurements(pending)
 	if n == 0 {
@@ -243,6 +206,54 @@ func (r *runner) defaultEvents(pid int) error {
 	r.events = l
 	r.prog.printf("perfbench run: counting %s: %s", why, spec)
 	return nil
+}
+
+// schedule reads the Records already in the output folder and returns the
+// items to run: the plan's, less what --only leaves out and, with --resume,
+// the measurements done. It says what it skipped.
+func (r *runner) schedule() ([]plan.Item, error) {
+	selected, err := selectSteps(r.plan, r.opts.Only)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.readExisting(); err != nil {
+		return nil, err
+	}
+	items := r.plan.Expand()
+	var done func(plan.Item) bool
+	if r.opts.Resume {
+		done = func(it plan.Item) bool {
+			l, ok := r.existing[it.ID]
+			return ok && l.Record.Outcome == record.OutcomeOK
+		}
+	}
+	all := plan.Pending(items, nil, selected)
+	pending := plan.Pending(items, done, selected)
+	r.sum.Planned = plan.Measurements(all)
+	for _, it := range all {
+		if it.Action == plan.ActionMeasure && done != nil && done(it) {
+			r.sum.Skipped = append(r.sum.Skipped, it.ID)
+		}
+	}
+	if !r.opts.Resume {
+		var clash []string
+		for _, it := range pending {
+			if l, ok := r.existing[it.ID]; ok && it.Action == plan.ActionMeasure {
+				clash = append(clash, l.Path)
+			}
+		}
+		if len(clash) > 0 {
+			return nil, fmt.Errorf("%w: %d measurements to run have Records in %s already (%s%s): add --resume to run only what is missing or failed, or choose another --out",
+				ErrRecordsExist, len(clash), r.recDir, filepath.Base(clash[0]), more(len(clash)-1))
+		}
+	}
+	for _, w := range r.plan.Warnings {
+		fmt.Fprintf(r.opts.Progress, "perfbench run: warning: %s\n", w)
+	}
+	if len(r.sum.Skipped) > 0 {
+		r.reportSkipped()
+	}
+	return pending, nil
 }
 
 func more(n int) string {
