@@ -7,9 +7,12 @@
 //	w, err := pprofout.Start(pid, sampleOpts)         // next to the counters' first read
 //	...
 //	roles, _ := db.Roles(ctx, pid)                      // tid → role, mysqld package
-//	res, err := w.Finish(path, pprofout.Options{Roles: roles, Ops: n, OpsSource: "Questions"})
+//	res, err := w.Finish(path, pprofout.RecordOptions(rec, roles, resolver))
 //	rec.Profile, _ = pprofout.RelPath(recordPath, path) // Record.Profile
 //	rec.Warnings = append(rec.Warnings, res.Warnings...)
+//
+// Flags registers perfbench stat's --profile[=FREQ], --profile-event and
+// --profile-out and turns them into the sampling options and the file path.
 //
 // # The profile
 //

@@ -15,7 +15,9 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/perfbench/perfbench/perfevent"
+	"github.com/perfbench/perfbench/record"
 	"github.com/perfbench/perfbench/symbols"
+	"github.com/spf13/pflag"
 )
 
 // goTool runs `go tool pprof ARGS` and returns its stdout; the test fails
@@ -322,5 +324,20 @@ func TestRelPathAndFlags(t *testing.T) {
 	o, err := f.SampleOptions(nil)
 	if err != nil || o.Freq != 99 {
 		t.Errorf("options %+v %v", o, err)
+	}
+	for _, c := range []struct {
+		args []string
+		freq int
+	}{{nil, 0}, {[]string{"--profile"}, perfevent.DefaultSampleFreq}, {[]string{"--profile=999", "--profile-out", "p.pb.gz"}, 999}} {
+		var fl Flags
+		fs := pflag.NewFlagSet("stat", pflag.ContinueOnError)
+		fl.AddFlags(fs)
+		if err := fs.Parse(c.args); err != nil || fl.Freq != c.freq || fl.Validate() != nil {
+			t.Errorf("%v: freq %d, %v %v", c.args, fl.Freq, err, fl.Validate())
+		}
+	}
+	r := &record.Record{Version: "v1", Step: "s", Ops: record.Ops{Source: "Questions", Count: 12}}
+	if ro := RecordOptions(r, map[int]string{1: "main"}, nil); ro.Ops != 12 || ro.OpsSource != "Questions" || ro.Version != "v1" || ro.Step != "s" || ro.Roles[1] != "main" {
+		t.Errorf("record options %+v", ro)
 	}
 }

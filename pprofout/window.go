@@ -10,6 +10,7 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/record"
+	"github.com/perfbench/perfbench/symbols"
 	"github.com/spf13/pflag"
 )
 
@@ -56,6 +57,13 @@ func (w *Window) Finish(path string, opts Options) (*Result, error) {
 		return nil, err
 	}
 	return &Result{Path: path, Stats: p.Stats, Warnings: p.Warnings, Samples: len(set.Samples)}, nil
+}
+
+// RecordOptions are the Options of the profile of Record r's window: its op
+// count and source, version and step, with the server's thread roles and a
+// shared resolver (nil for a new one).
+func RecordOptions(r *record.Record, roles map[int]string, res *symbols.Resolver) Options {
+	return Options{Roles: roles, Ops: r.Ops.Count, OpsSource: r.Ops.Source, Version: r.Version, Step: r.Step, Resolver: res}
 }
 
 // Cancel stops sampling and discards the samples (a failed window).
