@@ -1,0 +1,190 @@
+package demo
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/perfbench/perfbench/plan"
+)
+
+// Version is a column of the demo's tables: a server perfbench starts.
+type Version struct {
+	Label string
+	// Basedir is plan.Installed or an unpacked release's usr/ folder.
+	Basedir string
+	Options []string
+	// About says what the version is, in a comment above it in the plan.
+	About string
+}
+
+// ServerOptions are the options every server of the demo starts with: a
+// buffer pool that holds the tables (so reads do not wait for the disk).
+var ServerOptions = []string{"innodb_buffer_pool_size=256M", "max_connections=100"}
+
+// VariantOptions turn on the configuration variant: the binary log, synced
+// at every commit. Each commit then writes and fsyncs the binary log as well
+// as the redo log: writes cost more CPU, context switches and disk writes
+// per statement, while reads are unaffected. On the development machine it
+// halves the QPS of update-index.
+var VariantOptions = []string{"log_bin=mysql-bin", "sync_binlog=1", "server_id=1"}
+
+// VariantSuffix is added to the installed release's label for the variant.
+const VariantSuffix = "-binlog"
+
+// Versions returns the demo's versions, and the base the others are
+// compared to: the older of the two releases, the newer, then the installed
+// release with the configuration variant. installed is the installed
+// server's release ("10.11.19"); other, when not nil, the unpacked one.
+func Versions(installed string, other *Release) (vs []Version, base string) {
+	inst := Version{Label: installed, Basedir: plan.Installed,
+		Options: append([]string(nil), ServerOptions...),
+		About:   "MariaDB " + installed + ", the release installed on this machine"}
+	variant := Version{Label: installed + VariantSuffix, Basedir: plan.Installed,
+		Options: append(append([]string(nil), ServerOptions...), VariantOptions...),
+		About:   "MariaDB " + installed + " with the binary log synced at every commit (sync_binlog=1): a known cost on writes, none on reads"}
+	if other == nil {
+		return []Version{inst, variant}, installed
+	}
+	o := Version{Label: other.Upstream, Basedir: other.Basedir,
+		Options: append([]string(nil), ServerOptions...),
+		About:   fmt.Sprintf("MariaDB %s, %s %s unpacked (not installed) in %s", other.Upstream, ServerPackage, other.Version, other.Dir)}
+	if CompareVersions(other.Upstream, installed) < 0 {
+		return []Version{o, inst, variant}, o.Label
+	}
+	return []Version{inst, o, variant}, inst.Label
+}
+
+// Settings are the size of the demo's plan.
+type Settings struct {
+	Steps    []string
+	Threads  []int
+	Repeats  int
+	Warmup   string
+	Duration string
+	// TableSize is the rows of the one sysbench table.
+	TableSize int
+}
+
+// QuickSettings is what CI can afford: three steps (a point query, a range
+// query, a write), one client thread, two repeats, 2-second windows: 18
+// measurements of about 6 s each with three versions, under 3 minutes on a
+// 2-core VM.
+var QuickSettings = Settings{
+	Steps:     []string{"point-query", "read-only_range=100", "update-index"},
+	Threads:   []int{1},
+	Repeats:   2,
+	Warmup:    "1s",
+	Duration:  "2s",
+	TableSize: 10000,
+}
+
+// FullSettings is the demo proper: two point, a range and a write step at 1
+// and 2 client threads, three interleaved repeats, 3-second windows: 72
+// measurements of about 7 s each with three versions, under 10 minutes on a
+// 2-core VM.
+var FullSettings = Settings{
+	Steps:     []string{"point-query", "random-points_range=100", "read-only_range=100", "update-index"},
+	Threads:   []int{1, 2},
+	Repeats:   3,
+	Warmup:    "1s",
+	Duration:  "3s",
+	TableSize: 100000,
+}
+
+// Events are the counters the demo asks for: the hardware events of the
+// published per-query tables (cycles and instructions in one group, so that
+// IPC compares like with like), then the software events. A machine without
+// a hardware PMU (most VMs) counts the software ones and reports the others
+// as not supported (n/a): never a number that was not measured.
+var Events = []string{
+	"{cycles,instructions}", "{cache-references,cache-misses}", "{branches,branch-misses}",
+	"task-clock", "context-switches", "cpu-migrations", "page-faults",
+}
+
+// PlanTOML writes the demo's plan: the versions, the base, and the
+// settings, as a commented plan file that perfbench run reads.
+func PlanTOML(vs []Version, base string, s Settings, quick bool) []byte {
+	var b bytes.Buffer
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	kind := "perfbench demo"
+	if quick {
+		kind = "perfbench demo --quick"
+	}
+	w("# The plan %s ran: MariaDB releases side by side and one configuration\n", kind)
+	w("# with a known cost, each server started by perfbench on its own data\n")
+	w("# directory, socket and port. Run it again into another folder with\n")
+	w("#\n#   perfbench run plan.toml --out DIR\n#\n")
+	w("# Windows this short show every part of perfbench at work; numbers to\n")
+	w("# publish need windows of minutes (see examples/plans/published.toml).\n\n")
+	w("name = %s\n", q("demo"))
+	w("base = %s            # the other columns are relative to this one\n\n", q(base))
+
+	labels := make([]string, len(vs))
+	for i, v := range vs {
+		labels[i] = v.Label
+	}
+	w("[run]\n")
+	w("repeats = %d                # interleaved: %s, ... (drift cancels)\n", s.Repeats, strings.Join(labels, ", "))
+	w("threads = %s\n", intList(s.Threads))
+	w("warmup = %s              # load before the window, left out of it\n", q(s.Warmup))
+	w("duration = %s            # the measured window\n", q(s.Duration))
+	w("interval = %s            # a per-second series inside each window\n", q("1s"))
+	w("servers = %s # only the measured server runs\n", q(plan.ServersOneAtATime))
+	w("# Hardware events first (n/a where the machine has no PMU), then software\n")
+	w("# events, which every Linux machine counts.\n")
+	w("events = %s\n\n", strList(Events))
+
+	w("[data]\n")
+	w("tables = 1\n")
+	w("table_size = %d          # fits in the buffer pool\n\n", s.TableSize)
+
+	w("[steps]\n")
+	w("# Point and range queries, then writes: the reads of the next repeat get\n")
+	w("# the post-write flush first.\n")
+	w("list = %s\n", strList(s.Steps))
+	for _, v := range vs {
+		w("\n# %s\n", v.About)
+		w("[[version]]\n")
+		w("label = %s\n", q(v.Label))
+		w("basedir = %s\n", q(v.Basedir))
+		w("options = %s\n", strList(v.Options))
+	}
+	return b.Bytes()
+}
+
+// q quotes s as a TOML basic string.
+func q(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func strList(ss []string) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = q(s)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func intList(ns []int) string {
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.Itoa(n)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}

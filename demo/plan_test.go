@@ -1,0 +1,161 @@
+package demo
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfbench/perfbench/plan"
+	"github.com/perfbench/perfbench/report"
+)
+
+var older = &Release{Version: "1:10.11.18-0+deb12u1", Upstream: "10.11.18",
+	Dir: "/var/cache/perfbench/mariadb-10.11.18-0+deb12u1", Basedir: "/var/cache/perfbench/mariadb-10.11.18-0+deb12u1/usr"}
+
+func labelsOf(vs []Version) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.Label
+	}
+	return out
+}
+
+func TestVersions(t *testing.T) {
+	vs, base := Versions("10.11.19", older)
+	if want := []string{"10.11.18", "10.11.19", "10.11.19-binlog"}; !reflect.DeepEqual(labelsOf(vs), want) || base != "10.11.18" {
+		t.Errorf("older release unpacked: versions %q base %q, want %q base 10.11.18", labelsOf(vs), base, want)
+	}
+	if vs[0].Basedir != older.Basedir || vs[1].Basedir != plan.Installed || vs[2].Basedir != plan.Installed {
+		t.Errorf("basedirs %q %q %q", vs[0].Basedir, vs[1].Basedir, vs[2].Basedir)
+	}
+	if !reflect.DeepEqual(vs[1].Options, ServerOptions) || !reflect.DeepEqual(vs[0].Options, ServerOptions) {
+		t.Errorf("releases do not run with the same options: %q, %q", vs[0].Options, vs[1].Options)
+	}
+	if want := append(append([]string(nil), ServerOptions...), VariantOptions...); !reflect.DeepEqual(vs[2].Options, want) {
+		t.Errorf("variant options %q, want %q", vs[2].Options, want)
+	}
+
+	newer := &Release{Version: "1:10.11.20-0+deb12u1", Upstream: "10.11.20", Basedir: "/c/usr"}
+	vs, base = Versions("10.11.19", newer)
+	if want := []string{"10.11.19", "10.11.20", "10.11.19-binlog"}; !reflect.DeepEqual(labelsOf(vs), want) || base != "10.11.19" {
+		t.Errorf("newer release unpacked: versions %q base %q, want %q base 10.11.19", labelsOf(vs), base, want)
+	}
+
+	vs, base = Versions("10.11.19", nil)
+	if want := []string{"10.11.19", "10.11.19-binlog"}; !reflect.DeepEqual(labelsOf(vs), want) || base != "10.11.19" {
+		t.Errorf("no second release: versions %q base %q, want %q base 10.11.19", labelsOf(vs), base, want)
+	}
+}
+
+func TestPlanTOML(t *testing.T) {
+	tests := []struct {
+		name     string
+		s        Settings
+		quick    bool
+		labels   []string
+		threads  []int
+		repeats  int
+		warmup   time.Duration
+		duration time.Duration
+		// measurements, worked out by hand: steps × threads × repeats ×
+		// versions.
+		measurements int
+	}{
+		{"quick", QuickSettings, true,
+			[]string{"point-query_range=100", "read-only_range=100", "update-index_range=100"},
+			[]int{1}, 2, time.Second, 2 * time.Second, 3 * 1 * 2 * 3},
+		{"full", FullSettings, false,
+			[]string{"point-query_range=100", "random-points_range=100", "read-only_range=100", "update-index_range=100"},
+			[]int{1, 2}, 3, time.Second, 3 * time.Second, 4 * 2 * 3 * 3},
+	}
+	vs, base := Versions("10.11.19", older)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text := PlanTOML(vs, base, tt.s, tt.quick)
+			p, err := plan.Parse("/out/plan.toml", text)
+			if err != nil {
+				t.Fatalf("the plan does not parse: %v\n%s", err, text)
+			}
+			if p.Name != "demo" || p.Base != "10.11.18" || p.Repeats != tt.repeats || p.Interval != time.Second {
+				t.Errorf("name %q base %q repeats %d interval %s", p.Name, p.Base, p.Repeats, p.Interval)
+			}
+			if p.Servers != plan.ServersOneAtATime {
+				t.Errorf("servers %q", p.Servers)
+			}
+			if !reflect.DeepEqual(p.Events, Events) {
+				t.Errorf("events %q, want %q", p.Events, Events)
+			}
+			var labels []string
+			for _, st := range p.Steps {
+				labels = append(labels, st.Label)
+				if !reflect.DeepEqual(st.Threads, tt.threads) || st.Warmup != tt.warmup || st.Duration != tt.duration {
+					t.Errorf("%s: threads %v warm-up %s window %s", st.Label, st.Threads, st.Warmup, st.Duration)
+				}
+			}
+			if !reflect.DeepEqual(labels, tt.labels) {
+				t.Errorf("steps %q, want %q", labels, tt.labels)
+			}
+			if len(p.Versions) != 3 {
+				t.Fatalf("%d versions", len(p.Versions))
+			}
+			if m := p.Versions[0].Managed; m == nil || m.Basedir != older.Basedir {
+				t.Errorf("base version is not the unpacked release: %+v", p.Versions[0].Managed)
+			}
+			if m := p.Versions[2].Managed; m == nil || m.Basedir != plan.Installed || !reflect.DeepEqual(m.Options[len(m.Options)-len(VariantOptions):], VariantOptions) {
+				t.Errorf("variant: %+v", p.Versions[2].Managed)
+			}
+			if p.Data.TableSize != tt.s.TableSize || p.Data.Tables != 1 {
+				t.Errorf("data %+v", p.Data)
+			}
+			items := p.Expand()
+			if n := plan.Measurements(items); n != tt.measurements {
+				t.Errorf("%d measurements, want %d", n, tt.measurements)
+			}
+			// Versions interleave: the first measurement of each block
+			// goes 10.11.18, 10.11.19, 10.11.19-binlog, 10.11.18, ...
+			var order []string
+			for _, it := range items {
+				if it.Action == plan.ActionStart {
+					order = append(order, it.Version.Label)
+				}
+			}
+			if len(order) != 3*tt.repeats || order[0] != "10.11.18" || order[1] != "10.11.19" || order[2] != "10.11.19-binlog" || order[3] != "10.11.18" {
+				t.Errorf("server starts in order %q", order)
+			}
+		})
+	}
+}
+
+func TestPlanQuoting(t *testing.T) {
+	// An unpacked tree in a folder with characters TOML must escape.
+	odd := &Release{Version: "1:10.11.18-0+deb12u1", Upstream: "10.11.18", Basedir: `/tmp/a "b" \c/usr`}
+	vs, base := Versions("10.11.19", odd)
+	p, err := plan.Parse("/out/plan.toml", PlanTOML(vs, base, QuickSettings, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Versions[0].Managed.Basedir; got != odd.Basedir {
+		t.Errorf("basedir read back as %q, want %q", got, odd.Basedir)
+	}
+	if got := q("tab\there"); got != `"tab\u0009here"` {
+		t.Errorf("q = %s", got)
+	}
+}
+
+func TestFirstRepeatSeries(t *testing.T) {
+	in := []report.Chart{{Name: "rqps_vm_t1"}, {Name: "heatmap_10.11.19_vm_t1"},
+		{Name: "series_10.11.18_point-query_range=100_vm_t1_r1"}, {Name: "series_10.11.18_point-query_range=100_vm_t1_r2"},
+		{Name: "series_10.11.18_point-query_range=100_vm_t1_r11"}}
+	var got []string
+	for _, c := range firstRepeatSeries(in) {
+		got = append(got, c.Name)
+	}
+	want := []string{"rqps_vm_t1", "heatmap_10.11.19_vm_t1", "series_10.11.18_point-query_range=100_vm_t1_r1"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("kept %q, want %q", got, want)
+	}
+	if strings.Contains(strings.Join(got, " "), "_r11") {
+		t.Error("repeat 11 kept")
+	}
+}
