@@ -13,7 +13,11 @@
 # thread count (each round runs every mode once, in a rotating order), TIME
 # seconds of sysbench each. It prints every run, then per thread count the
 # median QPS of each mode and the median over rounds of its QPS divided by
-# the same round's unattached QPS. Run as root.
+# the same round's unattached QPS; and the same for the server's CPU time per
+# query (/proc/PID/stat over SHOW GLOBAL STATUS Questions), where the
+# counters' cost lands (the kernel's work at each context switch of a counted
+# thread) and which other work on the machine disturbs far less than QPS.
+# Run as root.
 # Throughput on a shared or virtual machine drifts: the load average is
 # printed before and after; trust a run whose load stayed low.
 # Environment: PAIRS (default 5), TIME (default 10), THREADS (default "1 2"),
@@ -66,7 +70,13 @@ sb=(sysbench --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port="$port" --mys
 "${sb[@]}" oltp_read_write prepare >/dev/null
 "${sb[@]}" oltp_point_select --threads=2 --time=5 run >/dev/null # warm the buffer pool
 
-# run MODE THREADS: one sysbench run with MODE attached; prints its QPS.
+# cpu_ticks: the server's user + system CPU time, in clock ticks.
+cpu_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$spid/stat"; }
+questions() { mariadb --no-defaults -uroot --socket="$sock" -N -e "SHOW GLOBAL STATUS LIKE 'Questions'" | awk '{ print $2 }'; }
+hz=$(getconf CLK_TCK)
+
+# run MODE THREADS: one sysbench run with MODE attached; prints its QPS and
+# the server's CPU microseconds per query.
 run() {
 	local mode=$1 th=$2 cpid=
 	local span=$((secs + 3))
@@ -89,7 +99,12 @@ run() {
 		;;
 	esac
 	[ -n "$cpid" ] && sleep 1 # attached before the load connects
+	local c0 q0 c1 q1
+	c0=$(cpu_ticks)
+	q0=$(questions)
 	"${sb[@]}" oltp_point_select --threads="$th" --time="$secs" --events=0 run >"$tmp/sb.txt"
+	c1=$(cpu_ticks)
+	q1=$(questions)
 	if [ -n "$cpid" ]; then
 		if ! wait "$cpid"; then
 			echo "bench-overhead: $mode failed:" >&2
@@ -97,7 +112,8 @@ run() {
 			exit 1
 		fi
 	fi
-	awk '/^ *queries:/ { gsub(/[()]/, "", $3); print $3; exit }' "$tmp/sb.txt"
+	awk -v c="$((c1 - c0))" -v q="$((q1 - q0))" -v hz="$hz" \
+		'/^ *queries:/ { gsub(/[()]/, "", $3); printf "%s %.3f\n", $3, c / hz * 1e6 / q; exit }' "$tmp/sb.txt"
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -107,27 +123,31 @@ echo "bench-overhead: load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 for th in $threads_list; do
 	for r in $(seq "$pairs"); do
 		line="threads=$th round=$r"
-		declare -A qps=()
+		declare -A qps=() cpu=()
 		for i in "${!modes[@]}"; do
 			mode=${modes[$(((i + r) % ${#modes[@]}))]}
-			qps[$mode]=$(run "$mode" "$th")
+			read -r qps[$mode] cpu[$mode] <<<"$(run "$mode" "$th")"
 		done
 		for mode in "${modes[@]}"; do
-			line+=$(printf '  %s %.0f' "$mode" "${qps[$mode]}")
+			line+=$(printf '  %s %.0f (%.2f us/q)' "$mode" "${qps[$mode]}" "${cpu[$mode]}")
 			echo "${qps[$mode]}" >>"$tmp/qps.$th.$mode"
+			echo "${cpu[$mode]}" >>"$tmp/cpu.$th.$mode"
 			awk -v a="${qps[$mode]}" -v b="${qps[none]}" 'BEGIN { printf "%.5f\n", a / b }' >>"$tmp/ratio.$th.$mode"
+			awk -v a="${cpu[$mode]}" -v b="${cpu[none]}" 'BEGIN { printf "%.5f\n", a / b }' >>"$tmp/cratio.$th.$mode"
 		done
 		echo "$line"
-		unset qps
+		unset qps cpu
 	done
 done
 
 echo
-printf '%-8s %-8s %12s %18s\n' threads mode "median QPS" "QPS / none"
+printf '%-8s %-8s %12s %12s %16s %16s\n' threads mode "median QPS" "QPS / none" "CPU us/query" "CPU/q / none"
 for th in $threads_list; do
 	for mode in "${modes[@]}"; do
-		printf '%-8s %-8s %12.0f %18.3f\n' "$th" "$mode" "$(median <"$tmp/qps.$th.$mode")" "$(median <"$tmp/ratio.$th.$mode")"
+		printf '%-8s %-8s %12.0f %12.3f %16.2f %16.3f\n' "$th" "$mode" \
+			"$(median <"$tmp/qps.$th.$mode")" "$(median <"$tmp/ratio.$th.$mode")" \
+			"$(median <"$tmp/cpu.$th.$mode")" "$(median <"$tmp/cratio.$th.$mode")"
 	done
 done
-echo "(QPS / none: the median over rounds of the mode's QPS divided by the same round's QPS with nothing attached)"
+echo "(X / none: the median over rounds of the mode's value divided by the same round's value with nothing attached)"
 echo "bench-overhead: load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
