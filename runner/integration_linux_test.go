@@ -98,9 +98,10 @@ func noServerLeft(t *testing.T, pids ...int) {
 }
 
 // whenWindowOpen calls f with the server's pid once the window of a
-// measurement has been open for a second: its sysbench log says the
-// threads started, then the warm-up passed. The watch ends with the test.
-func whenWindowOpen(t *testing.T, out, version, step string, warmup time.Duration, f func(pid int)) {
+// measurement has been open for a while: its sysbench log says the threads
+// started, then after (the warm-up plus a margin for the window's opening)
+// passed. The watch ends with the test.
+func whenWindowOpen(t *testing.T, out, version, step string, after time.Duration, f func(pid int)) {
 	rec := record.Record{Version: version, Step: step, Threads: 1, Repeat: 1}
 	logPath := filepath.Join(out, "logs", strings.TrimSuffix(record.FileName(&rec), ".json")+".sysbench.txt")
 	pidFile := filepath.Join(out, "servers", version, "mysqld.pid")
@@ -119,7 +120,7 @@ func whenWindowOpen(t *testing.T, out, version, step string, warmup time.Duratio
 			case <-time.After(20 * time.Millisecond):
 			}
 			if b, err := os.ReadFile(logPath); err == nil && strings.Contains(string(b), "Threads started!") {
-				time.Sleep(warmup + time.Second)
+				time.Sleep(after)
 				b, err := os.ReadFile(pidFile)
 				if err != nil {
 					t.Errorf("read %s: %v", pidFile, err)
@@ -277,7 +278,9 @@ func TestServerKilledMidStep(t *testing.T) {
 	p := parsePlan(t, crashPlan)
 	out := t.TempDir()
 	killed := make(chan int, 1)
-	whenWindowOpen(t, out, "a", "point-query_range=100", time.Second, func(pid int) {
+	// The window opens 1 s (the warm-up) after sysbench's threads start and
+	// lasts 3 s.
+	whenWindowOpen(t, out, "a", "point-query_range=100", 2*time.Second, func(pid int) {
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Errorf("kill server %d: %v", pid, err)
 		}
@@ -368,7 +371,9 @@ options = ["innodb_buffer_pool_size=64M"]
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	serverPid := make(chan int, 1)
-	whenWindowOpen(t, out, "a", "point-query_range=100", time.Second, func(pid int) {
+	// The window opens 1 s (the warm-up) after sysbench's threads start and
+	// lasts 6 s: cancel in its middle, with room for a slow opening.
+	whenWindowOpen(t, out, "a", "point-query_range=100", 3500*time.Millisecond, func(pid int) {
 		serverPid <- pid
 		cancel()
 	})

@@ -96,6 +96,20 @@ func (s *server) exited(ctx context.Context) <-chan struct{} {
 	return ch
 }
 
+// down reports whether the server has exited, or does within a moment: a
+// server that dies takes its clients' connections with it at once, and its
+// own exit may be seen a little later.
+func (s *server) down(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	select {
+	case <-s.exited(ctx):
+		return true
+	case <-ctx.Done():
+		return !s.running()
+	}
+}
+
 // errorLogTail returns the last lines of the server's error log, when
 // perfbench knows where it is.
 func (s *server) errorLogTail(n int) string {

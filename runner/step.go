@@ -171,7 +171,7 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 		mu.Unlock()
 		rec := failed(r.newRecord(it), "%s before the window opened%s", r.loadEnd(st, load), loadDetail(res, logPath))
 		r.applyClient(rec, st, r.client(st, argv, res, load, clientStart()))
-		if !s.running() {
+		if s.down(ctx) {
 			r.crashed(rec, s)
 		}
 		return rec
@@ -198,8 +198,11 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 		}
 	}
 	interrupted := ctx.Err() != nil
-	serverDown := !s.running()
 	loadEnded := !load.running()
+	serverDown := !s.running()
+	if !serverDown && !interrupted && (loadEnded || merr != nil) {
+		serverDown = s.down(ctx)
+	}
 
 	// Let the load end by itself (its tail), or end it.
 	switch {

@@ -59,7 +59,7 @@ func TestRunSignal(t *testing.T) {
 		<-exited
 	})
 
-	// Wait until the first window has been open for a second.
+	// Wait until sysbench's threads of the first step have started.
 	logPath := filepath.Join(out, "logs", "a__point-query_range=100__t1__r1.sysbench.txt")
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -75,7 +75,9 @@ func TestRunSignal(t *testing.T) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	time.Sleep(2 * time.Second)
+	// The window opens 1 s (the warm-up) after the threads start and lasts
+	// 8 s: interrupt it in its middle, with room for a slow opening.
+	time.Sleep(4 * time.Second)
 	b, err := os.ReadFile(filepath.Join(out, "servers", "a", "mysqld.pid"))
 	if err != nil {
 		t.Fatal(err)
