@@ -26,8 +26,9 @@ type Options struct {
 	// Quick runs QuickSettings instead of FullSettings.
 	Quick bool
 	// KeepServers keeps the servers' data directories under
-	// Out/servers/; by default they are removed at the end (their error
-	// logs stay).
+	// Out/servers/; by default they are removed when every measurement
+	// succeeded (their error logs stay), and kept otherwise, for perfbench
+	// run --resume.
 	KeepServers bool
 	// InstalledOnly skips the second release: the installed one and its
 	// configuration variant only.
@@ -161,7 +162,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if sum == nil {
 		return res, fmt.Errorf("run the plan %s: %w", res.Plan, runErr)
 	}
-	if !o.KeepServers {
+	// Keep the data after an interruption or failures: perfbench run
+	// --resume finishes the plan on it.
+	if !o.KeepServers && runErr == nil {
 		removeData(out, res.Versions, logf)
 	}
 	if len(sum.Files) > 0 {

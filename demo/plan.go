@@ -20,8 +20,10 @@ type Version struct {
 }
 
 // ServerOptions are the options every server of the demo starts with: a
-// buffer pool that holds the tables (so reads do not wait for the disk).
-var ServerOptions = []string{"innodb_buffer_pool_size=256M", "max_connections=100"}
+// buffer pool that holds the tables (so reads do not wait for the disk), and
+// the performance schema, from which perfbench names the role of each
+// server thread (connection, InnoDB IO, purge, ...) in the per-role tables.
+var ServerOptions = []string{"innodb_buffer_pool_size=256M", "max_connections=100", "performance_schema=ON"}
 
 // VariantOptions turn on the configuration variant: the binary log, synced
 // at every commit. Each commit then writes and fsyncs the binary log as well
@@ -112,46 +114,78 @@ func PlanTOML(vs []Version, base string, s Settings, quick bool) []byte {
 	if quick {
 		kind = "perfbench demo --quick"
 	}
-	w("# The plan %s ran: MariaDB releases side by side and one configuration\n", kind)
-	w("# with a known cost, each server started by perfbench on its own data\n")
-	w("# directory, socket and port. Run it again into another folder with\n")
+	w("# The plan %s ran: MariaDB releases side by side and one\n", kind)
+	w("# configuration with a known cost, each server started by perfbench on\n")
+	w("# its own data directory, socket and port. Run it again into another\n")
+	w("# folder with\n")
 	w("#\n#   perfbench run plan.toml --out DIR\n#\n")
 	w("# Windows this short show every part of perfbench at work; numbers to\n")
 	w("# publish need windows of minutes (see examples/plans/published.toml).\n\n")
 	w("name = %s\n", q("demo"))
-	w("base = %s            # the other columns are relative to this one\n\n", q(base))
+	w("# The other columns are relative to the base: the older release.\n")
+	w("base = %s\n\n", q(base))
 
 	labels := make([]string, len(vs))
 	for i, v := range vs {
 		labels[i] = v.Label
 	}
 	w("[run]\n")
-	w("repeats = %d                # interleaved: %s, ... (drift cancels)\n", s.Repeats, strings.Join(labels, ", "))
+	w("# Repeats interleave the versions (%s, %s, ...), so drift\n", strings.Join(labels, ", "), labels[0])
+	w("# over the run spreads over all of them.\n")
+	w("repeats = %d\n", s.Repeats)
 	w("threads = %s\n", intList(s.Threads))
-	w("warmup = %s              # load before the window, left out of it\n", q(s.Warmup))
-	w("duration = %s            # the measured window\n", q(s.Duration))
-	w("interval = %s            # a per-second series inside each window\n", q("1s"))
-	w("servers = %s # only the measured server runs\n", q(plan.ServersOneAtATime))
-	w("# Hardware events first (n/a where the machine has no PMU), then software\n")
-	w("# events, which every Linux machine counts.\n")
+	w("# The load runs for the warm-up before the window opens; the window is\n")
+	w("# what is measured, with a per-second series inside it.\n")
+	w("warmup = %s\n", q(s.Warmup))
+	w("duration = %s\n", q(s.Duration))
+	w("interval = %s\n", q("1s"))
+	w("# Only the server being measured runs.\n")
+	w("servers = %s\n", q(plan.ServersOneAtATime))
+	w("# Hardware events first (n/a where the machine has no PMU), then the\n")
+	w("# software events every Linux machine counts.\n")
 	w("events = %s\n\n", strList(Events))
 
 	w("[data]\n")
+	w("# One table that fits in the buffer pool.\n")
 	w("tables = 1\n")
-	w("table_size = %d          # fits in the buffer pool\n\n", s.TableSize)
+	w("table_size = %d\n\n", s.TableSize)
 
 	w("[steps]\n")
-	w("# Point and range queries, then writes: the reads of the next repeat get\n")
-	w("# the post-write flush first.\n")
+	w("# Point and range queries, then writes (the reads of the next repeat get\n")
+	w("# the post-write flush first).\n")
 	w("list = %s\n", strList(s.Steps))
 	for _, v := range vs {
-		w("\n# %s\n", v.About)
+		w("\n")
+		for _, l := range wrap(v.About, 76) {
+			w("# %s\n", l)
+		}
 		w("[[version]]\n")
 		w("label = %s\n", q(v.Label))
 		w("basedir = %s\n", q(v.Basedir))
 		w("options = %s\n", strList(v.Options))
 	}
 	return b.Bytes()
+}
+
+// wrap splits text into lines of at most width bytes at spaces (a longer
+// word stays whole).
+func wrap(text string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(text) {
+		if line != "" && len(line)+1+len(word) > width {
+			lines = append(lines, line)
+			line = ""
+		}
+		if line != "" {
+			line += " "
+		}
+		line += word
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 // q quotes s as a TOML basic string.

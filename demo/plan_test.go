@@ -141,6 +141,9 @@ func TestPlanQuoting(t *testing.T) {
 	if got := q("tab\there"); got != `"tab\u0009here"` {
 		t.Errorf("q = %s", got)
 	}
+	if got := wrap("a bb ccc dddddd e", 4); !reflect.DeepEqual(got, []string{"a bb", "ccc", "dddddd", "e"}) {
+		t.Errorf("wrap = %q", got)
+	}
 }
 
 func TestFirstRepeatSeries(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
@@ -47,7 +48,7 @@ Examples:
 			var o demo.Options
 			fs.StringVar(&o.Out, "out", "perfbench-demo", "output folder for the plan, Records, report and charts")
 			fs.BoolVar(&o.Quick, "quick", false, "run the short plan CI can afford (under 3 minutes)")
-			fs.BoolVar(&o.KeepServers, "keep-servers", false, "keep the servers' data directories under DIR/servers (removed by default)")
+			fs.BoolVar(&o.KeepServers, "keep-servers", false, "keep the servers' data directories under DIR/servers (removed after a run where every measurement succeeded)")
 			fs.BoolVar(&o.InstalledOnly, "installed-only", false, "do not fetch a second release: compare the installed one with its configuration variant")
 			fs.StringVar(&o.CacheDir, "cache", "", "folder where the second release is unpacked (default /var/cache/perfbench as root, else ~/.cache/perfbench)")
 			return func(ctx context.Context, e *env, args []string) error {
@@ -70,12 +71,17 @@ Examples:
 				if res != nil && (len(res.Reports) > 0 || res.Summary != nil) {
 					res.Guide(e.stdout)
 				}
+				out := o.Out
+				if res != nil {
+					out = res.Out
+				}
 				switch {
 				case errors.Is(err, runner.ErrInterrupted):
-					fmt.Fprintf(e.stderr, "perfbench demo: interrupted: every server the demo started is stopped; what was measured is in %s\n", o.Out)
+					fmt.Fprintf(e.stderr, "perfbench demo: interrupted: every server the demo started is stopped; what was measured is in %s\n", out)
 					return errSilent
 				case errors.Is(err, runner.ErrStepsFailed):
-					fmt.Fprintf(e.stderr, "perfbench demo: some measurements failed (the report marks them failed and its notes say why)\n")
+					fmt.Fprintf(e.stderr, "perfbench demo: some measurements failed: the report marks them failed and its notes say why; to run them again: perfbench run %s --out %s --resume\n",
+						filepath.Join(out, "plan.toml"), out)
 					return errSilent
 				}
 				return err
