@@ -110,6 +110,11 @@ var Events = []string{
 func PlanTOML(vs []Version, base string, s Settings, quick bool) []byte {
 	var b bytes.Buffer
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	comment := func(text string) {
+		for _, l := range wrap(text, 76) {
+			w("# %s\n", l)
+		}
+	}
 	kind := "perfbench demo"
 	if quick {
 		kind = "perfbench demo --quick"
@@ -130,8 +135,7 @@ func PlanTOML(vs []Version, base string, s Settings, quick bool) []byte {
 		labels[i] = v.Label
 	}
 	w("[run]\n")
-	w("# Repeats interleave the versions (%s, %s, ...), so drift\n", strings.Join(labels, ", "), labels[0])
-	w("# over the run spreads over all of them.\n")
+	comment(fmt.Sprintf("Repeats interleave the versions (%s, %s, ...), so drift over the run spreads over all of them.", strings.Join(labels, ", "), labels[0]))
 	w("repeats = %d\n", s.Repeats)
 	w("threads = %s\n", intList(s.Threads))
 	w("# The load runs for the warm-up before the window opens; the window is\n")
@@ -153,12 +157,11 @@ func PlanTOML(vs []Version, base string, s Settings, quick bool) []byte {
 	w("[steps]\n")
 	w("# Point and range queries, then writes (the reads of the next repeat get\n")
 	w("# the post-write flush first).\n")
-	w("list = %s\n", strList(s.Steps))
+	w("list = %s\n\n", strList(s.Steps))
+	comment("Every version starts with a buffer pool that holds the table, and with the performance schema on: perfbench names the role of each server thread from it (connection, InnoDB IO, purge, ...).")
 	for _, v := range vs {
 		w("\n")
-		for _, l := range wrap(v.About, 76) {
-			w("# %s\n", l)
-		}
+		comment(v.About)
 		w("[[version]]\n")
 		w("label = %s\n", q(v.Label))
 		w("basedir = %s\n", q(v.Basedir))
