@@ -17,7 +17,8 @@
 //     completed on that data directory); a running server is looked up again.
 //  2. Counters are opened on every thread of the server (measure.Start)
 //     before the load connects, so that the connection threads it creates
-//     inherit them.
+//     inherit them. The events are the plan's, else measure.DefaultEvents:
+//     the hardware events that open on the server, and the software ones.
 //  3. The load starts: sysbench with the step's command line (suite.Command;
 //     --time is warm-up + window + tail, since sysbench 1.0.20 has no warm-up
 //     option; --report-interval=1), or a custom step's command with its
@@ -25,10 +26,11 @@
 //     the sysbench parser and to <out>/logs/<record>.sysbench.txt (or
 //     .command.txt).
 //  4. Once sysbench says its threads started, the window is measured
-//     (measure.Session.Measure): the warm-up is waited out, then counters,
-//     SHOW GLOBAL STATUS, /proc and the data directory's disk are read at the
-//     window's two edges, and every second in between. The window ends
-//     early if the load or the server exits.
+//     (measure.Session.Measure): the warm-up is waited out, the threads
+//     get counters of their own (so that the split by thread role names the
+//     connections), then counters, SHOW GLOBAL STATUS, /proc and the data
+//     directory's disk are read at the window's two edges, and every second
+//     in between. The window ends early if the load or the server exits.
 //  5. sysbench runs its tail (DefaultTail) and exits; a custom command still
 //     running a little after its tail is stopped. The client's results go on
 //     the Record (measure.ApplyClient), with its start instant so that its
