@@ -117,11 +117,7 @@ func (s *server) errorLogTail(n int) string {
 	case s.sb != nil:
 		return s.sb.ErrorLogTail(n)
 	case s.cs != nil:
-		b, err := os.ReadFile(s.cs.errorLog)
-		if err != nil {
-			return ""
-		}
-		return tailLines(b, n)
+		return s.cs.logTail(n)
 	}
 	return ""
 }
