@@ -64,8 +64,11 @@ type Result struct {
 	// Reports are the report files written, Charts the chart files.
 	Reports, Charts []string
 	// RQPS is the relative-QPS table as text.
-	RQPS    []byte
-	Elapsed time.Duration
+	RQPS []byte
+	// DataKept is true when the servers' data directories are still
+	// under Out/servers (Options.KeepServers, or a run to resume).
+	DataKept bool
+	Elapsed  time.Duration
 }
 
 // ErrOutputExists means the output folder holds Records of an earlier run.
@@ -164,8 +167,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	// Keep the data after an interruption or failures: perfbench run
 	// --resume finishes the plan on it.
+	res.DataKept = true
 	if !o.KeepServers && runErr == nil {
-		removeData(out, res.Versions, logf)
+		res.DataKept = !removeData(out, res.Versions, logf)
 	}
 	if len(sum.Files) > 0 {
 		var err error
@@ -180,8 +184,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 
 // removeData removes the servers' data directories (hundreds of MB each),
 // and the marker that says their data is loaded, keeping their error logs.
-func removeData(out string, versions []string, logf func(string, ...any)) {
-	removed := 0
+// It reports whether they are all gone.
+func removeData(out string, versions []string, logf func(string, ...any)) bool {
+	removed, all := 0, true
 	for _, v := range versions {
 		dir := filepath.Join(out, "servers", v)
 		if _, err := os.Stat(filepath.Join(dir, "data")); err != nil {
@@ -196,6 +201,7 @@ func removeData(out string, versions []string, logf func(string, ...any)) {
 		}
 		if err != nil {
 			logf("warning: remove the data directory of %s: %v", v, err)
+			all = false
 			continue
 		}
 		removed++
@@ -203,6 +209,7 @@ func removeData(out string, versions []string, logf func(string, ...any)) {
 	if removed > 0 {
 		logf("removed the servers' data directories (--keep-servers keeps them); their error logs are in %s", filepath.Join(out, "servers"))
 	}
+	return all
 }
 
 // Report files, by format.
@@ -290,7 +297,11 @@ func (r *Result) Guide(w io.Writer) {
 		fmt.Fprintf(w, "  charts/            %d files: rQPS by step and version (rqps_*), counter ratios (heatmap_*), per-second series (series_*), SVG and PNG\n", len(r.Charts))
 	}
 	fmt.Fprintf(w, "  logs/              sysbench's output of every measurement, data loads\n")
-	fmt.Fprintf(w, "  servers/           each server's error log\n")
+	if r.DataKept {
+		fmt.Fprintf(w, "  servers/           each server's data directory and error log (remove the data when done: rm -rf %s)\n", filepath.Join(r.Out, "servers"))
+	} else {
+		fmt.Fprintf(w, "  servers/           each server's error log\n")
+	}
 	fmt.Fprintf(w, "\nLook at it:\n")
 	fmt.Fprintf(w, "  less %s\n", filepath.Join(r.Out, "report.txt"))
 	fmt.Fprintf(w, "  perfbench report %s --format text --tables rqps,counters-rel\n", filepath.Join(r.Out, "records"))

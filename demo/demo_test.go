@@ -106,4 +106,13 @@ func TestGuide(t *testing.T) {
 			t.Errorf("guide lacks %q:\n%s", s, b.String())
 		}
 	}
+	if strings.Contains(b.String(), "data directory") {
+		t.Errorf("guide mentions data directories that were removed:\n%s", b.String())
+	}
+	r.DataKept = true
+	b.Reset()
+	r.Guide(&b)
+	if !strings.Contains(b.String(), "remove the data when done: rm -rf /o/servers") {
+		t.Errorf("guide does not say the data is kept:\n%s", b.String())
+	}
 }

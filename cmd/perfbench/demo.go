@@ -30,15 +30,18 @@ func init() {
   3. writes a plan into DIR/plan.toml: the older release as the base, the
      newer one, and the installed one with the binary log synced at every
      commit (a known cost on writes, none on reads); point, range and write
-     steps at 1 and 2 client threads, 3 interleaved repeats, 5 s windows;
+     steps at 1 and 2 client threads, 3 interleaved repeats, 3 s windows;
   4. runs it like 'perfbench run': a sandbox server per version on its own
      data directory, counters on every server thread, one Record per window;
   5. writes the report (report.txt, .md, .html, .csv, .json, .bench.txt) and
      SVG/PNG charts into DIR, and says where everything is.
 
-The full demo takes about 10 minutes, --quick (3 steps, 1 thread, 2 repeats,
-3 s windows) under 3. Ctrl-C stops every server the demo started, keeps and
-reports what was measured, and exits with status 1.
+The full demo takes about 8 minutes on a 2-core machine, --quick (3 steps,
+1 thread, 2 repeats, 2 s windows) about 2. The servers' data directories are
+removed at the end unless --keep-servers; after an interruption or a failed
+measurement they are kept, so that 'perfbench run DIR/plan.toml --out DIR
+--resume' finishes the plan. Ctrl-C stops every server the demo started,
+keeps and reports what was measured, and exits with status 1.
 
 Examples:
   perfbench demo
