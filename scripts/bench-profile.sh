@@ -12,8 +12,9 @@
 # sampler, a pair for each mode in a rotating order, ROUNDS rounds. A window's
 # QPS is the server's Questions delta over the window; each sampler window is
 # compared with the unattached window just before it, so the drift of a shared
-# machine hits both alike. The sampler is started shortly before its window
-# opens and the next window opens only once it has exited (perfbench names
+# machine hits both alike. The sampler is started 1.5 s before its window
+# opens, so that the window sees sampling and not the sampler's start-up, and
+# the next window opens only once it has exited (perfbench names
 # frames and writes its pprof file, perf record writes perf.data and collects
 # build-ids, after the window). Throughput drifts a lot on shared or virtual
 # machines, so the script also prints what drifts less: the CPU time the
@@ -101,7 +102,7 @@ measure() {
 	a=$(snap)
 	sleep "$win"
 	b=$(snap)
-	span=$(awk -v w="$win" 'BEGIN { print w + 1 }')
+	span=$(awk -v w="$win" 'BEGIN { print w + 2 }')
 	case $mode in
 	pb-*)
 		/usr/bin/time -f '%U %S' -o "$tmp/sampler.cpu" "$tmp/perfbench" profile --pid "$spid" \
@@ -113,7 +114,7 @@ measure() {
 		;;
 	esac
 	cpid=$!
-	sleep 0.5 # sampling
+	sleep 1.5 # sampling, past the sampler's start-up (perf reads every thread's maps)
 	c=$(snap)
 	sleep "$win"
 	d=$(snap)
