@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+	"github.com/perfbench/perfbench/internal/testdb"
 	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/record"
 	"github.com/perfbench/perfbench/symbols"
@@ -86,6 +87,9 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	gcc, err := exec.LookPath("gcc")
 	if err != nil {
+		if testdb.Required() {
+			t.Fatal("gcc not found: apt-get install gcc")
+		}
 		t.Skip("gcc not found: apt-get install gcc")
 	}
 	root := t.TempDir()

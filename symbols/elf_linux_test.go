@@ -11,13 +11,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfbench/perfbench/internal/testdb"
 )
 
-// needTool skips when a build tool is missing, naming its Debian package.
+// needTool skips when a build tool is missing, naming its Debian package
+// (fails instead when PERFBENCH_REQUIRE_INTEGRATION=1, as in CI).
 func needTool(t *testing.T, tool, pkg string) string {
 	t.Helper()
 	p, err := exec.LookPath(tool)
 	if err != nil {
+		if testdb.Required() {
+			t.Fatalf("%s not found: apt-get install %s", tool, pkg)
+		}
 		t.Skipf("%s not found: apt-get install %s", tool, pkg)
 	}
 	return p
@@ -288,6 +294,7 @@ func TestResolveMariadbd(t *testing.T) {
 	bin := "/usr/sbin/mariadbd"
 	fh, err := os.Open(bin)
 	if err != nil {
+		testdb.NeedServer(t)
 		t.Skip("no /usr/sbin/mariadbd: apt-get install mariadb-server")
 	}
 	defer fh.Close()
