@@ -84,13 +84,19 @@ type SampleOptions struct {
 	holdReader bool
 }
 
-// Sample is one sample of the sampled process.
+// Sample is one sample of the sampled process, or several merged: samples
+// of one thread with the same call chain are kept once, with their number
+// in Count, so a long window at a high rate needs memory for its distinct
+// stacks only.
 type Sample struct {
 	Tid int
-	CPU int
-	// Time is the kernel's perf clock at the sample, in ns.
+	// CPU and Time are those of the first of the merged samples; Time is
+	// the kernel's perf clock, in ns.
+	CPU  int
 	Time uint64
-	// Period is how many events the sample stands for: ns of CPU time for
+	// Count is the number of samples merged here (0 is taken as 1).
+	Count int
+	// Period is how many events the samples stand for: ns of CPU time for
 	// the clock events, cycles for cycles.
 	Period uint64
 	// IP is the instruction pointer.
@@ -118,6 +124,7 @@ type SampleSet struct {
 	// Start and End are the instants sampling was enabled and disabled.
 	Start, End time.Time
 
+	// Samples holds one entry per thread and distinct call chain.
 	Samples []Sample
 	// Comms maps thread ids to their names (/proc/PID/task/TID/comm at
 	// start and stop, and the kernel's COMM records in between).
@@ -158,10 +165,22 @@ func (s *SampleSet) Total() uint64 {
 	return t
 }
 
+// Count is the number of samples (merged ones counted each).
+func (s *SampleSet) Count() int {
+	n := 0
+	for _, x := range s.Samples {
+		n += x.N()
+	}
+	return n
+}
+
+// N is the number of samples x stands for.
+func (x Sample) N() int { return max(x.Count, 1) }
+
 // finish derives the warnings of a set whose records are all in.
 func (s *SampleSet) finish() {
 	if s.Lost > 0 {
-		s.warnf("%d records lost because a ring buffer was full (%d samples kept): the profile under-represents busy moments; lower the frequency or raise the buffer size", s.Lost, len(s.Samples))
+		s.warnf("%d records lost because a ring buffer was full (%d samples kept): the profile under-represents busy moments; lower the frequency or raise the buffer size", s.Lost, s.Count())
 	}
 	if s.LostSamples > 0 {
 		s.warnf("the PMU dropped %d samples", s.LostSamples)
@@ -257,6 +276,7 @@ func decodeSample(body []byte) (Sample, int, error) {
 		return Sample{}, 0, errShortRecord
 	}
 	s := Sample{
+		Count:  1,
 		IP:     le.Uint64(body),
 		Tid:    int(int32(le.Uint32(body[12:]))),
 		Time:   le.Uint64(body[16:]),
@@ -346,13 +366,32 @@ func decodeTask(body []byte) (taskRecord, error) {
 type collector struct {
 	pid int
 	set *SampleSet
+	// seen maps a sample's thread and raw call chain to its entry in
+	// set.Samples, to merge repeats.
+	seen map[string]int
 }
 
 func newCollector(pid int, set *SampleSet) *collector {
 	if set.Comms == nil {
 		set.Comms = map[int]string{}
 	}
-	return &collector{pid: pid, set: set}
+	return &collector{pid: pid, set: set, seen: map[string]int{}}
+}
+
+// sampleKey returns what makes two sample records of one process merge: the
+// tid (4 bytes) followed by the raw call chain, with the record's pid and
+// period. ok is false when the body is too short to hold them (decodeSample
+// then says why).
+func sampleKey(body []byte) (key string, pid int, period uint64, ok bool) {
+	const fixed = 48 // ip, pid+tid, time, cpu+res, period, nr
+	if len(body) < fixed {
+		return "", 0, 0, false
+	}
+	nr := le.Uint64(body[40:])
+	if nr > uint64(len(body)-fixed)/8 {
+		return "", 0, 0, false
+	}
+	return string(body[12:16]) + string(body[fixed:fixed+nr*8]), int(int32(le.Uint32(body[8:]))), le.Uint64(body[32:]), true
 }
 
 // record takes one whole record (header included). Records of other
@@ -367,16 +406,26 @@ func (c *collector) record(rec []byte) {
 	body := rec[recordHeaderSize:h.Size]
 	switch h.Type {
 	case recordSample:
-		s, pid, err := decodeSample(body)
-		if err != nil {
-			c.set.Malformed++
+		if key, pid, period, ok := sampleKey(body); ok {
+			if pid != c.pid {
+				c.set.Foreign++
+				return
+			}
+			if i, ok := c.seen[key]; ok {
+				c.set.Samples[i].Count++
+				c.set.Samples[i].Period += period
+				return
+			}
+			s, _, err := decodeSample(body)
+			if err != nil {
+				c.set.Malformed++
+				return
+			}
+			c.seen[key] = len(c.set.Samples)
+			c.set.Samples = append(c.set.Samples, s)
 			return
 		}
-		if pid != c.pid {
-			c.set.Foreign++
-			return
-		}
-		c.set.Samples = append(c.set.Samples, s)
+		c.set.Malformed++
 	case recordLost:
 		if len(body) < 16 {
 			c.set.Malformed++

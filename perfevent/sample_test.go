@@ -61,7 +61,7 @@ func TestSampleDecode(t *testing.T) {
 	if set.Malformed != 0 || len(set.Samples) != 1 {
 		t.Fatalf("malformed %d, samples %d", set.Malformed, len(set.Samples))
 	}
-	want := Sample{Tid: 101, CPU: 1, Time: 5_000, Period: 1_001_000, IP: 0xffffffff81000010,
+	want := Sample{Tid: 101, CPU: 1, Time: 5_000, Count: 1, Period: 1_001_000, IP: 0xffffffff81000010,
 		Kernel: []uint64{0xffffffff81000010, 0xffffffff81000200},
 		User:   []uint64{0x55550000_1234, 0x55550000_5678}}
 	if got := set.Samples[0]; !reflect.DeepEqual(got, want) {
@@ -87,6 +87,9 @@ func TestSampleCollectorFilters(t *testing.T) {
 		sampleRec(100, 100, 0, 1, 10, 0x400000, contextUser, 0x400000),
 		sampleRec(200, 201, 0, 2, 10, 0x400000, contextUser, 0x400000), // another process
 		sampleRec(100, 105, 1, 3, 10, 0x400010, contextUser, 0x400010),
+		sampleRec(100, 105, 0, 4, 12, 0x400010, contextUser, 0x400010),           // merges with the one before
+		sampleRec(100, 100, 0, 5, 10, 0x400010, contextUser, 0x400010),           // another thread: apart
+		sampleRec(100, 105, 0, 6, 10, 0x400010, contextUser, 0x400010, 0x400100), // a longer chain: apart
 		commRec(100, 105, "connection", false),
 		commRec(200, 200, "sysbench", true), // another process
 		rec(recordLost, 0, u64s(7, 12)),
@@ -100,8 +103,14 @@ func TestSampleCollectorFilters(t *testing.T) {
 	} {
 		c.record(r)
 	}
-	if len(set.Samples) != 2 || set.Foreign != 1 {
-		t.Errorf("kept %d samples and %d foreign, want 2 and 1", len(set.Samples), set.Foreign)
+	if len(set.Samples) != 4 || set.Count() != 5 || set.Foreign != 1 {
+		t.Errorf("kept %d entries of %d samples and %d foreign, want 4, 5 and 1", len(set.Samples), set.Count(), set.Foreign)
+	}
+	if m := set.Samples[1]; m.Tid != 105 || m.Count != 2 || m.Period != 22 || m.Time != 3 || m.CPU != 1 {
+		t.Errorf("merged sample %+v, want tid 105, 2 samples, period 22, time and CPU of the first", m)
+	}
+	if set.Total() != 52 {
+		t.Errorf("total period %d, want 52", set.Total())
 	}
 	if set.Lost != 15 || set.LostSamples != 4 || set.Throttled != 1 {
 		t.Errorf("lost %d, lost samples %d, throttled %d; want 15, 4, 1", set.Lost, set.LostSamples, set.Throttled)
@@ -234,10 +243,10 @@ func TestSampleOptionsDefaults(t *testing.T) {
 }
 
 func TestSampleSetOrderAndTotal(t *testing.T) {
-	set := &SampleSet{Pid: 1, Samples: []Sample{{Time: 3, Period: 5}, {Time: 1, Period: 7}, {Time: 2, Period: 11}}}
+	set := &SampleSet{Pid: 1, Samples: []Sample{{Time: 3, Period: 5}, {Time: 1, Period: 7, Count: 3}, {Time: 2, Period: 11}}}
 	set.finish()
-	if set.Total() != 23 {
-		t.Errorf("total %d, want 23", set.Total())
+	if set.Total() != 23 || set.Count() != 5 {
+		t.Errorf("total %d, count %d; want 23, 5", set.Total(), set.Count())
 	}
 	for i, want := range []uint64{1, 2, 3} {
 		if set.Samples[i].Time != want {
@@ -282,7 +291,7 @@ func FuzzSampleRecords(f *testing.F) {
 		}
 		var frames int
 		for _, s := range set.Samples {
-			frames += len(s.Kernel) + len(s.User)
+			frames += (len(s.Kernel) + len(s.User)) * s.N()
 		}
 		if uint64(frames*8) > seen {
 			t.Fatalf("%d frames from %d bytes of records", frames, seen)

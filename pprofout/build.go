@@ -244,7 +244,7 @@ func (b *builder) add(s perfevent.Sample, role string) {
 			return
 		}
 		leafDone = true
-		b.count(fr)
+		b.count(fr, s.N())
 	}
 	for i, a := range s.Kernel {
 		fr := b.proc.Kernel(a, i > 0)
@@ -272,11 +272,12 @@ func (b *builder) add(s perfevent.Sample, role string) {
 	if len(locs) == 0 {
 		return
 	}
-	b.stats.Samples++
+	n := s.N()
+	b.stats.Samples += n
 	if inExe {
-		b.stats.ExeStack++
+		b.stats.ExeStack += n
 		if namedExe {
-			b.stats.ExeStackNamed++
+			b.stats.ExeStackNamed += n
 		}
 	}
 	comm := b.set.Comms[s.Tid]
@@ -286,13 +287,13 @@ func (b *builder) add(s perfevent.Sample, role string) {
 		fmt.Fprintf(&key, "|%d", l.ID)
 	}
 	if ps, ok := b.samples[key.String()]; ok {
-		ps.Value[0]++
+		ps.Value[0] += int64(n)
 		ps.Value[1] += int64(s.Period)
 		return
 	}
 	ps := &profile.Sample{
 		Location: locs,
-		Value:    []int64{1, int64(s.Period)},
+		Value:    []int64{int64(n), int64(s.Period)},
 		Label:    map[string][]string{"role": {role}},
 		NumLabel: map[string][]int64{"tid": {int64(s.Tid)}},
 	}
@@ -303,27 +304,24 @@ func (b *builder) add(s perfevent.Sample, role string) {
 	b.p.Sample = append(b.p.Sample, ps)
 }
 
-// count classifies a sample by its leaf frame.
-func (b *builder) count(fr symbols.Frame) {
-	named := fr.Function != ""
+// count classifies n samples by their leaf frame.
+func (b *builder) count(fr symbols.Frame, n int) {
+	named := 0
+	if fr.Function != "" {
+		named = n
+	}
 	switch {
 	case fr.Kernel:
-		b.stats.Kernel++
-		if named {
-			b.stats.KernelNamed++
-		}
+		b.stats.Kernel += n
+		b.stats.KernelNamed += named
 	case b.isExe(fr):
-		b.stats.Exe++
-		if named {
-			b.stats.ExeNamed++
-		}
+		b.stats.Exe += n
+		b.stats.ExeNamed += named
 	case fr.Mapping != nil && fr.Mapping.File():
-		b.stats.Lib++
-		if named {
-			b.stats.LibNamed++
-		}
+		b.stats.Lib += n
+		b.stats.LibNamed += named
 	default:
-		b.stats.Unknown++
+		b.stats.Unknown += n
 	}
 }
 

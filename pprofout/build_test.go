@@ -163,9 +163,8 @@ func (f *fixture) set(hidden int) *perfevent.SampleSet {
 		Comms: map[int]string{11: "conn", 12: "worker"}, Exe: "/prog", MapsStart: f.maps,
 		Warnings: []string{"3 records lost because a ring buffer was full"},
 	}
-	for range hidden {
-		s.Samples = append(s.Samples, perfevent.Sample{Tid: 11, Period: 1_000_000, IP: h + 1, User: []uint64{h + 1, e + 5, m + 5}})
-	}
+	// Repeats of a stack are merged by the sampler (Count).
+	s.Samples = append(s.Samples, perfevent.Sample{Tid: 11, Count: hidden, Period: uint64(hidden) * 1_000_000, IP: h + 1, User: []uint64{h + 1, e + 5, m + 5}})
 	s.Samples = append(s.Samples,
 		perfevent.Sample{Tid: 12, Period: 2_000_000, IP: 0xffffffff81200010,
 			Kernel: []uint64{0xffffffff81200010, 0xffffffff81100020}, User: []uint64{e + 5, m + 5}},

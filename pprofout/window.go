@@ -56,7 +56,7 @@ func (w *Window) Finish(path string, opts Options) (*Result, error) {
 	if err := p.WriteFile(path); err != nil {
 		return nil, err
 	}
-	return &Result{Path: path, Stats: p.Stats, Warnings: p.Warnings, Samples: len(set.Samples)}, nil
+	return &Result{Path: path, Stats: p.Stats, Warnings: p.Warnings, Samples: set.Count()}, nil
 }
 
 // RecordOptions are the Options of the profile of Record r's window: its op
