@@ -78,8 +78,8 @@ func TestSplitRoles(t *testing.T) {
 	if c := conn.Counters[2]; c.Raw != 500 || c.Enabled != 12000 || c.Running != 9500 || c.Status != record.StatusScaled || c.Value != 500*12000.0/9500 {
 		t.Errorf("connection cache-misses %+v", c)
 	}
-	// A role whose threads never ran: not counted, value 0.
-	if c := io.Counters[0]; c.Status != record.StatusNotCounted || c.Value != 0 || c.Reason == "" {
+	// A role whose threads never ran: a counted 0, with the reason.
+	if c := io.Counters[0]; c.Status != record.StatusCounted || c.Value != 0 || c.Reason == "" {
 		t.Errorf("innodb-io task-clock %+v", c)
 	}
 	// Raw counts and times add up exactly; counted values too.
@@ -331,5 +331,30 @@ func TestApplyClientCutShort(t *testing.T) {
 	// [0, 1] at 1000 and [1, 2] at 3000; the last half second has no line.
 	if r.Ops.Count != 4000 || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "approximate") {
 		t.Errorf("ops %+v warnings %q", r.Ops, r.Warnings)
+	}
+}
+
+// A role whose threads ran while a hardware event was never scheduled on the
+// PMU has no count for it: not counted, never a 0.
+func TestSplitRolesNeverScheduled(t *testing.T) {
+	r := perfevent.Reading{
+		Events: []perfevent.EventCount{
+			{Event: perfevent.Event{Name: "instructions"}, Group: 1, Count: cnt(900, 2000, 1000), Value: 1800, Status: perfevent.StatusScaled},
+		},
+		Threads: []perfevent.ThreadCounts{
+			{Tid: 1, Counts: []perfevent.Count{cnt(900, 1000, 1000)}},
+			{Tid: 2, Counts: []perfevent.Count{cnt(0, 1000, 0)}},
+		},
+	}
+	roles := map[int]string{1: mysqld.RoleConnection, 2: mysqld.RoleMain}
+	got := SplitRoles(r, func(tid int) string { return roles[tid] })
+	if len(got) != 2 {
+		t.Fatalf("%d roles", len(got))
+	}
+	if c := got[0].Counters[0]; got[0].Name != "connection" || c.Status != record.StatusCounted || c.Value != 900 {
+		t.Errorf("%s %+v", got[0].Name, c)
+	}
+	if c := got[1].Counters[0]; got[1].Name != "main" || c.Status != record.StatusNotCounted || c.Value != 0 || c.Reason == "" {
+		t.Errorf("%s %+v", got[1].Name, c)
 	}
 }

@@ -21,8 +21,10 @@ const RoleUnattributed = "unattributed"
 // total. A role's value is its raw count scaled by its own enabled/running
 // times: roles of a counted event add up exactly to the total's value, those
 // of a multiplexed event approximately. An event the window did not support
-// is not supported in every role; a role whose threads never ran during the
-// window has the event not counted, value 0.
+// is not supported in every role. A role whose threads never ran during the
+// window counted 0 (its threads had counters and did nothing); a role whose
+// threads ran while the event was never scheduled on the PMU has it not
+// counted.
 func SplitRoles(total perfevent.Reading, roleOf func(tid int) string) []record.Role {
 	if len(total.Threads) == 0 {
 		return nil
@@ -73,8 +75,12 @@ func SplitRoles(total perfevent.Reading, roleOf func(tid int) string) []record.R
 		role := record.Role{Name: n, Threads: a.threads, Counters: make([]record.Counter, len(total.Events))}
 		for i, ec := range total.Events {
 			c := a.counts[i]
+			name := ec.Event.Canonical
+			if name == "" {
+				name = ec.Event.Name
+			}
 			rc := record.Counter{
-				Event:   ec.Event.Name,
+				Event:   name,
 				Group:   ec.Group,
 				Raw:     c.Raw,
 				Enabled: c.Enabled,
@@ -86,13 +92,14 @@ func SplitRoles(total perfevent.Reading, roleOf func(tid int) string) []record.R
 			case ec.Status == perfevent.StatusNotSupported:
 				rc.Status, rc.Reason = record.StatusNotSupported, ec.Reason
 				rc.Raw, rc.Enabled, rc.Running = 0, 0, 0
+			case c.Enabled == 0:
+				// The role's threads had counters but never ran in
+				// the window: they did nothing, a measured 0.
+				rc.Status = record.StatusCounted
+				rc.Reason = "no thread of this role ran during the window"
 			case c.Running == 0:
 				rc.Status = record.StatusNotCounted
-				if c.Enabled == 0 {
-					rc.Reason = "no thread of this role ran during the window"
-				} else {
-					rc.Reason = "enabled but never scheduled on the PMU"
-				}
+				rc.Reason = "enabled but never scheduled on the PMU"
 			default:
 				rc.Status = c.Status().String()
 				rc.Value = c.Scaled()
