@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/perfbench/perfbench/internal/textdist"
 	"math"
 	"sort"
 	"strconv"
@@ -426,7 +427,7 @@ func suggest(name string, s *Status) string {
 			continue
 		}
 		l := strings.ToLower(n)
-		d := editDistance(ln, l)
+		d := textdist.Distance(ln, l)
 		limit := len(ln) / 3
 		if limit < 2 {
 			limit = 2
@@ -469,25 +470,4 @@ func suggest(name string, s *Status) string {
 		}
 	}
 	return "; close: " + strings.Join(out, ", ")
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

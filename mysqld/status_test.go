@@ -208,16 +208,3 @@ func TestResolveOp(t *testing.T) {
 		}
 	}
 }
-
-func TestEditDistance(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		d    int
-	}{
-		{"", "", 0}, {"abc", "", 3}, {"kitten", "sitting", 3}, {"com_selct", "com_select", 1}, {"flaw", "lawn", 2},
-	} {
-		if got := editDistance(tc.a, tc.b); got != tc.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
-		}
-	}
-}

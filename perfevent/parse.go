@@ -2,6 +2,7 @@ package perfevent
 
 import (
 	"fmt"
+	"github.com/perfbench/perfbench/internal/textdist"
 	"path"
 	"sort"
 	"strconv"
@@ -696,51 +697,18 @@ func unknownEvent(name string, sys *System) error {
 	return fmt.Errorf("%w %q (run 'perfbench events' for the list)", ErrUnknownEvent, name)
 }
 
-// nearest returns the candidate closest to s by edit distance (a
-// transposition counts as one edit), if it is close enough to be a likely
-// typo.
+// nearest returns the candidate closest to s, ignoring case, if it is close
+// enough (a third of s) to be a likely typo.
 func nearest(s string, cands []string) string {
-	best, bestD := "", -1
-	limit := max(1, len(s)/3)
-	for _, c := range cands {
-		d := osaDistance(strings.ToLower(s), strings.ToLower(c))
-		if d <= limit && (bestD < 0 || d < bestD || d == bestD && c < best) {
-			best, bestD = c, d
+	lower := make([]string, len(cands))
+	orig := make(map[string]string, len(cands))
+	for i, c := range cands {
+		lower[i] = strings.ToLower(c)
+		if o, ok := orig[lower[i]]; !ok || c < o {
+			orig[lower[i]] = c
 		}
 	}
-	return best
-}
-
-// osaDistance is the optimal string alignment distance: Levenshtein plus
-// adjacent transpositions.
-func osaDistance(a, b string) int {
-	if len(a) > 256 || len(b) > 256 {
-		if a == b {
-			return 0
-		}
-		return max(len(a), len(b))
-	}
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
+	return orig[textdist.Nearest(strings.ToLower(s), lower, max(1, len(s)/3))]
 }
 
 func syntaxf(format string, args ...any) error {

@@ -3,6 +3,7 @@ package suite
 import (
 	"errors"
 	"fmt"
+	"github.com/perfbench/perfbench/internal/textdist"
 	"sort"
 	"strconv"
 	"strings"
@@ -358,7 +359,7 @@ func Nearest(s string) string {
 	sort.Strings(cands)
 	best, bestD := "", -1
 	for _, c := range cands {
-		d := distance(s, c)
+		d := textdist.Distance(s, c)
 		if bestD < 0 || d < bestD {
 			best, bestD = c, d
 		}
@@ -368,25 +369,4 @@ func Nearest(s string) string {
 		return ""
 	}
 	return best
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

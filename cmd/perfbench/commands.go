@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perfbench/perfbench/internal/textdist"
 	"io"
 	"sort"
 	"strings"
@@ -156,7 +157,7 @@ func printUsage(w io.Writer, c *command, fs *pflag.FlagSet) {
 func suggestCommand(name string) string {
 	best, bestD := "", 3
 	for _, c := range commands {
-		if d := editDistance(name, c.name); d < bestD {
+		if d := textdist.Distance(name, c.name); d < bestD {
 			best, bestD = c.name, d
 		}
 	}
@@ -164,27 +165,6 @@ func suggestCommand(name string) string {
 		return ""
 	}
 	return fmt.Sprintf(" (did you mean %q?)", best)
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // oneLine folds a multi-line error into one line.

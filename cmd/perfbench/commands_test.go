@@ -63,14 +63,3 @@ func TestNoArgsPrintsUsage(t *testing.T) {
 		t.Errorf("got exit %d, stderr %q", code, errs)
 	}
 }
-
-func TestEditDistance(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		d    int
-	}{{"", "", 0}, {"stat", "stat", 0}, {"stta", "stat", 2}, {"sta", "stat", 1}, {"kitten", "sitting", 3}} {
-		if got := editDistance(tc.a, tc.b); got != tc.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
-		}
-	}
-}
