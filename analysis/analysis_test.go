@@ -492,3 +492,41 @@ func TestRoleShares(t *testing.T) {
 		t.Errorf("share of a total of 0 = %+v, want missing", c)
 	}
 }
+
+// A warning every Record of a version carries is one line for the version;
+// one that only some repeats carry names them.
+func TestWarningsGrouped(t *testing.T) {
+	var recs []*record.Record
+	for _, step := range []string{"point-query_range=100", "update-index_range=100"} {
+		for rep := 1; rep <= 2; rep++ {
+			b := stepRecord("base", step, rep, 1000)
+			b.Warnings = []string{"performance_schema is off"}
+			v := stepRecord("new", step, rep, 900)
+			if step == "update-index_range=100" && rep == 2 {
+				v.Warnings = []string{"3 threads exited"}
+			}
+			recs = append(recs, b, v)
+		}
+	}
+	c, err := New(recs, "base", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []record.Key
+	for _, r := range recs {
+		keys = append(keys, r.Key())
+	}
+	got := c.Warnings(keys, false)
+	want := []string{
+		"base (host h, 1 thread) every step: performance_schema is off",
+		"new (host h, 1 thread) update-index_range=100 repeat 2: 3 threads exited",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("warnings\n%q\nwant\n%q", got, want)
+	}
+	// Only one step's keys: the same warning names the step.
+	got = c.Warnings([]record.Key{recs[0].Key()}, false)
+	if want := []string{"base (host h, 1 thread) point-query_range=100: performance_schema is off"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("one step: %q, want %q", got, want)
+	}
+}

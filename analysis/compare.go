@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -406,21 +407,29 @@ func Summarize(cells []Cell, opt Options) Cell {
 // computed), one line each, prefixed with version, step and scope; the same
 // text from several repeats is one line naming the repeats.
 func (c *Comparison) Warnings(keys []record.Key, notes bool) []string {
+	// One line per distinct text, naming where it applies: a warning
+	// that every Record of a version carries is said once for the
+	// version, not once per step.
 	type line struct {
-		prefix, text string
-		repeats      []int
+		text   string
+		places []record.Key
+		reps   map[record.Key][]int
 	}
 	var lines []*line
-	index := map[[2]string]*line{}
+	index := map[string]*line{}
 	add := func(k record.Key, repeat int, text string) {
-		prefix := describeKey(k)
-		if l := index[[2]string{prefix, text}]; l != nil {
-			l.repeats = append(l.repeats, repeat)
-			return
+		l := index[text]
+		if l == nil {
+			l = &line{text: text, reps: map[record.Key][]int{}}
+			index[text] = l
+			lines = append(lines, l)
 		}
-		l := &line{prefix: prefix, text: text, repeats: []int{repeat}}
-		index[[2]string{prefix, text}] = l
-		lines = append(lines, l)
+		if _, ok := l.reps[k]; !ok {
+			l.places = append(l.places, k)
+		}
+		if !slices.Contains(l.reps[k], repeat) {
+			l.reps[k] = append(l.reps[k], repeat)
+		}
 	}
 	for _, k := range keys {
 		s := c.samples[k]
@@ -444,17 +453,80 @@ func (c *Comparison) Warnings(keys []record.Key, notes bool) []string {
 			}
 		}
 	}
+	// scope groups keys that print under one heading: same version, host
+	// and threads.
+	type scope struct {
+		version, host string
+		threads       int
+	}
+	scopeOf := func(k record.Key) scope { return scope{k.Version, k.Host, k.Threads} }
+	inScope := map[scope]int{}
+	for _, k := range uniqueKeyList(keys) {
+		if c.samples[k] != nil {
+			inScope[scopeOf(k)]++
+		}
+	}
 	out := make([]string, 0, len(lines))
 	for _, l := range lines {
-		rep := "repeat "
-		if len(l.repeats) > 1 {
-			rep = "repeats "
+		var order []scope
+		byScope := map[scope][]record.Key{}
+		for _, k := range l.places {
+			sc := scopeOf(k)
+			if byScope[sc] == nil {
+				order = append(order, sc)
+			}
+			byScope[sc] = append(byScope[sc], k)
 		}
-		var rs []string
-		for _, r := range l.repeats {
-			rs = append(rs, fmt.Sprint(r))
+		var where []string
+		for _, sc := range order {
+			ks := byScope[sc]
+			every := len(ks) == inScope[sc] && len(ks) > 1
+			var steps []string
+			for _, k := range ks {
+				reps := l.reps[k]
+				all := len(reps) == len(c.samples[k].Records)
+				every = every && all
+				steps = append(steps, k.Step+repeatList(reps, all))
+			}
+			head := describeKey(record.Key{Host: sc.host, Version: sc.version, Threads: sc.threads})
+			if every {
+				where = append(where, head+" every step")
+			} else {
+				where = append(where, head+" "+strings.Join(steps, ", "))
+			}
 		}
-		out = append(out, fmt.Sprintf("%s, %s%s: %s", l.prefix, rep, strings.Join(rs, ", "), l.text))
+		out = append(out, fmt.Sprintf("%s: %s", strings.Join(where, "; "), l.text))
+	}
+	return out
+}
+
+// repeatList is " repeat 2" or " repeats 1, 3", or "" when every repeat of
+// the step is meant (all set).
+func repeatList(reps []int, all bool) string {
+	if all {
+		return ""
+	}
+	sorted := slices.Clone(reps)
+	slices.Sort(sorted)
+	var rs []string
+	for _, r := range sorted {
+		rs = append(rs, fmt.Sprint(r))
+	}
+	if len(rs) == 1 {
+		return " repeat " + rs[0]
+	}
+	return " repeats " + strings.Join(rs, ", ")
+}
+
+// uniqueKeyList returns keys without duplicates, in order.
+func uniqueKeyList(keys []record.Key) []record.Key {
+	seen := map[record.Key]bool{}
+	var out []record.Key
+	for _, k := range keys {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
 	}
 	return out
 }
@@ -471,8 +543,12 @@ func describeKey(k record.Key) string {
 	} else if k.Threads > 1 {
 		parts = append(parts, fmt.Sprintf("%d threads", k.Threads))
 	}
-	if len(parts) == 0 {
-		return k.Version + " " + k.Step
+	name := k.Version
+	if k.Step != "" {
+		name += " " + k.Step
 	}
-	return fmt.Sprintf("%s %s (%s)", k.Version, k.Step, strings.Join(parts, ", "))
+	if len(parts) == 0 {
+		return name
+	}
+	return fmt.Sprintf("%s (%s)", name, strings.Join(parts, ", "))
 }

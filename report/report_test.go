@@ -115,12 +115,15 @@ func TestReportNotesCarryRecordWarnings(t *testing.T) {
 	for _, want := range []string{
 		"error 2013 (Lost connection",                   // the failed step's reason
 		"interrupted by SIGINT",                         // the partial step's reason
-		"repeats 1, 2, 3: cache-misses was multiplexed", // a Record warning, once for three repeats
+		"mariadb-10.11.6-ps (host bench1, 1 thread) point-query_range=100: cache-misses was multiplexed", // a Record warning of three repeats, once
 		"no difference can be significant at α = 0.05",  // three repeats only
 	} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("rQPS notes lack %q:\n%s", want, notes)
 		}
+	}
+	if n := strings.Count(notes, "cache-misses was multiplexed"); n != 1 {
+		t.Errorf("the multiplexing warning is in the notes %d times, want once", n)
 	}
 }
 
