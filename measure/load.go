@@ -1,33 +1,30 @@
 package measure
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
+	"sync"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/proc"
 	"github.com/perfbench/perfbench/record"
 	"github.com/perfbench/perfbench/sysbench"
 )
 
 // Load is a load command running next to a window (perfbench stat --
 // COMMAND): its output goes to a writer of the caller's choice, and, when
-// the command is sysbench, through sysbench's parser.
+// the command is sysbench, through sysbench's parser. It runs as the step
+// runner's loads do (package internal/proc): in a process group of its own,
+// and killed by the kernel if perfbench dies.
 type Load struct {
-	cmd     *exec.Cmd
-	args    []string
-	started time.Time
-	ended   time.Time
-	done    chan struct{}
-	waitErr error
-	parser  *sysbench.Parser
+	cmd    *proc.Cmd
+	args   []string
+	mu     sync.Mutex // guards parser, fed from the output's reader
+	parser *sysbench.Parser
 }
 
 // StartLoad starts args[0] with args[1:], its stdout and stderr written to
@@ -36,47 +33,21 @@ func StartLoad(args []string, out io.Writer) (*Load, error) {
 	if len(args) == 0 {
 		return nil, errors.New("start the load command: no command")
 	}
-	l := &Load{args: args, done: make(chan struct{})}
-	l.cmd = exec.Command(args[0], args[1:]...)
+	l := &Load{args: args}
+	o := proc.Options{Log: out}
 	if isSysbench(args[0]) {
 		l.parser = sysbench.NewParser()
+		o.OnLine = func(line string) {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			l.parser.Line(line)
+		}
 	}
-	pr, pw, err := os.Pipe()
+	c, err := proc.Start(args, o)
 	if err != nil {
-		return nil, fmt.Errorf("start the load command %s: %w", args[0], err)
-	}
-	l.cmd.Stdout, l.cmd.Stderr = pw, pw
-	l.started = time.Now()
-	if err := l.cmd.Start(); err != nil {
-		pr.Close()
-		pw.Close()
 		return nil, fmt.Errorf("start the load command: %w", err)
 	}
-	pw.Close()
-	copied := make(chan struct{})
-	go func() {
-		defer close(copied)
-		br := bufio.NewReader(pr)
-		for {
-			line, err := br.ReadString('\n')
-			if line != "" {
-				io.WriteString(out, line)
-				if l.parser != nil {
-					l.parser.Line(strings.TrimRight(line, "\r\n"))
-				}
-			}
-			if err != nil {
-				pr.Close()
-				return
-			}
-		}
-	}()
-	go func() {
-		l.waitErr = l.cmd.Wait()
-		l.ended = time.Now()
-		<-copied
-		close(l.done)
-	}()
+	l.cmd = c
 	return l, nil
 }
 
@@ -85,53 +56,38 @@ func isSysbench(path string) bool {
 }
 
 // Done is closed when the command has exited and its output is read.
-func (l *Load) Done() <-chan struct{} { return l.done }
+func (l *Load) Done() <-chan struct{} { return l.cmd.Done() }
 
-// Wait waits for the command to exit. When ctx ends first, the command gets
-// SIGTERM, then SIGKILL after grace.
+// Wait waits for the command to exit. When ctx ends first, the command (and
+// what it started) gets SIGTERM, then SIGKILL after grace.
 func (l *Load) Wait(ctx context.Context, grace time.Duration) error {
 	select {
-	case <-l.done:
-		return l.waitErr
+	case <-l.cmd.Done():
 	case <-ctx.Done():
+		l.cmd.Stop(grace)
 	}
-	l.cmd.Process.Signal(syscall.SIGTERM)
-	t := time.NewTimer(grace)
-	defer t.Stop()
-	select {
-	case <-l.done:
-	case <-t.C:
-		l.cmd.Process.Kill()
-		<-l.done
-	}
-	return l.waitErr
+	return l.cmd.Err()
 }
 
 // ExitCode is the command's exit status (-1 when it was killed by a signal
 // or has not exited).
-func (l *Load) ExitCode() int {
-	if l.cmd.ProcessState == nil {
-		return -1
-	}
-	return l.cmd.ProcessState.ExitCode()
-}
+func (l *Load) ExitCode() int { return l.cmd.ExitCode() }
 
 // Client returns the command's results for the Record: sysbench's, parsed
 // from its output, or for another command its command line, run time and
 // exit status. Call it after the command exited.
 func (l *Load) Client() *record.Client {
 	var c *record.Client
-	if l.parser != nil {
-		res := l.parser.Result()
+	if res := l.Sysbench(); res != nil {
 		c = res.Client()
 	} else {
 		c = &record.Client{Tool: "command"}
 	}
-	if c.Seconds == 0 && !l.ended.IsZero() {
-		c.Seconds = l.ended.Sub(l.started).Seconds()
+	if ended := l.cmd.Ended(); c.Seconds == 0 && !ended.IsZero() {
+		c.Seconds = ended.Sub(l.cmd.Started()).Seconds()
 	}
 	c.Command = ScrubArgs(l.args)
-	c.Started = l.started
+	c.Started = l.cmd.Started()
 	c.ExitCode = l.ExitCode()
 	return c
 }
@@ -141,6 +97,8 @@ func (l *Load) Sysbench() *sysbench.Result {
 	if l.parser == nil {
 		return nil
 	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	return l.parser.Result()
 }
 

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/perfbench/perfbench/internal/proc"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/mysqld/sandbox"
 	"github.com/perfbench/perfbench/plan"
@@ -37,7 +37,7 @@ type customServer struct {
 	port     int
 	values   map[string]string
 	logPath  string
-	cmd      *child // the start command
+	cmd      *proc.Cmd // the start command
 	pid      int
 }
 
@@ -62,7 +62,7 @@ func startCustom(ctx context.Context, r *runner, v *plan.Version, dir string) (*
 		return nil, fmt.Errorf("start %s: %w", v.Label, err)
 	}
 	if cs.port == 0 {
-		p, err := freePort()
+		p, err := sandbox.FreePort()
 		if err != nil {
 			return nil, fmt.Errorf("start %s: pick a free port: %w", v.Label, err)
 		}
@@ -107,7 +107,7 @@ func startCustom(ctx context.Context, r *runner, v *plan.Version, dir string) (*
 	}
 	defer log.Close()
 	fmt.Fprintf(log, "# %s: %s\n", time.Now().UTC().Format(time.RFC3339), strings.Join(argv, " "))
-	cs.cmd, err = startChild(argv, log, nil)
+	cs.cmd, err = proc.Start(argv, proc.Options{Log: log})
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", v.Label, err)
 	}
@@ -121,36 +121,9 @@ func startCustom(ctx context.Context, r *runner, v *plan.Version, dir string) (*
 	return cs, nil
 }
 
-// quietDriver keeps the driver's own log lines (a broken pipe while a server
-// shuts down) off stderr: the errors reach the caller anyway.
-type quietDriver struct{}
-
-func (quietDriver) Print(...any) {}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // rootDB connects as root over the socket, as perfbench's own start leaves
 // the server (root without password).
-func (cs *customServer) rootDB() (*sql.DB, error) {
-	cfg := mysql.NewConfig()
-	cfg.User = "root"
-	cfg.Net = "unix"
-	cfg.Addr = cs.socket
-	cfg.Timeout = 5 * time.Second
-	cfg.Logger = quietDriver{}
-	conn, err := mysql.NewConnector(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return sql.OpenDB(conn), nil
-}
+func (cs *customServer) rootDB() (*sql.DB, error) { return sandbox.OpenRoot(cs.socket) }
 
 // waitReady waits until the server answers on its socket and its pid is
 // known. The start command may stay in the foreground (mysqld_safe) or
@@ -177,9 +150,9 @@ func (cs *customServer) waitReady(ctx context.Context) error {
 			// server is up; perfbench's own connection will say more.
 			break
 		}
-		if !cs.cmd.running() && cs.cmd.exitCode() != 0 {
+		if !cs.cmd.Running() && cs.cmd.ExitCode() != 0 {
 			return fmt.Errorf("the start command ended with %s before the server answered; its output is in %s, the error log %s ends:\n%s",
-				cs.cmd.describeExit(), cs.logPath, cs.errorLog, indent(cs.logTail(15)))
+				cs.cmd.DescribeExit(), cs.logPath, cs.errorLog, indent(cs.logTail(15)))
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("no answer on %s within %v (last: %v); the error log %s ends:\n%s", cs.socket, readyTimeout, last, cs.errorLog, indent(cs.logTail(15)))
@@ -191,7 +164,7 @@ func (cs *customServer) waitReady(ctx context.Context) error {
 		}
 	}
 	if b, err := os.ReadFile(cs.pidFile); err == nil {
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && alive(pid) {
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && proc.Alive(pid) {
 			cs.pid = pid
 			return nil
 		}
@@ -218,13 +191,7 @@ func (cs *customServer) createLoadUser(ctx context.Context, d plan.Data) error {
 		return err
 	}
 	defer db.Close()
-	q := func(s string) string { return "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(s) + "'" }
-	id := "`" + strings.ReplaceAll(d.DB, "`", "``") + "`"
-	for _, stmt := range []string{
-		"CREATE DATABASE IF NOT EXISTS " + id,
-		"CREATE USER IF NOT EXISTS " + q(d.User) + "@'%' IDENTIFIED BY " + q(d.Password),
-		"GRANT ALL ON " + id + ".* TO " + q(d.User) + "@'%'",
-	} {
+	for _, stmt := range sandbox.LoadAccountSQL(d.DB, d.User, d.Password) {
 		if _, err := db.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("create the load database and user as root over %s (create them yourself if root needs a password): %w", cs.socket, err)
 		}
@@ -232,7 +199,7 @@ func (cs *customServer) createLoadUser(ctx context.Context, d plan.Data) error {
 	return nil
 }
 
-func (cs *customServer) running() bool { return alive(cs.pid) }
+func (cs *customServer) running() bool { return proc.Alive(cs.pid) }
 
 // stop runs the stop command (or SHUTDOWN as root), waits for the server to
 // exit, and kills what is left: the server after stopTimeout, the start
@@ -250,12 +217,12 @@ func (cs *customServer) stop() error {
 			time.Sleep(100 * time.Millisecond)
 		}
 		if cs.running() {
-			_ = signalPid(cs.pid, syscall.SIGKILL)
+			_ = proc.Signal(cs.pid, syscall.SIGKILL)
 			err = errors.Join(err, fmt.Errorf("the server (pid %d) did not exit within %v: killed", cs.pid, stopTimeout))
 		}
 	}
 	if cs.cmd != nil {
-		cs.cmd.wait(10 * time.Second)
+		cs.cmd.Wait(10 * time.Second)
 	}
 	return err
 }
@@ -271,15 +238,15 @@ func (cs *customServer) runStop() error {
 	}
 	defer log.Close()
 	fmt.Fprintf(log, "# %s: %s\n", time.Now().UTC().Format(time.RFC3339), strings.Join(argv, " "))
-	c, err := startChild(argv, log, nil)
+	c, err := proc.Start(argv, proc.Options{Log: log})
 	if err != nil {
 		return err
 	}
-	if c.wait(stopTimeout) {
+	if c.Wait(stopTimeout) {
 		return fmt.Errorf("the stop command %q did not end within %v", strings.Join(argv, " "), stopTimeout)
 	}
-	if c.exitCode() != 0 {
-		return fmt.Errorf("the stop command %q ended with %s (output in %s)", strings.Join(argv, " "), c.describeExit(), cs.logPath)
+	if c.ExitCode() != 0 {
+		return fmt.Errorf("the stop command %q ended with %s (output in %s)", strings.Join(argv, " "), c.DescribeExit(), cs.logPath)
 	}
 	return nil
 }
@@ -293,7 +260,7 @@ func (cs *customServer) shutdown() error {
 		db.Close()
 	}
 	if err != nil {
-		return signalPid(cs.pid, syscall.SIGTERM)
+		return proc.Signal(cs.pid, syscall.SIGTERM)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/proc"
 	"github.com/perfbench/perfbench/measure"
 	"github.com/perfbench/perfbench/plan"
 	"github.com/perfbench/perfbench/suite"
@@ -49,20 +50,19 @@ func (r *runner) loadData(ctx context.Context, s *server) error {
 	began := time.Now()
 	for _, argv := range [][]string{cleanup, prepare} {
 		fmt.Fprintf(log, "# %s: %s\n", time.Now().UTC().Format(time.RFC3339), strings.Join(measure.ScrubArgs(argv), " "))
-		c, err := startChild(argv, log, nil)
+		c, err := proc.Start(argv, proc.Options{Log: log})
 		if err != nil {
 			return err
 		}
 		select {
-		case <-c.Exited():
-			c.finish()
+		case <-c.Done():
 		case <-ctx.Done():
-			c.stop(2 * time.Second)
+			c.Stop(2 * time.Second)
 			return ctx.Err()
 		}
-		if c.exitCode() != 0 {
+		if c.ExitCode() != 0 {
 			b, _ := os.ReadFile(logPath)
-			return fmt.Errorf("%s ended with %s; %s ends:\n%s", strings.Join(measure.ScrubArgs(argv[:2]), " ")+" "+argv[len(argv)-1], c.describeExit(), logPath, indent(tailLines(b, 10)))
+			return fmt.Errorf("%s ended with %s; %s ends:\n%s", strings.Join(measure.ScrubArgs(argv[:2]), " ")+" "+argv[len(argv)-1], c.DescribeExit(), logPath, indent(tailLines(b, 10)))
 		}
 	}
 	if err := s.setMarker(true); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/perfbench/perfbench/internal/proc"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/mysqld/sandbox"
 	"github.com/perfbench/perfbench/plan"
@@ -67,7 +68,7 @@ func (s *server) running() bool {
 	case s.cs != nil:
 		return s.cs.running()
 	}
-	return alive(s.pid)
+	return proc.Alive(s.pid)
 }
 
 // exited returns a channel closed when the server process exits, watched
@@ -86,7 +87,7 @@ func (s *server) exited(ctx context.Context) <-chan struct{} {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				if !alive(pid) {
+				if !proc.Alive(pid) {
 					close(ch)
 					return
 				}
@@ -200,7 +201,7 @@ func sandboxConfig(m *plan.Managed, dir string, p *plan.Plan) sandbox.Config {
 func (s *server) ensure(ctx context.Context) error {
 	if s.v.Managed == nil {
 		// Someone else runs it: it may be back under another pid.
-		if s.db == nil || !alive(s.pid) {
+		if s.db == nil || !proc.Alive(s.pid) {
 			return s.resolve(ctx)
 		}
 	} else {
@@ -376,6 +377,12 @@ func (s *server) rootDB() (*sql.DB, error) {
 	}
 	return sql.OpenDB(conn), nil
 }
+
+// quietDriver keeps the driver's own log lines (a broken pipe while a server
+// shuts down) off stderr: the errors reach the caller anyway.
+type quietDriver struct{}
+
+func (quietDriver) Print(...any) {}
 
 // stop stops the server if the run started it, and closes the connection.
 func (s *server) stop() error {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/proc"
 	"github.com/perfbench/perfbench/measure"
 	"github.com/perfbench/perfbench/plan"
 	"github.com/perfbench/perfbench/record"
@@ -126,46 +127,37 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 	defer sess.Close()
 
 	var (
-		mu        sync.Mutex
-		parser    = sysbench.NewParser()
-		threadsAt time.Time // when sysbench said its threads started
-		started   = make(chan struct{})
+		mu     sync.Mutex
+		parser = sysbench.NewParser()
 	)
-	load, err := startChild(argv, log, func(line string) {
+	load, err := proc.Start(argv, proc.Options{Log: log, OnLine: func(line string) {
 		mu.Lock()
 		defer mu.Unlock()
 		parser.Line(line)
-		if threadsAt.IsZero() && strings.TrimSpace(line) == "Threads started!" {
-			threadsAt = time.Now()
-			close(started)
-		}
-	})
+	}})
 	if err != nil {
 		return failed(r.newRecord(it), "%v", err)
 	}
-	defer load.stop(2 * time.Second)
+	defer load.Stop(2 * time.Second)
 	// The warm-up counts from the moment sysbench's clients run; sysbench's
 	// per-second lines count from then too.
-	loadStart := time.Now()
 	clientStart := func() time.Time {
-		mu.Lock()
-		defer mu.Unlock()
-		if !threadsAt.IsZero() {
-			return threadsAt
+		if at, ok := load.ThreadsStartedAt(); ok {
+			return at
 		}
-		return loadStart
+		return load.Started()
 	}
 	if !st.Custom() {
 		select {
-		case <-started:
+		case <-load.ThreadsStarted():
 		case <-load.Exited():
 		case <-ctx.Done():
 		case <-time.After(startTimeout):
 		}
 	}
 
-	if !load.running() && ctx.Err() == nil {
-		load.finish()
+	if !load.Running() && ctx.Err() == nil {
+		load.Wait(0)
 		mu.Lock()
 		res := parser.Result()
 		mu.Unlock()
@@ -198,7 +190,7 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 		}
 	}
 	interrupted := ctx.Err() != nil
-	loadEnded := !load.running()
+	loadEnded := !load.Running()
 	serverDown := !s.running()
 	if !serverDown && !interrupted && (loadEnded || merr != nil) {
 		serverDown = s.down(ctx)
@@ -207,13 +199,13 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 	// Let the load end by itself (its tail), or end it.
 	switch {
 	case interrupted || serverDown || loadEnded:
-		load.stop(2 * time.Second)
+		load.Stop(2 * time.Second)
 	case st.Custom():
 		// A custom command still running after the window (and the tail
 		// its {time} gives it) is stopped.
-		load.wait(r.tail + 2*time.Second)
+		load.Wait(r.tail + 2*time.Second)
 	default:
-		if load.wait(r.tail + 30*time.Second) {
+		if load.Wait(r.tail + 30*time.Second) {
 			rec.Warn("sysbench did not end %s after the window closed: stopped", r.tail+30*time.Second)
 		}
 	}
@@ -236,19 +228,19 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 		r.crashed(rec, s)
 	case merr != nil:
 		failed(rec, "measure the window: %v", merr)
-	case loadEnded && !rec.Window.Start.IsZero() && load.ended.Before(rec.Window.Start):
+	case loadEnded && !rec.Window.Start.IsZero() && load.Ended().Before(rec.Window.Start):
 		failed(rec, "%s during the %s warm-up, before the window opened%s", r.loadEnd(st, load), st.Warmup, loadDetail(res, logPath))
-	case loadEnded && (load.exitCode() != 0 || !st.Custom()):
+	case loadEnded && (load.ExitCode() != 0 || !st.Custom()):
 		late := ""
-		if d := rec.Window.Warmup - st.Warmup.Seconds(); d > 0.5 && load.exitCode() == 0 {
+		if d := rec.Window.Warmup - st.Warmup.Seconds(); d > 0.5 && load.ExitCode() == 0 {
 			late = fmt.Sprintf("; the window opened %.1f s after the warm-up (the measurement's preparation was slow: a busy machine?) and the load runs only %s past the window", d, r.tail)
 		}
 		failed(rec, "%s before the window closed (%.1f s of %s)%s%s", r.loadEnd(st, load), rec.Window.Seconds, st.Duration, late, loadDetail(res, logPath))
 	case loadEnded:
 		rec.Warn("the command ended %.1f s into the %s window: the window is that long", rec.Window.Seconds, st.Duration)
-	case !st.Custom() && (load.exitCode() != 0 || len(res.Fatal) > 0):
+	case !st.Custom() && (load.ExitCode() != 0 || len(res.Fatal) > 0):
 		failed(rec, "%s%s", r.loadEnd(st, load), loadDetail(res, logPath))
-	case st.Custom() && load.exitCode() > 0:
+	case st.Custom() && load.ExitCode() > 0:
 		failed(rec, "%s (after the window closed)%s", r.loadEnd(st, load), loadDetail(res, logPath))
 	}
 	return rec
@@ -270,7 +262,7 @@ func (r *runner) applyClient(rec *record.Record, st *plan.Step, c *record.Client
 }
 
 // client is the load's results for the Record.
-func (r *runner) client(st *plan.Step, argv []string, res *sysbench.Result, load *child, started time.Time) *record.Client {
+func (r *runner) client(st *plan.Step, argv []string, res *sysbench.Result, load *proc.Cmd, started time.Time) *record.Client {
 	var c *record.Client
 	if !st.Custom() || res.Version != "" {
 		c = res.Client()
@@ -280,18 +272,18 @@ func (r *runner) client(st *plan.Step, argv []string, res *sysbench.Result, load
 	c.Whole = true
 	c.Started = started
 	c.Command = measure.ScrubArgs(argv)
-	if !load.running() {
-		c.ExitCode = load.exitCode()
+	if !load.Running() {
+		c.ExitCode = load.ExitCode()
 	}
 	return c
 }
 
-func (r *runner) loadEnd(st *plan.Step, load *child) string {
+func (r *runner) loadEnd(st *plan.Step, load *proc.Cmd) string {
 	what := "sysbench"
 	if st.Custom() {
 		what = "the command"
 	}
-	return what + " ended with " + load.describeExit()
+	return what + " ended with " + load.DescribeExit()
 }
 
 // loadDetail is what the load said before it failed: its FATAL lines, else

@@ -266,7 +266,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	for attempt := 0; ; attempt++ {
 		s.Port = cfg.Port
 		if s.Port == 0 {
-			if s.Port, err = freePort(); err != nil {
+			if s.Port, err = FreePort(); err != nil {
 				return nil, fmt.Errorf("start sandbox server: pick a free port: %w", err)
 			}
 		}
@@ -288,7 +288,9 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	return s, nil
 }
 
-func freePort() (int, error) {
+// FreePort returns a TCP port of 127.0.0.1 that nothing listens on now.
+// Someone else may take it before the caller binds it: be ready to retry.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
@@ -550,11 +552,16 @@ func tail(b []byte, n int) string {
 
 // RootConfig returns a driver configuration for the root account over the
 // sandbox's socket.
-func (s *Server) RootConfig() *mysql.Config {
+func (s *Server) RootConfig() *mysql.Config { return RootConfigAt(s.Socket) }
+
+// RootConfigAt returns a driver configuration for root without a password
+// over the unix socket at socket, as a data directory the sandbox
+// initialised has it.
+func RootConfigAt(socket string) *mysql.Config {
 	c := mysql.NewConfig()
 	c.User = "root"
 	c.Net = "unix"
-	c.Addr = s.Socket
+	c.Addr = socket
 	c.Timeout = 5 * time.Second
 	c.Logger = nopLogger{}
 	return c
@@ -567,10 +574,16 @@ type nopLogger struct{}
 func (nopLogger) Print(...any) {}
 
 // Root opens a database handle for root over the socket. The caller closes it.
-func (s *Server) Root() (*sql.DB, error) {
-	conn, err := mysql.NewConnector(s.RootConfig())
+func (s *Server) Root() (*sql.DB, error) { return OpenRoot(s.Socket) }
+
+// OpenRoot opens a database handle for root without a password over the
+// unix socket at socket (RootConfigAt): a server started on a data directory
+// the sandbox initialised, by the sandbox or by another command. The caller
+// closes it.
+func OpenRoot(socket string) (*sql.DB, error) {
+	conn, err := mysql.NewConnector(RootConfigAt(socket))
 	if err != nil {
-		return nil, fmt.Errorf("connect to sandbox %s: %w", s.Socket, err)
+		return nil, fmt.Errorf("connect to %s as root: %w", socket, err)
 	}
 	return sql.OpenDB(conn), nil
 }
@@ -618,15 +631,24 @@ func (s *Server) createLoadUser(ctx context.Context) error {
 	if host != "" {
 		stmts = append(stmts, "DROP USER IF EXISTS ''@"+quote(host))
 	}
-	stmts = append(stmts,
-		"CREATE DATABASE IF NOT EXISTS `"+strings.ReplaceAll(c.Database, "`", "``")+"`",
-		"CREATE USER IF NOT EXISTS "+quote(c.User)+"@'%' IDENTIFIED BY "+quote(c.Password),
-		"GRANT ALL ON `"+strings.ReplaceAll(c.Database, "`", "``")+"`.* TO "+quote(c.User)+"@'%'",
-	)
+	stmts = append(stmts, LoadAccountSQL(c.Database, c.User, c.Password)...)
 	if err := s.Exec(ctx, stmts...); err != nil {
 		return fmt.Errorf("create load database and user: %w", err)
 	}
 	return nil
+}
+
+// LoadAccountSQL returns the statements, to run as root in order, that
+// create the load's database and account: user for host '%' (so that TCP
+// clients connect without name resolution), granted every privilege on
+// database. They may run again on a server that has both.
+func LoadAccountSQL(database, user, password string) []string {
+	db := "`" + strings.ReplaceAll(database, "`", "``") + "`"
+	return []string{
+		"CREATE DATABASE IF NOT EXISTS " + db,
+		"CREATE USER IF NOT EXISTS " + quote(user) + "@'%' IDENTIFIED BY " + quote(password),
+		"GRANT ALL ON " + db + ".* TO " + quote(user) + "@'%'",
+	}
 }
 
 // Running reports whether the server process is still alive.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,6 +38,30 @@ func TestParseVersion(t *testing.T) {
 	if _, _, err := sandbox.ParseVersion([]byte("Usage: mysqld [OPTIONS]\n")); err == nil {
 		t.Error("ParseVersion of a usage text: no error")
 	}
+}
+
+func TestLoadAccountSQL(t *testing.T) {
+	got := sandbox.LoadAccountSQL("sb`test", "o'neil", `p\w'd`)
+	want := []string{
+		"CREATE DATABASE IF NOT EXISTS `sb``test`",
+		`CREATE USER IF NOT EXISTS 'o''neil'@'%' IDENTIFIED BY 'p\\w''d'`,
+		"GRANT ALL ON `sb``test`.* TO 'o''neil'@'%'",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("LoadAccountSQL:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestFreePort(t *testing.T) {
+	port, err := sandbox.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		t.Fatalf("listen on the free port %d: %v", port, err)
+	}
+	l.Close()
 }
 
 func TestFindServerBinaryBasedir(t *testing.T) {
@@ -112,6 +137,28 @@ func TestLifecycle(t *testing.T) {
 	}
 	if _, err := db.ExecContext(ctx, "CREATE DATABASE other"); err == nil {
 		t.Error("load user could create another database")
+	}
+	db.Close()
+
+	// The load account's statements again, through OpenRoot, for an
+	// account whose names need quoting: they run twice without error.
+	root, err := sandbox.OpenRoot(srv.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		for _, q := range sandbox.LoadAccountSQL("we`ird", "o'neil", `pa\ss'`) {
+			if _, err := root.ExecContext(ctx, q); err != nil {
+				t.Errorf("%s: %v", q, err)
+			}
+		}
+	}
+	root.Close()
+	cfg.User, cfg.Passwd, cfg.DBName = "o'neil", `pa\ss'`, "we`ird"
+	conn, _ = mysql.NewConnector(cfg)
+	db = sql.OpenDB(conn)
+	if _, err := db.ExecContext(ctx, "CREATE TABLE t (a INT PRIMARY KEY)"); err != nil {
+		t.Errorf("the quoted load account creates a table in its database: %v", err)
 	}
 	db.Close()
 

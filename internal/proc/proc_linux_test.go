@@ -1,0 +1,237 @@
+package proc
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// lockedBuffer is a log the test reads while the reader writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestOutputLinesInOrder(t *testing.T) {
+	var log lockedBuffer
+	var lines []string
+	// stdout and stderr interleaved, a 100 KB line (longer than the
+	// reader's buffer), and a last line without a newline.
+	script := `echo one; echo two >&2; head -c 100000 /dev/zero | tr '\0' x; echo; printf 'last'`
+	c, err := Start([]string{"sh", "-c", script}, Options{Log: &log, OnLine: func(s string) { lines = append(lines, s) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Wait(0)
+	long := strings.Repeat("x", 100000)
+	want := []string{"one", "two", long, "last"}
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines, want %d", len(lines), len(want))
+	}
+	for i := range want {
+		if lines[i] != want[i] {
+			t.Errorf("line %d: %.20q (%d bytes), want %.20q (%d bytes)", i, lines[i], len(lines[i]), want[i], len(want[i]))
+		}
+	}
+	if got := log.String(); got != "one\ntwo\n"+long+"\nlast\n" {
+		t.Errorf("log has %d bytes, want %d", len(got), len("one\ntwo\n"+long+"\nlast\n"))
+	}
+	if c.ExitCode() != 0 || c.DescribeExit() != "exit status 0" || c.Err() != nil {
+		t.Errorf("exit code %d (%s, %v), want 0", c.ExitCode(), c.DescribeExit(), c.Err())
+	}
+}
+
+func TestExitStatus(t *testing.T) {
+	c, err := Start([]string{"sh", "-c", "exit 3"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Wait(10 * time.Second) {
+		t.Fatal("sh -c 'exit 3' timed out")
+	}
+	if c.ExitCode() != 3 || c.DescribeExit() != "exit status 3" || c.Running() {
+		t.Errorf("exit code %d, %q, running %v; want 3", c.ExitCode(), c.DescribeExit(), c.Running())
+	}
+	if c.Ended().Before(c.Started()) || c.Started().IsZero() {
+		t.Errorf("started %v, ended %v", c.Started(), c.Ended())
+	}
+	if _, err := Start([]string{"/nonexistent/perfbench-no-such-command"}, Options{}); err == nil || !strings.Contains(err.Error(), "start /nonexistent/perfbench-no-such-command") {
+		t.Errorf("a missing command: %v", err)
+	}
+	if _, err := Start(nil, Options{}); err == nil {
+		t.Errorf("an empty command line started")
+	}
+}
+
+func TestThreadsStarted(t *testing.T) {
+	c, err := Start([]string{"sh", "-c", "echo 'Initializing worker threads...'; sleep 0.3; echo 'Threads started!'; sleep 0.3"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := c.ThreadsStartedAt(); ok {
+		t.Errorf("threads started before the line was printed")
+	}
+	select {
+	case <-c.ThreadsStarted():
+	case <-c.Exited():
+		t.Fatal("the command exited before ThreadsStarted was closed")
+	}
+	if !c.Running() {
+		t.Errorf("ThreadsStarted was closed only once the command exited")
+	}
+	at, ok := c.ThreadsStartedAt()
+	c.Wait(0)
+	if !ok || at.Before(c.Started().Add(250*time.Millisecond)) || at.After(c.Ended()) {
+		t.Errorf("threads started at %v (%v), want between %v and %v", at, ok, c.Started().Add(250*time.Millisecond), c.Ended())
+	}
+
+	// A command that never says it.
+	c, err = Start([]string{"true"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Wait(0)
+	select {
+	case <-c.ThreadsStarted():
+		t.Errorf("ThreadsStarted closed for a command that did not print the line")
+	default:
+	}
+}
+
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// A zombie (state Z) has exited.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	return len(f) > 0 && f[0] != "Z"
+}
+
+func waitGone(t *testing.T, pid int, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("pid %d still runs %v later", pid, within)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestStopEndsTheGroup: Stop ends what the command started too, and a
+// command that ignores SIGTERM gets SIGKILL after the grace.
+func TestStopEndsTheGroup(t *testing.T) {
+	pids := make(chan int, 1)
+	c, err := Start([]string{"sh", "-c", "trap '' TERM; sleep 60 & echo $!; wait"}, Options{OnLine: func(s string) {
+		if n, err := strconv.Atoi(s); err == nil {
+			pids <- n
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	grandchild := <-pids
+	if pgid, err := syscall.Getpgid(c.Pid()); err != nil || pgid != c.Pid() {
+		t.Errorf("the command's process group is %d (%v), want its own, %d", pgid, err, c.Pid())
+	}
+	began := time.Now()
+	c.Stop(300 * time.Millisecond)
+	if time.Since(began) < 300*time.Millisecond {
+		t.Errorf("Stop returned before the grace, though sh ignores SIGTERM")
+	}
+	if c.Running() || c.ExitCode() != -1 || c.DescribeExit() != "signal: killed" {
+		t.Errorf("after Stop: running %v, exit %d (%s); want killed", c.Running(), c.ExitCode(), c.DescribeExit())
+	}
+	waitGone(t, grandchild, 5*time.Second)
+	c.Stop(time.Second) // stopping twice returns
+}
+
+// TestDoneDespiteHeldOutput: a background process that keeps the output
+// open does not hold Done up for more than the drain grace.
+func TestDoneDespiteHeldOutput(t *testing.T) {
+	pids := make(chan int, 1)
+	c, err := Start([]string{"sh", "-c", "sleep 60 & echo $!"}, Options{OnLine: func(s string) {
+		if n, err := strconv.Atoi(s); err == nil {
+			pids <- n
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bg := <-pids
+	t.Cleanup(func() { syscall.Kill(bg, syscall.SIGKILL) })
+	<-c.Exited()
+	select {
+	case <-c.Done():
+	case <-time.After(DrainGrace + 5*time.Second):
+		t.Fatalf("Done not closed %v after the command exited", DrainGrace+5*time.Second)
+	}
+	if !alive(bg) {
+		t.Errorf("the background process was ended: only Stop ends the group")
+	}
+}
+
+// TestDiesWithParent starts a helper process (this test binary) that starts
+// a command and is then killed with SIGKILL: the command must not outlive
+// it.
+func TestDiesWithParent(t *testing.T) {
+	if os.Getenv("PROC_HELPER") != "" {
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperStartAndHang$")
+	cmd.Env = append(os.Environ(), "PROC_HELPER=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	if _, err := fmt.Fscanf(bufio.NewReader(out), "pid %d\n", &pid); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("the helper did not say the command's pid: %v", err)
+	}
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	if !alive(pid) {
+		t.Fatalf("pid %d does not run while its parent does", pid)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	waitGone(t, pid, 10*time.Second)
+}
+
+func TestHelperStartAndHang(t *testing.T) {
+	if os.Getenv("PROC_HELPER") == "" {
+		t.Skip("helper process of TestDiesWithParent")
+	}
+	c, err := Start([]string{"sleep", "60"}, Options{})
+	if err != nil {
+		fmt.Println("error", err)
+		os.Exit(1)
+	}
+	fmt.Printf("pid %d\n", c.Pid())
+	time.Sleep(time.Minute)
+}

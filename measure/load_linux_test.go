@@ -1,0 +1,88 @@
+package measure
+
+import (
+	"bytes"
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestLoadCommand(t *testing.T) {
+	var out bytes.Buffer
+	l, err := StartLoad([]string{"sh", "-c", "echo one; sleep 0.2; echo two >&2; exit 2", "--mysql-password=secret"}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Wait(context.Background(), time.Second); err == nil || err.Error() != "exit status 2" {
+		t.Errorf("Wait: %v, want exit status 2", err)
+	}
+	if out.String() != "one\ntwo\n" {
+		t.Errorf("output %q, want %q", out.String(), "one\ntwo\n")
+	}
+	c := l.Client()
+	if c.Tool != "command" || c.ExitCode != 2 || c.Seconds < 0.15 || c.Started.IsZero() {
+		t.Errorf("client %+v: want tool command, exit 2, at least 0.15 s", c)
+	}
+	if got := strings.Join(c.Command, " "); got != "sh -c echo one; sleep 0.2; echo two >&2; exit 2 --mysql-password=***" {
+		t.Errorf("command %q: the password must be masked", got)
+	}
+	if l.Sysbench() != nil {
+		t.Errorf("sh's output was parsed as sysbench's")
+	}
+	if _, err := StartLoad(nil, &out); err == nil {
+		t.Errorf("an empty command started")
+	}
+}
+
+// TestLoadStoppedWithItsGroup: a load runs in a process group of its own,
+// and ending ctx ends it and what it started.
+func TestLoadStoppedWithItsGroup(t *testing.T) {
+	var out syncWriter
+	l, err := StartLoad([]string{"sh", "-c", "sleep 60 & echo $!; wait"}, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bg int
+	for deadline := time.Now().Add(5 * time.Second); bg == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		bg, _ = strconv.Atoi(strings.TrimSpace(out.String()))
+	}
+	if bg == 0 {
+		t.Fatal("the command did not say its child's pid")
+	}
+	t.Cleanup(func() { syscall.Kill(bg, syscall.SIGKILL) })
+	if pgid, err := syscall.Getpgid(bg); err != nil || pgid != l.cmd.Pid() {
+		t.Errorf("the load's child is in group %d (%v), want the load's own, %d", pgid, err, l.cmd.Pid())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := l.Wait(ctx, time.Second); err == nil || err.Error() != "signal: terminated" {
+		t.Errorf("Wait after ctx ended: %v, want signal: terminated", err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); syscall.Kill(bg, 0) == nil; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the load's child %d outlived the load", bg)
+		}
+	}
+}
+
+// syncWriter is an output the test reads while the load writes it.
+type syncWriter struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
