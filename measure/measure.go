@@ -92,6 +92,10 @@ type Profile struct {
 	// Resolver names frames; nil makes one per window. Share one across
 	// windows to read each binary once.
 	Resolver *symbols.Resolver
+	// Version and Step name the window in the profile's comments, for
+	// readers of the profile alone; empty: the Record's (the server's
+	// version string, "stat").
+	Version, Step string
 }
 
 // WindowSpec is the plan of one window.
@@ -706,6 +710,12 @@ func appendNew(dst []string, add ...string) []string {
 func (s *Session) finishProfile(ctx context.Context, r *record.Record, w *pprofout.Window, start, end *mysqld.ThreadMap, failed bool) {
 	p := s.cfg.Profile
 	opts := pprofout.Options{Version: r.Version, Step: r.Step, Resolver: p.Resolver}
+	if p.Version != "" {
+		opts.Version = p.Version
+	}
+	if p.Step != "" {
+		opts.Step = p.Step
+	}
 	if !failed && r.Ops.Count > 0 {
 		opts.Ops, opts.OpsSource = r.Ops.Count, r.Ops.Source
 	}

@@ -37,6 +37,11 @@
 //	servers = "one-at-a-time" # managed servers: "one-at-a-time" (start before a version's steps of a
 //	                      # repeat, stop after) or "all-running" (start once, stop at the end)
 //	flush_timeout = "10m" # bound on the post-write flush
+//	profile = 99          # also sample the server's call stacks over every window, at 99 samples per
+//	                      # second per CPU, into a pprof profile per Record (see Profiles below);
+//	                      # true means 99; default 0 (false): no sampling
+//	profile_event = "cpu-clock" # the event sampled: cpu-clock (default; works everywhere, VMs
+//	                      # included) or, where the CPU has a PMU, cycles or another counter
 //
 // Durations are strings ("90s", "10m") or numbers of seconds.
 //
@@ -69,13 +74,15 @@
 //	ops = "client.transactions"
 //	ops_per = 1                     # how many of ops make one op
 //	extra_args = ["--mysql-ignore-errors=all"]
+//	profile = 999                   # this step's sampling (0: none), and profile_event
 //
 //	[[steps.custom]]                # a step that runs any command while it is measured
 //	name = "checkpoint"             # its label in Records and tables
 //	command = ["sh", "-c", "mariadb -S {socket} -e 'SET GLOBAL innodb_max_dirty_pages_pct=0'; sleep {time}"]
 //	write = true                    # changes data (default: named like a write step, see below)
 //	group = "writes"                # table group: point, range or writes (default from the name)
-//	ops = "Com_insert"              # and ops_per, warmup, duration, threads as in an override
+//	ops = "Com_insert"              # and ops_per, warmup, duration, threads, profile,
+//	                                # profile_event as in an override
 //
 // A custom step's command starts when the step starts; the window opens
 // after its warm-up and closes after its duration; a command still running
@@ -120,6 +127,22 @@
 //	socket = "/var/run/mysqld/mysqld.sock"  # or host and port, pid, pid_file
 //	defaults_file = "~/.my.perfbench.cnf"   # credentials for perfbench's own connection
 //	user = "root"                           # (password: prefer defaults_file)
+//
+// # Profiles
+//
+// A step whose profile is above 0 samples the server's call stacks over each
+// of its windows, as perfbench stat --profile does: CPU-wide per-CPU ring
+// buffers kept for the server's threads, so that the connection threads the
+// load creates during the step are sampled too. Each window's profile is
+// written to <out>/profiles/<record>.pb.gz, labelled with thread roles,
+// version, step and the window's op count; the Record's profile field points
+// to it, and the sampler's warnings (lost samples, a server without symbols,
+// a server that exited) are on the Record. perfbench profile <out>/records
+// --base LABEL then gives, per step and version, the functions with the most
+// samples per 1,000 ops and those that grew against the base; go tool pprof
+// opens the files as written. Sampling costs the server some throughput
+// (measure it with scripts/bench-profile.sh): 99 Hz is the usual rate, 999
+// Hz gives ten times the samples of a short window for more cost.
 //
 // # Order
 //

@@ -14,6 +14,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/suite"
 )
 
@@ -43,6 +44,32 @@ func (d *duration) UnmarshalTOML(v any) error {
 		return fmt.Errorf("a duration is a string like \"30s\" or a number of seconds, not %T", v)
 	}
 	d.set = true
+	return nil
+}
+
+// profileFreq is a sampling frequency in Hz: a number (0 turns sampling
+// off) or a boolean (true samples at perfevent.DefaultSampleFreq).
+type profileFreq struct {
+	hz  int
+	set bool
+}
+
+func (f *profileFreq) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case int64:
+		if x < 0 || x > math.MaxInt32 {
+			return fmt.Errorf("profile = %d: give samples per second per CPU (99, 999), or 0 for none", x)
+		}
+		f.hz = int(x)
+	case bool:
+		f.hz = 0
+		if x {
+			f.hz = perfevent.DefaultSampleFreq
+		}
+	default:
+		return fmt.Errorf("profile is samples per second per CPU (99, 999), 0 or false for none, true for %d; not %#v", perfevent.DefaultSampleFreq, v)
+	}
+	f.set = true
 	return nil
 }
 
@@ -110,16 +137,18 @@ type rawOutput struct {
 }
 
 type rawRun struct {
-	Repeats       *int     `toml:"repeats"`
-	Threads       []int    `toml:"threads"`
-	Warmup        duration `toml:"warmup"`
-	Duration      duration `toml:"duration"`
-	WriteDuration duration `toml:"write_duration"`
-	Interval      duration `toml:"interval"`
-	Ops           string   `toml:"ops"`
-	Events        []string `toml:"events"`
-	Servers       string   `toml:"servers"`
-	FlushTimeout  duration `toml:"flush_timeout"`
+	Repeats       *int        `toml:"repeats"`
+	Threads       []int       `toml:"threads"`
+	Warmup        duration    `toml:"warmup"`
+	Duration      duration    `toml:"duration"`
+	WriteDuration duration    `toml:"write_duration"`
+	Interval      duration    `toml:"interval"`
+	Ops           string      `toml:"ops"`
+	Events        []string    `toml:"events"`
+	Servers       string      `toml:"servers"`
+	FlushTimeout  duration    `toml:"flush_timeout"`
+	Profile       profileFreq `toml:"profile"`
+	ProfileEvent  string      `toml:"profile_event"`
 }
 
 type rawData struct {
@@ -143,12 +172,14 @@ type rawSteps struct {
 }
 
 type rawOverride struct {
-	Warmup    duration `toml:"warmup"`
-	Duration  duration `toml:"duration"`
-	Threads   []int    `toml:"threads"`
-	Ops       string   `toml:"ops"`
-	OpsPer    float64  `toml:"ops_per"`
-	ExtraArgs []string `toml:"extra_args"`
+	Warmup       duration    `toml:"warmup"`
+	Duration     duration    `toml:"duration"`
+	Threads      []int       `toml:"threads"`
+	Ops          string      `toml:"ops"`
+	OpsPer       float64     `toml:"ops_per"`
+	ExtraArgs    []string    `toml:"extra_args"`
+	Profile      profileFreq `toml:"profile"`
+	ProfileEvent string      `toml:"profile_event"`
 }
 
 type rawCustom struct {
@@ -161,6 +192,9 @@ type rawCustom struct {
 	Warmup   duration `toml:"warmup"`
 	Duration duration `toml:"duration"`
 	Threads  []int    `toml:"threads"`
+	// Sampling.
+	Profile      profileFreq `toml:"profile"`
+	ProfileEvent string      `toml:"profile_event"`
 }
 
 type rawVersion struct {
@@ -609,6 +643,11 @@ func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
 		}
 	}
 	p.ops("run.ops", r.Ops)
+	profile, profileEvent := r.Profile.hz, p.profileEvent("run.profile_event", r.ProfileEvent)
+	eventKeys := []string{}
+	if profileEvent != "" {
+		eventKeys = append(eventKeys, "run.profile_event")
+	}
 
 	customs := map[string]*Step{}
 	var customOrder []string
@@ -670,6 +709,14 @@ func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
 		}
 		if c.Threads != nil {
 			st.Threads = p.threads(k("threads"), c.Threads)
+		}
+		st.Profile, st.ProfileEvent = profile, profileEvent
+		if c.Profile.set {
+			st.Profile = c.Profile.hz
+		}
+		if e := p.profileEvent(k("profile_event"), c.ProfileEvent); e != "" {
+			st.ProfileEvent = e
+			eventKeys = append(eventKeys, k("profile_event"))
 		}
 		customs[c.Name] = st
 		customOrder = append(customOrder, c.Name)
@@ -751,6 +798,7 @@ func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
 		if st.Write {
 			st.Duration = writeDur
 		}
+		st.Profile, st.ProfileEvent = profile, profileEvent
 	}
 	keys := make([]string, 0, len(s.Override))
 	for k := range s.Override {
@@ -782,6 +830,10 @@ func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
 		if o.Threads != nil {
 			th = p.threads(k("threads"), o.Threads)
 		}
+		event := p.profileEvent(k("profile_event"), o.ProfileEvent)
+		if event != "" {
+			eventKeys = append(eventKeys, k("profile_event"))
+		}
 		matched := false
 		for _, st := range selected {
 			if !matches(st, name) {
@@ -804,6 +856,12 @@ func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
 				st.OpsPer = o.OpsPer
 			}
 			st.ExtraArgs = append(st.ExtraArgs, o.ExtraArgs...)
+			if o.Profile.set {
+				st.Profile = o.Profile.hz
+			}
+			if event != "" {
+				st.ProfileEvent = event
+			}
 		}
 		if !matched {
 			if _, err := suite.Lookup(name); err != nil && customs[name] == nil {
@@ -830,6 +888,20 @@ func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
 		}
 		plan.Steps = append(plan.Steps, *st)
 	}
+	if len(eventKeys) > 0 && !plan.Profiled() {
+		plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s is set (line %d) but no step samples: set profile = %d in [run] or for a step",
+			lastKey(eventKeys[0]), p.lines.line(eventKeys[0]), perfevent.DefaultSampleFreq))
+	}
+}
+
+// profileEvent checks a profile_event value: one event, as perf -e names
+// it; its existence on this machine is checked when the plan runs.
+func (p *parser) profileEvent(key, e string) string {
+	e = strings.TrimSpace(e)
+	if strings.ContainsAny(e, ",{}") {
+		p.errorf(key, "profile_event %q: name one event to sample (cpu-clock, cycles, ...)", e)
+	}
+	return e
 }
 
 // matches reports whether a name or label designates a step.

@@ -174,8 +174,25 @@ type Step struct {
 	Threads []int
 	// ExtraArgs are appended to this step's sysbench command line.
 	ExtraArgs []string
+	// Profile, when positive, samples the server's call stacks over each
+	// window of the step at Profile samples per second per CPU, and writes
+	// a pprof profile next to its Record; ProfileEvent is the event sampled
+	// ("" for cpu-clock, which works everywhere; cycles is finer where the
+	// CPU has a PMU).
+	Profile      int
+	ProfileEvent string
 	// Line is where the step is selected or defined in the plan file.
 	Line int
+}
+
+// Profiled reports whether a step of the plan samples call stacks.
+func (p *Plan) Profiled() bool {
+	for i := range p.Steps {
+		if p.Steps[i].Profile > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Custom reports whether the step runs a command of the user's.

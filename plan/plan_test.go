@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -478,5 +479,65 @@ func TestLoadMissing(t *testing.T) {
 	_, err := Load(filepath.Join(t.TempDir(), "nope.toml"))
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Load of a missing file: %v", err)
+	}
+}
+
+func TestProfile(t *testing.T) {
+	p := mustParse(t, `
+[run]
+profile = 999
+profile_event = "cpu-clock"
+[steps]
+list = ["point-query", "read-only", "mine"]
+[steps.override.read-only]
+profile = 0
+[steps.override."read-only_range=100"]
+profile = 199
+profile_event = "task-clock"
+[[steps.custom]]
+name = "mine"
+command = ["true"]
+profile = true
+[[version]]
+label = "a"
+socket = "/s"
+`)
+	got := map[string]string{}
+	for _, st := range p.Steps {
+		got[st.Label] = fmt.Sprintf("%d %s", st.Profile, st.ProfileEvent)
+	}
+	want := map[string]string{
+		"point-query_range=100": "999 cpu-clock",
+		"read-only_range=10":    "0 cpu-clock",
+		"read-only_range=100":   "199 task-clock",
+		"read-only_range=10000": "0 cpu-clock",
+		"mine":                  "99 cpu-clock",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("profile per step %v, want %v", got, want)
+	}
+	if !p.Profiled() || len(p.Warnings) > 0 {
+		t.Errorf("Profiled %v, warnings %q", p.Profiled(), p.Warnings)
+	}
+
+	// Off by default; an event with nothing to sample is a warning.
+	p = mustParse(t, minimal)
+	if s := p.Steps[0]; s.Profile != 0 || s.ProfileEvent != "" || p.Profiled() {
+		t.Errorf("default: profile %d %q, Profiled %v", s.Profile, s.ProfileEvent, p.Profiled())
+	}
+	p = mustParse(t, "[run]\nprofile = false\nprofile_event = \"cycles\"\n"+minimal)
+	if p.Profiled() || len(p.Warnings) != 1 || p.Warnings[0] != "profile_event is set (line 3) but no step samples: set profile = 99 in [run] or for a step" {
+		t.Errorf("profile_event without profile: Profiled %v, warnings %q", p.Profiled(), p.Warnings)
+	}
+
+	for src, want := range map[string]string{
+		"[run]\nprofile = -1\n":                            `2: profile = -1: give samples per second per CPU (99, 999), or 0 for none`,
+		"[run]\nprofile = \"fast\"\n":                      `2: profile is samples per second per CPU (99, 999), 0 or false for none, true for 99; not "fast"`,
+		"[run]\nprofile_event = \"cycles,instructions\"\n": `2: profile_event "cycles,instructions": name one event to sample (cpu-clock, cycles, ...)`,
+	} {
+		got := parseErrors(t, src+minimal)
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("%q: errors %q, want %q", src, got, want)
+		}
 	}
 }

@@ -339,6 +339,17 @@ func TestRelPathAndFlags(t *testing.T) {
 			t.Errorf("%v: freq %d, %v %v", c.args, fl.Freq, err, fl.Validate())
 		}
 	}
+	// An event needs the catalogue, and one event only.
+	if _, err := (&Flags{Freq: 99, Event: "cpu-clock"}).SampleOptions(nil); err == nil || err.Error() != "--profile-event: cpu-clock: no event catalogue to resolve it" {
+		t.Errorf("an event without a catalogue: %v", err)
+	}
+	sys := &perfevent.System{}
+	if o, err := SampleOptions(999, "task-clock", sys); err != nil || o.Freq != 999 || o.Event.Name != "task-clock" {
+		t.Errorf("task-clock at 999 Hz: %+v, %v", o, err)
+	}
+	if _, err := SampleOptions(99, "task-clock,cpu-clock", sys); err == nil || err.Error() != "task-clock,cpu-clock names 2 events: sample one" {
+		t.Errorf("two events: %v", err)
+	}
 	r := &record.Record{Version: "v1", Step: "s", Ops: record.Ops{Source: "Questions", Count: 12}}
 	if ro := RecordOptions(r, map[int]string{1: "main"}, nil); ro.Ops != 12 || ro.OpsSource != "Questions" || ro.Version != "v1" || ro.Step != "s" || ro.Roles[1] != "main" {
 		t.Errorf("record options %+v", ro)

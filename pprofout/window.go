@@ -160,19 +160,30 @@ func (f *Flags) Validate() error {
 // SampleOptions turns the flags into sampling options, resolving the event
 // with the catalogue sys (nil is allowed when no event was named).
 func (f *Flags) SampleOptions(sys *perfevent.System) (perfevent.SampleOptions, error) {
-	o := perfevent.SampleOptions{Freq: f.Freq, System: sys}
-	if f.Event == "" {
-		return o, nil
-	}
-	if sys == nil {
-		return o, fmt.Errorf("--profile-event %s: no event catalogue", f.Event)
-	}
-	l, err := perfevent.Parse(f.Event, sys)
+	o, err := SampleOptions(f.Freq, f.Event, sys)
 	if err != nil {
 		return o, fmt.Errorf("--profile-event: %w", err)
 	}
+	return o, nil
+}
+
+// SampleOptions are the sampling options of freq samples per second per CPU
+// of event, resolved with the catalogue sys (nil is allowed when event is
+// empty: perfevent.DefaultSampleEvent).
+func SampleOptions(freq int, event string, sys *perfevent.System) (perfevent.SampleOptions, error) {
+	o := perfevent.SampleOptions{Freq: freq, System: sys}
+	if event == "" {
+		return o, nil
+	}
+	if sys == nil {
+		return o, fmt.Errorf("%s: no event catalogue to resolve it", event)
+	}
+	l, err := perfevent.Parse(event, sys)
+	if err != nil {
+		return o, err
+	}
 	if len(l.Events) != 1 {
-		return o, fmt.Errorf("--profile-event takes one event, not %d", len(l.Events))
+		return o, fmt.Errorf("%s names %d events: sample one", event, len(l.Events))
 	}
 	o.Event = l.Events[0]
 	return o, nil

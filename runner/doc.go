@@ -31,6 +31,13 @@
 //     connections), then counters, SHOW GLOBAL STATUS, /proc and the data
 //     directory's disk are read at the window's two edges, and every second
 //     in between. The window ends early if the load or the server exits.
+//     When the step samples (plan.Step.Profile), the server's call stacks
+//     are sampled over the same window (measure.Profile) and written as a
+//     pprof profile to <out>/profiles/<record>.pb.gz, labelled with thread
+//     roles, version, step and the op count; the Record points to it
+//     (Record.Profile, relative to the Record's file) and carries the
+//     sampler's warnings (lost samples, missing symbols, the server exiting).
+//     perfbench profile <out>/records compares them per step and op.
 //  5. sysbench runs its tail (DefaultTail) and exits; a custom command still
 //     running a little after its tail is stopped. The client's results go on
 //     the Record (measure.ApplyClient), with its start instant so that its
@@ -58,6 +65,8 @@
 //	records/.replaced/    Records of failed or partial measurements run again with --resume
 //	logs/                 the load's output next to its Record's name; load-<version>.txt,
 //	                      server-<version>.txt (custom start and stop commands)
+//	profiles/             the sampled steps' pprof profiles, next to their Record's name:
+//	                      <version>__<step>__t<threads>__r<repeat>.pb.gz (.replaced/ as records/)
 //	scripts/              the project's sysbench scripts (suite.WriteScripts)
 //	servers/<version>/    a managed server's data/, socket, pid file, error.log, and the
 //	                      perfbench-data marker of a completed load

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,9 +15,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/pprof/profile"
+
 	"github.com/perfbench/perfbench/internal/testdb"
 	"github.com/perfbench/perfbench/measure"
 	"github.com/perfbench/perfbench/plan"
+	"github.com/perfbench/perfbench/pprofout"
+	"github.com/perfbench/perfbench/profdiff"
 	"github.com/perfbench/perfbench/record"
 )
 
@@ -570,4 +575,123 @@ defaults_file = "`+cnf+`"
 	if _, err := os.Stat(filepath.Join(out, "servers")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a server folder was made for a running server: %v", err)
 	}
+}
+
+// TestProfiledSteps runs a plan whose steps sample the server's call stacks,
+// at two rates: each Record points to its profile, which pprof opens, whose
+// comments and sample count agree with the Record (samples ≈ rate × the
+// server's CPU seconds), and which perfbench profile's comparison reads per
+// step.
+func TestProfiledSteps(t *testing.T) {
+	needTools(t)
+	p := parsePlan(t, `
+[run]
+warmup = "1s"
+duration = "3s"
+events = ["task-clock", "context-switches"]
+profile = 99
+[data]
+table_size = 1000
+[steps]
+list = ["point-query", "read-only_range=100"]
+[steps.override.point-query]
+profile = 999
+[[version]]
+label = "a"
+basedir = "installed"
+options = ["innodb_buffer_pool_size=64M"]
+`)
+	out := t.TempDir()
+	var progress syncBuffer
+	sum, err := Run(context.Background(), p, testOptions(out, &progress))
+	t.Logf("progress:\n%s", progress.String())
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	recDir := filepath.Join(out, "records")
+	if !strings.Contains(progress.String(), "perfbench profile "+recDir+" --base a") {
+		t.Errorf("the summary does not say how to compare the profiles")
+	}
+	recs := records(t, out)
+	samples := map[string]int64{}
+	for id, rate := range map[string]float64{"a/point-query_range=100/t1/r1": 999, "a/read-only_range=100/t1/r1": 99} {
+		r := recs[id]
+		if r == nil {
+			t.Errorf("no Record of %s", id)
+			continue
+		}
+		checkMeasured(t, id, r)
+		name := strings.TrimSuffix(record.FileName(r), ".json")
+		if r.Profile != "../profiles/"+name+".pb.gz" {
+			t.Errorf("%s: profile %q, want ../profiles/%s.pb.gz", id, r.Profile, name)
+			continue
+		}
+		path := filepath.Join(recDir, filepath.FromSlash(r.Profile))
+		f, err := os.Open(path)
+		if err != nil {
+			t.Errorf("%s: %v", id, err)
+			continue
+		}
+		prof, err := profile.Parse(f)
+		f.Close()
+		if err != nil {
+			t.Errorf("%s: read %s: %v", id, path, err)
+			continue
+		}
+		m := pprofout.ReadMeta(prof)
+		if m.Version != "a" || m.Step != r.Step || m.Ops != r.Ops.Count || m.OpsSource != "Questions" || m.Event != "cpu-clock" {
+			t.Errorf("%s: profile comments %+v; want version a, step %s, %v Questions, cpu-clock", id, m, r.Step, r.Ops.Count)
+		}
+		var n int64
+		for _, s := range prof.Sample {
+			n += s.Value[0]
+		}
+		if prof.SampleType[0].Type != "samples" {
+			t.Fatalf("%s: first sample value is %s, want samples", id, prof.SampleType[0].Type)
+		}
+		samples[r.Step] = n
+		// cpu-clock samples each CPU at the rate; the server's share of
+		// them is its CPU time.
+		cpu := r.OS.UserSeconds + r.OS.SystemSeconds
+		if got := float64(n) / cpu; got < rate/3 || got > rate*3 {
+			t.Errorf("%s: %d samples over %.2f s of server CPU: %.0f per CPU second, want about %v", id, n, cpu, got, rate)
+		}
+		cmd := exec.Command("go", "tool", "pprof", "-top", path)
+		top, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(top), "Type: cpu") || !strings.Contains(string(top), "Showing nodes accounting for") {
+			t.Errorf("%s: go tool pprof -top %s: %v\n%s", id, path, err, top)
+		}
+	}
+	if sum.OK != 2 {
+		t.Errorf("summary %+v", sum)
+	}
+
+	// perfbench profile's comparison, over the records folder.
+	in, notes, err := profdiff.Load([]string{recDir})
+	if err != nil || len(in) != 2 {
+		t.Fatalf("profdiff.Load: %d inputs, %v (notes %q)", len(in), err, notes)
+	}
+	c, err := profdiff.Compare(in, profdiff.Options{Base: "a", Top: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Steps) != 2 {
+		t.Fatalf("%d steps compared, want 2", len(c.Steps))
+	}
+	for _, st := range c.Steps {
+		v := st.Versions["a"]
+		if !st.PerOp || v == nil || v.Samples != samples[st.Name] || v.Windows != 1 {
+			t.Errorf("step %s: per op %v, profile %+v; want 1 window of %d samples", st.Name, st.PerOp, v, samples[st.Name])
+		}
+	}
+	var text bytes.Buffer
+	if err := c.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"== point-query_range=100 ==", "== read-only_range=100 ==", "top by flat:"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("perfbench profile's text lacks %q:\n%s", want, text.String())
+		}
+	}
+	noServerLeft(t, serverPids(recs)...)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/perfbench/perfbench/plan"
 	"github.com/perfbench/perfbench/record"
 	"github.com/perfbench/perfbench/suite"
+	"github.com/perfbench/perfbench/symbols"
 )
 
 // DefaultTail is how long the load keeps running after the window closes,
@@ -99,15 +100,19 @@ type runner struct {
 	out     string
 	recDir  string
 	logDir  string
+	profDir string
 	scripts string
 	planSHA string
 	tail    time.Duration
 	meter   meter
 	sys     *perfevent.System
 	// events are the plan's, or measure.DefaultEvents once a server runs.
-	events  perfevent.List
-	prov    record.Provenance
-	servers map[string]*server
+	events perfevent.List
+	// resolver names the frames of every profile of the run, so that each
+	// binary is read once.
+	resolver *symbols.Resolver
+	prov     record.Provenance
+	servers  map[string]*server
 	// flushNotes are warnings of the post-write flush, for the Record of
 	// the measurement it preceded.
 	flushNotes map[string][]string
@@ -149,6 +154,7 @@ func Run(ctx context.Context, p *plan.Plan, o Options) (*Summary, error) {
 	r.out = out
 	r.recDir = filepath.Join(out, "records")
 	r.logDir = filepath.Join(out, "logs")
+	r.profDir = filepath.Join(out, "profiles")
 	r.scripts = filepath.Join(out, "scripts")
 	r.sum = &Summary{Out: out, Records: r.recDir}
 	if b, err := os.ReadFile(p.File); err == nil {
@@ -376,6 +382,9 @@ func (r *runner) prepare(pending []plan.Item) error {
 			return fmt.Errorf("events of the plan: %w", err)
 		}
 	}
+	if err := r.prepareProfiles(pending); err != nil {
+		return err
+	}
 	if r.prov, err = hostinfo.Provenance("/"); err != nil {
 		fmt.Fprintf(r.opts.Progress, "perfbench run: warning: provenance: %v\n", err)
 	}
@@ -508,6 +517,9 @@ func (r *runner) summary(interrupted bool) {
 		fmt.Fprintf(w, "perfbench run: to finish: perfbench run %s --out %s --resume\n", r.plan.File, r.out)
 	}
 	fmt.Fprintf(w, "perfbench run: next: perfbench report %s --base %s\n", r.recDir, r.plan.Base)
+	if r.resolver != nil {
+		fmt.Fprintf(w, "perfbench run: profiles in %s: perfbench profile %s --base %s\n", r.profDir, r.recDir, r.plan.Base)
+	}
 }
 
 func (r *runner) managedDirs() string {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/plan"
 	"github.com/perfbench/perfbench/record"
 )
@@ -214,5 +215,93 @@ basedir = "installed"
 	pr.width = 52
 	if got, want := pr.line(), "[#####...............] 1/2  elapsed 5.0s  ETA 15.0s"; got != want {
 		t.Errorf("bar on a 52-column terminal: %q, want %q", got, want)
+	}
+}
+
+// TestProfileOfStep: a step that samples gets a profile next to its Record's
+// name, a step that does not gets none, and an event the machine lacks is
+// an error naming the step.
+func TestProfileOfStep(t *testing.T) {
+	p := parsePlan(t, `
+[run]
+profile = 999
+[steps]
+list = ["point-query", "read-only_range=100"]
+[steps.override."read-only_range=100"]
+profile = 0
+[[version]]
+label = "a"
+socket = "/s"
+`)
+	r := &runner{plan: p, recDir: "/out/records", profDir: "/out/profiles"}
+	items := p.Expand()
+	var sampled, plain plan.Item
+	for _, it := range items {
+		if it.Action != plan.ActionMeasure {
+			continue
+		}
+		if it.Step.Label == "point-query_range=100" {
+			sampled = it
+		} else {
+			plain = it
+		}
+	}
+	prof, err := r.profile(sampled)
+	if err != nil || prof == nil {
+		t.Fatalf("profile of a sampled step: %+v, %v", prof, err)
+	}
+	if prof.Path != "/out/profiles/a__point-query_range=100__t1__r1.pb.gz" || prof.RecordFile != "/out/records/a__point-query_range=100__t1__r1.json" ||
+		prof.Sample.Freq != 999 || prof.Version != "a" || prof.Step != "point-query_range=100" {
+		t.Errorf("profile %+v", prof)
+	}
+	if prof, err := r.profile(plain); prof != nil || err != nil {
+		t.Errorf("a step with profile = 0 samples: %+v, %v", prof, err)
+	}
+
+	sampled.Step.ProfileEvent = "no-such-event-anywhere"
+	r.sys = &perfevent.System{}
+	if _, err := r.profile(sampled); err == nil || !strings.Contains(err.Error(), "profile_event of step point-query_range=100: ") {
+		t.Errorf("an unknown event: %v", err)
+	}
+}
+
+// TestSetAsideProfile: a measurement run again with --resume moves its
+// earlier Record, load log and profile aside, none overwritten.
+func TestSetAsideProfile(t *testing.T) {
+	p := parsePlan(t, twoStepPlan)
+	out := t.TempDir()
+	r := &runner{plan: p, recDir: filepath.Join(out, "records"), logDir: filepath.Join(out, "logs"), profDir: filepath.Join(out, "profiles")}
+	var it plan.Item
+	for _, x := range p.Expand() {
+		if x.Action == plan.ActionMeasure && x.Step.Label == "point-query_range=100" {
+			it = x
+			break
+		}
+	}
+	written := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	rec := &record.Record{Version: "a", Step: "point-query_range=100", Threads: 1, Repeat: 1}
+	rec.Provenance.Written = written
+	recPath := filepath.Join(r.recDir, record.FileName(rec))
+	for _, f := range []string{recPath, r.logPath(it), r.profilePath(it)} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("earlier"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.existing = map[string]record.Loaded{it.ID: {Path: recPath, Record: rec}}
+	r.setAside(it)
+	for _, want := range []string{
+		filepath.Join(out, "records", ".replaced", "a__point-query_range=100__t1__r1.20260304T050607Z.json"),
+		filepath.Join(out, "logs", ".replaced", "a__point-query_range=100__t1__r1.sysbench.20260304T050607Z.txt"),
+		filepath.Join(out, "profiles", ".replaced", "a__point-query_range=100__t1__r1.20260304T050607Z.pb.gz"),
+	} {
+		if b, err := os.ReadFile(want); err != nil || string(b) != "earlier" {
+			t.Errorf("%s: %q, %v", want, b, err)
+		}
+	}
+	if _, err := os.Stat(r.profilePath(it)); !os.IsNotExist(err) {
+		t.Errorf("the earlier profile is still in place: %v", err)
 	}
 }

@@ -103,6 +103,10 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 	defer log.Close()
 	fmt.Fprintf(log, "# %s\n", strings.Join(measure.ScrubArgs(argv), " "))
 
+	prof, err := r.profile(it)
+	if err != nil {
+		return failed(r.newRecord(it), "%v", err)
+	}
 	// Counters first: the load's connections are counted from their first
 	// instant (threads inherit the counters of the thread creating them).
 	op := opSpec(st)
@@ -117,6 +121,7 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 		PerRole:   true,
 		Perfbench: r.opts.Perfbench,
 		Command:   r.opts.Command,
+		Profile:   prof,
 	})
 	if err != nil {
 		if !s.running() {
@@ -376,21 +381,20 @@ func (r *runner) logPath(it plan.Item) string {
 	if it.Step.Custom() {
 		kind = "command"
 	}
-	rec := record.Record{Version: it.Version.Label, Step: it.Step.Label, Threads: it.Threads, Repeat: it.Repeat}
-	return filepath.Join(r.logDir, strings.TrimSuffix(record.FileName(&rec), ".json")+"."+kind+".txt")
+	return filepath.Join(r.logDir, recordName(it)+"."+kind+".txt")
 }
 
-// setAside moves the Record (and load log) an earlier run left for a
-// measurement that runs again (a failed or partial one, with --resume) into
-// a hidden .replaced/ folder next to it: Records are never rewritten, and
-// readers of the folder skip hidden ones.
+// setAside moves the Record (and load log and profile) an earlier run left
+// for a measurement that runs again (a failed or partial one, with
+// --resume) into a hidden .replaced/ folder next to it: Records are never
+// rewritten, and readers of the folder skip hidden ones.
 func (r *runner) setAside(it plan.Item) {
 	l, ok := r.existing[it.ID]
 	if !ok {
 		return
 	}
 	stamp := l.Record.Provenance.Written.UTC().Format("20060102T150405Z")
-	for _, p := range []string{l.Path, r.logPath(it)} {
+	for _, p := range []string{l.Path, r.logPath(it), r.profilePath(it)} {
 		if _, err := os.Stat(p); err != nil {
 			continue
 		}
@@ -398,6 +402,9 @@ func (r *runner) setAside(it plan.Item) {
 		if err := os.MkdirAll(dir, 0o755); err == nil {
 			base := filepath.Base(p)
 			ext := filepath.Ext(base)
+			if strings.HasSuffix(base, ".pb.gz") {
+				ext = ".pb.gz"
+			}
 			err = os.Rename(p, filepath.Join(dir, strings.TrimSuffix(base, ext)+"."+stamp+ext))
 			if err != nil {
 				r.prog.printf("perfbench run: warning: keep the earlier %s: %v", p, err)

@@ -29,6 +29,8 @@ interleave versions (A B A B ...). Run it as root.
 The output folder (--out, else the plan's output.dir):
   records/   one Record per measurement (JSON), written when it ends
   logs/      the load's output next to each Record's name, data loads, servers
+  profiles/  pprof profiles of the steps the plan samples (profile = 99): see
+             perfbench profile
   scripts/   the Lua scripts of the steps stock sysbench cannot run
   servers/   each managed server's data directory, socket and error log
 
