@@ -3,9 +3,11 @@ package measure
 import (
 	"bytes"
 	"context"
+	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -41,14 +43,15 @@ func TestLoadCommand(t *testing.T) {
 // TestLoadStoppedWithItsGroup: a load runs in a process group of its own,
 // and ending ctx ends it and what it started.
 func TestLoadStoppedWithItsGroup(t *testing.T) {
-	var out syncWriter
-	l, err := StartLoad([]string{"sh", "-c", "sleep 60 & echo $!; wait"}, &out)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	l, err := StartLoad([]string{"sh", "-c", "sleep 60 & echo $! >" + pidFile + "; wait"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var bg int
 	for deadline := time.Now().Add(5 * time.Second); bg == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		bg, _ = strconv.Atoi(strings.TrimSpace(out.String()))
+		b, _ := os.ReadFile(pidFile)
+		bg, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 	}
 	if bg == 0 {
 		t.Fatal("the command did not say its child's pid")
@@ -67,22 +70,4 @@ func TestLoadStoppedWithItsGroup(t *testing.T) {
 			t.Fatalf("the load's child %d outlived the load", bg)
 		}
 	}
-}
-
-// syncWriter is an output the test reads while the load writes it.
-type syncWriter struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
 }

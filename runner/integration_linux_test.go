@@ -197,13 +197,11 @@ func serverPids(recs map[string]*record.Record) []int {
 }
 
 // TestSmokePlan runs examples/plans/smoke.toml, then again with --resume.
-func TestSmokePlan(t *testing.T) {
-	needTools(t)
-	t.Setenv("PERFBENCH_SECOND_BASEDIR", "")
-	p, err := plan.Load("../examples/plans/smoke.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
+// runOK runs plan p into a new output folder and fails the test unless the
+// run succeeded; it returns the folder, what the run said, its summary and
+// its Records.
+func runOK(t *testing.T, p *plan.Plan) (string, string, *Summary, map[string]*record.Record) {
+	t.Helper()
 	out := t.TempDir()
 	var progress syncBuffer
 	sum, err := Run(context.Background(), p, testOptions(out, &progress))
@@ -211,7 +209,17 @@ func TestSmokePlan(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	recs := records(t, out)
+	return out, progress.String(), sum, records(t, out)
+}
+
+func TestSmokePlan(t *testing.T) {
+	needTools(t)
+	t.Setenv("PERFBENCH_SECOND_BASEDIR", "")
+	p, err := plan.Load("../examples/plans/smoke.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, said, sum, recs := runOK(t, p)
 	// One Record per (version, step).
 	for _, v := range []string{"default", "pfs"} {
 		for _, st := range []string{"point-query_range=100", "update-index_range=100", "read-only_range=100"} {
@@ -228,10 +236,10 @@ func TestSmokePlan(t *testing.T) {
 		t.Errorf("%d Records, summary %+v; want 6 ok", len(recs), sum)
 	}
 	// The read step after the write step got the post-write flush.
-	if !strings.Contains(progress.String(), "default: post-write flush done") {
+	if !strings.Contains(said, "default: post-write flush done") {
 		t.Errorf("no post-write flush reported")
 	}
-	if !strings.Contains(progress.String(), "perfbench report "+filepath.Join(out, "records")) {
+	if !strings.Contains(said, "perfbench report "+filepath.Join(out, "records")) {
 		t.Errorf("the summary does not say how to report")
 	}
 	noServerLeft(t, serverPids(recs)...)
@@ -496,14 +504,7 @@ start = ["mariadbd", "--no-defaults", "--datadir={datadir}", "--socket={socket}"
   "--skip-name-resolve", "--innodb-buffer-pool-size=64M"]
 stop = ["mariadb-admin", "--no-defaults", "-uroot", "--socket={socket}", "shutdown"]
 `)
-	out := t.TempDir()
-	var progress syncBuffer
-	sum, err := Run(context.Background(), p, testOptions(out, &progress))
-	t.Logf("progress:\n%s", progress.String())
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	recs := records(t, out)
+	out, _, sum, recs := runOK(t, p)
 	r := recs["own-start/sb-points/t1/r1"]
 	if r == nil || sum.OK != 1 {
 		t.Fatalf("Records %v, summary %+v", recs, sum)
@@ -547,14 +548,7 @@ label = "running"
 socket = "`+srv.Socket+`"
 defaults_file = "`+cnf+`"
 `)
-	out := t.TempDir()
-	var progress syncBuffer
-	sum, err := Run(context.Background(), p, testOptions(out, &progress))
-	t.Logf("progress:\n%s", progress.String())
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	recs := records(t, out)
+	out, said, sum, recs := runOK(t, p)
 	for _, id := range []string{"running/update-index_range=100/t1/r1", "running/point-query_range=100/t1/r1"} {
 		r := recs[id]
 		if r == nil {
@@ -566,7 +560,7 @@ defaults_file = "`+cnf+`"
 			t.Errorf("%s: measured server %+v, want pid %d", id, r.Server, srv.Pid)
 		}
 	}
-	if sum.OK != 2 || !strings.Contains(progress.String(), "running: post-write flush done") {
+	if sum.OK != 2 || !strings.Contains(said, "running: post-write flush done") {
 		t.Errorf("summary %+v; the post-write flush before point-query must run", sum)
 	}
 	if !srv.Running() {
@@ -601,18 +595,11 @@ label = "a"
 basedir = "installed"
 options = ["innodb_buffer_pool_size=64M"]
 `)
-	out := t.TempDir()
-	var progress syncBuffer
-	sum, err := Run(context.Background(), p, testOptions(out, &progress))
-	t.Logf("progress:\n%s", progress.String())
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
+	out, said, sum, recs := runOK(t, p)
 	recDir := filepath.Join(out, "records")
-	if !strings.Contains(progress.String(), "perfbench profile "+recDir+" --base a") {
+	if !strings.Contains(said, "perfbench profile "+recDir+" --base a") {
 		t.Errorf("the summary does not say how to compare the profiles")
 	}
-	recs := records(t, out)
 	samples := map[string]int64{}
 	for id, rate := range map[string]float64{"a/point-query_range=100/t1/r1": 999, "a/read-only_range=100/t1/r1": 99} {
 		r := recs[id]

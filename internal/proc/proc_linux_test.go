@@ -1,38 +1,20 @@
 package proc
 
 import (
-	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfbench/perfbench/internal/proc/proctest"
 )
 
-// lockedBuffer is a log the test reads while the reader writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func TestOutputLinesInOrder(t *testing.T) {
-	var log lockedBuffer
+	// Read once Wait returned: the output has been read by then.
+	var log strings.Builder
 	var lines []string
 	// stdout and stderr interleaved, a 100 KB line (longer than the
 	// reader's buffer), and a last line without a newline.
@@ -117,33 +99,13 @@ func TestThreadsStarted(t *testing.T) {
 	}
 }
 
-func alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	// A zombie (state Z) has exited.
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	return len(f) > 0 && f[0] != "Z"
-}
-
-func waitGone(t *testing.T, pid int, within time.Duration) {
+// startWithChild starts sh -c script, a script that starts a background
+// process and prints its pid, and returns the command and that pid. The
+// background process is killed at the end of the test.
+func startWithChild(t *testing.T, script string) (*Cmd, int) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL)
-			t.Fatalf("pid %d still runs %v later", pid, within)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// TestStopEndsTheGroup: Stop ends what the command started too, and a
-// command that ignores SIGTERM gets SIGKILL after the grace.
-func TestStopEndsTheGroup(t *testing.T) {
 	pids := make(chan int, 1)
-	c, err := Start([]string{"sh", "-c", "trap '' TERM; sleep 60 & echo $!; wait"}, Options{OnLine: func(s string) {
+	c, err := Start([]string{"sh", "-c", script}, Options{OnLine: func(s string) {
 		if n, err := strconv.Atoi(s); err == nil {
 			pids <- n
 		}
@@ -151,7 +113,15 @@ func TestStopEndsTheGroup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	grandchild := <-pids
+	pid := <-pids
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	return c, pid
+}
+
+// TestStopEndsTheGroup: Stop ends what the command started too, and a
+// command that ignores SIGTERM gets SIGKILL after the grace.
+func TestStopEndsTheGroup(t *testing.T) {
+	c, grandchild := startWithChild(t, "trap '' TERM; sleep 60 & echo $!; wait")
 	if pgid, err := syscall.Getpgid(c.Pid()); err != nil || pgid != c.Pid() {
 		t.Errorf("the command's process group is %d (%v), want its own, %d", pgid, err, c.Pid())
 	}
@@ -163,31 +133,21 @@ func TestStopEndsTheGroup(t *testing.T) {
 	if c.Running() || c.ExitCode() != -1 || c.DescribeExit() != "signal: killed" {
 		t.Errorf("after Stop: running %v, exit %d (%s); want killed", c.Running(), c.ExitCode(), c.DescribeExit())
 	}
-	waitGone(t, grandchild, 5*time.Second)
+	proctest.WaitGone(t, grandchild, 5*time.Second)
 	c.Stop(time.Second) // stopping twice returns
 }
 
 // TestDoneDespiteHeldOutput: a background process that keeps the output
 // open does not hold Done up for more than the drain grace.
 func TestDoneDespiteHeldOutput(t *testing.T) {
-	pids := make(chan int, 1)
-	c, err := Start([]string{"sh", "-c", "sleep 60 & echo $!"}, Options{OnLine: func(s string) {
-		if n, err := strconv.Atoi(s); err == nil {
-			pids <- n
-		}
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bg := <-pids
-	t.Cleanup(func() { syscall.Kill(bg, syscall.SIGKILL) })
+	c, bg := startWithChild(t, "sleep 60 & echo $!")
 	<-c.Exited()
 	select {
 	case <-c.Done():
 	case <-time.After(DrainGrace + 5*time.Second):
 		t.Fatalf("Done not closed %v after the command exited", DrainGrace+5*time.Second)
 	}
-	if !alive(bg) {
+	if !proctest.Alive(bg) {
 		t.Errorf("the background process was ended: only Stop ends the group")
 	}
 }
@@ -199,28 +159,7 @@ func TestDiesWithParent(t *testing.T) {
 	if os.Getenv("PROC_HELPER") != "" {
 		return
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperStartAndHang$")
-	cmd.Env = append(os.Environ(), "PROC_HELPER=1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var pid int
-	if _, err := fmt.Fscanf(bufio.NewReader(out), "pid %d\n", &pid); err != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("the helper did not say the command's pid: %v", err)
-	}
-	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
-	if !alive(pid) {
-		t.Fatalf("pid %d does not run while its parent does", pid)
-	}
-	cmd.Process.Kill()
-	cmd.Wait()
-	waitGone(t, pid, 10*time.Second)
+	proctest.DiesWithParent(t, 10*time.Second, "TestHelperStartAndHang", "PROC_HELPER=1")
 }
 
 func TestHelperStartAndHang(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/perfbench/perfbench/internal/proc/proctest"
 	"github.com/perfbench/perfbench/internal/testdb"
 	"github.com/perfbench/perfbench/mysqld/sandbox"
 )
@@ -79,27 +80,6 @@ func TestFindServerBinaryBasedir(t *testing.T) {
 }
 
 // alive reports whether pid exists and is not a zombie.
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i > 0 && len(s) > i+2 && s[i+2] != 'Z'
-}
-
-func waitGone(t *testing.T, pid int, within time.Duration) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for alive(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("server pid %d still running after %v", pid, within)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 func TestLifecycle(t *testing.T) {
 	testdb.NeedServer(t)
 	dir := t.TempDir()
@@ -168,7 +148,7 @@ func TestLifecycle(t *testing.T) {
 	if err := srv.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	if alive(old) {
+	if proctest.Alive(old) {
 		t.Fatalf("pid %d alive after Kill", old)
 	}
 	srv2, err := sandbox.Start(ctx, sandbox.Config{Dir: dir})
@@ -185,7 +165,7 @@ func TestLifecycle(t *testing.T) {
 	if err := srv2.Stop(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if alive(srv2.Pid) {
+	if proctest.Alive(srv2.Pid) {
 		t.Errorf("pid %d alive after Stop", srv2.Pid)
 	}
 	if log := srv2.ErrorLogTail(3); !strings.Contains(log, "Shutdown complete") {
@@ -295,33 +275,7 @@ func TestServerDiesWithParent(t *testing.T) {
 	}
 	testdb.NeedServer(t)
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperStartAndHang$")
-	cmd.Env = append(os.Environ(), "SANDBOX_HELPER_DIR="+dir)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var pid int
-	_, err = fmt.Fscanf(out, "pid %d\n", &pid)
-	if err != nil {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("helper did not report a server pid: %v", err)
-	}
-	t.Cleanup(func() {
-		if p, err := os.FindProcess(pid); err == nil {
-			p.Kill()
-		}
-	})
-	if !alive(pid) {
-		t.Fatalf("server pid %d not running while its parent is", pid)
-	}
-	cmd.Process.Kill()
-	cmd.Wait()
-	waitGone(t, pid, 60*time.Second)
+	proctest.DiesWithParent(t, 60*time.Second, "TestHelperStartAndHang", "SANDBOX_HELPER_DIR="+dir)
 }
 
 func TestHelperStartAndHang(t *testing.T) {
