@@ -45,7 +45,7 @@ func Load(paths []string) (in []Input, notes []string, err error) {
 			r := l.Record
 			if r.Profile == "" {
 				if !fi.IsDir() {
-					return nil, notes, fmt.Errorf("%s: the Record has no profile (record one with --profile)", l.Path)
+					return nil, notes, fmt.Errorf("%s: the Record has no profile (sample its window: perfbench stat --profile, or profile = 99 in a plan)", l.Path)
 				}
 				noProfile++
 				continue
@@ -80,7 +80,7 @@ func Load(paths []string) (in []Input, notes []string, err error) {
 		notes = append(notes, fmt.Sprintf("skipped %d failed Records", failed))
 	}
 	if len(in) == 0 {
-		return nil, notes, fmt.Errorf("%w in %s (Records need Record.Profile: measure with --profile)", ErrNoProfiles, strings.Join(paths, ", "))
+		return nil, notes, fmt.Errorf("%w in %s (Records need Record.Profile: sample their windows with perfbench stat --profile, or profile = 99 in a plan)", ErrNoProfiles, strings.Join(paths, ", "))
 	}
 	return in, notes, nil
 }
