@@ -28,9 +28,9 @@
 // The operation count comes from Options.Ops, or from the sysbench output of
 // the same step: sysbench's whole-run queries per second times the window's
 // length (perf's window and sysbench's run are not aligned; the Record says
-// so in a warning). The window's length is perf's "seconds time elapsed",
-// the sum of the -I intervals, or Options.Seconds for -x and -j output,
-// which does not print it.
+// so in a warning and sets Ops.Estimated, which reports mark). The window's
+// length is perf's "seconds time elapsed", the sum of the -I intervals, or
+// Options.Seconds for -x and -j output, which does not print it.
 //
 // # sysbench files
 //
@@ -449,7 +449,7 @@ func perfRecord(runs []*run, repeat int, sb *sysbench.Result, opts Options) *rec
 		rec.Ops = record.Ops{Source: "given", Count: opts.Ops}
 	case sb != nil && sb.TotalTime > 0 && sb.HasSQL && rec.Window.Seconds > 0:
 		qps := sb.Queries / sb.TotalTime
-		rec.Ops = record.Ops{Source: "client.queries", Count: qps * rec.Window.Seconds}
+		rec.Ops = record.Ops{Source: "client.queries", Count: qps * rec.Window.Seconds, Estimated: true}
 		rec.Warn("ops estimated as sysbench's whole-run QPS (%.2f) × the perf window (%.3f s): the two are not aligned", qps, rec.Window.Seconds)
 	case sb != nil:
 		rec.Warn("no op count: the sysbench output has no query count or the window length is unknown")

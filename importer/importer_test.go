@@ -111,8 +111,8 @@ func TestImportOpsFromSysbench(t *testing.T) {
 	}
 	r := res.Records[0]
 	want := 31982 / 2.0011 * 1.002899728 // queries / total time × perf window
-	if r.Ops.Source != "client.queries" || math.Abs(r.Ops.Count-want) > 1e-6 {
-		t.Errorf("ops %+v, want %v", r.Ops, want)
+	if r.Ops.Source != "client.queries" || math.Abs(r.Ops.Count-want) > 1e-6 || !r.Ops.Estimated {
+		t.Errorf("ops %+v, want %v, marked estimated", r.Ops, want)
 	}
 	if r.Client == nil || !r.Client.Whole || r.Client.Queries != 31982 || r.Threads != 1 || len(r.Source) != 2 {
 		t.Errorf("client %+v threads %d source %v", r.Client, r.Threads, r.Source)

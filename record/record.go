@@ -128,6 +128,11 @@ type Ops struct {
 	// Per is the size of one operation in units of Source (1 unless an op
 	// is, for example, 1,000 rows).
 	Per float64 `json:"per,omitempty"`
+	// Estimated is set when Count was not counted over the window but
+	// estimated from a rate measured over another span (an import of perf
+	// stat output with sysbench's whole-run queries per second × the perf
+	// window): reports mark every value that divides by it.
+	Estimated bool `json:"estimated,omitempty"`
 }
 
 // Counter is one perf event over the window.
