@@ -103,12 +103,15 @@ func TestComputeFallbacks(t *testing.T) {
 		t.Errorf("cpu/o without task-clock and /proc = %v, want not supported", c.State)
 	}
 
-	// No ops: per-op values are missing, but an unsupported event still
-	// says so.
+	// No ops: per-op values are not computable, and say why, but an
+	// unsupported event still says so.
 	r2 := stepRecord("v", "x", 1, 0, counted("instructions", 5), record.Counter{Event: "cycles", Status: record.StatusNotSupported})
 	p2 := Compute(r2, Options{})
-	if c := p2.Get("instructions/o"); c.State != Missing {
-		t.Errorf("instructions/o without ops = %v, want missing", c.State)
+	if c := p2.Get("instructions/o"); c.State != NotComputable || c.Why != WhyNoOps {
+		t.Errorf("instructions/o without ops = %v (%s), want not computable (%s)", c.State, c.Why, WhyNoOps)
+	}
+	if c := p2.Get(OpsPerSecond); c.State != NotComputable {
+		t.Errorf("o/s without ops = %v, want not computable", c.State)
 	}
 	if c := p2.Get("cycles/o"); c.State != NotSupported {
 		t.Errorf("cycles/o = %v, want not supported", c.State)
@@ -304,6 +307,19 @@ func TestCorrelate(t *testing.T) {
 		got[1].Metric != "instructions/o" || !near(got[1].Rho, -1) {
 		t.Errorf("Correlate = %+v", got)
 	}
+	// One repeat per version: none of the three steps' ratios was tested.
+	if got[0].Untested != 3 {
+		t.Errorf("untested steps %d, want 3", got[0].Untested)
+	}
+	// A metric that is 0 for both versions everywhere gives ratios of two
+	// zeros (1 by convention): they do not enter the correlation.
+	for _, r := range recs {
+		r.Counters = append(r.Counters, counted("major-faults", 0))
+	}
+	c, _ = New(recs, "base", Options{})
+	if z := c.Correlate(Scope{"h", 1}, "new", []string{"major-faults/o"}); len(z) != 1 || z[0].N != 0 {
+		t.Errorf("both-zero metric: %+v, want no step", z)
+	}
 }
 
 func TestRepeatsMedianCIAndSignificance(t *testing.T) {
@@ -488,8 +504,8 @@ func TestRoleShares(t *testing.T) {
 	if c := p.Get(RoleMetric("innodb-io", "threads")); c.Value != 8 {
 		t.Errorf("innodb-io threads = %v", c.Value)
 	}
-	if c := p.Get(RoleMetric("connection", "context-switches")); c.State != Missing {
-		t.Errorf("share of a total of 0 = %+v, want missing", c)
+	if c := p.Get(RoleMetric("connection", "context-switches")); c.State != NotComputable || c.Why != WhyZeroTotal {
+		t.Errorf("share of a total of 0 = %+v, want not computable", c)
 	}
 }
 
@@ -516,7 +532,7 @@ func TestWarningsGrouped(t *testing.T) {
 	for _, r := range recs {
 		keys = append(keys, r.Key())
 	}
-	got := c.Warnings(keys, false)
+	got := c.Warnings(keys, TopicGeneral, nil)
 	want := []string{
 		"base (host h, 1 thread) every step: performance_schema is off",
 		"new (host h, 1 thread) update-index_range=100 repeat 2: 3 threads exited",
@@ -525,8 +541,154 @@ func TestWarningsGrouped(t *testing.T) {
 		t.Errorf("warnings\n%q\nwant\n%q", got, want)
 	}
 	// Only one step's keys: the same warning names the step.
-	got = c.Warnings([]record.Key{recs[0].Key()}, false)
+	got = c.Warnings([]record.Key{recs[0].Key()}, TopicGeneral, nil)
 	if want := []string{"base (host h, 1 thread) point-query_range=100: performance_schema is off"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("one step: %q, want %q", got, want)
+	}
+}
+
+// rKB/o and wKB/o come from the server's /proc io whenever the Record has
+// it, a 0 included; the device's sectors only without it, with a note.
+// r/o and w/o are the device's and say which device.
+func TestComputeIOSources(t *testing.T) {
+	// The server read nothing itself (read_bytes 0) while other processes
+	// read 1000 requests, 16000 sectors on the device.
+	r := stepRecord("v", "point-query", 1, 2000, counted("task-clock", 1e9))
+	r.OS = &record.OS{ReadBytes: 0, WriteBytes: 409600,
+		Disk: &record.Disk{Device: "sda", Reads: 1000, ReadSectors: 16000, Writes: 50, WriteSectors: 800}}
+	p := Compute(r, Options{})
+	for m, want := range map[string]float64{
+		ReadKBPerOp:  0,                      // a measured 0, not 16000×512/1024/2000 = 4
+		WriteKBPerOp: 409600.0 / 1024 / 2000, // 0.2
+		ReadsPerOp:   0.5,                    // 1000 / 2000, device-wide
+		WritesPerOp:  0.025,                  // 50 / 2000
+	} {
+		if c := p.Get(m); !c.OK() || !near(c.Value, want) {
+			t.Errorf("%s = %+v, want %v", m, c, want)
+		}
+	}
+	if p.Device != "sda" || len(p.Notes) != 0 {
+		t.Errorf("device %q, notes %+v; want sda and no note", p.Device, p.Notes)
+	}
+
+	// Without /proc io (osstat's warning): KB from the sectors, noted as
+	// device-wide, under the IO topic.
+	r.Warnings = []string{ProcIONotMeasured + ": read_bytes, write_bytes, rchar, wchar, syscr and syscw are not measurements"}
+	p = Compute(r, Options{})
+	if c := p.Get(ReadKBPerOp); !near(c.Value, 4) { // 16000 × 512 / 1024 / 2000
+		t.Errorf("rKB/o from sectors = %+v, want 4", c)
+	}
+	if c := p.Get(WriteKBPerOp); !near(c.Value, 0.2) { // 800 × 512 / 1024 / 2000
+		t.Errorf("wKB/o from sectors = %+v, want 0.2", c)
+	}
+	want := "rKB/o and wKB/o from the sectors of sda, device-wide: every process on sda (the Record has no /proc/PID/io of the server)"
+	if len(p.Notes) != 1 || p.Notes[0].Text != want || p.Notes[0].Topic != TopicIO {
+		t.Errorf("notes %+v, want one IO note %q", p.Notes, want)
+	}
+}
+
+// An estimated op count marks everything divided by it, o/s included, and
+// the ratios built on it; values that do not divide by ops stay unmarked.
+func TestComputeEstimatedOps(t *testing.T) {
+	mk := func(version string, ops float64) *record.Record {
+		r := stepRecord(version, "point-query", 1, ops, counted("instructions", 2e7), counted("cycles", 4e7))
+		r.Ops.Estimated = true
+		return r
+	}
+	p := Compute(mk("v", 1000), Options{})
+	for _, m := range []string{OpsPerSecond, "instructions/o", "cycles/o"} {
+		if c := p.Get(m); !c.OK() || !c.Estimated {
+			t.Errorf("%s = %+v, want estimated", m, c)
+		}
+	}
+	if c := p.Get(IPC); !c.OK() || c.Estimated {
+		t.Errorf("IPC = %+v: instructions/cycles does not divide by ops", c)
+	}
+	c, err := New([]*record.Record{mk("base", 1000), mk("new", 800)}, "base", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := c.ThroughputRatio(record.Key{Host: "h", Version: "new", Step: "point-query", Threads: 1}); !r.Estimated || !near(r.Value, 0.8) {
+		t.Errorf("rQPS = %+v, want 0.8 estimated", r)
+	}
+
+	// A Record imported before Ops.Estimated existed: the importer's
+	// warning, a whole-run client and client ops.
+	old := stepRecord("v", "point-query", 1, 1000, counted("instructions", 2e7))
+	old.Kind, old.Ops.Source = record.KindImported, "client.queries"
+	old.Client = &record.Client{Tool: "sysbench", Whole: true}
+	old.Warnings = []string{"ops estimated as sysbench's whole-run QPS (100.00) × the perf window (10.000 s): the two are not aligned"}
+	if !OpsEstimated(old) {
+		t.Error("an old import with the estimate warning is not estimated")
+	}
+	old.Kind = record.KindStep // the runner's Records count client ops over the window
+	if OpsEstimated(old) {
+		t.Error("a step Record is estimated")
+	}
+}
+
+func TestRatioFlags(t *testing.T) {
+	zero := Ratio(Val(0), Val(0))
+	if !zero.OK() || zero.Value != 1 || !zero.BothZero {
+		t.Errorf("0/0 = %+v, want 1 flagged both-zero", zero)
+	}
+	if r := Ratio(Val(0), Val(2)); r.BothZero || r.Value != 0 {
+		t.Errorf("0/2 = %+v", r)
+	}
+	three := Val(2)
+	three.N, three.Of = 3, 3
+	if r := Ratio(three, three); r.FewRepeats {
+		t.Errorf("3 repeats against 3: %+v, want testable", r)
+	}
+	if r := Ratio(three, Val(2)); !r.FewRepeats {
+		t.Errorf("3 repeats against 1: %+v, want few repeats", r)
+	}
+	// Reasons travel with not computable cells.
+	if c := Combine(NoValue(WhyNoOps), Val(1), Div); c.State != NotComputable || c.Why != WhyNoOps {
+		t.Errorf("combine keeps %+v", c)
+	}
+	if c := Combine(NoValue(WhyNoOps), Stated(NotSupported), Div); c.State != NotSupported || c.Why != "" {
+		t.Errorf("n/a is more serious than not computable: %+v", c)
+	}
+}
+
+func TestClassifyWarning(t *testing.T) {
+	for _, tc := range []struct {
+		text   string
+		topic  Topic
+		events []string
+	}{
+		{"performance_schema is off: roles come from the processlist, thread names and /proc", TopicRoles, nil},
+		{"1 threads started inside the window (innodb-pool 1): their counts are in the role of the thread that created them", TopicRoles, nil},
+		{"IO of the process not measured: read_bytes, write_bytes, rchar, wchar, syscr and syscw are not measurements", TopicIO, nil},
+		{"cache-misses was multiplexed: counted 62.0% of the time, value scaled", TopicCounters, []string{"cache-misses"}},
+		{"cycles ran 50.00% of the time (multiplexed): its value is perf's scaled estimate", TopicCounters, []string{"cycles"}},
+		{"LLC-loads, LLC-load-misses not counted: never scheduled", TopicCounters, []string{"LLC-loads", "LLC-load-misses"}},
+		{"3 threads exited inside the window: context switches they made after its start are not counted", TopicCPU, nil},
+		{"partial window (4 s): interrupted", TopicGeneral, nil},
+		{"ops estimated as sysbench's whole-run QPS (100.00) × the perf window (10.000 s)", TopicGeneral, nil},
+	} {
+		n := ClassifyWarning(tc.text)
+		if n.Topic != tc.topic || !reflect.DeepEqual(n.Events, tc.events) {
+			t.Errorf("%q: topic %b events %q, want %b %q", tc.text, n.Topic, n.Events, tc.topic, tc.events)
+		}
+	}
+	// A counter note concerns tables of its events only; a general note
+	// every table.
+	mux := ClassifyWarning("cache-misses was multiplexed: counted 62% of the window")
+	if mux.Concerns(TopicGeneral, []string{}) || mux.Concerns(TopicGeneral|TopicCounters, []string{"cycles"}) || !mux.Concerns(TopicCounters, []string{"cache-misses"}) || !mux.Concerns(TopicCounters, nil) {
+		t.Error("multiplexing note concerns the wrong tables")
+	}
+	if !ClassifyWarning("anything").Concerns(TopicGeneral, []string{}) {
+		t.Error("a general note is left out")
+	}
+}
+
+// |rho| = 1 by chance: 2 of the n! orderings.
+func TestChanceOfPerfect(t *testing.T) {
+	for n, want := range map[int]float64{3: 1.0 / 3, 4: 1.0 / 12, 5: 1.0 / 60} {
+		if got := ChanceOfPerfect(n); !near(got, want) {
+			t.Errorf("n = %d: %v, want %v", n, got, want)
+		}
 	}
 }

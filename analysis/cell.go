@@ -18,10 +18,18 @@
 //   - cpu/o is microseconds of CPU per op from task-clock (ns), or from the
 //     server's /proc user+system time when task-clock was not measured.
 //   - rKB/o and wKB/o come from /proc/PID/io read_bytes and write_bytes (KB is
-//     1,024 bytes), or from the data directory's disk sectors when /proc io is
-//     absent; r/o is disk reads per op from /proc/diskstats.
+//     1,024 bytes) whenever the Record has them, 0 included: a 0 there is a
+//     measured 0 (the server read nothing from storage). Only a Record without
+//     /proc io takes them from the data directory's disk sectors, and a note
+//     says they are device-wide. r/o and w/o are disk reads and writes per op
+//     from /proc/diskstats: device-wide by nature (every process on that
+//     device), which reports say wherever they show them.
+//   - An op count the Record marks as estimated (record.Ops.Estimated: an
+//     import's whole-run client rate × the perf window) marks every value
+//     that divides by it (Cell.Estimated), o/s included.
 //   - A ratio is version ÷ base: "inf" when the base is 0 and the version is
-//     not, 1 when both are 0.
+//     not, 1 when both are 0 (metrics reference); the latter is flagged
+//     (Cell.BothZero) so that it does not read as measured equality.
 //   - With repeats, a cell is the median of the repeats, with a 95%
 //     confidence interval and a Mann-Whitney U test against the base
 //     (golang.org/x/perf/benchmath, AssumeNothing).
@@ -47,6 +55,11 @@ const (
 	Missing
 	// Failed: the step failed; its numbers are not used.
 	Failed
+	// NotComputable: the inputs were recorded but give no value (a role's
+	// share of an event whose total is 0, per-op values of a Record with no
+	// op count, a rank correlation over fewer than 3 steps); Cell.Why says
+	// which.
+	NotComputable
 )
 
 func (s State) String() string {
@@ -61,6 +74,8 @@ func (s State) String() string {
 		return "missing"
 	case Failed:
 		return "failed"
+	case NotComputable:
+		return "not computable"
 	}
 	return "unknown"
 }
@@ -92,6 +107,19 @@ type Cell struct {
 	Tested bool
 	P      float64
 	Same   bool
+
+	// Estimated is set when the value divides by (or is) an op count that
+	// was estimated, not counted in the window (record.Ops.Estimated).
+	Estimated bool
+	// BothZero is set on a ratio whose version and base values are both 0:
+	// its Value is 1 by convention, not a measured equality.
+	BothZero bool
+	// FewRepeats is set on a ratio (and on what is computed from one)
+	// whose version or base has fewer than 2 repeats with a value: such a
+	// ratio cannot be tested for significance.
+	FewRepeats bool
+	// Why says why a NotComputable cell has no value.
+	Why string
 }
 
 // OK reports whether the cell has a value.
@@ -121,6 +149,23 @@ func Scaled(v, running float64) Cell {
 // Stated returns a cell without a value.
 func Stated(s State) Cell { return Cell{State: s, Running: 1} }
 
+// Reasons of NotComputable cells.
+const (
+	WhyNoOps      = "the Record has no op count"
+	WhyZeroTotal  = "a role's share of an event whose total over all roles is 0"
+	WhyFewSteps   = "fewer than 3 steps, or a constant ratio"
+	WhyNoChange   = "rQPS is exactly 1: no change to share out"
+	WhyInfRatio   = "a ratio is 0 or infinite"
+	WhyNoDuration = "the window has no length"
+)
+
+// NoValue returns a NotComputable cell with its reason.
+func NoValue(why string) Cell {
+	c := Stated(NotComputable)
+	c.Why = why
+	return c
+}
+
 // worse orders the states without a value: when two inputs lack a value,
 // the result takes the more serious reason.
 func worse(a, b State) State {
@@ -132,10 +177,12 @@ func worse(a, b State) State {
 			return 3
 		case NotCounted:
 			return 2
-		case Missing:
+		case NotComputable:
 			return 1
+		case Missing:
+			return 0
 		}
-		return 0
+		return -1
 	}
 	if rank(b) > rank(a) {
 		return b
@@ -144,23 +191,30 @@ func worse(a, b State) State {
 }
 
 // Combine computes f(a, b) for two cells: the result has a value only when
-// both have one, runs for the smaller running fraction, and is partial when
-// either is. Repeat counts are not carried: Combine is for one window.
+// both have one, runs for the smaller running fraction, and is partial
+// (estimated) when either is. Without a value it takes the more serious
+// state of the two, with its reason. Repeat counts are not carried: Combine
+// is for one window.
 func Combine(a, b Cell, f func(x, y float64) float64) Cell {
 	if !a.OK() || !b.OK() {
-		s := worse(a.State, b.State)
-		if a.OK() {
-			s = b.State
-		} else if b.OK() {
-			s = a.State
+		from := a
+		switch {
+		case a.OK():
+			from = b
+		case b.OK():
+		case worse(a.State, b.State) != a.State:
+			from = b
 		}
-		c := Stated(s)
+		c := Stated(from.State)
+		c.Why = from.Why
 		c.Partial = a.Partial || b.Partial
 		return c
 	}
 	c := Val(f(a.Value, b.Value))
 	c.Running = math.Min(a.Running, b.Running)
 	c.Partial = a.Partial || b.Partial
+	c.Estimated = a.Estimated || b.Estimated
+	c.FewRepeats = a.FewRepeats || b.FewRepeats
 	return c
 }
 
@@ -178,11 +232,13 @@ func Div(x, y float64) float64 {
 
 // Ratio is the cell v divided by the base cell b (see Div). The result has
 // the version's repeat counts and, when both have intervals, the version's
-// interval divided by the base value.
+// interval divided by the base value; BothZero when both values are 0.
 func Ratio(v, b Cell) Cell {
 	c := Combine(v, b, Div)
 	c.N, c.Of = v.N, v.Of
 	if c.OK() {
+		c.BothZero = v.Value == 0 && b.Value == 0
+		c.FewRepeats = c.FewRepeats || v.N < 2 || b.N < 2
 		c.Lo, c.Hi = math.NaN(), math.NaN()
 		if v.N >= 2 && b.Value != 0 {
 			c.Lo, c.Hi = v.Lo/b.Value, v.Hi/b.Value

@@ -254,7 +254,7 @@ func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
 	}
 	var vals []float64
 	var first *Cell
-	running, partial := 1.0, false
+	running, partial, estimated := 1.0, false, false
 	for _, p := range s.PerOp {
 		if p.Failed {
 			continue
@@ -270,6 +270,7 @@ func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
 		vals = append(vals, cell.Value)
 		running = math.Min(running, cell.Running)
 		partial = partial || cell.Partial
+		estimated = estimated || cell.Estimated
 	}
 	if len(vals) == 0 {
 		st := Failed
@@ -279,12 +280,12 @@ func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
 		out := Stated(st)
 		out.Of = len(s.PerOp)
 		if first != nil {
-			out.Partial = first.Partial
+			out.Partial, out.Why = first.Partial, first.Why
 		}
 		return nil, out
 	}
 	sort.Float64s(vals)
-	out := Cell{Value: median(vals), Running: running, Partial: partial, N: len(vals), Of: len(s.PerOp)}
+	out := Cell{Value: median(vals), Running: running, Partial: partial, Estimated: estimated, N: len(vals), Of: len(s.PerOp)}
 	out.Lo, out.Hi = math.NaN(), math.NaN()
 	if len(vals) >= 2 {
 		th := benchmath.DefaultThresholds
@@ -377,12 +378,13 @@ func (c *Comparison) LegacyRatio(k record.Key, event string) Cell {
 // interval; when none is measured, the state of the first cell.
 func Summarize(cells []Cell, opt Options) Cell {
 	var vals []float64
-	running, partial := 1.0, false
+	running, partial, estimated := 1.0, false, false
 	for _, c := range cells {
 		if c.OK() {
 			vals = append(vals, c.Value)
 			running = math.Min(running, c.Running)
 			partial = partial || c.Partial
+			estimated = estimated || c.Estimated
 		}
 	}
 	if len(vals) == 0 {
@@ -390,11 +392,11 @@ func Summarize(cells []Cell, opt Options) Cell {
 			return Stated(Missing)
 		}
 		out := Stated(cells[0].State)
-		out.Of = len(cells)
+		out.Of, out.Why = len(cells), cells[0].Why
 		return out
 	}
 	sort.Float64s(vals)
-	out := Cell{Value: median(vals), Running: running, Partial: partial, N: len(vals), Of: len(cells), Lo: math.NaN(), Hi: math.NaN()}
+	out := Cell{Value: median(vals), Running: running, Partial: partial, Estimated: estimated, N: len(vals), Of: len(cells), Lo: math.NaN(), Hi: math.NaN()}
 	if len(vals) >= 2 {
 		sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(vals, &benchmath.DefaultThresholds), opt.confidence())
 		out.Value, out.Lo, out.Hi = sum.Center, sum.Lo, sum.Hi
@@ -402,11 +404,13 @@ func Summarize(cells []Cell, opt Options) Cell {
 	return out
 }
 
-// Warnings returns the warnings and errors of the Records behind the keys
-// (and, with notes set, the notes on how their per-op metrics were
-// computed), one line each, prefixed with version, step and scope; the same
-// text from several repeats is one line naming the repeats.
-func (c *Comparison) Warnings(keys []record.Key, notes bool) []string {
+// Warnings returns the warnings and errors of the Records behind the keys,
+// and the notes on how their per-op metrics were computed, that concern
+// a table showing the topics and events (see Note.Concerns; the Records'
+// warnings are classified with ClassifyWarning), one line each, prefixed
+// with version, step and scope; the same text from several repeats is one
+// line naming the repeats.
+func (c *Comparison) Warnings(keys []record.Key, topics Topic, events []string) []string {
 	// One line per distinct text, naming where it applies: a warning
 	// that every Record of a version carries is said once for the
 	// version, not once per step.
@@ -444,11 +448,13 @@ func (c *Comparison) Warnings(keys []record.Key, notes bool) []string {
 				add(k, r.Repeat, fmt.Sprintf("partial window (%.0f s): %s", s.PerOp[i].Seconds, orDefault(r.Error, "interrupted")))
 			}
 			for _, w := range r.Warnings {
-				add(k, r.Repeat, w)
+				if ClassifyWarning(w).Concerns(topics, events) {
+					add(k, r.Repeat, w)
+				}
 			}
-			if notes {
-				for _, n := range s.PerOp[i].Notes {
-					add(k, r.Repeat, n)
+			for _, n := range s.PerOp[i].Notes {
+				if n.Concerns(topics, events) {
+					add(k, r.Repeat, n.Text)
 				}
 			}
 		}

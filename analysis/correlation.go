@@ -65,22 +65,32 @@ type Correlation struct {
 	// when fewer than 3 steps have both ratios or either is constant.
 	Rho float64
 	// N is the number of steps used: those where both ratios are measured
-	// and finite.
+	// and finite, and the metric's ratio is not one of two zeros.
 	N int
 	// Multiplexed is set when a ratio used was scaled from multiplexed
 	// counters.
 	Multiplexed bool
+	// Untested counts the steps whose metric ratio or rQPS was not tested
+	// for significance (fewer than 2 repeats of the version or the base):
+	// single windows.
+	Untested int
+	// Estimated is set when a ratio used rests on estimated op counts.
+	Estimated bool
 }
 
 // Correlate ranks the metrics by the rank correlation of their ratio with
 // 1/rQPS across the steps of one version in one scope (insert-benchmark
 // steps left out): highest Rho first, metrics without a Rho last, ties by
 // name.
+//
+// Few steps say little: with n steps and no relation at all, |Rho| = 1
+// comes out in 2 of the n! orderings (1 in 3 with 3 steps, 1 in 12 with 4);
+// ChanceOfPerfect gives that chance.
 func (c *Comparison) Correlate(sc Scope, version string, metrics []string) []Correlation {
 	var out []Correlation
 	for _, m := range metrics {
 		var xs, ys []float64
-		mux := false
+		mux, est, untested := false, false, 0
 		for _, step := range c.Steps {
 			if c.Group(step) == GroupInsert {
 				continue
@@ -88,14 +98,20 @@ func (c *Comparison) Correlate(sc Scope, version string, metrics []string) []Cor
 			k := Key(sc, version, step)
 			q := c.ThroughputRatio(k)
 			r := c.Ratio(k, m)
-			if !q.OK() || !r.OK() || q.Value <= 0 || math.IsInf(q.Value, 0) || math.IsInf(r.Value, 0) {
+			// A ratio of two zeros is 1 by convention, not a measured
+			// equality: it does not enter the correlation.
+			if !q.OK() || !r.OK() || q.Value <= 0 || math.IsInf(q.Value, 0) || math.IsInf(r.Value, 0) || r.BothZero {
 				continue
 			}
 			xs = append(xs, r.Value)
 			ys = append(ys, 1/q.Value)
 			mux = mux || r.Multiplexed()
+			est = est || r.Estimated || q.Estimated
+			if !r.Tested || !q.Tested {
+				untested++
+			}
 		}
-		out = append(out, Correlation{Metric: m, Rho: Spearman(xs, ys), N: len(xs), Multiplexed: mux})
+		out = append(out, Correlation{Metric: m, Rho: Spearman(xs, ys), N: len(xs), Multiplexed: mux, Untested: untested, Estimated: est})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -109,4 +125,17 @@ func (c *Comparison) Correlate(sc Scope, version string, metrics []string) []Cor
 		return a.Metric < b.Metric
 	})
 	return out
+}
+
+// ChanceOfPerfect is the probability that n pairs with no relation at all
+// (every ordering equally likely, no ties) have |rho| = 1: 2 / n!.
+func ChanceOfPerfect(n int) float64 {
+	if n < 2 {
+		return 1
+	}
+	f := 1.0
+	for i := 2; i <= n; i++ {
+		f *= float64(i)
+	}
+	return 2 / f
 }

@@ -104,18 +104,23 @@ type PerOp struct {
 	// Failed is set for a Record of a failed step: every metric is Failed.
 	Failed bool
 	// Ops is the operation count used; OpsSource and OpsPer say what an op
-	// is ("Questions", 1; "Rows_read", 1000).
-	Ops       float64
-	OpsSource string
-	OpsPer    float64
+	// is ("Questions", 1; "Rows_read", 1000). OpsEstimated is set when the
+	// count was estimated, not counted in the window.
+	Ops          float64
+	OpsSource    string
+	OpsPer       float64
+	OpsEstimated bool
 	// Seconds is the window length.
 	Seconds float64
 	// Values maps metric names to cells.
 	Values map[string]Cell
 	// Events lists the events of the Record in its order.
 	Events []string
+	// Device is the block device of the Record's disk stats ("" without
+	// them): r/o and w/o count every process's IO on it.
+	Device string
 	// Notes say which fallbacks were taken ("cpu/o from /proc").
-	Notes []string
+	Notes []Note
 }
 
 // Get returns the metric's cell: Failed for a failed Record, Missing when the
@@ -211,6 +216,7 @@ func rowsRead(r *record.Record) (float64, string) {
 // Compute returns the per-op metrics of one Record.
 func Compute(r *record.Record, opt Options) *PerOp {
 	p := &PerOp{Values: map[string]Cell{}, OpsPer: 1}
+	note := func(t Topic, text string) { p.Notes = append(p.Notes, Note{Text: text, Topic: t}) }
 	if r.Outcome == record.OutcomeFailed {
 		p.Failed = true
 		return p
@@ -239,18 +245,30 @@ func Compute(r *record.Record, opt Options) *PerOp {
 		if rows, name := rowsRead(r); rows > 0 {
 			p.Ops, p.OpsSource, p.OpsPer = rows/1000, name, 1000
 		} else if r.Kind != record.KindTable {
-			p.Notes = append(p.Notes, fmt.Sprintf("scan step normalized per %s: the record has no rows-read status to count 1,000-row operations", orDefault(p.OpsSource, "op")))
+			note(TopicPerOp, fmt.Sprintf("scan step normalized per %s: the record has no rows-read status to count 1,000-row operations", orDefault(p.OpsSource, "op")))
 		}
 	}
 	haveOps := p.Ops > 0
+	p.OpsEstimated = haveOps && OpsEstimated(r)
+	ops := Val(p.Ops)
+	ops.Estimated = p.OpsEstimated
+	if !haveOps {
+		ops = NoValue(WhyNoOps)
+	}
+	// perOp divides a cell by the op count.
+	perOp := func(c Cell, scale float64) Cell {
+		return Combine(c, ops, func(x, y float64) float64 { return x * scale / y })
+	}
 
 	// Throughput.
 	if q, ok := r.Metrics[TableQPS]; ok && r.Kind == record.KindTable {
 		set(OpsPerSecond, Val(q))
 	} else if q, ok := r.Metrics[OpsPerSecond]; ok && r.Kind == record.KindTable {
 		set(OpsPerSecond, Val(q))
-	} else if haveOps && p.Seconds > 0 {
-		set(OpsPerSecond, Val(p.Ops/p.Seconds))
+	} else if p.Seconds > 0 {
+		set(OpsPerSecond, Combine(ops, Val(p.Seconds), func(x, y float64) float64 { return x / y }))
+	} else if haveOps {
+		set(OpsPerSecond, NoValue(WhyNoDuration))
 	}
 
 	// Counters per op, IPC, CPI, MPKI.
@@ -262,10 +280,7 @@ func Compute(r *record.Record, opt Options) *PerOp {
 		cell := counterCell(c)
 		counters[c.Event] = cell
 		p.Events = append(p.Events, c.Event)
-		if !haveOps && cell.OK() {
-			continue
-		}
-		set(PerOpName(c.Event), Combine(cell, Val(p.Ops), func(x, y float64) float64 { return x / y }))
+		set(PerOpName(c.Event), perOp(cell, 1))
 	}
 	if ins, ok := counters["instructions"]; ok {
 		if cyc, ok := counters["cycles"]; ok {
@@ -280,46 +295,53 @@ func Compute(r *record.Record, opt Options) *PerOp {
 	}
 
 	// CPU per op: task-clock (ns), else cpu-clock, else /proc user+sys.
-	if haveOps {
-		cpu, cpuFound := Cell{}, false
-		for _, e := range []string{"task-clock", "cpu-clock"} {
-			if c, ok := counters[e]; ok {
-				if c.OK() {
-					cpu, cpuFound = Combine(c, Val(p.Ops), func(x, y float64) float64 { return x / 1e3 / y }), true
-					break
-				}
-				if !cpuFound {
-					cpu, cpuFound = c, true
-				}
+	cpu, cpuFound := Cell{}, false
+	for _, e := range []string{"task-clock", "cpu-clock"} {
+		if c, ok := counters[e]; ok {
+			if c.OK() {
+				cpu, cpuFound = perOp(c, 1e-3), true
+				break
+			}
+			if !cpuFound {
+				cpu, cpuFound = c, true
 			}
 		}
-		if (!cpuFound || !cpu.OK()) && r.OS != nil {
-			cpu, cpuFound = Val((r.OS.UserSeconds+r.OS.SystemSeconds)*1e6/p.Ops), true
-			p.Notes = append(p.Notes, "cpu/o from /proc user+system time (task-clock not measured)")
+	}
+	if (!cpuFound || !cpu.OK()) && r.OS != nil {
+		cpu, cpuFound = perOp(Val(r.OS.UserSeconds+r.OS.SystemSeconds), 1e6), true
+		if haveOps {
+			note(TopicCPU, "cpu/o from /proc user+system time (task-clock not measured)")
 		}
-		if cpuFound {
-			set(CPUPerOp, cpu)
-		}
+	}
+	if cpuFound {
+		set(CPUPerOp, cpu)
+	}
 
-		if c, ok := counters["context-switches"]; ok && (c.OK() || r.OS == nil) {
-			set(CSPerOp, Combine(c, Val(p.Ops), func(x, y float64) float64 { return x / y }))
-		} else if r.OS != nil {
-			set(CSPerOp, Val((r.OS.VoluntaryCS+r.OS.InvoluntaryCS)/p.Ops))
-		}
+	if c, ok := counters["context-switches"]; ok && (c.OK() || r.OS == nil) {
+		set(CSPerOp, perOp(c, 1))
+	} else if r.OS != nil {
+		set(CSPerOp, perOp(Val(r.OS.VoluntaryCS+r.OS.InvoluntaryCS), 1))
+	}
 
-		if r.OS != nil && r.OS.Disk != nil {
-			d := r.OS.Disk
-			set(ReadsPerOp, Val(d.Reads/p.Ops))
-			set(WritesPerOp, Val(d.Writes/p.Ops))
-		}
-		switch {
-		case r.OS != nil && (r.OS.ReadBytes != 0 || r.OS.WriteBytes != 0 || r.OS.Disk == nil):
-			set(ReadKBPerOp, Val(r.OS.ReadBytes/1024/p.Ops))
-			set(WriteKBPerOp, Val(r.OS.WriteBytes/1024/p.Ops))
-		case r.OS != nil && r.OS.Disk != nil:
-			set(ReadKBPerOp, Val(r.OS.Disk.ReadSectors*512/1024/p.Ops))
-			set(WriteKBPerOp, Val(r.OS.Disk.WriteSectors*512/1024/p.Ops))
-			p.Notes = append(p.Notes, "rKB/o and wKB/o from disk sectors (/proc io read_bytes and write_bytes are 0)")
+	// IO per op. Reads and writes per op exist only for the device: every
+	// process on it. KB per op come from the server's own /proc io whenever
+	// the Record has it, a 0 included; the device's sectors are the
+	// fallback of Records without it.
+	if r.OS != nil && r.OS.Disk != nil {
+		d := r.OS.Disk
+		p.Device = orDefault(d.Device, "the data directory's device")
+		set(ReadsPerOp, perOp(Val(d.Reads), 1))
+		set(WritesPerOp, perOp(Val(d.Writes), 1))
+	}
+	switch {
+	case r.OS != nil && HasProcIO(r):
+		set(ReadKBPerOp, perOp(Val(r.OS.ReadBytes), 1.0/1024))
+		set(WriteKBPerOp, perOp(Val(r.OS.WriteBytes), 1.0/1024))
+	case r.OS != nil && r.OS.Disk != nil:
+		set(ReadKBPerOp, perOp(Val(r.OS.Disk.ReadSectors), 512.0/1024))
+		set(WriteKBPerOp, perOp(Val(r.OS.Disk.WriteSectors), 512.0/1024))
+		if haveOps {
+			note(TopicIO, fmt.Sprintf("rKB/o and wKB/o from the sectors of %s, device-wide: every process on %s (the Record has no /proc/PID/io of the server)", p.Device, p.Device))
 		}
 	}
 
@@ -338,6 +360,46 @@ func Compute(r *record.Record, opt Options) *PerOp {
 	insertMetrics(r, p, counters, set)
 	roleShares(r, set)
 	return p
+}
+
+// ProcIONotMeasured begins the Record warning osstat writes when it could
+// not read /proc/PID/io: read_bytes and write_bytes are then not
+// measurements.
+const ProcIONotMeasured = "IO of the process not measured"
+
+// HasProcIO reports whether the Record's read_bytes and write_bytes were read
+// from the server's /proc/PID/io: it has /proc deltas and no warning says the
+// IO was not measured.
+func HasProcIO(r *record.Record) bool {
+	if r.OS == nil {
+		return false
+	}
+	for _, w := range r.Warnings {
+		if strings.HasPrefix(w, ProcIONotMeasured) {
+			return false
+		}
+	}
+	return true
+}
+
+// OpsEstimated reports whether the Record's op count was estimated rather
+// than counted in its window: record.Ops.Estimated, or, for Records
+// imported before that field existed, an imported perf stat window whose
+// ops are the client's (a whole-run sysbench report) with the importer's
+// warning that they were estimated.
+func OpsEstimated(r *record.Record) bool {
+	if r.Ops.Estimated {
+		return true
+	}
+	if r.Kind != record.KindImported || r.Client == nil || !r.Client.Whole || !strings.HasPrefix(r.Ops.Source, "client.") {
+		return false
+	}
+	for _, w := range r.Warnings {
+		if strings.HasPrefix(w, "ops estimated as") {
+			return true
+		}
+	}
+	return false
 }
 
 func orDefault(s, d string) string {
@@ -369,7 +431,7 @@ func roleShares(r *record.Record, set func(string, Cell)) {
 		for _, c := range role.Counters {
 			share := Combine(counterCell(c), totals[c.Event], func(x, y float64) float64 { return x / y })
 			if t := totals[c.Event]; t.OK() && t.Value == 0 {
-				share = Stated(Missing) // no share of nothing
+				share = NoValue(WhyZeroTotal) // no share of nothing
 			}
 			set(RoleMetric(role.Name, c.Event), share)
 		}

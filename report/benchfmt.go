@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -139,6 +140,7 @@ func Benchfmt(w io.Writer, recs []*record.Record, opt Options) error {
 		res      *benchfmt.Result
 	}
 	var results []result
+	var devices []string
 	units := map[string]int{}
 	var unitOrder []string
 	addUnit := func(u string, better int) {
@@ -211,8 +213,17 @@ func Benchfmt(w io.Writer, recs []*record.Record, opt Options) error {
 					if len(nc) > 0 {
 						comments = append(comments, fmt.Sprintf("# %s repeat %d: not counted: %s", name, r.Repeat, strings.Join(nc, ", ")))
 					}
+					if p.OpsEstimated {
+						comments = append(comments, fmt.Sprintf("# %s repeat %d: operations estimated from the client's whole-run rate, not counted in the window", name, r.Repeat))
+					}
 					for _, wn := range r.Warnings {
 						comments = append(comments, fmt.Sprintf("# %s repeat %d: %s", name, r.Repeat, oneLine(wn)))
+					}
+					for _, n := range p.Notes {
+						comments = append(comments, fmt.Sprintf("# %s repeat %d: %s", name, r.Repeat, oneLine(n.Text)))
+					}
+					if p.Device != "" && !contains(devices, p.Device) {
+						devices = append(devices, p.Device)
 					}
 					if len(res.Values) == 0 {
 						comments = append(comments, fmt.Sprintf("# %s repeat %d: no measured value", name, r.Repeat))
@@ -222,6 +233,10 @@ func Benchfmt(w io.Writer, recs []*record.Record, opt Options) error {
 				}
 			}
 		}
+	}
+	if _, ok := units["reads/op"]; ok && len(devices) > 0 {
+		sort.Strings(devices)
+		fmt.Fprintf(bw, "# reads/op and writes/op are device-wide: every process on %s, not only the server\n", strings.Join(devices, ", "))
 	}
 	bwf := benchfmt.NewWriter(bw)
 	for _, u := range unitOrder {

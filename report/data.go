@@ -24,13 +24,17 @@ func gfmt(v float64) string {
 
 // CSVHeader is the header of the CSV output: one line per printed cell.
 var CSVHeader = []string{"table", "title", "host", "threads", "section", "row", "column", "version", "step", "metric",
-	"value", "state", "running", "partial", "repeats", "of", "ci_lo", "ci_hi", "p", "text"}
+	"value", "state", "running", "partial", "repeats", "of", "ci_lo", "ci_hi", "p", "text", "estimated", "why"}
 
 // CSV writes every cell of every table as one line (see CSVHeader): value
-// is empty unless the state is measured ("inf" when the base was 0);
-// running is the running fraction of multiplexed counters; ci_lo and ci_hi
-// the 95% interval of the median; p the p-value of the comparison with the
-// base; text the cell as the other formats print it.
+// is empty unless the state is measured or both-zero ("inf" when the base
+// was 0); state is measured, both-zero (a ratio of two zeros: value 1 by
+// convention), not supported, not counted, missing, not computable or
+// failed; running is the running fraction of multiplexed counters; ci_lo
+// and ci_hi the 95% interval of the median; p the p-value of the comparison
+// with the base; text the cell as the other formats print it; estimated is
+// true when the value rests on an op count estimated from the client's
+// whole-run rate; why says why a cell is not computable.
 func CSV(w io.Writer, rep *Report) error {
 	cw := csv.NewWriter(w)
 	cw.Write(CSVHeader)
@@ -50,11 +54,12 @@ func CSV(w io.Writer, rep *Report) error {
 					}
 					j := cellJSON(c)
 					line := []string{t.ID, t.Title, t.Host, itoa(t.Threads), s.Name, r.Label, col, c.Version, c.Step, c.Metric,
-						"", j.State, "", "", "", "", "", "", "", c.Text}
+						"", j.State, "", "", "", "", "", "", "", c.Text, "", c.Why}
 					if c.OK() && !c.word {
 						line[10] = gfmt(c.Value)
 						line[12] = gfmt(c.Running)
 						line[13] = strconv.FormatBool(c.Partial)
+						line[20] = strconv.FormatBool(c.Estimated)
 						line[14], line[15] = itoa(c.N), itoa(c.Of)
 						if c.HasCI() {
 							line[16], line[17] = gfmt(c.Lo), gfmt(c.Hi)
@@ -72,38 +77,47 @@ func CSV(w io.Writer, rep *Report) error {
 	return cw.Error()
 }
 
-// jsonCell is a cell in the JSON output: value is null unless measured and
-// finite; inf marks a ratio to a base of 0.
+// jsonCell is a cell in the JSON output: value is null unless measured (or
+// both-zero) and finite; inf marks a ratio to a base of 0; state both-zero a
+// ratio of two zeros (value 1 by convention); estimated a value resting on
+// an op count estimated from the client's whole-run rate; why the reason of
+// a cell that is not computable.
 type jsonCell struct {
-	Text    string   `json:"text"`
-	State   string   `json:"state"`
-	Value   *float64 `json:"value,omitempty"`
-	Inf     bool     `json:"inf,omitempty"`
-	Running *float64 `json:"running,omitempty"`
-	Partial bool     `json:"partial,omitempty"`
-	N       int      `json:"repeats,omitempty"`
-	Of      int      `json:"of,omitempty"`
-	Lo      *float64 `json:"ci_lo,omitempty"`
-	Hi      *float64 `json:"ci_hi,omitempty"`
-	P       *float64 `json:"p,omitempty"`
-	Same    bool     `json:"not_significant,omitempty"`
-	Class   string   `json:"class,omitempty"`
-	Version string   `json:"version,omitempty"`
-	Step    string   `json:"step,omitempty"`
-	Metric  string   `json:"metric,omitempty"`
-	Empty   bool     `json:"empty,omitempty"`
+	Text      string   `json:"text"`
+	State     string   `json:"state"`
+	Why       string   `json:"why,omitempty"`
+	Value     *float64 `json:"value,omitempty"`
+	Inf       bool     `json:"inf,omitempty"`
+	Estimated bool     `json:"estimated,omitempty"`
+	Running   *float64 `json:"running,omitempty"`
+	Partial   bool     `json:"partial,omitempty"`
+	N         int      `json:"repeats,omitempty"`
+	Of        int      `json:"of,omitempty"`
+	Lo        *float64 `json:"ci_lo,omitempty"`
+	Hi        *float64 `json:"ci_hi,omitempty"`
+	P         *float64 `json:"p,omitempty"`
+	Same      bool     `json:"not_significant,omitempty"`
+	Class     string   `json:"class,omitempty"`
+	Version   string   `json:"version,omitempty"`
+	Step      string   `json:"step,omitempty"`
+	Metric    string   `json:"metric,omitempty"`
+	Empty     bool     `json:"empty,omitempty"`
 }
 
 func ptr(v float64) *float64 { return &v }
 
 func cellJSON(c Cell) jsonCell {
-	j := jsonCell{Text: c.Text, State: c.State.String(), Class: c.Class, Version: c.Version, Step: c.Step, Metric: c.Metric, Empty: c.Empty}
+	j := jsonCell{Text: c.Text, State: c.State.String(), Why: c.Why, Class: c.Class, Version: c.Version, Step: c.Step, Metric: c.Metric, Empty: c.Empty}
 	switch {
 	case c.Empty:
 		j.State = ""
 	case c.word:
 		j.State = "text"
 	case c.OK():
+		if c.BothZero && c.Value == 1 {
+			j.State = "both-zero"
+		}
+		j.Estimated = c.Estimated
 		if math.IsInf(c.Value, 0) {
 			j.Inf = true
 		} else {

@@ -92,10 +92,19 @@ func fmtHist(v float64) string {
 //	±4%     half-width of the 95% confidence interval of the median over
 //	        repeats, relative to the value
 //	~       the difference to the base is not significant (ratio cells)
+//	?       a ratio from fewer than 2 repeats of the version or the base:
+//	        not tested for significance (printed when some other ratio of
+//	        the report was tested, so that no "~" does not read as
+//	        significant)
+//	e       the op count behind the value was estimated from the client's
+//	        whole-run rate, not counted in the window
 //	p       the value comes from a window cut short (partial step)
 //
-// Cells without a value print n/a (not supported), nc (not counted),
-// failed (the step failed) or the table's missing text, "-" (not recorded).
+// A ratio whose version and base are both 0 prints "1" (the metrics
+// reference's convention), not "1.00": it is no measured equality. Cells
+// without a value print n/a (not supported), nc (not counted), failed (the
+// step failed) or the table's missing text, "-" (not recorded, or not
+// computable: the notes say why).
 const (
 	textNA     = "n/a"
 	textNC     = "nc"
@@ -103,8 +112,15 @@ const (
 	textNone   = "-"
 )
 
-// cellText decorates the formatted value with the markers above.
+// cellText decorates the formatted value with the markers above, the "?"
+// mark left out.
 func cellText(c analysis.Cell, f numFormat, missing string) string {
+	return markedText(c, f, missing, false)
+}
+
+// markedText is cellText with the "?" mark on a ratio from too few repeats
+// when untested is set.
+func markedText(c analysis.Cell, f numFormat, missing string, untested bool) string {
 	switch c.State {
 	case analysis.NotSupported:
 		return textNA
@@ -112,11 +128,15 @@ func cellText(c analysis.Cell, f numFormat, missing string) string {
 		return textNC
 	case analysis.Failed:
 		return textFailed
-	case analysis.Missing:
+	case analysis.Missing, analysis.NotComputable:
 		return missing
 	}
 	var b strings.Builder
-	b.WriteString(f(c.Value))
+	if c.BothZero && c.Value == 1 {
+		b.WriteString("1")
+	} else {
+		b.WriteString(f(c.Value))
+	}
 	if c.Multiplexed() {
 		fmt.Fprintf(&b, "(%d%%)", runningPct(c.Running))
 	}
@@ -130,6 +150,11 @@ func cellText(c analysis.Cell, f numFormat, missing string) string {
 	}
 	if c.Tested && c.Same {
 		b.WriteString("~")
+	} else if untested && c.FewRepeats && !c.Tested {
+		b.WriteString("?")
+	}
+	if c.Estimated {
+		b.WriteString("e")
 	}
 	if c.Partial {
 		b.WriteString("p")

@@ -37,6 +37,12 @@ func mdEscape(s string) string {
 // as a list, the table with the label column first, notes as a list.
 func Markdown(w io.Writer, rep *Report) error {
 	bw := bufio.NewWriter(w)
+	for _, n := range rep.Notes {
+		bw.WriteString("- " + mdEscape(n) + "\n")
+	}
+	if len(rep.Notes) > 0 && len(rep.Tables) > 0 {
+		bw.WriteString("\n")
+	}
 	for i, t := range rep.Tables {
 		if i > 0 {
 			bw.WriteString("\n")
@@ -133,9 +139,18 @@ func HTML(w io.Writer, rep *Report) error {
 	bw.WriteString(htmlHead)
 	bw.WriteString("<h1>perfbench report</h1>\n")
 	bw.WriteString("<p>Base version: " + e(rep.Base) + ". Relative values: " +
-		colourSpan("yellow", "below 0.95") + ", " + colourSpan("blue", "above 1.05") +
+		colourSpan("yellow", "worse than the base by more than 5%") + ", " + colourSpan("blue", "better by more than 5%") +
+		": for o/s, QPS and IPC (higher is better) yellow below 0.95 and blue above 1.05; for costs per operation " +
+		"(cpu/o, cs/o, r/o, rKB/o, wKB/o, counters per operation, CPI: lower is better) yellow above 1.05 and blue below 0.95" +
 		". Absolute values, among the versions of one step: " + colourSpan("green", "best quarter of the range") + ", " +
 		colourSpan("red", "worst quarter") + " (no red when the smallest is at least 80% of the largest).</p>\n")
+	if len(rep.Notes) > 0 {
+		bw.WriteString("<ul class=\"notes\">\n")
+		for _, n := range rep.Notes {
+			bw.WriteString("<li>" + e(n) + "</li>\n")
+		}
+		bw.WriteString("</ul>\n")
+	}
 	for _, t := range rep.Tables {
 		bw.WriteString("<h2>" + e(t.Title) + "</h2>\n")
 		for _, p := range t.Preamble {

@@ -4,17 +4,24 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/perfbench/perfbench/analysis"
 	"github.com/perfbench/perfbench/record"
 )
 
-// Colour rules (design): relative cells below 0.95 are yellow and above 1.05
-// blue; among the absolute cells compared together (the versions of one
-// step and metric), those in the bottom quarter of the range between the
-// smallest and largest are red when higher is better (green when lower is
-// better) and those in the top quarter green (red), except that red is not
-// used when the smallest is at least 80% of the largest.
+// Colour rules. Relative cells (ratios to the base) are yellow when the
+// version is worse than the base by more than 5% and blue when it is better
+// by more than 5%: for a metric where higher is better (o/s, QPS, IPC)
+// below RelativeLow is yellow and above RelativeHigh blue, the design's rule
+// taken from the insert-benchmark report, whose relative values are all
+// throughputs; for a metric where lower is better (cpu/o, r/o, counters per
+// op, CPI) the same thresholds swap colours, so yellow always means worse.
+// Among the absolute cells compared together (the versions of one step and
+// metric), those in the bottom quarter of the range between the smallest
+// and largest are red when higher is better (green when lower is better)
+// and those in the top quarter green (red), except that red is not used
+// when the smallest is at least 80% of the largest.
 const (
 	RelativeLow  = 0.95
 	RelativeHigh = 1.05
@@ -36,9 +43,13 @@ func colour(tables []*Table) {
 					}
 					switch {
 					case c.rel:
-						if c.Value < RelativeLow {
+						worse, better := c.Value < RelativeLow, c.Value > RelativeHigh
+						if c.better < 0 {
+							worse, better = better, worse
+						}
+						if worse {
 							c.Class = "yellow"
-						} else if c.Value > RelativeHigh {
+						} else if better {
 							c.Class = "blue"
 						}
 					case c.set != "" && c.better != 0:
@@ -82,14 +93,36 @@ func colour(tables []*Table) {
 	}
 }
 
+// anyTested reports whether any cell of the tables was tested for
+// significance against the base.
+func anyTested(tables []*Table) bool {
+	for _, t := range tables {
+		for _, s := range t.Sections {
+			for _, r := range s.Rows {
+				for _, c := range r.Cells {
+					if c.OK() && c.Tested {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
 // finish adds the notes of a table: the markers its cells use, statistics,
-// and the warnings of the Records behind it.
+// and the warnings of the Records behind it that concern its columns. When
+// some ratio of the report was tested, ratios that could not be are marked
+// "?" first.
 func (b *builder) finish(t *Table) {
-	var mux, na, nc, missing, failed, partial, inf, ci, noCI, same, few bool
+	var mux, na, nc, missing, failed, partial, inf, ci, noCI, same, few, untested, bothZero, estimated bool
+	var whys []string
 	tested, repeats := 0, false
-	for _, s := range t.Sections {
-		for _, r := range s.Rows {
-			for _, c := range r.Cells {
+	for si := range t.Sections {
+		for ri := range t.Sections[si].Rows {
+			row := &t.Sections[si].Rows[ri]
+			for j := range row.Cells {
+				c := &row.Cells[j]
 				if c.Empty || c.word {
 					continue
 				}
@@ -100,15 +133,25 @@ func (b *builder) finish(t *Table) {
 					nc = true
 				case analysis.Missing:
 					missing = true
+				case analysis.NotComputable:
+					if !contains(whys, c.Why) {
+						whys = append(whys, c.Why)
+					}
 				case analysis.Failed:
 					failed = true
 				}
 				if !c.OK() {
 					continue
 				}
+				if b.tested && t.ID != TableLegacy && c.rel && row.Kind == RowValues && c.FewRepeats && !c.Tested && c.format != nil {
+					c.Text = markedText(c.Cell, c.format, textNone, true)
+					untested = true
+				}
 				mux = mux || c.Multiplexed()
 				partial = partial || c.Partial
 				inf = inf || math.IsInf(c.Value, 0)
+				bothZero = bothZero || (c.BothZero && c.Value == 1)
+				estimated = estimated || c.Estimated
 				if c.N >= 2 {
 					repeats = true
 					if c.HasCI() {
@@ -132,6 +175,9 @@ func (b *builder) finish(t *Table) {
 			notes = append(notes, "scan steps: an operation is 1,000 rows read when the Record has a rows-read status")
 		}
 	}
+	if dev := b.deviceNote(t); dev != "" {
+		notes = append(notes, dev)
+	}
 	if repeats {
 		notes = append(notes, "values are medians over repeats")
 	}
@@ -144,6 +190,9 @@ func (b *builder) finish(t *Table) {
 	if same {
 		notes = append(notes, fmt.Sprintf("~: not significantly different from the base (Mann-Whitney U test, p >= %.2g)", b.alpha()))
 	}
+	if untested {
+		notes = append(notes, "?: from a single repeat of the version or the base: cells from a single repeat are not tested for significance, so a ratio without ~ is not shown to differ from the base")
+	}
 	if few {
 		notes = append(notes, fmt.Sprintf("with fewer than 4 repeats per version no difference can be significant at α = %.2g", b.alpha()))
 	}
@@ -153,17 +202,30 @@ func (b *builder) finish(t *Table) {
 	if mux {
 		notes = append(notes, "(N%): the counters behind the value were multiplexed and counted N% of the window; the value is scaled by time enabled / time running")
 	}
+	if estimated {
+		notes = append(notes, "e: operations estimated from the client's whole-run rate, not counted in the window")
+	}
 	if na {
 		notes = append(notes, "n/a: event not supported on the machine that measured it")
 	}
 	if nc {
 		notes = append(notes, "nc: event enabled but never scheduled (not counted)")
 	}
-	if missing && t.ID != TableInsertLine {
-		notes = append(notes, "-: not recorded")
+	if t.ID != TableInsertLine {
+		switch {
+		case missing && len(whys) > 0:
+			notes = append(notes, "-: not recorded, or not computable: "+strings.Join(whys, "; "))
+		case missing:
+			notes = append(notes, "-: not recorded")
+		case len(whys) > 0:
+			notes = append(notes, "-: not computable: "+strings.Join(whys, "; "))
+		}
 	}
 	if inf {
 		notes = append(notes, "inf: the base's value is 0")
+	}
+	if bothZero {
+		notes = append(notes, "1: both values are 0 (printed 1 by convention, not a measured equality)")
 	}
 	if failed {
 		notes = append(notes, "failed: the step failed; its reason is listed below")
@@ -172,12 +234,99 @@ func (b *builder) finish(t *Table) {
 		notes = append(notes, "p: from a window cut short (partial step); see below")
 	}
 	t.Notes = append(t.Notes, notes...)
-	perOp := false
-	switch t.ID {
-	case TableCPUIO, TableCPUIORel, TableCounters, TableCountersRel, TableLegacy, TableAttribution, TableCorrelation, TableInsertLine:
-		perOp = true
+	topics, events := concerns(t)
+	t.Notes = append(t.Notes, b.c.Warnings(uniqueKeys(t.keys), topics, events)...)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
 	}
-	t.Notes = append(t.Notes, b.c.Warnings(uniqueKeys(t.keys), perOp)...)
+	return false
+}
+
+// concerns returns the note topics and events a table shows: Record notes
+// about anything else are not printed under it.
+func concerns(t *Table) (analysis.Topic, []string) {
+	cpuEvents := []string{"task-clock", "cpu-clock", "context-switches"}
+	switch t.ID {
+	case TableCPUIO, TableCPUIORel, TableInsertLine:
+		return analysis.TopicGeneral | analysis.TopicPerOp | analysis.TopicCPU | analysis.TopicIO | analysis.TopicCounters, cpuEvents
+	case TableCounters, TableCountersRel:
+		return analysis.TopicGeneral | analysis.TopicPerOp | analysis.TopicCounters, metricEvents(t.metric)
+	case TableLegacy:
+		return analysis.TopicGeneral | analysis.TopicCounters, []string{t.metric}
+	case TableAttribution:
+		return analysis.TopicGeneral | analysis.TopicPerOp | analysis.TopicCPU | analysis.TopicCounters, []string{"instructions", "cycles", "task-clock", "cpu-clock"}
+	case TableCorrelation:
+		return analysis.TopicGeneral | analysis.TopicPerOp | analysis.TopicCPU | analysis.TopicIO | analysis.TopicCounters, nil
+	case TableRoles:
+		return analysis.TopicGeneral | analysis.TopicRoles | analysis.TopicCounters, nil
+	}
+	return analysis.TopicGeneral, []string{}
+}
+
+// metricEvents returns the events a counter metric is computed from.
+func metricEvents(m string) []string {
+	switch {
+	case m == analysis.IPC || m == analysis.CPI:
+		return []string{"instructions", "cycles"}
+	case strings.HasPrefix(m, "MPKI(") && strings.HasSuffix(m, ")"):
+		return []string{m[5 : len(m)-1], "instructions"}
+	case analysis.EventOf(m) != "":
+		return []string{analysis.EventOf(m)}
+	}
+	return []string{m}
+}
+
+// deviceNote says that the disk-stats columns a table shows count every
+// process on the device, naming the devices of the Records behind it.
+func (b *builder) deviceNote(t *Table) string {
+	var cols string
+	switch t.ID {
+	case TableCPUIO, TableCPUIORel:
+		if !contains(t.Header, analysis.ReadsPerOp) && !contains(t.Header, analysis.WritesPerOp) {
+			return ""
+		}
+		cols = "r/o: reads of the data directory's device per operation"
+	case TableCorrelation:
+		if !t.hasRow(func(l string) bool { return l == analysis.ReadsPerOp || l == analysis.WritesPerOp }) {
+			return ""
+		}
+		cols = "r/o: reads of the data directory's device per operation"
+	case TableInsertLine:
+		cols = "rps, rmbps, wps, wmbps, rpq, rkbpq, wpi, wkbpi: reads and writes of the data directory's device"
+	default:
+		return ""
+	}
+	devs := b.devices(t.keys)
+	if len(devs) == 0 {
+		return ""
+	}
+	d := strings.Join(devs, ", ")
+	return fmt.Sprintf("%s, device-wide: every process on %s, not only the server", cols, d)
+}
+
+// devices returns the block devices of the Records behind the keys, sorted.
+func (b *builder) devices(keys []record.Key) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, k := range uniqueKeys(keys) {
+		s := b.c.Sample(k)
+		if s == nil {
+			continue
+		}
+		for _, p := range s.PerOp {
+			if p.Device != "" && !seen[p.Device] {
+				seen[p.Device] = true
+				out = append(out, p.Device)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 func (b *builder) alpha() float64 {

@@ -4,18 +4,33 @@
 //
 // Build computes every table once (package analysis does the numbers); each
 // renderer prints the same cells, so a number reads the same in every
-// format. Cell text conventions (see cellText): "1.23(62%)" multiplexed
+// format. Cell text conventions (see markedText): "1.23(62%)" multiplexed
 // counters that ran 62% of the window, "±4%" the 95% confidence interval of
 // the median over repeats, "~" a difference to the base that is not
-// significant, a trailing "p" a partial window, and n/a, nc, failed, "-"
-// for values not supported, not counted, from a failed step, not recorded.
-// Every table lists the markers it uses and the warnings of the Records
-// behind it as notes.
+// significant, "?" a ratio from a single repeat that was not tested (marked
+// when other ratios of the report were), a trailing "e" an op count
+// estimated from the client's whole-run rate, a trailing "p" a partial
+// window, "1" (not "1.00") a ratio of two zeros, and n/a, nc, failed, "-"
+// for values not supported, not counted, from a failed step, not recorded
+// or not computable. Every table lists the markers it uses and the warnings
+// of the Records behind it that concern its columns as notes. Tables in
+// which no cell has a value because the events are not supported (hardware
+// events on a machine without a PMU) are left out and named in one note at
+// the top of the report (Report.Notes).
+//
+// HTML colours: a ratio to the base is yellow when the version is worse by
+// more than 5% and blue when it is better by more than 5%, by the metric's
+// direction: for throughput (o/s, QPS) and IPC below 0.95 is yellow and
+// above 1.05 blue, as in the insert-benchmark reports; for costs per
+// operation (cpu/o, r/o, counters per op, CPI) above 1.05 is yellow and
+// below 0.95 blue. Absolute values follow the insert benchmark's quartile
+// rule, which already has a direction (see colour).
 package report
 
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -71,7 +86,10 @@ type Options struct {
 type Report struct {
 	Base     string   `json:"base"`
 	Versions []string `json:"versions"`
-	Tables   []*Table `json:"tables"`
+	// Notes come before the tables: tables left out because none of
+	// their cells could be measured.
+	Notes  []string `json:"notes,omitempty"`
+	Tables []*Table `json:"tables"`
 	// Warnings concern the whole input: files skipped, steps left out.
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -131,6 +149,7 @@ type Table struct {
 	sectionNames     bool // print section names in text
 	sectionGap       bool // blank line between sections in text
 	keys             []record.Key
+	metric           string // the metric of a counters or legacy table
 }
 
 // Section is a group of rows: point / range / writes, a step, a thread count.
@@ -159,10 +178,11 @@ type Cell struct {
 	// What the number is.
 	Version, Step, Metric string
 
-	set    string // cells compared for the absolute colour rule
-	better int    // +1 higher is better, -1 lower is better
-	rel    bool   // a ratio to the base: the relative colour rule applies
-	word   bool   // Text is a word (verdict), not a number
+	set    string    // cells compared for the absolute colour rule
+	better int       // +1 higher is better, -1 lower is better
+	rel    bool      // a ratio to the base: the relative colour rule applies
+	word   bool      // Text is a word (verdict), not a number
+	format numFormat // how Text was made from the value
 }
 
 // Build computes the tables of the report.
@@ -184,6 +204,7 @@ func Build(recs []*record.Record, opt Options) (*Report, error) {
 	}
 	b := &builder{c: c, opt: opt}
 	rep := &Report{Base: c.Base, Versions: c.Versions}
+	leftOut := newLeftOut()
 	for _, id := range TableIDs {
 		if len(want) > 0 && !want[id] {
 			continue
@@ -200,12 +221,19 @@ func Build(recs []*record.Record, opt Options) (*Report, error) {
 					continue
 				}
 			}
-			if t.hasValues() {
-				rep.Tables = append(rep.Tables, t)
+			if !t.hasValues() {
+				continue
 			}
+			if why, failed, ok := t.unmeasured(); ok {
+				leftOut.add(why, b.tableName(t), failed)
+				continue
+			}
+			rep.Tables = append(rep.Tables, t)
 		}
 	}
+	rep.Notes = leftOut.notes()
 	colour(rep.Tables)
+	b.tested = anyTested(rep.Tables)
 	for _, t := range rep.Tables {
 		b.finish(t)
 	}
@@ -214,6 +242,122 @@ func Build(recs []*record.Record, opt Options) (*Report, error) {
 	}
 	rep.Warnings = append(rep.Warnings, opsSourceWarnings(c, recs)...)
 	return rep, nil
+}
+
+// unmeasured reports whether no cell of t has a value for a reason that
+// holds for the whole table: every cell not supported (n/a), or not
+// computable for one reason. failed says whether failed steps' cells are
+// among them. Tables with a measured or a never-scheduled cell are kept.
+func (t *Table) unmeasured() (why string, failed, ok bool) {
+	na := false
+	whys := map[string]bool{}
+	var order []string
+	for _, s := range t.Sections {
+		for _, r := range s.Rows {
+			for _, c := range r.Cells {
+				if c.Empty || c.word {
+					continue
+				}
+				switch c.State {
+				case analysis.Measured, analysis.NotCounted:
+					return "", false, false
+				case analysis.NotSupported:
+					na = true
+				case analysis.NotComputable:
+					if !whys[c.Why] {
+						whys[c.Why] = true
+						order = append(order, c.Why)
+					}
+				case analysis.Failed:
+					failed = true
+				}
+			}
+		}
+	}
+	switch {
+	case na:
+		return "", failed, true
+	case len(order) > 0:
+		return strings.Join(order, "; "), failed, true
+	}
+	return "", false, false
+}
+
+// tableName names a table in the note that says it was left out: the
+// metric of a counter table ("cycles", "IPC"), else its title; with the
+// scope when the report has several.
+func (b *builder) tableName(t *Table) string {
+	name := t.Title
+	switch {
+	case t.ID == TableLegacy && t.metric != "":
+		name = t.metric + " (legacy normalization)"
+	case t.metric != "":
+		name = t.metric
+		if e := analysis.EventOf(t.metric); e != "" {
+			name = e
+		}
+		if t.ID == TableCountersRel {
+			name += relativeName
+		}
+		if len(b.c.Scopes) > 1 {
+			if s := scopeText(t.Host, t.Threads); s != "" {
+				name += " (" + s + ")"
+			}
+		}
+	}
+	return name
+}
+
+// relativeName follows the name of a relative counter table left out.
+const relativeName = " relative to the base"
+
+// leftOutTables collects the tables left out, by reason.
+type leftOutTables struct {
+	order  []string // "" is n/a; else the reason they are not computable
+	names  map[string][]string
+	seen   map[string]bool
+	failed map[string]bool
+}
+
+func newLeftOut() *leftOutTables {
+	return &leftOutTables{names: map[string][]string{}, seen: map[string]bool{}, failed: map[string]bool{}}
+}
+
+func (l *leftOutTables) add(why, name string, failed bool) {
+	if _, ok := l.names[why]; !ok {
+		l.order = append(l.order, why)
+	}
+	if !l.seen[why+"\x00"+name] {
+		l.seen[why+"\x00"+name] = true
+		l.names[why] = append(l.names[why], name)
+	}
+	l.failed[why] = l.failed[why] || failed
+}
+
+func (l *leftOutTables) notes() []string {
+	var out []string
+	for _, why := range l.order {
+		// A relative table left out with its absolute one goes without
+		// saying.
+		var list []string
+		for _, n := range l.names[why] {
+			if abs := strings.Replace(n, relativeName, "", 1); abs != n && l.seen[why+"\x00"+abs] {
+				continue
+			}
+			list = append(list, n)
+		}
+		names := strings.Join(list, ", ")
+		but := ""
+		if l.failed[why] {
+			but = " but those of failed steps"
+		}
+		if why == "" {
+			out = append(out, fmt.Sprintf("not supported where measured, tables left out: %s (n/a in every cell%s)", names, but))
+		} else {
+			out = append(out, fmt.Sprintf("not computable, tables left out: %s (\"-\" in every cell%s: %s)", names, but, why))
+		}
+	}
+	return out
 }
 
 func knownTable(id string) bool {
@@ -226,7 +370,8 @@ func knownTable(id string) bool {
 }
 
 // hasValues reports whether any cell of t is something other than "not
-// recorded": a table of nothing but dashes is not printed.
+// recorded": a table of nothing but dashes for missing Records is not
+// printed.
 func (t *Table) hasValues() bool {
 	for _, s := range t.Sections {
 		for _, r := range s.Rows {
@@ -312,36 +457,51 @@ func (t *Table) dropEmptyColumns() {
 }
 
 // opsSourceWarnings warns when versions count ops differently on the same
-// step: their ratios would compare different things.
+// step: their ratios would compare different things. Records without an op
+// count are left out (their per-op cells say so).
 func opsSourceWarnings(c *analysis.Comparison, recs []*record.Record) []string {
 	type key struct {
 		sc   analysis.Scope
 		step string
 	}
-	sources := map[key]map[string]bool{}
+	sources := map[key]map[string][]string{}
 	var order []key
 	for _, r := range recs {
 		if r.Kind == record.KindTable || r.Outcome == record.OutcomeFailed {
 			continue
 		}
+		p := analysis.Compute(r, c.Opt)
+		if p.OpsSource == "" {
+			continue
+		}
 		k := key{analysis.Scope{Host: r.Host, Threads: r.Threads}, r.Step}
 		if sources[k] == nil {
-			sources[k] = map[string]bool{}
+			sources[k] = map[string][]string{}
 			order = append(order, k)
 		}
-		p := analysis.Compute(r, c.Opt)
-		sources[k][fmt.Sprintf("%s per %g", p.OpsSource, p.OpsPer)] = true
+		unit := p.OpsSource
+		if p.OpsPer != 1 {
+			unit = fmt.Sprintf("%s per %g", p.OpsSource, p.OpsPer)
+		}
+		if !slices.Contains(sources[k][unit], r.Version) {
+			sources[k][unit] = append(sources[k][unit], r.Version)
+		}
 	}
 	var out []string
 	for _, k := range order {
-		if len(sources[k]) > 1 {
-			var s []string
-			for src := range sources[k] {
-				s = append(s, src)
-			}
-			sort.Strings(s)
-			out = append(out, fmt.Sprintf("%s: versions count operations differently (%s): ratios compare different units", k.step, strings.Join(s, "; ")))
+		if len(sources[k]) < 2 {
+			continue
 		}
+		var s []string
+		for unit, versions := range sources[k] {
+			s = append(s, fmt.Sprintf("%s (%s)", unit, strings.Join(versions, ", ")))
+		}
+		sort.Strings(s)
+		where := k.step
+		if sc := scopeText(k.sc.Host, k.sc.Threads); sc != "" {
+			where += " (" + sc + ")"
+		}
+		out = append(out, fmt.Sprintf("%s: versions count operations differently: %s: ratios compare different units", where, strings.Join(s, "; ")))
 	}
 	return out
 }

@@ -44,7 +44,7 @@ func cell(t *testing.T, rep *Report, id, title, row, col string) Cell {
 // TestReportHandComputedCells checks cells of the fixture report against
 // values worked out by hand from the fixture Records.
 func TestReportHandComputedCells(t *testing.T) {
-	rep, err := Build(fixtures(t), Options{})
+	rep, err := Build(fixtures(t), Options{Legacy: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,13 +53,14 @@ func TestReportHandComputedCells(t *testing.T) {
 	}{
 		{TableRQPS, "", "point-query_range=100", "col-1", "0.80~",
 			"11.4 ops/s over 3 repeats 8000, 8100, 7900 (median 8000) / base 10000, 10100, 9900 (median 10000); 3 vs 3 repeats: U-test p = 0.1, not significant"},
-		{TableRQPS, "", "scan_range=100", "col-1", "0.90p",
-			"11.4 read 1.8e7 rows in its 4 s partial window: 4500 thousand-rows/s; base 5e7 rows in 10 s: 5000"},
+		{TableRQPS, "", "scan_range=100", "col-1", "0.90?p",
+			"11.4 read 1.8e7 rows in its 4 s partial window: 4500 thousand-rows/s; base 5e7 rows in 10 s: 5000; one repeat each while point-query was tested: ?"},
+		{TableCPUIORel, "mariadb-11.4.3", "point-query_range=100", "rKB/o", "1~",
+			"read_bytes 0 for both versions in every repeat: a ratio of two zeros prints 1, not 1.00"},
 		{TableRQPS, "", "update-index_range=100", "col-2", "failed", "the -ps update-index Record failed"},
 		{TableCountersRel, "cache-misses per operation", "point-query_range=100", "col-2", "1.67(62%)~",
 			"-ps: 3.0e6/90000, 3.1e6/91000, 2.9e6/89000 -> median 33.33; base 2.0e6/100000, 2.1e6/101000, 1.9e6/99000 -> median 20; 33.33/20 = 1.67, counted 6.2 of 10 s"},
 		{TableCountersRel, "cache-misses per operation", "range-covered-pk_range=100", "col-1", "nc", "cache-misses never scheduled on that step"},
-		{TableCounters, "L1-icache-loads per operation", "point-query_range=100", "col-1", "n/a", "L1-icache-loads not supported"},
 		{TableAttribution, "mariadb-11.4.3", "update-index_range=100", "wait", "100%",
 			"same CPU per op (4e9 ns / 20000 = 3.2e9 ns / 16000 = 200 µs), rQPS 0.8: all of ln(1/0.8) is waiting"},
 		{TableAttribution, "mariadb-11.4.3", "update-index_range=100", "verdict", "wait", ""},
@@ -81,7 +82,7 @@ func TestReportHandComputedCells(t *testing.T) {
 		{TableInsertLine, "l.i0", "mariadb-10.11.6", "dbgb2", "6.9", "as recorded"},
 		{TableInsertHist, "l.i0", "mariadb-10.11.6", "1s", "nonzero", "20 of 6e6 inserts = 0.00033%"},
 		{TableInsertHist, "l.i0", "mariadb-10.11.6", "1ms", "23.026", "1381560 / 6e6"},
-		{TableInsertRel, "", "mariadb-11.4.3", "qr100", "1.18", "404620 / 341720 queries"},
+		{TableInsertRel, "", "mariadb-11.4.3", "qr100", "1.18?", "404620 / 341720 queries; one repeat each"},
 		{TableRoles, "mariadb-10.11.6 point-query", "connection", "instructions", "75.0%", "0.75 of 2e9 instructions in repeat 1"},
 	} {
 		got := cell(t, rep, tc.id, tc.title, tc.row, tc.col)
@@ -100,6 +101,16 @@ func TestReportHandComputedCells(t *testing.T) {
 	if got := cell(t, rep, TableAverage, "", "average", "col-1").Text; got != "0.911p" {
 		t.Errorf("average = %q, want 0.911p", got)
 	}
+	// L1-icache-loads is not supported wherever a step did not fail: its
+	// tables are left out, and said so once at the top.
+	for _, tb := range rep.Tables {
+		if strings.Contains(tb.Title, "L1-icache-loads") {
+			t.Errorf("table %q is printed: every cell is n/a", tb.Title)
+		}
+	}
+	if want := "not supported where measured, tables left out: L1-icache-loads, L1-icache-loads (legacy normalization) (n/a in every cell but those of failed steps)"; len(rep.Notes) != 1 || rep.Notes[0] != want {
+		t.Errorf("report notes %q, want %q", rep.Notes, want)
+	}
 	// The warm-up step is left out and said so.
 	if len(rep.Warnings) == 0 || !strings.Contains(rep.Warnings[0], "point-query.warm_range=100") {
 		t.Errorf("warnings %q do not name the warm-up step left out", rep.Warnings)
@@ -107,23 +118,48 @@ func TestReportHandComputedCells(t *testing.T) {
 }
 
 func TestReportNotesCarryRecordWarnings(t *testing.T) {
-	rep, err := Build(fixtures(t), Options{Tables: []string{TableRQPS}})
+	rep, err := Build(fixtures(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	notes := strings.Join(rep.Tables[0].Notes, "\n")
+	notes := func(id, title string) string {
+		for _, tb := range rep.Tables {
+			if tb.ID == id && strings.Contains(tb.Title, title) {
+				return strings.Join(tb.Notes, "\n")
+			}
+		}
+		t.Fatalf("no table %s %q", id, title)
+		return ""
+	}
+	rqps := notes(TableRQPS, "")
 	for _, want := range []string{
-		"error 2013 (Lost connection",                   // the failed step's reason
-		"interrupted by SIGINT",                         // the partial step's reason
-		"mariadb-10.11.6-ps (host bench1, 1 thread) point-query_range=100: cache-misses was multiplexed", // a Record warning of three repeats, once
-		"no difference can be significant at α = 0.05",  // three repeats only
+		"error 2013 (Lost connection",                  // the failed step's reason
+		"interrupted by SIGINT",                        // the partial step's reason
+		"no difference can be significant at α = 0.05", // three repeats only
 	} {
-		if !strings.Contains(notes, want) {
-			t.Errorf("rQPS notes lack %q:\n%s", want, notes)
+		if !strings.Contains(rqps, want) {
+			t.Errorf("rQPS notes lack %q:\n%s", want, rqps)
 		}
 	}
-	if n := strings.Count(notes, "cache-misses was multiplexed"); n != 1 {
-		t.Errorf("the multiplexing warning is in the notes %d times, want once", n)
+	// The multiplexing of cache-misses concerns the tables computed from
+	// cache-misses, once each, and not throughput or other counters.
+	const mux = "mariadb-10.11.6-ps (host bench1, 1 thread) point-query_range=100: cache-misses was multiplexed"
+	for _, tc := range []struct {
+		id, title string
+		want      bool
+	}{
+		{TableCountersRel, "cache-misses per operation", true},
+		{TableCountersRel, "cache-misses per 1,000 instructions", true},
+		{TableCorrelation, "mariadb-10.11.6-ps", true},
+		{TableRQPS, "", false},
+		{TableQPS, "", false},
+		{TableCountersRel, "cycles per operation", false},
+		{TableCPUIO, "mariadb-10.11.6-ps", false},
+	} {
+		n := strings.Count(notes(tc.id, tc.title), mux)
+		if tc.want && n != 1 || !tc.want && n != 0 {
+			t.Errorf("%s %q: the multiplexing warning is in the notes %d times", tc.id, tc.title, n)
+		}
 	}
 }
 
@@ -140,7 +176,12 @@ func TestReportHTMLSelfContainedAndColoured(t *testing.T) {
 	}
 	for _, want := range []string{
 		`<td style="background:#ffff99">0.80~</td>`, // rQPS 0.80 < 0.95: yellow
-		`<td style="background:#99ccff">1.18</td>`,  // rQPS 1.18 > 1.05: blue
+		`<td style="background:#99ccff">1.18?</td>`, // rQPS 1.18 > 1.05: blue
+		// cpu/o relative, lower is better: 1.25 (point-query, 11.4) is
+		// worse: yellow; 0.84 (qr100, 11.4: 210.8 / 249.6 µs) is better:
+		// blue.
+		`<td class="l">point-query_range=100</td><td style="background:#ffff99">0.80~</td><td style="background:#ffff99">1.25~</td>`,
+		`<td class="l">qr100</td><td style="background:#99ccff">1.18?</td><td style="background:#99ccff">0.84?</td>`,
 		// qr100 max response time 0.020 s vs 0.006 s (lower is better):
 		// 0.006 < 80% of 0.020, so the worst gets red, the best green.
 		`<td style="background:#ff9999">0.020</td>`,

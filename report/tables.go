@@ -14,6 +14,9 @@ import (
 type builder struct {
 	c   *analysis.Comparison
 	opt Options
+	// tested is set when some ratio of the report was tested for
+	// significance: ratios that could not be are then marked "?".
+	tested bool
 }
 
 func (b *builder) build(id string) []*Table {
@@ -139,7 +142,7 @@ func better(metric string) int {
 func (b *builder) value(t *Table, k record.Key, metric string, f numFormat, set string) Cell {
 	t.keys = append(t.keys, k)
 	ac := b.c.Value(k, metric)
-	return Cell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, set: set, better: better(metric)}
+	return Cell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, set: set, better: better(metric), format: f}
 }
 
 // ratio is the metric of key k relative to the base.
@@ -149,7 +152,7 @@ func (b *builder) ratio(t *Table, k record.Key, metric string, f numFormat) Cell
 }
 
 func ratioCell(ac analysis.Cell, f numFormat, k record.Key, metric string) Cell {
-	return Cell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, better: better(metric), rel: true}
+	return Cell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, better: better(metric), rel: true, format: f}
 }
 
 func (b *builder) rqps() []*Table {
@@ -294,7 +297,7 @@ func (b *builder) average() []*Table {
 			for i, v := range others {
 				var sum float64
 				n, skipped := 0, 0
-				running, partial := 1.0, false
+				running, partial, estimated := 1.0, false, false
 				for _, r := range sec.Rows {
 					c := r.Cells[i]
 					if !c.OK() || math.IsInf(c.Value, 0) {
@@ -305,13 +308,14 @@ func (b *builder) average() []*Table {
 					n++
 					running = math.Min(running, c.Running)
 					partial = partial || c.Partial
+					estimated = estimated || c.Estimated
 				}
 				ac := analysis.Stated(analysis.Missing)
 				if n > 0 {
 					ac = analysis.Val(sum / float64(n))
-					ac.Running, ac.Partial = running, partial
+					ac.Running, ac.Partial, ac.Estimated = running, partial, estimated
 				}
-				avg.Cells = append(avg.Cells, Cell{Cell: ac, Text: cellText(ac, fmtRatio3, textNone), Version: v, Step: "average", Metric: analysis.OpsPerSecond, rel: true, better: 1})
+				avg.Cells = append(avg.Cells, Cell{Cell: ac, Text: cellText(ac, fmtRatio3, textNone), Version: v, Step: "average", Metric: analysis.OpsPerSecond, rel: true, better: 1, format: fmtRatio3})
 				if skipped > 0 {
 					t.Notes = append(t.Notes, fmt.Sprintf("%s, col-%d: the average leaves out %s without a finite ratio", name, i+1, plural(skipped, "step")))
 				}
@@ -417,7 +421,7 @@ func (b *builder) counters(rel bool) []*Table {
 				continue
 			}
 			t := b.newTable(id, metricTitle(m)+suffix, sc)
-			t.Relative = rel
+			t.Relative, t.metric = rel, m
 			t.Preamble = legend(versions)
 			if rel {
 				t.Preamble = append([]string{"Relative to: " + b.c.Base}, t.Preamble...)
@@ -453,7 +457,7 @@ func (b *builder) legacy() []*Table {
 				continue
 			}
 			t := b.newTable(TableLegacy, e+": legacy normalization", sc)
-			t.Relative = true
+			t.Relative, t.metric = true, e
 			t.Preamble = append([]string{"Relative to: " + b.c.Base}, legend(others)...)
 			t.Header = colHeader(len(others))
 			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
@@ -465,7 +469,7 @@ func (b *builder) legacy() []*Table {
 				}
 				return row
 			})
-			t.Notes = []string{"legacy normalization, for comparison with earlier posts: (count_v / count_base) / (QPS_v / QPS_base) with counts as rates over the counter window and QPS over the whole step as the load generator reports it; the counters-rel tables divide by the operations of the counter window instead"}
+			t.Notes = []string{"legacy normalization, for comparison with earlier posts: (count_v / count_base) / (QPS_v / QPS_base) with counts as rates over the counter window and QPS over the whole step as the load generator reports it; the counters-rel tables divide by the operations of the counter window instead; these ratios are not tested for significance"}
 			out = append(out, t)
 		}
 	}
@@ -473,21 +477,26 @@ func (b *builder) legacy() []*Table {
 }
 
 // shareCell is an attribution share, carrying the state, running fraction
-// and partial mark of the ratios it comes from.
+// and partial and estimated marks of the ratios it comes from.
 func shareCell(v float64, k record.Key, metric string, from ...analysis.Cell) Cell {
 	ac := analysis.Val(v)
 	for _, f := range from {
 		if !f.OK() {
 			ac = analysis.Stated(f.State)
+			ac.Why = f.Why
 			break
 		}
 		ac.Running = math.Min(ac.Running, f.Running)
 		ac.Partial = ac.Partial || f.Partial
+		ac.Estimated = ac.Estimated || f.Estimated
 	}
 	if ac.OK() && (math.IsNaN(v) || math.IsInf(v, 0)) {
-		ac = analysis.Stated(analysis.Missing)
+		ac = analysis.NoValue(analysis.WhyInfRatio)
+		if len(from) > 0 && from[0].Value == 1 {
+			ac = analysis.NoValue(analysis.WhyNoChange)
+		}
 	}
-	return Cell{Cell: ac, Text: cellText(ac, fmtShare, textNone), Version: k.Version, Step: k.Step, Metric: metric}
+	return Cell{Cell: ac, Text: cellText(ac, fmtShare, textNone), Version: k.Version, Step: k.Step, Metric: metric, format: fmtShare}
 }
 
 func (b *builder) attribution() []*Table {
@@ -526,10 +535,41 @@ func (b *builder) attribution() []*Table {
 				"ln(1/rQPS) = ln r(instr/o) + ln r(CPI) + ln r(rest); code, memory and rest are each term's share of ln(1/rQPS); wait is the share not explained by CPU per operation, 1 − ln r(cpu/o) / ln(1/rQPS)",
 				fmt.Sprintf("verdict: none when rQPS is within %.2f–%.3f or not significantly different; code, memory or wait when that share is the largest and at least %.0f%%; cpu when only CPU per operation was measured and explains at least %.0f%%; mixed otherwise", math.Exp(-analysis.NoChange), math.Exp(analysis.NoChange), 100*analysis.Dominant, 100*analysis.Dominant),
 			}
+			if n, of := singleWindowVerdicts(t); n > 0 {
+				what := fmt.Sprintf("%d of the %d verdicts rest", n, of)
+				if n == of {
+					what = "every verdict rests"
+					if n == 1 {
+						what = "the verdict rests"
+					}
+				}
+				t.Notes = append(t.Notes, what+" on a single window of the version or the base: its rQPS was not tested for significance, so the change it explains may be noise; with at least 4 repeats per version a verdict says none when the change is not significant")
+			}
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+// singleWindowVerdicts counts the attribution rows with a verdict other
+// than n/a whose rQPS comes from fewer than 2 repeats on either side.
+func singleWindowVerdicts(t *Table) (n, of int) {
+	for _, s := range t.Sections {
+		for _, r := range s.Rows {
+			if len(r.Cells) == 0 {
+				continue
+			}
+			v := r.Cells[len(r.Cells)-1]
+			if v.Text == string(analysis.VerdictNA) {
+				continue
+			}
+			of++
+			if q := r.Cells[0]; q.OK() && q.FewRepeats && !q.Tested {
+				n++
+			}
+		}
+	}
+	return n, of
 }
 
 func (b *builder) correlation() []*Table {
@@ -543,21 +583,28 @@ func (b *builder) correlation() []*Table {
 			t.LabelHeader = "metric"
 			sec := Section{}
 			var mux []string
+			ns := map[int]bool{}
+			untested, est := 0, false
 			for _, cr := range b.c.Correlate(sc, v, metrics) {
 				if cr.N == 0 {
 					continue
 				}
 				rho := analysis.Val(cr.Rho)
 				if math.IsNaN(cr.Rho) {
-					rho = analysis.Stated(analysis.Missing)
+					rho = analysis.NoValue(analysis.WhyFewSteps)
+				} else {
+					ns[cr.N] = true
+					untested = max(untested, cr.Untested)
 				}
+				rho.Estimated = rho.OK() && cr.Estimated
+				est = est || rho.Estimated
 				if cr.Multiplexed {
 					mux = append(mux, cr.Metric)
 				}
 				n := analysis.Val(float64(cr.N))
 				sec.Rows = append(sec.Rows, Row{Label: cr.Metric, Cells: []Cell{
-					{Cell: rho, Text: cellText(rho, fmtRatio, textNone), Version: v, Metric: "rho:" + cr.Metric},
-					{Cell: n, Text: cellText(n, fmtInt, textNone), Version: v, Metric: "steps:" + cr.Metric},
+					{Cell: rho, Text: cellText(rho, fmtRatio, textNone), Version: v, Metric: "rho:" + cr.Metric, format: fmtRatio},
+					{Cell: n, Text: cellText(n, fmtInt, textNone), Version: v, Metric: "steps:" + cr.Metric, format: fmtInt},
 				}})
 			}
 			for _, s := range b.stepsIn(sc, false) {
@@ -565,7 +612,13 @@ func (b *builder) correlation() []*Table {
 				t.keys = append(t.keys, k, b.c.BaseKey(k))
 			}
 			t.Sections = []Section{sec}
-			t.Notes = []string{"rho: Spearman rank correlation, across the steps of this version, of the metric's ratio to the base with 1/rQPS; near 1 the metric grows where throughput drops; \"-\" with fewer than 3 steps or a constant ratio"}
+			t.Notes = []string{"rho: Spearman rank correlation, across the steps of this version, of the metric's ratio to the base with 1/rQPS; near 1 the metric grows where throughput drops; steps: how many steps rho rests on"}
+			if few := chanceNote(ns); few != "" {
+				t.Notes = append(t.Notes, few)
+			}
+			if untested > 0 {
+				t.Notes = append(t.Notes, fmt.Sprintf("on up to %d of the steps behind a rho, the ratios come from a single window of the version or the base: not tested for significance, each carries that window's noise", untested))
+			}
 			if len(mux) > 0 {
 				t.Notes = append(t.Notes, "some ratios behind these used multiplexed counters: "+strings.Join(mux, ", "))
 			}
@@ -573,6 +626,27 @@ func (b *builder) correlation() []*Table {
 		}
 	}
 	return out
+}
+
+// chanceNote says how often |rho| = 1 comes out by chance with the step
+// counts of a correlation table, for those below 7 steps (where it is at
+// least 1 in 2,520).
+func chanceNote(ns map[int]bool) string {
+	var counts []int
+	for n := range ns {
+		if n < 7 {
+			counts = append(counts, n)
+		}
+	}
+	if len(counts) == 0 {
+		return ""
+	}
+	sort.Ints(counts)
+	var parts []string
+	for _, n := range counts {
+		parts = append(parts, fmt.Sprintf("1 in %.0f with %d steps", 1/analysis.ChanceOfPerfect(n), n))
+	}
+	return "few steps say little: with no relation at all, |rho| = 1 comes out by chance " + strings.Join(parts, ", ") + " (2 of the n! orderings of n steps)"
 }
 
 func (b *builder) roles() []*Table {
@@ -685,6 +759,7 @@ func (b *builder) insert(rel bool) []*Table {
 					t.keys = append(t.keys, k)
 					base := b.c.Value(k, m)
 					one := analysis.Ratio(base, base)
+					one.FewRepeats = false // the base against itself: nothing to test
 					row.Cells = append(row.Cells, ratioCell(one, fmtRatio, k, m))
 				default:
 					row.Cells = append(row.Cells, b.ratio(t, k, m, fmtRatio))

@@ -10,9 +10,18 @@ import (
 // Text writes the report as plain text, each table in the layout of the
 // published posts: a title, the "Relative to: <base>" and "col-N : <version>"
 // lines, a header, then rows of values followed by the row label; notes
-// after the table.
+// after the table. The report's own notes (tables left out) come first.
 func Text(w io.Writer, rep *Report) error {
 	bw := bufio.NewWriter(w)
+	if len(rep.Notes) > 0 {
+		bw.WriteString("Notes:\n")
+		for _, n := range rep.Notes {
+			bw.WriteString("- " + n + "\n")
+		}
+		if len(rep.Tables) > 0 {
+			bw.WriteString("\n")
+		}
+	}
 	for i, t := range rep.Tables {
 		if i > 0 {
 			bw.WriteString("\n")

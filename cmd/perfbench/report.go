@@ -30,16 +30,21 @@ unless --base names another.
 
 Cells: 1.23(62%) the counters behind the value were multiplexed and counted 62%
 of the window; ±4% the 95% confidence interval of the median over repeats; ~ not
-significantly different from the base; a trailing p a partial window; n/a not
-supported, nc not counted, failed a failed step, - not recorded. Every table
-lists the markers it uses and the warnings of its Records as notes.
+significantly different from the base; ? a ratio from a single repeat, not
+tested (marked when other ratios were tested); a trailing e an op count
+estimated from the client's whole-run rate; a trailing p a partial window; 1 a
+ratio of two zeros; n/a not supported, nc not counted, failed a failed step, -
+not recorded or not computable. Every table lists the markers it uses and the
+warnings of its Records that concern its columns as notes; tables with n/a in
+every cell are left out and named at the top.
 
 Tables (--tables): ` + strings.Join(report.TableIDs, ", ") + `.
 
 --charts DIR writes SVG and PNG charts: rQPS by step and version
 (rqps_*), a heat map of each version's ratios per operation, steps by counters
-(heatmap_*), and for each Record with a 1-second series its operations per
-second and --chart-counter per operation (series_*).
+(heatmap_*), and for each version and step with a 1-second series its
+operations per second and --chart-counter per operation, one line per repeat
+(series_*).
 
 Examples:
   perfbench report results/ --base mariadb-10.11.6

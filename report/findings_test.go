@@ -1,0 +1,333 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/perfbench/perfbench/analysis"
+	"github.com/perfbench/perfbench/record"
+)
+
+// stepRec is a 10 s window of ops Questions with the given counters.
+func stepRec(version, step string, repeat int, ops float64, counters ...record.Counter) *record.Record {
+	r := record.New(record.KindStep)
+	r.Host, r.Version, r.Step, r.Threads, r.Repeat = "h", version, step, 1, repeat
+	r.Window.Seconds = 10
+	r.Ops = record.Ops{Source: "Questions", Count: ops, Per: 1}
+	r.Counters = counters
+	return r
+}
+
+func cnt(event string, v float64) record.Counter {
+	return record.Counter{Event: event, Raw: uint64(v), Enabled: 1e10, Running: 1e10, Value: v, Status: record.StatusCounted}
+}
+
+func unsupported(event string) record.Counter {
+	return record.Counter{Event: event, Status: record.StatusNotSupported}
+}
+
+func tableNotes(t *testing.T, rep *Report, id, title string) string {
+	t.Helper()
+	for _, tb := range rep.Tables {
+		if tb.ID == id && strings.Contains(tb.Title, title) {
+			return strings.Join(tb.Notes, "\n")
+		}
+	}
+	t.Fatalf("no table %s %q", id, title)
+	return ""
+}
+
+// IO per operation: KB from the server's /proc io (its 0 is a 0), reads
+// from the device and said to be device-wide; a Record without /proc io
+// takes KB from the device with a note under the IO tables only.
+func TestReportIOPerOperation(t *testing.T) {
+	base := stepRec("a", "point-query", 1, 10000, cnt("task-clock", 1e9))
+	base.OS = &record.OS{ReadBytes: 0, WriteBytes: 0, Disk: &record.Disk{Device: "vda", Reads: 20, ReadSectors: 160}}
+	v := stepRec("b", "point-query", 1, 5000, cnt("task-clock", 1e9))
+	v.OS = &record.OS{ReadBytes: 0, WriteBytes: 0, Disk: &record.Disk{Device: "vda", Reads: 500, ReadSectors: 40000}}
+	rep, err := Build([]*record.Record{base, v}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ id, title, row, col, want, why string }{
+		// Before: 40000×512/1024/5000 = 4.00 against 160×512/1024/10000
+		// = 0.008, a ratio of 500 that was other processes' IO.
+		{TableCPUIO, ": b", "point-query", "rKB/o", "0", "read_bytes 0 / 5000"},
+		{TableCPUIORel, ": b", "point-query", "rKB/o", "1", "0 / 0: both zero"},
+		{TableCPUIO, ": b", "point-query", "r/o", "0.100", "500 device reads / 5000"},
+		{TableCPUIORel, ": b", "point-query", "r/o", "50.00", "0.1 / 0.002 (20 / 10000)"},
+	} {
+		if got := cell(t, rep, tc.id, tc.title, tc.row, tc.col).Text; got != tc.want {
+			t.Errorf("%s %s %s = %q, want %q (%s)", tc.id, tc.title, tc.col, got, tc.want, tc.why)
+		}
+	}
+	for _, title := range []string{": a", ": b"} {
+		if n := tableNotes(t, rep, TableCPUIO, title); !strings.Contains(n, "r/o: reads of the data directory's device per operation, device-wide: every process on vda, not only the server") {
+			t.Errorf("CPU/IO %s notes do not say r/o is device-wide:\n%s", title, n)
+		}
+	}
+	if n := tableNotes(t, rep, TableCPUIORel, ": b"); !strings.Contains(n, "1: both values are 0") {
+		t.Errorf("no note explains the 1:\n%s", n)
+	}
+
+	// Without /proc io: KB from the device, said under the CPU/IO tables,
+	// not under the task-clock or QPS tables.
+	v.Warnings = []string{analysis.ProcIONotMeasured + ": read_bytes, write_bytes, rchar, wchar, syscr and syscw are not measurements"}
+	rep, err = Build([]*record.Record{base, v}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cell(t, rep, TableCPUIO, ": b", "point-query", "rKB/o").Text; got != "4.00" { // 40000 × 512 / 1024 / 5000
+		t.Errorf("rKB/o from the device = %q, want 4.00", got)
+	}
+	const note = "b (host h, 1 thread) point-query: rKB/o and wKB/o from the sectors of vda, device-wide: every process on vda (the Record has no /proc/PID/io of the server)"
+	for _, tc := range []struct {
+		id, title string
+		want      bool
+	}{
+		{TableCPUIO, ": b", true},
+		{TableCPUIORel, ": b", true},
+		{TableCounters, "task-clock", false},
+		{TableQPS, "", false},
+		{TableRQPS, "", false},
+	} {
+		n := tableNotes(t, rep, tc.id, tc.title)
+		if got := strings.Contains(n, note); got != tc.want {
+			t.Errorf("%s %q: device note present %v, want %v:\n%s", tc.id, tc.title, got, tc.want, n)
+		}
+		if got := strings.Contains(n, analysis.ProcIONotMeasured); got != tc.want {
+			t.Errorf("%s %q: the /proc io warning present %v, want %v", tc.id, tc.title, got, tc.want)
+		}
+	}
+}
+
+// Ops estimated from sysbench's whole-run rate mark every value divided by
+// them with "e", and the notes, CSV and JSON say so.
+func TestReportEstimatedOps(t *testing.T) {
+	mk := func(version string, ops float64) *record.Record {
+		r := stepRec(version, "point-query", 1, ops, cnt("instructions", 2e8), cnt("cycles", 4e8))
+		r.Kind = record.KindImported
+		r.Ops = record.Ops{Source: "client.queries", Count: ops, Estimated: true}
+		return r
+	}
+	rep, err := Build([]*record.Record{mk("a", 10000), mk("b", 8000)}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ id, title, row, col, want string }{
+		{TableRQPS, "", "point-query", "col-1", "0.80e"},                          // 800 / 1000 per s
+		{TableQPS, "", "point-query", "col-2", "800e"},                            // 8000 / 10 s
+		{TableCounters, "instructions", "point-query", "col-2", "25000e"},         // 2e8 / 8000
+		{TableCountersRel, "instructions", "point-query", "col-1", "1.25e"},       // 25000 / 20000
+		{TableCountersRel, "IPC", "point-query", "col-1", "1.00"},                 // 0.5 / 0.5: no ops in it
+		{TableAttribution, "b", "point-query", "code", "100%e"},                   // ln 1.25 / ln 1.25
+		{TableAttribution, "b", "point-query", "r(CPI)", "1.00"},                  // no ops in it
+		{TableCounters, "cycles per operation", "point-query", "col-1", "40000e"}, // 4e8 / 10000
+	} {
+		if got := cell(t, rep, tc.id, tc.title, tc.row, tc.col).Text; got != tc.want {
+			t.Errorf("%s %q %s = %q, want %q", tc.id, tc.title, tc.col, got, tc.want)
+		}
+	}
+	const note = "e: operations estimated from the client's whole-run rate, not counted in the window"
+	if n := tableNotes(t, rep, TableRQPS, ""); !strings.Contains(n, note) {
+		t.Errorf("rQPS notes lack %q:\n%s", note, n)
+	}
+	if n := tableNotes(t, rep, TableCountersRel, "IPC"); strings.Contains(n, note) {
+		t.Errorf("IPC notes explain an e no cell has:\n%s", n)
+	}
+	var c, j bytes.Buffer
+	if err := CSV(&c, rep); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&c).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := -1
+	for i, h := range rows[0] {
+		if h == "estimated" {
+			est = i
+		}
+	}
+	if est < 0 || rows[1][0] != TableRQPS || rows[1][est] != "true" {
+		t.Errorf("CSV: estimated column %d, first row %q", est, rows[1])
+	}
+	if err := JSON(&j, rep); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Tables []struct {
+			ID       string
+			Sections []struct {
+				Rows []struct {
+					Cells []struct {
+						Text, State string
+						Estimated   bool
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(j.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.Tables[0].Sections[0].Rows[0].Cells[0]; doc.Tables[0].ID != TableRQPS || got.Text != "0.80e" || got.State != "measured" || !got.Estimated {
+		t.Errorf("JSON rQPS cell %+v, want 0.80e measured and estimated", got)
+	}
+}
+
+// On a machine without a PMU the hardware tables have n/a in every cell:
+// they are left out and named once at the top; a table with some measured
+// cells stays.
+func TestReportUnsupportedTablesLeftOut(t *testing.T) {
+	var recs []*record.Record
+	for _, v := range []struct {
+		name string
+		ops  float64
+	}{{"a", 10000}, {"b", 9000}} {
+		for _, step := range []string{"point-query", "update-index"} {
+			cm := unsupported("cache-misses")
+			if v.name == "b" && step == "update-index" {
+				cm = cnt("cache-misses", 9000)
+			}
+			recs = append(recs, stepRec(v.name, step, 1, v.ops, unsupported("cycles"), unsupported("instructions"), cnt("task-clock", 1e9), cm))
+		}
+	}
+	rep, err := Build(recs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "not supported where measured, tables left out: cycles, instructions, IPC, CPI, MPKI(cache-misses), cache-misses relative to the base (n/a in every cell)"
+	if len(rep.Notes) != 1 || rep.Notes[0] != want {
+		t.Errorf("report notes %q, want %q", rep.Notes, want)
+	}
+	for _, tb := range rep.Tables {
+		for _, bad := range []string{"cycles", "instructions", "IPC", "CPI"} {
+			if strings.HasPrefix(tb.Title, bad) {
+				t.Errorf("table %q is printed", tb.Title)
+			}
+		}
+	}
+	// cache-misses has one measured cell: its table stays, n/a and all.
+	if got := cell(t, rep, TableCounters, "cache-misses per operation", "update-index", "col-2").Text; got != "1.00" { // 9000 / 9000
+		t.Errorf("cache-misses b update-index = %q, want 1.00", got)
+	}
+	if got := cell(t, rep, TableCounters, "cache-misses per operation", "point-query", "col-1").Text; got != "n/a" {
+		t.Errorf("cache-misses a point-query = %q, want n/a", got)
+	}
+	var b bytes.Buffer
+	if err := Text(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), "Notes:\n- "+want+"\n\nRelative QPS (host h, 1 thread)\n") {
+		t.Errorf("text does not open with the note:\n%s", b.String()[:200])
+	}
+}
+
+// "-" is explained by why it has no value: not recorded, or not computable
+// and why.
+func TestReportDashReasons(t *testing.T) {
+	a := stepRec("a", "point-query", 1, 10000, cnt("instructions", 1e8))
+	a.Roles = []record.Role{
+		{Name: "connection", Threads: 2, Counters: []record.Counter{cnt("instructions", 9e7), cnt("major-faults", 0)}},
+		{Name: "innodb-io", Threads: 4, Counters: []record.Counter{cnt("instructions", 1e7), cnt("major-faults", 0)}},
+	}
+	b := stepRec("b", "point-query", 1, 0, cnt("instructions", 1e8))
+	b.Ops = record.Ops{}
+	rep, err := Build([]*record.Record{a, b}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cell(t, rep, TableCounters, "instructions", "point-query", "col-2"); got.Text != "-" || got.State != analysis.NotComputable {
+		t.Errorf("b instructions/o = %q (%v), want - not computable", got.Text, got.State)
+	}
+	if n := tableNotes(t, rep, TableCounters, "instructions"); !strings.Contains(n, "-: not computable: the Record has no op count") {
+		t.Errorf("counters notes:\n%s", n)
+	}
+	if n := tableNotes(t, rep, TableRoles, "a point-query"); !strings.Contains(n, "-: not computable: a role's share of an event whose total over all roles is 0") || strings.Contains(n, "not recorded") {
+		t.Errorf("roles notes:\n%s", n)
+	}
+	// b has no op count: it is not a unit of its own in the warning.
+	for _, w := range rep.Warnings {
+		if strings.Contains(w, "count operations differently") {
+			t.Errorf("warning %q", w)
+		}
+	}
+}
+
+// Versions that count ops differently are named with their units.
+func TestReportOpsSourceWarning(t *testing.T) {
+	a := stepRec("a", "point-query", 1, 10000)
+	b := stepRec("b", "point-query", 1, 9000)
+	b.Ops.Source = "client.queries"
+	rep, err := Build([]*record.Record{a, b}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "point-query (host h, 1 thread): versions count operations differently: Questions (a); client.queries (b): ratios compare different units"
+	found := false
+	for _, w := range rep.Warnings {
+		found = found || w == want
+	}
+	if !found {
+		t.Errorf("warnings %q lack %q", rep.Warnings, want)
+	}
+}
+
+// HTML colours follow the metric's direction: yellow is worse, blue better.
+func TestColourDirection(t *testing.T) {
+	mk := func(v float64, metric string) Cell {
+		return Cell{Cell: analysis.Val(v), Metric: metric, better: better(metric), rel: true}
+	}
+	cells := []Cell{
+		mk(1.2, analysis.OpsPerSecond), mk(0.9, analysis.OpsPerSecond), // faster, slower
+		mk(1.2, analysis.CPUPerOp), mk(0.9, analysis.CPUPerOp), // more CPU, less
+		mk(1.2, "instructions/o"), mk(0.9, analysis.ReadsPerOp),
+		mk(1.2, analysis.IPC), mk(1.04, analysis.CPUPerOp),
+	}
+	tb := &Table{Sections: []Section{{Rows: []Row{{Cells: cells}}}}}
+	colour([]*Table{tb})
+	want := []string{"blue", "yellow", "yellow", "blue", "yellow", "blue", "blue", ""}
+	for i, c := range tb.Sections[0].Rows[0].Cells {
+		if c.Class != want[i] {
+			t.Errorf("%s %.2f: %q, want %q", c.Metric, c.Value, c.Class, want[i])
+		}
+	}
+}
+
+func TestReportCSVAndJSONBothZero(t *testing.T) {
+	a := stepRec("a", "point-query", 1, 10000, cnt("major-faults", 0))
+	b := stepRec("b", "point-query", 1, 9000, cnt("major-faults", 0))
+	rep, err := Build([]*record.Record{a, b}, Options{Tables: []string{TableCountersRel}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c, j bytes.Buffer
+	CSV(&c, rep)
+	if !strings.Contains(c.String(), ",major-faults/o,1,both-zero,") {
+		t.Errorf("CSV:\n%s", c.String())
+	}
+	JSON(&j, rep)
+	var doc struct {
+		Tables []struct {
+			Sections []struct {
+				Rows []struct {
+					Cells []struct {
+						Text, State string
+						Value       float64
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(j.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := doc.Tables[0].Sections[0].Rows[0].Cells[0]
+	if got.Text != "1" || got.State != "both-zero" || got.Value != 1 {
+		t.Errorf("JSON cell %+v, want text 1, state both-zero, value 1", got)
+	}
+}
