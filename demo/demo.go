@@ -252,7 +252,7 @@ func writeReport(out, base string) (files, charts []string, rqps []byte, err err
 	if err != nil {
 		return files, nil, rqps, fmt.Errorf("draw the charts: %w", err)
 	}
-	charts, err = report.WriteCharts(filepath.Join(out, "charts"), firstRepeatSeries(all))
+	charts, err = report.WriteCharts(filepath.Join(out, "charts"), all)
 	return files, charts, rqps, err
 }
 
@@ -267,20 +267,6 @@ func seriesCounter(recs []*record.Record) string {
 		}
 	}
 	return "task-clock"
-}
-
-// firstRepeatSeries keeps every chart but the per-second series of repeats
-// after the first: one series per version, step and thread count is enough
-// to see what a second of a window looks like.
-func firstRepeatSeries(charts []report.Chart) []report.Chart {
-	var out []report.Chart
-	for _, c := range charts {
-		if strings.HasPrefix(c.Name, "series_") && !strings.HasSuffix(c.Name, "_r1") {
-			continue
-		}
-		out = append(out, c)
-	}
-	return out
 }
 
 // Guide writes where everything is and the commands to look at it.

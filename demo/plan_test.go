@@ -2,12 +2,10 @@ package demo
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/perfbench/perfbench/plan"
-	"github.com/perfbench/perfbench/report"
 )
 
 var older = &Release{Version: "1:10.11.18-0+deb12u1", Upstream: "10.11.18",
@@ -147,22 +145,5 @@ func TestPlanQuoting(t *testing.T) {
 	}
 	if got := wrap("a bb ccc dddddd e", 4); !reflect.DeepEqual(got, []string{"a bb", "ccc", "dddddd", "e"}) {
 		t.Errorf("wrap = %q", got)
-	}
-}
-
-func TestFirstRepeatSeries(t *testing.T) {
-	in := []report.Chart{{Name: "rqps_vm_t1"}, {Name: "heatmap_10.11.19_vm_t1"},
-		{Name: "series_10.11.18_point-query_range=100_vm_t1_r1"}, {Name: "series_10.11.18_point-query_range=100_vm_t1_r2"},
-		{Name: "series_10.11.18_point-query_range=100_vm_t1_r11"}}
-	var got []string
-	for _, c := range firstRepeatSeries(in) {
-		got = append(got, c.Name)
-	}
-	want := []string{"rqps_vm_t1", "heatmap_10.11.19_vm_t1", "series_10.11.18_point-query_range=100_vm_t1_r1"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("kept %q, want %q", got, want)
-	}
-	if strings.Contains(strings.Join(got, " "), "_r11") {
-		t.Error("repeat 11 kept")
 	}
 }
