@@ -222,6 +222,7 @@ func Dir(root string, opts DirOptions) *Result {
 		}
 		res.Records = append(res.Records, recs...)
 	}
+	warnNoThreads(res)
 	return res
 }
 

@@ -65,6 +65,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -269,7 +270,44 @@ func PerfStat(files []string, opts Options) *Result {
 		runs = append(runs, readPerf(f, opts, res)...)
 	}
 	res.Records = append(res.Records, perfRecords(runs, sb, opts, res)...)
+	warnNoThreads(res)
 	return res
+}
+
+// warnNoThreads says once when Records have no thread count: Threads 0
+// means unknown, and reports say so rather than guess.
+func warnNoThreads(res *Result) {
+	n := 0
+	for _, r := range res.Records {
+		if r.Threads == 0 {
+			n++
+		}
+	}
+	if n > 0 {
+		res.warn("%d of %d records have no thread count (the files do not say it): threads 0 means unknown; give --threads N, or --sysbench with the step's sysbench output", n, len(res.Records))
+	}
+}
+
+// sysbenchThreads returns the thread count of a sysbench command line as
+// perf stat printed it ("sysbench oltp_point_select --threads=8 run"): its
+// --threads (--num-threads before sysbench 1.0), else sysbench's default 1;
+// 0 when the command is not sysbench.
+func sysbenchThreads(command string) int {
+	f := strings.Fields(command)
+	if len(f) == 0 || filepath.Base(f[0]) != "sysbench" {
+		return 0
+	}
+	for _, a := range f[1:] {
+		for _, opt := range []string{"--threads=", "--num-threads="} {
+			if v, ok := strings.CutPrefix(a, opt); ok {
+				if n, err := strconv.Atoi(v); err == nil && n > 0 {
+					return n
+				}
+				return 0
+			}
+		}
+	}
+	return 1
 }
 
 func readSysbench(path string, res *Result) *sysbench.Result {
@@ -455,6 +493,15 @@ func perfRecord(runs []*run, repeat int, sb *sysbench.Result, opts Options) *rec
 		rec.Warn("no op count: the sysbench output has no query count or the window length is unknown")
 	default:
 		rec.Warn("no op count: give --ops or --sysbench for per-op values")
+	}
+	if rec.Threads == 0 {
+		// perf stat ran the sysbench command itself.
+		for _, r := range runs {
+			if n := sysbenchThreads(r.first().Command); n > 0 {
+				rec.Threads = n
+				break
+			}
+		}
 	}
 	if sb != nil {
 		c := sb.Client()

@@ -37,7 +37,7 @@ func noProblems(t *testing.T, res *Result) {
 }
 
 func TestImportThreeAppendedRuns(t *testing.T) {
-	res := PerfStat([]string{ps("append3.txt")}, Options{Version: "v1", Step: "point-query_range=100", Ops: 1000, Now: fixed})
+	res := PerfStat([]string{ps("append3.txt")}, Options{Version: "v1", Step: "point-query_range=100", Threads: 8, Ops: 1000, Now: fixed})
 	noProblems(t, res)
 	if len(res.Records) != 3 {
 		t.Fatalf("%d records, want 3", len(res.Records))
@@ -48,8 +48,8 @@ func TestImportThreeAppendedRuns(t *testing.T) {
 		if err := r.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		if r.Kind != record.KindImported || r.Repeat != i+1 || r.Window.Seconds != el[i] || r.Ops != (record.Ops{Source: "given", Count: 1000}) {
-			t.Errorf("record %d: kind %s repeat %d seconds %v ops %+v", i, r.Kind, r.Repeat, r.Window.Seconds, r.Ops)
+		if r.Kind != record.KindImported || r.Repeat != i+1 || r.Threads != 8 || r.Window.Seconds != el[i] || r.Ops != (record.Ops{Source: "given", Count: 1000}) {
+			t.Errorf("record %d: kind %s repeat %d threads %d seconds %v ops %+v", i, r.Kind, r.Repeat, r.Threads, r.Window.Seconds, r.Ops)
 		}
 		c := counter(t, r, "context-switches")
 		if c.Value != cs[i] || c.Raw != uint64(cs[i]) || c.Status != record.StatusCounted || c.RunningFraction() != 1 {
@@ -170,7 +170,7 @@ func TestImportEventGroups(t *testing.T) {
 }
 
 func TestImportIntervals(t *testing.T) {
-	res := PerfStat([]string{ps("interval-csv.txt")}, Options{Version: "v", Step: "s", Ops: 1})
+	res := PerfStat([]string{ps("interval-csv.txt")}, Options{Version: "v", Step: "s", Threads: 1, Ops: 1})
 	noProblems(t, res)
 	if len(res.Records) != 1 {
 		t.Fatalf("%d records", len(res.Records))
@@ -287,7 +287,7 @@ func TestImportFailuresGoOn(t *testing.T) {
 }
 
 func TestWrite(t *testing.T) {
-	res := PerfStat([]string{ps("append3.txt")}, Options{Version: "v1", Step: "point-query_range=100", Ops: 1000, Now: fixed})
+	res := PerfStat([]string{ps("append3.txt")}, Options{Version: "v1", Step: "point-query_range=100", Threads: 8, Ops: 1000, Now: fixed})
 	dir := t.TempDir()
 	if errs := Write(dir, res.Records, false); len(errs) > 0 {
 		t.Fatal(errs)
@@ -305,5 +305,48 @@ func TestWrite(t *testing.T) {
 	}
 	if errs := Write(dir, res.Records, true); len(errs) > 0 {
 		t.Errorf("forced write: %v", errs)
+	}
+}
+
+// TestImportThreads: with --ops and nothing that says the thread count, the
+// Records keep 0 (unknown) and the import says so once; a perf stat run of a
+// sysbench command gives its --threads.
+func TestImportThreads(t *testing.T) {
+	res := PerfStat([]string{ps("append3.txt")}, Options{Version: "v1", Step: "s", Ops: 1000})
+	if len(res.Records) != 3 || len(res.Failures) > 0 || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "3 of 3 records have no thread count") {
+		t.Fatalf("%d records, failures %v, warnings %q", len(res.Records), res.Failures, res.Warnings)
+	}
+	for _, r := range res.Records {
+		if r.Threads != 0 {
+			t.Errorf("repeat %d: threads %d, want 0 (unknown)", r.Repeat, r.Threads)
+		}
+	}
+	dir := t.TempDir()
+	run := func(target string) *Result {
+		path := filepath.Join(dir, "perf.txt")
+		text := "\n Performance counter stats for '" + target + "':\n\n" +
+			"          1,230.75 msec task-clock                #    1.227 CPUs utilized\n" +
+			"            84,213      context-switches          #   68.424 K/sec\n\n" +
+			"       1.002899728 seconds time elapsed\n"
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return PerfStat([]string{path}, Options{Version: "v1", Step: "s", Ops: 1000})
+	}
+	for target, want := range map[string]int{
+		"sysbench oltp_point_select --threads=8 --time=10 run": 8,
+		"/usr/bin/sysbench --num-threads=4 oltp.lua run":       4,
+		"sysbench oltp_point_select run":                       1, // sysbench's default
+		"sleep 10":                                             0,
+	} {
+		res := run(target)
+		if len(res.Records) != 1 || res.Records[0].Threads != want || (want == 0) != (len(res.Warnings) == 1) {
+			t.Errorf("%q: records %d, threads %v, warnings %q; want threads %d", target, len(res.Records), func() int {
+				if len(res.Records) > 0 {
+					return res.Records[0].Threads
+				}
+				return -1
+			}(), res.Warnings, want)
+		}
 	}
 }

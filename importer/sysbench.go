@@ -39,6 +39,7 @@ func Sysbench(files []string, opts Options) *Result {
 		repeats[key]++
 		res.Records = append(res.Records, sysbenchRecord(sb, f, repeats[key], o))
 	}
+	warnNoThreads(res)
 	return res
 }
 

@@ -34,6 +34,13 @@
 // The points add up to the window. Series ops are the server's op source; with
 // a client op source (client.queries...) they are left 0.
 //
+// A window that lasts more than OverrunFraction and OverrunMin past its
+// Duration, and a series interval longer than StallFactor times
+// Config.Interval, are warned about: the timer fired late or a read at an
+// edge took that long, so the machine or the server stalled. The Record
+// stays ok: its counts per op still hold, its rates per second do not
+// describe the planned load.
+//
 // # Ending early, and what cannot be trusted
 //
 // The window ends after WindowSpec.Duration, when WindowSpec.Done is closed (a
@@ -56,8 +63,15 @@
 //
 // With Config.PerRole (thread mode only, and a DB), the counters are split by
 // thread role (mysqld.RoleNames). Each attached thread's counters are mapped
-// to the role of that thread, as DB.ThreadRoles names it just before the
-// window opens (and, for threads it did not list, just after it closes).
+// to the role of that thread, as DB.ThreadRoles names it when the window
+// opens, a quarter second later, every second while it runs and when it
+// closes: a thread that served a connection in any of these listings is a
+// connection thread, else a named background role beats other-background
+// (see roleLog). Listing while the load runs matters: a server keeps the
+// threads of closed connections in its thread cache, where nothing names
+// them, and a load's connections reuse them. A load that started with the
+// window (no warm-up) runs on such threads, anonymous when the window opens
+// and again when it closes after the load exited.
 // A thread's counters hold the counts of the threads it created after its
 // counters were opened (inheritance): their counts go to the role of the
 // thread that carries them, not to their own. Since a server creates its
@@ -83,7 +97,8 @@
 // With Config.Profile, call stacks are sampled over each window (package
 // pprofout: CPU-wide sampling kept for the process, started just before the
 // counters' first read and stopped after their last) and written as a pprof
-// profile labelled with thread roles and the window's op count;
+// profile labelled with thread roles (named as for PerRole, with or without
+// it; from the listings of a window with a DB) and the window's op count;
 // Record.Profile points to it. A profile that cannot be taken (no right to
 // sample CPU-wide) is a warning, not a failed window.
 //

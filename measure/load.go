@@ -87,9 +87,35 @@ func (l *Load) Client() *record.Client {
 		c.Seconds = ended.Sub(l.cmd.Started()).Seconds()
 	}
 	c.Command = ScrubArgs(l.args)
+	// sysbench's clock (its run time, its interval lines) starts with its
+	// threads, a moment after the command.
 	c.Started = l.cmd.Started()
+	if at, ok := l.cmd.ThreadsStartedAt(); ok && l.parser != nil {
+		c.Started = at
+	}
 	c.ExitCode = l.ExitCode()
 	return c
+}
+
+// SysbenchTest returns the test a sysbench command line runs
+// ("oltp_point_select" for sysbench --threads=2 oltp_point_select run, and for
+// sysbench /usr/share/sysbench/oltp_point_select.lua run), or "" when args is
+// not a sysbench command or names no test.
+func SysbenchTest(args []string) string {
+	if len(args) == 0 || !isSysbench(args[0]) {
+		return ""
+	}
+	for _, a := range args[1:] {
+		if strings.HasPrefix(a, "-") {
+			continue // sysbench's options are --name=value
+		}
+		switch a {
+		case "prepare", "run", "cleanup", "help", "warmup", "prewarm":
+			return ""
+		}
+		return strings.TrimSuffix(filepath.Base(a), ".lua")
+	}
+	return ""
 }
 
 // Sysbench returns sysbench's parsed output (nil for another command).

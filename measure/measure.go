@@ -28,6 +28,9 @@ const (
 	OpClientEvents       = "client.events"
 )
 
+// noOpCount begins the warning of a Record whose op source was not counted.
+const noOpCount = "no op count"
+
 // MaxStatusLag is how long a status query next to a counter read may take
 // before the Record says that the two edges are apart.
 const MaxStatusLag = 50 * time.Millisecond
@@ -163,7 +166,7 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 		}
 		op, err := mysqld.ResolveOp(spec, st)
 		if err != nil {
-			return nil, fmt.Errorf("measure pid %d: op source: %w", cfg.Pid, err)
+			return nil, fmt.Errorf("measure pid %d: %w", cfg.Pid, err)
 		}
 		s.op = &op
 	}
@@ -302,9 +305,9 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		}
 	}
 
-	// Roles are named before the window opens; with PerRole, threads that
-	// appeared since the attach get counters of their own first.
-	var rolesStart *mysqld.ThreadMap
+	// Roles are named when the window opens, while it runs and when it
+	// closes (see roleLog); with PerRole, threads that appeared since the
+	// attach get counters of their own first.
 	perRole := s.cfg.PerRole
 	switch {
 	case perRole && s.cfg.Cgroup:
@@ -314,15 +317,21 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		warn("no split by thread role without a connection to the server")
 		perRole = false
 	}
+	var roles *roleLog
+	if s.cfg.DB != nil && (perRole || s.cfg.Profile != nil) {
+		roles = newRoleLog(s.cfg.Pid)
+	}
 	if perRole {
 		if err := s.reattachForRoles(); err != nil {
 			return nil, err
 		}
+	}
+	if roles != nil {
 		m, err := s.cfg.DB.ThreadRoles(ctx, s.cfg.Pid)
 		if err != nil {
 			warn("thread roles at the window's start could not be read: %v", err)
 		} else {
-			rolesStart = m
+			roles.add(m)
 		}
 	}
 
@@ -349,6 +358,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	var prevCPUok bool
 	endSet := false
 	var opWarned, cpuWarned bool
+	stopWatch := func() {}
 	seriesPoint := func(d perfevent.Reading) {
 		p := record.Point{Seconds: d.Seconds(), Counters: map[string]float64{}}
 		for _, ec := range d.Events {
@@ -408,6 +418,9 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 			if start.os != nil && start.os.Process != nil {
 				prevCPU, prevCPUok = cpuSeconds(start.os.Process.Stat, start.os.Ticks), true
 			}
+			if roles != nil {
+				stopWatch = s.watchRoles(rctx, roles)
+			}
 			return nil
 		},
 		OnEnd: func(at time.Time) error {
@@ -430,6 +443,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	}
 	opened := time.Now()
 	win, err := perfevent.Measure(wctx, s.att, opts)
+	stopWatch()
 	if err != nil {
 		if sampling != nil {
 			sampling.Cancel()
@@ -447,14 +461,16 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		}
 	}
 
-	// Roles at the end, for threads the start listing did not have.
-	var rolesEnd *mysqld.ThreadMap
-	if perRole {
+	// Roles at the end.
+	if roles != nil {
 		m, err := s.cfg.DB.ThreadRoles(rctx, s.cfg.Pid)
-		if err != nil && rolesStart == nil {
-			warn("thread roles at the window's end could not be read: %v", err)
+		if err != nil {
+			if roles.listings() == 0 {
+				warn("thread roles at the window's end could not be read: %v", err)
+			}
+		} else {
+			roles.add(m)
 		}
-		rolesEnd = m
 	}
 
 	s.fill(r, win)
@@ -498,7 +514,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 				n, err := diff.Ops(*s.op)
 				r.Ops = record.Ops{Source: s.op.Source(), Per: s.op.Per}
 				if err != nil {
-					r.Warn("no op count: %v", err)
+					r.Warn(noOpCount+": %v", err)
 				} else {
 					r.Ops.Count = n
 				}
@@ -537,24 +553,28 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		}
 		r.Series = points
 	}
+	// Stalls: a window or an interval much longer than planned.
+	for _, msg := range stallWarnings(w.Duration, r.Window.Seconds, s.cfg.Interval, r.Series) {
+		r.Warnings = append(r.Warnings, msg)
+		if s.cfg.OnWarning != nil {
+			s.cfg.OnWarning(msg)
+		}
+	}
 
 	// Roles.
+	if roles != nil {
+		r.Warnings = appendNew(r.Warnings, roles.warnings...)
+	}
 	if perRole {
-		roleOf := mergeRoles(s.cfg.Pid, rolesStart, rolesEnd)
-		r.Roles = SplitRoles(win.Total, roleOf)
-		for _, m := range []*mysqld.ThreadMap{rolesStart, rolesEnd} {
-			if m != nil {
-				r.Warnings = appendNew(r.Warnings, m.Warnings...)
-			}
-		}
-		if msg := inheritedNote(s.att, rolesEnd); msg != "" {
+		r.Roles = SplitRoles(win.Total, roles.roleOf)
+		if msg := inheritedNote(s.att, roles); msg != "" {
 			r.Warnings = append(r.Warnings, msg)
 		}
 	}
 
 	SetPerOp(r)
 	if sampling != nil {
-		s.finishProfile(rctx, r, sampling, rolesStart, rolesEnd, failed != "")
+		s.finishProfile(r, sampling, roles, failed != "")
 	}
 	if interrupted {
 		if r.Outcome == record.OutcomeOK {
@@ -707,7 +727,7 @@ func appendNew(dst []string, add ...string) []string {
 
 // finishProfile writes the window's profile, labelled with thread roles and
 // the op count, and points the Record at it.
-func (s *Session) finishProfile(ctx context.Context, r *record.Record, w *pprofout.Window, start, end *mysqld.ThreadMap, failed bool) {
+func (s *Session) finishProfile(r *record.Record, w *pprofout.Window, roles *roleLog, failed bool) {
 	p := s.cfg.Profile
 	opts := pprofout.Options{Version: r.Version, Step: r.Step, Resolver: p.Resolver}
 	if p.Version != "" {
@@ -719,23 +739,8 @@ func (s *Session) finishProfile(ctx context.Context, r *record.Record, w *pprofo
 	if !failed && r.Ops.Count > 0 {
 		opts.Ops, opts.OpsSource = r.Ops.Count, r.Ops.Source
 	}
-	switch {
-	case start != nil || end != nil:
-		roleOf := mergeRoles(s.cfg.Pid, start, end)
-		opts.Roles = map[int]string{}
-		for _, m := range []*mysqld.ThreadMap{start, end} {
-			if m != nil {
-				for _, th := range m.Threads {
-					opts.Roles[th.Tid] = roleOf(th.Tid)
-				}
-			}
-		}
-	case s.cfg.DB != nil:
-		if roles, err := s.cfg.DB.Roles(ctx, s.cfg.Pid); err == nil {
-			opts.Roles = roles
-		} else {
-			r.Warn("profile: thread roles could not be read: %v", err)
-		}
+	if roles != nil {
+		opts.Roles = roles.all()
 	}
 	res, err := w.Finish(p.Path, opts)
 	if err != nil {

@@ -106,19 +106,35 @@ func TestSplitRoles(t *testing.T) {
 	}
 }
 
-func TestMergeRoles(t *testing.T) {
-	start := &mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 10, Role: mysqld.RoleMain}, {Tid: 11, Role: mysqld.RoleConnection}}}
-	end := &mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 11, Role: mysqld.RoleOther}, {Tid: 12, Role: mysqld.RoleLog}}}
-	f := mergeRoles(10, start, end)
-	// The start listing wins (the role the thread had when its counters
-	// were read first); the end listing adds threads the start lacked.
-	for tid, want := range map[int]string{10: "main", 11: "connection", 12: "log", 13: RoleUnattributed} {
-		if got := f(tid); got != want {
+func TestRoleLog(t *testing.T) {
+	l := newRoleLog(10)
+	// Opening: 13 is a connection thread in the server's thread cache
+	// (nothing names it); 11 serves a connection.
+	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 10, Role: mysqld.RoleMain}, {Tid: 11, Role: mysqld.RoleConnection}, {Tid: 13, Role: mysqld.RoleOther}},
+		Warnings: []string{"no PROCESS privilege"}})
+	// While the load runs: 13 serves one of its connections; 12 appears.
+	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 10, Role: mysqld.RoleMain}, {Tid: 11, Role: mysqld.RoleConnection}, {Tid: 12, Role: mysqld.RoleOther}, {Tid: 13, Role: mysqld.RoleConnection}}})
+	// Closing, after the load disconnected: 11 and 13 are back in the
+	// cache; 12 is named now.
+	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 11, Role: mysqld.RoleOther}, {Tid: 12, Role: mysqld.RoleLog}, {Tid: 13, Role: mysqld.RoleOther}},
+		Warnings: []string{"no PROCESS privilege"}})
+	for tid, want := range map[int]string{10: "main", 11: "connection", 12: "log", 13: "connection", 14: RoleUnattributed} {
+		if got := l.roleOf(tid); got != want {
 			t.Errorf("role of %d = %q, want %q", tid, got, want)
 		}
 	}
-	if got := mergeRoles(10, nil, nil)(10); got != mysqld.RoleMain {
+	if l.listings() != 3 || !reflect.DeepEqual(l.warnings, []string{"no PROCESS privilege"}) {
+		t.Errorf("%d listings, warnings %q", l.listings(), l.warnings)
+	}
+	if want := map[int]string{10: "main", 11: "connection", 12: "log", 13: "connection"}; !reflect.DeepEqual(l.all(), want) {
+		t.Errorf("all: %v, want %v", l.all(), want)
+	}
+	if got := newRoleLog(10).roleOf(10); got != mysqld.RoleMain {
 		t.Errorf("leader without listings: %q", got)
+	}
+	// A named background role is not replaced by a later one.
+	if got := preferRole(mysqld.RoleLog, mysqld.RoleInnoDBIO); got != mysqld.RoleLog {
+		t.Errorf("log then innodb-io: %q", got)
 	}
 }
 
@@ -162,15 +178,44 @@ func TestApplyClient(t *testing.T) {
 	// and intervals 4 to 7 whole: 150 + 400 + 500 + 600 + 700.
 	r = clientRecord(at(2.5), 4.5, 2.5)
 	ApplyClient(r, c, OpClientQueries)
-	if r.Ops.Count != 2350 || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "approximate") || !strings.Contains(r.Warnings[0], "100% of the window") {
+	if r.Ops.Count != 2350 || r.Ops.Estimated || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "approximate") || !strings.Contains(r.Warnings[0], "all of it covered by intervals") {
 		t.Errorf("warm-up window: ops %+v warnings %q", r.Ops, r.Warnings)
 	}
-	// A window that runs past the client's last interval: [8, 10] is half
-	// covered, interval 9 whole (900).
+	// A window that runs past the client's run: [8, 10] with the run
+	// ending at 9. Interval 9 (900) is all the client sent in it.
 	r = clientRecord(at(8), 2, 8)
 	ApplyClient(r, c, OpClientQueries)
-	if r.Ops.Count != 900 || !strings.Contains(strings.Join(r.Warnings, "|"), "50% of the window") {
+	if r.Ops.Count != 900 || r.Ops.Estimated || !strings.Contains(strings.Join(r.Warnings, "|"), "over the 1.000 s of the window during its run (all of it covered") {
 		t.Errorf("window past the run: ops %+v warnings %q", r.Ops, r.Warnings)
+	}
+
+	// The window reaches the end of a run whose last line sysbench did
+	// not print: a 6 s run with lines up to [ 5s ], a window [3, 6.02]
+	// after a 3 s warm-up. The lines cover [3, 5] of the 3 s of the window
+	// during the run: 67%, no count (summing would give 2 s of queries
+	// for 3 s of window).
+	short := &record.Client{Tool: "sysbench", Started: t0, Seconds: 6, Queries: 6000,
+		Intervals: []record.Interval{{At: 1, QPS: 1000}, {At: 2, QPS: 1000}, {At: 3, QPS: 1000}, {At: 4, QPS: 1000}, {At: 5, QPS: 1000}}}
+	r = clientRecord(at(3), 3.02, 3)
+	ApplyClient(r, short, OpClientQueries)
+	if w := strings.Join(r.Warnings, "|"); r.Ops.Count != 0 || r.Ops.Source != "client.queries" || r.Counters[0].PerOp != nil ||
+		!strings.Contains(w, "no client.queries count") || !strings.Contains(w, "67%") || !strings.Contains(w, "--op Questions") {
+		t.Errorf("67%% covered: ops %+v per op %v warnings %q", r.Ops, r.Counters[0].PerOp, r.Warnings)
+	}
+	// A 25 s run with lines up to [ 24s ], a window [1, 26]: the lines
+	// cover 23 of its 24 s during the run (96%); the 23,000 queries are
+	// scaled to the 24 s: 24,000, marked estimated.
+	long := &record.Client{Tool: "sysbench", Started: t0, Seconds: 25, Queries: 25000}
+	for i := 1; i <= 24; i++ {
+		long.Intervals = append(long.Intervals, record.Interval{At: float64(i), QPS: 1000})
+	}
+	r = clientRecord(at(1), 25, 1)
+	ApplyClient(r, long, OpClientQueries)
+	if d := r.Ops.Count - 24000; d > 1e-6 || d < -1e-6 || !r.Ops.Estimated || !strings.Contains(strings.Join(r.Warnings, "|"), "95.8% covered by intervals, scaled") {
+		t.Errorf("96%% covered: ops %+v warnings %q", r.Ops, r.Warnings)
+	}
+	if p := r.Counters[0].PerOp; p == nil || *p != 5000/r.Ops.Count {
+		t.Errorf("96%% covered: per op %v", p)
 	}
 
 	// Nothing to align with: no count, and a warning saying why.
@@ -274,6 +319,8 @@ func TestWriteText(t *testing.T) {
 		{Event: "task-clock", Raw: 9e9, Enabled: 9e9, Running: 9e9, Value: 9e9, Status: record.StatusCounted, Unit: "ns", PerOp: perOp(45000)},
 		{Event: "context-switches", Raw: 210000, Enabled: 9e9, Running: 9e9, Value: 210000, Status: record.StatusCounted, PerOp: perOp(1.05)},
 		{Event: "major-faults", Enabled: 9e9, Status: record.StatusNotCounted, Reason: "enabled but never scheduled on the PMU"},
+		{Event: "cpu-migrations", Raw: 4, Enabled: 9e9, Running: 9e9, Value: 4, Status: record.StatusCounted, PerOp: perOp(2e-05)},
+		{Event: "page-faults", Raw: 0, Enabled: 9e9, Running: 9e9, Value: 0, Status: record.StatusCounted, PerOp: perOp(0)},
 	}
 	r.Roles = []record.Role{
 		{Name: "connection", Threads: 2, Counters: []record.Counter{
@@ -281,21 +328,24 @@ func TestWriteText(t *testing.T) {
 			{Event: "cache-misses", Value: 4e6, Raw: 2e6, Enabled: 8e9, Running: 4e9, Status: record.StatusScaled}, {Event: "LLC-load-misses", Status: record.StatusNotSupported},
 			{Event: "task-clock", Value: 8e9, Status: record.StatusCounted}, {Event: "context-switches", Value: 200000, Status: record.StatusCounted},
 			{Event: "major-faults", Status: record.StatusNotCounted},
+			{Event: "cpu-migrations", Value: 3, Status: record.StatusCounted}, {Event: "page-faults", Value: 0, Status: record.StatusCounted},
 		}},
 		{Name: "other-background", Threads: 11, Counters: []record.Counter{
 			{Event: "cycles", Value: 1e9, Status: record.StatusCounted}, {Event: "instructions", Value: 1e9, Status: record.StatusCounted},
 			{Event: "cache-misses", Value: 1e6, Raw: 5e5, Enabled: 2e9, Running: 1e9, Status: record.StatusScaled}, {Event: "LLC-load-misses", Status: record.StatusNotSupported},
 			{Event: "task-clock", Value: 1e9, Status: record.StatusCounted}, {Event: "context-switches", Value: 10000, Status: record.StatusCounted},
 			{Event: "major-faults", Status: record.StatusNotCounted},
+			{Event: "cpu-migrations", Value: 1, Status: record.StatusCounted}, {Event: "page-faults", Value: 0, Status: record.StatusCounted},
 		}},
 	}
+	// Planned every 3 s; the second interval lasted 7 s (> 4.5 s): a stall.
 	r.Series = []record.Point{
-		{T: 5, Seconds: 5, Ops: 90000, CPUSeconds: 4.4, Counters: map[string]float64{"cycles": 1.9e9, "instructions": 2.4e9, "cache-misses": 2.4e6, "task-clock": 4.4e9, "context-switches": 100000}},
-		{T: 10, Seconds: 5, Ops: 110000, CPUSeconds: 4.6, Counters: map[string]float64{"cycles": 2.1e9, "instructions": 2.6e9, "cache-misses": 2.6e6, "task-clock": 4.6e9, "context-switches": 110000}},
+		{T: 3, Seconds: 3, Ops: 90000, CPUSeconds: 4.4, Counters: map[string]float64{"cycles": 1.9e9, "instructions": 2.4e9, "cache-misses": 2.4e6, "task-clock": 4.4e9, "context-switches": 100000, "cpu-migrations": 1, "page-faults": 0}},
+		{T: 10, Seconds: 7, Ops: 110000, CPUSeconds: 4.6, Counters: map[string]float64{"cycles": 2.1e9, "instructions": 2.6e9, "cache-misses": 2.6e6, "task-clock": 4.6e9, "context-switches": 110000, "cpu-migrations": 3, "page-faults": 0}},
 	}
 	r.Warnings = []string{"cache-misses was multiplexed: counted 50.0% of the time, value scaled"}
 	var b bytes.Buffer
-	if err := WriteText(&b, r); err != nil {
+	if err := WriteText(&b, r, TextOptions{Interval: 3 * time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -309,6 +359,10 @@ func TestWriteText(t *testing.T) {
 		"scaled (running 50.0%)",
 		"9,000,000,000 ns",
 		"warning: cache-misses was multiplexed",
+		"0.00002000", // 4 / 200,000, decimal like its neighbours
+		"ends at (s)",
+		"7.000 (stall)",
+		"(stall): the interval lasted more than 1.5x the planned 3 s",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -317,20 +371,123 @@ func TestWriteText(t *testing.T) {
 	if strings.Contains(out, "LLC-load-misses MPKI") || strings.Contains(out, "major-faults MPKI") {
 		t.Errorf("a ratio of an unmeasured event was printed:\n%s", out)
 	}
+	if strings.Contains(out, "e-0") || strings.Contains(out, "3.000 (stall)") {
+		t.Errorf("exponent notation, or a regular interval flagged:\n%s", out)
+	}
 	golden(t, "text.golden", b.Bytes())
 }
 
+// TestWriteTextOps: the op line tells a count of 0 from no count.
+func TestWriteTextOps(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		ops     record.Ops
+		outcome string
+		warn    string
+		want    string
+	}{
+		{"idle server", record.Ops{Source: "Questions", Per: 1}, record.OutcomeOK, "", "ops: 0 Questions in the window: no per-op values"},
+		{"variable gone", record.Ops{Source: "Com_select", Per: 1}, record.OutcomeOK, "no op count: the server has no Com_select at the window's end", "ops: Com_select not counted (see the warnings): no per-op values"},
+		{"client short", record.Ops{Source: "client.queries", Per: 1}, record.OutcomeOK, "no client.queries count for the window: ...", "ops: client.queries not counted (see the warnings): no per-op values"},
+		{"failed", record.Ops{}, record.OutcomeFailed, "", "ops: not counted (the window failed): no per-op values"},
+		{"plain process", record.Ops{}, record.OutcomeOK, "", "ops: none (no connection to the server): no per-op values"},
+	} {
+		r := record.New(record.KindStat)
+		r.Window.Seconds = 2
+		r.Ops, r.Outcome = c.ops, c.outcome
+		if c.warn != "" {
+			r.Warnings = []string{c.warn}
+		}
+		var b bytes.Buffer
+		if err := WriteText(&b, r, TextOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "\n"+c.want+"\n") {
+			t.Errorf("%s: want %q in\n%s", c.name, c.want, b.String())
+		}
+	}
+}
+
+func TestPerOpFormat(t *testing.T) {
+	for v, want := range map[float64]string{
+		0: "0", 25000: "25,000", 12345.6: "12,346", 250: "250.0", 25: "25.000", 1.05: "1.050",
+		0.5: "0.5000", 0.04764: "0.04764", 4.764e-4: "0.0004764", 2.027e-05: "0.00002027", -0.25: "-0.2500",
+	} {
+		if got := perOp(v); got != want {
+			t.Errorf("perOp(%g) = %q, want %q", v, got, want)
+		}
+	}
+}
+
 // TestApplyClientCutShort: a client stopped before its final report has no
-// totals; its intervals give the count, never a zero total.
+// totals; its intervals give no count either when they leave a fifth of its
+// run out. Never a zero total.
 func TestApplyClientCutShort(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	c := &record.Client{Tool: "sysbench", Started: t0, Seconds: 2.5, ExitCode: -1,
 		Intervals: []record.Interval{{At: 1, QPS: 1000}, {At: 2, QPS: 3000}}}
 	r := clientRecord(t0.Add(-10*time.Millisecond), 2.52, 0)
 	ApplyClient(r, c, OpClientQueries)
-	// [0, 1] at 1000 and [1, 2] at 3000; the last half second has no line.
-	if r.Ops.Count != 4000 || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "approximate") {
+	// [0, 1] at 1000 and [1, 2] at 3000; the last half second has no line:
+	// 80% of the run covered.
+	if r.Ops.Count != 0 || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "cover only 80%") {
 		t.Errorf("ops %+v warnings %q", r.Ops, r.Warnings)
+	}
+}
+
+// TestClientGaps: interval lines further apart than 1.5 times the usual
+// spacing are a stall of the client or the machine.
+func TestClientGaps(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	c := &record.Client{Tool: "sysbench", Started: t0, Seconds: 9}
+	for _, s := range []float64{1, 2, 3, 6, 7, 8, 9} {
+		c.Intervals = append(c.Intervals, record.Interval{At: s, QPS: 100})
+	}
+	r := clientRecord(at(2), 5, 2)
+	ApplyClient(r, c, "")
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "jump [3s] to [6s] where they come every 1 s") {
+		t.Errorf("gap in the window: %q", r.Warnings)
+	}
+	// The same gap before the window opened: nothing to say.
+	r = clientRecord(at(6.5), 2, 6.5)
+	ApplyClient(r, c, "")
+	if len(r.Warnings) != 0 {
+		t.Errorf("gap before the window: %q", r.Warnings)
+	}
+	// Regular lines (the last one short: the run's end) are no gap.
+	even := &record.Client{Tool: "sysbench", Started: t0, Seconds: 4.5, Intervals: []record.Interval{{At: 1}, {At: 2}, {At: 3}, {At: 4}, {At: 4.5}}}
+	if g := clientGaps(even, at(0), at(5)); g != nil {
+		t.Errorf("regular lines: %q", g)
+	}
+}
+
+func TestStallWarnings(t *testing.T) {
+	// The window of the report: planned 2 s, lasted 3.89 s; its first 1 s
+	// interval ended at 3.89 s.
+	pts := []record.Point{{T: 3.89, Seconds: 3.89}, {T: 3.891, Seconds: 0.001}}
+	got := stallWarnings(2*time.Second, 3.891, time.Second, pts)
+	if len(got) != 2 || !strings.HasPrefix(got[0], "the window lasted 3.89 s for a planned 2 s: the machine or the server stalled; numbers per second are unreliable, numbers per op are still counted") ||
+		!strings.Contains(got[1], "1 series interval of a planned 1 s lasted over 1.5x that (3.89 s ending at 3.89 s)") {
+		t.Errorf("stalled window: %q", got)
+	}
+	// Over the plan by more than 25% but not 0.5 s, or by 0.5 s but not
+	// 25%: no warning. Intervals up to 1.5× the plan: none.
+	for _, c := range []struct {
+		planned time.Duration
+		secs    float64
+	}{{time.Second, 1.4}, {10 * time.Second, 12.4}, {10 * time.Second, 10.6}, {0, 50}} {
+		if got := stallWarnings(c.planned, c.secs, 0, nil); got != nil {
+			t.Errorf("planned %s lasted %.1f s: %q", c.planned, c.secs, got)
+		}
+	}
+	if got := stallWarnings(2*time.Second, 2.6, 0, nil); len(got) != 1 {
+		t.Errorf("planned 2 s lasted 2.6 s: %q", got)
+	}
+	pts = []record.Point{{T: 1, Seconds: 1}, {T: 2.5, Seconds: 1.5}, {T: 4.1, Seconds: 1.6}, {T: 6, Seconds: 1.9}, {T: 8, Seconds: 2}, {T: 10, Seconds: 2}, {T: 10.2, Seconds: 0.2}}
+	got = stallWarnings(0, 10.2, time.Second, pts)
+	if len(got) != 1 || !strings.HasPrefix(got[0], "4 series intervals") || !strings.Contains(got[0], "(1.60 s ending at 4.10 s, 1.90 s ending at 6.00 s, 2.00 s ending at 8.00 s and 1 more)") {
+		t.Errorf("long intervals: %q", got)
 	}
 }
 
@@ -356,5 +513,22 @@ func TestSplitRolesNeverScheduled(t *testing.T) {
 	}
 	if c := got[1].Counters[0]; got[1].Name != "main" || c.Status != record.StatusNotCounted || c.Value != 0 || c.Reason == "" {
 		t.Errorf("%s %+v", got[1].Name, c)
+	}
+}
+
+func TestSysbenchTest(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sysbench", "oltp_point_select", "--threads=2", "run"}, "oltp_point_select"},
+		{[]string{"/usr/bin/sysbench", "--threads=2", "--mysql-password=x", "/usr/share/sysbench/oltp_read_only.lua", "run"}, "oltp_read_only"},
+		{[]string{"sysbench", "--threads=2", "run"}, ""},
+		{[]string{"mysqlslap", "oltp_point_select"}, ""},
+		{nil, ""},
+	} {
+		if got := SysbenchTest(c.args); got != c.want {
+			t.Errorf("SysbenchTest(%q) = %q, want %q", c.args, got, c.want)
+		}
 	}
 }

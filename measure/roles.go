@@ -1,9 +1,12 @@
 package measure
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/perfevent"
@@ -120,38 +123,142 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// mergeRoles returns tid → role: the listing taken before the window first
-// (the thread the counters were opened on had that role then), the one taken
-// after it for threads the first did not have; the thread-group leader is
-// RoleMain when neither names it.
-func mergeRoles(pid int, start, end *mysqld.ThreadMap) func(int) string {
-	m := map[int]string{}
-	if end != nil {
-		for tid, r := range end.Map() {
-			m[tid] = r
-		}
+// roleLog merges the server's thread listings (mysqld.ThreadRoles) taken
+// over one window: when it opens, while it runs (see watchRoles) and when it
+// closes. A thread's role is the most telling one any listing gave it: a
+// connection at any listing is a connection, else a named background role
+// beats other-background. A connection thread that the server keeps in its
+// thread cache between connections is listed as nothing (other-background):
+// a cached thread that existed before the window and served the load's
+// connections during it is a connection only because some listing saw it
+// serving one, so the listings taken while the load runs are what name it.
+type roleLog struct {
+	pid      int
+	mu       sync.Mutex
+	roles    map[int]string
+	n        int
+	warnings []string
+}
+
+func newRoleLog(pid int) *roleLog {
+	return &roleLog{pid: pid, roles: map[int]string{}}
+}
+
+// add merges a listing.
+func (l *roleLog) add(m *mysqld.ThreadMap) {
+	if l == nil || m == nil {
+		return
 	}
-	if start != nil {
-		for tid, r := range start.Map() {
-			m[tid] = r
-		}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.n++
+	for _, th := range m.Threads {
+		l.roles[th.Tid] = preferRole(l.roles[th.Tid], th.Role)
 	}
-	return func(tid int) string {
-		if r, ok := m[tid]; ok {
-			return r
+	l.warnings = appendNew(l.warnings, m.Warnings...)
+}
+
+// preferRole returns the more telling of a thread's role so far (old, "" for
+// none) and the role a new listing gives it.
+func preferRole(old, role string) string {
+	rank := func(r string) int {
+		switch r {
+		case "", RoleUnattributed:
+			return 0
+		case mysqld.RoleOther:
+			return 1
+		case mysqld.RoleConnection:
+			return 3
 		}
-		if tid == pid {
-			return mysqld.RoleMain
+		return 2
+	}
+	if rank(role) > rank(old) {
+		return role
+	}
+	return old
+}
+
+// listings is how many listings were merged.
+func (l *roleLog) listings() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.n
+}
+
+// roleOf returns the role of tid: the merged one, RoleMain for the
+// thread-group leader no listing named, RoleUnattributed for a thread no
+// listing saw (it exited between two).
+func (l *roleLog) roleOf(tid int) string {
+	l.mu.Lock()
+	r, ok := l.roles[tid]
+	l.mu.Unlock()
+	switch {
+	case ok && r != "":
+		return r
+	case tid == l.pid:
+		return mysqld.RoleMain
+	}
+	return RoleUnattributed
+}
+
+// all returns tid → role for every thread a listing saw.
+func (l *roleLog) all() map[int]string {
+	l.mu.Lock()
+	tids := make([]int, 0, len(l.roles))
+	for tid := range l.roles {
+		tids = append(tids, tid)
+	}
+	l.mu.Unlock()
+	out := make(map[int]string, len(tids))
+	for _, tid := range tids {
+		out[tid] = l.roleOf(tid)
+	}
+	return out
+}
+
+// Role listings while the window runs: the first soon after it opens (a
+// load started with the window has connected by then), then one a second.
+var (
+	roleWatchFirst = 250 * time.Millisecond
+	roleWatchEvery = time.Second
+)
+
+// watchRoles lists the server's threads into l while the window runs, until
+// the returned function is called (it waits for a listing in flight).
+// Listings that fail are skipped: the ones at the window's edges say why.
+func (s *Session) watchRoles(ctx context.Context, l *roleLog) (stop func()) {
+	quit := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTimer(roleWatchFirst)
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+			}
+			if m, err := s.cfg.DB.ThreadRoles(ctx, s.cfg.Pid); err == nil {
+				l.add(m)
+			}
+			t.Reset(roleWatchEvery)
 		}
-		return RoleUnattributed
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(quit)
+			<-done
+		})
 	}
 }
 
-// inheritedNote says how many threads alive at the window's end have no
-// counters of their own: they were created after the attach and are counted
-// in the role of the thread that created them.
-func inheritedNote(att *perfevent.Attachment, end *mysqld.ThreadMap) string {
-	if att == nil || end == nil {
+// inheritedNote says how many threads a listing saw that have no counters
+// of their own: they were created after the attach and are counted in the
+// role of the thread that created them.
+func inheritedNote(att *perfevent.Attachment, l *roleLog) string {
+	if att == nil || l == nil {
 		return ""
 	}
 	attached := map[int]bool{}
@@ -160,9 +267,9 @@ func inheritedNote(att *perfevent.Attachment, end *mysqld.ThreadMap) string {
 	}
 	count := map[string]int{}
 	n := 0
-	for _, th := range end.Threads {
-		if !attached[th.Tid] {
-			count[th.Role]++
+	for tid, role := range l.all() {
+		if !attached[tid] {
+			count[role]++
 			n++
 		}
 	}

@@ -7,18 +7,32 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/perfbench/perfbench/record"
 )
+
+// TextOptions are what WriteText needs beyond the Record. The zero value
+// prints the Record alone.
+type TextOptions struct {
+	// Interval is the planned length of the series' intervals (stat
+	// --interval): rows of intervals that lasted more than StallFactor
+	// times it are flagged. 0 flags none.
+	Interval time.Duration
+}
 
 // WriteText prints a measured window as perfbench stat shows it: a header
 // naming the server, the window and the op count; one line per event with its
 // total, rate per second, value per op and status (a multiplexed event with
 // the fraction of the time it ran, an unmeasured one as <not supported> or
 // <not counted> with the reason, never a number); IPC and MPKI where both
-// events were measured; the split by thread role when the Record has one; then
-// the Record's error and warnings.
-func WriteText(w io.Writer, r *record.Record) error {
+// events were measured; the series, one row per interval, when the Record has
+// one; the split by thread role when the Record has one; then the Record's
+// error and warnings.
+//
+// Values per op are printed with about four significant digits in decimal
+// notation (20,000; 25.00; 1.050; 0.0004764; 0.00002027), 0 as 0.
+func WriteText(w io.Writer, r *record.Record, o TextOptions) error {
 	bw := bufio.NewWriter(w)
 	name := "process"
 	if r.Server != nil && r.Server.Version != "" {
@@ -49,8 +63,12 @@ func WriteText(w io.Writer, r *record.Record) error {
 			fmt.Fprintf(bw, " (%s/s)", rate(r.Ops.Count/r.Window.Seconds))
 		}
 		fmt.Fprintln(bw)
+	case r.Ops.Source != "" && OpsMissing(r):
+		fmt.Fprintf(bw, "ops: %s not counted (see the warnings): no per-op values\n", opName)
 	case r.Ops.Source != "":
-		fmt.Fprintf(bw, "ops: %s not counted: no per-op values\n", opName)
+		fmt.Fprintf(bw, "ops: 0 %s in the window: no per-op values\n", opName)
+	case r.Outcome == record.OutcomeFailed:
+		fmt.Fprintln(bw, "ops: not counted (the window failed): no per-op values")
 	default:
 		fmt.Fprintln(bw, "ops: none (no connection to the server): no per-op values")
 	}
@@ -99,7 +117,7 @@ func WriteText(w io.Writer, r *record.Record) error {
 
 	if len(r.Series) > 0 {
 		fmt.Fprintln(bw)
-		head := []string{"t (s)", "ops", "CPU s"}
+		head := []string{"ends at (s)", "length (s)", "ops", "CPU s"}
 		var names []string
 		for _, c := range r.Counters {
 			if c.Measured() {
@@ -108,12 +126,18 @@ func WriteText(w io.Writer, r *record.Record) error {
 		}
 		head = append(head, names...)
 		rows := [][]string{head}
+		stalled := 0
 		for _, p := range r.Series {
-			row := []string{strconv.FormatFloat(p.T, 'f', 3, 64), "", strconv.FormatFloat(p.CPUSeconds, 'f', 3, 64)}
-			if hasOps && !IsClientOp(r.Ops.Source) {
-				row[1] = count(p.Ops)
+			length := strconv.FormatFloat(p.Seconds, 'f', 3, 64)
+			if LongInterval(p, o.Interval) {
+				length += " (stall)"
+				stalled++
+			}
+			row := []string{strconv.FormatFloat(p.T, 'f', 3, 64), length, "", strconv.FormatFloat(p.CPUSeconds, 'f', 3, 64)}
+			if r.Ops.Source != "" && !IsClientOp(r.Ops.Source) && !OpsMissing(r) {
+				row[2] = count(p.Ops)
 			} else {
-				row[1] = "n/a"
+				row[2] = "n/a"
 			}
 			for _, n := range names {
 				if v, ok := p.Counters[n]; ok {
@@ -129,6 +153,9 @@ func WriteText(w io.Writer, r *record.Record) error {
 			right[i] = true
 		}
 		writeTable(bw, rows, right)
+		if stalled > 0 {
+			fmt.Fprintf(bw, "(stall): the interval lasted more than %gx the planned %g s: the machine or the server stalled\n", StallFactor, o.Interval.Seconds())
+		}
 	}
 
 	if len(r.Roles) > 0 {
@@ -292,18 +319,41 @@ func rate(v float64) string {
 	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
-// perOp prints a per-op value with about four significant digits.
+// perOp prints a per-op value with about four significant digits, in
+// decimal notation whatever its size, and 0 as 0.
 func perOp(v float64) string {
 	a := math.Abs(v)
 	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "n/a"
+	case a == 0:
+		return "0"
 	case a >= 10000:
 		return count(v)
 	case a >= 100:
 		return strconv.FormatFloat(v, 'f', 1, 64)
 	case a >= 1:
 		return strconv.FormatFloat(v, 'f', 3, 64)
-	case a >= 0.001 || a == 0:
-		return strconv.FormatFloat(v, 'f', 5, 64)
 	}
-	return strconv.FormatFloat(v, 'e', 3, 64)
+	// 0.5 → 0.5000, 0.04764 → 0.04764, 2.027e-05 → 0.00002027.
+	decimals := min(3-int(math.Floor(math.Log10(a))), 20)
+	return strconv.FormatFloat(v, 'f', decimals, 64)
+}
+
+// OpsMissing reports whether r's op source was not counted (as opposed to
+// counted 0): the window failed, or measure or ApplyClient warned that there
+// is no count (OpsWarning).
+func OpsMissing(r *record.Record) bool {
+	return r.Outcome == record.OutcomeFailed || OpsWarning(r) != ""
+}
+
+// OpsWarning returns the warning of r that says why its op source has no
+// count, or "".
+func OpsWarning(r *record.Record) string {
+	for _, w := range r.Warnings {
+		if strings.HasPrefix(w, noOpCount) || r.Ops.Source != "" && strings.HasPrefix(w, "no "+r.Ops.Source+" count") {
+			return w
+		}
+	}
+	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -353,5 +354,20 @@ func TestRelPathAndFlags(t *testing.T) {
 	r := &record.Record{Version: "v1", Step: "s", Ops: record.Ops{Source: "Questions", Count: 12}}
 	if ro := RecordOptions(r, map[int]string{1: "main"}, nil); ro.Ops != 12 || ro.OpsSource != "Questions" || ro.Version != "v1" || ro.Step != "s" || ro.Roles[1] != "main" {
 		t.Errorf("record options %+v", ro)
+	}
+}
+
+// TestCommSamples: samples counted by thread name, most first; threads of one
+// name add up; a thread whose name was not read counts under "".
+func TestCommSamples(t *testing.T) {
+	set := &perfevent.SampleSet{
+		Comms: map[int]string{1: "mysqld", 2: "connection", 3: "connection"},
+		Samples: []perfevent.Sample{
+			{Tid: 1, Count: 2}, {Tid: 2, Count: 3}, {Tid: 3}, {Tid: 3, Count: 1}, {Tid: 4, Count: 2},
+		},
+	}
+	want := []CommSamples{{"connection", 5}, {"", 2}, {"mysqld", 2}}
+	if got := commSamples(set); !reflect.DeepEqual(got, want) {
+		t.Errorf("commSamples = %+v, want %+v", got, want)
 	}
 }

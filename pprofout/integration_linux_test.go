@@ -301,7 +301,11 @@ func TestProfileDeletedBinary(t *testing.T) {
 	if !strings.Contains(strings.Join(res.Warnings, "\n"), "was deleted or replaced") {
 		t.Errorf("warnings %q", res.Warnings)
 	}
-	if res.Stats.ExeNamedFraction() < 0.5 {
+	// mariadbd's dynamic symbols name about half the leaf frames in the
+	// server (its static functions have none), too close to any threshold;
+	// with symbols nearly every server stack has a named frame
+	// (do_command, dispatch_command), without them none.
+	if res.Stats.ExeStackNamedFraction() < 0.9 {
 		t.Errorf("stats %+v: the mapped copy's symbols were not used", res.Stats)
 	}
 }

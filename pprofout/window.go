@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -39,6 +40,34 @@ type Result struct {
 	Warnings []string
 	// Samples is the number of samples kept.
 	Samples int
+	// Comms counts the samples by thread name (label comm), most samples
+	// first: what tells threads apart when no roles were given.
+	Comms []CommSamples
+}
+
+// CommSamples is the number of samples of the threads of one name.
+type CommSamples struct {
+	Comm    string // "" for threads whose name was not read
+	Samples int
+}
+
+// commSamples counts set's samples by thread name.
+func commSamples(set *perfevent.SampleSet) []CommSamples {
+	by := map[string]int{}
+	for _, s := range set.Samples {
+		by[set.Comms[s.Tid]] += s.N()
+	}
+	out := make([]CommSamples, 0, len(by))
+	for c, n := range by {
+		out = append(out, CommSamples{Comm: c, Samples: n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Samples != out[j].Samples {
+			return out[i].Samples > out[j].Samples
+		}
+		return out[i].Comm < out[j].Comm
+	})
+	return out
 }
 
 // Finish stops sampling, builds the profile with opts and writes it to path
@@ -56,7 +85,7 @@ func (w *Window) Finish(path string, opts Options) (*Result, error) {
 	if err := p.WriteFile(path); err != nil {
 		return nil, err
 	}
-	return &Result{Path: path, Stats: p.Stats, Warnings: p.Warnings, Samples: set.Count()}, nil
+	return &Result{Path: path, Stats: p.Stats, Warnings: p.Warnings, Samples: set.Count(), Comms: commSamples(set)}, nil
 }
 
 // RecordOptions are the Options of the profile of Record r's window: its op

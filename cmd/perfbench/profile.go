@@ -30,7 +30,13 @@ blue where it shrank).
 
 With --pid it samples that process (every thread, including threads created
 while it runs) until --duration or Ctrl-C, and writes a pprof profile that go
-tool pprof reads; such a profile has no operation count.
+tool pprof reads; such a profile has no operation count and no thread roles:
+naming roles needs a connection to the server, so its samples' role label is
+"unattributed" (perfbench stat --profile and perfbench run label roles). Each
+sample carries its thread's name (label comm, what /proc/PID/task/TID/comm
+says: MySQL 8.0.27 and later name their threads, MariaDB does not) and id
+(label tid): go tool pprof -tags shows them, -tagfocus=comm=NAME keeps one.
+stderr lists the samples by thread name.
 
 Examples:
   perfbench profile runs/ --base 10.11.6 --out flame/
@@ -146,6 +152,21 @@ func sampleProcess(ctx context.Context, e *env, a *profileArgs) error {
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(e.stderr, "perfbench profile: warning: %s\n", w)
+	}
+	if len(res.Comms) > 0 {
+		var parts []string
+		for i, c := range res.Comms {
+			if i == 8 {
+				parts = append(parts, fmt.Sprintf("%d more", len(res.Comms)-i))
+				break
+			}
+			name := c.Comm
+			if name == "" {
+				name = "(name not read)"
+			}
+			parts = append(parts, fmt.Sprintf("%s %d (%.0f%%)", name, c.Samples, 100*float64(c.Samples)/float64(max(res.Samples, 1))))
+		}
+		fmt.Fprintf(e.stderr, "perfbench profile: samples by thread name (no roles without a server connection): %s\n", strings.Join(parts, ", "))
 	}
 	st := res.Stats
 	fmt.Fprintf(e.stderr, "perfbench profile: %d samples (%d in the executable, %.0f%% of them named; %d in the kernel) written to %s\n",

@@ -119,4 +119,15 @@ func TestProfileSampleProcess(t *testing.T) {
 	if len(p.Sample) == 0 || !strings.Contains(strings.Join(p.Comments, "\n"), "perfbench.version=sh") {
 		t.Errorf("%d samples, comments %q; stderr %s", len(p.Sample), p.Comments, stderr)
 	}
+	// No server: no roles, but every sample names its thread (sh's only
+	// thread is called sh), and stderr counts them so.
+	for _, s := range p.Sample {
+		if s.Label["role"][0] != "unattributed" || len(s.Label["comm"]) != 1 || s.Label["comm"][0] != "sh" {
+			t.Errorf("sample labels %v", s.Label)
+			break
+		}
+	}
+	if !strings.Contains(stderr, "samples by thread name (no roles without a server connection): sh ") {
+		t.Errorf("stderr lacks the samples by thread name: %s", stderr)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/perfbench/perfbench/measure"
@@ -21,7 +22,7 @@ func init() {
 	register(&command{
 		name:    "stat",
 		summary: "count perf events on a server (or any process) over a window, per query",
-		usage:   "stat [--pid PID | --socket S | --host H --port P ...] [-e EVENTS] [--duration D | -- COMMAND [ARGS]]",
+		usage:   "stat [--pid PID | --socket S | --host H --port P ...] [-e EVENTS] [--label L --step S --repeat N] [--duration D | -- COMMAND [ARGS]]",
 		long: `Attaches counters to every thread of the server (with inheritance, so threads
 it creates are counted too and threads that exit keep their counts), reads the
 server's SHOW GLOBAL STATUS and /proc at the same instants as the counters, and
@@ -47,8 +48,26 @@ The window:
                           When it is sysbench, its report fills the Record's
                           client section, and --op client.queries (or
                           client.transactions, client.events) counts ops
-                          from it.
+                          from it: its totals when the window holds its
+                          whole run, else its per-interval lines
+                          (--report-interval=1) when they cover at least 95%
+                          of the window during its run; below that there is
+                          no count (the Record says why: use --op Questions).
   neither                 counts until Ctrl-C.
+
+A window, or an --interval, that lasts much longer than planned (over 25% and
+0.5 s past a --duration; over 1.5x an --interval) is warned about: the
+machine or the server stalled, rates per second are unreliable, values per op
+are still counted. Interval lines of the client that jump are warned about
+too. In the --interval table, "ends at" is the end of each interval, counted
+from the window's opening, and "(stall)" flags an interval too long.
+
+The Record is labelled for perfbench report: --label is its version (default:
+the server's version string), --step its step (default: the sysbench test of
+the command, such as oltp_point_select, else "stat"), --repeat its repeat
+number (default 1). Records with the same label, step and thread count are
+repeats of one measurement in a report: give each run its own step, or its
+own --repeat.
 
 Ctrl-C ends the window early: what was measured is printed (and written with
 --out), marked partial, and the exit status is 1. Without --duration and
@@ -63,13 +82,21 @@ task-clock, context-switches, cpu-migrations, page-faults; stderr says which.
 
 --per-role splits the counts by thread role (connection, innodb-io, purge,
 page-cleaner, log, other-background, main...); the roles add up to the total.
-Connections opened inside the window are counted with the thread that created
-them (main): give --warmup so the load connects before the window opens.
+The server's threads are named (performance_schema, else the processlist and
+thread names) when the window opens, a quarter second later, every second
+while it runs and when it closes; a thread that served a connection at any of
+these instants is a connection thread. That names the connections of a load
+that reuse threads of the server's thread cache, which are anonymous while
+cached. A thread created inside the window (a connection the cache could not
+serve) has no counters of its own: its counts are in the role of the thread
+that created it (main), and a warning says how many there were; give --warmup
+so the load connects before the window opens.
 
 --profile[=FREQ] also samples call stacks over the window (CPU-wide, kept
 for the process; cpu-clock unless --profile-event) and writes a pprof profile
 (--profile-out, default profile.pb.gz next to --out, or here), labelled with
-thread roles and the window's op count; the Record's profile field points to it.
+the thread roles named as for --per-role (label role; comm and tid too) and
+the window's op count; the Record's profile field points to it.
 
 --format json prints the window as one Record (the JSON perfbench report
 reads); --out FILE writes it to FILE atomically, whatever --format is.
@@ -79,6 +106,7 @@ Examples:
   perfbench stat --pid $(pidof mariadbd) -e '{cycles,instructions},cache-misses' --duration 30s --interval 1s
   perfbench stat --socket /tmp/s.sock --format json -- sysbench oltp_point_select --threads=2 --time=10 run
   perfbench stat --socket /tmp/s.sock --per-role --warmup 2s -- sysbench oltp_read_only --time=12 run
+  perfbench stat --socket /tmp/s.sock --label 10.11.6 --repeat 2 --out r2.json -- sysbench oltp_point_select --time=10 run
   perfbench stat --pid 4121 --force --duration 10s`,
 		setup: func(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error {
 			var a statArgs
@@ -92,6 +120,9 @@ Examples:
 			fs.StringVar(&a.format, "format", "text", "output format: text or json")
 			fs.StringVar(&a.out, "out", "", "also write the Record (JSON) to this file, atomically")
 			fs.StringVar(&a.loadOutput, "load-output", "", "write the command's output to this file instead of stderr")
+			fs.StringVar(&a.label, "label", "", "version label of the Record, for perfbench report (default: the server's version string)")
+			fs.StringVar(&a.step, "step", "", "step label of the Record (default: the sysbench test of the command, else \"stat\")")
+			fs.IntVar(&a.repeat, "repeat", 1, "repeat number of the Record: runs of one label, step and thread count are a measurement's repeats")
 			a.profile.AddFlags(fs)
 			fs.BoolVar(&a.cgroup, "cgroup", false, "count per CPU, filtered by the process's cgroup v2 (every process in that cgroup; needs root or CAP_PERFMON)")
 			return func(ctx context.Context, e *env, args []string) error {
@@ -112,6 +143,12 @@ Examples:
 				if a.duration < 0 || a.interval < 0 || a.warmup < 0 {
 					return usagef("--duration, --warmup and --interval cannot be negative")
 				}
+				if a.repeat < 1 {
+					return usagef("--repeat must be 1 or more, not %d", a.repeat)
+				}
+				if fs.Changed("label") && strings.TrimSpace(a.label) == "" || fs.Changed("step") && strings.TrimSpace(a.step) == "" {
+					return usagef("--label and --step cannot be empty")
+				}
 				if err := a.target.Validate(); err != nil {
 					return usagef("%v", err)
 				}
@@ -127,7 +164,8 @@ Examples:
 type statArgs struct {
 	target                     mysqld.Target
 	events, op, format, out    string
-	loadOutput                 string
+	loadOutput, label, step    string
+	repeat                     int
 	duration, interval, warmup time.Duration
 	perRole, cgroup            bool
 	command                    []string
@@ -194,12 +232,19 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 		Interval: a.interval, PerRole: a.perRole, Cgroup: a.cgroup,
 		Perfbench: Version(), Command: e.args,
 	}
+	step := a.step
+	if step == "" {
+		step = measure.SysbenchTest(a.command)
+	}
+	if step == "" {
+		step = "stat"
+	}
 	if a.profile.Enabled() {
 		so, err := a.profile.SampleOptions(sys)
 		if err != nil {
 			return usagef("%v", err)
 		}
-		cfg.Profile = &measure.Profile{Sample: so, Path: a.profile.Path(a.out), RecordFile: a.out}
+		cfg.Profile = &measure.Profile{Sample: so, Path: a.profile.Path(a.out), RecordFile: a.out, Version: a.label, Step: step}
 	}
 	s, err := measure.Start(ctx, cfg)
 	if err != nil {
@@ -243,6 +288,12 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 		spec2.Done = load.Done()
 	}
 	r, merr := s.Measure(ctx, spec2)
+	if r != nil {
+		if a.label != "" {
+			r.Version = a.label
+		}
+		r.Step, r.Repeat = step, a.repeat
+	}
 	if r == nil {
 		if load != nil {
 			load.Wait(ctx, 10*time.Second)
@@ -259,6 +310,9 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 			}
 		}
 		measure.ApplyClient(r, c, a.op)
+		if w := measure.OpsWarning(r); w != "" && a.format == "json" {
+			fmt.Fprintf(e.stderr, "perfbench stat: warning: %s\n", w)
+		}
 		if c.ExitCode != 0 && r.Outcome == record.OutcomeOK {
 			r.Outcome = record.OutcomeFailed
 			r.Error = fmt.Sprintf("the load command %s exited with status %d", a.command[0], c.ExitCode)
@@ -294,7 +348,7 @@ func writeStat(e *env, a *statArgs, r *record.Record) error {
 		_, err = e.stdout.Write(b)
 		return err
 	}
-	return measure.WriteText(e.stdout, r)
+	return measure.WriteText(e.stdout, r, measure.TextOptions{Interval: a.interval})
 }
 
 // connectServer logs in to the server found, prompting for a password on the

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/pprof/profile"
 	"github.com/perfbench/perfbench/internal/testdb"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/mysqld/sandbox"
@@ -164,6 +165,8 @@ func TestStatBadInput(t *testing.T) {
 		{[]string{"stat", "--pid", "1", "extra"}, exitUsage, `unexpected argument "extra"`},
 		{[]string{"stat", "--pid", "1", "--"}, exitUsage, "no command after --"},
 		{[]string{"stat", "--pid", "1", "--warmup", "-1s"}, exitUsage, "cannot be negative"},
+		{[]string{"stat", "--pid", "1", "--repeat", "0"}, exitUsage, "--repeat must be 1 or more"},
+		{[]string{"stat", "--pid", "1", "--label", " "}, exitUsage, "--label and --step cannot be empty"},
 		{[]string{"stat", "--pid", "2147483000", "--duration", "1s"}, exitFailure, "no such process"},
 		{[]string{"stat", "--socket", filepath.Join(dir, "none.sock"), "--duration", "1s"}, exitFailure, "none.sock"},
 		{[]string{"stat", "--socket", dead, "--duration", "1s"}, exitFailure, "dead.sock"},
@@ -191,8 +194,8 @@ func TestStatServerBadInput(t *testing.T) {
 		t.Errorf("the password was printed: %q", errs)
 	}
 	code, out, errs = runCLI(t, "stat", "--socket", srv.Socket, "--user", "root", "--op", "Com_selekt", "-e", "task-clock", "--duration", "200ms")
-	if code != exitFailure || out != "" || !strings.Contains(errs, "Com_select") || strings.Count(errs, "\n") != 1 {
-		t.Errorf("unknown op: exit %d, stdout %q, stderr %q; want the alternatives", code, out, errs)
+	if code != exitFailure || out != "" || !strings.Contains(errs, "Com_select") || strings.Count(errs, "\n") != 1 || strings.Count(errs, "op source") != 1 {
+		t.Errorf("unknown op: exit %d, stdout %q, stderr %q; want the alternatives, 'op source' said once", code, out, errs)
 	}
 	// With --force and no way to log in, the server process is still
 	// counted, without per-op values.
@@ -403,4 +406,152 @@ func TestStatPerRole(t *testing.T) {
 	if code != exitOK || !strings.Contains(text, "by thread role") || !strings.Contains(text, "\nconnection ") || !strings.Contains(text, "\ntotal ") {
 		t.Errorf("text per role: exit %d\n%s\n%s", code, text, errs)
 	}
+}
+
+// TestStatClientOpsCoverage: --op client.queries over a window that sysbench's
+// interval lines cover only in part gives no op count, never a short one;
+// over a window they cover, a count next to the server's. The Record is
+// labelled with --label, --repeat and the sysbench test as its step.
+func TestStatClientOpsCoverage(t *testing.T) {
+	needLinux(t)
+	noMyCnf(t)
+	testdb.NeedSysbench(t)
+	srv := testdb.Shared(t)
+	testdb.PrepareSysbench(t, srv, sbTable)
+	// Lines every 2 s of a 5 s run ([ 2s ], [ 4s ]); the window opens at
+	// 2 s and closes when sysbench exits: [4 s, 5 s] has no line, a third
+	// of the window.
+	args := append([]string{"stat", "--socket", srv.Socket, "--user", "root", "--format", "json", "-e", "task-clock,context-switches",
+		"--op", "client.queries", "--warmup", "2s", "--label", "v1", "--repeat", "2", "--"},
+		sysbenchArgs(srv, "oltp_point_select", "--threads=2", "--time=5", "--report-interval=2")...)
+	code, out, errs := runCLI(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	r, err := record.Parse([]byte(out))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	cs, _ := r.Counter("context-switches")
+	w := strings.Join(r.Warnings, "|")
+	if r.Ops.Source != "client.queries" || r.Ops.Count != 0 || cs.PerOp != nil || !strings.Contains(w, "no client.queries count") || !strings.Contains(w, "--op Questions") {
+		t.Errorf("part covered: ops %+v, context-switches per op %v, warnings %q", r.Ops, cs.PerOp, r.Warnings)
+	}
+	if !strings.Contains(errs, "warning: no client.queries count") {
+		t.Errorf("stderr does not say there is no count: %q", errs)
+	}
+	if r.Version != "v1" || r.Repeat != 2 || r.Step != "oltp_point_select" || r.Threads != 2 {
+		t.Errorf("labels: version %q step %q repeat %d threads %d", r.Version, r.Step, r.Repeat, r.Threads)
+	}
+
+	// Lines every second of a 4 s run, a window [1 s, 3 s]: covered, and
+	// counted within 2% of the server's Questions over the same window.
+	args = append([]string{"stat", "--socket", srv.Socket, "--user", "root", "--format", "json", "-e", "task-clock",
+		"--op", "client.queries", "--warmup", "1s", "--duration", "2s", "--"},
+		sysbenchArgs(srv, "oltp_point_select", "--threads=2", "--time=4", "--report-interval=1")...)
+	code, out, errs = runCLI(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if r, err = record.Parse([]byte(out)); err != nil {
+		t.Fatal(err)
+	}
+	q := r.Status["Questions"]
+	if q <= 0 || math.Abs(r.Ops.Count-q) > 0.02*q || r.Ops.Estimated {
+		t.Errorf("covered window: client.queries %+v, Questions %.0f; warnings %q; window %+v client started %s seconds %v intervals %+v", r.Ops, q, r.Warnings, r.Window, r.Client.Started, r.Client.Seconds, r.Client.Intervals)
+	}
+	t.Logf("covered window: client.queries %.0f, Questions %.0f", r.Ops.Count, q)
+
+	// Without a command: step "stat", the server's version, repeat 1.
+	code, out, errs = runCLI(t, "stat", "--socket", srv.Socket, "--user", "root", "--format", "json", "-e", "task-clock", "--duration", "200ms")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if r, err = record.Parse([]byte(out)); err != nil {
+		t.Fatal(err)
+	}
+	if r.Step != "stat" || r.Repeat != 1 || r.Version == "" || r.Version != r.Server.Version {
+		t.Errorf("defaults: version %q (server %q) step %q repeat %d", r.Version, r.Server.Version, r.Step, r.Repeat)
+	}
+}
+
+// TestStatRolesCachedThreads: a load started with the window (no warm-up)
+// runs on threads of the server's thread cache, which existed before the
+// counters were attached and are anonymous while cached. They are named
+// connections, in the split by role and in the profile's labels.
+func TestStatRolesCachedThreads(t *testing.T) {
+	needLinux(t)
+	noMyCnf(t)
+	testdb.NeedSysbench(t)
+	srv := testdb.Shared(t)
+	testdb.PrepareSysbench(t, srv, sbTable)
+	// Two connections that end: their threads wait in the cache.
+	testdb.Sysbench(t, srv, "oltp_point_select", sbTable, "--threads=2", "--time=1")
+	args := append([]string{"stat", "--socket", srv.Socket, "--user", "root", "--format", "json", "--per-role", "-e", "task-clock", "--"},
+		sysbenchArgs(srv, "oltp_point_select", "--threads=2", "--time=2")...)
+	code, out, errs := runCLI(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	r, err := record.Parse([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, _ := r.Counter("task-clock")
+	conn := 0.0
+	for _, role := range r.Roles {
+		if role.Name == mysqld.RoleConnection {
+			conn = role.Counters[0].Value
+		}
+	}
+	if tc.Value <= 0 || conn/tc.Value < 0.5 {
+		t.Errorf("connection threads have %.0f of %.0f ns of task-clock, want most of it; roles %+v", conn, tc.Value, r.Roles)
+	}
+
+	// The profile of such a window, without --per-role: its samples are
+	// labelled connection too.
+	path := filepath.Join(t.TempDir(), "p.pb.gz")
+	args = append([]string{"stat", "--socket", srv.Socket, "--user", "root", "--format", "json", "--profile", "--profile-out", path, "-e", "task-clock", "--"},
+		sysbenchArgs(srv, "oltp_point_select", "--threads=2", "--time=2")...)
+	code, out, errs = runCLI(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if r, err = record.Parse([]byte(out)); err != nil {
+		t.Fatal(err)
+	}
+	if r.Profile == "" {
+		t.Skipf("no profile (sampling refused here?): %q", r.Warnings)
+	}
+	byRole := profileRoles(t, path)
+	total := int64(0)
+	for _, n := range byRole {
+		total += n
+	}
+	if total == 0 || float64(byRole[mysqld.RoleConnection])/float64(total) < 0.5 {
+		t.Errorf("profile samples by role %v: want most of them on connection threads", byRole)
+	}
+}
+
+// profileRoles sums a profile's sample counts by their role label.
+func profileRoles(t *testing.T, path string) map[string]int64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int64{}
+	for _, s := range p.Sample {
+		role := "(none)"
+		if l := s.Label["role"]; len(l) > 0 {
+			role = l[0]
+		}
+		out[role] += s.Value[0]
+	}
+	return out
 }
