@@ -2,7 +2,7 @@
 # Times perfbench's attach + read + detach against perf stat's, side by side,
 # on one process with 2,000 threads and 8 software events: PAIRS interleaved
 # runs of
-#   perfbench stat --pid PID -e EVENTS --duration 1ns --format json
+#   perfbench stat --force --pid PID -e EVENTS --duration 1ns --format json
 #   perf stat -e EVENTS -p PID -- sleep 0
 # and prints each pair, then the medians and their ratio. Run as root.
 # Environment: PAIRS (default 7), THREADS (default 2000).
@@ -25,7 +25,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-go build -o "$tmp/perfbench" ./cmd/perfbench
+if [ -n "${PERFBENCH:-}" ]; then
+	cp "$PERFBENCH" "$tmp/perfbench"
+else
+	go build -o "$tmp/perfbench" ./cmd/perfbench
+fi
 go build -o "$tmp/workload" ./perfevent/internal/workload
 ulimit -n 20000 2>/dev/null || true
 
@@ -63,7 +67,7 @@ printf '%-5s %12s %12s %8s\n' pair perfbench_s perf_stat_s ratio
 ours=() theirs=()
 for i in $(seq "$pairs"); do
 	t0=$(now)
-	"$tmp/perfbench" stat --pid "$wpid" -e "$events" --duration 1ns --format json >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
+	"$tmp/perfbench" stat --force --pid "$wpid" -e "$events" --duration 1ns --format json >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
 	t1=$(now)
 	perf stat -e "$events" -p "$wpid" -- sleep 0 >/dev/null 2>"$tmp/perf.err" || { cat "$tmp/perf.err" >&2; exit 1; }
 	t2=$(now)
