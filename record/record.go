@@ -131,7 +131,9 @@ type Ops struct {
 	// Estimated is set when Count was not counted over the window but
 	// estimated from a rate measured over another span (an import of perf
 	// stat output with sysbench's whole-run queries per second × the perf
-	// window): reports mark every value that divides by it.
+	// window; client per-interval lines that left over 1% of the window
+	// uncovered, scaled to all of it): reports mark every value that
+	// divides by it.
 	Estimated bool `json:"estimated,omitempty"`
 }
 
