@@ -107,15 +107,7 @@ func TestProfileSampleProcess(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := readProfile(t, path)
 	if len(p.Sample) == 0 || !strings.Contains(strings.Join(p.Comments, "\n"), "perfbench.version=sh") {
 		t.Errorf("%d samples, comments %q; stderr %s", len(p.Sample), p.Comments, stderr)
 	}

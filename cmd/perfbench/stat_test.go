@@ -73,14 +73,7 @@ func sysbenchArgs(srv *sandbox.Server, test string, args ...string) []string {
 func TestStatProcessJSON(t *testing.T) {
 	needLinux(t)
 	busy(t)
-	code, out, errs := runCLI(t, "stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", "task-clock,page-faults,cycles", "--duration", "300ms", "--interval", "100ms", "--format", "json")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	r, err := record.Parse([]byte(out))
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	r, errs := statRecord(t, "stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", "task-clock,page-faults,cycles", "--duration", "300ms", "--interval", "100ms", "--format", "json")
 	tc, ok := r.Counter("task-clock")
 	if !ok || tc.Status != record.StatusCounted || tc.Raw == 0 || tc.Value != float64(tc.Raw) || tc.Unit != "ns" {
 		t.Errorf("task-clock %+v", tc)
@@ -348,14 +341,7 @@ func TestStatPerRole(t *testing.T) {
 	testdb.PrepareSysbench(t, srv, sbTable)
 	args := append([]string{"stat", "--socket", srv.Socket, "--user", "root", "--format", "json", "--per-role", "--warmup", "1s", "-e", "task-clock,context-switches,page-faults", "--"},
 		sysbenchArgs(srv, "oltp_point_select", "--threads=2", "--time=3")...)
-	code, out, errs := runCLI(t, args...)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	r, err := record.Parse([]byte(out))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, errs := statRecord(t, args...)
 	roles := map[string]record.Role{}
 	for _, role := range r.Roles {
 		roles[role.Name] = role
@@ -424,14 +410,7 @@ func TestStatClientOpsCoverage(t *testing.T) {
 	args := append([]string{"stat", "--socket", srv.Socket, "--user", "root", "--format", "json", "-e", "task-clock,context-switches",
 		"--op", "client.queries", "--warmup", "2s", "--label", "v1", "--repeat", "2", "--"},
 		sysbenchArgs(srv, "oltp_point_select", "--threads=2", "--time=5", "--report-interval=2")...)
-	code, out, errs := runCLI(t, args...)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	r, err := record.Parse([]byte(out))
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
+	r, errs := statRecord(t, args...)
 	cs, _ := r.Counter("context-switches")
 	w := strings.Join(r.Warnings, "|")
 	if r.Ops.Source != "client.queries" || r.Ops.Count != 0 || cs.PerOp != nil || !strings.Contains(w, "no client.queries count") || !strings.Contains(w, "--op Questions") {
@@ -449,13 +428,7 @@ func TestStatClientOpsCoverage(t *testing.T) {
 	args = append([]string{"stat", "--socket", srv.Socket, "--user", "root", "--format", "json", "-e", "task-clock",
 		"--op", "client.queries", "--warmup", "1s", "--duration", "2s", "--"},
 		sysbenchArgs(srv, "oltp_point_select", "--threads=2", "--time=4", "--report-interval=1")...)
-	code, out, errs = runCLI(t, args...)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	if r, err = record.Parse([]byte(out)); err != nil {
-		t.Fatal(err)
-	}
+	r, errs = statRecord(t, args...)
 	q := r.Status["Questions"]
 	if q <= 0 || math.Abs(r.Ops.Count-q) > 0.02*q || r.Ops.Estimated {
 		t.Errorf("covered window: client.queries %+v, Questions %.0f; warnings %q; window %+v client started %s seconds %v intervals %+v", r.Ops, q, r.Warnings, r.Window, r.Client.Started, r.Client.Seconds, r.Client.Intervals)
@@ -463,13 +436,7 @@ func TestStatClientOpsCoverage(t *testing.T) {
 	t.Logf("covered window: client.queries %.0f, Questions %.0f", r.Ops.Count, q)
 
 	// Without a command: step "stat", the server's version, repeat 1.
-	code, out, errs = runCLI(t, "stat", "--socket", srv.Socket, "--user", "root", "--format", "json", "-e", "task-clock", "--duration", "200ms")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	if r, err = record.Parse([]byte(out)); err != nil {
-		t.Fatal(err)
-	}
+	r, errs = statRecord(t, "stat", "--socket", srv.Socket, "--user", "root", "--format", "json", "-e", "task-clock", "--duration", "200ms")
 	if r.Step != "stat" || r.Repeat != 1 || r.Version == "" || r.Version != r.Server.Version {
 		t.Errorf("defaults: version %q (server %q) step %q repeat %d", r.Version, r.Server.Version, r.Step, r.Repeat)
 	}
@@ -489,14 +456,7 @@ func TestStatRolesCachedThreads(t *testing.T) {
 	testdb.Sysbench(t, srv, "oltp_point_select", sbTable, "--threads=2", "--time=1")
 	args := append([]string{"stat", "--socket", srv.Socket, "--user", "root", "--format", "json", "--per-role", "-e", "task-clock", "--"},
 		sysbenchArgs(srv, "oltp_point_select", "--threads=2", "--time=2")...)
-	code, out, errs := runCLI(t, args...)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	r, err := record.Parse([]byte(out))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, _ := statRecord(t, args...)
 	tc, _ := r.Counter("task-clock")
 	conn := 0.0
 	for _, role := range r.Roles {
@@ -513,13 +473,7 @@ func TestStatRolesCachedThreads(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "p.pb.gz")
 	args = append([]string{"stat", "--socket", srv.Socket, "--user", "root", "--format", "json", "--profile", "--profile-out", path, "-e", "task-clock", "--"},
 		sysbenchArgs(srv, "oltp_point_select", "--threads=2", "--time=2")...)
-	code, out, errs = runCLI(t, args...)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
-	if r, err = record.Parse([]byte(out)); err != nil {
-		t.Fatal(err)
-	}
+	r, _ = statRecord(t, args...)
 	if r.Profile == "" {
 		t.Skipf("no profile (sampling refused here?): %q", r.Warnings)
 	}
@@ -536,15 +490,7 @@ func TestStatRolesCachedThreads(t *testing.T) {
 // profileRoles sums a profile's sample counts by their role label.
 func profileRoles(t *testing.T, path string) map[string]int64 {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := readProfile(t, path)
 	out := map[string]int64{}
 	for _, s := range p.Sample {
 		role := "(none)"
@@ -554,4 +500,34 @@ func profileRoles(t *testing.T, path string) map[string]int64 {
 		out[role] += s.Value[0]
 	}
 	return out
+}
+
+// statRecord runs perfbench with args, which must succeed and print a Record
+// (--format json), and returns the Record and what perfbench wrote on stderr.
+func statRecord(t *testing.T, args ...string) (*record.Record, string) {
+	t.Helper()
+	code, out, errs := runCLI(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	r, err := record.Parse([]byte(out))
+	if err != nil {
+		t.Fatalf("not a Record: %v\n%s", err, out)
+	}
+	return r, errs
+}
+
+// readProfile parses the pprof file at path.
+func readProfile(t *testing.T, path string) *profile.Profile {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return p
 }
