@@ -6,9 +6,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Sentinels callers can branch on.
@@ -126,23 +128,69 @@ func (f FS) ReadProcess(pid int) (*Process, error) {
 		}
 		return nil, fmt.Errorf("list %s: %w", taskDir, err)
 	}
+	var tids []int
 	for _, e := range entries {
-		tid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			tids = append(tids, tid)
 		}
-		t, err := f.readThread(pid, tid)
-		if errors.Is(err, ErrProcessGone) {
-			p.Vanished++
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		p.Threads = append(p.Threads, t)
 	}
+	threads, vanished, err := f.readThreads(pid, tids)
+	if err != nil {
+		return nil, err
+	}
+	p.Threads, p.Vanished = threads, vanished
 	sort.Slice(p.Threads, func(i, j int) bool { return p.Threads[i].TID < p.Threads[j].TID })
 	return &p, nil
+}
+
+// parallelThreads is the thread count above which readThreads reads with
+// one goroutine per CPU: a server with thousands of threads is read in a
+// fraction of the time, so the reading stays close to the counter read
+// next to it.
+const parallelThreads = 64
+
+// readThreads reads the threads tids of pid, in any order; threads that
+// exited before they could be read are counted in vanished.
+func (f FS) readThreads(pid int, tids []int) (threads []Thread, vanished int, err error) {
+	workers := min(runtime.NumCPU(), 8)
+	if len(tids) <= parallelThreads || workers < 2 {
+		workers = 1
+	}
+	type result struct {
+		threads  []Thread
+		vanished int
+		err      error
+	}
+	results := make([]result, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := &results[w]
+			for i := w; i < len(tids); i += workers {
+				t, err := f.readThread(pid, tids[i])
+				switch {
+				case errors.Is(err, ErrProcessGone):
+					res.vanished++
+				case err != nil:
+					res.err = err
+					return
+				default:
+					res.threads = append(res.threads, t)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		if r.err != nil {
+			return nil, 0, r.err
+		}
+		threads = append(threads, r.threads...)
+		vanished += r.vanished
+	}
+	return threads, vanished, nil
 }
 
 func (f FS) readThread(pid, tid int) (Thread, error) {

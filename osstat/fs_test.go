@@ -2,7 +2,11 @@ package osstat
 
 import (
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -118,5 +122,84 @@ func TestMapperSource(t *testing.T) {
 	}
 	if _, err := (FS{Root: "testdata/lvm"}).mapperDevice("vg9-x"); !errors.Is(err, ErrNoBlockDevice) {
 		t.Errorf("unknown mapper: %v, want ErrNoBlockDevice", err)
+	}
+}
+
+// TestReadProcessManyThreads: a process with more threads than
+// parallelThreads is read by several goroutines; every thread is there
+// once, in TID order, and threads that vanished are counted.
+func TestReadProcessManyThreads(t *testing.T) {
+	root := t.TempDir()
+	const pid, n = 500, 300
+	src := filepath.Join("testdata", "proc", "12122")
+	dir := filepath.Join(root, "proc", strconv.Itoa(pid))
+	for _, f := range []string{"stat", "status", "io"} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	status, err := os.ReadFile(filepath.Join(src, "task", "12125", "status"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantVol uint64
+	for i := range n {
+		tid := 1000 + i
+		td := filepath.Join(dir, "task", strconv.Itoa(tid))
+		if err := os.MkdirAll(td, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if i%50 == 7 {
+			continue // listed, exited before it was read: no files
+		}
+		stat := fmt.Sprintf("%d (mariadbd) S 1 1 1 0 -1 0 0 0 0 0 %d 1 0 0 20 0 1 0 %d 0 0", tid, i, 100+i)
+		st := strings.Replace(string(status), "voluntary_ctxt_switches:\t641", fmt.Sprintf("voluntary_ctxt_switches:\t%d", tid), 1)
+		if st == string(status) {
+			t.Fatal("fixture status has no voluntary_ctxt_switches:\t641 line")
+		}
+		wantVol += uint64(tid)
+		if err := os.WriteFile(filepath.Join(td, "stat"), []byte(stat), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(td, "status"), []byte(st), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p, err := FS{Root: root}.ReadProcess(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Threads 7, 57, ..., 257: 6 vanished.
+	if len(p.Threads) != n-6 || p.Vanished != 6 {
+		t.Fatalf("%d threads, %d vanished; want %d and 6", len(p.Threads), p.Vanished, n-6)
+	}
+	var vol uint64
+	for i, th := range p.Threads {
+		if i > 0 && th.TID <= p.Threads[i-1].TID {
+			t.Fatalf("threads out of order at %d: %d after %d", i, th.TID, p.Threads[i-1].TID)
+		}
+		if th.Voluntary != uint64(th.TID) || th.UTime != uint64(th.TID-1000) {
+			t.Errorf("thread %d: voluntary %d utime %d", th.TID, th.Voluntary, th.UTime)
+		}
+		vol += th.Voluntary
+	}
+	if vol != wantVol {
+		t.Errorf("voluntary sum %d, want %d", vol, wantVol)
+	}
+
+	// A thread whose status cannot be parsed fails the reading.
+	bad := filepath.Join(dir, "task", "1100", "status")
+	if err := os.WriteFile(bad, []byte("Name:\tx\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (FS{Root: root}).ReadProcess(pid); err == nil || !strings.Contains(err.Error(), "thread 1100") {
+		t.Errorf("a thread without context switch counts: %v", err)
 	}
 }
