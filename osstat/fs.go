@@ -77,11 +77,11 @@ type Process struct {
 	Vanished int
 }
 
-// readFile reads a /proc file, turning "no such process" into
+// readProc reads a /proc file, turning "no such process" into
 // ErrProcessGone.
 func (f FS) readProc(pid int, parts ...string) ([]byte, error) {
 	p := f.path(append([]string{"proc", strconv.Itoa(pid)}, parts...)...)
-	b, err := os.ReadFile(p)
+	b, err := readProcFile(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errESRCH) {
 			return nil, fmt.Errorf("read %s: %w (pid %d)", p, ErrProcessGone, pid)

@@ -2,7 +2,10 @@
 
 package osstat
 
-import "errors"
+import (
+	"errors"
+	"os"
+)
 
 // errESRCH never matches outside Linux.
 var errESRCH = errors.New("no such process")
@@ -13,3 +16,6 @@ func statDev(path string) (major, minor uint32, err error) {
 
 // ClockTicks returns 100, the USER_HZ of Linux on every common architecture.
 func ClockTicks() float64 { return 100 }
+
+// readProcFile reads a file.
+func readProcFile(path string) ([]byte, error) { return os.ReadFile(path) }
