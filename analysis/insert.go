@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"strings"
 
 	"github.com/perfbench/perfbench/record"
 )
@@ -25,16 +26,66 @@ var HistogramBuckets = []struct {
 }
 
 // HistogramMetric is the metric name of a histogram bucket's percentage of
-// operations: "hist:1ms".
+// the step's main operations (queries when it ran any, else inserts):
+// "hist:1ms".
 func HistogramMetric(bucket string) string { return "hist:" + bucket }
 
+// Kinds of operation with a response-time histogram of their own: the keys
+// of record.Insert.Histograms and MaxSeconds.
+const (
+	OpQuery  = "query"
+	OpInsert = "insert"
+	OpDelete = "delete"
+)
+
+// HistogramKinds lists the kinds of operation in the order reports print
+// their histograms.
+var HistogramKinds = []string{OpQuery, OpInsert, OpDelete}
+
+// KindHistogramMetric is the metric name of a histogram bucket's percentage
+// of the operations of one kind: "hist:delete:1ms".
+func KindHistogramMetric(kind, bucket string) string { return "hist:" + kind + ":" + bucket }
+
+// MaxMetric is the metric name of the slowest operation of a kind, in
+// seconds: "max:delete".
+func MaxMetric(kind string) string { return "max:" + kind }
+
+// TargetIPS is the metric name of the insert rate a step's rate-limited
+// writers aimed for, inserts/s summed over clients.
+const TargetIPS = "target_ips"
+
+// TargetFraction is the share of its target insert rate a read+write step
+// must reach to count as having sustained it.
+const TargetFraction = 0.95
+
+// BelowTarget reports whether an achieved insert rate falls short of the
+// target: below TargetFraction of it. A target of 0 or less means none.
+// The comparison is on the ratio, so that 95.0 of 100 (and 760 of 800) is
+// exactly at the line and not below it.
+func BelowTarget(achieved, target float64) bool {
+	return target > 0 && achieved/target < TargetFraction
+}
+
+// MainKind is the kind of operation record.Insert.Histogram and
+// MaxOpSeconds describe: queries when the step ran any, else inserts.
+func MainKind(in *record.Insert) string {
+	if in.Queries > 0 {
+		return OpQuery
+	}
+	return OpInsert
+}
+
+// isInsertColumn reports whether k is an insert-benchmark metric: a column
+// of the summary line, the target rate, a histogram bucket ("hist:...") or
+// a per-kind maximum ("max:..."). A table Record (CSV input) gives these
+// values directly.
 func isInsertColumn(k string) bool {
 	for _, c := range InsertColumns {
 		if c == k {
 			return true
 		}
 	}
-	return false
+	return k == TargetIPS || strings.HasPrefix(k, "hist:") || strings.HasPrefix(k, "max:")
 }
 
 const mib = 1 << 20
@@ -56,9 +107,21 @@ const mib = 1 << 20
 //	maxop           slowest single operation, s
 //	p50, p99        per-interval rates as the benchmark reports them
 //
-// and "hist:<bucket>" to the percentage of operations in each
-// response-time bucket.
+// and the response-time metrics: "hist:<bucket>" the percentage of the
+// main operations (MainKind) in each bucket, "hist:<kind>:<bucket>" the
+// same for each kind with a histogram, "max:<kind>" the slowest operation
+// of each kind, s; target_ips the target insert rate of a rate-limited
+// step.
 func insertMetrics(r *record.Record, p *PerOp, counters map[string]Cell, set func(string, Cell)) {
+	if r.Kind == record.KindTable {
+		// A table (CSV) gives the columns directly; with ips among them it
+		// is an insert-benchmark table, whose qps is the queries/s column
+		// (elsewhere in a table qps is the step's operations per second).
+		if q, ok := r.Metrics[TableQPS]; ok && hasMetric(r, "ips") {
+			set("qps", Val(q))
+		}
+		return
+	}
 	in := r.Insert
 	if in == nil {
 		return
@@ -136,25 +199,75 @@ func insertMetrics(r *record.Record, p *PerOp, counters map[string]Cell, set fun
 		set("p99", Val(in.P99))
 	}
 
-	// Histogram: percentage of operations per fixed bucket.
-	if len(in.Histogram) > 0 {
-		counts := make([]float64, len(HistogramBuckets))
-		var total float64
-		for _, b := range in.Histogram {
-			i := 0
-			for i < len(HistogramBuckets)-1 && b.UpToMs > HistogramBuckets[i].UpTo*(1+1e-9) {
-				i++
-			}
-			if b.UpToMs <= 0 { // an open bucket written as 0
-				i = len(HistogramBuckets) - 1
-			}
-			counts[i] += b.Count
-			total += b.Count
-		}
+	if in.TargetInsertsPerSecond > 0 {
+		set(TargetIPS, Val(in.TargetInsertsPerSecond))
+	}
+
+	// Histograms: percentage of operations per fixed bucket, by kind; the
+	// main kind's from Histogram when Histograms has none for it, and its
+	// maximum from MaxOpSeconds when MaxSeconds has none.
+	main := MainKind(in)
+	if pct := histogramPercent(in.Histogram); pct != nil {
 		for i, b := range HistogramBuckets {
-			if total > 0 {
-				set(HistogramMetric(b.Name), Val(100*counts[i]/total))
-			}
+			set(HistogramMetric(b.Name), Val(pct[i]))
 		}
 	}
+	for _, kind := range HistogramKinds {
+		h, ok := in.Histograms[kind]
+		if !ok && kind == main {
+			h = in.Histogram
+		}
+		if pct := histogramPercent(h); pct != nil {
+			for i, b := range HistogramBuckets {
+				set(KindHistogramMetric(kind, b.Name), Val(pct[i]))
+			}
+		}
+		if m, ok := in.MaxSeconds[kind]; ok {
+			set(MaxMetric(kind), Val(m))
+		} else if kind == main && in.MaxOpSeconds > 0 {
+			set(MaxMetric(kind), Val(in.MaxOpSeconds))
+		}
+	}
+}
+
+func hasMetric(r *record.Record, k string) bool {
+	_, ok := r.Metrics[k]
+	return ok
+}
+
+// InsertQueries reports whether an insert-benchmark Record ran queries:
+// its Insert has queries, or, for a table Record with an ips column, its
+// qps is above 0.
+func InsertQueries(r *record.Record) bool {
+	if r.Insert != nil {
+		return r.Insert.Queries > 0
+	}
+	return r.Kind == record.KindTable && hasMetric(r, "ips") && r.Metrics[TableQPS] > 0
+}
+
+// histogramPercent returns the percentage of operations in each of
+// HistogramBuckets, or nil without operations. A bucket goes to the first
+// fixed bucket whose bound is at least its own; an open bucket (bound 0 or
+// +Inf) and bounds above 16 s go to "gt".
+func histogramPercent(h []record.Bucket) []float64 {
+	counts := make([]float64, len(HistogramBuckets))
+	var total float64
+	for _, b := range h {
+		i := 0
+		for i < len(HistogramBuckets)-1 && b.UpToMs > HistogramBuckets[i].UpTo*(1+1e-9) {
+			i++
+		}
+		if b.UpToMs <= 0 { // an open bucket written as 0
+			i = len(HistogramBuckets) - 1
+		}
+		counts[i] += b.Count
+		total += b.Count
+	}
+	if total <= 0 {
+		return nil
+	}
+	for i := range counts {
+		counts[i] = 100 * counts[i] / total
+	}
+	return counts
 }

@@ -357,8 +357,26 @@ type Insert struct {
 	P50 float64 `json:"p50,omitempty"`
 	P99 float64 `json:"p99,omitempty"`
 	// Histogram is the response-time histogram with the benchmark's fixed
-	// buckets, as counts of operations.
+	// buckets, as counts of operations: those of the step's main operation,
+	// queries when Queries > 0, else inserts. Records with Histograms may
+	// leave it out; readers take it as the main operation's histogram when
+	// Histograms has none for that kind.
 	Histogram []Bucket `json:"histogram,omitempty"`
+	// TargetInsertsPerSecond is the insert rate the step's writers were
+	// limited to, summed over all clients (8 clients at 100 inserts/s each:
+	// 800); 0 when inserts were not rate limited (load steps). A step
+	// sustained its target when Inserts / window seconds is at least 95% of
+	// it.
+	TargetInsertsPerSecond float64 `json:"target_inserts_per_second,omitempty"`
+	// Histograms are response-time histograms by kind of operation, keyed
+	// "insert", "delete" and "query", as counts of operations in the
+	// benchmark's fixed buckets (like Histogram). A kind the step did not
+	// run is absent.
+	Histograms map[string][]Bucket `json:"histograms,omitempty"`
+	// MaxSeconds is the slowest single operation of each kind, seconds,
+	// keyed like Histograms. Without an entry for the main operation,
+	// readers take MaxOpSeconds as its maximum.
+	MaxSeconds map[string]float64 `json:"max_seconds,omitempty"`
 }
 
 // New returns a Record of the given kind with the schema set and the
