@@ -25,6 +25,12 @@ var ErrCSV = errors.New("bad long-format CSV")
 //	a perf event name        the event's total over the window
 //	cpu/o, cs/o, r/o, ...    a per-op metric given directly ("<event>/o" too)
 //	IPC, CPI, MPKI(<event>)  given directly
+//	ips, rps, ..., maxop     an insert-benchmark column (metrics reference);
+//	                         with ips given, qps is the queries/s column
+//	target_ips               the target insert rate of a read+write step
+//	hist:<kind>:<bucket>     % of the query, insert or delete operations in
+//	                         a response-time bucket ("hist:delete:1ms")
+//	max:<kind>               slowest operation of that kind, s
 //
 // An event's value may be "n/a" (not supported) or "nc" (not counted); any
 // other value must be a number. name is used in errors and Record.Source.

@@ -24,7 +24,7 @@ func gfmt(v float64) string {
 
 // CSVHeader is the header of the CSV output: one line per printed cell.
 var CSVHeader = []string{"table", "title", "host", "threads", "section", "row", "column", "version", "step", "metric",
-	"value", "state", "running", "partial", "repeats", "of", "ci_lo", "ci_hi", "p", "text", "estimated", "why"}
+	"value", "state", "running", "partial", "repeats", "of", "ci_lo", "ci_hi", "p", "text", "estimated", "why", "below_target"}
 
 // CSV writes every cell of every table as one line (see CSVHeader): value
 // is empty unless the state is measured or both-zero ("inf" when the base
@@ -34,7 +34,9 @@ var CSVHeader = []string{"table", "title", "host", "threads", "section", "row", 
 // and ci_hi the 95% interval of the median; p the p-value of the comparison
 // with the base; text the cell as the other formats print it; estimated is
 // true when the value rests on an op count estimated from the client's
-// whole-run rate; why says why a cell is not computable.
+// whole-run rate; why says why a cell is not computable; below_target is
+// true for an insert-benchmark cell marked "!" (inserts/s below 95% of the
+// step's target, or the queries/s of a version that fell below it).
 func CSV(w io.Writer, rep *Report) error {
 	cw := csv.NewWriter(w)
 	cw.Write(CSVHeader)
@@ -54,13 +56,14 @@ func CSV(w io.Writer, rep *Report) error {
 					}
 					j := cellJSON(c)
 					line := []string{t.ID, t.Title, t.Host, itoa(t.Threads), s.Name, r.Label, col, c.Version, c.Step, c.Metric,
-						"", j.State, "", "", "", "", "", "", "", c.Text, "", c.Why}
+						"", j.State, "", "", "", "", "", "", "", c.Text, "", c.Why, ""}
 					if c.OK() && !c.word {
 						line[10] = gfmt(c.Value)
 						line[12] = gfmt(c.Running)
 						line[13] = strconv.FormatBool(c.Partial)
 						line[20] = strconv.FormatBool(c.Estimated)
 						line[14], line[15] = itoa(c.N), itoa(c.Of)
+						line[22] = strconv.FormatBool(c.BelowTarget)
 						if c.HasCI() {
 							line[16], line[17] = gfmt(c.Lo), gfmt(c.Hi)
 						}
@@ -81,7 +84,8 @@ func CSV(w io.Writer, rep *Report) error {
 // both-zero) and finite; inf marks a ratio to a base of 0; state both-zero a
 // ratio of two zeros (value 1 by convention); estimated a value resting on
 // an op count estimated from the client's whole-run rate; why the reason of
-// a cell that is not computable.
+// a cell that is not computable; below_target an insert-benchmark cell
+// marked "!" (see Cell.BelowTarget).
 type jsonCell struct {
 	Text      string   `json:"text"`
 	State     string   `json:"state"`
@@ -89,6 +93,7 @@ type jsonCell struct {
 	Value     *float64 `json:"value,omitempty"`
 	Inf       bool     `json:"inf,omitempty"`
 	Estimated bool     `json:"estimated,omitempty"`
+	Below     bool     `json:"below_target,omitempty"`
 	Running   *float64 `json:"running,omitempty"`
 	Partial   bool     `json:"partial,omitempty"`
 	N         int      `json:"repeats,omitempty"`
@@ -118,6 +123,7 @@ func cellJSON(c Cell) jsonCell {
 			j.State = "both-zero"
 		}
 		j.Estimated = c.Estimated
+		j.Below = c.BelowTarget
 		if math.IsInf(c.Value, 0) {
 			j.Inf = true
 		} else {

@@ -99,6 +99,9 @@ func fmtHist(v float64) string {
 //	e       the op count behind the value was estimated from the client's
 //	        whole-run rate, not counted in the window
 //	p       the value comes from a window cut short (partial step)
+//	!       insert benchmark: inserts/s below 95% of the step's target
+//	        insert rate, or the queries/s of a version that fell below it
+//	        (a value that can be ignored); see Cell.BelowTarget
 //
 // A ratio whose version and base are both 0 prints "1" (the metrics
 // reference's convention), not "1.00": it is no measured equality. Cells
@@ -110,6 +113,8 @@ const (
 	textNC     = "nc"
 	textFailed = "failed"
 	textNone   = "-"
+	// textBelowTarget follows the text of a BelowTarget cell.
+	textBelowTarget = "!"
 )
 
 // cellText decorates the formatted value with the markers above, the "?"

@@ -109,6 +109,7 @@ var htmlColours = map[string]string{
 	"blue":   "#99ccff",
 	"red":    "#ff9999",
 	"green":  "#99ee99",
+	"grey":   "#d9d9d9",
 }
 
 const htmlHead = `<!DOCTYPE html>

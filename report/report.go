@@ -10,7 +10,8 @@
 // significant, "?" a ratio from a single repeat that was not tested (marked
 // when other ratios of the report were), a trailing "e" an op count
 // estimated from the client's whole-run rate, a trailing "p" a partial
-// window, "1" (not "1.00") a ratio of two zeros, and n/a, nc, failed, "-"
+// window, a trailing "!" an insert-benchmark step that did not sustain its
+// target insert rate, "1" (not "1.00") a ratio of two zeros, and n/a, nc, failed, "-"
 // for values not supported, not counted, from a failed step, not recorded
 // or not computable. Every table lists the markers it uses and the warnings
 // of the Records behind it that concern its columns as notes. Tables in
@@ -24,7 +25,9 @@
 // above 1.05 blue, as in the insert-benchmark reports; for costs per
 // operation (cpu/o, r/o, counters per op, CPI) above 1.05 is yellow and
 // below 0.95 blue. Absolute values follow the insert benchmark's quartile
-// rule, which already has a direction (see colour).
+// rule, which already has a direction (see colour). In the insert
+// benchmark's tables, inserts/s below 95% of a step's target are red and
+// the queries/s of such a version and step, which can be ignored, grey.
 package report
 
 import (
@@ -40,29 +43,30 @@ import (
 
 // Table IDs, in report order. --tables takes a comma-separated list of them.
 const (
-	TableRQPS        = "rqps"         // relative QPS, seed-post layout
-	TableQPS         = "qps"          // absolute QPS, same layout
-	TableThreads     = "threads"      // QPS per thread count and ratio at the lowest
-	TableAverage     = "average"      // QPS ratios with an average row
-	TableCPUIO       = "cpuio"        // CPU and IO per op, absolute
-	TableCPUIORel    = "cpuio-rel"    // CPU and IO per op relative to the base
-	TableCounters    = "counters"     // counters per op, absolute
-	TableCountersRel = "counters-rel" // counters per op relative to the base
-	TableLegacy      = "legacy"       // counter ratio ÷ whole-step rQPS (--legacy-normalization)
-	TableAttribution = "attribution"  // code / memory / wait
-	TableCorrelation = "correlation"  // counters ranked by rank correlation with 1/rQPS
-	TableRoles       = "roles"        // shares per thread role
-	TableInsert      = "insert"       // insert benchmark: throughput per step
-	TableInsertRel   = "insert-rel"   // insert benchmark: throughput relative to the base
-	TableInsertLine  = "insert-line"  // insert benchmark: the per-step metrics line
-	TableInsertHist  = "insert-hist"  // insert benchmark: response-time histogram
+	TableRQPS         = "rqps"          // relative QPS, seed-post layout
+	TableQPS          = "qps"           // absolute QPS, same layout
+	TableThreads      = "threads"       // QPS per thread count and ratio at the lowest
+	TableAverage      = "average"       // QPS ratios with an average row
+	TableCPUIO        = "cpuio"         // CPU and IO per op, absolute
+	TableCPUIORel     = "cpuio-rel"     // CPU and IO per op relative to the base
+	TableCounters     = "counters"      // counters per op, absolute
+	TableCountersRel  = "counters-rel"  // counters per op relative to the base
+	TableLegacy       = "legacy"        // counter ratio ÷ whole-step rQPS (--legacy-normalization)
+	TableAttribution  = "attribution"   // code / memory / wait
+	TableCorrelation  = "correlation"   // counters ranked by rank correlation with 1/rQPS
+	TableRoles        = "roles"         // shares per thread role
+	TableInsert       = "insert"        // insert benchmark: throughput per step
+	TableInsertRel    = "insert-rel"    // insert benchmark: throughput relative to the base
+	TableInsertTarget = "insert-target" // insert benchmark: inserts/s of rate-limited steps and their target
+	TableInsertLine   = "insert-line"   // insert benchmark: the per-step metrics line
+	TableInsertHist   = "insert-hist"   // insert benchmark: response-time histograms by kind of operation
 )
 
 // TableIDs lists every table ID in report order.
 var TableIDs = []string{
 	TableRQPS, TableQPS, TableThreads, TableAverage, TableCPUIO, TableCPUIORel,
 	TableCounters, TableCountersRel, TableLegacy, TableAttribution, TableCorrelation,
-	TableRoles, TableInsert, TableInsertRel, TableInsertLine, TableInsertHist,
+	TableRoles, TableInsert, TableInsertRel, TableInsertTarget, TableInsertLine, TableInsertHist,
 }
 
 // ErrUnknownTable is returned for a table ID that does not exist.
@@ -175,6 +179,11 @@ type Cell struct {
 	Class string
 	// Empty cells print nothing (the ratio column of the base row).
 	Empty bool
+	// BelowTarget marks, in the insert-target table, inserts/s below 95%
+	// of the step's target insert rate (text "!", HTML red) and, in the
+	// insert table, the queries/s of a version that fell below it on that
+	// step: a value that can be ignored (text "!", HTML grey).
+	BelowTarget bool
 	// What the number is.
 	Version, Step, Metric string
 

@@ -83,6 +83,17 @@ func TestReportHandComputedCells(t *testing.T) {
 		{TableInsertHist, "l.i0", "mariadb-10.11.6", "1s", "nonzero", "20 of 6e6 inserts = 0.00033%"},
 		{TableInsertHist, "l.i0", "mariadb-10.11.6", "1ms", "23.026", "1381560 / 6e6"},
 		{TableInsertRel, "", "mariadb-11.4.3", "qr100", "1.18?", "404620 / 341720 queries; one repeat each"},
+		{TableInsert, "", "mariadb-11.4.3", "qr100", "40462!", "404620 queries / 10 s while inserting 750/s of a target of 800 (< 760): can be ignored"},
+		{TableInsertTarget, "", "mariadb-10.11.6", "qr100", "797", "7970 inserts / 10 s = 797 >= 760"},
+		{TableInsertTarget, "", "mariadb-11.4.3", "qr100", "750!", "7500 inserts / 10 s = 750 < 95% of 800"},
+		{TableInsertTarget, "", "target", "qr100", "800", "both Records' target_inserts_per_second"},
+		{TableInsertHist, "Query response time histogram: qr100", "mariadb-10.11.6", "1ms", "14.773", "legacy histogram: 50481 / 341720 queries"},
+		{TableInsertHist, "Query response time histogram: qr100", "mariadb-10.11.6", "max", "0.020", "max_op_seconds, no max_seconds entry for queries"},
+		{TableInsertHist, "Insert response time histogram: qr100", "mariadb-10.11.6", "4ms", "72.886", "5809 / 7970 inserts"},
+		{TableInsertHist, "Delete response time histogram: qr100", "mariadb-10.11.6", "16ms", "0.038", "3 / 7970 deletes = 0.0376%"},
+		{TableInsertHist, "Delete response time histogram: qr100", "mariadb-11.4.3", "4ms", "69.960", "5247 / 7500 deletes"},
+		{TableInsertHist, "Delete response time histogram: qr100", "mariadb-11.4.3", "max", "0.018", "max_seconds.delete"},
+		{TableInsertLine, "qr100", "mariadb-11.4.3", "wpi", "0.019", "141 writes / 7500 inserts = 0.0188"},
 		{TableRoles, "mariadb-10.11.6 point-query", "connection", "instructions", "75.0%", "0.75 of 2e9 instructions in repeat 1"},
 	} {
 		got := cell(t, rep, tc.id, tc.title, tc.row, tc.col)
@@ -188,6 +199,13 @@ func TestReportHTMLSelfContainedAndColoured(t *testing.T) {
 		`<td style="background:#99ee99">0.006</td>`,
 		// l.i0 max 0.267 vs 0.333: 0.267 >= 0.8 × 0.333, no red.
 		`<td>0.333</td>`,
+		// qr100: 11.4 inserted 750/s of a target of 800: red in the
+		// target table, its queries/s grey in the throughput table.
+		`<td style="background:#ff9999">750!</td>`,
+		`<td style="background:#d9d9d9">40462!</td>`,
+		// qr100 delete max 0.011 vs 0.018 s: green and red.
+		`<td style="background:#99ee99">0.011</td></tr>`,
+		`<td style="background:#ff9999">0.018</td></tr>`,
 	} {
 		if !strings.Contains(h, want) {
 			t.Errorf("HTML lacks %s", want)

@@ -49,6 +49,8 @@ func (b *builder) build(id string) []*Table {
 		return b.insert(false)
 	case TableInsertRel:
 		return b.insert(true)
+	case TableInsertTarget:
+		return b.insertTarget()
 	case TableInsertLine:
 		return b.insertLine()
 	case TableInsertHist:
@@ -706,7 +708,7 @@ func (b *builder) insertThroughputMetric(sc analysis.Scope, step string) string 
 	for _, v := range b.c.Versions {
 		if s := b.c.Sample(analysis.Key(sc, v, step)); s != nil {
 			for _, r := range s.Records {
-				if r.Insert != nil && r.Insert.Queries > 0 {
+				if analysis.InsertQueries(r) {
 					return "qps"
 				}
 			}
@@ -747,6 +749,7 @@ func (b *builder) insert(rel bool) []*Table {
 		t.Header = steps
 		t.LabelHeader = "dbms"
 		sec := Section{}
+		ignored := false
 		for _, v := range b.insertVersions(sc, steps) {
 			row := Row{Label: v}
 			for _, s := range steps {
@@ -754,7 +757,16 @@ func (b *builder) insert(rel bool) []*Table {
 				k := analysis.Key(sc, v, s)
 				switch {
 				case !rel:
-					row.Cells = append(row.Cells, b.value(t, k, m, fmtInt, "insert|"+sc.Host+"|"+strconv.Itoa(sc.Threads)+"|"+s))
+					c := b.value(t, k, m, fmtInt, "insert|"+sc.Host+"|"+strconv.Itoa(sc.Threads)+"|"+s)
+					if m == "qps" && c.OK() && b.belowTarget(k) {
+						// Queries ran with fewer inserts than the step
+						// asks for: the rate can be ignored, and does not
+						// set the colour quartiles of the others.
+						c.BelowTarget, c.Class, c.set = true, "grey", ""
+						c.Text += textBelowTarget
+						ignored = true
+					}
+					row.Cells = append(row.Cells, c)
 				case v == b.c.Base:
 					t.keys = append(t.keys, k)
 					base := b.c.Value(k, m)
@@ -769,9 +781,102 @@ func (b *builder) insert(rel bool) []*Table {
 		}
 		t.Sections = []Section{sec}
 		t.Notes = []string{"inserts/s for load steps (l.*; rows indexed/s for index creation), queries/s for steps that run queries"}
+		if ignored {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: the version did not sustain the step's target insert rate (inserts/s below %.0f%% of it, see the insert-target table): its queries/s can be ignored; grey in HTML and left out of the colour quartiles", textBelowTarget, 100*analysis.TargetFraction))
+		}
 		out = append(out, t)
 	}
 	return out
+}
+
+// belowTarget reports whether the version of k fell below 95% of its
+// target insert rate on the step (medians over repeats).
+func (b *builder) belowTarget(k record.Key) bool {
+	ips, target := b.c.Value(k, "ips"), b.c.Value(k, analysis.TargetIPS)
+	return ips.OK() && target.OK() && analysis.BelowTarget(ips.Value, target.Value)
+}
+
+// insertTarget is the average inserts/s of each version on the steps that
+// limit inserts to a target rate (read+write steps, which run queries at
+// the same time), with a last row of the targets.
+func (b *builder) insertTarget() []*Table {
+	var out []*Table
+	for _, sc := range b.c.Scopes {
+		var steps []string
+		for _, s := range b.stepsIn(sc, true) {
+			for _, v := range b.c.Versions {
+				if b.c.Value(analysis.Key(sc, v, s), analysis.TargetIPS).OK() {
+					steps = append(steps, s)
+					break
+				}
+			}
+		}
+		if len(steps) == 0 {
+			continue
+		}
+		t := b.newTable(TableInsertTarget, "Insert benchmark: inserts/s of the steps with a target insert rate", sc)
+		t.Header = steps
+		t.LabelHeader = "dbms"
+		versions := b.insertVersions(sc, steps)
+		sec := Section{}
+		missed := false
+		for _, v := range versions {
+			row := Row{Label: v}
+			for _, s := range steps {
+				k := analysis.Key(sc, v, s)
+				c := b.value(t, k, "ips", fmtInt, "")
+				if c.OK() && b.belowTarget(k) {
+					c.BelowTarget, c.Class = true, "red"
+					c.Text += textBelowTarget
+					missed = true
+				}
+				row.Cells = append(row.Cells, c)
+			}
+			sec.Rows = append(sec.Rows, row)
+		}
+		target := Row{Label: "target"}
+		for _, s := range steps {
+			target.Cells = append(target.Cells, b.targetCell(sc, versions, s))
+		}
+		sec.Rows = append(sec.Rows, target)
+		t.Sections = []Section{sec}
+		t.Notes = []string{"average inserts/s over each step, which ran queries while inserting at a limited rate (the queries/s are in the insert table); target: the rate the step's writers were limited to, summed over clients"}
+		if missed {
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: below %.0f%% of the target: the version did not sustain the step's insert rate (red in HTML)", textBelowTarget, 100*analysis.TargetFraction))
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// targetCell is the target insert rate of a step: the one every version
+// that ran it had, or not computable when they differ (each version's
+// cell is compared with its own target).
+func (b *builder) targetCell(sc analysis.Scope, versions []string, step string) Cell {
+	var seen []string
+	var value float64
+	n := 0
+	for _, v := range versions {
+		tc := b.c.Value(analysis.Key(sc, v, step), analysis.TargetIPS)
+		if !tc.OK() {
+			continue
+		}
+		seen = append(seen, fmt.Sprintf("%s %s", v, fmtInt(tc.Value)))
+		if n > 0 && tc.Value != value {
+			n = -1
+		}
+		if n >= 0 {
+			value, n = tc.Value, n+1
+		}
+	}
+	ac := analysis.Stated(analysis.Missing)
+	switch {
+	case n > 0:
+		ac = analysis.Val(value)
+	case n < 0:
+		ac = analysis.NoValue("versions ran " + step + " with different targets (" + strings.Join(seen, ", ") + "); each is compared with its own")
+	}
+	return Cell{Cell: ac, Text: cellText(ac, fmtInt, textNone), Step: step, Metric: analysis.TargetIPS, format: fmtInt}
 }
 
 // insertColumnFormat is the format of each column of the insert-benchmark
@@ -812,36 +917,39 @@ func (b *builder) insertLine() []*Table {
 	return out
 }
 
+// kindTitle names a kind of operation at the start of a title.
+var kindTitle = map[string]string{analysis.OpQuery: "Query", analysis.OpInsert: "Insert", analysis.OpDelete: "Delete"}
+
+// insertHist is one response-time histogram per step and kind of
+// operation (query, insert, delete) that the step's Records have.
 func (b *builder) insertHist() []*Table {
 	var out []*Table
 	for _, sc := range b.c.Scopes {
 		for _, step := range b.stepsIn(sc, true) {
-			op := "Insert"
-			if b.insertThroughputMetric(sc, step) == "qps" {
-				op = "Query"
-			}
-			t := b.newTable(TableInsertHist, op+" response time histogram: "+step, sc)
-			t.Step, t.pad = step, padNone
-			for _, bk := range analysis.HistogramBuckets {
-				t.Header = append(t.Header, bk.Name)
-			}
-			t.Header = append(t.Header, "max")
-			t.LabelHeader = "tag"
-			sec := Section{}
-			for _, v := range b.insertVersions(sc, []string{step}) {
-				k := analysis.Key(sc, v, step)
-				row := Row{Label: v}
+			for _, kind := range analysis.HistogramKinds {
+				t := b.newTable(TableInsertHist, kindTitle[kind]+" response time histogram: "+step, sc)
+				t.Step, t.pad = step, padNone
 				for _, bk := range analysis.HistogramBuckets {
-					c := b.value(t, k, analysis.HistogramMetric(bk.Name), fmtHist, "")
-					c.better = 0
-					row.Cells = append(row.Cells, c)
+					t.Header = append(t.Header, bk.Name)
 				}
-				row.Cells = append(row.Cells, b.value(t, k, "maxop", fixed(3), "hist-max|"+sc.Host+"|"+strconv.Itoa(sc.Threads)+"|"+step))
-				sec.Rows = append(sec.Rows, row)
+				t.Header = append(t.Header, "max")
+				t.LabelHeader = "tag"
+				sec := Section{}
+				for _, v := range b.insertVersions(sc, []string{step}) {
+					k := analysis.Key(sc, v, step)
+					row := Row{Label: v}
+					for _, bk := range analysis.HistogramBuckets {
+						c := b.value(t, k, analysis.KindHistogramMetric(kind, bk.Name), fmtHist, "")
+						c.better = 0
+						row.Cells = append(row.Cells, c)
+					}
+					row.Cells = append(row.Cells, b.value(t, k, analysis.MaxMetric(kind), fixed(3), "hist-max|"+sc.Host+"|"+strconv.Itoa(sc.Threads)+"|"+step+"|"+kind))
+					sec.Rows = append(sec.Rows, row)
+				}
+				t.Sections = []Section{sec}
+				t.Notes = []string{"each cell is the percentage of " + kind + " operations that took at most the column's time and more than the previous column's; gt: more than 16 s; nonzero: more than 0 but less than 0.0005%; max: slowest " + kind + ", s"}
+				out = append(out, t)
 			}
-			t.Sections = []Section{sec}
-			t.Notes = []string{"each cell is the percentage of operations that took at most the column's time and more than the previous column's; gt: more than 16 s; nonzero: more than 0 but less than 0.0005%; max: slowest operation, s"}
-			out = append(out, t)
 		}
 	}
 	return out
