@@ -57,14 +57,39 @@ func hostSteal(t *testing.T) float64 {
 	return v * clockTick
 }
 
-// cpuWithin compares task-clock with utime+stime: within tol, plus the
-// host's steal time over the window on the high side (see hostSteal).
-func cpuWithin(t *testing.T, what string, taskClock, procCPU, steal, tol float64) {
+// hostInterrupts returns the host's time servicing interrupts (irq and
+// softirq in /proc/stat), in ns, summed over CPUs.
+func hostInterrupts(t *testing.T) float64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
+	if len(f) < 8 || f[0] != "cpu" {
+		t.Fatalf("/proc/stat starts with %q", f)
+	}
+	sum := 0.0
+	for _, s := range f[6:8] {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum += v
+	}
+	return sum * clockTick
+}
+
+// cpuWithin compares task-clock with utime+stime: within tol, plus extra
+// on the high side: host time over the window that the clock may count and
+// /proc does not (steal time, see hostSteal; for cgroup mode also interrupt
+// time).
+func cpuWithin(t *testing.T, what string, taskClock, procCPU, extra, tol float64) {
 	t.Helper()
 	diff := taskClock - procCPU
-	t.Logf("%s: %.0f vs %.0f (%+.2f%%), host steal %.1f ms", what, taskClock, procCPU, 100*diff/procCPU, steal/1e6)
-	if procCPU == 0 || diff < -tol*procCPU || diff > tol*procCPU+steal {
-		t.Errorf("%s: perfbench %.0f ns, /proc %.0f ns: %+.2f%% apart, beyond %.0f%% (plus %.1f ms of host steal time)", what, taskClock, procCPU, 100*diff/procCPU, 100*tol, steal/1e6)
+	t.Logf("%s: %.0f vs %.0f (%+.2f%%), allowance for host steal/interrupt time %.1f ms", what, taskClock, procCPU, 100*diff/procCPU, extra/1e6)
+	if procCPU == 0 || diff < -tol*procCPU || diff > tol*procCPU+extra {
+		t.Errorf("%s: perfbench %.0f ns, /proc %.0f ns: %+.2f%% apart, beyond %.0f%% (plus %.1f ms of host steal/interrupt time)", what, taskClock, procCPU, 100*diff/procCPU, 100*tol, extra/1e6)
 	}
 }
 
@@ -454,7 +479,7 @@ func TestCgroupMode(t *testing.T) {
 	if n := a.Descriptors(); n != 2*len(cpus) {
 		t.Errorf("%d descriptors, want 2 events × %d CPUs", n, len(cpus))
 	}
-	steal0 := hostSteal(t)
+	steal0, irq0 := hostSteal(t), hostInterrupts(t)
 	cpu0, faults0 := procTotals(t, w.pid)
 	r0, err := a.Read()
 	if err != nil {
@@ -466,15 +491,19 @@ func TestCgroupMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steal := hostSteal(t) - steal0
+	steal, irq := hostSteal(t)-steal0, hostInterrupts(t)-irq0
 	d, _ := r1.Sub(r0)
 	// The cgroup clock runs while the cgroup is on a CPU, interrupts
 	// serviced meanwhile included; utime+stime leave out interrupt time
 	// (IRQ time accounting). Alone on the machine the two agree within
 	// 1%; with other work raising interrupts (a database under load on
-	// the other core) they were seen up to 4.3% apart, so cgroup mode
-	// gets 5% here. Per-thread mode, the default, is held to 2% above.
-	cpuWithin(t, "cgroup task-clock vs utime+stime (ns)", d.Events[0].Value, cpu1-cpu0, steal, 0.05)
+	// the other core, loopback traffic's softirqs) they were seen 4% and
+	// 7.5% apart. So cgroup mode gets 5% plus the host's steal and
+	// interrupt time over the window on the high side: what it counts
+	// beyond that is not the cgroup's. Per-thread mode, the default, is
+	// held to 2% above.
+	t.Logf("host irq+softirq over the window: %.1f ms", irq/1e6)
+	cpuWithin(t, "cgroup task-clock vs utime+stime (ns)", d.Events[0].Value, cpu1-cpu0, steal+irq, 0.05)
 	within(t, "cgroup page-faults vs minflt+majflt", d.Events[1].Value, faults1-faults0, 0.02)
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
