@@ -374,8 +374,8 @@ func (s *Server) initialize(ctx context.Context) error {
 		out = append(out, b...)
 	}
 	if err != nil {
-		return fmt.Errorf("initialise data directory %s with %s: %w; last lines of %s:\n%s",
-			s.Datadir, filepath.Base(cmd.Path), err, logPath, tail(out, 15))
+		return fmt.Errorf("initialise data directory %s with %s: %w; %s",
+			s.Datadir, filepath.Base(cmd.Path), err, logExcerpt(out, logPath))
 	}
 	return nil
 }
@@ -542,6 +542,28 @@ func (s *Server) logTail(offset int64, n int) string {
 }
 
 // tail returns the last n lines of b.
+// logExcerpt is what an error quotes of a failed tool's output (kept in
+// path): its error lines when it printed some (the server's bootstrap
+// prints [ERROR] lines long before the install script's closing advice),
+// else its last lines.
+func logExcerpt(out []byte, path string) string {
+	var errs []string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.Contains(l, "[ERROR]") || strings.HasPrefix(strings.TrimSpace(l), "ERROR") || strings.Contains(l, "failed!") {
+			errs = append(errs, l)
+		}
+	}
+	if len(errs) == 0 {
+		return fmt.Sprintf("last lines of %s:\n%s", path, tail(out, 15))
+	}
+	more := ""
+	if len(errs) > 10 {
+		more = fmt.Sprintf("\n(and %d more)", len(errs)-10)
+		errs = errs[:10]
+	}
+	return fmt.Sprintf("its errors (all of its output is in %s):\n%s%s", path, strings.Join(errs, "\n"), more)
+}
+
 func tail(b []byte, n int) string {
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 	if len(lines) > n {
