@@ -330,7 +330,7 @@ func pmuChecks(h *Host, probe func(*perfevent.System, perfevent.Event, int) erro
 	}
 	var names []string
 	for _, p := range sys.PMUs {
-		names = append(names, fmt.Sprintf("%s(%d)", p.Name, p.Type))
+		names = append(names, fmt.Sprintf("%s (type %d)", p.Name, p.Type))
 	}
 	out = append(out, Check{Name: "PMUs", Verdict: OK, Detail: strings.Join(names, " ")})
 	return out
@@ -376,7 +376,7 @@ func fdCheck(h *Host, opt DoctorOptions, sys *perfevent.System) Check {
 		return c
 	}
 	need := uint64(threads*perThread + spareFDs)
-	detail := fmt.Sprintf("%s; pid %d has %d threads × %s = %d descriptors (with %d spare)", lim, opt.Pid, threads, what, need, spareFDs)
+	detail := fmt.Sprintf("%s; pid %d has %d threads × %s + %d spare = %d descriptors", lim, opt.Pid, threads, what, spareFDs, need)
 	switch {
 	case limit != Unlimited && need > limit:
 		c.Verdict, c.Detail = Fail, detail+": over the hard limit"

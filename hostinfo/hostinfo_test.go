@@ -158,7 +158,7 @@ func TestDoctorVM(t *testing.T) {
 	r = Doctor(read(t, "vm"), DoctorOptions{Probe: probeNoPMU, Pid: 4121, Events: "cycles,task-clock,msr/tsc/,cs"})
 	expect(t, r, "target", OK, "pid 4121 (mariadbd), 40 threads")
 	// 40 threads x 4 counters + 64 = 224.
-	expect(t, r, "open files", OK, "40 threads × 4 counters for -e = 224 descriptors")
+	expect(t, r, "open files", OK, "40 threads × 4 counters for -e + 64 spare = 224 descriptors")
 	expect(t, r, "events", Warn, "1 of 4 events will show n/a", "cycles: not supported")
 	if !r.Usable {
 		t.Error("unsupported events alone do not make perfbench unusable")
@@ -176,7 +176,7 @@ func TestDoctorHybridUnprivileged(t *testing.T) {
 	expect(t, r, "tracefs", Warn, "not mounted", "mount -t tracefs")
 	// Hybrid: cycles and instructions have two encodings each: 300 threads
 	// x 4 + 64 = 1264, within the hard limit of 524288.
-	expect(t, r, "open files", OK, "300 threads × 4 counters for -e = 1264 descriptors")
+	expect(t, r, "open files", OK, "300 threads × 4 counters for -e + 64 spare = 1264 descriptors")
 	if !r.Usable {
 		t.Errorf("usable machine reported unusable: %+v", r.Checks)
 	}

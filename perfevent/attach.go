@@ -754,6 +754,35 @@ func (a *Attachment) Coverage() Coverage {
 // are in each Reading's Warnings too).
 func (a *Attachment) Warnings() []string { return append([]string(nil), a.notes...) }
 
+// Unsupported returns, for each event none of whose encodings opened on
+// this machine (found by the probe on the first thread), why not, keyed by
+// the event's name. Every other event is counted.
+func (a *Attachment) Unsupported() map[string]string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := map[string]string{}
+	for i, e := range a.lay.events {
+		reason, open := "", false
+		if i < len(a.lay.reason) && a.lay.reason[i] != "" {
+			reason = a.lay.reason[i]
+		}
+		for _, p := range a.lay.eventParts[i] {
+			if a.lay.parts[p].group >= 0 {
+				open = true
+			} else if reason == "" {
+				reason = a.lay.parts[p].reason
+			}
+		}
+		if !open {
+			if reason == "" {
+				reason = "not supported"
+			}
+			out[e.Name] = reason
+		}
+	}
+	return out
+}
+
 // Groups describes the groups as opened, perf-style:
 // "{cycles,instructions},{task-clock,page-faults}".
 func (a *Attachment) Groups() string { return a.lay.describe() }

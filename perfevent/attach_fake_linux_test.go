@@ -238,6 +238,10 @@ func TestAttachFakeNotSupported(t *testing.T) {
 	if f.calls != 4+3 {
 		t.Errorf("%d perf_event_open calls, want 7", f.calls)
 	}
+	un := a.Unsupported()
+	if len(un) != 3 || !strings.Contains(un["cycles"], "no hardware PMU") || un["instructions"] == "" || un["L1-dcache-load-misses"] == "" {
+		t.Errorf("unsupported: %q, want cycles, instructions and L1-dcache-load-misses with reasons", un)
+	}
 	r0, _ := a.Read()
 	r1, err := a.Read()
 	if err != nil {

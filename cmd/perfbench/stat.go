@@ -251,6 +251,15 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 		return err
 	}
 	defer s.Close()
+	if un := s.Attachment().Unsupported(); len(un) == len(list.Events) {
+		// Nothing would be counted: say so before the window, not
+		// after a run whose every number is "not supported".
+		var why []string
+		for _, ev := range list.Events {
+			why = append(why, ev.Name+": "+un[ev.Name])
+		}
+		return fmt.Errorf("none of the events can be counted here (%s); perfbench events lists what this machine counts", strings.Join(why, "; "))
+	}
 	where := fmt.Sprintf("%d threads", len(s.Attachment().Threads()))
 	if a.cgroup {
 		where = "the cgroup"

@@ -531,3 +531,22 @@ func readProfile(t *testing.T, path string) *profile.Profile {
 	}
 	return p
 }
+
+// TestStatNothingCountable: when none of the events opens, stat fails
+// before the window instead of printing a window of "not supported".
+func TestStatNothingCountable(t *testing.T) {
+	needLinux(t)
+	code, out, errs := runCLI(t, "stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", "cycles,instructions", "--duration", "100ms")
+	if code == exitOK && strings.Contains(out, "counted") {
+		t.Skip("this machine has a hardware PMU: cycles count here")
+	}
+	if code != exitFailure || out != "" || !strings.Contains(errs, "none of the events can be counted here (cycles: ") ||
+		!strings.Contains(errs, "; instructions: ") || strings.Contains(errs, "window") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 naming each event's reason, before any window", code, out, errs)
+	}
+	// One event that counts is enough to measure.
+	code, out, errs = runCLI(t, "stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", "cycles,task-clock", "--duration", "100ms")
+	if code != exitOK || !strings.Contains(out, "task-clock") {
+		t.Errorf("cycles,task-clock: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
