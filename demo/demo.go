@@ -160,6 +160,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	sum, runErr := runner.Run(ctx, p, runner.Options{
 		Out: out, Progress: o.Progress, Terminal: o.Terminal, Width: o.Width,
 		Command: o.Command, Perfbench: o.Perfbench,
+		// On success the data directories are removed below.
+		DataRemovedWhenOK: !o.KeepServers,
 	})
 	res.Summary = sum
 	if sum == nil {

@@ -150,7 +150,12 @@ func (p *progress) end(it plan.Item, rec *record.Record) {
 		how += ": " + firstLine(rec.Error)
 	}
 	if n := len(rec.Warnings); n > 0 && rec.Outcome == record.OutcomeOK {
-		how += fmt.Sprintf(" (%d warning%s in the Record)", n, plural(n))
+		first := shorten(firstLine(rec.Warnings[0]), 100)
+		if n == 1 {
+			how += " (warning: " + first + ")"
+		} else {
+			how += fmt.Sprintf(" (%d warnings in the Record; the first: %s)", n, first)
+		}
 	}
 	p.clear()
 	fmt.Fprintf(p.w, "perfbench run: [%d/%d] %s %s %s\n", p.i, p.total, it.Version.Label, it.Step.Label, how)
@@ -246,4 +251,13 @@ func fmtDuration(d time.Duration) string {
 		return fmt.Sprintf("%d:%02d", s/60, s%60)
 	}
 	return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+}
+
+// shorten cuts s to at most n runes, ending it with "..." when cut.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-3]) + "..."
 }

@@ -68,6 +68,10 @@ type Options struct {
 	// Tail is how long the load runs after the window closes (DefaultTail
 	// when zero).
 	Tail time.Duration
+	// DataRemovedWhenOK says the caller removes the servers' data
+	// directories after a run in which every measurement succeeded (perfbench
+	// demo): the summary then does not offer them for --resume.
+	DataRemovedWhenOK bool
 
 	// meter opens the counters of a measurement; nil means measure.Start.
 	meter meter
@@ -510,7 +514,8 @@ func (r *runner) summary(interrupted bool) {
 		fmt.Fprintf(w, "perfbench run: failed: %s\n", f)
 	}
 	fmt.Fprintf(w, "perfbench run: Records in %s, load and server logs in %s\n", r.recDir, r.logDir)
-	if managed := r.managedDirs(); managed != "" {
+	allOK := !interrupted && s.Failed == 0 && s.Partial == 0
+	if managed := r.managedDirs(); managed != "" && !(r.opts.DataRemovedWhenOK && allOK) {
 		fmt.Fprintf(w, "perfbench run: the servers' data directories stay in %s for --resume; remove that folder to load from nothing next time\n", managed)
 	}
 	if interrupted {

@@ -161,6 +161,7 @@ basedir = "installed"
 	rec := record.New(record.KindStep)
 	rec.Ops = record.Ops{Source: "Questions", Count: 50000, Per: 1}
 	rec.Window.Seconds = 5
+	rec.Warnings = []string{"performance_schema is off: roles from thread names"}
 	pr.end(ms[0], rec)
 	// Half the planned time done in 14 s: the other half is expected to
 	// take as long.
@@ -171,7 +172,7 @@ basedir = "installed"
 	pr.end(ms[1], rec2)
 
 	want := "perfbench run: [1/2] a point-query_range=100 threads=1 repeat=1 (elapsed 4.0s, ETA 20.0s)\n" +
-		"perfbench run: [1/2] a point-query_range=100 ok, 10000 Questions/s\n" +
+		"perfbench run: [1/2] a point-query_range=100 ok, 10000 Questions/s (warning: performance_schema is off: roles from thread names)\n" +
 		"perfbench run: [2/2] a read-only_range=100 threads=1 repeat=1 (elapsed 14.0s, ETA 14.0s)\n" +
 		"perfbench run: [2/2] a read-only_range=100 failed: sysbench ended with exit status 1\n"
 	if got := buf.String(); got != want {
@@ -303,5 +304,54 @@ func TestSetAsideProfile(t *testing.T) {
 	}
 	if _, err := os.Stat(r.profilePath(it)); !os.IsNotExist(err) {
 		t.Errorf("the earlier profile is still in place: %v", err)
+	}
+}
+
+// TestSummaryDataDirectories: the summary offers the managed servers' data
+// for --resume, except when the caller removes it after a run where every
+// measurement succeeded.
+func TestSummaryDataDirectories(t *testing.T) {
+	for _, tc := range []struct {
+		removed     bool
+		failed      int
+		interrupted bool
+		offered     bool
+	}{
+		{false, 0, false, true},
+		{true, 0, false, false},
+		{true, 1, false, true},
+		{true, 0, true, true},
+	} {
+		var b bytes.Buffer
+		r := &runner{
+			plan:    &plan.Plan{Base: "a", File: "p.toml"},
+			opts:    Options{Progress: &b, DataRemovedWhenOK: tc.removed},
+			out:     "/o",
+			servers: map[string]*server{"a": {v: &plan.Version{Label: "a", Managed: &plan.Managed{}}}},
+			sum:     &Summary{Ran: 2, OK: 2 - tc.failed, Failed: tc.failed},
+		}
+		r.summary(tc.interrupted)
+		if got := strings.Contains(b.String(), "data directories stay in /o/servers for --resume"); got != tc.offered {
+			t.Errorf("%+v: data offered for --resume: %v, want %v\n%s", tc, got, tc.offered, b.String())
+		}
+	}
+}
+
+func TestProgressWarnings(t *testing.T) {
+	items := parsePlan(t, "[steps]\nlist = [\"point-query\"]\n[[version]]\nlabel = \"a\"\nbasedir = \"installed\"\n").Expand()
+	var buf bytes.Buffer
+	pr := newProgress(&buf, false, 0, items, time.Second)
+	rec := record.New(record.KindStep)
+	rec.Warnings = []string{strings.Repeat("x", 120) + "\nsecond line", "another"}
+	var m plan.Item
+	for _, it := range items {
+		if it.Action == plan.ActionMeasure {
+			m = it
+		}
+	}
+	pr.end(m, rec)
+	want := " ok (2 warnings in the Record; the first: " + strings.Repeat("x", 97) + "...)\n"
+	if !strings.HasSuffix(buf.String(), want) {
+		t.Errorf("got %q, want it to end with %q", buf.String(), want)
 	}
 }
