@@ -171,10 +171,15 @@ func readPerf(path string, opts Options, res *Result) []*run {
 		}
 		runs = append(runs, &run{file: path, windows: []*perfstat.Window{w}})
 	}
-	for _, w := range sc.Warnings() {
-		res.Warnings = append(res.Warnings, w.String())
+	err = sc.Err()
+	if !errors.Is(err, perfstat.ErrNoCounters) {
+		// A file that is not perf stat output is one failure, not a
+		// warning for each of its lines.
+		for _, w := range sc.Warnings() {
+			res.Warnings = append(res.Warnings, w.String())
+		}
 	}
-	if err := sc.Err(); err != nil {
+	if err != nil {
 		res.fail(fmt.Errorf("import perf stat output: %w", err))
 	}
 	for _, r := range runs {

@@ -286,6 +286,21 @@ func TestImportFailuresGoOn(t *testing.T) {
 	}
 }
 
+// TestNotPerfStatRefused: sysbench output of a failed run, whose
+// "(last message repeated 1 times)" once read as a counter "times)", is
+// refused whole: one failure naming the file, no Record, no line warnings.
+func TestNotPerfStatRefused(t *testing.T) {
+	for _, name := range []string{"lua-fatal.txt", "oltp_read_only.t1.nopct.txt"} {
+		res := PerfStat([]string{sb(name)}, Options{Version: "v", Step: "s", Ops: 100})
+		if len(res.Records) != 0 || len(res.Failures) != 1 || len(res.Warnings) != 0 {
+			t.Fatalf("%s: %d records, failures %v, warnings %v", name, len(res.Records), res.Failures, res.Warnings)
+		}
+		if err := res.Failures[0]; !errors.Is(err, perfstat.ErrNoCounters) || !strings.Contains(err.Error(), name+": not perf stat output") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
 func TestWrite(t *testing.T) {
 	res := PerfStat([]string{ps("append3.txt")}, Options{Version: "v1", Step: "point-query_range=100", Threads: 8, Ops: 1000, Now: fixed})
 	dir := t.TempDir()

@@ -73,7 +73,12 @@ func (f Format) String() string {
 
 // ErrNoCounters is returned by Scanner.Err when input that is not empty holds
 // no perf stat counter line at all: it is not perf stat output.
-var ErrNoCounters = errors.New("no perf stat counters found")
+var ErrNoCounters = errors.New("not perf stat output")
+
+// counterShapes says what a perf stat counter line looks like, for the error
+// on input that has none.
+const counterShapes = `no line has the layout of a perf stat counter: "<count> [unit] <event>" ` +
+	`as in "974.79 msec task-clock", "<count>,<unit>,<event>,..." (-x) or JSON lines (-j)`
 
 // Counter is one counter line: one event, on one thread or CPU when the
 // output was split (--per-thread, -A), else over everything perf counted.

@@ -415,6 +415,88 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
+// TestNotPerfOutput: text that only resembles a counter line ("1 times)")
+// is not read as one, and a file of such text is refused whole.
+func TestNotPerfOutput(t *testing.T) {
+	line := "(last message repeated 1 times)"
+	if _, _, ok := parseTextLine(line); ok {
+		t.Errorf("%q read as a counter line", line)
+	}
+	lua := "FATAL: `thread_init' function failed: ./broken.lua:1: attempt to index local 'x' (a nil value)\n" +
+		line + "\nFATAL: Thread initialization failed!\n"
+	ws, _, err := Parse([]byte(lua), Options{Name: "lua.txt"})
+	if len(ws) != 0 || !errors.Is(err, ErrNoCounters) || !strings.HasPrefix(err.Error(), "lua.txt: not perf stat output: ") {
+		t.Errorf("%d windows, err %v", len(ws), err)
+	}
+	// A file of only non-perf text (sysbench's output of a failed run).
+	sb, err := os.ReadFile(filepath.Join("..", "testdata", "sysbench", "lua-fatal.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, _, err = Parse(sb, Options{Name: "lua-fatal.txt"})
+	if len(ws) != 0 || !errors.Is(err, ErrNoCounters) {
+		t.Errorf("lua-fatal.txt: %d windows, err %v", len(ws), err)
+	}
+	// Inside real output, the line is skipped with a warning and the
+	// counters around it are kept.
+	def := fixture(t, "default.txt")
+	junk := strings.Replace(def, "                 0      page-faults", line+"\n                 0      page-faults", 1)
+	ws, warns, err := Parse([]byte(junk), Options{Name: "j"})
+	if err != nil || len(ws) != 1 || !hasWarning(warns, 7, "not a perf stat line") || len(ws[0].Counters) != 7 {
+		t.Fatalf("%d windows, err %v, warnings %v", len(ws), err, warns)
+	}
+	check(t, ws[0], []want{{"page-faults", 0, record.StatusCounted, 0}, {"cpu-migrations", 2, record.StatusCounted, 0}})
+}
+
+func TestEventNames(t *testing.T) {
+	for _, ev := range []string{
+		"task-clock", "L1-dcache-load-misses", "duration_time", "inst_retired.any", "UNC_M_CAS_COUNT.RD",
+		"cycles:u", "cycles:ppp", "instructions:ukhG", "r003c", "r01c2:u",
+		"sched:sched_switch", "syscalls:sys_enter_pread64", "probe_mariadbd:dispatch_command__return", "mem:0x401000:rw",
+		"cpu/event=0x3c,umask=0x00/", "cpu/cycles/u", "cpu_core/instructions/", "power/energy-pkg/", "msr/tsc/", "cpu/mem-loads,ldlat=30/P",
+	} {
+		if !eventLike(ev) {
+			t.Errorf("%q is not taken as an event name", ev)
+		}
+		line := "        1,234      " + ev + "   # 1.0 /sec"
+		if r, _, ok := parseTextLine(line); !ok || r.c.Event != ev || r.value != "1,234" {
+			t.Errorf("%q: ok %v, %+v", line, ok, r)
+		}
+	}
+	for _, s := range []string{"times)", "(a", "1", "12abc", "", "<not", "sec.)", "-x", "'x'", "cpu/cycles", "events:", "a b", "ä"} {
+		if eventLike(s) {
+			t.Errorf("%q taken as an event name", s)
+		}
+	}
+	// What perf prints before a counter when it splits counts.
+	for _, line := range []string{
+		"CPU1   84304  context-switches",
+		"S0-D0-C1   2   84304   context-switches",
+		"S0   2   84304   context-switches",
+		"N0   2   84304   context-switches",
+		"S0-D0-L3-ID0   2   84304   context-switches",
+		"Web Content-4121   84304   context-switches",
+		"1.000564603   CPU1   84304   context-switches",
+	} {
+		if r, _, ok := parseTextLine(line); !ok || r.c.Event != "context-switches" || r.value != "84304" || r.c.Aggr == "" {
+			t.Errorf("%q: ok %v, %+v", line, ok, r)
+		}
+	}
+	for _, line := range []string{
+		"message repeated 1 times",
+		"lost 3 events",
+		"Threads started 2 threads",
+		"1.000564603 lost 3 events",
+	} {
+		if r, _, ok := parseTextLine(line); ok {
+			t.Errorf("%q read as a counter: %+v", line, r)
+		}
+		if c, _, ok, _ := parseCSVLine(strings.ReplaceAll(line, " ", ","), ","); ok {
+			t.Errorf("%q read as a -x counter: %+v", line, c)
+		}
+	}
+}
+
 // repeatReader yields block n times without holding more than one copy.
 type repeatReader struct {
 	block  []byte

@@ -87,7 +87,7 @@ func (s *Scanner) Scan() bool {
 			s.eof = true
 			s.close(true)
 			if s.err == nil && s.sawBytes && !s.sawCounters {
-				s.err = fmt.Errorf("%s: %w", s.name(), ErrNoCounters)
+				s.err = fmt.Errorf("%s: %w: %s", s.name(), ErrNoCounters, counterShapes)
 			}
 			continue
 		}
@@ -174,6 +174,20 @@ var (
 	rePct     = regexp.MustCompile(`\(\s*([0-9][0-9.,]*)\s*%\s*\)`)
 	reTS      = regexp.MustCompile(`^[0-9]+[.,][0-9]{9}$`)
 	reUnit    = regexp.MustCompile(`^[A-Za-z%/][A-Za-z0-9%/._-]*$`)
+
+	// reEvent is an event name as perf prints it: perf's own names and
+	// those of its JSON event lists ("task-clock", "L1-dcache-load-misses",
+	// "inst_retired.any"), raw events ("r003c"), tracepoints and
+	// breakpoints ("sched:sched_switch", "mem:0x401000:rw"), each with
+	// optional ":modifiers" ("cycles:ukp"); and sysfs PMU events with
+	// optional modifiers after the closing slash ("cpu/event=0x3c/u",
+	// "cpu_core/cycles/", "power/energy-pkg/").
+	reEvent = regexp.MustCompile(`^(?:[A-Za-z_][A-Za-z0-9_.-]*(?::[A-Za-z0-9_.*/-]+)*|[A-Za-z_][A-Za-z0-9_.-]*/[A-Za-z0-9_.,=:@~-]*/[A-Za-z]*)$`)
+	// reAggr is what perf prints before a counter when it splits the
+	// counts: a CPU (-A), socket, die, core or cache (--per-socket,
+	// --per-die, --per-core, --per-cache), NUMA node (--per-node) or
+	// thread as comm-tid (--per-thread; a comm may hold spaces).
+	reAggr = regexp.MustCompile(`^(?:CPU\d+|S\d+(?:-D\d+)?(?:-C\d+|-L\d+-ID\d+)?|N\d+|\S.*-\d+)$`)
 )
 
 func (s *Scanner) process(line string) {
@@ -570,15 +584,20 @@ func parseTextLine(line string) (rawCounter, string, bool) {
 		if len(prefix) > 1 && isDigits(prefix[len(prefix)-1]) {
 			prefix = prefix[:len(prefix)-1] // number of CPUs aggregated (--per-core, --per-socket)
 		}
+		aggr := strings.Join(prefix, " ")
+		if aggr != "" && !reAggr.MatchString(aggr) {
+			continue
+		}
 		r.value = tok[i]
-		r.c = Counter{Event: event, Unit: unit, Aggr: strings.Join(prefix, " ")}
+		r.c = Counter{Event: event, Unit: unit, Aggr: aggr}
 		return r, ts, true
 	}
 	return r, "", false
 }
 
+// eventLike reports whether s is an event name as perf prints it (reEvent).
 func eventLike(s string) bool {
-	return s != "" && !looksNumeric(s) && !strings.HasPrefix(s, "<") && utf8.ValidString(s)
+	return reEvent.MatchString(s)
 }
 
 func isDigits(s string) bool {
@@ -632,6 +651,9 @@ func parseCSVLine(line, sep string) (c Counter, ts string, ok bool, err error) {
 		prefix = prefix[:len(prefix)-1]
 	}
 	c.Aggr = strings.Join(prefix, sep)
+	if c.Aggr != "" && !reAggr.MatchString(c.Aggr) {
+		return Counter{}, "", false, nil
+	}
 	c.Event = f[vi+2]
 	value := f[vi]
 	rest := f[vi+3:]
@@ -737,6 +759,9 @@ func parseJSONLine(t string) (c Counter, ts string, skip bool, err error) {
 			return c, "", false, fmt.Errorf("interval time %v is not positive", *j.Interval)
 		}
 		ts = strconv.FormatFloat(*j.Interval, 'f', -1, 64)
+	}
+	if !eventLike(j.Event) {
+		return c, "", false, fmt.Errorf("perf stat -j line: %q is not an event name perf prints", j.Event)
 	}
 	c.Event = j.Event
 	switch {
