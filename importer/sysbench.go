@@ -19,16 +19,16 @@ func Sysbench(files []string, opts Options) *Result {
 	for _, f := range files {
 		o := opts
 		if o.Version == "" || o.Step == "" {
-			n, ok := DefaultNaming().match(filepath.Base(f), filepath.Base(filepath.Dir(f)))
+			version, step, ok := SysbenchLabels(f)
 			if !ok {
-				res.fail(fmt.Errorf("import sysbench output %s: %w (or name the file <version>/sb.o.<step>.range<R>.pk<N>)", f, ErrNoLabel))
+				res.fail(fmt.Errorf("import sysbench output %s: %w (or name the file %s)", f, ErrNoLabel, SysbenchNaming))
 				continue
 			}
 			if o.Version == "" {
-				o.Version = n.version
+				o.Version = version
 			}
 			if o.Step == "" {
-				o.Step = n.step
+				o.Step = step
 			}
 		}
 		sb := readSysbench(f, res)
@@ -41,6 +41,22 @@ func Sysbench(files []string, opts Options) *Result {
 	}
 	warnNoThreads(res)
 	return res
+}
+
+// SysbenchNaming is the file naming from which Sysbench takes the labels it
+// is not given.
+const SysbenchNaming = "<version>/sb.o.<step>.range<R>.pk<N>"
+
+// SysbenchLabels returns the version and step label Sysbench gives a
+// sysbench output file from its path when Options lack them: the folder's
+// name and "<step>_range=<R>" for a file named SysbenchNaming. ok is false
+// when the file is not named so. It looks at the path only.
+func SysbenchLabels(file string) (version, step string, ok bool) {
+	n, ok := DefaultNaming().match(filepath.Base(file), filepath.Base(filepath.Dir(file)))
+	if !ok {
+		return "", "", false
+	}
+	return n.version, n.step, true
 }
 
 // sysbenchRecord builds the Record of one sysbench run: the window is the

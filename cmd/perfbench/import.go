@@ -85,8 +85,11 @@ Example:
 			if len(args) == 0 {
 				return nil, usagef("import perf-stat needs at least one FILE")
 			}
-			if o.version == "" || o.step == "" {
-				return nil, usagef("import perf-stat needs --version and --step")
+			err := missingLabels(o, func(it string) string {
+				return it + " the Records (version: the table column, step: the row), for example --version 10.11.6 --step point-query_range=100"
+			})
+			if err != nil {
+				return nil, err
 			}
 			if o.ops > 0 && o.sysbench != "" {
 				return nil, usagef("give --ops or --sysbench, not both")
@@ -111,6 +114,31 @@ Example:
 			fs.StringVar(&o.version, "version", "", "version label (default: the file's folder name)")
 			fs.StringVar(&o.step, "step", "", "step label (default: from the file name, <step>_range=<R>)")
 			fs.IntVar(&o.threads, "threads", 0, "client threads (default: sysbench's \"Number of threads\")")
+		},
+		run: func(o *importFlags, args []string) (*importer.Result, error) {
+			if len(args) == 0 {
+				return nil, usagef("import sysbench needs at least one FILE")
+			}
+			if o.version != "" && o.step != "" {
+				return nil, nil
+			}
+			// Files named by the dir form's scheme carry their labels.
+			var unnamed []string
+			for _, f := range args {
+				if _, _, ok := importer.SysbenchLabels(f); !ok {
+					unnamed = append(unnamed, f)
+				}
+			}
+			if len(unnamed) == 0 {
+				return nil, nil
+			}
+			which := unnamed[0] + " is"
+			if len(unnamed) > 1 {
+				which = fmt.Sprintf("%s and %d other file(s) are", unnamed[0], len(unnamed)-1)
+			}
+			return nil, missingLabels(o, func(string) string {
+				return which + " not named " + importer.SysbenchNaming + ", from which the labels would come"
+			})
 		},
 	},
 	{
@@ -147,6 +175,44 @@ perf stat output. Example for files like v8.0.39/point-query.r100.s2.perf:
 	},
 }
 
+// missingLabels is the usage error naming exactly which of --version and
+// --step is missing; nil when both are given. why(flags, it) says why they
+// are needed, given "it labels" or "they label".
+func missingLabels(o *importFlags, why func(it string) string) error {
+	switch {
+	case o.version == "" && o.step == "":
+		return usagef("--version and --step are required: %s", why("they label"))
+	case o.version == "":
+		return usagef("--version is required: %s", why("it labels"))
+	case o.step == "":
+		return usagef("--step is required: %s", why("it labels"))
+	}
+	return nil
+}
+
+// formUsageError is a usage error of one import form. It carries the
+// command whose --help documents the form's flags.
+type formUsageError struct {
+	form string
+	err  error
+}
+
+func (e *formUsageError) Error() string { return e.err.Error() }
+func (e *formUsageError) Unwrap() error { return e.err }
+
+// HelpCommand is the command whose --help documents the flags in error:
+// "import sysbench".
+func (e *formUsageError) HelpCommand() string { return "import " + e.form }
+
+// inForm marks usage errors as the form's.
+func inForm(form *importForm, err error) error {
+	var ue *usageError
+	if err == nil || !errors.As(err, &ue) {
+		return err
+	}
+	return &formUsageError{form: form.name, err: err}
+}
+
 func init() {
 	register(&command{
 		name:    "import",
@@ -168,7 +234,7 @@ func init() {
 				if form == nil {
 					return usagef("unknown import form %q (perf-stat, sysbench or dir)", args[0])
 				}
-				return runImport(ctx, e, form, args[1:])
+				return inForm(form, runImport(ctx, e, form, args[1:]))
 			}
 		},
 	})
@@ -224,9 +290,6 @@ func runImport(_ context.Context, e *env, form *importForm, args []string) error
 	case "perf-stat":
 		res = importer.PerfStat(args, opt)
 	case "sysbench":
-		if len(args) == 0 {
-			return usagef("import sysbench needs at least one FILE")
-		}
 		res = importer.Sysbench(args, opt)
 	case "dir":
 		if len(args) != 1 {

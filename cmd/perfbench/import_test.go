@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,5 +114,105 @@ func TestImportSysbenchCommand(t *testing.T) {
 		"--version", "v", "--step", "point-query_range=100", "--out", out)
 	if code != exitOK || !strings.Contains(stdout, "1 record(s) written") || !strings.Contains(errs, "no final report") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, errs)
+	}
+}
+
+// TestImportMissingLabels: a missing --version or --step is one usage error
+// naming exactly the missing flag, before any file is read (the files here
+// do not exist: reading them would fail with exit 1, once per file).
+func TestImportMissingLabels(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"import", "sysbench", a, b, "--version", "sb", "--out", dir}, "--step is required: " + a + " and 1 other file(s) are not named <version>/sb.o.<step>.range<R>.pk<N>"},
+		{[]string{"import", "sysbench", a, "--step", "s", "--out", dir}, "--version is required: " + a + " is not named"},
+		{[]string{"import", "sysbench", a, b, "--out", dir}, "--version and --step are required: "},
+		{[]string{"import", "perf-stat", a, b, "--version", "v", "--out", dir}, "--step is required: "},
+		{[]string{"import", "perf-stat", a, "--step", "s", "--out", dir}, "--version is required: "},
+		{[]string{"import", "perf-stat", a, "--out", dir}, "--version and --step are required: "},
+	} {
+		code, stdout, errs := runCLI(t, c.args...)
+		if code != exitUsage || strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, "perfbench import: "+c.want) || stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", c.args[1:], code, stdout, errs)
+		}
+		if strings.Contains(errs, "no such file") || strings.Contains(errs, "failure") {
+			t.Errorf("%v: files were read: %q", c.args[1:], errs)
+		}
+	}
+}
+
+// TestImportUsageErrorNamesForm: a form's usage errors carry the command
+// whose --help documents the form ("import sysbench"), not "import".
+func TestImportUsageErrorNamesForm(t *testing.T) {
+	for _, c := range []struct{ form, help string }{{"sysbench", "import sysbench"}, {"perf-stat", "import perf-stat"}} {
+		var form *importForm
+		for _, f := range importForms {
+			if f.name == c.form {
+				form = f
+			}
+		}
+		var out, errb bytes.Buffer
+		e := &env{stdout: &out, stderr: &errb}
+		err := inForm(form, runImport(context.Background(), e, form, []string{"x.txt", "--out", t.TempDir()}))
+		var ue *usageError
+		var h interface{ HelpCommand() string }
+		if !errors.As(err, &ue) || !errors.As(err, &h) || h.HelpCommand() != c.help {
+			t.Errorf("import %s: %v (%T)", c.form, err, err)
+		}
+	}
+	// A failure that is not a usage error stays as it is.
+	if err := inForm(importForms[0], errSilent); err != errSilent {
+		t.Errorf("inForm changed a failure: %v", err)
+	}
+}
+
+// TestImportSysbenchLabelsFromNames: files named as the dir form names them
+// need neither --version nor --step; one of them given overrides the name's.
+func TestImportSysbenchLabelsFromNames(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sysbench", "oltp_point_select.t1.p99.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Join(t.TempDir(), "10.11.6")
+	if err := os.Mkdir(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(base, "sb.o.point-query.range100.pk1")
+	if err := os.WriteFile(file, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	code, stdout, errs := runCLI(t, "import", "sysbench", file, "--out", out)
+	if code != exitOK || !strings.Contains(stdout, "1 record(s) written") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, errs)
+	}
+	code, _, errs = runCLI(t, "import", "sysbench", file, "--step", "ps", "--out", out)
+	if code != exitOK {
+		t.Fatalf("--step only: exit %d, stderr %q", code, errs)
+	}
+	for _, pat := range []string{"10.11.6__point-query_range=100__t1__r1.json", "10.11.6__ps__t1__r1.json"} {
+		if _, err := os.Stat(filepath.Join(out, pat)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestImportPerfStatRefusesOtherOutput: sysbench's output of a failed run
+// ("(last message repeated 1 times)" once became an event "times)") is not
+// perf stat output: one line naming the file, exit 1, nothing written.
+func TestImportPerfStatRefusesOtherOutput(t *testing.T) {
+	out := t.TempDir()
+	file := filepath.Join("..", "..", "testdata", "sysbench", "lua-fatal.txt")
+	code, stdout, errs := runCLI(t, "import", "perf-stat", file, "--version", "junk", "--step", "s", "--ops", "100", "--out", out)
+	lines := strings.Split(strings.TrimSpace(errs), "\n")
+	if code != exitFailure || !strings.Contains(stdout, "0 record(s) written") || len(lines) != 2 ||
+		!strings.Contains(lines[0], file+": not perf stat output: ") || !strings.Contains(lines[0], "task-clock") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, errs)
+	}
+	if files, _ := filepath.Glob(filepath.Join(out, "*")); len(files) != 0 {
+		t.Errorf("written: %v", files)
 	}
 }
