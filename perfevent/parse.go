@@ -76,6 +76,17 @@ func Parse(spec string, sys *System) (List, error) {
 		}
 		l.Groups = append(l.Groups, idx)
 	}
+	seen := map[string]bool{}
+	for _, e := range l.Events {
+		name := e.Canonical
+		if name == "" {
+			name = e.Name
+		}
+		if seen[name] {
+			return List{}, syntaxf("%s is listed twice in %q (cs, faults, migrations and the like are other spellings of the same events): give each event once", name, spec)
+		}
+		seen[name] = true
+	}
 	if len(l.Events) == 0 {
 		return List{}, syntaxf("no events in %q", spec)
 	}

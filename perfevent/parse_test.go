@@ -266,6 +266,8 @@ func TestParseErrors(t *testing.T) {
 		{"{cycles", vm, ErrSyntax, []string{"unbalanced"}},
 		{"cycles}", vm, ErrSyntax, []string{"unbalanced"}},
 		{"{}", vm, ErrSyntax, []string{"empty group"}},
+		{"task-clock,context-switches,cs", vm, ErrSyntax, []string{"context-switches is listed twice", "give each event once"}},
+		{"{cycles,instructions},cycles", vm, ErrSyntax, []string{"cycles is listed twice"}},
 		{"{cycles}x", vm, ErrSyntax, []string{"a group may only be followed by :MODIFIERS"}},
 		{"msr/tsc", vm, ErrSyntax, []string{"unterminated"}},
 		{"msr/tsc/:u", vm, ErrSyntax, []string{"without ':'", "msr/tsc/u"}},
