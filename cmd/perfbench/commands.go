@@ -111,7 +111,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "perfbench %s: %v; run 'perfbench %s --help'\n", c.name, err, c.name)
+		// A form of a command (import perf-stat) names its own help.
+		help := c.name
+		var h interface{ HelpCommand() string }
+		if errors.As(err, &h) {
+			help = h.HelpCommand()
+		}
+		fmt.Fprintf(stderr, "perfbench %s: %v; run 'perfbench %s --help'\n", c.name, err, help)
 		return exitUsage
 	}
 	if errors.Is(err, errSilent) {

@@ -163,6 +163,11 @@ func TestImportUsageErrorNamesForm(t *testing.T) {
 			t.Errorf("import %s: %v (%T)", c.form, err, err)
 		}
 	}
+	// The printed line points to the form's help.
+	code, _, errs := runCLI(t, "import", "sysbench", "x.txt", "--version", "v", "--out", t.TempDir())
+	if code != exitUsage || !strings.HasSuffix(strings.TrimSpace(errs), "run 'perfbench import sysbench --help'") {
+		t.Errorf("exit %d, stderr %q: want a usage error pointing to perfbench import sysbench --help", code, errs)
+	}
 	// A failure that is not a usage error stays as it is.
 	if err := inForm(importForms[0], errSilent); err != errSilent {
 		t.Errorf("inForm changed a failure: %v", err)
