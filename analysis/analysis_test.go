@@ -1,8 +1,10 @@
 package analysis
 
 import (
+	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/perfbench/perfbench/record"
@@ -211,9 +213,23 @@ func TestAttributeHandComputed(t *testing.T) {
 		{"mixed", Val(1 / 1.21), Val(1.21), Val(1.1), Val(1.1), 0.5, 0.5, 0, 0, VerdictMixed},
 		// No PMU: only cpu/o, which explains the whole drop.
 		{"cpu without counters", Val(0.8), Val(1.25), Stated(NotSupported), Stated(NotSupported), math.NaN(), math.NaN(), math.NaN(), 0, VerdictCPU},
-		// rQPS 0.97 is inside the no-change band.
-		{"no change", Val(0.97), Val(1.03), Val(1.03), Val(1), math.Log(1.03) / -math.Log(0.97), 0, 1 - math.Log(1.03)/-math.Log(0.97), 1 - math.Log(1.03)/-math.Log(0.97), VerdictNone},
+		// rQPS 0.97 is inside the no-change band: no shares. Computed they
+		// would be ln 1.03 / ln(1/0.97) = 0.970 for code and 0.03 for rest.
+		{"no change", Val(0.97), Val(1.03), Val(1.03), Val(1), math.NaN(), math.NaN(), math.NaN(), math.NaN(), VerdictNone},
+		// The user-trial case: rQPS 1.01 with cpu/o 0.98 would print wait
+		// 1 − ln 0.98 / ln(1/1.01) = 1 − (−0.0202)/(−0.00995) = −103%:
+		// a share of noise. No share is computed.
+		{"rQPS 1.01", Val(1.01), Val(0.98), Val(1.02), Val(0.97), math.NaN(), math.NaN(), math.NaN(), math.NaN(), VerdictNone},
+		// rQPS exactly 1 (both sides of the band's edge are checked below).
+		{"rQPS 1", Val(1), Val(1.1), Val(1.1), Val(1), math.NaN(), math.NaN(), math.NaN(), math.NaN(), VerdictNone},
+		// rQPS 0.8 tested over 3 repeats but not significant: the change is
+		// outside the band, so its shares are kept: all of it is waiting.
 		{"not significant", Cell{Value: 0.8, Running: 1, N: 3, Of: 3, Tested: true, P: 0.1, Same: true}, Val(1), Val(1), Val(1), 0, 0, 1, 1, VerdictNone},
+		// rQPS 0.94, just outside the band: 10% more instructions explain
+		// ln 1.1 / ln(1/0.94) = 0.09531/0.06188 = 1.540, CPI 0.97 explains
+		// ln 0.97 / 0.06188 = −0.4922, rest 1 − 1.540 + 0.4922 = −0.0480;
+		// cpu/o 1.06: wait 1 − ln 1.06 / 0.06188 = 1 − 0.94164 = 0.0584.
+		{"just outside the band", Val(0.94), Val(1.06), Val(1.1), Val(0.97), math.Log(1.1) / -math.Log(0.94), math.Log(0.97) / -math.Log(0.94), 1 - (math.Log(1.1)+math.Log(0.97))/-math.Log(0.94), 1 - math.Log(1.06)/-math.Log(0.94), VerdictCode},
 		{"no throughput", Stated(Failed), Val(1), Val(1), Val(1), math.NaN(), math.NaN(), math.NaN(), math.NaN(), VerdictNA},
 	} {
 		a := Attribute(tc.rqps, tc.rcpu, tc.rins, tc.rcpi)
@@ -229,9 +245,34 @@ func TestAttributeHandComputed(t *testing.T) {
 		if a.Verdict != tc.verdict {
 			t.Errorf("%s: verdict %s, want %s", tc.name, a.Verdict, tc.verdict)
 		}
+		inBand := tc.rqps.OK() && math.IsNaN(tc.code) && math.IsNaN(tc.wait)
+		if wantWhy := map[bool]string{true: WhyNoChange}[inBand]; a.NoShares != wantWhy {
+			t.Errorf("%s: NoShares %q, want %q", tc.name, a.NoShares, wantWhy)
+		}
 		if tc.name == "instruction regression" && math.Abs(a.Drop-ln125) > 1e-12 {
 			t.Errorf("drop = %v, want ln 1.25 = %v", a.Drop, ln125)
 		}
+	}
+}
+
+// TestAttributeBandEdges checks the edges of the no-change band and that
+// WhyNoChange prints the band the verdict note prints: exp(−NoChange) =
+// 0.95 and exp(NoChange) = 1/0.95 = 1.0526.
+func TestAttributeBandEdges(t *testing.T) {
+	for _, tc := range []struct {
+		rqps   float64
+		shares bool
+	}{
+		{0.95, true}, {0.9501, false}, {1.0526, false}, {1.0527, true}, {0.5, true}, {2, true},
+	} {
+		a := Attribute(Val(tc.rqps), Val(1), Val(1), Val(1))
+		if got := !math.IsNaN(a.Wait); got != tc.shares {
+			t.Errorf("rQPS %v: wait share %v, want shares computed = %v", tc.rqps, a.Wait, tc.shares)
+		}
+	}
+	band := fmt.Sprintf("%.2f–%.3f", math.Exp(-NoChange), math.Exp(NoChange))
+	if band != "0.95–1.053" || !strings.Contains(WhyNoChange, band) {
+		t.Errorf("WhyNoChange %q does not name the band %s", WhyNoChange, band)
 	}
 }
 

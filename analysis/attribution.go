@@ -44,7 +44,10 @@ const (
 // ln(1/rQPS) − ln r(cpu/op) is the non-CPU remainder: time per op not spent
 // on CPU (IO, locks, waiting). Shares are fractions of ln(1/rQPS); they add
 // up to 1 and may be negative or above 1 when terms pull in opposite
-// directions. A share is NaN when its ratio was not measured.
+// directions. A share is NaN when its ratio was not measured, and every
+// share is NaN when |ln(1/rQPS)| < NoChange: a fraction of a change that
+// small divides noise by almost nothing (rQPS 1.01 gave shares of ±200%),
+// and NoShares says so.
 type Attribution struct {
 	RQPS, RCPU, RInstructions, RCPI Cell
 	// Drop is ln(1/rQPS): positive for a slowdown.
@@ -52,15 +55,20 @@ type Attribution struct {
 	// Code is ln r(instructions/op) / Drop, Memory ln r(CPI) / Drop, Rest
 	// 1 − Code − Memory, Wait (Drop − ln r(cpu/op)) / Drop.
 	Code, Memory, Rest, Wait float64
-	Verdict                  Verdict
+	// NoShares is why the shares are NaN although rQPS was measured
+	// (WhyNoChange when |Drop| < NoChange); empty otherwise.
+	NoShares string
+	Verdict  Verdict
 }
 
 // Attribute computes the attribution from the four ratios (median ratios of
 // version to base). Verdict rules, with D = ln(1/rQPS):
 //
 //   - n/a when rQPS is not measured, zero or infinite;
-//   - none when |D| < NoChange, or when rQPS was tested over repeats and
-//     is not significantly different from 1 ("~");
+//   - none when |D| < NoChange (no share is computed then), or when rQPS
+//     was tested over repeats and is not significantly different from 1
+//     ("~"): the shares are kept in that case, since a change of at least
+//     NoChange is large enough to split even when it is not significant;
 //   - code, memory or wait when that term's share is the largest and at
 //     least Dominant (the rest term is not a verdict of its own);
 //   - cpu when instructions or CPI are not measured, wait's share is below
@@ -78,21 +86,24 @@ func Attribute(rqps, rcpu, rinstr, rcpi Cell) Attribution {
 	a.Drop = d
 	usable := func(c Cell) bool { return c.OK() && c.Value > 0 && !math.IsInf(c.Value, 0) }
 	share := func(c Cell) float64 { return math.Log(c.Value) / d }
-	if d != 0 {
-		if usable(rinstr) {
-			a.Code = share(rinstr)
-		}
-		if usable(rcpi) {
-			a.Memory = share(rcpi)
-		}
-		if usable(rinstr) && usable(rcpi) {
-			a.Rest = 1 - a.Code - a.Memory
-		}
-		if usable(rcpu) {
-			a.Wait = 1 - share(rcpu)
-		}
+	if math.Abs(d) < NoChange {
+		a.NoShares = WhyNoChange
+		a.Verdict = VerdictNone
+		return a
 	}
-	if math.Abs(d) < NoChange || (rqps.Tested && rqps.Same) {
+	if usable(rinstr) {
+		a.Code = share(rinstr)
+	}
+	if usable(rcpi) {
+		a.Memory = share(rcpi)
+	}
+	if usable(rinstr) && usable(rcpi) {
+		a.Rest = 1 - a.Code - a.Memory
+	}
+	if usable(rcpu) {
+		a.Wait = 1 - share(rcpu)
+	}
+	if rqps.Tested && rqps.Same {
 		a.Verdict = VerdictNone
 		return a
 	}

@@ -149,12 +149,13 @@ func Scaled(v, running float64) Cell {
 // Stated returns a cell without a value.
 func Stated(s State) Cell { return Cell{State: s, Running: 1} }
 
-// Reasons of NotComputable cells.
+// Reasons of NotComputable cells. WhyNoChange spells out the band
+// exp(±NoChange) of the attribution (a test checks the digits).
 const (
 	WhyNoOps      = "the Record has no op count"
 	WhyZeroTotal  = "a role's share of an event whose total over all roles is 0"
 	WhyFewSteps   = "fewer than 3 steps, or a constant ratio"
-	WhyNoChange   = "rQPS is exactly 1: no change to share out"
+	WhyNoChange   = "rQPS is within 0.95–1.053: a share of a change that small is noise"
 	WhyInfRatio   = "a ratio is 0 or infinite"
 	WhyNoDuration = "the window has no length"
 )

@@ -331,3 +331,140 @@ func TestReportCSVAndJSONBothZero(t *testing.T) {
 		t.Errorf("JSON cell %+v, want text 1, state both-zero, value 1", got)
 	}
 }
+
+// A throughput change inside the no-change band (rQPS 1.01) has no shares:
+// computed, wait would be 1 − ln 0.98 / ln(1/1.01) = −103%, a share of
+// noise. Every format prints or carries "-" with the reason; a change
+// outside the band (rQPS 0.8) keeps its shares.
+func TestReportAttributionSmallChange(t *testing.T) {
+	recs := []*record.Record{
+		// Base: 20000 instructions, CPI 2 and 100 µs of CPU per op.
+		stepRec("a", "pq", 1, 10000, cnt("instructions", 2e8), cnt("cycles", 4e8), cnt("task-clock", 1e9)),
+		stepRec("a", "up", 1, 10000, cnt("instructions", 2e8), cnt("cycles", 4e8), cnt("task-clock", 1e9)),
+		// pq: 10100 ops (rQPS 1.01), 20400 instructions per op (1.02),
+		// CPI 1.94 (0.97), 98 µs of CPU per op (0.98).
+		stepRec("b", "pq", 1, 10100, cnt("instructions", 20400*10100), cnt("cycles", 1.94*20400*10100), cnt("task-clock", 98000*10100)),
+		// up: 8000 ops (rQPS 0.8), 25000 instructions per op (1.25), CPI
+		// 2, 125 µs per op: all of ln 1.25 is code.
+		stepRec("b", "up", 1, 8000, cnt("instructions", 2e8), cnt("cycles", 4e8), cnt("task-clock", 1e9)),
+	}
+	opt := Options{Tables: []string{TableRQPS, TableAttribution}}
+	rep, err := Build(recs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ row, col, want string }{
+		{"pq", "rQPS", "1.01"},
+		{"pq", "r(cpu/o)", "0.98"},
+		{"pq", "r(instr/o)", "1.02"},
+		{"pq", "r(CPI)", "0.97"},
+		{"pq", "code", "-"},
+		{"pq", "memory", "-"},
+		{"pq", "rest", "-"},
+		{"pq", "wait", "-"},
+		{"pq", "verdict", "none"},
+		{"up", "rQPS", "0.80"},
+		{"up", "code", "100%"},
+		{"up", "memory", "0%"},
+		{"up", "rest", "0%"},
+		{"up", "wait", "0%"},
+		{"up", "verdict", "code"},
+	} {
+		if got := cell(t, rep, TableAttribution, "b", tc.row, tc.col).Text; got != tc.want {
+			t.Errorf("%s %s = %q, want %q", tc.row, tc.col, got, tc.want)
+		}
+	}
+	const note = "-: not computable: rQPS is within 0.95–1.053: a share of a change that small is noise"
+	notes := tableNotes(t, rep, TableAttribution, "b")
+	if strings.Count(notes, note) != 1 {
+		t.Errorf("attribution notes do not say once why the shares are -:\n%s", notes)
+	}
+	// Its verdicts rest on one window each, which its own note says: the
+	// general single-repeat note is not repeated under it.
+	if !strings.Contains(notes, "every verdict rests on a single window") || strings.Contains(notes, "every ratio rests") {
+		t.Errorf("attribution notes on single windows:\n%s", notes)
+	}
+	if n := tableNotes(t, rep, TableRQPS, ""); !strings.Contains(n, "every ratio rests on a single repeat (one window) of the version or the base") {
+		t.Errorf("rQPS notes do not say the ratios are from one window:\n%s", n)
+	}
+	for _, format := range []string{"text", "markdown", "html"} {
+		var b bytes.Buffer
+		if err := Write(&b, format, recs, nil, opt); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "rQPS is within 0.95–1.053: a share of a change that small is noise") {
+			t.Errorf("%s output lacks the note on the - shares", format)
+		}
+		if format == "text" && !strings.Contains(b.String(), "\n1.01 0.98     1.02       0.97   -    -      -    -    none    pq\n") {
+			t.Errorf("text row of pq:\n%s", b.String())
+		}
+	}
+	var c bytes.Buffer
+	if err := CSV(&c, rep); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&c).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	shares := 0
+	for _, r := range rows[1:] {
+		if r[0] != TableAttribution || r[col["step"]] != "pq" || !strings.HasPrefix(r[col["metric"]], "share:") {
+			continue
+		}
+		shares++
+		if r[col["value"]] != "" || r[col["text"]] != "-" || r[col["state"]] != "not computable" || r[col["why"]] != analysis.WhyNoChange {
+			t.Errorf("CSV share row %q: want empty value, text -, not computable, why %q", r, analysis.WhyNoChange)
+		}
+	}
+	if shares != 4 {
+		t.Errorf("CSV has %d share rows of pq, want 4", shares)
+	}
+	var j bytes.Buffer
+	if err := JSON(&j, rep); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Tables []struct {
+			ID       string
+			Sections []struct {
+				Rows []struct {
+					Label string
+					Cells []struct {
+						Text, State, Why, Metric string
+						Value                    *float64
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(j.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	shares = 0
+	for _, tb := range doc.Tables {
+		if tb.ID != TableAttribution {
+			continue
+		}
+		for _, s := range tb.Sections {
+			for _, r := range s.Rows {
+				for _, ce := range r.Cells {
+					if r.Label != "pq" || !strings.HasPrefix(ce.Metric, "share:") {
+						continue
+					}
+					shares++
+					if ce.Value != nil || ce.Text != "-" || ce.State != "not computable" || ce.Why != analysis.WhyNoChange {
+						t.Errorf("JSON share cell %+v: want no value, -, not computable, why %q", ce, analysis.WhyNoChange)
+					}
+				}
+			}
+		}
+	}
+	if shares != 4 {
+		t.Errorf("JSON has %d share cells of pq, want 4", shares)
+	}
+}

@@ -95,7 +95,8 @@ func fmtHist(v float64) string {
 //	?       a ratio from fewer than 2 repeats of the version or the base:
 //	        not tested for significance (printed when some other ratio of
 //	        the report was tested, so that no "~" does not read as
-//	        significant)
+//	        significant; when none was, the table's notes say that its
+//	        ratios rest on a single repeat instead)
 //	e       the op count behind the value was estimated from the client's
 //	        whole-run rate, not counted in the window
 //	p       the value comes from a window cut short (partial step)

@@ -113,11 +113,16 @@ func anyTested(tables []*Table) bool {
 // finish adds the notes of a table: the markers its cells use, statistics,
 // and the warnings of the Records behind it that concern its columns. When
 // some ratio of the report was tested, ratios that could not be are marked
-// "?" first.
+// "?" first; when none was, a note says which ratios rest on a single
+// repeat, since no "?" marks them.
 func (b *builder) finish(t *Table) {
 	var mux, na, nc, missing, failed, partial, inf, ci, noCI, same, few, untested, bothZero, estimated bool
 	var whys []string
 	tested, repeats := 0, false
+	// ratios counts the ratio cells with a value; unmarked those of them
+	// from a single repeat that carry no "?" (no ratio of the report was
+	// tested, so "?" would be on every one of them).
+	ratios, unmarked := 0, 0
 	for si := range t.Sections {
 		for ri := range t.Sections[si].Rows {
 			row := &t.Sections[si].Rows[ri]
@@ -143,9 +148,16 @@ func (b *builder) finish(t *Table) {
 				if !c.OK() {
 					continue
 				}
-				if b.tested && t.ID != TableLegacy && c.rel && row.Kind == RowValues && c.FewRepeats && !c.Tested && c.format != nil {
-					c.Text = markedText(c.Cell, c.format, textNone, true)
-					untested = true
+				if t.ID != TableLegacy && c.rel && row.Kind == RowValues {
+					ratios++
+					if c.FewRepeats && !c.Tested && c.format != nil {
+						if b.tested {
+							c.Text = markedText(c.Cell, c.format, textNone, true)
+							untested = true
+						} else {
+							unmarked++
+						}
+					}
 				}
 				mux = mux || c.Multiplexed()
 				partial = partial || c.Partial
@@ -192,6 +204,16 @@ func (b *builder) finish(t *Table) {
 	}
 	if untested {
 		notes = append(notes, "?: from a single repeat of the version or the base: cells from a single repeat are not tested for significance, so a ratio without ~ is not shown to differ from the base")
+	}
+	if unmarked > 0 && !t.singleWindowNoted {
+		what := fmt.Sprintf("%d of the %d ratios rest", unmarked, ratios)
+		if unmarked == ratios {
+			what = "every ratio rests"
+			if ratios == 1 {
+				what = "the ratio rests"
+			}
+		}
+		notes = append(notes, what+" on a single repeat (one window) of the version or the base: not tested for significance; run at least 4 repeats per version to get ~ (6 for ±x% intervals)")
 	}
 	if few {
 		notes = append(notes, fmt.Sprintf("with fewer than 4 repeats per version no difference can be significant at α = %.2g", b.alpha()))

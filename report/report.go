@@ -154,6 +154,9 @@ type Table struct {
 	sectionGap       bool // blank line between sections in text
 	keys             []record.Key
 	metric           string // the metric of a counters or legacy table
+	// singleWindowNoted: the table's own notes already say that its
+	// values rest on a single repeat (the attribution's verdict note).
+	singleWindowNoted bool
 }
 
 // Section is a group of rows: point / range / writes, a step, a thread count.

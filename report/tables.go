@@ -479,8 +479,9 @@ func (b *builder) legacy() []*Table {
 }
 
 // shareCell is an attribution share, carrying the state, running fraction
-// and partial and estimated marks of the ratios it comes from.
-func shareCell(v float64, k record.Key, metric string, from ...analysis.Cell) Cell {
+// and partial and estimated marks of the ratios it comes from; noShares is
+// why the attribution computed no share although rQPS was measured.
+func shareCell(v float64, noShares string, k record.Key, metric string, from ...analysis.Cell) Cell {
 	ac := analysis.Val(v)
 	for _, f := range from {
 		if !f.OK() {
@@ -494,8 +495,8 @@ func shareCell(v float64, k record.Key, metric string, from ...analysis.Cell) Ce
 	}
 	if ac.OK() && (math.IsNaN(v) || math.IsInf(v, 0)) {
 		ac = analysis.NoValue(analysis.WhyInfRatio)
-		if len(from) > 0 && from[0].Value == 1 {
-			ac = analysis.NoValue(analysis.WhyNoChange)
+		if noShares != "" {
+			ac = analysis.NoValue(noShares)
 		}
 	}
 	return Cell{Cell: ac, Text: cellText(ac, fmtShare, textNone), Version: k.Version, Step: k.Step, Metric: metric, format: fmtShare}
@@ -525,10 +526,10 @@ func (b *builder) attribution() []*Table {
 					ratioCell(a.RCPU, fmtRatio, k, analysis.CPUPerOp),
 					ratioCell(a.RInstructions, fmtRatio, k, analysis.PerOpName("instructions")),
 					ratioCell(a.RCPI, fmtRatio, k, analysis.CPI),
-					shareCell(a.Code, k, "share:code", a.RQPS, a.RInstructions),
-					shareCell(a.Memory, k, "share:memory", a.RQPS, a.RCPI),
-					shareCell(a.Rest, k, "share:rest", a.RQPS, a.RInstructions, a.RCPI),
-					shareCell(a.Wait, k, "share:wait", a.RQPS, a.RCPU),
+					shareCell(a.Code, a.NoShares, k, "share:code", a.RQPS, a.RInstructions),
+					shareCell(a.Memory, a.NoShares, k, "share:memory", a.RQPS, a.RCPI),
+					shareCell(a.Rest, a.NoShares, k, "share:rest", a.RQPS, a.RInstructions, a.RCPI),
+					shareCell(a.Wait, a.NoShares, k, "share:wait", a.RQPS, a.RCPU),
 					Cell{Cell: analysis.Stated(analysis.Missing), Text: string(a.Verdict), Version: v, Step: step, Metric: "verdict", word: true},
 				)
 				return row
@@ -545,6 +546,7 @@ func (b *builder) attribution() []*Table {
 						what = "the verdict rests"
 					}
 				}
+				t.singleWindowNoted = true
 				t.Notes = append(t.Notes, what+" on a single window of the version or the base: its rQPS was not tested for significance, so the change it explains may be noise; with at least 4 repeats per version a verdict says none when the change is not significant")
 			}
 			out = append(out, t)
