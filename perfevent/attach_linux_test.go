@@ -40,7 +40,15 @@ func procTotals(t *testing.T, pid int) (cpuNs, faults float64) {
 // paravirtualized time accounting the scheduler leaves the time the
 // hypervisor took from a running vCPU out of utime+stime, while task-clock,
 // which times a thread from its switch-in to its switch-out, keeps it.
-func hostSteal(t *testing.T) float64 {
+func hostSteal(t *testing.T) float64 { t.Helper(); return hostCPU(t, 8) }
+
+// hostInterrupts returns the host's time servicing interrupts (irq and
+// softirq in /proc/stat), in ns, summed over CPUs.
+func hostInterrupts(t *testing.T) float64 { t.Helper(); return hostCPU(t, 6, 7) }
+
+// hostCPU sums columns cols of the cpu line of /proc/stat (1 is user), in
+// ns.
+func hostCPU(t *testing.T, cols ...int) float64 {
 	t.Helper()
 	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
@@ -50,28 +58,9 @@ func hostSteal(t *testing.T) float64 {
 	if len(f) < 9 || f[0] != "cpu" {
 		t.Fatalf("/proc/stat starts with %q", f)
 	}
-	v, err := strconv.ParseFloat(f[8], 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v * clockTick
-}
-
-// hostInterrupts returns the host's time servicing interrupts (irq and
-// softirq in /proc/stat), in ns, summed over CPUs.
-func hostInterrupts(t *testing.T) float64 {
-	t.Helper()
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := strings.Fields(strings.SplitN(string(b), "\n", 2)[0])
-	if len(f) < 8 || f[0] != "cpu" {
-		t.Fatalf("/proc/stat starts with %q", f)
-	}
 	sum := 0.0
-	for _, s := range f[6:8] {
-		v, err := strconv.ParseFloat(s, 64)
+	for _, c := range cols {
+		v, err := strconv.ParseFloat(f[c], 64)
 		if err != nil {
 			t.Fatal(err)
 		}
