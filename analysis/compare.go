@@ -467,7 +467,7 @@ func (c *Comparison) Warnings(keys []record.Key, topics Topic, events []string) 
 	}
 	scopeOf := func(k record.Key) scope { return scope{k.Version, k.Host, k.Threads} }
 	inScope := map[scope]int{}
-	for _, k := range uniqueKeyList(keys) {
+	for _, k := range UniqueKeys(keys) {
 		if c.samples[k] != nil {
 			inScope[scopeOf(k)]++
 		}
@@ -524,8 +524,8 @@ func repeatList(reps []int, all bool) string {
 	return " repeats " + strings.Join(rs, ", ")
 }
 
-// uniqueKeyList returns keys without duplicates, in order.
-func uniqueKeyList(keys []record.Key) []record.Key {
+// UniqueKeys returns keys without duplicates, in their order.
+func UniqueKeys(keys []record.Key) []record.Key {
 	seen := map[record.Key]bool{}
 	var out []record.Key
 	for _, k := range keys {

@@ -48,16 +48,6 @@ func (w *Window) WriteText(out io.Writer) error {
 	return err
 }
 
-// WriteIntervalText prints one interval of a series, one line per event as
-// perf stat -I does: the seconds since the window opened, then the
-// interval's value, per second and status.
-func WriteIntervalText(out io.Writer, at float64, d Reading) error {
-	var b strings.Builder
-	writeEventLines(&b, d, d.Seconds(), fmt.Sprintf("%10.3f ", at))
-	_, err := io.WriteString(out, b.String())
-	return err
-}
-
 func writeEventLines(b *strings.Builder, r Reading, seconds float64, prefix string) {
 	width := 0
 	for _, ec := range r.Events {

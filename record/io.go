@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -200,13 +199,4 @@ func Load(paths []string, lenient bool) (recs []Loaded, problems []error, err er
 		}
 	}
 	return recs, problems, nil
-}
-
-// Decode reads one Record from r (for stdin).
-func Decode(r io.Reader) (*Record, error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
-	return Parse(b)
 }

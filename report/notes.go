@@ -361,14 +361,7 @@ func (b *builder) alpha() float64 {
 // uniqueKeys returns the keys without duplicates, sorted by version order of
 // first appearance, then step, then threads.
 func uniqueKeys(keys []record.Key) []record.Key {
-	seen := map[record.Key]bool{}
-	var out []record.Key
-	for _, k := range keys {
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, k)
-		}
-	}
+	out := analysis.UniqueKeys(keys)
 	pos := map[string]int{}
 	for _, k := range out {
 		if _, ok := pos[k.Version]; !ok {

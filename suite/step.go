@@ -336,19 +336,6 @@ func Lookup(nameOrLabel string) ([]Step, error) {
 	return nil, fmt.Errorf("%w %q%s", ErrUnknownStep, nameOrLabel, hint)
 }
 
-// Names returns the distinct step names in run order.
-func Names() []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range catalogue {
-		if !seen[s.Name] {
-			seen[s.Name] = true
-			out = append(out, s.Name)
-		}
-	}
-	return out
-}
-
 // Nearest returns the step name or label closest to s in edit distance, or
 // "" when nothing is close (more than a third of the longer string differs).
 func Nearest(s string) string {

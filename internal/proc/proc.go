@@ -52,7 +52,6 @@ type Options struct {
 
 // Cmd is a running (or ended) command.
 type Cmd struct {
-	argv    []string
 	cmd     *exec.Cmd
 	out     *os.File      // read end of the output pipe
 	exited  chan struct{} // closed once the process has been reaped
@@ -80,7 +79,7 @@ func Start(argv []string, o Options) (*Cmd, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.SysProcAttr = sysProcAttr()
-	c := &Cmd{argv: argv, cmd: cmd, out: r, exited: make(chan struct{}), drained: make(chan struct{}),
+	c := &Cmd{cmd: cmd, out: r, exited: make(chan struct{}), drained: make(chan struct{}),
 		done: make(chan struct{}), threads: make(chan struct{})}
 	started := make(chan error, 1)
 	go func() {
@@ -164,9 +163,6 @@ func (c *Cmd) line(s string, onLine func(string)) {
 		onLine(s)
 	}
 }
-
-// Argv is the command line.
-func (c *Cmd) Argv() []string { return c.argv }
 
 // Pid is the command's process id (and, on Linux, process group id).
 func (c *Cmd) Pid() int { return c.cmd.Process.Pid }
