@@ -80,8 +80,7 @@ func fillBar(c draw.Canvas, r vg.Rectangle, j int) {
 		return
 	}
 	if f == fillTint {
-		tint := color.RGBA{mixTo(col.R, 0.3), mixTo(col.G, 0.3), mixTo(col.B, 0.3), 255}
-		c.FillPolygon(tint, rectPoints(r))
+		c.FillPolygon(tint(col, 0.3), rectPoints(r))
 		c.StrokeLines(draw.LineStyle{Color: col, Width: 0.8}, append(rectPoints(r), r.Min))
 		return
 	}
@@ -103,8 +102,11 @@ func fillBar(c draw.Canvas, r vg.Rectangle, j int) {
 	}
 }
 
-// mixTo moves a colour channel towards white, keeping f of it.
-func mixTo(v uint8, f float64) uint8 { return uint8(math.Round(255 + (float64(v)-255)*f)) }
+// tint is c moved towards white, keeping f of it.
+func tint(c color.RGBA, f float64) color.RGBA {
+	m := func(v uint8) uint8 { return uint8(math.Round(255 + (float64(v)-255)*f)) }
+	return color.RGBA{m(c.R), m(c.G), m(c.B), 255}
+}
 
 func rectPoints(r vg.Rectangle) []vg.Point {
 	return []vg.Point{r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}}

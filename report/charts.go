@@ -4,12 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"golang.org/x/text/unicode/norm"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/font"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 	"image/color"
 	"math"
 	"os"
@@ -18,6 +12,13 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/perfbench/perfbench/analysis"
 	"github.com/perfbench/perfbench/record"
@@ -202,8 +203,12 @@ func chartCell(c analysis.Cell, marked bool) (string, bool) {
 	return markedText(c, fmtChartRatio, textNone, marked), c.OK() && !math.IsInf(c.Value, 0) && c.Value >= 0
 }
 
+// offScale says which rQPS bars rqpsLimit cuts.
+const offScale = "more than 10 times the median of the chart's bars and more than 10 (or more than 1e15)"
+
 // rqpsLimit is the largest rQPS drawn to scale: 10 times the median of the
-// values (at least 10). A bar beyond it (a base that barely ran) is cut at
+// values, at least 10 and at most 1e15 (so that the axis's ticks stay
+// finite). A bar beyond it (a base that barely ran) is cut at
 // the end of the axis with its value printed, so that it does not squash
 // the others to nothing.
 func rqpsLimit(values []float64) float64 {
@@ -246,14 +251,11 @@ func (b *builder) rqpsChart(sc analysis.Scope) (figure, []string) {
 			xmax = max(xmax, v)
 		}
 	}
-	// The axis ends at a tick.
-	for _, t := range (plot.DefaultTicks{}).Ticks(0, xmax) {
-		xmax = max(xmax, t.Value)
-	}
 	named := len(others) > len(palette)
 	label := textStyle(sans, 7.5, black)
 	label.YAlign = draw.YCenter
 	texts := make([][]string, len(steps))
+	drawn := make([][]bool, len(steps))
 	var right vg.Length
 	var warnings []string
 	for i, s := range steps {
@@ -262,10 +264,10 @@ func (b *builder) rqpsChart(sc analysis.Scope) (figure, []string) {
 			if named {
 				t += "  " + v
 			}
-			texts[i] = append(texts[i], t)
+			texts[i], drawn[i] = append(texts[i], t), append(drawn[i], ok)
 			right = max(right, label.Width(t)+12)
 			if ok && cells[i][j].Value > xmax {
-				warnings = append(warnings, fmt.Sprintf("rQPS of %s at %s is %s, more than 10 times the median of the chart's bars: its bar is cut at the end of the axis", v, s, fmtChartRatio(cells[i][j].Value)))
+				warnings = append(warnings, fmt.Sprintf("rQPS of %s at %s is %s, %s: its bar is cut at the end of the axis", v, s, fmtChartRatio(cells[i][j].Value), offScale))
 			}
 		}
 	}
@@ -296,10 +298,9 @@ func (b *builder) rqpsChart(sc analysis.Scope) (figure, []string) {
 				y1 := top - h*vg.Length(j)
 				y0 := y1 - h + 0.6
 				v := cells[i][j].Value
-				_, ok := chartCell(cells[i][j], marked)
 				end := c.Min.X + 3
 				sty := label
-				if ok {
+				if drawn[i][j] {
 					end = trX(min(v, xmax))
 					fillBar(c, vg.Rectangle{Min: vg.Point{X: trX(0), Y: y0}, Max: vg.Point{X: end, Y: y1}}, j)
 					if v > xmax {
@@ -322,7 +323,7 @@ func (b *builder) rqpsChart(sc analysis.Scope) (figure, []string) {
 	}
 	notes := markerLegend(all, marked)
 	if len(warnings) > 0 {
-		notes = append(notes, "//: a bar cut at the end of the axis, its value more than 10 times the median of the chart's bars")
+		notes = append(notes, "//: a bar cut at the end of the axis, its value printed: "+offScale)
 	}
 	f := figure{titleBlock(chartTitle("Relative QPS vs "+b.c.Base, sc)), body, legendBlock(entries, body.w)}
 	if len(notes) > 0 {
@@ -405,14 +406,10 @@ func heatColour(r float64, lowerBetter bool) color.RGBA {
 	if !lowerBetter {
 		t = -t
 	}
-	mix := func(to color.RGBA, f float64) color.RGBA {
-		m := func(a uint8) uint8 { return uint8(math.Round(255 + (float64(a)-255)*f)) }
-		return color.RGBA{m(to.R), m(to.G), m(to.B), 255}
-	}
 	if t > 0 {
-		return mix(color.RGBA{214, 39, 40, 255}, t)
+		return tint(palette[3], t)
 	}
-	return mix(color.RGBA{31, 119, 180, 255}, -t)
+	return tint(palette[0], -t)
 }
 
 // heatmap shows every counter-per-op ratio of a version against the base:
@@ -581,7 +578,7 @@ func seriesChart(recs []*record.Record, counter string) figure {
 	tmax := 0.0
 	for _, r := range recs {
 		for _, p := range r.Series {
-			if !math.IsInf(p.T, 0) {
+			if !math.IsInf(p.T, 0) && !math.IsNaN(p.T) {
 				tmax = max(tmax, p.T)
 			}
 		}
@@ -589,16 +586,22 @@ func seriesChart(recs []*record.Record, counter string) figure {
 	if tmax <= 0 {
 		tmax = 1
 	}
-	panel := func(label string, val func(p record.Point) (float64, bool)) (*plot.Plot, string) {
+	panel := func(val func(p record.Point) (float64, bool)) *plot.Plot {
 		p := newPlot()
 		p.X.Min, p.X.Max = 0, tmax
+		grid := plotter.NewGrid()
+		grid.Horizontal.Color, grid.Vertical.Color = light, light
+		p.Add(grid)
 		vmax := 0.0
 		for j, r := range recs {
 			var run plotter.XYs
 			flush := func() {
-				if len(run) > 0 {
-					l := &plotter.Line{XYs: run, LineStyle: lineStyle(j)}
-					p.Add(l)
+				switch ls := lineStyle(j); len(run) {
+				case 0:
+				case 1: // a second between gaps: a dot
+					p.Add(&plotter.Scatter{XYs: run, GlyphStyle: draw.GlyphStyle{Color: ls.Color, Radius: 1.5, Shape: draw.CircleGlyph{}}})
+				default:
+					p.Add(&plotter.Line{XYs: run, LineStyle: ls})
 				}
 				run = nil
 			}
@@ -617,23 +620,18 @@ func seriesChart(recs []*record.Record, counter string) figure {
 		if vmax <= 0 {
 			p.Y.Max = 1
 		}
-		p.Y.AutoRescale = true
-		grid := plotter.NewGrid()
-		grid.Horizontal.Color, grid.Vertical.Color = light, light
-		p.Add(grid)
-		return p, label
+		return p
 	}
-	opsPlot, opsLabel := panel("operations per second", func(p record.Point) (float64, bool) {
+	panels := []*plot.Plot{panel(func(p record.Point) (float64, bool) {
 		return p.Ops / p.Seconds, p.Seconds > 0
-	})
-	panels := []*plot.Plot{opsPlot}
-	labels := []string{opsLabel}
+	})}
+	labels := []string{"operations per second"}
 	if has {
-		cp, cl := panel(counter+" per operation", func(p record.Point) (float64, bool) {
+		panels = append(panels, panel(func(p record.Point) (float64, bool) {
 			v, ok := p.Counters[counter]
 			return v / p.Ops, ok && p.Ops > 0
-		})
-		panels, labels = append(panels, cp), append(labels, cl)
+		}))
+		labels = append(labels, counter+" per operation")
 	}
 	panels[len(panels)-1].X.Label.Text = "seconds into the window"
 	f := figure{titleBlock(title), panelsBlock(panels, labels, 420, 110)}

@@ -107,6 +107,9 @@ func TestReportCharts(t *testing.T) {
 				}
 			}
 		}
+		if !bytes.Contains(c.SVG, []byte("font-family:'Liberation Sans',Arial,")) || bytes.Contains(c.SVG, []byte("font-family:Liberation Sans;")) {
+			t.Errorf("%s.svg names Liberation Sans without a fallback", c.Name)
+		}
 		img := decodePNG(t, c.Name, c.PNG)
 		if b := img.Bounds(); b.Dx() < 300 || b.Dy() < 100 {
 			t.Errorf("%s.png is %v", c.Name, b)
@@ -236,7 +239,7 @@ func TestChartRQPSAnyRange(t *testing.T) {
 			if ticks < 2 || ticks > 8 {
 				t.Errorf("%d tick labels: %q", ticks, texts)
 			}
-			note := strings.Contains(all, "|//: a bar cut at the end of the axis, its value more than 10 times the median of the chart's bars|")
+			note := strings.Contains(all, "|//: a bar cut at the end of the axis, its value printed: more than 10 times the median of the chart's bars and more than 10 (or more than 1e15)|")
 			if note != tc.cut || (len(c.Warnings) == 1) != tc.cut {
 				t.Errorf("cut note %v, warnings %q; want cut %v", note, c.Warnings, tc.cut)
 			}
@@ -378,5 +381,32 @@ func TestChartStyles49(t *testing.T) {
 		if n != 2 {
 			t.Errorf("%s is printed %d times, want 2 (legend and bar)", v, n)
 		}
+	}
+}
+
+// A series point without a finite value breaks its line; huge values get
+// a handful of ticks.
+func TestChartSeriesNonFinite(t *testing.T) {
+	r := stepRec("a", "point", 1, 40)
+	for i, ops := range []float64{10, math.NaN(), math.Inf(1), 10, 1e300, 10} {
+		r.Series = append(r.Series, record.Point{T: float64(i + 1), Seconds: 1, Ops: ops})
+	}
+	r.Series = append(r.Series, record.Point{T: math.NaN(), Seconds: 1, Ops: 10})
+	charts, err := Charts([]*record.Record{r}, Options{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg := charts[0].SVG
+	if bytes.Contains(svg, []byte("NaN")) || bytes.Contains(svg, []byte("Inf")) {
+		t.Errorf("SVG has NaN or Inf:\n%s", svg)
+	}
+	if n := len(svgTexts(svg)); n > 20 {
+		t.Errorf("%d texts: %q", n, svgTexts(svg))
+	}
+	// A dot at t=1, a line over t=4..6: the NaN and inf at t=2, 3 and the
+	// NaN time break the line.
+	col := fmt.Sprintf("#%02X%02X%02X", palette[0].R, palette[0].G, palette[0].B)
+	if n, m := bytes.Count(svg, []byte("stroke:"+col)), bytes.Count(svg, []byte("fill:"+col)); n != 1 || m != 1 {
+		t.Errorf("%d lines and %d dots, want 1 and 1", n, m)
 	}
 }
