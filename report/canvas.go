@@ -3,146 +3,263 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"html"
-	"image"
 	"image/color"
-	"image/draw"
-	"image/png"
 	"math"
-	"strings"
 
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/basicfont"
-	fx "golang.org/x/image/math/fixed"
+	xfont "golang.org/x/image/font"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// A chart is drawn once as a list of shapes and rendered to SVG (by hand) and
-// to PNG (image/png, text in the 7×13 basic font), so both show the same
-// thing. Coordinates are pixels, y down; text y is the baseline.
+// A chart is laid out in points as a stack of blocks (title, plot, legend,
+// notes), drawn once per format by gonum.org/v1/plot's SVG and PNG back
+// ends, so both show the same thing. Text is set in Liberation Sans, which
+// plot embeds (Latin with its accented letters, Greek, Cyrillic), so the
+// PNG prints names as they are spelled.
 
-const charW = 7 // width of a character in the basic font, and about that of 12px monospace
+// pngDPI is the resolution of the PNG charts: 1 pt is 4/3 px.
+const pngDPI = 96
 
-type shapeKind int
+var (
+	sans     = font.Font{Typeface: "Liberation", Variant: "Sans"}
+	sansBold = font.Font{Typeface: "Liberation", Variant: "Sans", Weight: xfont.WeightBold}
 
+	black = color.RGBA{0, 0, 0, 255}
+	grey  = color.RGBA{110, 110, 110, 255}
+	light = color.RGBA{225, 225, 225, 255}
+	white = color.RGBA{255, 255, 255, 255}
+	// palette is Tableau's ten colours. A version (or repeat) j is drawn
+	// in colour j mod 10 with fill j/10 (bars) or dash j/10 (lines): 60
+	// distinct styles before one repeats.
+	palette = []color.RGBA{
+		{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255},
+		{148, 103, 189, 255}, {140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255},
+		{188, 189, 34, 255}, {23, 190, 207, 255},
+	}
+	dashes = [][]vg.Length{nil, {6, 2.5}, {1.5, 1.5}, {6, 2, 1.5, 2}, {12, 3}, {3, 3}}
+)
+
+// The fills of bars, in the order styles use them: over the colour, white
+// stripes across, a white line along the middle, a row of white dots, both
+// stripes and line; or a pale tint with an outline. Each overlay is one
+// dashed line, which keeps the SVG small.
 const (
-	shapeRect shapeKind = iota
-	shapeLine
-	shapePolyline
-	shapeText
+	fillSolid = iota
+	fillStripes
+	fillLine
+	fillDots
+	fillGrid
+	fillTint
+	fillCount
 )
 
-type shape struct {
-	kind   shapeKind
-	x, y   float64 // rect origin, line start, text anchor point
-	w, h   float64 // rect size; line end is (x+w, y+h)
-	pts    [][2]float64
-	col    color.RGBA
-	text   string
-	anchor int // text: -1 left, 0 centre, 1 right
+func textStyle(f font.Font, size vg.Length, c color.Color) text.Style {
+	return text.Style{Color: c, Font: font.From(f, size), Handler: plot.DefaultTextHandler}
 }
 
-type drawing struct {
-	w, h   int
-	shapes []shape
+// styleOf is the colour and the fill or dash index of style j.
+func styleOf(j int) (color.RGBA, int) {
+	return palette[j%len(palette)], (j / len(palette)) % fillCount
 }
 
-func (d *drawing) rect(x, y, w, h float64, c color.RGBA) {
-	d.shapes = append(d.shapes, shape{kind: shapeRect, x: x, y: y, w: w, h: h, col: c})
+// lineStyle is the line of repeat (or version) j.
+func lineStyle(j int) draw.LineStyle {
+	c, d := styleOf(j)
+	return draw.LineStyle{Color: c, Width: 1.2, Dashes: dashes[d]}
 }
 
-func (d *drawing) line(x1, y1, x2, y2 float64, c color.RGBA) {
-	d.shapes = append(d.shapes, shape{kind: shapeLine, x: x1, y: y1, w: x2 - x1, h: y2 - y1, col: c})
-}
-
-func (d *drawing) polyline(pts [][2]float64, c color.RGBA) {
-	if len(pts) > 1 {
-		d.shapes = append(d.shapes, shape{kind: shapePolyline, pts: pts, col: c})
-	}
-}
-
-func (d *drawing) text(x, y float64, s string, anchor int, c color.RGBA) {
-	d.shapes = append(d.shapes, shape{kind: shapeText, x: x, y: y, text: s, anchor: anchor, col: c})
-}
-
-func textWidth(s string) float64 { return float64(charW * width(s)) }
-
-func hex(c color.RGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) }
-
-func num(v float64) string {
-	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.1f", v), "0"), ".")
-}
-
-// svg renders the drawing as a standalone SVG document.
-func (d *drawing) svg() []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="monospace" font-size="12">`+"\n", d.w, d.h, d.w, d.h)
-	fmt.Fprintf(&b, `<rect x="0" y="0" width="%d" height="%d" fill="#ffffff"/>`+"\n", d.w, d.h)
-	for _, s := range d.shapes {
-		switch s.kind {
-		case shapeRect:
-			fmt.Fprintf(&b, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"/>`+"\n", num(s.x), num(s.y), num(s.w), num(s.h), hex(s.col))
-		case shapeLine:
-			fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s"/>`+"\n", num(s.x), num(s.y), num(s.x+s.w), num(s.y+s.h), hex(s.col))
-		case shapePolyline:
-			var p []string
-			for _, pt := range s.pts {
-				p = append(p, num(pt[0])+","+num(pt[1]))
-			}
-			fmt.Fprintf(&b, `<polyline points="%s" fill="none" stroke="%s" stroke-width="1.5"/>`+"\n", strings.Join(p, " "), hex(s.col))
-		case shapeText:
-			anchor := map[int]string{-1: "start", 0: "middle", 1: "end"}[s.anchor]
-			fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="%s" fill="%s">%s</text>`+"\n", num(s.x), num(s.y), anchor, hex(s.col), html.EscapeString(s.text))
-		}
-	}
-	b.WriteString("</svg>\n")
-	return b.Bytes()
-}
-
-// png renders the drawing as a PNG image.
-func (d *drawing) png() ([]byte, error) {
-	img := image.NewRGBA(image.Rect(0, 0, d.w, d.h))
-	draw.Draw(img, img.Bounds(), image.NewUniform(color.White), image.Point{}, draw.Src)
-	for _, s := range d.shapes {
-		switch s.kind {
-		case shapeRect:
-			r := image.Rect(int(math.Round(s.x)), int(math.Round(s.y)), int(math.Round(s.x+s.w)), int(math.Round(s.y+s.h)))
-			draw.Draw(img, r, image.NewUniform(s.col), image.Point{}, draw.Src)
-		case shapeLine:
-			plotLine(img, s.x, s.y, s.x+s.w, s.y+s.h, s.col)
-		case shapePolyline:
-			for i := 1; i < len(s.pts); i++ {
-				plotLine(img, s.pts[i-1][0], s.pts[i-1][1], s.pts[i][0], s.pts[i][1], s.col)
-				plotLine(img, s.pts[i-1][0], s.pts[i-1][1]+1, s.pts[i][0], s.pts[i][1]+1, s.col)
-			}
-		case shapeText:
-			x := s.x
-			switch s.anchor {
-			case 0:
-				x -= textWidth(s.text) / 2
-			case 1:
-				x -= textWidth(s.text)
-			}
-			dr := font.Drawer{Dst: img, Src: image.NewUniform(s.col), Face: basicfont.Face7x13,
-				Dot: fx.P(int(math.Round(x)), int(math.Round(s.y)))}
-			dr.DrawString(s.text)
-		}
-	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// plotLine draws a one-pixel line by stepping along its longer axis.
-func plotLine(img *image.RGBA, x1, y1, x2, y2 float64, c color.RGBA) {
-	n := int(math.Max(math.Abs(x2-x1), math.Abs(y2-y1)))
-	if n == 0 {
-		img.SetRGBA(int(math.Round(x1)), int(math.Round(y1)), c)
+// fillBar fills r in style j.
+func fillBar(c draw.Canvas, r vg.Rectangle, j int) {
+	col, f := styleOf(j)
+	if r.Max.X-r.Min.X <= 0 || r.Max.Y-r.Min.Y <= 0 {
 		return
 	}
-	for i := 0; i <= n; i++ {
-		t := float64(i) / float64(n)
-		img.SetRGBA(int(math.Round(x1+t*(x2-x1))), int(math.Round(y1+t*(y2-y1))), c)
+	if f == fillTint {
+		c.FillPolygon(tint(col, 0.3), rectPoints(r))
+		c.StrokeLines(draw.LineStyle{Color: col, Width: 0.8}, append(rectPoints(r), r.Min))
+		return
+	}
+	c.FillPolygon(col, rectPoints(r))
+	h, y := r.Max.Y-r.Min.Y, (r.Min.Y+r.Max.Y)/2
+	overlay := func(width vg.Length, dashes ...vg.Length) {
+		c.StrokeLine2(draw.LineStyle{Color: white, Width: width, Dashes: dashes}, r.Min.X, y, r.Max.X, y)
+	}
+	switch f {
+	case fillStripes:
+		overlay(h, 0.8, 2.2)
+	case fillLine:
+		overlay(h / 4)
+	case fillDots:
+		overlay(h/4, h/4, h/4)
+	case fillGrid:
+		overlay(h, 0.8, 2.2)
+		overlay(h / 6)
 	}
 }
+
+// tint is c moved towards white, keeping f of it.
+func tint(c color.RGBA, f float64) color.RGBA {
+	m := func(v uint8) uint8 { return uint8(math.Round(255 + (float64(v)-255)*f)) }
+	return color.RGBA{m(c.R), m(c.G), m(c.B), 255}
+}
+
+func rectPoints(r vg.Rectangle) []vg.Point {
+	return []vg.Point{r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}}
+}
+
+// A block is a part of a chart, w by h points, drawn in the canvas it is
+// given (its own rectangle, left-aligned).
+type block struct {
+	w, h vg.Length
+	draw func(c draw.Canvas)
+}
+
+// margin surrounds the whole chart and separates its blocks.
+const margin = vg.Length(8)
+
+// figure stacks blocks from the top down and renders them.
+type figure []block
+
+func (f figure) size() (w, h vg.Length) {
+	for _, b := range f {
+		w = max(w, b.w)
+		h += b.h + margin
+	}
+	return w + 2*margin, h + margin
+}
+
+func (f figure) drawOn(c draw.Canvas) {
+	c.SetColor(white)
+	c.Fill(c.Rectangle.Path())
+	y := c.Max.Y - margin
+	for _, b := range f {
+		r := vg.Rectangle{Min: vg.Point{X: c.Min.X + margin, Y: y - b.h}, Max: vg.Point{X: c.Min.X + margin + b.w, Y: y}}
+		b.draw(draw.Canvas{Canvas: c.Canvas, Rectangle: r})
+		y -= b.h + margin
+	}
+}
+
+// render draws the figure as SVG and as PNG.
+func (f figure) render(name string) (ch Chart, err error) {
+	defer func() {
+		// gonum's back ends panic on what they cannot draw.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("draw chart %s: %v", name, r)
+		}
+	}()
+	w, h := f.size()
+	sv := vgsvg.New(w, h)
+	f.drawOn(draw.New(sv))
+	var s bytes.Buffer
+	if _, err := sv.WriteTo(&s); err != nil {
+		return Chart{}, fmt.Errorf("write chart %s as SVG: %w", name, err)
+	}
+	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(pngDPI))
+	f.drawOn(draw.New(img))
+	var p bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(&p); err != nil {
+		return Chart{}, fmt.Errorf("write chart %s as PNG: %w", name, err)
+	}
+	return Chart{Name: name, SVG: svgFallback(s.Bytes()), PNG: p.Bytes()}, nil
+}
+
+// svgFallback lets an SVG viewer without Liberation Sans use Arial, whose
+// letters have the same widths, so the layout holds.
+func svgFallback(svg []byte) []byte {
+	return bytes.ReplaceAll(svg, []byte("font-family:Liberation Sans;"), []byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif;"))
+}
+
+// textBlock is lines of text, one under the other.
+func textBlock(sty text.Style, lines ...string) block {
+	lh := sty.Font.Size * 1.3
+	var w vg.Length
+	for _, l := range lines {
+		w = max(w, sty.Width(l))
+	}
+	return block{w: w, h: lh * vg.Length(len(lines)), draw: func(c draw.Canvas) {
+		sty := sty
+		sty.YAlign = draw.YTop
+		for i, l := range lines {
+			c.FillText(sty, vg.Point{X: c.Min.X, Y: c.Max.Y - lh*vg.Length(i)}, l)
+		}
+	}}
+}
+
+// A legendEntry is a swatch drawn in a rectangle and its label.
+type legendEntry struct {
+	label  string
+	swatch func(c draw.Canvas, r vg.Rectangle)
+}
+
+// legendBlock lays the entries out in as many columns as fit in width.
+func legendBlock(entries []legendEntry, width vg.Length) block {
+	sty := textStyle(sans, 9, black)
+	const sw, gap, lh = vg.Length(16), vg.Length(4), vg.Length(12)
+	var colW vg.Length
+	for _, e := range entries {
+		colW = max(colW, sw+gap+sty.Width(e.label)+12)
+	}
+	cols := max(1, min(len(entries), int(width/colW)))
+	rows := (len(entries) + cols - 1) / cols
+	return block{w: colW * vg.Length(cols), h: lh * vg.Length(rows), draw: func(c draw.Canvas) {
+		sty := sty
+		sty.YAlign = draw.YCenter
+		for i, e := range entries {
+			x := c.Min.X + colW*vg.Length(i/rows)
+			y := c.Max.Y - lh*vg.Length(i%rows) - lh/2
+			e.swatch(c, vg.Rectangle{Min: vg.Point{X: x, Y: y - 4}, Max: vg.Point{X: x + sw, Y: y + 4}})
+			c.FillText(sty, vg.Point{X: x + sw + gap, Y: y}, e.label)
+		}
+	}}
+}
+
+// barSwatch and lineSwatch draw style j as the legend shows it.
+func barSwatch(j int) func(draw.Canvas, vg.Rectangle) {
+	return func(c draw.Canvas, r vg.Rectangle) { fillBar(c, r, j) }
+}
+
+func lineSwatch(j int) func(draw.Canvas, vg.Rectangle) {
+	return func(c draw.Canvas, r vg.Rectangle) {
+		y := (r.Min.Y + r.Max.Y) / 2
+		c.StrokeLine2(lineStyle(j), r.Min.X, y, r.Max.X, y)
+	}
+}
+
+// newPlot is a plot in the charts' fonts, without a title (the chart
+// prints its own).
+func newPlot() *plot.Plot {
+	p := plot.New()
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font = font.From(sans, 9)
+		a.Tick.Label.Font = font.From(sans, 8)
+		a.Tick.Label.Color = grey
+		a.Color = grey
+		a.Tick.Color = grey
+		a.Padding = 2
+	}
+	return p
+}
+
+// plotBlock is p with a data area of dataW by dataH points and room
+// right of it for labels that run past the data area (right).
+func plotBlock(p *plot.Plot, dataW, dataH, right vg.Length) block {
+	// The axes take the same room whatever the size: measure it once.
+	const probe = 1000
+	da := p.DataCanvas(draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: probe, Y: probe}}})
+	w := dataW + probe - (da.Max.X - da.Min.X)
+	h := dataH + probe - (da.Max.Y - da.Min.Y)
+	return block{w: w + right, h: h, draw: func(c draw.Canvas) {
+		c.Max.X -= right
+		p.Draw(c)
+	}}
+}
+
+// plotterFunc makes a plot.Plotter of a function.
+type plotterFunc func(c draw.Canvas, p *plot.Plot)
+
+func (f plotterFunc) Plot(c draw.Canvas, p *plot.Plot) { f(c, p) }

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"image/color"
 	"math"
@@ -9,6 +11,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/perfbench/perfbench/analysis"
 	"github.com/perfbench/perfbench/record"
@@ -17,30 +27,29 @@ import (
 // Chart is one chart, in both formats.
 type Chart struct {
 	// Name is the file name without extension: rqps_HOST_t1,
-	// heatmap_VERSION_HOST_t1, series_VERSION_STEP_HOST_t1.
+	// heatmap_VERSION_HOST_t1, series_VERSION_STEP_HOST_t1, in ASCII (accents
+	// dropped, other letters _); a name two charts would share gets a short
+	// hash of what the chart is about.
 	Name string
 	SVG  []byte
 	PNG  []byte
+	// Warnings say what the chart could not draw to scale; the chart's
+	// notes say it too.
+	Warnings []string
 }
 
-var (
-	black   = color.RGBA{0, 0, 0, 255}
-	grey    = color.RGBA{120, 120, 120, 255}
-	light   = color.RGBA{225, 225, 225, 255}
-	palette = []color.RGBA{
-		{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255},
-		{148, 103, 189, 255}, {140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255},
-	}
-)
-
+// fileToken is s in letters a file name keeps everywhere: ASCII letters
+// and digits, . - = +; accents are dropped (é is e) and anything else is _.
 func fileToken(s string) string {
 	return strings.Map(func(c rune) rune {
 		switch {
 		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '-', c == '=', c == '+':
 			return c
+		case unicode.Is(unicode.Mn, c):
+			return -1
 		}
 		return '_'
-	}, s)
+	}, norm.NFD.String(s))
 }
 
 func scopeName(sc analysis.Scope) string {
@@ -49,6 +58,29 @@ func scopeName(sc analysis.Scope) string {
 		h = "host"
 	}
 	return fileToken(h) + fmt.Sprintf("_t%d", sc.Threads)
+}
+
+// maxNameLen keeps chart file names (with ".svg") within the 255 bytes file
+// systems allow.
+const maxNameLen = 200
+
+// uniqueNames appends "_" and 8 hex digits of the hash of a chart's
+// identity to every name that two charts share (letters compared without
+// case, as macOS and Windows compare them) or that is too long, so that
+// no chart overwrites another.
+func uniqueNames(charts []Chart, ids []string) {
+	count := map[string]int{}
+	for _, c := range charts {
+		count[strings.ToLower(c.Name)]++
+	}
+	for i := range charts {
+		n := charts[i].Name
+		if count[strings.ToLower(n)] == 1 && len(n) <= maxNameLen {
+			continue
+		}
+		sum := sha256.Sum256([]byte(ids[i]))
+		charts[i].Name = n[:min(len(n), maxNameLen)] + "_" + hex.EncodeToString(sum[:4])
+	}
 }
 
 // Charts draws, for every scope: rQPS by step and version; for every
@@ -65,28 +97,36 @@ func Charts(recs []*record.Record, opt Options, counter string) ([]Chart, error)
 	}
 	b := &builder{c: c, opt: opt}
 	var out []Chart
-	add := func(name string, d *drawing) error {
-		if d == nil {
+	var ids []string
+	add := func(name, id string, f figure, warnings []string) error {
+		if f == nil {
 			return nil
 		}
-		p, err := d.png()
+		ch, err := f.render(name)
 		if err != nil {
-			return fmt.Errorf("draw %s: %w", name, err)
+			return err
 		}
-		out = append(out, Chart{Name: name, SVG: d.svg(), PNG: p})
+		for _, w := range warnings {
+			ch.Warnings = append(ch.Warnings, name+": "+w)
+		}
+		out = append(out, ch)
+		ids = append(ids, id)
 		return nil
 	}
 	for _, sc := range c.Scopes {
-		if err := add("rqps_"+scopeName(sc), b.rqpsChart(sc)); err != nil {
+		scope := fmt.Sprintf("%s\x00%d", sc.Host, sc.Threads)
+		f, warnings := b.rqpsChart(sc)
+		if err := add("rqps_"+scopeName(sc), "rqps\x00"+scope, f, warnings); err != nil {
 			return nil, err
 		}
 		for _, v := range c.Others() {
-			if err := add("heatmap_"+fileToken(v)+"_"+scopeName(sc), b.heatmap(sc, v)); err != nil {
+			if err := add("heatmap_"+fileToken(v)+"_"+scopeName(sc), "heatmap\x00"+v+"\x00"+scope, b.heatmap(sc, v), nil); err != nil {
 				return nil, err
 			}
 		}
 	}
 	for _, sc := range c.Scopes {
+		scope := fmt.Sprintf("%s\x00%d", sc.Host, sc.Threads)
 		for _, step := range c.Steps {
 			for _, v := range c.Versions {
 				s := c.Sample(analysis.Key(sc, v, step))
@@ -103,12 +143,13 @@ func Charts(recs []*record.Record, opt Options, counter string) ([]Chart, error)
 					continue
 				}
 				name := fmt.Sprintf("series_%s_%s_%s", fileToken(v), fileToken(step), scopeName(sc))
-				if err := add(name, seriesChart(withSeries, counter)); err != nil {
+				if err := add(name, "series\x00"+v+"\x00"+step+"\x00"+scope, seriesChart(withSeries, counter), nil); err != nil {
 					return nil, err
 				}
 			}
 		}
 	}
+	uniqueNames(out, ids)
 	return out, nil
 }
 
@@ -139,73 +180,165 @@ func chartTitle(title string, sc analysis.Scope) string {
 	return title
 }
 
+func titleBlock(title string) block { return textBlock(textStyle(sansBold, 11, black), title) }
+
+func notesBlock(lines []string) block { return textBlock(textStyle(sans, 8.5, grey), lines...) }
+
+// fmtChartRatio is fmtRatio, with 3 significant digits from a million up
+// (a ratio that large is a broken base, and its digits would fill the
+// chart).
+func fmtChartRatio(v float64) string {
+	if math.Abs(v) >= 1e6 && !math.IsInf(v, 0) {
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+	return fmtRatio(v)
+}
+
+// chartCell is the text of a ratio in a chart, and whether it has a value
+// that can be drawn: measured, finite, not negative. NaN prints as "-".
+func chartCell(c analysis.Cell, marked bool) (string, bool) {
+	if c.OK() && math.IsNaN(c.Value) {
+		return textNone, false
+	}
+	return markedText(c, fmtChartRatio, textNone, marked), c.OK() && !math.IsInf(c.Value, 0) && c.Value >= 0
+}
+
+// offScale says which rQPS bars rqpsLimit cuts.
+const offScale = "more than 10 times the median of the chart's bars and more than 10 (or more than 1e15)"
+
+// rqpsLimit is the largest rQPS drawn to scale: 10 times the median of the
+// values, at least 10 and at most 1e15 (so that the axis's ticks stay
+// finite). A bar beyond it (a base that barely ran) is cut at
+// the end of the axis with its value printed, so that it does not squash
+// the others to nothing.
+func rqpsLimit(values []float64) float64 {
+	if len(values) == 0 {
+		return 10
+	}
+	v := append([]float64(nil), values...)
+	sort.Float64s(v)
+	return min(1e15, 10*max(1, v[(len(v)-1)/2]))
+}
+
 // rqpsChart is a horizontal bar chart: a group of bars per step, one bar per
 // version, the value printed after each bar as the tables print it, and a
-// line at 1.0.
-func (b *builder) rqpsChart(sc analysis.Scope) *drawing {
+// line at 1.0. With more versions than colours each bar also names its
+// version.
+func (b *builder) rqpsChart(sc analysis.Scope) (figure, []string) {
 	others := b.c.Others()
 	steps := b.stepsIn(sc, false)
 	if len(others) == 0 || len(steps) == 0 {
-		return nil
+		return nil, nil
 	}
-	labelW := 80.0
-	for _, s := range steps {
-		labelW = math.Max(labelW, textWidth(s)+12)
-	}
-	const barH, top, plotW = 12.0, 50.0, 480.0
-	groupH := float64(len(others))*barH + 8
 	cells := make([][]analysis.Cell, len(steps))
 	var all []analysis.Cell
-	xmax := 1.2
+	var values []float64
 	for i, s := range steps {
 		for _, v := range others {
 			cell := b.c.ThroughputRatio(analysis.Key(sc, v, s))
 			cells[i] = append(cells[i], cell)
 			all = append(all, cell)
-			if cell.OK() && !math.IsInf(cell.Value, 0) {
-				xmax = math.Max(xmax, cell.Value)
+			if _, ok := chartCell(cell, false); ok {
+				values = append(values, cell.Value)
 			}
 		}
 	}
 	marked := anyCellTested(all)
-	keys := markerLegend(all, marked)
-	xmax = math.Ceil(xmax*5) / 5
-	plotH := float64(len(steps)) * groupH
-	d := &drawing{w: int(labelW + plotW + 110), h: int(top + plotH + 40 + 16*float64(len(others)+len(keys)) + 10)}
-	for _, k := range keys {
-		d.w = max(d.w, int(26+textWidth(k)+10))
+	limit := rqpsLimit(values)
+	xmax := 1.2
+	for _, v := range values {
+		if v <= limit {
+			xmax = max(xmax, v)
+		}
 	}
-	X := func(v float64) float64 { return labelW + v/xmax*plotW }
-	d.text(10, 20, chartTitle("Relative QPS vs "+b.c.Base, sc), -1, black)
-	for v := 0.0; v <= xmax+1e-9; v += 0.2 {
-		d.line(X(v), top-4, X(v), top+plotH, light)
-		d.text(X(v), top+plotH+16, fmt.Sprintf("%.1f", v), 0, grey)
-	}
-	d.line(X(1), top-8, X(1), top+plotH, black)
+	named := len(others) > len(palette)
+	label := textStyle(sans, 7.5, black)
+	label.YAlign = draw.YCenter
+	texts := make([][]string, len(steps))
+	drawn := make([][]bool, len(steps))
+	var right vg.Length
+	var warnings []string
 	for i, s := range steps {
-		y0 := top + float64(i)*groupH
-		d.text(labelW-6, y0+groupH/2+4, s, 1, black)
-		for j := range others {
-			cell := cells[i][j]
-			y := y0 + 4 + float64(j)*barH
-			txt := markedText(cell, fmtRatio, textNone, marked)
-			if cell.OK() && !math.IsInf(cell.Value, 0) {
-				d.rect(labelW, y, X(cell.Value)-labelW, barH-2, palette[j%len(palette)])
-				d.text(X(cell.Value)+4, y+barH-3, txt, -1, black)
-			} else {
-				d.text(labelW+4, y+barH-3, txt, -1, grey)
+		for j, v := range others {
+			t, ok := chartCell(cells[i][j], marked)
+			if named {
+				t += "  " + v
+			}
+			texts[i], drawn[i] = append(texts[i], t), append(drawn[i], ok)
+			right = max(right, label.Width(t)+12)
+			if ok && cells[i][j].Value > xmax {
+				warnings = append(warnings, fmt.Sprintf("rQPS of %s at %s is %s, %s: its bar is cut at the end of the axis", v, s, fmtChartRatio(cells[i][j].Value), offScale))
 			}
 		}
 	}
-	ly := top + plotH + 36
+
+	p := newPlot()
+	p.X.Min, p.X.Max = 0, xmax
+	p.X.Label.Text = "QPS relative to " + b.c.Base
+	p.Y.Min, p.Y.Max = -0.5, float64(len(steps))-0.5
+	names := make([]string, len(steps))
+	for i, s := range steps {
+		names[len(steps)-1-i] = s
+	}
+	p.NominalY(names...)
+	p.Y.Tick.Label.Color = black
+	p.Y.Tick.Label.Font = font.From(sans, 9)
+	grid := plotter.NewGrid()
+	grid.Horizontal.Color = nil
+	grid.Vertical.Color = light
+	const barH, groupGap = vg.Length(9), vg.Length(8)
+	n := len(others)
+	p.Add(grid, plotterFunc(func(c draw.Canvas, p *plot.Plot) {
+		trX, trY := p.Transforms(&c)
+		// One step is one unit of y: its bars fill all of it but the gap.
+		h := (trY(1) - trY(0) - groupGap) / vg.Length(n)
+		for i := range steps {
+			top := trY(float64(len(steps)-1-i)) + h*vg.Length(n)/2
+			for j := range others {
+				y1 := top - h*vg.Length(j)
+				y0 := y1 - h + 0.6
+				v := cells[i][j].Value
+				end := c.Min.X + 3
+				sty := label
+				if drawn[i][j] {
+					end = trX(min(v, xmax))
+					fillBar(c, vg.Rectangle{Min: vg.Point{X: trX(0), Y: y0}, Max: vg.Point{X: end, Y: y1}}, j)
+					if v > xmax {
+						cutMark(c, end, y0, y1)
+					}
+				} else {
+					sty.Color = grey
+				}
+				c.FillText(sty, vg.Point{X: end + 3, Y: (y0 + y1) / 2}, texts[i][j])
+			}
+		}
+		one := trX(1)
+		c.StrokeLine2(draw.LineStyle{Color: black, Width: 0.8}, one, c.Min.Y, one, c.Max.Y)
+	}))
+	plotH := vg.Length(len(steps)) * (vg.Length(n)*barH + groupGap)
+	body := plotBlock(p, 420, plotH, right)
+	var entries []legendEntry
 	for j, v := range others {
-		d.rect(10, ly+float64(j)*16-9, 10, 10, palette[j%len(palette)])
-		d.text(26, ly+float64(j)*16, v, -1, black)
+		entries = append(entries, legendEntry{label: v, swatch: barSwatch(j)})
 	}
-	for j, k := range keys {
-		d.text(26, ly+float64(len(others)+j)*16, k, -1, grey)
+	notes := markerLegend(all, marked)
+	if len(warnings) > 0 {
+		notes = append(notes, "//: a bar cut at the end of the axis, its value printed: "+offScale)
 	}
-	return d
+	f := figure{titleBlock(chartTitle("Relative QPS vs "+b.c.Base, sc)), body, legendBlock(entries, body.w)}
+	if len(notes) > 0 {
+		f = append(f, notesBlock(notes))
+	}
+	return f, warnings
+}
+
+// cutMark draws two white slashes across the end of a bar cut at x.
+func cutMark(c draw.Canvas, x, y0, y1 vg.Length) {
+	sty := draw.LineStyle{Color: white, Width: 1.5}
+	d := (y1 - y0) / 3
+	for _, dx := range []vg.Length{-8, -4} {
+		c.StrokeLine2(sty, x+dx-d, y0-1, x+dx+d, y1+1)
+	}
 }
 
 // anyCellTested reports whether any of the cells was tested for
@@ -234,7 +367,8 @@ func markerLegend(cells []analysis.Cell, marked bool) []string {
 		case analysis.Missing, analysis.NotComputable:
 			none = true
 		}
-		if !c.OK() {
+		if !c.OK() || math.IsNaN(c.Value) {
+			none = none || c.OK()
 			continue
 		}
 		same = same || (c.Tested && c.Same)
@@ -272,19 +406,15 @@ func heatColour(r float64, lowerBetter bool) color.RGBA {
 	if !lowerBetter {
 		t = -t
 	}
-	mix := func(to color.RGBA, f float64) color.RGBA {
-		m := func(a uint8) uint8 { return uint8(math.Round(255 + (float64(a)-255)*f)) }
-		return color.RGBA{m(to.R), m(to.G), m(to.B), 255}
-	}
 	if t > 0 {
-		return mix(color.RGBA{214, 39, 40, 255}, t)
+		return tint(palette[3], t)
 	}
-	return mix(color.RGBA{31, 119, 180, 255}, -t)
+	return tint(palette[0], -t)
 }
 
 // heatmap shows every counter-per-op ratio of a version against the base:
 // steps down, metrics across, the value in each cell as the tables print it.
-func (b *builder) heatmap(sc analysis.Scope, version string) *drawing {
+func (b *builder) heatmap(sc analysis.Scope, version string) figure {
 	var steps []string
 	for _, s := range b.stepsIn(sc, false) {
 		if b.c.Has(analysis.Key(sc, version, s)) {
@@ -311,16 +441,7 @@ func (b *builder) heatmap(sc analysis.Scope, version string) *drawing {
 	if len(metrics) == 0 || len(steps) == 0 {
 		return nil
 	}
-	labelW := 80.0
-	for _, s := range steps {
-		labelW = math.Max(labelW, textWidth(s)+12)
-	}
 	cells := make([][]analysis.Cell, len(steps))
-	texts := make([][]string, len(steps))
-	colW := make([]float64, len(metrics))
-	for j, m := range metrics {
-		colW[j] = textWidth(m) + 10
-	}
 	var all []analysis.Cell
 	for i, s := range steps {
 		for _, m := range metrics {
@@ -330,53 +451,68 @@ func (b *builder) heatmap(sc analysis.Scope, version string) *drawing {
 		}
 	}
 	marked := anyCellTested(all)
+	sty := textStyle(sans, 8, black)
+	sty.XAlign, sty.YAlign = draw.XCenter, draw.YCenter
+	texts := make([][]string, len(steps))
+	cellW := vg.Length(30)
 	for i := range steps {
 		for j := range metrics {
-			t := markedText(cells[i][j], fmtRatio, textNone, marked)
+			t, _ := chartCell(cells[i][j], marked)
 			texts[i] = append(texts[i], t)
-			colW[j] = math.Max(colW[j], textWidth(t)+10)
+			cellW = max(cellW, sty.Width(t)+8)
 		}
 	}
-	legendLines := []string{"red: more per operation than the base (IPC: less), blue: the reverse; full colour at 2x and 0.5x; grey: no ratio, or 1 for two zeros"}
-	if devs := b.devices(heatKeys(b, sc, version, steps)); len(devs) > 0 && (contains(metrics, analysis.ReadsPerOp) || contains(metrics, analysis.WritesPerOp)) {
-		legendLines = append(legendLines, "r/o: device-wide, every process on "+strings.Join(devs, ", ")+", not only the server")
-	}
-	legendLines = append(legendLines, markerLegend(all, marked)...)
-	const rowH, top = 18.0, 56.0
-	total := labelW
-	for _, w := range colW {
-		total += w
-	}
-	d := &drawing{w: int(total + 20), h: int(top + rowH*float64(len(steps)) + 24 + 16*float64(len(legendLines)))}
-	for _, l := range legendLines {
-		d.w = max(d.w, int(10+textWidth(l)+10))
-	}
-	d.text(10, 20, chartTitle(version+": ratio to "+b.c.Base+" per operation", sc), -1, black)
-	x := labelW
-	for j, m := range metrics {
-		d.text(x+colW[j]/2, top-8, m, 0, black)
-		x += colW[j]
-	}
+	const cellH = vg.Length(15)
+
+	p := newPlot()
+	p.X.Min, p.X.Max = -0.5, float64(len(metrics))-0.5
+	p.Y.Min, p.Y.Max = -0.5, float64(len(steps))-0.5
+	p.NominalX(metrics...)
+	names := make([]string, len(steps))
 	for i, s := range steps {
-		y := top + float64(i)*rowH
-		d.text(labelW-6, y+rowH-5, s, 1, black)
-		x := labelW
-		for j, m := range metrics {
-			cell := cells[i][j]
-			bg := light
-			fg := grey
-			if cell.OK() && !math.IsInf(cell.Value, 0) && cell.Value > 0 && !cell.BothZero {
-				bg, fg = heatColour(cell.Value, analysis.LowerIsBetter(m)), black
-			}
-			d.rect(x+1, y+1, colW[j]-2, rowH-2, bg)
-			d.text(x+colW[j]/2, y+rowH-5, texts[i][j], 0, fg)
-			x += colW[j]
+		names[len(steps)-1-i] = s
+	}
+	p.NominalY(names...)
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Tick.Label.Color = black
+		a.Tick.Label.Font = font.From(sans, 8.5)
+		a.Padding = 2 // a name is never wider than its column unless rotated
+	}
+	for _, m := range metrics {
+		if p.X.Tick.Label.Width(m) > cellW-4 {
+			// Names wider than the cells run down to the left of their
+			// column.
+			p.X.Tick.Label.Rotation = math.Pi / 4
+			p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
+			break
 		}
 	}
-	for i, l := range legendLines {
-		d.text(10, top+rowH*float64(len(steps))+24+16*float64(i), l, -1, grey)
+	p.Add(plotterFunc(func(c draw.Canvas, p *plot.Plot) {
+		trX, trY := p.Transforms(&c)
+		for i := range steps {
+			y := float64(len(steps) - 1 - i)
+			for j, m := range metrics {
+				cell := cells[i][j]
+				bg, fg := light, grey
+				if _, ok := chartCell(cell, marked); ok && cell.Value > 0 && !cell.BothZero {
+					bg, fg = heatColour(cell.Value, analysis.LowerIsBetter(m)), black
+				}
+				x := float64(j)
+				r := vg.Rectangle{Min: vg.Point{X: trX(x-0.5) + 0.5, Y: trY(y-0.5) + 0.5}, Max: vg.Point{X: trX(x+0.5) - 0.5, Y: trY(y+0.5) - 0.5}}
+				c.FillPolygon(bg, rectPoints(r))
+				sty := sty
+				sty.Color = fg
+				c.FillText(sty, vg.Point{X: trX(x), Y: trY(y)}, texts[i][j])
+			}
+		}
+	}))
+	body := plotBlock(p, cellW*vg.Length(len(metrics)), cellH*vg.Length(len(steps)), 0)
+	notes := []string{"red: more per operation than the base (IPC: less), blue: the reverse; full colour at 2x and 0.5x; grey: no ratio, or 1 for two zeros"}
+	if devs := b.devices(heatKeys(b, sc, version, steps)); len(devs) > 0 && (contains(metrics, analysis.ReadsPerOp) || contains(metrics, analysis.WritesPerOp)) {
+		notes = append(notes, "r/o: device-wide, every process on "+strings.Join(devs, ", ")+", not only the server")
 	}
-	return d
+	notes = append(notes, markerLegend(all, marked)...)
+	return figure{titleBlock(chartTitle(version+": ratio to "+b.c.Base+" per operation", sc)), body, notesBlock(notes)}
 }
 
 // heatKeys are the keys behind a heat map: the version's and the base's at
@@ -390,45 +526,11 @@ func heatKeys(b *builder, sc analysis.Scope, version string, steps []string) []r
 	return keys
 }
 
-// niceTop is the smallest round number at or above v (1, 2, 4, 6 or 8 times
-// a power of ten), so that the axis ticks at 0, half of it and it are round
-// too.
-func niceTop(v float64) float64 {
-	if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return 1
-	}
-	p := math.Pow(10, math.Floor(math.Log10(v)))
-	for _, m := range []float64{1, 2, 4, 6, 8, 10} {
-		if top := m * p; top >= v*(1-1e-12) {
-			return top
-		}
-	}
-	return 10 * p
-}
-
-// secondStep is the distance between x ticks: whole seconds, at most about
-// 10 ticks over tmax seconds.
-func secondStep(tmax float64) float64 {
-	for _, s := range []float64{1, 2, 5, 10, 15, 30, 60, 120, 300, 600} {
-		if tmax/s <= 10 {
-			return s
-		}
-	}
-	return 60 * math.Ceil(tmax/600)
-}
-
-// tickLabel prints an axis value without float noise: 0.5, 20000, 1.2e+06.
-func tickLabel(v float64) string {
-	if v != 0 && (math.Abs(v) >= 1e6 || math.Abs(v) < 1e-3) {
-		return strconv.FormatFloat(v, 'g', 3, 64)
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
-}
-
 // seriesChart plots, for each second of the windows of one version and
 // step, the operations per second and the counter per operation, in two
-// panels, one line per repeat.
-func seriesChart(recs []*record.Record, counter string) *drawing {
+// panels, one line per repeat. Points without a finite value break the
+// line.
+func seriesChart(recs []*record.Record, counter string) figure {
 	if counter == "" {
 		counter = "instructions"
 	}
@@ -449,11 +551,6 @@ func seriesChart(recs []*record.Record, counter string) *drawing {
 		counter = names[0]
 		has = true
 	}
-	const left, top, plotW, panelH, gap = 70.0, 56.0, 560.0, 130.0, 50.0
-	panels := 1
-	if has {
-		panels = 2
-	}
 	first := recs[0]
 	var reps []string
 	for _, r := range recs {
@@ -466,87 +563,105 @@ func seriesChart(recs []*record.Record, counter string) *drawing {
 	if s := scopeText(first.Host, first.Threads); s != "" {
 		title += " (" + s + ")"
 	}
-	var legend []string
+	var legend []legendEntry
 	if len(recs) > 1 {
-		for _, r := range recs {
+		for j, r := range recs {
 			l := "repeat " + strconv.Itoa(r.Repeat)
 			if r.Outcome == record.OutcomePartial {
 				l += " (partial window)"
 			}
-			legend = append(legend, l)
+			legend = append(legend, legendEntry{label: l, swatch: lineSwatch(j)})
 		}
 	} else if first.Outcome == record.OutcomePartial {
 		title += ", partial window"
 	}
-	d := &drawing{w: int(math.Max(left+plotW+30, textWidth(title)+20)), h: int(top + float64(panels)*(panelH+gap) + 10 + 16*float64(len(legend)))}
-	d.text(10, 20, title, -1, black)
 	tmax := 0.0
 	for _, r := range recs {
 		for _, p := range r.Series {
-			tmax = math.Max(tmax, p.T)
+			if !math.IsInf(p.T, 0) && !math.IsNaN(p.T) {
+				tmax = max(tmax, p.T)
+			}
 		}
 	}
 	if tmax <= 0 {
 		tmax = 1
 	}
-	X := func(t float64) float64 { return left + t/tmax*plotW }
-	panel := func(i int, label string, val func(p record.Point) (float64, bool)) {
-		y0 := top + float64(i)*(panelH+gap)
+	panel := func(val func(p record.Point) (float64, bool)) *plot.Plot {
+		p := newPlot()
+		p.X.Min, p.X.Max = 0, tmax
+		grid := plotter.NewGrid()
+		grid.Horizontal.Color, grid.Vertical.Color = light, light
+		p.Add(grid)
 		vmax := 0.0
-		for _, r := range recs {
-			for _, p := range r.Series {
-				if v, ok := val(p); ok {
-					vmax = math.Max(vmax, v)
-				}
-			}
-		}
-		ytop := niceTop(vmax)
-		Y := func(v float64) float64 { return y0 + panelH - v/ytop*panelH }
-		d.text(left, y0-8, label, -1, black)
-		d.line(left, y0, left, y0+panelH, grey)
-		d.line(left, y0+panelH, left+plotW, y0+panelH, grey)
-		for _, v := range []float64{0, ytop / 2, ytop} {
-			d.line(left-3, Y(v), left+plotW, Y(v), light)
-			d.text(left-6, Y(v)+4, tickLabel(v), 1, grey)
-		}
-		step := secondStep(tmax)
-		for t := 0.0; t <= tmax+1e-9; t += step {
-			d.text(X(t), y0+panelH+16, tickLabel(t)+"s", 0, grey)
-		}
 		for j, r := range recs {
-			col := palette[j%len(palette)]
-			var run [][2]float64
-			for _, p := range r.Series {
-				v, ok := val(p)
-				if !ok {
-					d.polyline(run, col)
-					run = nil
+			var run plotter.XYs
+			flush := func() {
+				switch ls := lineStyle(j); len(run) {
+				case 0:
+				case 1: // a second between gaps: a dot
+					p.Add(&plotter.Scatter{XYs: run, GlyphStyle: draw.GlyphStyle{Color: ls.Color, Radius: 1.5, Shape: draw.CircleGlyph{}}})
+				default:
+					p.Add(&plotter.Line{XYs: run, LineStyle: ls})
+				}
+				run = nil
+			}
+			for _, pt := range r.Series {
+				v, ok := val(pt)
+				if !ok || math.IsNaN(v) || math.IsInf(v, 0) || math.IsNaN(pt.T) || math.IsInf(pt.T, 0) {
+					flush()
 					continue
 				}
-				run = append(run, [2]float64{X(p.T), Y(v)})
+				vmax = max(vmax, v)
+				run = append(run, plotter.XY{X: pt.T, Y: v})
 			}
-			d.polyline(run, col)
+			flush()
 		}
+		p.Y.Min, p.Y.Max = 0, vmax
+		if vmax <= 0 {
+			p.Y.Max = 1
+		}
+		return p
 	}
-	panel(0, "operations per second", func(p record.Point) (float64, bool) {
-		if p.Seconds <= 0 {
-			return 0, false
-		}
-		return p.Ops / p.Seconds, true
-	})
+	panels := []*plot.Plot{panel(func(p record.Point) (float64, bool) {
+		return p.Ops / p.Seconds, p.Seconds > 0
+	})}
+	labels := []string{"operations per second"}
 	if has {
-		panel(1, counter+" per operation", func(p record.Point) (float64, bool) {
+		panels = append(panels, panel(func(p record.Point) (float64, bool) {
 			v, ok := p.Counters[counter]
-			if !ok || p.Ops <= 0 {
-				return 0, false
-			}
-			return v / p.Ops, true
-		})
+			return v / p.Ops, ok && p.Ops > 0
+		}))
+		labels = append(labels, counter+" per operation")
 	}
-	ly := top + float64(panels)*(panelH+gap)
-	for j, l := range legend {
-		d.rect(10, ly+float64(j)*16-9, 10, 10, palette[j%len(palette)])
-		d.text(26, ly+float64(j)*16, l, -1, black)
+	panels[len(panels)-1].X.Label.Text = "seconds into the window"
+	f := figure{titleBlock(title), panelsBlock(panels, labels, 420, 110)}
+	if len(legend) > 0 {
+		f = append(f, legendBlock(legend, f[1].w))
 	}
-	return d
+	return f
+}
+
+// panelsBlock stacks plots of the same x axis, their data areas dataW by
+// dataH and aligned, each under its label.
+func panelsBlock(panels []*plot.Plot, labels []string, dataW, dataH vg.Length) block {
+	var w, h vg.Length
+	for _, p := range panels {
+		b := plotBlock(p, dataW, dataH, 0)
+		w, h = max(w, b.w), max(h, b.h)
+	}
+	sty := textStyle(sans, 9, black)
+	head := sty.Height("M") + 4
+	tile := h + head
+	return block{w: w, h: tile * vg.Length(len(panels)), draw: func(c draw.Canvas) {
+		rows := make([][]*plot.Plot, len(panels))
+		for i, p := range panels {
+			rows[i] = []*plot.Plot{p}
+		}
+		cs := plot.Align(rows, draw.Tiles{Rows: len(panels), Cols: 1, PadTop: head, PadY: head}, c)
+		for i, p := range panels {
+			da := p.DataCanvas(cs[i][0])
+			c.FillText(sty, vg.Point{X: da.Min.X, Y: cs[i][0].Max.Y + 4}, labels[i])
+			p.Draw(cs[i][0])
+		}
+	}}
 }

@@ -106,6 +106,11 @@ Examples:
 					if err != nil {
 						return err
 					}
+					for _, ch := range charts {
+						for _, w := range ch.Warnings {
+							fmt.Fprintf(e.stderr, "perfbench report: warning: chart %s\n", w)
+						}
+					}
 					fmt.Fprintf(e.stderr, "perfbench report: wrote %d charts in %s\n", len(paths), o.charts)
 				}
 				if o.out == "" {
