@@ -18,10 +18,10 @@ func TestParseEval(t *testing.T) {
 		expr string
 		want float64
 	}{
-		{"a + b * 2", 8},             // * before +
-		{"a - b - 1", -2},            // left to right
-		{"-a * b", -6},               // unary minus binds tightest
-		{"a + b if c else 10", 10},   // the condition is 0: else
+		{"a + b * 2", 8},              // * before +
+		{"a - b - 1", -2},             // left to right
+		{"-a * b", -6},                // unary minus binds tightest
+		{"a + b if c else 10", 10},    // the condition is 0: else
 		{"a + b if a > 1 else 10", 5}, // if takes the whole sum
 		{"1 if c else 2 if c else 3", 3},
 		{"d_ratio(a, c)", 0},
