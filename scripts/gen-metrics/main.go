@@ -13,7 +13,7 @@
 //	dpkg-deb -x linux-source-6.1_6.1.187-1_all.deb deb61
 //	tar -xJf deb61/usr/src/linux-source-6.1.tar.xz linux-source-6.1/Makefile linux-source-6.1/tools/perf/pmu-events
 //
-// and the same for linux-source-6.12=6.12.117-1 (trixie). Nothing of
+// and the same for linux-source-6.12=6.12.117-1 (Debian 13, trixie). Nothing of
 // those trees is committed; the generated file records the release and
 // folder of every set.
 //
