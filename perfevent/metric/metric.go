@@ -140,37 +140,20 @@ func (s *Set) Event(name string) *Event {
 // Needs returns the events metric name reads, directly or through other
 // metrics, sorted and without repeats.
 func (s *Set) Needs(name string) []string {
-	seen := map[string]bool{}
-	var events []string
-	var visit func(string)
-	visit = func(n string) {
-		m := s.Metric(n)
-		if m == nil || seen["metric:"+m.Name] {
-			return
-		}
-		seen["metric:"+m.Name] = true
-		m.Expr.Walk(func(e *Expr) {
-			switch e.Op {
-			case OpMetric:
-				visit(e.Name)
-			case OpEvent, OpSourceCount, OpHasEvent:
-				if !seen[e.Name] {
-					seen[e.Name] = true
-					events = append(events, e.Name)
-				}
-			}
-		})
-	}
-	visit(name)
-	sort.Strings(events)
-	return events
+	return s.reads(name, func(o Op) bool { return o == OpEvent || o == OpSourceCount || o == OpHasEvent })
 }
 
 // Literals returns the #literals metric name reads, directly or through
 // other metrics.
 func (s *Set) Literals(name string) []string {
+	return s.reads(name, func(o Op) bool { return o == OpLiteral })
+}
+
+// reads collects the names of the nodes of metric name, and of the metrics
+// it refers to, whose operation is wanted.
+func (s *Set) reads(name string, wanted func(Op) bool) []string {
 	seen := map[string]bool{}
-	var lits []string
+	var names []string
 	var visit func(string)
 	visit = func(n string) {
 		m := s.Metric(n)
@@ -179,20 +162,18 @@ func (s *Set) Literals(name string) []string {
 		}
 		seen["metric:"+m.Name] = true
 		m.Expr.Walk(func(e *Expr) {
-			switch e.Op {
-			case OpMetric:
+			switch {
+			case e.Op == OpMetric:
 				visit(e.Name)
-			case OpLiteral:
-				if !seen[e.Name] {
-					seen[e.Name] = true
-					lits = append(lits, e.Name)
-				}
+			case wanted(e.Op) && !seen[e.Name]:
+				seen[e.Name] = true
+				names = append(names, e.Name)
 			}
 		})
 	}
 	visit(name)
-	sort.Strings(lits)
-	return lits
+	sort.Strings(names)
+	return names
 }
 
 // ErrCycle is returned for a metric that refers to itself.
