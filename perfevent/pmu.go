@@ -33,10 +33,11 @@ type System struct {
 
 // CPUInfo is the part of /proc/cpuinfo that decides counter budgets.
 type CPUInfo struct {
-	Vendor string // "GenuineIntel", "AuthenticAMD", ...
-	Family int
-	Model  int
-	Flags  []string // sorted
+	Vendor   string // "GenuineIntel", "AuthenticAMD", ...
+	Family   int
+	Model    int
+	Stepping int
+	Flags    []string // sorted
 }
 
 // HasFlag reports whether /proc/cpuinfo lists flag.

@@ -164,6 +164,8 @@ func ParseCPUInfo(b []byte) CPUInfo {
 			c.Family, _ = strconv.Atoi(v)
 		case "model":
 			c.Model, _ = strconv.Atoi(v)
+		case "stepping":
+			c.Stepping, _ = strconv.Atoi(v)
 		case "flags":
 			c.Flags = strings.Fields(v)
 			sort.Strings(c.Flags)

@@ -95,3 +95,87 @@ func TestEventsFlags(t *testing.T) {
 		t.Errorf("extra argument: exit %d", code)
 	}
 }
+
+// TestEventsMetrics runs perfbench events --metrics for this machine and for
+// another CPU given with --cpuid.
+func TestEventsMetrics(t *testing.T) {
+	sys, err := perfevent.LoadSystem("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "events", "--metrics")
+	if code != exitOK {
+		t.Fatalf("events --metrics: exit %d, stderr %q", code, errs)
+	}
+	if !strings.Contains(out, "metric set ") && !strings.Contains(out, "perfbench has no metric set for cpu ") {
+		t.Errorf("events --metrics names no set:\n%s", out)
+	}
+
+	code, out, errs = runCLI(t, "events", "--metrics", "--cpuid", "GenuineIntel-6-8F-0", "--format", "json")
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	var r struct {
+		Set     string `json:"set"`
+		Source  string `json:"source"`
+		HasPMU  bool   `json:"hardware_pmu"`
+		Metrics []struct {
+			Name       string   `json:"name"`
+			Level      string   `json:"level"`
+			Events     []string `json:"events"`
+			Computable bool     `json:"computable"`
+		} `json:"metrics"`
+		Events []struct {
+			Name, Spelling string
+			Opens          bool
+			Reason         string
+		} `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if r.Set != "sapphirerapids" || r.Source != "Linux 6.1.187 tools/perf/pmu-events/arch/x86/sapphirerapids v1.06" {
+		t.Errorf("set %q from %q", r.Set, r.Source)
+	}
+	levels := map[string]int{}
+	for _, m := range r.Metrics {
+		levels[m.Level]++
+		if len(m.Events) == 0 {
+			t.Errorf("%s reads no event", m.Name)
+		}
+		if !sys.HasHardwarePMU() && m.Computable {
+			t.Errorf("%s computable on a machine without a PMU", m.Name)
+		}
+	}
+	if levels["topdown-l1"] != 4 || levels["topdown-l2"] != 8 || levels["architectural"] == 0 {
+		t.Errorf("levels %v, want 4 topdown-l1, 8 topdown-l2 and architectural metrics", levels)
+	}
+	for _, e := range r.Events {
+		if e.Opens == (e.Reason != "") {
+			t.Errorf("%s: opens %v, reason %q", e.Name, e.Opens, e.Reason)
+		}
+	}
+
+	code, out, _ = runCLI(t, "events", "--metrics", "--cpuid", "GenuineIntel-6-8F-0")
+	if code != exitOK || !strings.Contains(out, "tma_frontend_bound") || !strings.Contains(out, "note: topdown-* events count only in one group led by slots") {
+		t.Errorf("text output (exit %d):\n%s", code, out)
+	}
+	if !sys.HasHardwarePMU() && !strings.Contains(out, "this machine has no hardware PMU: 0 of 24 metrics can be computed here") {
+		t.Errorf("text output does not say the metrics cannot be computed without a PMU:\n%s", out)
+	}
+
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"events", "--cpuid", "GenuineIntel-6-8F-0"}, exitUsage, "--cpuid goes with --metrics"},
+		{[]string{"events", "--metrics", "--cpuid", "skylake"}, exitUsage, "is not a perf cpuid string"},
+		{[]string{"events", "--metrics", "--cpuid", "GenuineIntel-6-FF-0"}, exitFailure, "no metric set for cpu GenuineIntel-6-FF-0"},
+	} {
+		code, _, errs := runCLI(t, c.args...)
+		if code != c.code || !strings.Contains(errs, c.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, errs, c.code, c.msg)
+		}
+	}
+}
