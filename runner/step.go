@@ -385,31 +385,52 @@ func (r *runner) logPath(it plan.Item) string {
 }
 
 // setAside moves the Record (and load log and profile) an earlier run left
-// for a measurement that runs again (a failed or partial one, with
-// --resume) into a hidden .replaced/ folder next to it: Records are never
-// rewritten, and readers of the folder skip hidden ones.
+// for a measurement that runs again (a failed or partial one, or a file
+// there that is not its Record, with --resume) into a hidden .replaced/
+// folder next to it: Records are never rewritten, and readers of the folder
+// skip hidden ones.
 func (r *runner) setAside(it plan.Item) {
-	l, ok := r.existing[it.ID]
-	if !ok {
+	var path string
+	var when time.Time
+	if l, ok := r.existing[it.ID]; ok {
+		path, when = l.Path, l.Record.Provenance.Written
+	} else if p, ok := r.unreadable[it.ID]; ok {
+		path = p
+		if fi, err := os.Stat(p); err == nil {
+			when = fi.ModTime()
+		}
+	} else {
 		return
 	}
-	stamp := l.Record.Provenance.Written.UTC().Format("20060102T150405Z")
-	for _, p := range []string{l.Path, r.logPath(it), r.profilePath(it)} {
+	_, unreadable := r.unreadable[it.ID]
+	stamp := when.UTC().Format("20060102T150405Z")
+	for _, p := range []string{path, r.logPath(it), r.profilePath(it)} {
 		if _, err := os.Stat(p); err != nil {
 			continue
 		}
 		dir := filepath.Join(filepath.Dir(p), ".replaced")
-		if err := os.MkdirAll(dir, 0o755); err == nil {
-			base := filepath.Base(p)
-			ext := filepath.Ext(base)
-			if strings.HasSuffix(base, ".pb.gz") {
-				ext = ".pb.gz"
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			r.prog.printf("perfbench run: warning: keep the earlier %s: %v", p, err)
+			continue
+		}
+		base := filepath.Base(p)
+		ext := filepath.Ext(base)
+		if strings.HasSuffix(base, ".pb.gz") {
+			ext = ".pb.gz"
+		}
+		to := filepath.Join(dir, strings.TrimSuffix(base, ext)+"."+stamp+ext)
+		for n := 2; ; n++ {
+			if _, err := os.Lstat(to); errors.Is(err, os.ErrNotExist) {
+				break
 			}
-			err = os.Rename(p, filepath.Join(dir, strings.TrimSuffix(base, ext)+"."+stamp+ext))
-			if err != nil {
-				r.prog.printf("perfbench run: warning: keep the earlier %s: %v", p, err)
-			}
+			to = filepath.Join(dir, strings.TrimSuffix(base, ext)+"."+stamp+"-"+strconv.Itoa(n)+ext)
+		}
+		if err := os.Rename(p, to); err != nil {
+			r.prog.printf("perfbench run: warning: keep the earlier %s: %v", p, err)
+		} else if unreadable && p == path {
+			r.prog.printf("perfbench run: %s, which is not the Record of %s, is kept as %s", p, it.ID, to)
 		}
 	}
 	delete(r.existing, it.ID)
+	delete(r.unreadable, it.ID)
 }
