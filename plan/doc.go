@@ -45,6 +45,12 @@
 //
 // Durations are strings ("90s", "10m") or numbers of seconds.
 //
+// Every number has a bound, and a plan beyond one is refused with the line
+// and the bound: repeats 1 to 1000 (MaxRepeats), thread counts 1 to 100000,
+// durations up to 24h, tables up to 10000, table_size up to 2147483647,
+// ops_per up to 1e9, at most 100000 measurements (repeats × versions × steps
+// × thread counts) whose warm-ups and windows take at most 366 days.
+//
 // [data] — the data set and the load's credentials (all optional):
 //
 //	tables = 8            # sbtest1..sbtest8; default 1
