@@ -135,6 +135,11 @@ func WriteFileAtomic(path string, data []byte) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
+		// The temporary file's name says nothing to the user.
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Path == tmp {
+			err = pe.Err
+		}
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	// Best effort: some systems cannot sync a folder, and the read-back
