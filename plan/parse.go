@@ -231,6 +231,8 @@ type parser struct {
 	file  string
 	lines lineIndex
 	errs  Errors
+	// passwordSet: the plan sets data.password.
+	passwordSet bool
 }
 
 func (p *parser) errorf(key string, format string, args ...any) {
@@ -434,6 +436,10 @@ func (p *parser) data(plan *Plan, d *rawData, dir string) {
 	}
 	if d.Password != nil {
 		out.Password = *d.Password
+		p.passwordSet = out.Password != ""
+		if err := suite.CheckPassword(out.Password); err != nil {
+			p.wrapf("data.password", err, "%v", err)
+		}
 	}
 	if d.RandType != "" {
 		out.RandType = d.RandType
@@ -678,6 +684,7 @@ func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
 			p.errorf(key, "custom step %q has no command", c.Name)
 		}
 		p.checkCommand(k("command"), fmt.Sprintf("custom step %q", c.Name), c.Command, stepPlaceholders)
+		p.passwordOnCommandLine(plan, k("command"), c.Name, c.Command)
 		st := &Step{Label: c.Name, Command: c.Command, Ops: r.Ops, OpsPer: 1, Line: p.lines.line(key)}
 		st.Group = suite.GroupOf(c.Name)
 		switch suite.Group(c.Group) {
@@ -952,6 +959,23 @@ func (p *parser) checkSize(plan *Plan, repeatsSet bool) {
 	case window*runs > MaxPlanTime.Seconds():
 		p.errorf(key, "the plan's warm-ups and windows alone take %.0f days, at most %.0f: fewer repeats, steps or thread counts, or shorter durations",
 			window*runs/86400, MaxPlanTime.Hours()/24)
+	}
+}
+
+// passwordOnCommandLine warns of a custom step that gives a password the
+// plan sets to a command as an argument, where every local user can read it
+// (/proc/PID/cmdline). In a shell script {password} is an environment
+// variable, which the script can hand on in the environment (MYSQL_PWD).
+func (p *parser) passwordOnCommandLine(plan *Plan, key, name string, argv []string) {
+	if !p.passwordSet {
+		return
+	}
+	script := scriptIndex(argv)
+	for i, a := range argv {
+		if i != script && strings.Contains(a, "{password}") {
+			plan.Warnings = append(plan.Warnings, fmt.Sprintf("custom step %s (line %d) puts {password} on a command line, where every local user can read it while it runs: in a shell script it stays in the environment (sh -c 'MYSQL_PWD={password} mariadb ...')", name, p.lines.line(key)))
+			return
+		}
 	}
 }
 

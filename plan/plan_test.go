@@ -341,9 +341,9 @@ port = 3306
 		bulk.Duration != time.Minute || !reflect.DeepEqual(bulk.Threads, []int{8}) || bulk.Line != 10 {
 		t.Errorf("bulk-insert: %+v", bulk)
 	}
-	argv, err := Expand(bulk.Command, map[string]string{"threads": "8"})
-	if err != nil || !reflect.DeepEqual(argv, []string{"loader", "--threads=8"}) {
-		t.Errorf("Expand = %q, %v", argv, err)
+	c, err := Expand(bulk.Command, map[string]string{"threads": "8"})
+	if err != nil || !reflect.DeepEqual(c.Argv, []string{"loader", "--threads=8"}) || !reflect.DeepEqual(c.Shown, c.Argv) || c.Env != nil {
+		t.Errorf("Expand = %q, %v", c, err)
 	}
 	if _, err := Expand(mixed.Command, map[string]string{}); err == nil || !strings.Contains(err.Error(), "no value for {time}") {
 		t.Errorf("Expand without a value: %v", err)
@@ -415,7 +415,7 @@ func TestExamples(t *testing.T) {
 			if it.Action != ActionMeasure || it.Step.Custom() {
 				continue
 			}
-			o := p.SysbenchOptions(it, suite.Options{ScriptDir: "/tmp/x", Socket: "/tmp/s"})
+			o := p.SysbenchOptions(it, suite.Options{ScriptDir: "/tmp/x", Socket: "/tmp/s", ConfigFile: "/tmp/c"})
 			if _, err := suite.Command(*it.Step.Suite, o); err != nil {
 				t.Errorf("%s: %s: %v", f, it.ID, err)
 			}

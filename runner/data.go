@@ -28,7 +28,11 @@ func (r *runner) loadData(ctx context.Context, s *server) error {
 	if err := s.ensure(ctx); err != nil {
 		return err
 	}
-	o := r.plan.SysbenchOptions(plan.Item{Action: plan.ActionLoad, Version: s.v}, s.conn)
+	o, removeOptions, err := withOptionFile(r.plan.SysbenchOptions(plan.Item{Action: plan.ActionLoad, Version: s.v}, s.conn))
+	if err != nil {
+		return err
+	}
+	defer removeOptions()
 	cleanup, err := suite.CleanupCommand(o)
 	if err != nil {
 		return err

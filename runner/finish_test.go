@@ -8,12 +8,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/perfbench/perfbench/plan"
 	"github.com/perfbench/perfbench/record"
+	"github.com/perfbench/perfbench/suite"
 )
 
 // TestRecordsNotWritten: Records the output folder cannot take (a disk that
@@ -162,5 +165,66 @@ socket = "/nonexistent/perfbench-test.sock"
 		if !bytes.Equal(b, future) && !bytes.Equal(b, truncated) {
 			t.Errorf("%s holds %q", k, b)
 		}
+	}
+}
+
+// TestStepCommandSecrets: a suite step's sysbench gets the plan's password
+// in a private option file, removed afterwards, never on its command line;
+// a custom step's shell script gets it in its environment, and its command
+// line as logs and Records show it has none of it.
+func TestStepCommandSecrets(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	const pw = `s3cr"t, $(touch x)`
+	p := parsePlan(t, `
+[data]
+password = 's3cr"t, $(touch x)'
+[steps]
+list = ["point-query", "mine"]
+[[steps.custom]]
+name = "mine"
+command = ["sh", "-c", "mariadb -u{user} -p'{password}' -e 'select 1'; sleep {time}"]
+[[version]]
+label = "a"
+socket = "/s"
+`)
+	r := &runner{plan: p, scripts: "/lua", tail: time.Second, out: "/o"}
+	s := &server{r: r, v: &p.Versions[0], conn: suite.Options{Host: "127.0.0.1", Port: 3306}}
+	for _, it := range p.Expand() {
+		if it.Action != plan.ActionMeasure {
+			continue
+		}
+		cmd, remove, err := r.stepCommand(s, it)
+		if err != nil {
+			t.Fatalf("%s: %v", it.ID, err)
+		}
+		for _, a := range append(append([]string(nil), cmd.Argv...), cmd.Shown...) {
+			if strings.Contains(a, "cr\"t") {
+				t.Errorf("%s: the password is on the command line: %q", it.ID, a)
+			}
+		}
+		if !it.Step.Custom() {
+			cfg := ""
+			for _, a := range cmd.Argv {
+				if v, ok := strings.CutPrefix(a, "--config-file="); ok {
+					cfg = v
+				}
+			}
+			fi, err := os.Stat(cfg)
+			if err != nil || fi.Mode().Perm() != 0o600 {
+				t.Fatalf("%s: option file %q: %v %v", it.ID, cfg, fi, err)
+			}
+			if b, _ := os.ReadFile(cfg); !strings.Contains(string(b), pw) {
+				t.Errorf("%s: the option file holds %q", it.ID, b)
+			}
+			remove()
+			if _, err := os.Stat(cfg); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%s: the option file stays: %v", it.ID, err)
+			}
+			continue
+		}
+		if !slices.Contains(cmd.Env, "PERFBENCH_PASSWORD="+pw) || !strings.Contains(cmd.Shown[2], "-p'***'") || !strings.Contains(cmd.Shown[2], "-usbtest") {
+			t.Errorf("custom step: env %q, shown %q", cmd.Env, cmd.Shown)
+		}
+		remove()
 	}
 }
