@@ -66,7 +66,8 @@ func (r *runner) loadData(ctx context.Context, s *server) error {
 		}
 		if c.ExitCode() != 0 {
 			b, _ := os.ReadFile(logPath)
-			return fmt.Errorf("%s ended with %s; %s ends:\n%s", strings.Join(measure.ScrubArgs(argv[:2]), " ")+" "+argv[len(argv)-1], c.DescribeExit(), logPath, indent(tailLines(b, 10)))
+			tail := tailLines(b, 10)
+			return fmt.Errorf("%s ended with %s%s; %s ends:\n%s", strings.Join(measure.ScrubArgs(argv[:2]), " ")+" "+argv[len(argv)-1], c.DescribeExit(), loadAccountHint(tail), logPath, indent(tail))
 		}
 	}
 	if err := s.setMarker(true); err != nil {

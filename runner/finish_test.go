@@ -17,6 +17,7 @@ import (
 	"github.com/perfbench/perfbench/plan"
 	"github.com/perfbench/perfbench/record"
 	"github.com/perfbench/perfbench/suite"
+	"github.com/perfbench/perfbench/sysbench"
 )
 
 // TestRecordsNotWritten: Records the output folder cannot take (a disk that
@@ -226,5 +227,20 @@ socket = "/s"
 			t.Errorf("custom step: env %q, shown %q", cmd.Env, cmd.Shown)
 		}
 		remove()
+	}
+}
+
+// TestLoadRefusedHint: a load the server refused names the plan's keys of
+// the load's account.
+func TestLoadRefusedHint(t *testing.T) {
+	res := &sysbench.Result{Fatal: []string{"FATAL: unable to connect to MySQL server on host '127.0.0.1', port 3306, aborting...",
+		"FATAL: error 1045: Access denied for user 'sbtest'@'localhost' (using password: YES)"}}
+	got := loadDetail(res, "/o/logs/x.txt")
+	if !strings.Contains(got, "(using password: YES) (the load's account was refused: check data.user and data.password of the plan) (output in /o/logs/x.txt)") {
+		t.Errorf("detail %q", got)
+	}
+	res.Fatal = []string{"FATAL: error 2013: Lost connection to server during query"}
+	if got := loadDetail(res, "/o/logs/x.txt"); strings.Contains(got, "data.password") {
+		t.Errorf("another failure blames the password: %q", got)
 	}
 }

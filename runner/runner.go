@@ -527,7 +527,10 @@ func (r *runner) loop(ctx context.Context, pending []plan.Item) (interrupted boo
 				if ctx.Err() != nil {
 					return true
 				}
-				r.prog.printf("perfbench run: load %s: %v", it.Version.Label, err)
+				// A server that did not start was said to at its start.
+				if s.startErr == nil || err != s.startErr {
+					r.prog.printf("perfbench run: load %s: %v", it.Version.Label, err)
+				}
 			}
 		case plan.ActionFlush:
 			r.prog.activity("flush " + it.Version.Label)

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -246,4 +248,50 @@ options = ["innodb_buffer_pool_size=64M"]
 		})
 	}
 	noServerLeft(t, serverPids(records(t, out))...)
+}
+
+// TestBusyPort: a managed version whose port another process listens on is
+// said once, in one line naming the port, the process and the plan's line,
+// not in the server's error log printed at the start and again at the load.
+func TestBusyPort(t *testing.T) {
+	needTools(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	p := parsePlan(t, `
+[run]
+warmup = "1s"
+duration = "1s"
+events = ["task-clock"]
+[data]
+table_size = 1000
+[steps]
+list = ["point-query"]
+[[version]]
+label = "a"
+basedir = "installed"
+port = `+strconv.Itoa(port)+`
+options = ["innodb_buffer_pool_size=64M"]
+`)
+	out := t.TempDir()
+	var progress syncBuffer
+	_, err = Run(context.Background(), p, testOptions(out, &progress))
+	said := progress.String()
+	t.Logf("progress:\n%s", said)
+	if !errors.Is(err, ErrStepsFailed) {
+		t.Errorf("run: %v, want ErrStepsFailed", err)
+	}
+	want := "perfbench run: start a: the port is in use: port " + strconv.Itoa(port) + " is taken by pid " + strconv.Itoa(os.Getpid()) +
+		" (" + filepath.Base(os.Args[0])[:min(15, len(filepath.Base(os.Args[0])))] + "); give version a (line 10 of the plan) another port, or none to let perfbench pick a free one\n"
+	before, _, _ := strings.Cut(said, "[1/1]")
+	if !strings.Contains(said, want) || strings.Count(before, "is taken") != 1 || strings.Contains(said, "[Note]") {
+		t.Errorf("want the cause once before the measurement, in one line:\n%s", want)
+	}
+	r := records(t, out)["a/point-query_range=100/t1/r1"]
+	if r == nil || r.Outcome != record.OutcomeFailed || strings.Contains(r.Error, "\n") || !strings.Contains(r.Error, "port "+strconv.Itoa(port)+" is taken") {
+		t.Errorf("the Record: %+v", r)
+	}
 }

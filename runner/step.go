@@ -312,7 +312,8 @@ func loadDetail(res *sysbench.Result, logPath string) string {
 	if len(said) == 0 {
 		return " (output in " + logPath + ")"
 	}
-	return ": " + strings.Join(said, "; ") + " (output in " + logPath + ")"
+	text := strings.Join(said, "; ")
+	return ": " + text + loadAccountHint(text) + " (output in " + logPath + ")"
 }
 
 // crashed marks rec failed because the server exited, with the end of its
