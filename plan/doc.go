@@ -95,7 +95,14 @@
 // then is stopped. Placeholders in it are replaced at run time: {host}
 // {port} {socket} {user} {password} {db} {tables} {table_size} {threads}
 // {warmup} {duration} {time} (warm-up + duration + a tail, whole seconds)
-// {out} {sysbench} {rand_type}.
+// {out} {sysbench} {rand_type}. In an argument a placeholder becomes its
+// value; in the script of sh -c (bash, dash, ... -c) it becomes an
+// environment variable ({password} is $PERFBENCH_PASSWORD) quoted where it
+// stands, so that the shell never reads a value as code (see Expand). Logs
+// and Records show {password} as ***. Given as an argument, a password is
+// on the command's command line for every local user to read, and the plan
+// warns; in a script, sh -c 'MYSQL_PWD={password} mariadb ...' keeps it in
+// the environment.
 //
 // Step groups follow the published rule: names with delete, insert, update
 // or write are writes, other names with point are point queries, the rest
