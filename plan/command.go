@@ -35,6 +35,8 @@ var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true
 //   - custom steps: {host} {port} {socket} {user} {password} {db} {tables}
 //     {table_size} {threads} {warmup} {duration} {time} (warm-up plus
 //     duration plus tail, whole seconds) {out} {sysbench} {rand_type}
+//     {sysbench_options} (a sysbench option file holding the password,
+//     for --config-file)
 //
 // In an argument a placeholder is replaced by its value as it is: no shell
 // reads it. In the script of a shell (sh -c SCRIPT, bash -ec SCRIPT, after

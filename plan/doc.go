@@ -95,7 +95,10 @@
 // then is stopped. Placeholders in it are replaced at run time: {host}
 // {port} {socket} {user} {password} {db} {tables} {table_size} {threads}
 // {warmup} {duration} {time} (warm-up + duration + a tail, whole seconds)
-// {out} {sysbench} {rand_type}. In an argument a placeholder becomes its
+// {out} {sysbench} {rand_type} {sysbench_options} (a sysbench option file
+// holding the password, readable by its owner alone and removed when the
+// step ends: give sysbench --config-file={sysbench_options} rather than
+// --mysql-password={password}). In an argument a placeholder becomes its
 // value; in the script of sh -c (bash, dash, ... -c) it becomes an
 // environment variable ({password} is $PERFBENCH_PASSWORD) quoted where it
 // stands, so that the shell never reads a value as code (see Expand). Logs

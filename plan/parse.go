@@ -579,7 +579,7 @@ func (p *parser) versions(plan *Plan, raws []rawVersion, dir string) {
 var (
 	lifecyclePlaceholders = []string{"basedir", "datadir", "socket", "port", "pid_file", "mycnf", "error_log", "out"}
 	stepPlaceholders      = []string{"host", "port", "socket", "user", "password", "db", "tables", "table_size",
-		"threads", "warmup", "duration", "time", "out", "sysbench", "rand_type"}
+		"threads", "warmup", "duration", "time", "out", "sysbench", "rand_type", "sysbench_options"}
 )
 
 var placeholderRE = regexp.MustCompile(`\{([^{}]*)\}`)
@@ -973,7 +973,7 @@ func (p *parser) passwordOnCommandLine(plan *Plan, key, name string, argv []stri
 	script := scriptIndex(argv)
 	for i, a := range argv {
 		if i != script && strings.Contains(a, "{password}") {
-			plan.Warnings = append(plan.Warnings, fmt.Sprintf("custom step %s (line %d) puts {password} on a command line, where every local user can read it while it runs: in a shell script it stays in the environment (sh -c 'MYSQL_PWD={password} mariadb ...')", name, p.lines.line(key)))
+			plan.Warnings = append(plan.Warnings, fmt.Sprintf("custom step %s (line %d) puts {password} on a command line, where every local user can read it while it runs: give sysbench --config-file={sysbench_options} instead; in a shell script it stays in the environment (sh -c 'MYSQL_PWD={password} mariadb ...')", name, p.lines.line(key)))
 			return
 		}
 	}

@@ -230,7 +230,7 @@ stop = ["x"]
 		`13: steps.list: unknown step "pont-query" (did you mean point-query?)`,
 		`15: steps.exclude: unknown step "nothing-like-it"`,
 		`17: steps.override.update-one: duration 0s must be positive`,
-		`20: custom step "mine": unknown placeholder {hots}: use {host}, {port}, {socket}, {user}, {password}, {db}, {tables}, {table_size}, {threads}, {warmup}, {duration}, {time}, {out}, {sysbench}, {rand_type}`,
+		`20: custom step "mine": unknown placeholder {hots}: use {host}, {port}, {socket}, {user}, {password}, {db}, {tables}, {table_size}, {threads}, {warmup}, {duration}, {time}, {out}, {sysbench}, {rand_type}, {sysbench_options}`,
 		`21: custom step "mine": group "reads": use point, range or writes`,
 		`23: version "a b": use letters, digits and . _ + = - in a label (at most 64), starting with a letter or digit`,
 		`25: version 2 has no label: give it one (it heads its column in the tables)`,

@@ -169,8 +169,9 @@ socket = "/nonexistent/perfbench-test.sock"
 	}
 }
 
-// TestStepCommandSecrets: a suite step's sysbench gets the plan's password
-// in a private option file, removed afterwards, never on its command line;
+// TestStepCommandSecrets: a suite step's sysbench, and a custom step's
+// {sysbench_options}, get the plan's password in a private option file,
+// removed afterwards, never on a command line;
 // a custom step's shell script gets it in its environment, and its command
 // line as logs and Records show it has none of it.
 func TestStepCommandSecrets(t *testing.T) {
@@ -180,10 +181,13 @@ func TestStepCommandSecrets(t *testing.T) {
 [data]
 password = 's3cr"t, $(touch x)'
 [steps]
-list = ["point-query", "mine"]
+list = ["point-query", "mine", "sb"]
 [[steps.custom]]
 name = "mine"
 command = ["sh", "-c", "mariadb -u{user} -p'{password}' -e 'select 1'; sleep {time}"]
+[[steps.custom]]
+name = "sb"
+command = ["sysbench", "--config-file={sysbench_options}", "oltp_point_select", "run"]
 [[version]]
 label = "a"
 socket = "/s"
@@ -203,7 +207,7 @@ socket = "/s"
 				t.Errorf("%s: the password is on the command line: %q", it.ID, a)
 			}
 		}
-		if !it.Step.Custom() {
+		if it.Step.Suite != nil || it.Step.Label == "sb" {
 			cfg := ""
 			for _, a := range cmd.Argv {
 				if v, ok := strings.CutPrefix(a, "--config-file="); ok {

@@ -493,7 +493,7 @@ list = ["sb-points"]
 [[steps.custom]]
 name = "sb-points"
 command = ["{sysbench}", "oltp_point_select", "--db-driver=mysql", "--mysql-socket={socket}",
-  "--mysql-user={user}", "--mysql-password={password}", "--mysql-db={db}",
+  "--mysql-user={user}", "--config-file={sysbench_options}", "--mysql-db={db}",
   "--tables={tables}", "--table-size={table_size}", "--threads={threads}",
   "--time={time}", "--report-interval=1", "run"]
 [[version]]

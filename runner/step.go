@@ -341,10 +341,11 @@ func (r *runner) abandoned(ctx context.Context, it plan.Item, format string, arg
 
 // stepCommand is the load's command line: sysbench for a suite step, the
 // plan's command with its placeholders filled for a custom one. The
-// password is never on it: a suite step's goes to a sysbench option file,
-// which remove deletes once the load has ended; a custom step's is in the
-// environment of its shell script, or, as an argument, where the plan put
-// it (the plan warned). Shown is the command line for logs and Records.
+// password is never on it: a suite step's goes to a sysbench option file
+// ({sysbench_options} of a custom step), which remove deletes once the load
+// has ended; a custom step's {password} is in the environment of its shell
+// script, or, as an argument, where the plan put it (the plan warned).
+// Shown is the command line for logs and Records.
 func (r *runner) stepCommand(s *server, it plan.Item) (cmd plan.Command, remove func(), err error) {
 	conn := s.conn
 	conn.ScriptDir = r.scripts
@@ -387,12 +388,21 @@ func (r *runner) stepCommand(s *server, it plan.Item) (cmd plan.Command, remove 
 	if values["socket"] == "" {
 		values["socket"] = o.Socket
 	}
+	remove = func() {}
+	if strings.Contains(strings.Join(it.Step.Command, " "), "{sysbench_options}") {
+		path, rm, err := suite.WriteConfig(o)
+		if err != nil {
+			return plan.Command{}, nil, err
+		}
+		values["sysbench_options"], remove = path, rm
+	}
 	cmd, err = plan.Expand(it.Step.Command, values, "password")
 	if err != nil {
+		remove()
 		return plan.Command{}, nil, err
 	}
 	cmd.Shown = measure.ScrubArgs(cmd.Shown)
-	return cmd, func() {}, nil
+	return cmd, remove, nil
 }
 
 // withOptionFile puts the password of o into a sysbench option file
