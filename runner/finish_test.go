@@ -131,7 +131,7 @@ socket = "/nonexistent/perfbench-test.sock"
 	var progress syncBuffer
 	_, err := Run(context.Background(), p, Options{Out: out, Progress: &progress})
 	if !errors.Is(err, ErrRecordsExist) || !strings.Contains(err.Error(), "a__point-query_range=100__t1__r1.json (record schema 7 is newer") ||
-		!strings.Contains(err.Error(), "and 1 more") || !strings.Contains(err.Error(), "--resume") {
+		!strings.Contains(err.Error(), "(and 1 more)") || !strings.Contains(err.Error(), "--resume") {
 		t.Errorf("run without --resume: %v", err)
 	}
 	for f, b := range files {
@@ -149,7 +149,7 @@ socket = "/nonexistent/perfbench-test.sock"
 	if err != nil || plan.Measurements(items) != 2 || len(r.unreadable) != 2 {
 		t.Fatalf("schedule with --resume: %d measurements, %d unreadable, %v", plan.Measurements(items), len(r.unreadable), err)
 	}
-	if n := strings.Count(progress.String(), "cannot be read as the Record of its measurement: it moves to records/.replaced/"); n != 2 {
+	if n := strings.Count(progress.String(), "is not the Record of its measurement: it moves to records/.replaced/"); n != 2 {
 		t.Errorf("said %d times that a file moves aside, want 2:\n%s", n, progress.String())
 	}
 	for _, it := range items {

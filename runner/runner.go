@@ -368,11 +368,15 @@ func (r *runner) findUnreadable(pending []plan.Item) error {
 		return nil
 	}
 	if !r.opts.Resume {
-		return fmt.Errorf("%w: %s in %s cannot be read as the Record of its measurement, and this run would replace it%s: move it out of the folder, or add --resume to keep it in records/.replaced/ and measure again",
-			ErrRecordsExist, found[0], r.recDir, more(len(found)-1))
+		also := ""
+		if len(found) > 1 {
+			also = fmt.Sprintf(" (and %d more)", len(found)-1)
+		}
+		return fmt.Errorf("%w: %s in %s is not the Record of its measurement%s, and this run would replace it: move it out of the folder, or add --resume to keep it in records/.replaced/ and measure again",
+			ErrRecordsExist, found[0], r.recDir, also)
 	}
 	for _, f := range found {
-		fmt.Fprintf(r.opts.Progress, "perfbench run: --resume: %s cannot be read as the Record of its measurement: it moves to records/.replaced/ when the measurement runs again\n", f)
+		fmt.Fprintf(r.opts.Progress, "perfbench run: --resume: %s is not the Record of its measurement: it moves to records/.replaced/ when the measurement runs again\n", f)
 	}
 	return nil
 }
