@@ -45,6 +45,12 @@
 //
 // Durations are strings ("90s", "10m") or numbers of seconds.
 //
+// Every number has a bound, and a plan beyond one is refused with the line
+// and the bound: repeats 1 to 1000 (MaxRepeats), thread counts 1 to 100000,
+// durations up to 24h, tables up to 10000, table_size up to 2147483647,
+// ops_per up to 1e9, at most 100000 measurements (repeats × versions × steps
+// × thread counts) whose warm-ups and windows take at most 366 days.
+//
 // [data] — the data set and the load's credentials (all optional):
 //
 //	tables = 8            # sbtest1..sbtest8; default 1
@@ -89,7 +95,17 @@
 // then is stopped. Placeholders in it are replaced at run time: {host}
 // {port} {socket} {user} {password} {db} {tables} {table_size} {threads}
 // {warmup} {duration} {time} (warm-up + duration + a tail, whole seconds)
-// {out} {sysbench} {rand_type}.
+// {out} {sysbench} {rand_type} {sysbench_options} (a sysbench option file
+// holding the password, readable by its owner alone and removed when the
+// step ends: give sysbench --config-file={sysbench_options} rather than
+// --mysql-password={password}). In an argument a placeholder becomes its
+// value; in the script of sh -c (bash, dash, ... -c) it becomes an
+// environment variable ({password} is $PERFBENCH_PASSWORD) quoted where it
+// stands, so that the shell never reads a value as code (see Expand). Logs
+// and Records show {password} as ***. Given as an argument, a password is
+// on the command's command line for every local user to read, and the plan
+// warns; in a script, sh -c 'MYSQL_PWD={password} mariadb ...' keeps it in
+// the environment.
 //
 // Step groups follow the published rule: names with delete, insert, update
 // or write are writes, other names with point are point queries, the rest

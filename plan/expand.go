@@ -3,7 +3,6 @@ package plan
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/perfbench/perfbench/record"
@@ -224,34 +223,4 @@ func (p *Plan) SysbenchOptions(it Item, conn suite.Options) suite.Options {
 		o.Extra = append(o.Extra, it.Step.ExtraArgs...)
 	}
 	return o
-}
-
-// Expand replaces the placeholders {name} of a command line (a custom
-// step's, a managed server's start or stop) with values. The placeholders a
-// plan accepts are checked when it is parsed:
-//
-//   - start and stop: {basedir} {datadir} {socket} {port} {pid_file}
-//     {mycnf} {error_log} {out}
-//   - custom steps: {host} {port} {socket} {user} {password} {db} {tables}
-//     {table_size} {threads} {warmup} {duration} {time} (warm-up plus
-//     duration plus tail, whole seconds) {out} {sysbench} {rand_type}
-//
-// A placeholder without a value is an error.
-func Expand(argv []string, values map[string]string) ([]string, error) {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		var missing []string
-		out[i] = placeholderRE.ReplaceAllStringFunc(a, func(m string) string {
-			name := m[1 : len(m)-1]
-			v, ok := values[name]
-			if !ok {
-				missing = append(missing, m)
-			}
-			return v
-		})
-		if len(missing) > 0 {
-			return nil, fmt.Errorf("command %q: no value for %s", strings.Join(argv, " "), strings.Join(missing, ", "))
-		}
-	}
-	return out, nil
 }

@@ -200,20 +200,20 @@ socket = "/s"
 	if it.Action != ActionMeasure {
 		t.Fatalf("item %+v", it)
 	}
-	o := p.SysbenchOptions(it, suite.Options{Socket: "/run/s.sock", ScriptDir: "/lua", Tail: time.Second})
+	o := p.SysbenchOptions(it, suite.Options{Socket: "/run/s.sock", ScriptDir: "/lua", Tail: time.Second, ConfigFile: "/tmp/c"})
 	argv, err := suite.Command(*it.Step.Suite, o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"sysbench", "/lua/perfbench_points.lua", "--db-driver=mysql", "--mysql-socket=/run/s.sock",
-		"--mysql-user=sbtest", "--mysql-password=sbtest", "--mysql-db=sbtest", "--tables=4", "--table-size=5000",
+		"--mysql-user=sbtest", "--config-file=/tmp/c", "--mysql-db=sbtest", "--tables=4", "--table-size=5000",
 		"--rand-type=uniform", "--threads=8", "--time=24", "--events=0", "--report-interval=2", "--range_size=100",
 		"--shape=hot-points", "--mysql-ignore-errors=all", "--percentile=99", "run"}
 	if !reflect.DeepEqual(argv, want) {
 		t.Errorf("argv:\n got %q\nwant %q", argv, want)
 	}
 	load := p.Expand()[0]
-	lo := p.SysbenchOptions(load, suite.Options{Socket: "/run/s.sock"})
+	lo := p.SysbenchOptions(load, suite.Options{Socket: "/run/s.sock", ConfigFile: "/tmp/c"})
 	argv, err = suite.PrepareCommand(lo)
 	if err != nil || argv[len(argv)-1] != "prepare" || !strings.Contains(strings.Join(argv, " "), "--tables=4 --table-size=5000") {
 		t.Errorf("prepare %q, %v", argv, err)

@@ -34,10 +34,13 @@ func (d *duration) UnmarshalTOML(v any) error {
 		}
 		d.d = t
 	case int64:
+		if x > maxSeconds || x < -maxSeconds {
+			return fmt.Errorf("%d seconds is not a duration perfbench takes (at most %s)", x, short(MaxDuration))
+		}
 		d.d = time.Duration(x) * time.Second
 	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 1e9 {
-			return fmt.Errorf("%v is not a duration", x)
+		if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > maxSeconds {
+			return fmt.Errorf("%v seconds is not a duration perfbench takes (at most %s)", x, short(MaxDuration))
 		}
 		d.d = time.Duration(x * float64(time.Second))
 	default:
@@ -46,6 +49,10 @@ func (d *duration) UnmarshalTOML(v any) error {
 	d.set = true
 	return nil
 }
+
+// maxSeconds bounds a duration given as a number of seconds before it is
+// multiplied into nanoseconds; the parser then applies MaxDuration.
+const maxSeconds = 1e9
 
 // profileFreq is a sampling frequency in Hz: a number (0 turns sampling
 // off) or a boolean (true samples at perfevent.DefaultSampleFreq).
@@ -224,6 +231,8 @@ type parser struct {
 	file  string
 	lines lineIndex
 	errs  Errors
+	// passwordSet: the plan sets data.password.
+	passwordSet bool
 }
 
 func (p *parser) errorf(key string, format string, args ...any) {
@@ -275,6 +284,7 @@ func (p *parser) parse(data []byte) *Plan {
 	p.data(plan, &raw.Data, dir)
 	p.versions(plan, raw.Version, dir)
 	p.steps(plan, &raw.Steps, &raw.Run)
+	p.checkSize(plan, raw.Run.Repeats != nil)
 
 	plan.Base = raw.Base
 	if plan.Base == "" && len(plan.Versions) > 0 {
@@ -365,15 +375,15 @@ func (p *parser) run(plan *Plan, r *rawRun) {
 	plan.Repeats = 1
 	if r.Repeats != nil {
 		plan.Repeats = *r.Repeats
-		if plan.Repeats < 1 {
-			p.errorf("run.repeats", "repeats is %d, must be at least 1", plan.Repeats)
+		if plan.Repeats < 1 || plan.Repeats > MaxRepeats {
+			p.errorf("run.repeats", "repeats is %d, must be 1 to %d", plan.Repeats, MaxRepeats)
 		}
 	}
 	plan.Interval = time.Second
 	if r.Interval.set {
 		plan.Interval = r.Interval.d
-		if plan.Interval < time.Second || plan.Interval%time.Second != 0 {
-			p.errorf("run.interval", "interval %v: use a whole number of seconds, at least 1 (sysbench reports every N seconds)", plan.Interval)
+		if plan.Interval < time.Second || plan.Interval > MaxDuration || plan.Interval%time.Second != 0 {
+			p.errorf("run.interval", "interval %v: use a whole number of seconds, 1s to %s (sysbench reports every N seconds)", plan.Interval, short(MaxDuration))
 		}
 	}
 	plan.Servers = ServersOneAtATime
@@ -387,9 +397,7 @@ func (p *parser) run(plan *Plan, r *rawRun) {
 	plan.FlushTimeout = 10 * time.Minute
 	if r.FlushTimeout.set {
 		plan.FlushTimeout = r.FlushTimeout.d
-		if plan.FlushTimeout <= 0 {
-			p.errorf("run.flush_timeout", "flush_timeout %v must be positive", plan.FlushTimeout)
-		}
+		p.checkDuration("run.flush_timeout", "", plan.FlushTimeout, true)
 	}
 	seen := map[string]bool{}
 	for _, e := range r.Events {
@@ -410,14 +418,14 @@ func (p *parser) data(plan *Plan, d *rawData, dir string) {
 		RandType: "uniform", Load: true, Sysbench: "sysbench", ExtraArgs: d.ExtraArgs}
 	if d.Tables != nil {
 		out.Tables = *d.Tables
-		if out.Tables < 1 {
-			p.errorf("data.tables", "tables is %d, must be at least 1", out.Tables)
+		if out.Tables < 1 || out.Tables > MaxTables {
+			p.errorf("data.tables", "tables is %d, must be 1 to %d", out.Tables, MaxTables)
 		}
 	}
 	if d.TableSize != nil {
 		out.TableSize = *d.TableSize
-		if out.TableSize < 1 {
-			p.errorf("data.table_size", "table_size is %d, must be at least 1", out.TableSize)
+		if out.TableSize < 1 || out.TableSize > MaxTableSize {
+			p.errorf("data.table_size", "table_size is %d, must be 1 to %d", out.TableSize, MaxTableSize)
 		}
 	}
 	if d.DB != "" {
@@ -428,6 +436,10 @@ func (p *parser) data(plan *Plan, d *rawData, dir string) {
 	}
 	if d.Password != nil {
 		out.Password = *d.Password
+		p.passwordSet = out.Password != ""
+		if err := suite.CheckPassword(out.Password); err != nil {
+			p.wrapf("data.password", err, "%v", err)
+		}
 	}
 	if d.RandType != "" {
 		out.RandType = d.RandType
@@ -567,7 +579,7 @@ func (p *parser) versions(plan *Plan, raws []rawVersion, dir string) {
 var (
 	lifecyclePlaceholders = []string{"basedir", "datadir", "socket", "port", "pid_file", "mycnf", "error_log", "out"}
 	stepPlaceholders      = []string{"host", "port", "socket", "user", "password", "db", "tables", "table_size",
-		"threads", "warmup", "duration", "time", "out", "sysbench", "rand_type"}
+		"threads", "warmup", "duration", "time", "out", "sysbench", "rand_type", "sysbench_options"}
 )
 
 var placeholderRE = regexp.MustCompile(`\{([^{}]*)\}`)
@@ -596,8 +608,8 @@ func (p *parser) checkCommand(key, what string, argv []string, allowed []string)
 func (p *parser) threads(key string, th []int) []int {
 	seen := map[int]bool{}
 	for _, n := range th {
-		if n < 1 {
-			p.errorf(key, "threads: %d is not a thread count", n)
+		if n < 1 || n > MaxThreads {
+			p.errorf(key, "threads: %d is not a thread count (1 to %d)", n, MaxThreads)
 		}
 		if seen[n] {
 			p.errorf(key, "threads: %d is listed twice", n)
@@ -633,14 +645,14 @@ func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
 	if r.WriteDuration.set {
 		writeDur = r.WriteDuration.d
 	}
-	for _, c := range []struct {
-		key string
-		d   time.Duration
-		pos bool
-	}{{"run.warmup", warmup, false}, {"run.duration", dur, true}, {"run.write_duration", writeDur, true}} {
-		if c.d < 0 || (c.pos && c.d == 0) {
-			p.errorf(c.key, "%s %v must be %s", lastKey(c.key), c.d, map[bool]string{true: "positive", false: "zero or more"}[c.pos])
-		}
+	if r.Warmup.set {
+		p.checkDuration("run.warmup", "", warmup, false)
+	}
+	if r.Duration.set {
+		p.checkDuration("run.duration", "", dur, true)
+	}
+	if r.WriteDuration.set {
+		p.checkDuration("run.write_duration", "", writeDur, true)
 	}
 	p.ops("run.ops", r.Ops)
 	profile, profileEvent := r.Profile.hz, p.profileEvent("run.profile_event", r.ProfileEvent)
@@ -672,6 +684,7 @@ func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
 			p.errorf(key, "custom step %q has no command", c.Name)
 		}
 		p.checkCommand(k("command"), fmt.Sprintf("custom step %q", c.Name), c.Command, stepPlaceholders)
+		p.passwordOnCommandLine(plan, k("command"), c.Name, c.Command)
 		st := &Step{Label: c.Name, Command: c.Command, Ops: r.Ops, OpsPer: 1, Line: p.lines.line(key)}
 		st.Group = suite.GroupOf(c.Name)
 		switch suite.Group(c.Group) {
@@ -692,9 +705,7 @@ func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
 		if st.Ops == "" {
 			st.Ops = suite.OpsQuestions
 		}
-		if c.OpsPer < 0 {
-			p.errorf(k("ops_per"), "custom step %q: ops_per %v must be positive", c.Name, c.OpsPer)
-		} else if c.OpsPer > 0 {
+		if p.checkOpsPer(k("ops_per"), fmt.Sprintf("custom step %q", c.Name), c.OpsPer) && c.OpsPer > 0 {
 			st.OpsPer = c.OpsPer
 		}
 		st.Warmup, st.Duration, st.Threads = warmup, dur, threads
@@ -703,9 +714,11 @@ func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
 		}
 		if c.Warmup.set {
 			st.Warmup = c.Warmup.d
+			p.checkDuration(k("warmup"), fmt.Sprintf("custom step %q", c.Name), st.Warmup, false)
 		}
 		if c.Duration.set {
 			st.Duration = c.Duration.d
+			p.checkDuration(k("duration"), fmt.Sprintf("custom step %q", c.Name), st.Duration, true)
 		}
 		if c.Threads != nil {
 			st.Threads = p.threads(k("threads"), c.Threads)
@@ -817,14 +830,12 @@ func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
 		key := "steps.override." + name
 		k := func(f string) string { return key + "." + f }
 		p.ops(k("ops"), o.Ops)
-		if o.OpsPer < 0 {
-			p.errorf(k("ops_per"), "steps.override.%s: ops_per %v must be positive", name, o.OpsPer)
+		p.checkOpsPer(k("ops_per"), "steps.override."+name, o.OpsPer)
+		if o.Warmup.set {
+			p.checkDuration(k("warmup"), "steps.override."+name, o.Warmup.d, false)
 		}
-		if o.Warmup.set && o.Warmup.d < 0 {
-			p.errorf(k("warmup"), "steps.override.%s: warmup %v must not be negative", name, o.Warmup.d)
-		}
-		if o.Duration.set && o.Duration.d <= 0 {
-			p.errorf(k("duration"), "steps.override.%s: duration %v must be positive", name, o.Duration.d)
+		if o.Duration.set {
+			p.checkDuration(k("duration"), "steps.override."+name, o.Duration.d, true)
 		}
 		var th []int
 		if o.Threads != nil {
@@ -852,7 +863,7 @@ func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
 			if o.Ops != "" {
 				st.Ops = o.Ops
 			}
-			if o.OpsPer > 0 {
+			if o.OpsPer > 0 && o.OpsPer <= MaxOpsPer {
 				st.OpsPer = o.OpsPer
 			}
 			st.ExtraArgs = append(st.ExtraArgs, o.ExtraArgs...)
@@ -876,10 +887,8 @@ func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
 		if st.Line == 0 {
 			st.Line = p.lines.line(key)
 		}
-		if st.Warmup < 0 || st.Duration <= 0 {
-			p.errs = append(p.errs, &Error{File: p.file, Line: st.Line,
-				Msg: fmt.Sprintf("step %s: warm-up %v and duration %v: the duration must be positive and the warm-up not negative", st.Label, st.Warmup, st.Duration)})
-		} else if st.Duration < plan.Interval {
+		// Negative and zero durations were reported at their keys.
+		if st.Duration > 0 && st.Duration < plan.Interval {
 			p.errs = append(p.errs, &Error{File: p.file, Line: st.Line,
 				Msg: fmt.Sprintf("step %s: duration %v is shorter than the interval %v", st.Label, st.Duration, plan.Interval)})
 		}
@@ -891,6 +900,82 @@ func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
 	if len(eventKeys) > 0 && !plan.Profiled() {
 		plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s is set (line %d) but no step samples: set profile = %d in [run] or for a step",
 			lastKey(eventKeys[0]), p.lines.line(eventKeys[0]), perfevent.DefaultSampleFreq))
+	}
+}
+
+// checkDuration reports a duration below zero (or zero, when it must be
+// positive) or above MaxDuration, at its key;
+// whose, when not empty, says whose duration it is.
+func (p *parser) checkDuration(key, whose string, d time.Duration, positive bool) {
+	if whose != "" {
+		whose += ": "
+	}
+	switch {
+	case d < 0 || (positive && d == 0):
+		what := "zero or more"
+		if positive {
+			what = "positive"
+		}
+		p.errorf(key, "%s%s %v must be %s", whose, lastKey(key), d, what)
+	case d > MaxDuration:
+		p.errorf(key, "%s%s %v is longer than perfbench takes (at most %s)", whose, lastKey(key), d, short(MaxDuration))
+	}
+}
+
+// short prints a duration of whole hours as "24h".
+func short(d time.Duration) string {
+	return strings.TrimSuffix(strings.TrimSuffix(d.String(), "0s"), "0m")
+}
+
+// checkOpsPer reports an ops_per that is not a number from 0 (unset) to
+// MaxOpsPer, at its key, and says whether it is fine.
+func (p *parser) checkOpsPer(key, whose string, v float64) bool {
+	if v >= 0 && v <= MaxOpsPer {
+		return true
+	}
+	p.errorf(key, "%s: ops_per %v must be a positive number, at most %g", whose, v, float64(MaxOpsPer))
+	return false
+}
+
+// checkSize reports a plan whose measurements are more, or take longer,
+// than perfbench runs, before anything expands them.
+func (p *parser) checkSize(plan *Plan, repeatsSet bool) {
+	if plan.Repeats < 1 || plan.Repeats > MaxRepeats {
+		return
+	}
+	per, window := 0, 0.0
+	for _, st := range plan.Steps {
+		per += len(st.Threads)
+		window += float64(len(st.Threads)) * (st.Warmup + st.Duration).Seconds()
+	}
+	runs := float64(len(plan.Versions)) * float64(plan.Repeats)
+	key := "steps"
+	if repeatsSet {
+		key = "run.repeats"
+	}
+	switch n := float64(per) * runs; {
+	case n > MaxMeasurements:
+		p.errorf(key, "the plan has %.0f measurements (repeats × versions × steps × thread counts), at most %d: fewer repeats, steps or thread counts", n, MaxMeasurements)
+	case window*runs > MaxPlanTime.Seconds():
+		p.errorf(key, "the plan's warm-ups and windows alone take %.0f days, at most %.0f: fewer repeats, steps or thread counts, or shorter durations",
+			window*runs/86400, MaxPlanTime.Hours()/24)
+	}
+}
+
+// passwordOnCommandLine warns of a custom step that gives a password the
+// plan sets to a command as an argument, where every local user can read it
+// (/proc/PID/cmdline). In a shell script {password} is an environment
+// variable, which the script can hand on in the environment (MYSQL_PWD).
+func (p *parser) passwordOnCommandLine(plan *Plan, key, name string, argv []string) {
+	if !p.passwordSet {
+		return
+	}
+	script := scriptIndex(argv)
+	for i, a := range argv {
+		if i != script && strings.Contains(a, "{password}") {
+			plan.Warnings = append(plan.Warnings, fmt.Sprintf("custom step %s (line %d) puts {password} on a command line, where every local user can read it while it runs: give sysbench --config-file={sysbench_options} instead; in a shell script it stays in the environment (sh -c 'MYSQL_PWD={password} mariadb ...')", name, p.lines.line(key)))
+			return
+		}
 	}
 }
 

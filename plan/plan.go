@@ -198,6 +198,19 @@ func (p *Plan) Profiled() bool {
 // Custom reports whether the step runs a command of the user's.
 func (s *Step) Custom() bool { return s.Suite == nil }
 
+// Bounds of a plan's numbers: a plan beyond them is refused when it is
+// parsed, naming the bound, before anything is expanded or started.
+const (
+	MaxRepeats      = 1000
+	MaxThreads      = 100000               // one thread count
+	MaxTables       = 10000                // data.tables
+	MaxTableSize    = 1<<31 - 1            // data.table_size
+	MaxDuration     = 24 * time.Hour       // warm-up, duration, write_duration, interval, flush_timeout
+	MaxOpsPer       = 1e9                  // ops_per
+	MaxMeasurements = 100000               // repeats × versions × steps × thread counts
+	MaxPlanTime     = 366 * 24 * time.Hour // warm-ups and windows of every measurement
+)
+
 // ErrInvalid is wrapped by every problem found in a plan file.
 var ErrInvalid = errors.New("invalid plan")
 

@@ -220,17 +220,17 @@ init = "magic"
 stop = ["x"]
 `)
 	want := []string{
-		`3: repeats is 0, must be at least 1`,
-		`4: threads: 0 is not a thread count`,
+		`3: repeats is 0, must be 1 to 1000`,
+		`4: threads: 0 is not a thread count (1 to 100000)`,
 		`4: threads: 1 is listed twice`,
-		`5: interval 500ms: use a whole number of seconds, at least 1 (sysbench reports every N seconds)`,
+		`5: interval 500ms: use a whole number of seconds, 1s to 24h (sysbench reports every N seconds)`,
 		`6: unknown key run.treads`,
 		`7: ops "client.rows": use a status variable (Questions, Com_select, Rows_read, ...) or client.queries, client.transactions, client.events`,
 		`9: rand_type: invalid sysbench options: sysbench 1.0.20 has no --rand-type=zipfian (the update-zipf step draws zipfian keys itself); use uniform, gaussian, special, pareto`,
 		`13: steps.list: unknown step "pont-query" (did you mean point-query?)`,
 		`15: steps.exclude: unknown step "nothing-like-it"`,
 		`17: steps.override.update-one: duration 0s must be positive`,
-		`20: custom step "mine": unknown placeholder {hots}: use {host}, {port}, {socket}, {user}, {password}, {db}, {tables}, {table_size}, {threads}, {warmup}, {duration}, {time}, {out}, {sysbench}, {rand_type}`,
+		`20: custom step "mine": unknown placeholder {hots}: use {host}, {port}, {socket}, {user}, {password}, {db}, {tables}, {table_size}, {threads}, {warmup}, {duration}, {time}, {out}, {sysbench}, {rand_type}, {sysbench_options}`,
 		`21: custom step "mine": group "reads": use point, range or writes`,
 		`23: version "a b": use letters, digits and . _ + = - in a label (at most 64), starting with a letter or digit`,
 		`25: version 2 has no label: give it one (it heads its column in the tables)`,
@@ -341,9 +341,9 @@ port = 3306
 		bulk.Duration != time.Minute || !reflect.DeepEqual(bulk.Threads, []int{8}) || bulk.Line != 10 {
 		t.Errorf("bulk-insert: %+v", bulk)
 	}
-	argv, err := Expand(bulk.Command, map[string]string{"threads": "8"})
-	if err != nil || !reflect.DeepEqual(argv, []string{"loader", "--threads=8"}) {
-		t.Errorf("Expand = %q, %v", argv, err)
+	c, err := Expand(bulk.Command, map[string]string{"threads": "8"})
+	if err != nil || !reflect.DeepEqual(c.Argv, []string{"loader", "--threads=8"}) || !reflect.DeepEqual(c.Shown, c.Argv) || c.Env != nil {
+		t.Errorf("Expand = %q, %v", c, err)
 	}
 	if _, err := Expand(mixed.Command, map[string]string{}); err == nil || !strings.Contains(err.Error(), "no value for {time}") {
 		t.Errorf("Expand without a value: %v", err)
@@ -415,7 +415,7 @@ func TestExamples(t *testing.T) {
 			if it.Action != ActionMeasure || it.Step.Custom() {
 				continue
 			}
-			o := p.SysbenchOptions(it, suite.Options{ScriptDir: "/tmp/x", Socket: "/tmp/s"})
+			o := p.SysbenchOptions(it, suite.Options{ScriptDir: "/tmp/x", Socket: "/tmp/s", ConfigFile: "/tmp/c"})
 			if _, err := suite.Command(*it.Step.Suite, o); err != nil {
 				t.Errorf("%s: %s: %v", f, it.ID, err)
 			}
@@ -539,5 +539,68 @@ socket = "/s"
 		if len(got) != 1 || got[0] != want {
 			t.Errorf("%q: errors %q, want %q", src, got, want)
 		}
+	}
+}
+
+// TestBounds: every number of a plan has a bound, said in the error with
+// the line, so that a plan cannot ask for more than memory or time holds
+// (repeats = 1000000000 used to end in out of memory expanding the plan).
+func TestBounds(t *testing.T) {
+	threads101 := make([]string, 101)
+	for i := range threads101 {
+		threads101[i] = fmt.Sprint(i + 1)
+	}
+	for _, c := range []struct {
+		name, src string
+		want      []string
+	}{
+		{"repeats", "[run]\nrepeats = 1000000000\n" + minimal,
+			[]string{`2: repeats is 1000000000, must be 1 to 1000`}},
+		{"measurements", "[run]\nrepeats = 1000\nthreads = [" + strings.Join(threads101, ",") + "]\n" + minimal,
+			[]string{`2: the plan has 101000 measurements (repeats × versions × steps × thread counts), at most 100000: fewer repeats, steps or thread counts`}},
+		{"plan time", "[run]\nrepeats = 1000\nduration = \"24h\"\nthreads = [1,2,3,4,5,6,7,8,9,10]\n" + minimal,
+			[]string{`2: the plan's warm-ups and windows alone take 10001 days, at most 366: fewer repeats, steps or thread counts, or shorter durations`}},
+		{"threads", "[run]\nthreads = [1000000]\n" + minimal,
+			[]string{`2: threads: 1000000 is not a thread count (1 to 100000)`}},
+		{"duration", "[run]\nduration = \"25h\"\n" + minimal,
+			[]string{`2: duration 25h0m0s is longer than perfbench takes (at most 24h)`}},
+		{"seconds", "[run]\nwarmup = 99999999999\n" + minimal,
+			[]string{`2: 99999999999 seconds is not a duration perfbench takes (at most 24h)`}},
+		{"tables", "[data]\ntables = 100000\ntable_size = 99999999999\n" + minimal,
+			[]string{`2: tables is 100000, must be 1 to 10000`, `3: table_size is 99999999999, must be 1 to 2147483647`}},
+		{"ops_per", minimal + "[[steps.custom]]\nname = \"c\"\ncommand = [\"true\"]\nops_per = nan\n[steps.override.point-query]\nops_per = inf\n",
+			[]string{`11: custom step "c": ops_per NaN must be a positive number, at most 1e+09`, `13: steps.override.point-query: ops_per +Inf must be a positive number, at most 1e+09`}},
+	} {
+		got := parseErrors(t, c.src)
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: errors\n%s\nwant\n%s", c.name, strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+		}
+	}
+}
+
+// TestNegativeDuration: a negative duration is one error, on its own line
+// and key; not also one for write_duration (which the plan does not set)
+// and one for every step.
+func TestNegativeDuration(t *testing.T) {
+	got := parseErrors(t, `name = "x"
+[run]
+warmup = "1s"
+duration = "-5s"
+[steps]
+list = ["point-query", "read-only", "update-index", "c"]
+[[steps.custom]]
+name = "c"
+command = ["true"]
+[[steps.custom]]
+name = "d"
+command = ["true"]
+warmup = "-1s"
+[[version]]
+label = "a"
+socket = "/s"
+`)
+	want := []string{`4: duration -5s must be positive`, `13: custom step "d": warmup -1s must be zero or more`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("errors\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

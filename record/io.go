@@ -43,8 +43,14 @@ func (r *Record) Validate() error {
 	switch {
 	case r.Schema == 0:
 		return ErrNotRecord
+	case r.Schema < 0:
+		return fmt.Errorf("record schema %d is not a schema version (perfbench writes %d)", r.Schema, SchemaVersion)
 	case r.Schema > SchemaVersion:
 		return fmt.Errorf("record schema %d is newer than this perfbench understands (%d): upgrade perfbench", r.Schema, SchemaVersion)
+	case r.Threads < 0:
+		return fmt.Errorf("record has a negative thread count (%d)", r.Threads)
+	case r.Repeat < 0:
+		return fmt.Errorf("record has a negative repeat number (%d)", r.Repeat)
 	case r.Version == "":
 		return errors.New("record has no version label")
 	case r.Step == "":
@@ -80,8 +86,9 @@ func FileName(r *Record) string {
 	}, name)
 }
 
-// Write writes r to path atomically: a temporary file in the same folder,
-// synced, then renamed over path. A reader never sees half a Record.
+// Write writes r to path atomically and verifies it (WriteFileAtomic): a
+// reader never sees half a Record, and a nil error means the Record is on
+// disk as encoded.
 func Write(path string, r *Record) error {
 	b, err := Marshal(r)
 	if err != nil {
@@ -90,8 +97,19 @@ func Write(path string, r *Record) error {
 	return WriteFileAtomic(path, b)
 }
 
+// ErrVerify is wrapped by the errors of WriteFileAtomic when the file read
+// back differs from what was written.
+var ErrVerify = errors.New("the file read back differs from what was written")
+
+// readBack reads a file just written; tests replace it to simulate a
+// filesystem that loses data silently.
+var readBack = os.ReadFile
+
 // WriteFileAtomic writes data to path through a synced temporary file and a
-// rename.
+// rename, syncs the folder (so that the rename survives a crash), and reads
+// the file back: a nil error means path holds data. A full disk fails the
+// write (the error wraps syscall.ENOSPC) and leaves an earlier file at path
+// as it was.
 func WriteFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -117,7 +135,25 @@ func WriteFileAtomic(path string, data []byte) error {
 	}
 	if err != nil {
 		os.Remove(tmp)
+		// The temporary file's name says nothing to the user.
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Path == tmp {
+			err = pe.Err
+		}
 		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// Best effort: some systems cannot sync a folder, and the read-back
+	// below is what the caller relies on.
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	got, err := readBack(path)
+	if err != nil {
+		return fmt.Errorf("write %s: read it back: %w", path, err)
+	}
+	if !bytes.Equal(got, data) {
+		return fmt.Errorf("write %s: %w (%d bytes read, %d written)", path, ErrVerify, len(got), len(data))
 	}
 	return nil
 }

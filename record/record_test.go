@@ -81,6 +81,9 @@ func TestValidate(t *testing.T) {
 		"bad outcome":  {`{"schema":1,"version":"a","step":"s","outcome":"meh"}`, "unknown outcome"},
 		"bad status":   {`{"schema":1,"version":"a","step":"s","outcome":"ok","counters":[{"event":"x","status":"zero"}]}`, "unknown status"},
 		"truncated":    {`{"schema":1,"version":"a"`, "decode record"},
+		"neg schema":   {`{"schema":-1,"version":"a","step":"s","outcome":"ok"}`, "schema -1 is not a schema version"},
+		"neg threads":  {`{"schema":1,"version":"a","step":"s","threads":-4,"outcome":"ok"}`, "negative thread count (-4)"},
+		"neg repeat":   {`{"schema":1,"version":"a","step":"s","repeat":-1,"outcome":"ok"}`, "negative repeat number (-1)"},
 	} {
 		_, err := Parse([]byte(tc.json))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -124,5 +127,43 @@ func TestLoad(t *testing.T) {
 	recs, problems, err = Load([]string{dir}, true)
 	if err != nil || len(recs) != 2 || len(problems) != 2 {
 		t.Errorf("lenient: %d records, %d problems, err %v", len(recs), len(problems), err)
+	}
+}
+
+// TestWriteVerifies: a file that reads back other than written (a
+// filesystem that loses data without an error) fails the write, so that a
+// caller never counts it as saved; a folder in the way fails it too, and an
+// earlier Record at the path survives a failed write.
+func TestWriteVerifies(t *testing.T) {
+	dir := t.TempDir()
+	r := sample()
+	path := filepath.Join(dir, FileName(r))
+	if err := Write(path, r); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { readBack = os.ReadFile }()
+	readBack = func(p string) ([]byte, error) {
+		b, err := os.ReadFile(p)
+		return b[:len(b)/2], err
+	}
+	r.Repeat = 2
+	err := Write(path, r)
+	if !errors.Is(err, ErrVerify) || !strings.Contains(err.Error(), path) {
+		t.Errorf("a short read-back: %v, want ErrVerify naming %s", err, path)
+	}
+	readBack = os.ReadFile
+
+	// The rename cannot replace a folder: nothing is written, no
+	// temporary file is left.
+	sub := filepath.Join(dir, "sub.json")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(sub, r); err == nil {
+		t.Errorf("writing over a folder succeeded")
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 2 {
+		t.Errorf("folder has %d entries after the failed writes, want the Record and sub.json", len(ents))
 	}
 }

@@ -96,10 +96,11 @@ func startCustom(ctx context.Context, r *runner, v *plan.Version, dir string) (*
 		"error_log": cs.errorLog,
 		"out":       r.out,
 	}
-	argv, err := plan.Expand(m.Start, cs.values)
+	start, err := plan.Expand(m.Start, cs.values)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", v.Label, err)
 	}
+	argv := start.Shown
 	_ = os.Remove(cs.pidFile)
 	log, err := os.OpenFile(cs.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -107,7 +108,7 @@ func startCustom(ctx context.Context, r *runner, v *plan.Version, dir string) (*
 	}
 	defer log.Close()
 	fmt.Fprintf(log, "# %s: %s\n", time.Now().UTC().Format(time.RFC3339), strings.Join(argv, " "))
-	cs.cmd, err = proc.Start(argv, proc.Options{Log: log})
+	cs.cmd, err = proc.Start(start.Argv, proc.Options{Log: log, Env: start.Env})
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", v.Label, err)
 	}
@@ -228,17 +229,18 @@ func (cs *customServer) stop() error {
 }
 
 func (cs *customServer) runStop() error {
-	argv, err := plan.Expand(cs.m.Stop, cs.values)
+	stop, err := plan.Expand(cs.m.Stop, cs.values)
 	if err != nil {
 		return err
 	}
+	argv := stop.Shown
 	log, err := os.OpenFile(cs.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
 	defer log.Close()
 	fmt.Fprintf(log, "# %s: %s\n", time.Now().UTC().Format(time.RFC3339), strings.Join(argv, " "))
-	c, err := proc.Start(argv, proc.Options{Log: log})
+	c, err := proc.Start(stop.Argv, proc.Options{Log: log, Env: stop.Env})
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,11 @@ func (r *runner) loadData(ctx context.Context, s *server) error {
 	if err := s.ensure(ctx); err != nil {
 		return err
 	}
-	o := r.plan.SysbenchOptions(plan.Item{Action: plan.ActionLoad, Version: s.v}, s.conn)
+	o, removeOptions, err := withOptionFile(r.plan.SysbenchOptions(plan.Item{Action: plan.ActionLoad, Version: s.v}, s.conn))
+	if err != nil {
+		return err
+	}
+	defer removeOptions()
 	cleanup, err := suite.CleanupCommand(o)
 	if err != nil {
 		return err
@@ -62,7 +66,8 @@ func (r *runner) loadData(ctx context.Context, s *server) error {
 		}
 		if c.ExitCode() != 0 {
 			b, _ := os.ReadFile(logPath)
-			return fmt.Errorf("%s ended with %s; %s ends:\n%s", strings.Join(measure.ScrubArgs(argv[:2]), " ")+" "+argv[len(argv)-1], c.DescribeExit(), logPath, indent(tailLines(b, 10)))
+			tail := tailLines(b, 10)
+			return fmt.Errorf("%s ended with %s%s; %s ends:\n%s", strings.Join(measure.ScrubArgs(argv[:2]), " ")+" "+argv[len(argv)-1], c.DescribeExit(), loadAccountHint(tail), logPath, indent(tail))
 		}
 	}
 	if err := s.setMarker(true); err != nil {

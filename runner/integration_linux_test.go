@@ -493,7 +493,7 @@ list = ["sb-points"]
 [[steps.custom]]
 name = "sb-points"
 command = ["{sysbench}", "oltp_point_select", "--db-driver=mysql", "--mysql-socket={socket}",
-  "--mysql-user={user}", "--mysql-password={password}", "--mysql-db={db}",
+  "--mysql-user={user}", "--config-file={sysbench_options}", "--mysql-db={db}",
   "--tables={tables}", "--table-size={table_size}", "--threads={threads}",
   "--time={time}", "--report-interval=1", "run"]
 [[version]]
@@ -568,6 +568,32 @@ defaults_file = "`+cnf+`"
 	}
 	if _, err := os.Stat(filepath.Join(out, "servers")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a server folder was made for a running server: %v", err)
+	}
+
+	// A wrong password in the plan: the hint names the version's keys and
+	// line, not perfbench stat's flags.
+	bad := parsePlan(t, `
+[run]
+warmup = "1s"
+duration = "2s"
+events = ["task-clock"]
+[data]
+load = false
+[steps]
+list = ["point-query"]
+[[version]]
+label = "wrong"
+socket = "`+srv.Socket+`"
+user = "root"
+password = "not-the-password"
+`)
+	var said2 syncBuffer
+	_, err := Run(context.Background(), bad, testOptions(t.TempDir(), &said2))
+	t.Logf("wrong password:\n%s", said2.String())
+	want := "connect to the server of wrong as root: Access denied for user 'root'@'localhost' (using password: YES): check user and password, or defaults_file, of version wrong (line 10 of the plan)"
+	if !errors.Is(err, ErrStepsFailed) || !strings.Contains(said2.String(), want) || strings.Contains(said2.String(), "--ask-password") ||
+		strings.Contains(said2.String(), "not-the-password") {
+		t.Errorf("run with a wrong password: %v; want the plan's hint:\n%s", err, want)
 	}
 }
 

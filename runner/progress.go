@@ -135,8 +135,9 @@ func (p *progress) begin(i int, it plan.Item) {
 	p.draw()
 }
 
-// end says how measurement it ended.
-func (p *progress) end(it plan.Item, rec *record.Record) {
+// end says how measurement it ended, and whether its Record could not be
+// written (werr).
+func (p *progress) end(it plan.Item, rec *record.Record, werr error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.plannedDone += p.planned(it)
@@ -156,6 +157,9 @@ func (p *progress) end(it plan.Item, rec *record.Record) {
 		} else {
 			how += fmt.Sprintf(" (%d warnings in the Record; the first: %s)", n, first)
 		}
+	}
+	if werr != nil {
+		how += "; its Record was not written: " + werr.Error()
 	}
 	p.clear()
 	fmt.Fprintf(p.w, "perfbench run: [%d/%d] %s %s %s\n", p.i, p.total, it.Version.Label, it.Step.Label, how)

@@ -41,6 +41,10 @@ var (
 	ErrRecordsExist = errors.New("records already exist")
 	// ErrUnknownStep: an Options.Only entry names no step of the plan.
 	ErrUnknownStep = errors.New("no such step in the plan")
+	// ErrRecordsNotWritten: the Records of some measurements could not be
+	// written (a full disk); Summary.Unwritten says which, and where they
+	// were kept instead.
+	ErrRecordsNotWritten = errors.New("records not written")
 )
 
 // Options tune Run. The zero value runs the whole plan into the plan's
@@ -75,6 +79,8 @@ type Options struct {
 
 	// meter opens the counters of a measurement; nil means measure.Start.
 	meter meter
+	// write writes a Record; nil means record.Write.
+	write func(path string, r *record.Record) error
 }
 
 // Summary is what a run did.
@@ -86,15 +92,30 @@ type Summary struct {
 	// Skipped are the IDs of the measurements that had ok Records
 	// (--resume).
 	Skipped []string
-	// Ran counts the measurements attempted; OK, Failed and Partial their
-	// outcomes.
+	// Ran counts the measurements attempted; OK, Failed and Partial the
+	// outcomes of those whose Records were written and read back.
 	Ran                 int
 	OK, Failed, Partial int
 	// Files are the Records written, in order.
 	Files []string
 	// Failures are "<measurement ID>: <reason>" of the failed ones.
 	Failures []string
-	Elapsed  time.Duration
+	// Unwritten are the measurements whose Records could not be written.
+	Unwritten []Unwritten
+	Elapsed   time.Duration
+}
+
+// Unwritten is a measurement whose Record could not be written to the
+// output folder.
+type Unwritten struct {
+	ID      string
+	Outcome string
+	// Path is where the Record was to go; Err why it did not.
+	Path string
+	Err  error
+	// Kept is where the Record was written instead (a temporary folder),
+	// "" when it could not be written there either.
+	Kept string
 }
 
 // runner is one run of a plan.
@@ -122,8 +143,18 @@ type runner struct {
 	flushNotes map[string][]string
 	// existing are the Records found in the output folder, by ID.
 	existing map[string]record.Loaded
-	prog     *progress
-	sum      *Summary
+	// unreadable are files at the path of a measurement to run that are
+	// not its Record (a newer schema, a truncated file), by measurement ID:
+	// they are moved aside before it runs (--resume).
+	unreadable map[string]string
+	// problems are the files of the records folder that could not be read.
+	problems []error
+	// keepDir is the temporary folder Records that could not be written to
+	// the output folder go to instead; made when first needed.
+	keepDir string
+	write   func(path string, r *record.Record) error
+	prog    *progress
+	sum     *Summary
 }
 
 // Run runs plan p: it starts and stops the managed servers, loads the data,
@@ -139,13 +170,16 @@ func Run(ctx context.Context, p *plan.Plan, o Options) (*Summary, error) {
 	if o.Progress == nil {
 		o.Progress = io.Discard
 	}
-	r := &runner{plan: p, opts: o, tail: o.Tail, meter: o.meter,
+	r := &runner{plan: p, opts: o, tail: o.Tail, meter: o.meter, write: o.write,
 		servers: map[string]*server{}, flushNotes: map[string][]string{}}
 	if r.tail <= 0 {
 		r.tail = DefaultTail
 	}
 	if r.meter == nil {
 		r.meter = startMeasure
+	}
+	if r.write == nil {
+		r.write = record.Write
 	}
 	out := o.Out
 	if out == "" {
@@ -161,6 +195,14 @@ func Run(ctx context.Context, p *plan.Plan, o Options) (*Summary, error) {
 	r.profDir = filepath.Join(out, "profiles")
 	r.scripts = filepath.Join(out, "scripts")
 	r.sum = &Summary{Out: out, Records: r.recDir}
+	lock, err := lockFolder(out)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.unlock()
+	if lock.stale != "" {
+		fmt.Fprintf(o.Progress, "perfbench run: the lock file of %s was left by a perfbench (pid %s) that has ended: taken over\n", out, lock.stale)
+	}
 	if b, err := os.ReadFile(p.File); err == nil {
 		sum := sha256.Sum256(b)
 		r.planSHA = hex.EncodeToString(sum[:])
@@ -193,13 +235,22 @@ func Run(ctx context.Context, p *plan.Plan, o Options) (*Summary, error) {
 	r.sum.Elapsed = time.Since(start)
 	r.prog.close()
 	r.summary(interrupted)
+	return r.sum, r.result(interrupted, n)
+}
+
+// result is Run's error once the items ran: n measurements were pending.
+func (r *runner) result(interrupted bool, n int) error {
+	s := r.sum
 	switch {
 	case interrupted:
-		return r.sum, fmt.Errorf("%w: %d of %d measurements done; run again with --resume to finish", ErrInterrupted, r.sum.OK, n)
-	case r.sum.Failed > 0:
-		return r.sum, fmt.Errorf("%w: %d of %d (their Records say why)", ErrStepsFailed, r.sum.Failed, r.sum.Ran)
+		return fmt.Errorf("%w: %d of %d measurements done; run again with --resume to finish", ErrInterrupted, s.OK, n)
+	case len(s.Unwritten) > 0:
+		return fmt.Errorf("%w: %d of %d measurements have no Record in %s (%v): free space there and run again with --resume",
+			ErrRecordsNotWritten, len(s.Unwritten), s.Ran, r.recDir, cause(s.Unwritten[0].Err))
+	case s.Failed > 0:
+		return fmt.Errorf("%w: %d of %d (their Records say why)", ErrStepsFailed, s.Failed, s.Ran)
 	}
-	return r.sum, nil
+	return nil
 }
 
 // defaultEvents chooses the events when the plan names none: those of
@@ -257,6 +308,9 @@ func (r *runner) schedule() ([]plan.Item, error) {
 				ErrRecordsExist, len(clash), r.recDir, filepath.Base(clash[0]), more(len(clash)-1))
 		}
 	}
+	if err := r.findUnreadable(pending); err != nil {
+		return nil, err
+	}
 	for _, w := range r.plan.Warnings {
 		fmt.Fprintf(r.opts.Progress, "perfbench run: warning: %s\n", w)
 	}
@@ -264,6 +318,67 @@ func (r *runner) schedule() ([]plan.Item, error) {
 		r.reportSkipped()
 	}
 	return pending, nil
+}
+
+// findUnreadable finds the files at the path of a measurement to run that
+// are not its Record: a Record of a newer schema, a truncated or damaged
+// file, another measurement's Record. Without --resume the run refuses to
+// replace them; with it they are moved to records/.replaced/ when their
+// measurement runs (setAside), and the run says so.
+func (r *runner) findUnreadable(pending []plan.Item) error {
+	at := map[string]string{}
+	for id, l := range r.existing {
+		at[l.Path] = id
+	}
+	r.unreadable = map[string]string{}
+	var found []string
+	for _, it := range pending {
+		if it.Action != plan.ActionMeasure {
+			continue
+		}
+		path := filepath.Join(r.recDir, recordName(it)+".json")
+		if _, err := os.Lstat(path); err != nil {
+			continue
+		}
+		id, ok := at[path]
+		if ok && id == it.ID {
+			continue
+		}
+		why := "it holds the Record of " + id
+		if !ok {
+			_, err := record.Read(path)
+			if u := errors.Unwrap(err); u != nil {
+				err = u
+			}
+			why = fmt.Sprint(err)
+		}
+		r.unreadable[it.ID] = path
+		found = append(found, fmt.Sprintf("%s (%s)", filepath.Base(path), why))
+	}
+	for _, p := range r.problems {
+		mine := false
+		for _, path := range r.unreadable {
+			mine = mine || strings.HasPrefix(p.Error(), path+": ")
+		}
+		if !mine {
+			fmt.Fprintf(r.opts.Progress, "perfbench run: warning: %v (left as it is)\n", p)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	if !r.opts.Resume {
+		also := ""
+		if len(found) > 1 {
+			also = fmt.Sprintf(" (and %d more)", len(found)-1)
+		}
+		return fmt.Errorf("%w: %s in %s is not the Record of its measurement%s, and this run would replace it: move it out of the folder, or add --resume to keep it in records/.replaced/ and measure again",
+			ErrRecordsExist, found[0], r.recDir, also)
+	}
+	for _, f := range found {
+		fmt.Fprintf(r.opts.Progress, "perfbench run: --resume: %s is not the Record of its measurement: it moves to records/.replaced/ when the measurement runs again\n", f)
+	}
+	return nil
 }
 
 func more(n int) string {
@@ -320,9 +435,7 @@ func (r *runner) readExisting() error {
 	if err != nil {
 		return fmt.Errorf("read the Records in %s: %w", r.recDir, err)
 	}
-	for _, p := range problems {
-		fmt.Fprintf(r.opts.Progress, "perfbench run: warning: %v (ignored)\n", p)
-	}
+	r.problems = problems
 	for _, l := range recs {
 		if l.Record.Kind != record.KindStep {
 			continue
@@ -418,7 +531,10 @@ func (r *runner) loop(ctx context.Context, pending []plan.Item) (interrupted boo
 				if ctx.Err() != nil {
 					return true
 				}
-				r.prog.printf("perfbench run: load %s: %v", it.Version.Label, err)
+				// A server that did not start was said to at its start.
+				if s.startErr == nil || err != s.startErr {
+					r.prog.printf("perfbench run: load %s: %v", it.Version.Label, err)
+				}
 			}
 		case plan.ActionFlush:
 			r.prog.activity("flush " + it.Version.Label)
@@ -430,8 +546,8 @@ func (r *runner) loop(ctx context.Context, pending []plan.Item) (interrupted boo
 			i++
 			r.prog.begin(i, it)
 			rec := r.measure(ctx, s, it)
-			r.finish(rec)
-			r.prog.end(it, rec)
+			werr := r.finish(rec)
+			r.prog.end(it, rec, werr)
 			if rec.Outcome == record.OutcomePartial {
 				return true
 			}
@@ -476,9 +592,23 @@ func (r *runner) stopAll() {
 	}
 }
 
-// finish writes a measurement's Record and counts it.
-func (r *runner) finish(rec *record.Record) {
+// finish writes a measurement's Record and counts it by its outcome once
+// it is on disk (written and read back). A Record that cannot be written
+// (a full disk) is counted apart and written to a temporary folder instead,
+// so that the measurement is not lost; the error says what happened.
+func (r *runner) finish(rec *record.Record) error {
 	r.sum.Ran++
+	path := filepath.Join(r.recDir, record.FileName(rec))
+	rec.Provenance.Written = time.Now().UTC()
+	if err := r.write(path, rec); err != nil {
+		u := Unwritten{ID: plan.RecordID(rec), Outcome: rec.Outcome, Path: path, Err: err, Kept: r.keep(rec)}
+		r.sum.Unwritten = append(r.sum.Unwritten, u)
+		if u.Kept != "" {
+			return fmt.Errorf("%w; kept in %s", err, u.Kept)
+		}
+		return fmt.Errorf("%w; it could not be kept elsewhere either: run again with --resume to measure it again", err)
+	}
+	r.sum.Files = append(r.sum.Files, path)
 	switch rec.Outcome {
 	case record.OutcomeOK:
 		r.sum.OK++
@@ -488,13 +618,36 @@ func (r *runner) finish(rec *record.Record) {
 	case record.OutcomePartial:
 		r.sum.Partial++
 	}
-	path := filepath.Join(r.recDir, record.FileName(rec))
-	rec.Provenance.Written = time.Now().UTC()
-	if err := record.Write(path, rec); err != nil {
-		r.prog.printf("perfbench run: write the Record of %s: %v", plan.RecordID(rec), err)
-		return
+	return nil
+}
+
+// keep writes a Record that could not go to the output folder into a
+// temporary folder (another filesystem, often) and returns its path, or ""
+// when that fails too.
+func (r *runner) keep(rec *record.Record) string {
+	if r.keepDir == "" {
+		d, err := os.MkdirTemp("", "perfbench-unwritten-")
+		if err != nil {
+			return ""
+		}
+		r.keepDir = d
 	}
-	r.sum.Files = append(r.sum.Files, path)
+	path := filepath.Join(r.keepDir, record.FileName(rec))
+	if err := r.write(path, rec); err != nil {
+		return ""
+	}
+	return path
+}
+
+// cause is the innermost error of a chain: "no space left on device".
+func cause(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
 }
 
 func (r *runner) summary(interrupted bool) {
@@ -508,17 +661,32 @@ func (r *runner) summary(interrupted bool) {
 	if len(s.Skipped) > 0 {
 		skipped = fmt.Sprintf(", %d skipped (Records there already)", len(s.Skipped))
 	}
-	fmt.Fprintf(w, "perfbench run: %s in %s: %s: %d ok, %d failed, %d partial%s\n",
-		how, fmtDuration(s.Elapsed), count(s.Ran, "measurement"), s.OK, s.Failed, s.Partial, skipped)
+	unwritten := ""
+	if len(s.Unwritten) > 0 {
+		unwritten = fmt.Sprintf(", %d not written", len(s.Unwritten))
+	}
+	fmt.Fprintf(w, "perfbench run: %s in %s: %s: %d ok, %d failed, %d partial%s%s\n",
+		how, fmtDuration(s.Elapsed), count(s.Ran, "measurement"), s.OK, s.Failed, s.Partial, unwritten, skipped)
 	for _, f := range s.Failures {
 		fmt.Fprintf(w, "perfbench run: failed: %s\n", f)
 	}
+	for _, u := range s.Unwritten {
+		kept := "; not kept anywhere"
+		if u.Kept != "" {
+			kept = "; kept in " + u.Kept
+		}
+		fmt.Fprintf(w, "perfbench run: not written: %s (%s): %v%s\n", u.ID, u.Outcome, u.Err, kept)
+	}
 	fmt.Fprintf(w, "perfbench run: Records in %s, load and server logs in %s\n", r.recDir, r.logDir)
-	allOK := !interrupted && s.Failed == 0 && s.Partial == 0
+	allOK := !interrupted && s.Failed == 0 && s.Partial == 0 && len(s.Unwritten) == 0
 	if managed := r.managedDirs(); managed != "" && !(r.opts.DataRemovedWhenOK && allOK) {
 		fmt.Fprintf(w, "perfbench run: the servers' data directories stay in %s for --resume; remove that folder to load from nothing next time\n", managed)
 	}
-	if interrupted {
+	switch {
+	case len(s.Unwritten) > 0:
+		fmt.Fprintf(w, "perfbench run: to finish: free space in %s, then perfbench run %s --out %s --resume (or copy the kept Records into %s)\n",
+			r.recDir, r.plan.File, r.out, r.recDir)
+	case interrupted:
 		fmt.Fprintf(w, "perfbench run: to finish: perfbench run %s --out %s --resume\n", r.plan.File, r.out)
 	}
 	fmt.Fprintf(w, "perfbench run: next: perfbench report %s --base %s\n", r.recDir, r.plan.Base)

@@ -162,14 +162,14 @@ basedir = "installed"
 	rec.Ops = record.Ops{Source: "Questions", Count: 50000, Per: 1}
 	rec.Window.Seconds = 5
 	rec.Warnings = []string{"performance_schema is off: roles from thread names"}
-	pr.end(ms[0], rec)
+	pr.end(ms[0], rec, nil)
 	// Half the planned time done in 14 s: the other half is expected to
 	// take as long.
 	pr.begin(2, ms[1])
 	rec2 := record.New(record.KindStep)
 	rec2.Outcome = record.OutcomeFailed
 	rec2.Error = "sysbench ended with exit status 1\nmore"
-	pr.end(ms[1], rec2)
+	pr.end(ms[1], rec2, nil)
 
 	want := "perfbench run: [1/2] a point-query_range=100 threads=1 repeat=1 (elapsed 4.0s, ETA 20.0s)\n" +
 		"perfbench run: [1/2] a point-query_range=100 ok, 10000 Questions/s (warning: performance_schema is off: roles from thread names)\n" +
@@ -349,7 +349,7 @@ func TestProgressWarnings(t *testing.T) {
 			m = it
 		}
 	}
-	pr.end(m, rec)
+	pr.end(m, rec, nil)
 	want := " ok (2 warnings in the Record; the first: " + strings.Repeat("x", 97) + "...)\n"
 	if !strings.HasSuffix(buf.String(), want) {
 		t.Errorf("got %q, want it to end with %q", buf.String(), want)

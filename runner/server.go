@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,7 +164,11 @@ func (s *server) startManaged(ctx context.Context) error {
 		stop()
 		if err != nil {
 			cancel()
-			return fmt.Errorf("start %s in %s: %w", s.v.Label, s.dir, err)
+			if errors.Is(err, sandbox.ErrPortInUse) {
+				return fmt.Errorf("start %s: %w: port %d is taken%s; give version %s (line %d of the plan) another port, or none to let perfbench pick a free one",
+					s.v.Label, sandbox.ErrPortInUse, m.Port, listener(m.Port), s.v.Label, s.v.Line)
+			}
+			return fmt.Errorf("start %s: %w", s.v.Label, err)
 		}
 		s.sb, s.sbCancel = sb, cancel
 		s.pid, s.datadir = sb.Pid, sb.Datadir
@@ -172,6 +177,20 @@ func (s *server) startManaged(ctx context.Context) error {
 	}
 	s.dataReady = s.markerMatches()
 	return s.connect(ctx)
+}
+
+// listener names the process listening on a port of 127.0.0.1: " by pid
+// 4242 (mariadbd)", or "" when it cannot be told.
+func listener(port int) string {
+	pid, err := mysqld.Proc{}.ListenerOf(net.IPv4(127, 0, 0, 1), port)
+	if err != nil || pid <= 0 {
+		return ""
+	}
+	comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	if c := strings.TrimSpace(string(comm)); c != "" {
+		return fmt.Sprintf(" by pid %d (%s)", pid, c)
+	}
+	return fmt.Sprintf(" by pid %d", pid)
 }
 
 // sandboxConfig is the sandbox of a managed version.
@@ -332,10 +351,48 @@ func (s *server) connect(ctx context.Context) error {
 	}
 	db, err := mysqld.Connect(ctx, c, found, mysqld.ConnectOptions{})
 	if err != nil {
+		if s.v.Target != nil && errors.Is(err, mysqld.ErrAccessDenied) {
+			return deniedByPlan(s.v, c.User, err)
+		}
 		return fmt.Errorf("connect to the server of %s: %w", s.v.Label, err)
 	}
 	s.db, s.client = db, c
 	return nil
+}
+
+// planError is an error whose text speaks of the plan, over the error it
+// explains (kept for errors.Is).
+type planError struct {
+	msg string
+	err error
+}
+
+func (e *planError) Error() string { return e.msg }
+func (e *planError) Unwrap() error { return e.err }
+
+// deniedByPlan is a running server's refusal of the credentials the plan
+// gave for it: the hint names the version's keys, not perfbench stat's
+// flags.
+func deniedByPlan(v *plan.Version, user string, err error) error {
+	said := "access denied"
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		if me.Number != 1045 {
+			return fmt.Errorf("connect to the server of %s: %w", v.Label, err)
+		}
+		said = me.Message
+	}
+	return &planError{err: err, msg: fmt.Sprintf("connect to the server of %s as %s: %s: check user and password, or defaults_file, of version %s (line %d of the plan)",
+		v.Label, user, said, v.Label, v.Line)}
+}
+
+// loadAccountHint is what a load that the server refused (error 1045 in
+// text) should check.
+func loadAccountHint(text string) string {
+	if strings.Contains(text, "error 1045") {
+		return " (the load's account was refused: check data.user and data.password of the plan)"
+	}
+	return ""
 }
 
 func (s *server) socket() string {

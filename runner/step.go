@@ -91,17 +91,18 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 		return failed(r.newRecord(it), "%v", err)
 	}
 	st := it.Step
-	argv, err := r.stepCommand(s, it)
+	cmd, removeOptions, err := r.stepCommand(s, it)
 	if err != nil {
 		return failed(r.newRecord(it), "%v", err)
 	}
+	defer removeOptions()
 	logPath := r.logPath(it)
 	log, err := os.Create(logPath)
 	if err != nil {
 		return failed(r.newRecord(it), "create the load's log: %v", err)
 	}
 	defer log.Close()
-	fmt.Fprintf(log, "# %s\n", strings.Join(measure.ScrubArgs(argv), " "))
+	fmt.Fprintf(log, "# %s\n", strings.Join(cmd.Shown, " "))
 
 	prof, err := r.profile(it)
 	if err != nil {
@@ -135,7 +136,7 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 		mu     sync.Mutex
 		parser = sysbench.NewParser()
 	)
-	load, err := proc.Start(argv, proc.Options{Log: log, OnLine: func(line string) {
+	load, err := proc.Start(cmd.Argv, proc.Options{Log: log, Env: cmd.Env, OnLine: func(line string) {
 		mu.Lock()
 		defer mu.Unlock()
 		parser.Line(line)
@@ -167,7 +168,7 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 		res := parser.Result()
 		mu.Unlock()
 		rec := failed(r.newRecord(it), "%s before the window opened%s", r.loadEnd(st, load), loadDetail(res, logPath))
-		r.applyClient(rec, st, r.client(st, argv, res, load, clientStart()))
+		r.applyClient(rec, st, r.client(st, cmd.Shown, res, load, clientStart()))
 		if s.down(ctx) {
 			r.crashed(rec, s)
 		}
@@ -217,7 +218,7 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 	mu.Lock()
 	res := parser.Result()
 	mu.Unlock()
-	r.applyClient(rec, st, r.client(st, argv, res, load, clientStart()))
+	r.applyClient(rec, st, r.client(st, cmd.Shown, res, load, clientStart()))
 
 	switch {
 	case interrupted:
@@ -266,8 +267,9 @@ func (r *runner) applyClient(rec *record.Record, st *plan.Step, c *record.Client
 	}
 }
 
-// client is the load's results for the Record.
-func (r *runner) client(st *plan.Step, argv []string, res *sysbench.Result, load *proc.Cmd, started time.Time) *record.Client {
+// client is the load's results for the Record; shown is its command line
+// as logs and Records show it (no secret in it).
+func (r *runner) client(st *plan.Step, shown []string, res *sysbench.Result, load *proc.Cmd, started time.Time) *record.Client {
 	var c *record.Client
 	if !st.Custom() || res.Version != "" {
 		c = res.Client()
@@ -276,7 +278,7 @@ func (r *runner) client(st *plan.Step, argv []string, res *sysbench.Result, load
 	}
 	c.Whole = true
 	c.Started = started
-	c.Command = measure.ScrubArgs(argv)
+	c.Command = shown
 	if !load.Running() {
 		c.ExitCode = load.ExitCode()
 	}
@@ -310,7 +312,8 @@ func loadDetail(res *sysbench.Result, logPath string) string {
 	if len(said) == 0 {
 		return " (output in " + logPath + ")"
 	}
-	return ": " + strings.Join(said, "; ") + " (output in " + logPath + ")"
+	text := strings.Join(said, "; ")
+	return ": " + text + loadAccountHint(text) + " (output in " + logPath + ")"
 }
 
 // crashed marks rec failed because the server exited, with the end of its
@@ -337,14 +340,28 @@ func (r *runner) abandoned(ctx context.Context, it plan.Item, format string, arg
 }
 
 // stepCommand is the load's command line: sysbench for a suite step, the
-// plan's command with its placeholders filled for a custom one.
-func (r *runner) stepCommand(s *server, it plan.Item) ([]string, error) {
+// plan's command with its placeholders filled for a custom one. The
+// password is never on it: a suite step's goes to a sysbench option file
+// ({sysbench_options} of a custom step), which remove deletes once the load
+// has ended; a custom step's {password} is in the environment of its shell
+// script, or, as an argument, where the plan put it (the plan warned).
+// Shown is the command line for logs and Records.
+func (r *runner) stepCommand(s *server, it plan.Item) (cmd plan.Command, remove func(), err error) {
 	conn := s.conn
 	conn.ScriptDir = r.scripts
 	conn.Tail = r.tail
 	o := r.plan.SysbenchOptions(it, conn)
 	if !it.Step.Custom() {
-		return suite.Command(*it.Step.Suite, o)
+		o, remove, err := withOptionFile(o)
+		if err != nil {
+			return plan.Command{}, nil, err
+		}
+		argv, err := suite.Command(*it.Step.Suite, o)
+		if err != nil {
+			remove()
+			return plan.Command{}, nil, err
+		}
+		return plan.Command{Argv: argv, Shown: measure.ScrubArgs(argv)}, remove, nil
 	}
 	secs := func(d time.Duration) string { return strconv.Itoa(int((d + time.Second - 1) / time.Second)) }
 	host := o.Host
@@ -371,7 +388,36 @@ func (r *runner) stepCommand(s *server, it plan.Item) ([]string, error) {
 	if values["socket"] == "" {
 		values["socket"] = o.Socket
 	}
-	return plan.Expand(it.Step.Command, values)
+	remove = func() {}
+	if strings.Contains(strings.Join(it.Step.Command, " "), "{sysbench_options}") {
+		path, rm, err := suite.WriteConfig(o)
+		if err != nil {
+			return plan.Command{}, nil, err
+		}
+		values["sysbench_options"], remove = path, rm
+	}
+	cmd, err = plan.Expand(it.Step.Command, values, "password")
+	if err != nil {
+		remove()
+		return plan.Command{}, nil, err
+	}
+	cmd.Shown = measure.ScrubArgs(cmd.Shown)
+	return cmd, remove, nil
+}
+
+// withOptionFile puts the password of o into a sysbench option file
+// (suite.WriteConfig) and returns the options that read it, and the
+// function that removes it once sysbench has ended.
+func withOptionFile(o suite.Options) (suite.Options, func(), error) {
+	if o.Password == "" {
+		return o, func() {}, nil
+	}
+	path, remove, err := suite.WriteConfig(o)
+	if err != nil {
+		return o, nil, err
+	}
+	o.ConfigFile = path
+	return o, remove, nil
 }
 
 // logPath is where a measurement's load output goes, next to its Record's
@@ -385,31 +431,52 @@ func (r *runner) logPath(it plan.Item) string {
 }
 
 // setAside moves the Record (and load log and profile) an earlier run left
-// for a measurement that runs again (a failed or partial one, with
-// --resume) into a hidden .replaced/ folder next to it: Records are never
-// rewritten, and readers of the folder skip hidden ones.
+// for a measurement that runs again (a failed or partial one, or a file
+// there that is not its Record, with --resume) into a hidden .replaced/
+// folder next to it: Records are never rewritten, and readers of the folder
+// skip hidden ones.
 func (r *runner) setAside(it plan.Item) {
-	l, ok := r.existing[it.ID]
-	if !ok {
+	var path string
+	var when time.Time
+	if l, ok := r.existing[it.ID]; ok {
+		path, when = l.Path, l.Record.Provenance.Written
+	} else if p, ok := r.unreadable[it.ID]; ok {
+		path = p
+		if fi, err := os.Stat(p); err == nil {
+			when = fi.ModTime()
+		}
+	} else {
 		return
 	}
-	stamp := l.Record.Provenance.Written.UTC().Format("20060102T150405Z")
-	for _, p := range []string{l.Path, r.logPath(it), r.profilePath(it)} {
+	_, unreadable := r.unreadable[it.ID]
+	stamp := when.UTC().Format("20060102T150405Z")
+	for _, p := range []string{path, r.logPath(it), r.profilePath(it)} {
 		if _, err := os.Stat(p); err != nil {
 			continue
 		}
 		dir := filepath.Join(filepath.Dir(p), ".replaced")
-		if err := os.MkdirAll(dir, 0o755); err == nil {
-			base := filepath.Base(p)
-			ext := filepath.Ext(base)
-			if strings.HasSuffix(base, ".pb.gz") {
-				ext = ".pb.gz"
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			r.prog.printf("perfbench run: warning: keep the earlier %s: %v", p, err)
+			continue
+		}
+		base := filepath.Base(p)
+		ext := filepath.Ext(base)
+		if strings.HasSuffix(base, ".pb.gz") {
+			ext = ".pb.gz"
+		}
+		to := filepath.Join(dir, strings.TrimSuffix(base, ext)+"."+stamp+ext)
+		for n := 2; ; n++ {
+			if _, err := os.Lstat(to); errors.Is(err, os.ErrNotExist) {
+				break
 			}
-			err = os.Rename(p, filepath.Join(dir, strings.TrimSuffix(base, ext)+"."+stamp+ext))
-			if err != nil {
-				r.prog.printf("perfbench run: warning: keep the earlier %s: %v", p, err)
-			}
+			to = filepath.Join(dir, strings.TrimSuffix(base, ext)+"."+stamp+"-"+strconv.Itoa(n)+ext)
+		}
+		if err := os.Rename(p, to); err != nil {
+			r.prog.printf("perfbench run: warning: keep the earlier %s: %v", p, err)
+		} else if unreadable && p == path {
+			r.prog.printf("perfbench run: %s, which is not the Record of %s, is kept as %s", p, it.ID, to)
 		}
 	}
 	delete(r.existing, it.ID)
+	delete(r.unreadable, it.ID)
 }

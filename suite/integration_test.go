@@ -68,7 +68,7 @@ func TestStepsOnMariaDB(t *testing.T) {
 	if err := WriteScripts(scripts); err != nil {
 		t.Fatal(err)
 	}
-	o := options(srv)
+	o := options(t, srv)
 	o.Sysbench, o.ScriptDir = sysbench, scripts
 	o.Tables, o.TableSize = 2, 5000
 	o.Time = time.Second
@@ -181,7 +181,7 @@ func TestScriptRejectsUnknownShape(t *testing.T) {
 	if err := WriteScripts(scripts); err != nil {
 		t.Fatal(err)
 	}
-	o := options(srv)
+	o := options(t, srv)
 	o.Sysbench, o.ScriptDir, o.Tables, o.TableSize, o.Threads, o.Time = sysbench, scripts, 1, 10, 1, time.Second
 	s, _ := Lookup("update-one")
 	s[0].Args = []string{"--shape=every-row"}
@@ -293,7 +293,7 @@ func TestStatementShapes(t *testing.T) {
 		t.Fatal(err)
 	}
 	const rows = 3000
-	o := options(srv)
+	o := options(t, srv)
 	o.Sysbench, o.ScriptDir, o.Tables, o.TableSize, o.Threads, o.Time = sysbench, scripts, 1, rows, 1, time.Second
 	ctx := context.Background()
 	for _, mk := range []func(Options) ([]string, error){CleanupCommand, PrepareCommand} {

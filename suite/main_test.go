@@ -17,11 +17,16 @@ import (
 func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
 
 // options returns sysbench options for a sandbox server over TCP, with its
-// load account.
-func options(srv *sandbox.Server) Options {
-	return Options{
-		Host: "127.0.0.1", Port: srv.Port, User: srv.User, Password: srv.Password, DB: srv.Database,
+// load account (the password in an option file).
+func options(t *testing.T, srv *sandbox.Server) Options {
+	o := Options{Host: "127.0.0.1", Port: srv.Port, User: srv.User, Password: srv.Password, DB: srv.Database}
+	path, remove, err := WriteConfig(o)
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(remove)
+	o.ConfigFile = path
+	return o
 }
 
 // run runs argv and returns its standard output; a failure includes both

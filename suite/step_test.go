@@ -238,7 +238,7 @@ func TestStepsAreCopies(t *testing.T) {
 
 func TestCommand(t *testing.T) {
 	o := Options{
-		ScriptDir: "/tmp/pb", Host: "127.0.0.1", Port: 3306, User: "sbtest", Password: "secret", DB: "sbtest",
+		ScriptDir: "/tmp/pb", Host: "127.0.0.1", Port: 3306, User: "sbtest", Password: "secret", ConfigFile: "/tmp/pb.cfg", DB: "sbtest",
 		Tables: 8, TableSize: 1000000, Threads: 4,
 		Warmup: 5 * time.Second, Time: 600 * time.Second, Tail: 500 * time.Millisecond,
 		ReportInterval: time.Second, Extra: []string{"--mysql-ignore-errors=all"},
@@ -251,7 +251,7 @@ func TestCommand(t *testing.T) {
 		return s[0]
 	}
 	conn := []string{"--db-driver=mysql", "--mysql-host=127.0.0.1", "--mysql-port=3306", "--mysql-user=sbtest",
-		"--mysql-password=secret", "--mysql-db=sbtest", "--tables=8", "--table-size=1000000", "--rand-type=uniform"}
+		"--config-file=/tmp/pb.cfg", "--mysql-db=sbtest", "--tables=8", "--table-size=1000000", "--rand-type=uniform"}
 	run := []string{"--threads=4", "--time=606", "--events=0", "--report-interval=1"}
 	cat := func(parts ...[]string) []string {
 		var out []string
@@ -286,6 +286,14 @@ func TestCommand(t *testing.T) {
 			t.Errorf("Command(%s):\n got %q\nwant %q", c.label, got, c.want)
 		}
 	}
+
+	// A password without its option file is refused: it would have to go
+	// on the command line.
+	o.ConfigFile = ""
+	if _, err := Command(step("point-query_range=100"), o); !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), "never on the command line") {
+		t.Errorf("a password without an option file: %v", err)
+	}
+	o.ConfigFile = "/tmp/pb.cfg"
 
 	// The .pre copy runs exactly what its step runs.
 	pre, _ := Command(step("read-only.pre_range=10"), o)

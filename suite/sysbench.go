@@ -3,6 +3,7 @@ package suite
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -26,12 +27,17 @@ type Options struct {
 	// Connection. Host and Port select TCP; Socket a unix socket (the
 	// client library uses the socket only when Host is empty or
 	// "localhost"). Empty fields are left to sysbench's defaults.
-	Host     string
-	Port     int
-	Socket   string
-	User     string
+	Host   string
+	Port   int
+	Socket string
+	User   string
+	// Password never goes on a command line, where every local user can
+	// read it (/proc/PID/cmdline): ConfigFile holds it.
 	Password string
 	DB       string
+	// ConfigFile is the sysbench option file (--config-file) holding the
+	// password, written by WriteConfig; required when Password is set.
+	ConfigFile string
 
 	// Tables and TableSize are the data set: sbtest1..sbtestN of TableSize
 	// rows each. Both must be at least 1.
@@ -125,7 +131,10 @@ func (o Options) common() ([]string, error) {
 		args = append(args, "--mysql-user="+o.User)
 	}
 	if o.Password != "" {
-		args = append(args, "--mysql-password="+o.Password)
+		if o.ConfigFile == "" {
+			return nil, fmt.Errorf("%w: a password is passed in an option file (WriteConfig), never on the command line", ErrOptions)
+		}
+		args = append(args, "--config-file="+o.ConfigFile)
 	}
 	if o.DB != "" {
 		args = append(args, "--mysql-db="+o.DB)
@@ -218,6 +227,54 @@ func dataCommand(o Options, cmd string) ([]string, error) {
 	argv = append(argv, "--threads="+strconv.Itoa(o.Tables))
 	argv = append(argv, o.Extra...)
 	return append(argv, cmd), nil
+}
+
+// WriteConfig writes the password of o to a sysbench option file that only
+// its owner can read, in a new folder under os.TempDir, and returns its path
+// (for Options.ConfigFile) and the function that removes it, to call once
+// sysbench has ended. sysbench 1.0 reads one option a line, name=value,
+// where a value ends at a space or a comma unless it is quoted with ' or "
+// (nothing escapes inside the quotes): a password holding a line break, or
+// both quote characters and a space or comma, cannot be written.
+func WriteConfig(o Options) (path string, remove func(), err error) {
+	line, err := configLine("mysql-password", o.Password)
+	if err != nil {
+		return "", nil, err
+	}
+	dir, err := os.MkdirTemp("", "perfbench-sysbench-")
+	if err != nil {
+		return "", nil, fmt.Errorf("write the sysbench option file: %w", err)
+	}
+	remove = func() { os.RemoveAll(dir) }
+	path = filepath.Join(dir, "options.cfg")
+	if err := os.WriteFile(path, []byte(line+"\n"), 0o600); err != nil {
+		remove()
+		return "", nil, fmt.Errorf("write the sysbench option file: %w", err)
+	}
+	return path, remove, nil
+}
+
+// CheckPassword reports a password WriteConfig cannot write.
+func CheckPassword(password string) error {
+	_, err := configLine("password", password)
+	return err
+}
+
+// configLine is the line of a sysbench option file that gives option name
+// the value v.
+func configLine(name, v string) (string, error) {
+	if strings.ContainsAny(v, "\n\r\x00") {
+		return "", fmt.Errorf("%w: a %s with a line break cannot be given to sysbench", ErrOptions, name)
+	}
+	switch {
+	case v != "" && !strings.ContainsAny(v, " \t\v\f,") && !strings.ContainsAny(v[:1], `"'#`):
+		return name + "=" + v, nil
+	case !strings.Contains(v, `"`):
+		return name + `="` + v + `"`, nil
+	case !strings.Contains(v, "'"):
+		return name + "='" + v + "'", nil
+	}
+	return "", fmt.Errorf("%w: sysbench 1.0 cannot read a %s that holds both quote characters (' and \") and a space or comma from its option file, and perfbench does not put it on a command line: change it", ErrOptions, name)
 }
 
 // Redact returns a copy of argv with the values of password options

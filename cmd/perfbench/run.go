@@ -40,10 +40,19 @@ a server that died is started again before the next step. The exit status is
 then 1. Ctrl-C or SIGTERM stops the load, writes what was measured marked
 partial, stops every server perfbench started and exits with status 1.
 
+A measurement counts once its Record is written and read back. A Record that
+cannot be written (a full disk) is kept in a temporary folder, named in the
+summary, and the exit status is 1: free space, then --resume measures it again.
+
 --resume runs only what has no ok Record yet: failed and partial measurements
-run again (their earlier Records move to records/.replaced/), and servers keep
-their data directories so the data is not loaded again. To start over, remove
-the output folder; to load the data again, remove servers/.
+run again (their earlier Records move to records/.replaced/, as do files there
+that are not their measurement's Record: a newer schema, a truncated file),
+and servers keep their data directories so the data is not loaded again.
+Without --resume a run replaces nothing. To start over, remove the output
+folder; to load the data again, remove servers/.
+
+One run at a time per output folder: .perfbench.lock holds the running
+perfbench's pid, and a second run into the folder exits at once naming it.
 
 Examples:
   perfbench run examples/plans/smoke.toml --out /tmp/smoke
@@ -95,7 +104,7 @@ Examples:
 				switch {
 				case errors.Is(err, runner.ErrUnknownStep):
 					return usagef("%v", err)
-				case errors.Is(err, runner.ErrStepsFailed), errors.Is(err, runner.ErrInterrupted):
+				case errors.Is(err, runner.ErrStepsFailed), errors.Is(err, runner.ErrInterrupted), errors.Is(err, runner.ErrRecordsNotWritten):
 					// The summary on stderr has said it all.
 					return errSilent
 				}

@@ -75,9 +75,20 @@ func TestRunSignal(t *testing.T) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+	// A second run into the folder is refused at once, naming the first
+	// one's pid; the first goes on (it is interrupted below, and writes its
+	// partial window).
+	began := time.Now()
+	code, _, errs := runCLI(t, "run", path, "--out", out)
+	if code != exitFailure || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "output folder is in use: perfbench (pid "+strconv.Itoa(cmd.Process.Pid)+")") {
+		t.Errorf("a second run into %s: exit %d, stderr %q; want one line naming pid %d", out, code, errs, cmd.Process.Pid)
+	}
+	if d := time.Since(began); d > 2*time.Second {
+		t.Errorf("the second run took %v to give up", d)
+	}
 	// The window opens 1 s (the warm-up) after the threads start and lasts
 	// 8 s: interrupt it in its middle, with room for a slow opening.
-	time.Sleep(4 * time.Second)
+	time.Sleep(3 * time.Second)
 	b, err := os.ReadFile(filepath.Join(out, "servers", "a", "mysqld.pid"))
 	if err != nil {
 		t.Fatal(err)
@@ -114,5 +125,8 @@ func TestRunSignal(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "--resume") {
 		t.Errorf("stderr does not say how to finish")
+	}
+	if _, err := os.Stat(filepath.Join(out, ".perfbench.lock")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the lock file stays after the run: %v", err)
 	}
 }

@@ -48,6 +48,9 @@ type Options struct {
 	// OnLine, when not nil, is called with every line, without its line
 	// ending, in order, from one goroutine, after the line went to Log.
 	OnLine func(line string)
+	// Env are NAME=value pairs the command gets on top of perfbench's
+	// environment.
+	Env []string
 }
 
 // Cmd is a running (or ended) command.
@@ -78,6 +81,9 @@ func Start(argv []string, o Options) (*Cmd, error) {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout, cmd.Stderr = w, w
+	if len(o.Env) > 0 {
+		cmd.Env = append(os.Environ(), o.Env...)
+	}
 	cmd.SysProcAttr = sysProcAttr()
 	c := &Cmd{cmd: cmd, out: r, exited: make(chan struct{}), drained: make(chan struct{}),
 		done: make(chan struct{}), threads: make(chan struct{})}

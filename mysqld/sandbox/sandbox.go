@@ -61,6 +61,9 @@ var (
 	ErrNotReady = errors.New("server did not become ready")
 	// ErrNotRunning is returned by operations on a server that has exited.
 	ErrNotRunning = errors.New("server is not running")
+	// ErrPortInUse means the server could not listen on its TCP port:
+	// another process has it.
+	ErrPortInUse = errors.New("the port is in use")
 )
 
 // Config describes a sandbox. The zero value of every field but Dir is a
@@ -274,7 +277,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		if err == nil {
 			break
 		}
-		if cfg.Port != 0 || attempt >= 3 || !strings.Contains(err.Error(), "already in use") {
+		if cfg.Port != 0 || attempt >= 3 || !errors.Is(err, ErrPortInUse) {
 			return nil, err
 		}
 	}
@@ -517,8 +520,7 @@ func (s *Server) waitReady(ctx context.Context, logOffset int64) error {
 		}
 		select {
 		case <-s.exited:
-			return fmt.Errorf("start %s in %s: %w: it exited (%v); error log %s says:\n%s",
-				filepath.Base(s.Binary), s.Dir, ErrNotReady, s.waitErr, s.ErrorLog, s.logTail(logOffset, 20))
+			return s.exitError(logOffset)
 		case <-ctx.Done():
 			return fmt.Errorf("start %s in %s: %w: %w", filepath.Base(s.Binary), s.Dir, ErrNotReady, ctx.Err())
 		case <-time.After(50 * time.Millisecond):
@@ -528,6 +530,33 @@ func (s *Server) waitReady(ctx context.Context, logOffset int64) error {
 				filepath.Base(s.Binary), s.Dir, ErrNotReady, s.cfg.ReadyTimeout, lastErr, s.ErrorLog, s.logTail(logOffset, 20))
 		}
 	}
+}
+
+// exitError says why a server that exited while starting did: its error
+// log's [ERROR] lines in one line, or, when it wrote none, the log's end.
+// A port another process has is ErrPortInUse.
+func (s *Server) exitError(logOffset int64) error {
+	name := filepath.Base(s.Binary)
+	var errs []string
+	for _, l := range strings.Split(s.logTail(logOffset, 50), "\n") {
+		_, msg, ok := strings.Cut(l, "[ERROR] ")
+		if !ok || strings.TrimSpace(msg) == "Aborting" {
+			continue
+		}
+		msg = strings.TrimSpace(msg)
+		if strings.Contains(msg, "Address already in use") {
+			return fmt.Errorf("start %s in %s: %w: port %d is taken by another process (the server said: %s)", name, s.Dir, ErrPortInUse, s.Port, msg)
+		}
+		errs = append(errs, msg)
+	}
+	if len(errs) == 0 {
+		return fmt.Errorf("start %s in %s: %w: it exited (%v); error log %s says:\n%s",
+			name, s.Dir, ErrNotReady, s.waitErr, s.ErrorLog, s.logTail(logOffset, 20))
+	}
+	if len(errs) > 3 {
+		errs = append(errs[:3], fmt.Sprintf("and %d more", len(errs)-3))
+	}
+	return fmt.Errorf("start %s in %s: %w: it exited (%v): %s (error log %s)", name, s.Dir, ErrNotReady, s.waitErr, strings.Join(errs, "; "), s.ErrorLog)
 }
 
 func (s *Server) logTail(offset int64, n int) string {
@@ -633,6 +662,9 @@ func (s *Server) Exec(ctx context.Context, stmts ...string) error {
 	defer conn.Close()
 	for _, q := range stmts {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
+			if s.cfg.Password != "" {
+				q = strings.ReplaceAll(q, quote(s.cfg.Password), "'***'")
+			}
 			return fmt.Errorf("run %q on sandbox %s: %w", q, s.Socket, err)
 		}
 	}

@@ -252,17 +252,41 @@ func TestStopOnCancel(t *testing.T) {
 	}
 }
 
+// TestStartFailureShowsErrorLog: a server that exits while starting is
+// reported in one line quoting its error log's complaint, not the log's last
+// 20 lines; a port another process listens on is ErrPortInUse, said so.
 func TestStartFailureShowsErrorLog(t *testing.T) {
 	testdb.NeedServer(t)
+	dir := t.TempDir()
 	_, err := sandbox.Start(context.Background(), sandbox.Config{
-		Dir:     t.TempDir(),
+		Dir:     dir,
 		Options: []string{"--no-such-option-for-perfbench=1"},
 	})
 	if !errors.Is(err, sandbox.ErrNotReady) {
 		t.Fatalf("err = %v, want ErrNotReady", err)
 	}
-	if !strings.Contains(err.Error(), "no-such-option-for-perfbench") {
-		t.Errorf("error does not quote the error log's complaint:\n%v", err)
+	if !strings.Contains(err.Error(), "unknown variable 'no-such-option-for-perfbench=1'") || strings.Contains(err.Error(), "\n") ||
+		strings.Contains(err.Error(), "[Note]") || strings.Contains(err.Error(), "Aborting") {
+		t.Errorf("error is not the error log's complaint in one line:\n%v", err)
+	}
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	port := l.Addr().(*net.TCPAddr).Port
+	_, err = sandbox.Start(context.Background(), sandbox.Config{Dir: dir, Port: port, NoLoadUser: true, Options: []string{"--innodb-buffer-pool-size=64M"}})
+	if !errors.Is(err, sandbox.ErrPortInUse) || strings.Contains(err.Error(), "\n") ||
+		!strings.Contains(err.Error(), fmt.Sprintf("port %d is taken by another process (the server said: Can't start server: Bind on TCP/IP port", port)) {
+		t.Errorf("a busy port: %v", err)
+	}
+	// A load account the server refuses: the statement is quoted without
+	// the password.
+	_, err = sandbox.Start(context.Background(), sandbox.Config{Dir: dir, User: strings.Repeat("u", 200), Password: "pw-s3cret-x",
+		Options: []string{"--innodb-buffer-pool-size=64M"}})
+	if err == nil || !strings.Contains(err.Error(), "IDENTIFIED BY '***'") || strings.Contains(err.Error(), "pw-s3cret-x") {
+		t.Errorf("a refused load account: %v", err)
 	}
 }
 
