@@ -105,6 +105,27 @@ func (t Target) Validate() error {
 	return nil
 }
 
+// ValidateFlags is Validate for a command line, which also refuses
+// --socket with a TCP --port or a --host other than localhost: the
+// connection would use the socket and ignore the others. (A plan's running
+// server may name both, for perfbench and for its load.)
+func (t Target) ValidateFlags() error {
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	if t.Socket != "" && (t.Port != 0 || (t.Host != "" && t.Host != "localhost")) {
+		tcp := "--host " + t.Host
+		if t.Port != 0 {
+			tcp = fmt.Sprintf("--port %d", t.Port)
+			if t.Host != "" {
+				tcp = fmt.Sprintf("--host %s --port %d", t.Host, t.Port)
+			}
+		}
+		return fmt.Errorf("%w: give --socket or %s, not both (perfbench would connect over the socket and ignore %s)", ErrUsage, tcp, tcp)
+	}
+	return nil
+}
+
 // Secret holds a password. It prints as "********" (or "" when unset) with
 // every fmt verb and in JSON, so a Target or Client can be logged safely.
 type Secret struct{ v *string }

@@ -149,7 +149,7 @@ Examples:
 				if fs.Changed("label") && strings.TrimSpace(a.label) == "" || fs.Changed("step") && strings.TrimSpace(a.step) == "" {
 					return usagef("--label and --step cannot be empty")
 				}
-				if err := a.target.Validate(); err != nil {
+				if err := a.target.ValidateFlags(); err != nil {
 					return usagef("%v", err)
 				}
 				if err := a.profile.Validate(); err != nil {
