@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -173,6 +174,16 @@ type statArgs struct {
 }
 
 func runStat(ctx context.Context, e *env, a *statArgs) error {
+	// Files are checked before anything is measured: a window is not
+	// measured to be lost at the end.
+	if err := checkOutput("--out", a.out); err != nil {
+		return err
+	}
+	if a.profile.Enabled() {
+		if err := checkOutput("--profile-out", a.profile.Path(a.out)); err != nil {
+			return err
+		}
+	}
 	sys, err := perfevent.LoadSystem("/")
 	if err != nil {
 		return err
@@ -343,21 +354,88 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 	return nil
 }
 
+// writeStat prints the window and writes it to --out. When --out cannot be
+// written (it was checked before the window: a disk that filled up, a
+// folder removed since), the Record is kept in a temporary file, or else
+// on stdout, and the error says where.
 func writeStat(e *env, a *statArgs, r *record.Record) error {
-	if a.out != "" {
-		if err := record.Write(a.out, r); err != nil {
-			return err
-		}
-	}
-	if a.format == "json" {
-		b, err := record.Marshal(r)
-		if err != nil {
-			return err
-		}
-		_, err = e.stdout.Write(b)
+	b, err := record.Marshal(r)
+	if err != nil {
 		return err
 	}
-	return measure.WriteText(e.stdout, r, measure.TextOptions{Interval: a.interval})
+	if a.format == "json" {
+		_, err = e.stdout.Write(b)
+	} else {
+		err = measure.WriteText(e.stdout, r, measure.TextOptions{Interval: a.interval})
+	}
+	if err != nil {
+		return fmt.Errorf("print the window: %w", err)
+	}
+	if a.out == "" {
+		return nil
+	}
+	werr := record.WriteFileAtomic(a.out, b)
+	if werr == nil {
+		return nil
+	}
+	if a.format == "json" {
+		return fmt.Errorf("%w; the Record is on stdout only", werr)
+	}
+	if saved, err := saveTemp(b); err == nil {
+		return fmt.Errorf("%w; the Record was saved to %s instead", werr, saved)
+	}
+	if _, err := e.stdout.Write(b); err == nil {
+		return fmt.Errorf("%w, nor could a temporary file be; the Record (JSON) follows the text on stdout", werr)
+	}
+	return fmt.Errorf("%w, nor could a temporary file be: the Record is lost", werr)
+}
+
+// saveTemp writes a Record that could not be written where asked into a
+// temporary file and returns its path.
+func saveTemp(b []byte) (string, error) {
+	f, err := os.CreateTemp("", "perfbench-stat-*.json")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// checkOutput makes sure a file flag names a file that can be written: not
+// a folder, in a folder that exists (or can be made) and takes a new file.
+func checkOutput(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usagef("%s %s is a folder: give a file name, such as %s", flag, path, filepath.Join(path, "stat.json"))
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("%s %s cannot be written: %s: %w; give a path in a folder that exists or can be made", flag, path, pe.Path, pe.Err)
+		}
+		return fmt.Errorf("%s %s cannot be written: %w; give a path in a folder that exists or can be made", flag, path, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".check*")
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("%s %s cannot be written: no file can be created in %s: %w; give a path in a writable folder", flag, path, dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
 }
 
 // connectServer logs in to the server found, prompting for a password on the

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -550,5 +551,78 @@ func TestStatNothingCountable(t *testing.T) {
 	code, out, errs = runCLI(t, "stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", "cycles,task-clock", "--duration", "100ms")
 	if code != exitOK || !strings.Contains(out, "task-clock") {
 		t.Errorf("cycles,task-clock: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestStatOutChecked: an --out that cannot be written is refused before the
+// window opens, in one line saying why and what to give instead.
+func TestStatOutChecked(t *testing.T) {
+	needLinux(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "afile")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ro := filepath.Join(dir, "ro")
+	os.Mkdir(ro, 0o755)
+	roSays := "permission denied"
+	if os.Geteuid() == 0 {
+		// root writes through permissions: a read-only file system.
+		if err := syscall.Mount("tmpfs", ro, "tmpfs", syscall.MS_RDONLY, ""); err != nil {
+			t.Fatalf("mount a read-only tmpfs: %v", err)
+		}
+		t.Cleanup(func() { syscall.Unmount(ro, 0) })
+		roSays = "read-only file system"
+	} else {
+		os.Chmod(ro, 0o555)
+	}
+	pid := strconv.Itoa(os.Getpid())
+	for _, tc := range []struct {
+		out  string
+		code int
+		says string
+	}{
+		{dir, exitUsage, "--out " + dir + " is a folder: give a file name, such as " + filepath.Join(dir, "stat.json")},
+		{filepath.Join(file, "r.json"), exitFailure, "--out " + filepath.Join(file, "r.json") + " cannot be written: " + file + ": not a directory"},
+		{filepath.Join(ro, "r.json"), exitFailure, "no file can be created in " + ro + ": " + roSays},
+	} {
+		code, out, errs := runCLI(t, "stat", "--pid", pid, "--force", "-e", "task-clock", "--duration", "2s", "--out", tc.out)
+		if code != tc.code || out != "" || !strings.Contains(errs, tc.says) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("--out %s: exit %d, stdout %q, stderr %q; want exit %d before the window, saying %q", tc.out, code, out, errs, tc.code, tc.says)
+		}
+	}
+	code, _, errs := runCLI(t, "stat", "--pid", pid, "--force", "-e", "task-clock", "--duration", "2s", "--profile", "--profile-out", dir)
+	if code != exitUsage || !strings.Contains(errs, "--profile-out "+dir+" is a folder") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("--profile-out a folder: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestStatOutLostKeepsRecord: when --out cannot be written at the end of
+// the window (its folder was replaced by a file meanwhile), the Record is
+// saved to a temporary file that the error names, and the window is still
+// printed.
+func TestStatOutLostKeepsRecord(t *testing.T) {
+	needLinux(t)
+	busy(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		os.RemoveAll(sub)
+		os.WriteFile(sub, nil, 0o644)
+	}()
+	code, out, errs := runCLI(t, "stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", "task-clock", "--duration", "800ms", "--out", filepath.Join(sub, "r.json"))
+	m := regexp.MustCompile(`the Record was saved to (\S+perfbench-stat-\d+\.json) instead\n$`).FindStringSubmatch(errs)
+	if code != exitFailure || m == nil || !strings.Contains(out, "task-clock") || !strings.Contains(errs, "r.json") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 1 naming the file the Record was saved to", code, out, errs)
+	}
+	r, err := record.Read(m[1])
+	if err != nil || filepath.Dir(m[1]) != tmp {
+		t.Fatalf("saved Record %s: %v", m[1], err)
+	}
+	if c, _ := r.Counter("task-clock"); c.Status != record.StatusCounted || c.Raw == 0 {
+		t.Errorf("saved Record's task-clock %+v", c)
 	}
 }
