@@ -35,6 +35,13 @@ const noOpCount = "no op count"
 // before the Record says that the two edges are apart.
 const MaxStatusLag = 50 * time.Millisecond
 
+// MinInterval is the shortest series interval perfbench measures honestly.
+// Each interval reads SHOW GLOBAL STATUS, which costs the server about
+// 1.4 ms of CPU (MariaDB 10.11, scripts/bench-interval.sh): 1.4% of one CPU
+// at 100 ms, 14% at 10 ms, swamping an idle or lightly loaded server's own
+// work. perf stat -I warns below 100 ms too.
+const MinInterval = 100 * time.Millisecond
+
 // ErrConfig marks a Config that cannot be measured (no pid, no events, an op
 // source that needs a server connection without one).
 var ErrConfig = errors.New("invalid measurement")

@@ -115,7 +115,7 @@ Examples:
 			fs.StringVarP(&a.events, "events", "e", "", "events to count, perf-style list (default: the hardware set where the PMU has it, plus software events)")
 			fs.DurationVar(&a.duration, "duration", 0, "length of the window; 0 counts until the command exits or Ctrl-C")
 			fs.DurationVar(&a.warmup, "warmup", 0, "wait this long before the window opens (the command's first seconds are left out)")
-			fs.DurationVar(&a.interval, "interval", 0, "also record (and print, in text) every interval inside the window, e.g. 1s")
+			fs.DurationVar(&a.interval, "interval", 0, "also record (and print, in text) every interval inside the window, e.g. 1s ("+measure.MinInterval.String()+" or more)")
 			fs.StringVar(&a.op, "op", "", "what an operation is: a status counter (Questions, Com_select, rows/1000...) or client.queries, client.transactions, client.events (default Questions)")
 			fs.BoolVar(&a.perRole, "per-role", false, "split the counts by thread role (connection, InnoDB IO, purge, ...)")
 			fs.StringVar(&a.format, "format", "text", "output format: text or json")
@@ -143,6 +143,9 @@ Examples:
 				}
 				if a.duration < 0 || a.interval < 0 || a.warmup < 0 {
 					return usagef("--duration, --warmup and --interval cannot be negative")
+				}
+				if a.interval > 0 && a.interval < measure.MinInterval {
+					return usagef("--interval %s is below %s: each interval reads the server's status, which costs it 1-2 ms of CPU, so perfbench's own reads would weigh on what is measured; give --interval %s or more", a.interval, measure.MinInterval, measure.MinInterval)
 				}
 				if a.repeat < 1 {
 					return usagef("--repeat must be 1 or more, not %d", a.repeat)

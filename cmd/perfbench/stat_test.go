@@ -160,6 +160,8 @@ func TestStatBadInput(t *testing.T) {
 		{[]string{"stat", "--pid", "1", "--"}, exitUsage, "no command after --"},
 		{[]string{"stat", "--pid", "1", "--warmup", "-1s"}, exitUsage, "cannot be negative"},
 		{[]string{"stat", "--pid", "1", "--repeat", "0"}, exitUsage, "--repeat must be 1 or more"},
+		{[]string{"stat", "--pid", "1", "--interval", "10ms"}, exitUsage, "--interval 10ms is below 100ms: "},
+		{[]string{"stat", "--pid", "1", "--interval", "1ns"}, exitUsage, "give --interval 100ms or more"},
 		{[]string{"stat", "--pid", "1", "--label", " "}, exitUsage, "--label and --step cannot be empty"},
 		{[]string{"stat", "--socket", "/tmp/x.sock", "--port", "3306", "--duration", "1s"}, exitUsage, "give --socket or --port 3306, not both"},
 		{[]string{"stat", "--socket", "/tmp/x.sock", "--host", "10.0.0.5", "--duration", "1s"}, exitUsage, "give --socket or --host 10.0.0.5, not both"},
