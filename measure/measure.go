@@ -39,7 +39,7 @@ const MaxStatusLag = 50 * time.Millisecond
 // Each interval reads SHOW GLOBAL STATUS, which costs the server about
 // 1.4 ms of CPU (MariaDB 10.11, scripts/bench-interval.sh): 1.4% of one CPU
 // at 100 ms, 14% at 10 ms, swamping an idle or lightly loaded server's own
-// work. perf stat -I warns below 100 ms too.
+// work.
 const MinInterval = 100 * time.Millisecond
 
 // ErrConfig marks a Config that cannot be measured (no pid, no events, an op
