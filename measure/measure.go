@@ -601,6 +601,18 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	return r, nil
 }
 
+// Failed returns the Record of a window whose counters failed (Measure
+// returned no Record): the server and machine as Start read them, outcome
+// failed, and err as the reason. Nothing in it was counted.
+func (s *Session) Failed(err error) *record.Record {
+	r := record.New(record.KindStat)
+	r.Step = "stat"
+	s.fill(r, nil)
+	r.Outcome = record.OutcomeFailed
+	r.Error = err.Error()
+	return r
+}
+
 // fill sets what the Record takes from the session and the counters' window.
 func (s *Session) fill(r *record.Record, win *perfevent.Window) {
 	srv := *s.server

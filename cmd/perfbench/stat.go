@@ -318,8 +318,20 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 		r.Step, r.Repeat = step, a.repeat
 	}
 	if r == nil {
+		// The counters failed and nothing was counted: the load is not
+		// left to run on for nothing, and the failure is kept as a
+		// failed Record, as perfbench run keeps it.
+		r = s.Failed(merr)
+		if a.label != "" {
+			r.Version = a.label
+		}
+		r.Step, r.Repeat = step, a.repeat
 		if load != nil {
-			load.Wait(ctx, 10*time.Second)
+			load.Stop(2 * time.Second)
+			r.Client = load.Client()
+		}
+		if err := writeStat(e, a, r); err != nil {
+			return fmt.Errorf("%w; and %w", merr, err)
 		}
 		return merr
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"net"
 	"os"
@@ -25,7 +27,30 @@ import (
 	"github.com/perfbench/perfbench/record"
 )
 
-func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
+func TestMain(m *testing.M) {
+	if os.Getenv(asPerfbench) == "1" {
+		main()
+	}
+	os.Exit(testdb.Main(m))
+}
+
+// asPerfbench, set to 1, makes the test binary run as perfbench itself, for
+// tests that need a perfbench process of its own (perfbenchCmd).
+const asPerfbench = "PERFBENCH_TEST_AS_MAIN"
+
+// perfbenchCmd is a perfbench process of its own: this test binary running
+// main with args (through sh with a prefix such as "ulimit -n 100;" when
+// shell is not empty).
+func perfbenchCmd(shell string, args ...string) *exec.Cmd {
+	var c *exec.Cmd
+	if shell == "" {
+		c = exec.Command(os.Args[0], args...)
+	} else {
+		c = exec.Command("sh", append([]string{"-c", shell + ` exec "$0" "$@"`, os.Args[0]}, args...)...)
+	}
+	c.Env = append(os.Environ(), asPerfbench+"=1")
+	return c
+}
 
 // busy keeps a goroutine burning CPU until the test ends, so a window on
 // this process has something to count.
@@ -626,5 +651,57 @@ func TestStatOutLostKeepsRecord(t *testing.T) {
 	}
 	if c, _ := r.Counter("task-clock"); c.Status != record.StatusCounted || c.Raw == 0 {
 		t.Errorf("saved Record's task-clock %+v", c)
+	}
+}
+
+// TestStatPerRoleOutOfFiles: when the counters cannot be opened again per
+// thread as the window opens (the load's connections need more descriptors
+// than RLIMIT_NOFILE leaves), stat stops the load at once instead of
+// letting it run to its end, and writes a failed Record saying why.
+func TestStatPerRoleOutOfFiles(t *testing.T) {
+	needLinux(t)
+	noMyCnf(t)
+	testdb.NeedSysbench(t)
+	srv := testdb.Shared(t)
+	testdb.PrepareSysbench(t, srv, sbTable)
+	tasks, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(srv.Pid), "task"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Room for the server's threads now (4 events each), 64 spare and 40
+	// for perfbench's own files; not for 60 more connection threads.
+	limit := len(tasks)*4 + 64 + 40
+	out := filepath.Join(t.TempDir(), "r.json")
+	args := append([]string{"stat", "--socket", srv.Socket, "--user", "root", "--per-role", "--warmup", "1s", "--out", out,
+		"-e", "task-clock,context-switches,cpu-migrations,page-faults", "--"},
+		sysbenchArgs(srv, "oltp_point_select", "--threads=60", "--time=20")...)
+	cmd := perfbenchCmd(fmt.Sprintf("ulimit -n %d;", limit), args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitFailure {
+		t.Fatalf("exit %v; want 1\nstderr:\n%s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "perfbench stat: measure pid ") || !strings.Contains(last, "reattach counters per thread") ||
+		!strings.Contains(last, "in all, but RLIMIT_NOFILE is "+strconv.Itoa(limit)) {
+		t.Errorf("last line %q: want the reattach failure with the descriptor count", last)
+	}
+	r, err := record.Read(out)
+	if err != nil {
+		t.Fatalf("no Record written: %v", err)
+	}
+	if r.Outcome != record.OutcomeFailed || !strings.Contains(r.Error, "too many open files") || len(r.Counters) != 0 || r.Server == nil || r.Server.Pid != srv.Pid {
+		t.Errorf("Record: outcome %s, error %q, %d counters, server %+v", r.Outcome, r.Error, len(r.Counters), r.Server)
+	}
+	// sysbench was stopped, not left to run its 20 s: no final report,
+	// killed by a signal.
+	if r.Client == nil || r.Client.ExitCode == 0 || strings.Contains(stderr.String(), "SQL statistics:") {
+		t.Errorf("client %+v: want sysbench stopped before its report", r.Client)
+	}
+	if !strings.Contains(stdout.String(), "failed") {
+		t.Errorf("stdout %q: want the failed window printed", stdout.String())
 	}
 }
