@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfbench/perfbench/hostinfo"
 	"github.com/perfbench/perfbench/measure"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/perfevent"
@@ -205,6 +206,9 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 		return err
 	}
 	pid := found.Pid
+	if err := hostinfo.Alive(sysRoot, pid); err != nil {
+		return fmt.Errorf("%w: nothing to count; give the pid of a running process", err)
+	}
 	// Notes are printed once nothing can fail any more on the flags.
 	var notes []string
 	var db *mysqld.DB
