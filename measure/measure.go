@@ -503,6 +503,13 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		switch {
 		case start.status == nil || end.status == nil:
 			failed = "the server status could not be read at both edges of the window: no status deltas and no op count"
+			if err := hostinfo.Alive("/", s.cfg.Pid); err != nil {
+				now := "no longer exists"
+				if errors.Is(err, hostinfo.ErrExited) {
+					now = "is a zombie now"
+				}
+				failed = fmt.Sprintf("the server (pid %d) exited during the window (it %s): no status at the window's end, so no status deltas and no op count; its counts up to its exit are kept", s.cfg.Pid, now)
+			}
 		default:
 			diff, err := mysqld.Delta(start.status, end.status)
 			if err != nil {

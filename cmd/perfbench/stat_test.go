@@ -705,3 +705,26 @@ func TestStatPerRoleOutOfFiles(t *testing.T) {
 		t.Errorf("stdout %q: want the failed window printed", stdout.String())
 	}
 }
+
+// TestStatServerExits: a server killed during the window is reported as a
+// server that exited, with its pid, not as a status that could not be read.
+func TestStatServerExits(t *testing.T) {
+	needLinux(t)
+	noMyCnf(t)
+	srv := testdb.New(t, testdb.Options{})
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		srv.Kill()
+	}()
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, _, errs := runCLI(t, "stat", "--socket", srv.Socket, "--user", "root", "-e", "task-clock", "--duration", "1500ms", "--out", out)
+	lines := strings.Split(strings.TrimSpace(errs), "\n")
+	want := fmt.Sprintf("perfbench stat: the server (pid %d) exited during the window (it no longer exists)", srv.Pid)
+	if code != exitFailure || !strings.HasPrefix(lines[len(lines)-1], want) {
+		t.Fatalf("exit %d, stderr %q; want the last line to start %q", code, errs, want)
+	}
+	r, err := record.Read(out)
+	if err != nil || r.Outcome != record.OutcomeFailed || !strings.HasPrefix(r.Error, fmt.Sprintf("the server (pid %d) exited", srv.Pid)) {
+		t.Errorf("Record %v: %+v", err, r)
+	}
+}
