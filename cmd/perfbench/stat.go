@@ -272,11 +272,11 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 	if un := s.Attachment().Unsupported(); len(un) == len(list.Events) {
 		// Nothing would be counted: say so before the window, not
 		// after a run whose every number is "not supported".
-		var why []string
+		var names []string
 		for _, ev := range list.Events {
-			why = append(why, ev.Name+": "+un[ev.Name])
+			names = append(names, ev.Name)
 		}
-		return fmt.Errorf("none of the events can be counted here (%s); perfbench events lists what this machine counts", strings.Join(why, "; "))
+		return fmt.Errorf("none of the events can be counted here (%s); perfbench events lists what this machine counts", groupReasons(names, un))
 	}
 	where := fmt.Sprintf("%d threads", len(s.Attachment().Threads()))
 	if a.cgroup {
@@ -371,6 +371,32 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 		return errors.New(r.Error)
 	}
 	return nil
+}
+
+// groupReasons lists why events cannot be counted, one entry per reason in
+// the order of first appearance, each with the events it stops: at most
+// three names and the count when there are more ("r1, r2, r3, … (500
+// events): no hardware PMU").
+func groupReasons(names []string, reason map[string]string) string {
+	var order []string
+	byReason := map[string][]string{}
+	for _, n := range names {
+		r := reason[n]
+		if _, ok := byReason[r]; !ok {
+			order = append(order, r)
+		}
+		byReason[r] = append(byReason[r], n)
+	}
+	var out []string
+	for _, r := range order {
+		evs := byReason[r]
+		list := strings.Join(evs, ", ")
+		if len(evs) > 3 {
+			list = fmt.Sprintf("%s, … (%d events)", strings.Join(evs[:3], ", "), len(evs))
+		}
+		out = append(out, list+": "+r)
+	}
+	return strings.Join(out, "; ")
 }
 
 // writeStat prints the window and writes it to --out. When --out cannot be
