@@ -132,6 +132,7 @@ type Session struct {
 	disk   string // block device name for osstat, "" for none
 	notes  []string
 	fs     osstat.FS
+	mark   *mark
 }
 
 // IsClientOp reports whether an op source is counted by the client.
@@ -186,6 +187,7 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.att = att
+	s.mark = newMark(cfg.Pid)
 
 	// Identity.
 	if cfg.DB != nil {
@@ -241,10 +243,23 @@ func (s *Session) Server() record.Server { return *s.server }
 
 // Close closes the counters. Closing twice is a no-op.
 func (s *Session) Close() error {
+	if s.mark != nil {
+		s.mark.close()
+	}
 	if s.att == nil {
 		return nil
 	}
 	return s.att.Close()
+}
+
+// Concurrent is a warning when another perfbench measures the same server
+// (see mark), "" otherwise. Measure looks again when the window closes and
+// puts the warning in the Record.
+func (s *Session) Concurrent() string {
+	if s.mark == nil {
+		return ""
+	}
+	return s.mark.warning()
 }
 
 // edge is what was read at one edge of the window (or of an interval).
@@ -490,6 +505,12 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	r.Warnings = append(r.Warnings, start.err...)
 	r.Warnings = append(r.Warnings, end.err...)
 	r.Warnings = append(r.Warnings, warns...)
+	if s.mark != nil {
+		s.mark.look()
+		if msg := s.mark.warning(); msg != "" {
+			r.Warnings = append(r.Warnings, msg)
+		}
+	}
 	if lag := max(start.lag, end.lag); lag > 0 {
 		r.Window.StatusLag = lag.Seconds()
 		if lag > MaxStatusLag {

@@ -295,6 +295,9 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 		until += fmt.Sprintf(", after a %s warm-up", a.warmup)
 	}
 	fmt.Fprintf(e.stderr, "perfbench stat: counting %d events on %s of %s %s\n", len(list.Events), where, found.Describe(), until)
+	if w := s.Concurrent(); w != "" {
+		fmt.Fprintf(e.stderr, "perfbench stat: warning: %s\n", w)
+	}
 
 	spec2 := measure.WindowSpec{Warmup: a.warmup, Duration: a.duration}
 	var load *measure.Load

@@ -21,6 +21,7 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/measure"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/mysqld/sandbox"
 	"github.com/perfbench/perfbench/perfstat"
@@ -744,5 +745,51 @@ func TestGroupReasons(t *testing.T) {
 		map[string]string{"cycles": "no PMU", "instructions": "no PMU", "r1": "no PMU", "r2": "no PMU", "msr/x/": "no such event"})
 	if want := "cycles, instructions, r1, … (4 events): no PMU; msr/x/: no such event"; got != want {
 		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestStatConcurrent: two perfbench processes measuring one server at once
+// each say so in their Record, naming the other's pid, even when the second
+// starts and ends inside the first's window.
+func TestStatConcurrent(t *testing.T) {
+	needLinux(t)
+	noMyCnf(t)
+	t.Setenv(measure.RuntimeDirEnv, t.TempDir())
+	srv := testdb.Shared(t)
+	type result struct {
+		code      int
+		out, errs string
+	}
+	first := make(chan result, 1)
+	go func() {
+		code, out, errs := runCLI(t, "stat", "--socket", srv.Socket, "--user", "root", "-e", "task-clock", "--duration", "2s", "--format", "json")
+		first <- result{code, out, errs}
+	}()
+	time.Sleep(500 * time.Millisecond)
+	cmd := perfbenchCmd("", "stat", "--socket", srv.Socket, "--user", "root", "-e", "task-clock", "--duration", "500ms", "--format", "json")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("second stat: %v\n%s", err, stderr.String())
+	}
+	a := <-first
+	if a.code != exitOK {
+		t.Fatalf("first stat: exit %d\n%s", a.code, a.errs)
+	}
+	for _, c := range []struct {
+		name, out string
+		other     int
+	}{{"first", a.out, cmd.Process.Pid}, {"second", stdout.String(), os.Getpid()}} {
+		r, err := record.Parse([]byte(c.out))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		want := fmt.Sprintf("another perfbench (pid %d) was measuring this server at the same time", c.other)
+		if !strings.Contains(strings.Join(r.Warnings, "\n"), want) {
+			t.Errorf("%s stat's warnings %q do not say %q", c.name, r.Warnings, want)
+		}
+	}
+	if !strings.Contains(stderr.String(), "perfbench stat: warning: another perfbench (pid "+strconv.Itoa(os.Getpid())+")") {
+		t.Errorf("second stat's stderr does not warn before its window:\n%s", stderr.String())
 	}
 }
