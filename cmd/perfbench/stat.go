@@ -160,6 +160,9 @@ Examples:
 				if err := a.profile.Validate(); err != nil {
 					return usagef("%v", err)
 				}
+				if fs.Changed("password") {
+					fmt.Fprintln(e.stderr, "perfbench stat: warning: --password on the command line can be read by other users until perfbench hides it as it starts; prefer MYSQL_PWD, a defaults file (--defaults-file, ~/.my.cnf) or --ask-password")
+				}
 				return runStat(ctx, e, &a)
 			}
 		},

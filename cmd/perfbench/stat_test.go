@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -211,7 +212,9 @@ func TestStatServerBadInput(t *testing.T) {
 	srv := testdb.Shared(t)
 	const secret = "s3cr3t-Pw-91xq"
 	code, out, errs := runCLI(t, "stat", "--socket", srv.Socket, "--user", "root", "--password", secret, "-e", "task-clock", "--duration", "200ms")
-	if code != exitFailure || out != "" || !strings.Contains(errs, "access denied") || strings.Count(errs, "\n") != 1 {
+	// The warning about --password on the command line, then the error.
+	lines := strings.Split(strings.TrimSpace(errs), "\n")
+	if code != exitFailure || out != "" || len(lines) != 2 || !strings.Contains(lines[0], "prefer MYSQL_PWD") || !strings.Contains(lines[1], "access denied") {
 		t.Errorf("wrong password: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	if strings.Contains(out+errs, secret) {
@@ -791,5 +794,83 @@ func TestStatConcurrent(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "perfbench stat: warning: another perfbench (pid "+strconv.Itoa(os.Getpid())+")") {
 		t.Errorf("second stat's stderr does not warn before its window:\n%s", stderr.String())
+	}
+}
+
+// TestStatPasswordHidden: a running perfbench's /proc/PID/cmdline does not
+// hold the --password it was given (nor a load command's --mysql-password),
+// and the password still logs in.
+func TestStatPasswordHidden(t *testing.T) {
+	needLinux(t)
+	noMyCnf(t)
+	srv := testdb.Shared(t)
+	const user, secret, loadSecret = "pbhidden", "Pw-hidden-71qz", "Load-pw-83kd"
+	if err := srv.Exec(context.Background(), "CREATE USER IF NOT EXISTS '"+user+"'@'localhost' IDENTIFIED BY '"+secret+"'",
+		"GRANT PROCESS, SELECT ON *.* TO '"+user+"'@'localhost'"); err != nil {
+		t.Fatal(err)
+	}
+	cmd := perfbenchCmd("", "stat", "--socket", srv.Socket, "--user", user, "--password="+secret, "-e", "task-clock", "--format", "json",
+		"--", "sh", "-c", "sleep 1.5", "sh", "--mysql-password", loadSecret)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Once perfbench says it counts, its command line is sampled every
+	// 100 ms until it exits.
+	errs := make(chan string, 1)
+	counting := make(chan struct{})
+	go func() {
+		var all strings.Builder
+		sc := bufio.NewScanner(stderr)
+		once := false
+		for sc.Scan() {
+			all.WriteString(sc.Text() + "\n")
+			if !once && strings.Contains(sc.Text(), "counting 1 events") {
+				once = true
+				close(counting)
+			}
+		}
+		if !once {
+			close(counting)
+		}
+		errs <- all.String()
+	}()
+	<-counting
+	path := filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "cmdline")
+	samples := 0
+	for {
+		b, err := os.ReadFile(path)
+		if err != nil || len(b) == 0 {
+			break // exited
+		}
+		samples++
+		if bytes.Contains(b, []byte(secret)) || bytes.Contains(b, []byte(loadSecret)) {
+			t.Fatalf("a password is in /proc/%d/cmdline: %q", cmd.Process.Pid, b)
+		}
+		if !bytes.Contains(b, []byte("--password=***")) {
+			t.Fatalf("cmdline %q", b)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	err = cmd.Wait()
+	stderrText := <-errs
+	if err != nil {
+		t.Fatalf("exit %v\n%s", err, stderrText)
+	}
+	if samples < 5 {
+		t.Errorf("only %d samples of the command line while perfbench ran", samples)
+	}
+	r, err := record.Parse(stdout.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Logged in with the password (a status delta, an op count).
+	if r.Ops.Source != "Questions" || len(r.Status) == 0 || strings.Contains(stdout.String()+stderrText, secret) {
+		t.Errorf("ops %+v, %d status counters; stderr %q", r.Ops, len(r.Status), stderrText)
 	}
 }
