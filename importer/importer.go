@@ -8,7 +8,11 @@
 // file is one window; several runs appended to one file (perf stat -o FILE
 // --append, or stderr appended by a script) give one Record each, numbered
 // Repeat 1, 2, 3 in file order (files in the order given). A run printed
-// with -I is one Record whose Series holds its intervals. When the runs
+// with -I is one Record whose Series holds its intervals (merged, k
+// consecutive intervals to a point, when there are more than MaxSeries).
+// Records are built one run at a time and, with Options.Sink, handed over
+// as soon as they are complete, so memory does not grow with the files.
+// When the runs
 // count disjoint sets of events (one event group per window, as the legacy
 // scripts did), the k-th run of every set is merged into Record k, with a
 // warning that its ratios across groups mix windows. Runs whose event sets

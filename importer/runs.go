@@ -54,13 +54,12 @@ type runShape struct {
 
 // scanRuns reads path with perfstat and calls each for every window, with
 // newRun set on the first window of each run. With report set, the
-// scanner's warnings and errors go to res.
+// scanner's warnings and errors go to res (a file that cannot be opened is
+// a failure either way).
 func scanRuns(path string, opts Options, res *Result, report bool, each func(w *perfstat.Window, newRun bool)) {
 	f, err := openFile(path)
 	if err != nil {
-		if report {
-			res.fail(fmt.Errorf("import perf stat output: %w", err))
-		}
+		res.fail(fmt.Errorf("import perf stat output: %w", err))
 		return
 	}
 	defer f.Close()
@@ -334,6 +333,9 @@ func importRuns(files []string, sb *sysbench.Result, opts Options, res *Result, 
 	case len(order) == 1:
 		n := 0
 		for i, f := range files {
+			if len(shapes[i]) == 0 {
+				continue
+			}
 			readRuns(f, opts, res, shapes[i], func(r *run) {
 				n++
 				emit(perfRecord([]*run{r}, n, sb, opts))
@@ -376,6 +378,9 @@ func importRuns(files []string, sb *sysbench.Result, opts Options, res *Result, 
 			}
 		}
 		for i, f := range files {
+			if len(shapes[i]) == 0 {
+				continue
+			}
 			j := 0
 			readRuns(f, opts, res, shapes[i], func(r *run) {
 				s := r.sigOr(shapes[i], j)
@@ -387,6 +392,9 @@ func importRuns(files []string, sb *sysbench.Result, opts Options, res *Result, 
 	default:
 		n := 0
 		for i, f := range files {
+			if len(shapes[i]) == 0 {
+				continue
+			}
 			var firstEvents string
 			var firstRun int
 			readRuns(f, opts, res, shapes[i], func(r *run) {
