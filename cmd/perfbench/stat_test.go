@@ -820,6 +820,12 @@ func TestStatPasswordHidden(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil { // the test failed before Wait
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
 	// Once perfbench says it counts, its command line is sampled every
 	// 100 ms until it exits.
 	errs := make(chan string, 1)
