@@ -37,6 +37,9 @@ type Report struct {
 	// Usable is false when some check failed: perfbench cannot count.
 	Usable bool    `json:"usable"`
 	Checks []Check `json:"checks"`
+	// Conclusion is the last line of the text: whether perfbench can count
+	// here, or can count here but not the target process, and why.
+	Conclusion string `json:"conclusion"`
 }
 
 // DoctorOptions narrows the checks to a real workload. The zero value checks
@@ -112,7 +115,11 @@ func Doctor(h *Host, opt DoctorOptions) Report {
 		if pv.EUID == 0 {
 			detail = "root but without CAP_PERFMON or CAP_SYS_ADMIN (a restricted container?): perf_event_paranoid applies"
 		}
-		add("privileges", Warn, detail, "run as root (sudo), or setcap cap_perfmon,cap_sys_ptrace=ep $(command -v perfbench)")
+		fix := "run as root (sudo), or setcap cap_perfmon,cap_sys_ptrace=ep $(command -v perfbench)"
+		if pv.EUID == 0 {
+			fix = rootFix
+		}
+		add("privileges", Warn, detail, fix)
 	}
 
 	// perf_event_paranoid.
@@ -124,11 +131,17 @@ func Doctor(h *Host, opt DoctorOptions) Report {
 	case *p <= 1:
 		add("perf_event_paranoid", OK, fmt.Sprintf("%d (%s)", *p, paranoidMeaning(*p)), "")
 	case *p == 2:
-		add("perf_event_paranoid", Warn, fmt.Sprintf("2 (%s): counts of an unprivileged perfbench miss the server's kernel time", paranoidMeaning(2)),
-			"sysctl kernel.perf_event_paranoid=1, or run as root")
+		fix := "sysctl kernel.perf_event_paranoid=1, or run as root"
+		if pv.EUID == 0 {
+			fix = "sysctl kernel.perf_event_paranoid=1, or " + rootFix
+		}
+		add("perf_event_paranoid", Warn, fmt.Sprintf("2 (%s): counts of an unprivileged perfbench miss the server's kernel time", paranoidMeaning(2)), fix)
 	default:
-		add("perf_event_paranoid", Fail, fmt.Sprintf("%d (%s)", *p, paranoidMeaning(*p)),
-			"run as root, grant CAP_PERFMON, or sysctl kernel.perf_event_paranoid=1")
+		fix := "run as root, grant CAP_PERFMON, or sysctl kernel.perf_event_paranoid=1"
+		if pv.EUID == 0 {
+			fix = "sysctl kernel.perf_event_paranoid=1, or " + rootFix
+		}
+		add("perf_event_paranoid", Fail, fmt.Sprintf("%d (%s)", *p, paranoidMeaning(*p)), fix)
 	}
 
 	// Can anything be counted at all?
@@ -137,7 +150,7 @@ func Doctor(h *Host, opt DoctorOptions) Report {
 		if l, err := perfevent.Parse("task-clock", sys); err == nil {
 			taskClock = l.Events[0]
 			if err := probe(sys, taskClock, 0); err != nil {
-				add("counting", Fail, "task-clock does not open on perfbench itself: "+err.Error(), fixFor(err))
+				add("counting", Fail, "task-clock does not open on perfbench itself: "+err.Error(), fixFor(err, pv))
 			} else {
 				add("counting", OK, "software counters open (task-clock on perfbench itself)", "")
 			}
@@ -195,21 +208,46 @@ func Doctor(h *Host, opt DoctorOptions) Report {
 	}
 
 	// The target process and the user's events.
+	var gone error // the target has exited or does not exist
 	if opt.Pid > 0 {
-		r.Checks = append(r.Checks, targetCheck(h, opt.Pid, sys, taskClock, probe))
+		gone = Alive(h.Root, opt.Pid)
+		if gone != nil {
+			r.Checks = append(r.Checks, Check{Name: "target", Verdict: Fail, Detail: gone.Error(), Fix: "give the pid of a running process (pidof mariadbd mysqld)"})
+		} else {
+			r.Checks = append(r.Checks, targetCheck(h, opt.Pid, sys, taskClock, probe, pv))
+		}
 	}
 	if opt.Events != "" {
-		r.Checks = append(r.Checks, eventsCheck(opt, sys, probe))
+		eo := opt
+		if gone != nil {
+			eo.Pid = 0 // test-opened on perfbench itself instead
+		}
+		r.Checks = append(r.Checks, eventsCheck(eo, sys, probe, pv))
 	}
 
 	r.Usable = true
+	failed := 0
 	for _, c := range r.Checks {
 		if c.Verdict == Fail {
 			r.Usable = false
+			failed++
 		}
+	}
+	switch {
+	case r.Usable:
+		r.Conclusion = "perfbench can count here"
+	case failed == 1 && gone != nil:
+		r.Conclusion = fmt.Sprintf("perfbench can count here, but not pid %d: %v", opt.Pid, gone)
+	default:
+		r.Conclusion = "perfbench cannot count here"
 	}
 	return r
 }
+
+// rootFix is the fix for a root perfbench that still lacks a privilege: it
+// runs in a container or user namespace that withholds capabilities, where
+// "run as root" would not help.
+const rootFix = "perfbench runs as root but without CAP_PERFMON (or CAP_SYS_ADMIN) and CAP_SYS_PTRACE (a container or user namespace?): grant them (docker run --cap-add PERFMON --cap-add SYS_PTRACE, or --privileged), or run perfbench on the host"
 
 func containerNote(h *Host) string {
 	if h.Container == "" {
@@ -251,8 +289,13 @@ func paranoidMeaning(p int) string {
 }
 
 // fixFor turns an open error into advice.
-func fixFor(err error) string {
+func fixFor(err error, pv Privileges) string {
 	switch {
+	case errors.Is(err, perfevent.ErrPermission) && pv.EUID == 0 && pv.Known:
+		if pv.CanPerfmon() && pv.Has(CapSysPtrace) {
+			return "root with CAP_PERFMON and CAP_SYS_PTRACE was refused: a security module (SELinux, AppArmor, Yama ptrace_scope=3) or another PID namespace denies it; check the audit log"
+		}
+		return rootFix
 	case errors.Is(err, perfevent.ErrPermission):
 		return "run as root or grant CAP_PERFMON (and CAP_SYS_PTRACE for other users' processes)"
 	case errors.Is(err, perfevent.ErrNotSupported):
@@ -398,7 +441,7 @@ func limitString(v uint64) string {
 }
 
 // targetCheck test-opens task-clock on the target process.
-func targetCheck(h *Host, pid int, sys *perfevent.System, taskClock perfevent.Event, probe func(*perfevent.System, perfevent.Event, int) error) Check {
+func targetCheck(h *Host, pid int, sys *perfevent.System, taskClock perfevent.Event, probe func(*perfevent.System, perfevent.Event, int) error, pv Privileges) Check {
 	c := Check{Name: "target"}
 	threads, err := Threads(h.Root, pid)
 	if err != nil {
@@ -414,7 +457,7 @@ func targetCheck(h *Host, pid int, sys *perfevent.System, taskClock perfevent.Ev
 		return c
 	}
 	if err := probe(sys, taskClock, pid); err != nil {
-		c.Verdict, c.Detail, c.Fix = Fail, fmt.Sprintf("pid %d%s, %d threads: %v", pid, comm, threads, err), fixFor(err)
+		c.Verdict, c.Detail, c.Fix = Fail, fmt.Sprintf("pid %d%s, %d threads: %v", pid, comm, threads, err), fixFor(err, pv)
 		return c
 	}
 	c.Verdict, c.Detail = OK, fmt.Sprintf("pid %d%s, %d threads: counters open on it", pid, comm, threads)
@@ -422,7 +465,7 @@ func targetCheck(h *Host, pid int, sys *perfevent.System, taskClock perfevent.Ev
 }
 
 // eventsCheck parses the user's events and test-opens each.
-func eventsCheck(opt DoctorOptions, sys *perfevent.System, probe func(*perfevent.System, perfevent.Event, int) error) Check {
+func eventsCheck(opt DoctorOptions, sys *perfevent.System, probe func(*perfevent.System, perfevent.Event, int) error, pv Privileges) Check {
 	c := Check{Name: "events"}
 	if sys == nil {
 		c.Verdict, c.Detail = Fail, "no perf events on this kernel"
@@ -450,7 +493,7 @@ func eventsCheck(opt DoctorOptions, sys *perfevent.System, probe func(*perfevent
 	case len(bad) == 0:
 		c.Verdict, c.Detail = OK, fmt.Sprintf("all %d events open", len(l.Events))
 	case denied:
-		c.Verdict, c.Detail, c.Fix = Fail, strings.Join(bad, "; "), fixFor(perfevent.ErrPermission)
+		c.Verdict, c.Detail, c.Fix = Fail, strings.Join(bad, "; "), fixFor(perfevent.ErrPermission, pv)
 	default:
 		c.Verdict = Warn
 		c.Detail = fmt.Sprintf("%d of %d events will show n/a: %s", len(bad), len(l.Events), strings.Join(bad, "; "))
@@ -476,10 +519,6 @@ func (r Report) WriteText(w io.Writer) error {
 			return err
 		}
 	}
-	verdict := "perfbench can count here"
-	if !r.Usable {
-		verdict = "perfbench cannot count here"
-	}
-	_, err := fmt.Fprintln(w, verdict)
+	_, err := fmt.Fprintln(w, r.Conclusion)
 	return err
 }

@@ -257,3 +257,49 @@ func TestDoctorText(t *testing.T) {
 		t.Errorf("json %s %v", b, err)
 	}
 }
+
+// TestDoctorZombie: a target that has exited (a zombie) is said to be one,
+// with the parent that has not reaped it; the machine itself can count, and
+// the conclusion says so instead of "perfbench cannot count here".
+func TestDoctorZombie(t *testing.T) {
+	r := Doctor(read(t, "vm"), DoctorOptions{Probe: probeNoPMU, Pid: 4300, Events: "task-clock"})
+	expect(t, r, "target", Fail, "pid 4300 (sysbench) is a zombie: it has exited and its parent, pid 4121, has not reaped it", "a running process")
+	expect(t, r, "events", OK, "all 1 events open")
+	want := "perfbench can count here, but not pid 4300: pid 4300 (sysbench) is a zombie: it has exited and its parent, pid 4121, has not reaped it: the process has exited"
+	if r.Usable || r.Conclusion != want {
+		t.Errorf("usable %v, conclusion %q; want %q", r.Usable, r.Conclusion, want)
+	}
+	r = Doctor(read(t, "vm"), DoctorOptions{Probe: probeNoPMU, Pid: 999999})
+	expect(t, r, "target", Fail, "pid 999999: no such process")
+	if r.Conclusion != "perfbench can count here, but not pid 999999: pid 999999: no such process" {
+		t.Errorf("conclusion %q", r.Conclusion)
+	}
+	// A machine that cannot count at all says so, whatever the target.
+	r = Doctor(read(t, "metal-hybrid"), DoctorOptions{Probe: probeDenied, Pid: 2001})
+	if r.Conclusion != "perfbench cannot count here" {
+		t.Errorf("conclusion %q", r.Conclusion)
+	}
+}
+
+// TestDoctorRootNotToldRunAsRoot: a root perfbench without the capabilities
+// (a container) is told how to grant them, never to run as root.
+func TestDoctorRootNotToldRunAsRoot(t *testing.T) {
+	h := read(t, "vm")
+	h.Privileges = Privileges{Known: true, EUID: 0}
+	r := Doctor(h, DoctorOptions{Probe: probeDenied, Pid: 4121})
+	for _, c := range r.Checks {
+		if strings.Contains(c.Fix, "run as root") {
+			t.Errorf("%s tells root to run as root: %q", c.Name, c.Fix)
+		}
+	}
+	expect(t, r, "privileges", Warn, "root but without CAP_PERFMON", "--cap-add PERFMON")
+	expect(t, r, "perf_event_paranoid", Warn, "perf_event_paranoid=1", "--cap-add PERFMON")
+	expect(t, r, "target", Fail, "pid 4121", "--cap-add PERFMON")
+	// Root with every capability, refused all the same: not a capability.
+	h.Privileges = read(t, "vm").Privileges
+	r = Doctor(h, DoctorOptions{Probe: probeDenied, Pid: 4121})
+	expect(t, r, "target", Fail, "pid 4121", "security module")
+	// Another user is told to run as root.
+	r = Doctor(read(t, "metal-hybrid"), DoctorOptions{Probe: probeDenied, Pid: 2001})
+	expect(t, r, "target", Fail, "run as root or grant CAP_PERFMON")
+}

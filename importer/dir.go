@@ -105,7 +105,7 @@ type DirOptions struct {
 // Dir imports a results folder (see the package comment). Files that match
 // no naming are skipped with a warning.
 func Dir(root string, opts DirOptions) *Result {
-	res := &Result{}
+	res := newResult(opts.Options)
 	naming := opts.Naming
 	if naming == nil {
 		naming = DefaultNaming()
@@ -196,7 +196,7 @@ func Dir(root string, opts DirOptions) *Result {
 			for _, n := range s.sb {
 				files = append(files, n.path)
 			}
-			res.merge(Sysbench(files, o))
+			sysbenchFiles(files, o, res)
 			continue
 		}
 		var sb *sysbench.Result
@@ -210,17 +210,17 @@ func Dir(root string, opts DirOptions) *Result {
 				o.Sysbench = ""
 			}
 		}
-		var runs []*run
+		var files []string
 		for _, n := range s.perf {
-			runs = append(runs, readPerf(n.path, o, res)...)
+			files = append(files, n.path)
 		}
-		recs := perfRecords(runs, sb, o, res)
-		for _, r := range recs {
-			if pk := s.perf[0].pk; pk != "" {
+		pk := s.perf[0].pk
+		importRuns(files, sb, o, res, func(r *record.Record) {
+			if pk != "" {
 				r.Provenance.Origin["file.pk"] = pk
 			}
-		}
-		res.Records = append(res.Records, recs...)
+			res.emit(r)
+		})
 	}
 	warnNoThreads(res)
 	return res
@@ -243,34 +243,40 @@ func looksSysbench(path string) bool {
 	return false
 }
 
-// Write writes each Record into dir under record.FileName. An existing file
-// is not overwritten (Records are never rewritten) unless force is set; each
-// Record that cannot be written is a failure and the others are still
+// Writer writes Records into a folder, each under record.FileName, as an
+// import builds them (its Write is an Options.Sink). An existing file is
+// not overwritten (Records are never rewritten) unless Force is set.
+type Writer struct {
+	Dir   string
+	Force bool
+	// Written counts the Records written.
+	Written int
+	seen    map[string]bool
+}
+
+// Write writes one Record; the error names the file and why it was not
 // written.
-func Write(dir string, recs []*record.Record, force bool) []error {
-	var errs []error
-	seen := map[string]bool{}
-	for _, r := range recs {
-		name := record.FileName(r)
-		path := filepath.Join(dir, name)
-		if seen[name] {
-			errs = append(errs, fmt.Errorf("write %s: two imported records have the same version, step, threads and repeat (%s, %s, %d, %d)", path, r.Version, r.Step, r.Threads, r.Repeat))
-			continue
-		}
-		seen[name] = true
-		if !force {
-			if _, err := os.Stat(path); err == nil {
-				errs = append(errs, fmt.Errorf("write %s: file exists (records are never rewritten; remove it or pass --force)", path))
-				continue
-			}
-		}
-		if err := r.Validate(); err != nil {
-			errs = append(errs, fmt.Errorf("write %s: %w", path, err))
-			continue
-		}
-		if err := record.Write(path, r); err != nil {
-			errs = append(errs, err)
+func (w *Writer) Write(r *record.Record) error {
+	name := record.FileName(r)
+	path := filepath.Join(w.Dir, name)
+	if w.seen == nil {
+		w.seen = map[string]bool{}
+	}
+	if w.seen[name] {
+		return fmt.Errorf("write %s: two imported records have the same version, step, threads and repeat (%s, %s, %d, %d)", path, r.Version, r.Step, r.Threads, r.Repeat)
+	}
+	w.seen[name] = true
+	if !w.Force {
+		if _, err := os.Stat(path); err == nil {
+			return fmt.Errorf("write %s: file exists (records are never rewritten; remove it or pass --force)", path)
 		}
 	}
-	return errs
+	if err := r.Validate(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := record.Write(path, r); err != nil {
+		return err
+	}
+	w.Written++
+	return nil
 }

@@ -8,7 +8,11 @@
 // file is one window; several runs appended to one file (perf stat -o FILE
 // --append, or stderr appended by a script) give one Record each, numbered
 // Repeat 1, 2, 3 in file order (files in the order given). A run printed
-// with -I is one Record whose Series holds its intervals. When the runs
+// with -I is one Record whose Series holds its intervals (merged, k
+// consecutive intervals to a point, when there are more than MaxSeries).
+// Records are built one run at a time and, with Options.Sink, handed over
+// as soon as they are complete, so memory does not grow with the files.
+// When the runs
 // count disjoint sets of events (one event group per window, as the legacy
 // scripts did), the k-th run of every set is merged into Record k, with a
 // warning that its ratios across groups mix windows. Runs whose event sets
@@ -66,7 +70,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -99,6 +102,11 @@ type Options struct {
 	// Provenance.
 	Command   []string
 	Perfbench string
+	// Sink, when set, is given each Record as soon as it is built, instead
+	// of Result.Records keeping it: an import then holds one run at a time
+	// whatever the size of its files. A Record the Sink refuses (returns an
+	// error) is a failure.
+	Sink func(*record.Record) error
 }
 
 func (o Options) now() time.Time {
@@ -110,7 +118,12 @@ func (o Options) now() time.Time {
 
 // Result is what an import produced.
 type Result struct {
+	// Records are the Records built, in order; empty when Options.Sink
+	// took them.
 	Records []*record.Record
+	// Count is how many Records were built (kept in Records or given to
+	// Options.Sink, whether or not the Sink accepted them).
+	Count int
 	// Warnings are problems that weaken or skip part of an input, each
 	// naming the file and line ("perf.txt:12: ...").
 	Warnings []string
@@ -118,7 +131,12 @@ type Result struct {
 	// each naming the file and, when it helps, the line. An import goes on
 	// after a failure; the caller reports failure at the end.
 	Failures []error
+
+	sink      func(*record.Record) error
+	noThreads int // Records built with Threads 0
 }
+
+func newResult(opts Options) *Result { return &Result{sink: opts.Sink} }
 
 func (r *Result) warn(format string, args ...any) {
 	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
@@ -126,142 +144,30 @@ func (r *Result) warn(format string, args ...any) {
 
 func (r *Result) fail(err error) { r.Failures = append(r.Failures, err) }
 
-func (r *Result) merge(o *Result) {
-	r.Records = append(r.Records, o.Records...)
-	r.Warnings = append(r.Warnings, o.Warnings...)
-	r.Failures = append(r.Failures, o.Failures...)
+// emit hands a Record to the sink, or keeps it.
+func (r *Result) emit(rec *record.Record) {
+	r.Count++
+	if rec.Threads == 0 {
+		r.noThreads++
+	}
+	if r.sink == nil {
+		r.Records = append(r.Records, rec)
+		return
+	}
+	if err := r.sink(rec); err != nil {
+		r.fail(err)
+	}
 }
 
 // ErrNoLabel is returned when a Record would have no version or step label.
 var ErrNoLabel = errors.New("no version or step label: give --version and --step")
 
-// run is one perf stat run: one window, or the intervals of one -I run.
-type run struct {
-	file    string
-	windows []*perfstat.Window
-	totals  []perfstat.Counter
-	seconds float64
-}
-
-func (r *run) first() *perfstat.Window { return r.windows[0] }
-
-func (r *run) events() []string {
-	var ev []string
-	for _, c := range r.totals {
-		ev = append(ev, c.Event)
-	}
-	return ev
-}
-
-// readPerf reads the runs of one perf stat file.
-func readPerf(path string, opts Options, res *Result) []*run {
-	f, err := os.Open(path)
-	if err != nil {
-		res.fail(fmt.Errorf("import perf stat output: %w", err))
-		return nil
-	}
-	defer f.Close()
-	sc := perfstat.NewScanner(f, perfstat.Options{Name: path, Separator: opts.Separator, Decimal: opts.Decimal})
-	var runs []*run
-	for sc.Scan() {
-		w := sc.Window()
-		if n := len(runs); n > 0 && w.Interval > 0 && runs[n-1].first().Run == w.Run {
-			runs[n-1].windows = append(runs[n-1].windows, w)
-			continue
-		}
-		runs = append(runs, &run{file: path, windows: []*perfstat.Window{w}})
-	}
-	err = sc.Err()
-	if !errors.Is(err, perfstat.ErrNoCounters) {
-		// A file that is not perf stat output is one failure, not a
-		// warning for each of its lines.
-		for _, w := range sc.Warnings() {
-			res.Warnings = append(res.Warnings, w.String())
-		}
-	}
-	if err != nil {
-		res.fail(fmt.Errorf("import perf stat output: %w", err))
-	}
-	for _, r := range runs {
-		r.totals, r.seconds = sumRun(r.windows)
-	}
-	return runs
-}
-
-// sumRun adds up the intervals of a run (a single window is its own total).
-func sumRun(ws []*perfstat.Window) ([]perfstat.Counter, float64) {
-	if len(ws) == 1 {
-		return ws[0].Totals(), ws[0].Seconds()
-	}
-	var order []string
-	acc := map[string]*perfstat.Counter{}
-	var secs float64
-	for _, w := range ws {
-		secs += w.Seconds()
-		for _, c := range w.Totals() {
-			c := c
-			basis := textBasis(w.Seconds())
-			if !c.HasRunning && c.Measured() {
-				c.Running = uint64(math.Round(basis * c.Percent / 100))
-			}
-			a, ok := acc[c.Event]
-			if !ok {
-				order = append(order, c.Event)
-				cc := c
-				cc.Value, cc.Running = 0, 0
-				cc.HasRunning = true
-				cc.Status = record.StatusNotSupported
-				cc.Percent = 0 // holds the enabled time while summing
-				a = &cc
-				acc[c.Event] = a
-			}
-			switch {
-			case c.Measured():
-				if a.Status != record.StatusScaled {
-					a.Status = c.Status
-				}
-				a.Value += c.Value
-				a.Running += c.Running
-				if c.HasRunning {
-					a.Percent += float64(c.Enabled())
-				} else {
-					a.Percent += basis
-				}
-			case c.Status == record.StatusNotCounted && !a.Measured():
-				a.Status = record.StatusNotCounted
-			}
-		}
-	}
-	var out []perfstat.Counter
-	for _, ev := range order {
-		a := acc[ev]
-		enabled := a.Percent
-		a.Percent = 100
-		if enabled > 0 && a.Status == record.StatusScaled {
-			a.Percent = float64(a.Running) * 100 / enabled
-		}
-		out = append(out, *a)
-	}
-	return out, secs
-}
-
-// textBasis is the enabled time given to counters of text output, which
-// does not print it: the window's length, or 1 s when unknown.
-// It is rounded to 10 µs so that Running, the printed two-decimal
-// percentage of it, is a whole number of ns and Running/Enabled is exactly
-// the printed fraction.
-func textBasis(seconds float64) float64 {
-	if seconds > 0 {
-		if b := math.Round(seconds*1e5) * 1e4; b > 0 {
-			return b
-		}
-	}
-	return 1e9
-}
+// ErrEmpty is returned for an input file with nothing in it.
+var ErrEmpty = errors.New("the file is empty")
 
 // PerfStat imports perf stat output files for one version and step.
 func PerfStat(files []string, opts Options) *Result {
-	res := &Result{}
+	res := newResult(opts)
 	if opts.Version == "" || opts.Step == "" {
 		res.fail(ErrNoLabel)
 		return res
@@ -270,11 +176,7 @@ func PerfStat(files []string, opts Options) *Result {
 	if opts.Sysbench != "" {
 		sb = readSysbench(opts.Sysbench, res)
 	}
-	var runs []*run
-	for _, f := range files {
-		runs = append(runs, readPerf(f, opts, res)...)
-	}
-	res.Records = append(res.Records, perfRecords(runs, sb, opts, res)...)
+	importRuns(files, sb, opts, res, res.emit)
 	warnNoThreads(res)
 	return res
 }
@@ -282,14 +184,8 @@ func PerfStat(files []string, opts Options) *Result {
 // warnNoThreads says once when Records have no thread count: Threads 0
 // means unknown, and reports say so rather than guess.
 func warnNoThreads(res *Result) {
-	n := 0
-	for _, r := range res.Records {
-		if r.Threads == 0 {
-			n++
-		}
-	}
-	if n > 0 {
-		res.warn("%d of %d records have no thread count (the files do not say it): threads 0 means unknown; give --threads N, or --sysbench with the step's sysbench output", n, len(res.Records))
+	if res.noThreads > 0 {
+		res.warn("%d of %d records have no thread count (the files do not say it): threads 0 means unknown; give --threads N, or --sysbench with the step's sysbench output", res.noThreads, res.Count)
 	}
 }
 
@@ -337,89 +233,6 @@ func readSysbench(path string, res *Result) *sysbench.Result {
 	return sb
 }
 
-// perfRecords builds the Records of a step's runs.
-func perfRecords(runs []*run, sb *sysbench.Result, opts Options, res *Result) []*record.Record {
-	if len(runs) == 0 {
-		return nil
-	}
-	// Event sets, in order of first appearance.
-	var sigs []string
-	sigRuns := map[string][]*run{}
-	for _, r := range runs {
-		s := strings.Join(sortedCopy(r.events()), ",")
-		if _, ok := sigRuns[s]; !ok {
-			sigs = append(sigs, s)
-		}
-		sigRuns[s] = append(sigRuns[s], r)
-	}
-	var recs []*record.Record
-	switch {
-	case len(sigs) == 1:
-		for i, r := range runs {
-			recs = append(recs, perfRecord([]*run{r}, i+1, sb, opts))
-		}
-	case disjoint(sigs):
-		n := 0
-		for _, s := range sigs {
-			n = max(n, len(sigRuns[s]))
-		}
-		for k := 0; k < n; k++ {
-			var group []*run
-			for _, s := range sigs {
-				if k < len(sigRuns[s]) {
-					group = append(group, sigRuns[s][k])
-				}
-			}
-			rec := perfRecord(group, k+1, sb, opts)
-			if len(group) > 1 {
-				rec.Warn("counters come from %d perf stat windows (one per event group): ratios of counters from different groups mix windows", len(group))
-			}
-			if len(group) < len(sigs) {
-				rec.Warn("repeat %d lacks %d of the %d event groups", k+1, len(sigs)-len(group), len(sigs))
-			}
-			recs = append(recs, rec)
-		}
-	default:
-		firstOf := map[string]*run{}
-		for i, r := range runs {
-			rec := perfRecord([]*run{r}, i+1, sb, opts)
-			if f, ok := firstOf[r.file]; ok {
-				if a, b := strings.Join(f.events(), ","), strings.Join(r.events(), ","); sortedKey(a) != sortedKey(b) {
-					msg := fmt.Sprintf("%s:%d: events differ between runs: run %d counts %s, run %d counted %s",
-						r.file, r.first().Line, r.first().Run, b, f.first().Run, a)
-					res.Warnings = append(res.Warnings, msg)
-					rec.Warn("%s", msg)
-				}
-			} else {
-				firstOf[r.file] = r
-			}
-			recs = append(recs, rec)
-		}
-	}
-	return recs
-}
-
-func sortedCopy(s []string) []string {
-	c := append([]string(nil), s...)
-	sort.Strings(c)
-	return c
-}
-
-func sortedKey(csv string) string { return strings.Join(sortedCopy(strings.Split(csv, ",")), ",") }
-
-func disjoint(sigs []string) bool {
-	seen := map[string]bool{}
-	for _, s := range sigs {
-		for _, e := range strings.Split(s, ",") {
-			if seen[e] {
-				return false
-			}
-			seen[e] = true
-		}
-	}
-	return true
-}
-
 // perfRecord builds one Record from runs measured as one window (one run, or
 // one run per event group).
 func perfRecord(runs []*run, repeat int, sb *sysbench.Result, opts Options) *record.Record {
@@ -430,15 +243,14 @@ func perfRecord(runs []*run, repeat int, sb *sysbench.Result, opts Options) *rec
 	origin := rec.Provenance.Origin
 	var secs []float64
 	for gi, r := range runs {
-		w := r.first()
-		last := r.windows[len(r.windows)-1]
+		w := &r.first
 		rec.Source = appendUnique(rec.Source, r.file)
 		sfx := ""
 		if len(runs) > 1 {
 			sfx = fmt.Sprintf(".%d", gi+1)
 		}
 		origin["perf.format"+sfx] = w.Format.String()
-		origin["perf.lines"+sfx] = fmt.Sprintf("%s:%d-%d", r.file, w.Line, last.EndLine)
+		origin["perf.lines"+sfx] = fmt.Sprintf("%s:%d-%d", r.file, w.Line, r.endLine)
 		origin["perf.run"+sfx] = strconv.Itoa(w.Run)
 		setIf(origin, "perf.target"+sfx, w.Target)
 		setIf(origin, "perf.command"+sfx, w.Command)
@@ -469,14 +281,16 @@ func perfRecord(runs []*run, repeat int, sb *sysbench.Result, opts Options) *rec
 			}
 			rec.Counters = append(rec.Counters, rc)
 		}
-		for _, tw := range r.windows {
-			if tw.Truncated {
-				rec.Outcome = record.OutcomePartial
-				rec.Error = fmt.Sprintf("%s ends inside perf stat run %d: counters may be missing", r.file, tw.Run)
-			}
+		if r.truncated {
+			rec.Outcome = record.OutcomePartial
+			rec.Error = fmt.Sprintf("%s ends inside perf stat run %d: counters may be missing", r.file, w.Run)
 		}
-		if len(r.windows) > 1 || w.Interval > 0 {
-			rec.Series = append(rec.Series, series(r.windows)...)
+		if r.intervals > 1 || w.Interval > 0 {
+			rec.Series = append(rec.Series, r.series...)
+			if r.merged > 1 {
+				rec.Warn("%s: the %d intervals of perf stat run %d are merged %d at a time into %d series points (a Record keeps at most %d): each point adds up its intervals' counts",
+					r.file, r.intervals, w.Run, r.merged, len(r.series), MaxSeries)
+			}
 		}
 	}
 	var total float64
@@ -502,7 +316,7 @@ func perfRecord(runs []*run, repeat int, sb *sysbench.Result, opts Options) *rec
 	if rec.Threads == 0 {
 		// perf stat ran the sysbench command itself.
 		for _, r := range runs {
-			if n := sysbenchThreads(r.first().Command); n > 0 {
+			if n := sysbenchThreads(r.first.Command); n > 0 {
 				rec.Threads = n
 				break
 			}
@@ -543,12 +357,16 @@ func appendUnique(s []string, v string) []string {
 
 // targetPid reads the pid of "process id '4121'".
 func targetPid(target string) int {
-	const p = "process id '"
-	if !strings.HasPrefix(target, p) || !strings.HasSuffix(target, "'") {
+	s, ok := strings.CutPrefix(target, "process id '")
+	if !ok {
 		return 0
 	}
-	n, err := strconv.Atoi(target[len(p) : len(target)-1])
-	if err != nil {
+	s, ok = strings.CutSuffix(s, "'")
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
 		return 0
 	}
 	return n
@@ -589,19 +407,4 @@ func toRecordCounter(c perfstat.Counter, seconds float64) record.Counter {
 		rc.Raw = uint64(math.Round(c.Value * float64(rc.Running) / float64(rc.Enabled)))
 	}
 	return rc
-}
-
-// series turns the intervals of a -I run into Record points.
-func series(ws []*perfstat.Window) []record.Point {
-	var pts []record.Point
-	for _, w := range ws {
-		p := record.Point{T: w.Interval, Seconds: w.Seconds(), Counters: map[string]float64{}}
-		for _, c := range w.Totals() {
-			if c.Measured() {
-				p.Counters[c.Event] = c.Value
-			}
-		}
-		pts = append(pts, p)
-	}
-	return pts
 }

@@ -1,10 +1,14 @@
 package importer
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -304,8 +308,18 @@ func TestNotPerfStatRefused(t *testing.T) {
 func TestWrite(t *testing.T) {
 	res := PerfStat([]string{ps("append3.txt")}, Options{Version: "v1", Step: "point-query_range=100", Threads: 8, Ops: 1000, Now: fixed})
 	dir := t.TempDir()
-	if errs := Write(dir, res.Records, false); len(errs) > 0 {
-		t.Fatal(errs)
+	write := func(force bool) (int, []error) {
+		w := &Writer{Dir: dir, Force: force}
+		var errs []error
+		for _, r := range res.Records {
+			if err := w.Write(r); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		return w.Written, errs
+	}
+	if n, errs := write(false); n != 3 || len(errs) > 0 {
+		t.Fatal(n, errs)
 	}
 	loaded, problems, err := record.Load([]string{dir}, false)
 	if err != nil || len(problems) > 0 || len(loaded) != 3 {
@@ -314,12 +328,12 @@ func TestWrite(t *testing.T) {
 	if c, _ := loaded[2].Record.Counter("context-switches"); c.Value != 85076 || loaded[2].Record.Repeat != 3 {
 		t.Errorf("read back %+v", loaded[2].Record)
 	}
-	errs := Write(dir, res.Records, false)
-	if len(errs) != 3 || !strings.Contains(errs[0].Error(), "file exists") {
-		t.Errorf("second write: %v", errs)
+	n, errs := write(false)
+	if n != 0 || len(errs) != 3 || !strings.Contains(errs[0].Error(), "file exists") {
+		t.Errorf("second write: %d written, %v", n, errs)
 	}
-	if errs := Write(dir, res.Records, true); len(errs) > 0 {
-		t.Errorf("forced write: %v", errs)
+	if n, errs := write(true); n != 3 || len(errs) > 0 {
+		t.Errorf("forced write: %d written, %v", n, errs)
 	}
 }
 
@@ -364,4 +378,208 @@ func TestImportThreads(t *testing.T) {
 			}(), res.Warnings, want)
 		}
 	}
+}
+
+// emptyPidHeader is perf stat output whose header names a process with an
+// empty id: once a slice out of range in the importer.
+const emptyPidHeader = "\n Performance counter stats for process id ':\n\n 683.59 msec task-clock\n"
+
+// TestImportEmptyPidHeader: the run is imported (without a server pid), by
+// the perf-stat form and by the dir form.
+func TestImportEmptyPidHeader(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "v1"), 0o755)
+	path := filepath.Join(dir, "v1", "sb.perf.hw.point-query.range100.pk1.1")
+	if err := os.WriteFile(path, []byte(emptyPidHeader), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check := func(form string, res *Result) {
+		t.Helper()
+		if len(res.Records) != 1 || len(res.Failures) != 0 {
+			t.Fatalf("%s: %d records, failures %v", form, len(res.Records), res.Failures)
+		}
+		r := res.Records[0]
+		if c := counter(t, r, "task-clock"); c.Value != 683590000 || r.Server != nil || r.Provenance.Origin["perf.target"] != "process id '" {
+			t.Errorf("%s: task-clock %+v, server %+v, origin %v", form, c, r.Server, r.Provenance.Origin)
+		}
+	}
+	check("perf-stat", PerfStat([]string{path}, Options{Version: "v1", Step: "s", Ops: 1}))
+	check("dir", Dir(dir, DirOptions{Options: Options{Ops: 1}}))
+	for target, want := range map[string]int{"process id '4121'": 4121, "process id ''": 0, "process id '": 0, "process id '-3'": 0, "'sleep 1'": 0} {
+		if got := targetPid(target); got != want {
+			t.Errorf("targetPid(%q) = %d, want %d", target, got, want)
+		}
+	}
+}
+
+// TestImportEmptyFile: an empty file is a failure naming it, not a
+// successful import of nothing.
+func TestImportEmptyFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "empty.txt")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := PerfStat([]string{path}, Options{Version: "v", Step: "s", Ops: 1})
+	if len(res.Records) != 0 || len(res.Failures) != 1 || !errors.Is(res.Failures[0], ErrEmpty) || !strings.Contains(res.Failures[0].Error(), "empty.txt") {
+		t.Errorf("%d records, failures %v", len(res.Records), res.Failures)
+	}
+}
+
+// intervalText is a perf stat -I run of n one-second intervals in text
+// form: task-clock every interval, context-switches n-i, and page-faults
+// <not counted> in interval 2.
+func intervalText(n int) string {
+	var b strings.Builder
+	b.WriteString("#           time             counts unit events\n")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "%16.9f %18s msec task-clock\n", float64(i), "100.00")
+		fmt.Fprintf(&b, "%16.9f %18d      context-switches\n", float64(i), n-i)
+		pf := "1"
+		if i == 2 {
+			pf = "<not counted>"
+		}
+		fmt.Fprintf(&b, "%16.9f %18s      page-faults\n", float64(i), pf)
+	}
+	return b.String()
+}
+
+// TestImportSeriesMerged: a -I run with more intervals than MaxSeries has
+// them merged into at most MaxSeries points whose counts add up to the
+// run's; an event missing from one interval is missing from its point.
+func TestImportSeriesMerged(t *testing.T) {
+	defer func(m int) { MaxSeries = m }(MaxSeries)
+	MaxSeries = 10
+	path := filepath.Join(t.TempDir(), "interval.txt")
+	const n = 25
+	if err := os.WriteFile(path, []byte(intervalText(n)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := PerfStat([]string{path}, Options{Version: "v", Step: "s", Ops: 1, Threads: 1})
+	if len(res.Records) != 1 || len(res.Failures) > 0 {
+		t.Fatalf("%d records, failures %v", len(res.Records), res.Failures)
+	}
+	r := res.Records[0]
+	// 25 intervals, 3 to a point: 8 points of 3 and one of 1.
+	if len(r.Series) != 9 || r.Series[0].Seconds != 3 || r.Series[0].T != 3 || r.Series[8].Seconds != 1 || r.Series[8].T != 25 {
+		t.Fatalf("series %+v", r.Series)
+	}
+	var cs, tc float64
+	for _, p := range r.Series {
+		cs += p.Counters["context-switches"]
+		tc += p.Counters["task-clock"]
+	}
+	if want := float64(n * (n - 1) / 2); cs != want || counter(t, r, "context-switches").Value != want || tc != n*100e6 {
+		t.Errorf("context-switches: series sum %v, total %v, want %v; task-clock series sum %v", cs, counter(t, r, "context-switches").Value, want, tc)
+	}
+	if r.Series[0].Counters["context-switches"] != 24+23+22 {
+		t.Errorf("first point %v", r.Series[0].Counters)
+	}
+	if _, ok := r.Series[0].Counters["page-faults"]; ok || r.Series[1].Counters["page-faults"] != 3 {
+		t.Errorf("page-faults: not counted in interval 2, so absent from point 1: %v / %v", r.Series[0].Counters, r.Series[1].Counters)
+	}
+	if !strings.Contains(strings.Join(r.Warnings, "\n"), "the 25 intervals of perf stat run 1 are merged 3 at a time into 9 series points") {
+		t.Errorf("warnings %q", r.Warnings)
+	}
+	// At the limit nothing is merged.
+	MaxSeries = n
+	r = PerfStat([]string{path}, Options{Version: "v", Step: "s", Ops: 1, Threads: 1}).Records[0]
+	if len(r.Series) != n || r.Series[4].Counters["context-switches"] != n-5 {
+		t.Errorf("unmerged series: %d points", len(r.Series))
+	}
+}
+
+// TestImportStreams: with a Sink, the memory an import holds does not grow
+// with its input: the live heap after 20,000 appended runs is within a few
+// MB of the live heap after 2,000 (holding the Records took about 3 KB each).
+func TestImportStreams(t *testing.T) {
+	block, err := os.ReadFile(ps("default.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 20000
+	path := filepath.Join(t.TempDir(), "big.txt")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		f.Write(block)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var heapAt [2]uint64
+	calls := 0
+	live := func() uint64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	res := PerfStat([]string{path}, Options{Version: "v", Step: "s", Ops: 1, Threads: 1, Sink: func(r *record.Record) error {
+		calls++
+		switch calls {
+		case n / 10:
+			heapAt[0] = live()
+		case n:
+			heapAt[1] = live()
+		}
+		if r.Repeat != calls {
+			return fmt.Errorf("record %d has repeat %d", calls, r.Repeat)
+		}
+		return nil
+	}})
+	if calls != n || res.Count != n || len(res.Records) != 0 || len(res.Failures) != 0 {
+		t.Fatalf("%d sink calls, count %d, %d records kept, failures %v", calls, res.Count, len(res.Records), res.Failures)
+	}
+	if grew := int64(heapAt[1]) - int64(heapAt[0]); grew > 8<<20 {
+		t.Errorf("live heap grew by %d KB between run %d and run %d (%d → %d KB): the import holds its runs", grew>>10, n/10, n, heapAt[0]>>10, heapAt[1]>>10)
+	}
+}
+
+// FuzzImportPerfStat: whatever the file holds (headers especially), the
+// import does not panic, and every Record it builds is valid, names a
+// positive pid or none, and survives encoding and decoding.
+func FuzzImportPerfStat(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "perfstat", "*.txt"))
+	for _, p := range files {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(emptyPidHeader))
+	for _, h := range []string{"process id '", "process id ''", "process id '12", "thread id '7'", "'", "''", "'sleep 1' (3 runs)", "system wide"} {
+		f.Add([]byte("\n Performance counter stats for " + h + ":\n\n 683.59 msec task-clock\n\n 1.0 seconds time elapsed\n"))
+	}
+	defer func(o func(string) (io.ReadCloser, error)) { openFile = o }(openFile)
+	var input []byte
+	openFile = func(string) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(input)), nil }
+	f.Fuzz(func(t *testing.T, data []byte) {
+		input = data
+		res := PerfStat([]string{"fuzz.txt"}, Options{Version: "v", Step: "s", Ops: 1})
+		if res.Count != len(res.Records) {
+			t.Fatalf("count %d, %d records", res.Count, len(res.Records))
+		}
+		for _, r := range res.Records {
+			if err := r.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if r.Server != nil && r.Server.Pid <= 0 {
+				t.Fatalf("server pid %d from target %q", r.Server.Pid, r.Provenance.Origin["perf.target"])
+			}
+			if len(r.Series) > MaxSeries {
+				t.Fatalf("%d series points", len(r.Series))
+			}
+			b, err := record.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := record.Parse(b); err != nil {
+				t.Fatalf("record does not read back: %v", err)
+			}
+		}
+		if len(data) == 0 && len(res.Failures) != 1 {
+			t.Fatalf("empty input: failures %v", res.Failures)
+		}
+	})
 }

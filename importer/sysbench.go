@@ -14,7 +14,14 @@ import (
 // (<version>/sb.o.<step>.range<R>.pk<N>[.<sample>]). Files with the same
 // labels are repeats, numbered in the order given.
 func Sysbench(files []string, opts Options) *Result {
-	res := &Result{}
+	res := newResult(opts)
+	sysbenchFiles(files, opts, res)
+	warnNoThreads(res)
+	return res
+}
+
+// sysbenchFiles imports sysbench output files into res.
+func sysbenchFiles(files []string, opts Options, res *Result) {
 	repeats := map[[2]string]int{}
 	for _, f := range files {
 		o := opts
@@ -37,10 +44,8 @@ func Sysbench(files []string, opts Options) *Result {
 		}
 		key := [2]string{o.Version, o.Step}
 		repeats[key]++
-		res.Records = append(res.Records, sysbenchRecord(sb, f, repeats[key], o))
+		res.emit(sysbenchRecord(sb, f, repeats[key], o))
 	}
-	warnNoThreads(res)
-	return res
 }
 
 // SysbenchNaming is the file naming from which Sysbench takes the labels it

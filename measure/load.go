@@ -69,6 +69,10 @@ func (l *Load) Wait(ctx context.Context, grace time.Duration) error {
 	return l.cmd.Err()
 }
 
+// Stop ends the command (and what it started) now: SIGTERM, then SIGKILL
+// after grace.
+func (l *Load) Stop(grace time.Duration) { l.cmd.Stop(grace) }
+
 // ExitCode is the command's exit status (-1 when it was killed by a signal
 // or has not exited).
 func (l *Load) ExitCode() int { return l.cmd.ExitCode() }

@@ -35,6 +35,13 @@ const noOpCount = "no op count"
 // before the Record says that the two edges are apart.
 const MaxStatusLag = 50 * time.Millisecond
 
+// MinInterval is the shortest series interval perfbench measures honestly.
+// Each interval reads SHOW GLOBAL STATUS, which costs the server about
+// 1.4 ms of CPU (MariaDB 10.11, scripts/bench-interval.sh): 1.4% of one CPU
+// at 100 ms, 14% at 10 ms, swamping an idle or lightly loaded server's own
+// work.
+const MinInterval = 100 * time.Millisecond
+
 // ErrConfig marks a Config that cannot be measured (no pid, no events, an op
 // source that needs a server connection without one).
 var ErrConfig = errors.New("invalid measurement")
@@ -125,6 +132,7 @@ type Session struct {
 	disk   string // block device name for osstat, "" for none
 	notes  []string
 	fs     osstat.FS
+	mark   *mark
 }
 
 // IsClientOp reports whether an op source is counted by the client.
@@ -179,6 +187,7 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.att = att
+	s.mark = newMark(cfg.Pid)
 
 	// Identity.
 	if cfg.DB != nil {
@@ -234,10 +243,23 @@ func (s *Session) Server() record.Server { return *s.server }
 
 // Close closes the counters. Closing twice is a no-op.
 func (s *Session) Close() error {
+	if s.mark != nil {
+		s.mark.close()
+	}
 	if s.att == nil {
 		return nil
 	}
 	return s.att.Close()
+}
+
+// Concurrent is a warning when another perfbench measures the same server
+// (see mark), "" otherwise. Measure looks again when the window closes and
+// puts the warning in the Record.
+func (s *Session) Concurrent() string {
+	if s.mark == nil {
+		return ""
+	}
+	return s.mark.warning()
 }
 
 // edge is what was read at one edge of the window (or of an interval).
@@ -483,6 +505,12 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	r.Warnings = append(r.Warnings, start.err...)
 	r.Warnings = append(r.Warnings, end.err...)
 	r.Warnings = append(r.Warnings, warns...)
+	if s.mark != nil {
+		s.mark.look()
+		if msg := s.mark.warning(); msg != "" {
+			r.Warnings = append(r.Warnings, msg)
+		}
+	}
 	if lag := max(start.lag, end.lag); lag > 0 {
 		r.Window.StatusLag = lag.Seconds()
 		if lag > MaxStatusLag {
@@ -496,6 +524,13 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		switch {
 		case start.status == nil || end.status == nil:
 			failed = "the server status could not be read at both edges of the window: no status deltas and no op count"
+			if err := hostinfo.Alive("/", s.cfg.Pid); err != nil {
+				now := "no longer exists"
+				if errors.Is(err, hostinfo.ErrExited) {
+					now = "is a zombie now"
+				}
+				failed = fmt.Sprintf("the server (pid %d) exited during the window (it %s): no status at the window's end, so no status deltas and no op count; its counts up to its exit are kept", s.cfg.Pid, now)
+			}
 		default:
 			diff, err := mysqld.Delta(start.status, end.status)
 			if err != nil {
@@ -592,6 +627,18 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		return r, ctx.Err()
 	}
 	return r, nil
+}
+
+// Failed returns the Record of a window whose counters failed (Measure
+// returned no Record): the server and machine as Start read them, outcome
+// failed, and err as the reason. Nothing in it was counted.
+func (s *Session) Failed(err error) *record.Record {
+	r := record.New(record.KindStat)
+	r.Step = "stat"
+	s.fill(r, nil)
+	r.Outcome = record.OutcomeFailed
+	r.Error = err.Error()
+	return r
 }
 
 // fill sets what the Record takes from the session and the counters' window.

@@ -92,6 +92,25 @@ func TestTargetValidate(t *testing.T) {
 	if err := (Target{Pid: 5, Socket: "/s", Port: 3306}).Validate(); err != nil {
 		t.Errorf("valid target: %v", err)
 	}
+	// On a command line, --socket with a TCP address is a contradiction.
+	for _, tc := range []struct {
+		t    Target
+		want string
+	}{
+		{Target{Socket: "/s", Port: 3306}, "give --socket or --port 3306, not both"},
+		{Target{Socket: "/s", Host: "127.0.0.1"}, "give --socket or --host 127.0.0.1, not both"},
+		{Target{Socket: "/s", Host: "db1", Port: 3307}, "give --socket or --host db1 --port 3307, not both"},
+		{Target{Pid: 1, PidFile: "/x"}, "not both"},
+	} {
+		if err := tc.t.ValidateFlags(); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ValidateFlags(%+v) = %v, want ErrUsage with %q", tc.t, err, tc.want)
+		}
+	}
+	for _, ok := range []Target{{Socket: "/s", Host: "localhost"}, {Socket: "/s"}, {Host: "127.0.0.1", Port: 3306}} {
+		if err := ok.ValidateFlags(); err != nil {
+			t.Errorf("ValidateFlags(%+v) = %v", ok, err)
+		}
+	}
 }
 
 func envOf(m map[string]string) func(string) string {

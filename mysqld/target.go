@@ -69,7 +69,7 @@ func (t *Target) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&t.Host, "host", t.Host, "host of the server for a TCP connection (it must run on this machine); \"localhost\" means the unix socket unless --port is given")
 	fs.IntVar(&t.Port, "port", t.Port, "TCP port of the server; finds the process listening on it")
 	fs.StringVar(&t.User, "user", t.User, "MySQL user (default: from the option files, else the login name)")
-	fs.Var(&passwordFlag{t}, "password", "password of --user (other users can see it in ps: prefer ~/.my.cnf, MYSQL_PWD or --ask-password)")
+	fs.Var(&passwordFlag{t}, "password", "password of --user (other users can read it in ps until perfbench hides it as it starts: prefer ~/.my.cnf, MYSQL_PWD or --ask-password)")
 	fs.BoolVar(&t.AskPassword, "ask-password", t.AskPassword, "prompt for the password on the terminal")
 	fs.StringVar(&t.DefaultsFile, "defaults-file", t.DefaultsFile, "read client options only from this file, sections [client] then [perfbench] (default ~/.my.cnf)")
 	fs.BoolVar(&t.Force, "force", t.Force, "measure the process even if its executable is not mysqld or mariadbd")
@@ -101,6 +101,27 @@ func (t Target) Validate() error {
 		return fmt.Errorf("%w: --port %d is not a TCP port", ErrUsage, t.Port)
 	case t.AskPassword && t.Password.IsSet():
 		return fmt.Errorf("%w: give --password or --ask-password, not both", ErrUsage)
+	}
+	return nil
+}
+
+// ValidateFlags is Validate for a command line, which also refuses
+// --socket with a TCP --port or a --host other than localhost: the
+// connection would use the socket and ignore the others. (A plan's running
+// server may name both, for perfbench and for its load.)
+func (t Target) ValidateFlags() error {
+	if err := t.Validate(); err != nil {
+		return err
+	}
+	if t.Socket != "" && (t.Port != 0 || (t.Host != "" && t.Host != "localhost")) {
+		tcp := "--host " + t.Host
+		if t.Port != 0 {
+			tcp = fmt.Sprintf("--port %d", t.Port)
+			if t.Host != "" {
+				tcp = fmt.Sprintf("--host %s --port %d", t.Host, t.Port)
+			}
+		}
+		return fmt.Errorf("%w: give --socket or %s, not both (perfbench would connect over the socket and ignore %s)", ErrUsage, tcp, tcp)
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package osstat
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"strings"
 	"testing"
 	"time"
@@ -144,5 +146,20 @@ func TestDeltaErrors(t *testing.T) {
 	da := &Snapshot{Time: t0, Disk: &DiskStats{Name: "sda"}}
 	if _, _, err := Delta(da, &Snapshot{Time: t0, Disk: &DiskStats{Name: "sdb"}}); err == nil {
 		t.Error("different disks: no error")
+	}
+}
+
+// TestIOHint: only a permission problem gets a hint, and root is not told
+// to run as root.
+func TestIOHint(t *testing.T) {
+	denied := fmt.Errorf("read /proc/5/io: %w", fs.ErrPermission)
+	if h := ioHint(denied, 1000); h != " (run as root or grant CAP_SYS_PTRACE)" {
+		t.Errorf("user: %q", h)
+	}
+	if h := ioHint(denied, 0); strings.Contains(h, "run as root") || !strings.Contains(h, "CAP_SYS_PTRACE") {
+		t.Errorf("root: %q", h)
+	}
+	if h := ioHint(errors.New("read /proc/5/io: no such process"), 0); h != "" {
+		t.Errorf("not a permission problem: %q", h)
 	}
 }

@@ -3,7 +3,9 @@ package osstat
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
+	"os"
 	"time"
 
 	"github.com/perfbench/perfbench/record"
@@ -40,7 +42,7 @@ func (f FS) Snapshot(pid int, disk string) (*Snapshot, error) {
 		}
 		s.Process = p
 		if p.IOErr != nil {
-			s.Problems = append(s.Problems, fmt.Sprintf("IO of pid %d not read: %v (run as root)", pid, p.IOErr))
+			s.Problems = append(s.Problems, fmt.Sprintf("IO of pid %d not read: %v%s", pid, p.IOErr, ioHint(p.IOErr, os.Geteuid())))
 		}
 	}
 	if c, err := f.ReadHostCPU(); err != nil {
@@ -208,4 +210,16 @@ func threadDelta(out *record.OS, pa, pb *Process, ticks float64) []string {
 			unseen/ticks, float64(procCPU)/ticks))
 	}
 	return warn
+}
+
+// ioHint says how to read another process's io when permission was the
+// problem: as root, or, for a root already, with CAP_SYS_PTRACE.
+func ioHint(err error, euid int) string {
+	switch {
+	case !errors.Is(err, fs.ErrPermission):
+		return ""
+	case euid == 0:
+		return " (root without CAP_SYS_PTRACE: grant it)"
+	}
+	return " (run as root or grant CAP_SYS_PTRACE)"
 }

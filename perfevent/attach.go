@@ -643,36 +643,52 @@ func (a *Attachment) paranoid() string {
 	return strings.TrimSpace(string(b))
 }
 
-// filesError explains EMFILE: how many descriptors the attach needs, the
-// limit, and how to raise it.
+// spareFiles is what an attach leaves free under RLIMIT_NOFILE for the
+// files perfbench opens while it counts (the server connection, /proc,
+// pipes of a load command).
+const spareFiles = 64
+
+// filesError explains EMFILE: the descriptors the attach needs, those
+// perfbench holds besides and keeps free, the limit, and how to raise it.
 func (a *Attachment) filesError(what string, err error) error {
 	targets, per := a.planned, a.lay.openParts()
 	unit := "threads"
 	if a.cgroup {
 		unit = "CPUs"
 	}
+	need := targets * per
+	// What perfbench holds besides this attachment's counters.
+	held := a.sys.openFiles()
+	for _, t := range a.targets {
+		for _, fd := range t.fds {
+			if fd >= 0 {
+				held--
+			}
+		}
+	}
+	held = max(held, 0)
+	want := need + held + spareFiles
 	cur, max, lerr := a.sys.nofile()
 	limit := "unknown"
 	if lerr == nil {
 		limit = fmt.Sprintf("%d (hard limit %d)", cur, max)
 	}
-	want := targets*per + a.sys.openFiles() + 64
-	msg := fmt.Sprintf("%s: %v: counting needs %d descriptors (%d %s × %d events), RLIMIT_NOFILE is %s: raise it with 'ulimit -n %d' as root in the shell that runs perfbench", what, err, targets*per, targets, unit, per, limit, want)
-	if a.cgroup || targets*per > 100000 {
+	msg := fmt.Sprintf("%s: %v: counting needs %d descriptors (%d %s × %d events), and perfbench holds %d others and keeps %d free for its own files: %d in all, but RLIMIT_NOFILE is %s: raise it with 'ulimit -n %d' as root in the shell that runs perfbench", what, err, need, targets, unit, per, held, spareFiles, want, limit, want)
+	if a.cgroup || need > 100000 {
 		msg += fmt.Sprintf(", or count per CPU with cgroup mode (%d descriptors per event)", runtime.NumCPU())
 	}
 	return &openErr{msg: msg, errs: []error{ErrTooManyFiles, err}}
 }
 
 // ensureFiles raises the soft RLIMIT_NOFILE to the hard limit when n more
-// descriptors would not fit under it, and fails early when they would not
-// fit under the hard limit either.
+// descriptors (and spareFiles) would not fit under it, and fails early when
+// they would not fit under the hard limit either.
 func (a *Attachment) ensureFiles(n int) error {
 	cur, max, err := a.sys.nofile()
 	if err != nil {
 		return nil // cannot tell: let the opens say
 	}
-	want := uint64(a.sys.openFiles() + n + 64)
+	want := uint64(a.sys.openFiles() + n + spareFiles)
 	if want > cur && cur < max {
 		if err := a.sys.setNofile(max); err == nil {
 			cur = max

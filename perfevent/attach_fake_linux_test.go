@@ -344,6 +344,11 @@ func TestAttachFakeRlimit(t *testing.T) {
 		if !errors.Is(err, ErrTooManyFiles) || !strings.Contains(err.Error(), "hard limit 100") || !strings.Contains(err.Error(), "40 descriptors (20 threads × 2 events)") {
 			t.Fatalf("err = %v", err)
 		}
+		// 40 counters fit under 100: the message adds up what does not.
+		want := fmt.Sprintf("perfbench holds %d others and keeps 64 free for its own files: %d in all, but RLIMIT_NOFILE is 100 (hard limit 100): raise it with 'ulimit -n %d'", f.files, 40+f.files+64, 40+f.files+64)
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v\nwant it to say %q", err, want)
+		}
 		// Only the first thread, where unsupported events are found, was
 		// opened, and closed again.
 		if f.calls != 2 || f.closed != 2 {

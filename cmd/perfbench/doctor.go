@@ -55,7 +55,7 @@ Examples:
 					return err
 				}
 				if !rep.Usable {
-					fmt.Fprintln(e.stderr, "perfbench doctor: perfbench cannot count here; see the fail lines")
+					fmt.Fprintf(e.stderr, "perfbench doctor: %s; see the fail lines\n", rep.Conclusion)
 					return errSilent
 				}
 				return nil

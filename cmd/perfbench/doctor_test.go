@@ -2,10 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfbench/perfbench/perfevent"
 )
@@ -70,5 +74,49 @@ func TestDoctorFailures(t *testing.T) {
 	}
 	if code, _, errs := runCLI(t, "doctor", "--format", "yaml"); code != exitUsage || !strings.Contains(errs, "--format") {
 		t.Errorf("--format yaml: exit %d %q", code, errs)
+	}
+}
+
+// zombie starts a child that exits at once and is not waited for until the
+// test ends: a zombie, whose pid it returns.
+func zombie(t *testing.T) int {
+	t.Helper()
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Wait() })
+	stat := filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "stat")
+	for range 500 {
+		if b, err := os.ReadFile(stat); err == nil && strings.Contains(string(b), ") Z ") {
+			return cmd.Process.Pid
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("pid %d did not become a zombie", cmd.Process.Pid)
+	return 0
+}
+
+// TestZombieTarget: doctor, profile and stat on a zombie say that it has
+// exited (and that the machine can count), in one line, with exit 1, and
+// write nothing.
+func TestZombieTarget(t *testing.T) {
+	needLinux(t)
+	pid := zombie(t)
+	says := fmt.Sprintf("pid %d (true) is a zombie: it has exited and its parent, pid %d, has not reaped it", pid, os.Getpid())
+	code, out, errs := runCLI(t, "doctor", "--pid", strconv.Itoa(pid))
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != exitFailure || !strings.HasPrefix(lines[len(lines)-1], fmt.Sprintf("perfbench can count here, but not pid %d: %s", pid, says)) ||
+		strings.Count(errs, "\n") != 1 || !strings.Contains(errs, says) {
+		t.Errorf("doctor: exit %d, last line %q, stderr %q", code, lines[len(lines)-1], errs)
+	}
+	output := filepath.Join(t.TempDir(), "p.pb.gz")
+	code, out, errs = runCLI(t, "profile", "--pid", strconv.Itoa(pid), "--duration", "200ms", "--output", output)
+	if _, err := os.Stat(output); code != exitFailure || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, says+": the process has exited: nothing to sample") || err == nil {
+		t.Errorf("profile: exit %d, stdout %q, stderr %q, profile written: %v", code, out, errs, err == nil)
+	}
+	code, out, errs = runCLI(t, "stat", "--pid", strconv.Itoa(pid), "--force", "-e", "task-clock", "--duration", "200ms")
+	if code != exitFailure || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, says) {
+		t.Errorf("stat: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }

@@ -285,6 +285,10 @@ func runImport(_ context.Context, e *env, form *importForm, args []string) error
 			return err
 		}
 	}
+	// Records are written as they are built: an import holds one run at
+	// a time, whatever the size of its files.
+	w := &importer.Writer{Dir: o.out, Force: o.force}
+	opt.Sink = w.Write
 	var res *importer.Result
 	switch form.name {
 	case "perf-stat":
@@ -305,14 +309,18 @@ func runImport(_ context.Context, e *env, form *importForm, args []string) error
 	for _, w := range res.Warnings {
 		fmt.Fprintf(e.stderr, "perfbench import: warning: %s\n", w)
 	}
-	writeErrs := importer.Write(o.out, res.Records, o.force)
-	failures := append(append([]error(nil), res.Failures...), writeErrs...)
-	for _, f := range failures {
+	for _, f := range res.Failures {
 		fmt.Fprintf(e.stderr, "perfbench import: %s\n", oneLine(f.Error()))
 	}
-	fmt.Fprintf(e.stdout, "%d record(s) written to %s\n", len(res.Records)-len(writeErrs), o.out)
-	if len(failures) > 0 {
-		fmt.Fprintf(e.stderr, "perfbench import: %d failure(s)\n", len(failures))
+	switch {
+	case w.Written == 0 && len(res.Failures) > 0:
+		return fmt.Errorf("nothing imported: %d failure(s) above", len(res.Failures))
+	case w.Written == 0:
+		return fmt.Errorf("nothing imported: no perf stat or sysbench output in %s", strings.Join(args, " "))
+	}
+	fmt.Fprintf(e.stdout, "%d record(s) written to %s\n", w.Written, o.out)
+	if len(res.Failures) > 0 {
+		fmt.Fprintf(e.stderr, "perfbench import: %d failure(s); the other records were written\n", len(res.Failures))
 		return errSilent
 	}
 	return nil

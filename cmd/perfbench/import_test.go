@@ -213,11 +213,35 @@ func TestImportPerfStatRefusesOtherOutput(t *testing.T) {
 	file := filepath.Join("..", "..", "testdata", "sysbench", "lua-fatal.txt")
 	code, stdout, errs := runCLI(t, "import", "perf-stat", file, "--version", "junk", "--step", "s", "--ops", "100", "--out", out)
 	lines := strings.Split(strings.TrimSpace(errs), "\n")
-	if code != exitFailure || !strings.Contains(stdout, "0 record(s) written") || len(lines) != 2 ||
-		!strings.Contains(lines[0], file+": not perf stat output: ") || !strings.Contains(lines[0], "task-clock") {
+	if code != exitFailure || stdout != "" || len(lines) != 2 ||
+		!strings.Contains(lines[0], file+": not perf stat output: ") || !strings.Contains(lines[0], "task-clock") ||
+		lines[1] != "perfbench import: nothing imported: 1 failure(s) above" {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, errs)
 	}
 	if files, _ := filepath.Glob(filepath.Join(out, "*")); len(files) != 0 {
 		t.Errorf("written: %v", files)
+	}
+}
+
+// TestImportNothingImported: an empty file, or a folder with nothing to
+// import, fails (exit 1) saying so, with no "0 record(s) written".
+func TestImportNothingImported(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.txt")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	code, stdout, errs := runCLI(t, "import", "perf-stat", empty, "--version", "v", "--step", "s", "--ops", "1", "--out", out)
+	lines := strings.Split(strings.TrimSpace(errs), "\n")
+	if code != exitFailure || stdout != "" || len(lines) != 2 || !strings.Contains(lines[0], "empty.txt: the file is empty") ||
+		lines[1] != "perfbench import: nothing imported: 1 failure(s) above" {
+		t.Errorf("empty file: exit %d, stdout %q, stderr %q", code, stdout, errs)
+	}
+	nothing := filepath.Join(dir, "nothing")
+	os.MkdirAll(nothing, 0o755)
+	code, stdout, errs = runCLI(t, "import", "dir", nothing, "--out", out)
+	if code != exitFailure || stdout != "" || errs != "perfbench import: nothing imported: no perf stat or sysbench output in "+nothing+"\n" {
+		t.Errorf("empty folder: exit %d, stdout %q, stderr %q", code, stdout, errs)
 	}
 }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/perfbench/perfbench/hostinfo"
 	"github.com/perfbench/perfbench/measure"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/perfevent"
@@ -114,7 +116,7 @@ Examples:
 			fs.StringVarP(&a.events, "events", "e", "", "events to count, perf-style list (default: the hardware set where the PMU has it, plus software events)")
 			fs.DurationVar(&a.duration, "duration", 0, "length of the window; 0 counts until the command exits or Ctrl-C")
 			fs.DurationVar(&a.warmup, "warmup", 0, "wait this long before the window opens (the command's first seconds are left out)")
-			fs.DurationVar(&a.interval, "interval", 0, "also record (and print, in text) every interval inside the window, e.g. 1s")
+			fs.DurationVar(&a.interval, "interval", 0, "also record (and print, in text) every interval inside the window, e.g. 1s ("+measure.MinInterval.String()+" or more)")
 			fs.StringVar(&a.op, "op", "", "what an operation is: a status counter (Questions, Com_select, rows/1000...) or client.queries, client.transactions, client.events (default Questions)")
 			fs.BoolVar(&a.perRole, "per-role", false, "split the counts by thread role (connection, InnoDB IO, purge, ...)")
 			fs.StringVar(&a.format, "format", "text", "output format: text or json")
@@ -143,17 +145,23 @@ Examples:
 				if a.duration < 0 || a.interval < 0 || a.warmup < 0 {
 					return usagef("--duration, --warmup and --interval cannot be negative")
 				}
+				if a.interval > 0 && a.interval < measure.MinInterval {
+					return usagef("--interval %s is below %s: each interval reads the server's status, which costs it 1-2 ms of CPU, so perfbench's own reads would weigh on what is measured; give --interval %s or more", a.interval, measure.MinInterval, measure.MinInterval)
+				}
 				if a.repeat < 1 {
 					return usagef("--repeat must be 1 or more, not %d", a.repeat)
 				}
 				if fs.Changed("label") && strings.TrimSpace(a.label) == "" || fs.Changed("step") && strings.TrimSpace(a.step) == "" {
 					return usagef("--label and --step cannot be empty")
 				}
-				if err := a.target.Validate(); err != nil {
+				if err := a.target.ValidateFlags(); err != nil {
 					return usagef("%v", err)
 				}
 				if err := a.profile.Validate(); err != nil {
 					return usagef("%v", err)
+				}
+				if fs.Changed("password") {
+					fmt.Fprintln(e.stderr, "perfbench stat: warning: --password on the command line can be read by other users until perfbench hides it as it starts; prefer MYSQL_PWD, a defaults file (--defaults-file, ~/.my.cnf) or --ask-password")
 				}
 				return runStat(ctx, e, &a)
 			}
@@ -173,6 +181,16 @@ type statArgs struct {
 }
 
 func runStat(ctx context.Context, e *env, a *statArgs) error {
+	// Files are checked before anything is measured: a window is not
+	// measured to be lost at the end.
+	if err := checkOutput("--out", a.out); err != nil {
+		return err
+	}
+	if a.profile.Enabled() {
+		if err := checkOutput("--profile-out", a.profile.Path(a.out)); err != nil {
+			return err
+		}
+	}
 	sys, err := perfevent.LoadSystem("/")
 	if err != nil {
 		return err
@@ -191,6 +209,9 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 		return err
 	}
 	pid := found.Pid
+	if err := hostinfo.Alive(sysRoot, pid); err != nil {
+		return fmt.Errorf("%w: nothing to count; give the pid of a running process", err)
+	}
 	// Notes are printed once nothing can fail any more on the flags.
 	var notes []string
 	var db *mysqld.DB
@@ -254,11 +275,11 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 	if un := s.Attachment().Unsupported(); len(un) == len(list.Events) {
 		// Nothing would be counted: say so before the window, not
 		// after a run whose every number is "not supported".
-		var why []string
+		var names []string
 		for _, ev := range list.Events {
-			why = append(why, ev.Name+": "+un[ev.Name])
+			names = append(names, ev.Name)
 		}
-		return fmt.Errorf("none of the events can be counted here (%s); perfbench events lists what this machine counts", strings.Join(why, "; "))
+		return fmt.Errorf("none of the events can be counted here (%s); perfbench events lists what this machine counts", groupReasons(names, un))
 	}
 	where := fmt.Sprintf("%d threads", len(s.Attachment().Threads()))
 	if a.cgroup {
@@ -277,6 +298,9 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 		until += fmt.Sprintf(", after a %s warm-up", a.warmup)
 	}
 	fmt.Fprintf(e.stderr, "perfbench stat: counting %d events on %s of %s %s\n", len(list.Events), where, found.Describe(), until)
+	if w := s.Concurrent(); w != "" {
+		fmt.Fprintf(e.stderr, "perfbench stat: warning: %s\n", w)
+	}
 
 	spec2 := measure.WindowSpec{Warmup: a.warmup, Duration: a.duration}
 	var load *measure.Load
@@ -304,8 +328,20 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 		r.Step, r.Repeat = step, a.repeat
 	}
 	if r == nil {
+		// The counters failed and nothing was counted: the load is not
+		// left to run on for nothing, and the failure is kept as a
+		// failed Record, as perfbench run keeps it.
+		r = s.Failed(merr)
+		if a.label != "" {
+			r.Version = a.label
+		}
+		r.Step, r.Repeat = step, a.repeat
 		if load != nil {
-			load.Wait(ctx, 10*time.Second)
+			load.Stop(2 * time.Second)
+			r.Client = load.Client()
+		}
+		if err := writeStat(e, a, r); err != nil {
+			return fmt.Errorf("%w; and %w", merr, err)
 		}
 		return merr
 	}
@@ -343,21 +379,114 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 	return nil
 }
 
-func writeStat(e *env, a *statArgs, r *record.Record) error {
-	if a.out != "" {
-		if err := record.Write(a.out, r); err != nil {
-			return err
+// groupReasons lists why events cannot be counted, one entry per reason in
+// the order of first appearance, each with the events it stops: at most
+// three names and the count when there are more ("r1, r2, r3, … (500
+// events): no hardware PMU").
+func groupReasons(names []string, reason map[string]string) string {
+	var order []string
+	byReason := map[string][]string{}
+	for _, n := range names {
+		r := reason[n]
+		if _, ok := byReason[r]; !ok {
+			order = append(order, r)
 		}
+		byReason[r] = append(byReason[r], n)
 	}
-	if a.format == "json" {
-		b, err := record.Marshal(r)
-		if err != nil {
-			return err
+	var out []string
+	for _, r := range order {
+		evs := byReason[r]
+		list := strings.Join(evs, ", ")
+		if len(evs) > 3 {
+			list = fmt.Sprintf("%s, … (%d events)", strings.Join(evs[:3], ", "), len(evs))
 		}
-		_, err = e.stdout.Write(b)
+		out = append(out, list+": "+r)
+	}
+	return strings.Join(out, "; ")
+}
+
+// writeStat prints the window and writes it to --out. When --out cannot be
+// written (it was checked before the window: a disk that filled up, a
+// folder removed since), the Record is kept in a temporary file, or else
+// on stdout, and the error says where.
+func writeStat(e *env, a *statArgs, r *record.Record) error {
+	b, err := record.Marshal(r)
+	if err != nil {
 		return err
 	}
-	return measure.WriteText(e.stdout, r, measure.TextOptions{Interval: a.interval})
+	if a.format == "json" {
+		_, err = e.stdout.Write(b)
+	} else {
+		err = measure.WriteText(e.stdout, r, measure.TextOptions{Interval: a.interval})
+	}
+	if err != nil {
+		return fmt.Errorf("print the window: %w", err)
+	}
+	if a.out == "" {
+		return nil
+	}
+	werr := record.WriteFileAtomic(a.out, b)
+	if werr == nil {
+		return nil
+	}
+	if a.format == "json" {
+		return fmt.Errorf("%w; the Record is on stdout only", werr)
+	}
+	if saved, err := saveTemp(b); err == nil {
+		return fmt.Errorf("%w; the Record was saved to %s instead", werr, saved)
+	}
+	if _, err := e.stdout.Write(b); err == nil {
+		return fmt.Errorf("%w, nor could a temporary file be; the Record (JSON) follows the text on stdout", werr)
+	}
+	return fmt.Errorf("%w, nor could a temporary file be: the Record is lost", werr)
+}
+
+// saveTemp writes a Record that could not be written where asked into a
+// temporary file and returns its path.
+func saveTemp(b []byte) (string, error) {
+	f, err := os.CreateTemp("", "perfbench-stat-*.json")
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	return f.Name(), nil
+}
+
+// checkOutput makes sure a file flag names a file that can be written: not
+// a folder, in a folder that exists (or can be made) and takes a new file.
+func checkOutput(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usagef("%s %s is a folder: give a file name, such as %s", flag, path, filepath.Join(path, "stat.json"))
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("%s %s cannot be written: %s: %w; give a path in a folder that exists or can be made", flag, path, pe.Path, pe.Err)
+		}
+		return fmt.Errorf("%s %s cannot be written: %w; give a path in a folder that exists or can be made", flag, path, err)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".check*")
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("%s %s cannot be written: no file can be created in %s: %w; give a path in a writable folder", flag, path, dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
 }
 
 // connectServer logs in to the server found, prompting for a password on the

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -18,13 +22,37 @@ import (
 
 	"github.com/google/pprof/profile"
 	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/measure"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/mysqld/sandbox"
 	"github.com/perfbench/perfbench/perfstat"
 	"github.com/perfbench/perfbench/record"
 )
 
-func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
+func TestMain(m *testing.M) {
+	if os.Getenv(asPerfbench) == "1" {
+		main()
+	}
+	os.Exit(testdb.Main(m))
+}
+
+// asPerfbench, set to 1, makes the test binary run as perfbench itself, for
+// tests that need a perfbench process of its own (perfbenchCmd).
+const asPerfbench = "PERFBENCH_TEST_AS_MAIN"
+
+// perfbenchCmd is a perfbench process of its own: this test binary running
+// main with args (through sh with a prefix such as "ulimit -n 100;" when
+// shell is not empty).
+func perfbenchCmd(shell string, args ...string) *exec.Cmd {
+	var c *exec.Cmd
+	if shell == "" {
+		c = exec.Command(os.Args[0], args...)
+	} else {
+		c = exec.Command("sh", append([]string{"-c", shell + ` exec "$0" "$@"`, os.Args[0]}, args...)...)
+	}
+	c.Env = append(os.Environ(), asPerfbench+"=1")
+	return c
+}
 
 // busy keeps a goroutine burning CPU until the test ends, so a window on
 // this process has something to count.
@@ -159,7 +187,11 @@ func TestStatBadInput(t *testing.T) {
 		{[]string{"stat", "--pid", "1", "--"}, exitUsage, "no command after --"},
 		{[]string{"stat", "--pid", "1", "--warmup", "-1s"}, exitUsage, "cannot be negative"},
 		{[]string{"stat", "--pid", "1", "--repeat", "0"}, exitUsage, "--repeat must be 1 or more"},
+		{[]string{"stat", "--pid", "1", "--interval", "10ms"}, exitUsage, "--interval 10ms is below 100ms: "},
+		{[]string{"stat", "--pid", "1", "--interval", "1ns"}, exitUsage, "give --interval 100ms or more"},
 		{[]string{"stat", "--pid", "1", "--label", " "}, exitUsage, "--label and --step cannot be empty"},
+		{[]string{"stat", "--socket", "/tmp/x.sock", "--port", "3306", "--duration", "1s"}, exitUsage, "give --socket or --port 3306, not both"},
+		{[]string{"stat", "--socket", "/tmp/x.sock", "--host", "10.0.0.5", "--duration", "1s"}, exitUsage, "give --socket or --host 10.0.0.5, not both"},
 		{[]string{"stat", "--pid", "2147483000", "--duration", "1s"}, exitFailure, "no such process"},
 		{[]string{"stat", "--socket", filepath.Join(dir, "none.sock"), "--duration", "1s"}, exitFailure, "none.sock"},
 		{[]string{"stat", "--socket", dead, "--duration", "1s"}, exitFailure, "dead.sock"},
@@ -180,7 +212,9 @@ func TestStatServerBadInput(t *testing.T) {
 	srv := testdb.Shared(t)
 	const secret = "s3cr3t-Pw-91xq"
 	code, out, errs := runCLI(t, "stat", "--socket", srv.Socket, "--user", "root", "--password", secret, "-e", "task-clock", "--duration", "200ms")
-	if code != exitFailure || out != "" || !strings.Contains(errs, "access denied") || strings.Count(errs, "\n") != 1 {
+	// The warning about --password on the command line, then the error.
+	lines := strings.Split(strings.TrimSpace(errs), "\n")
+	if code != exitFailure || out != "" || len(lines) != 2 || !strings.Contains(lines[0], "prefer MYSQL_PWD") || !strings.Contains(lines[1], "access denied") {
 		t.Errorf("wrong password: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	if strings.Contains(out+errs, secret) {
@@ -540,13 +574,309 @@ func TestStatNothingCountable(t *testing.T) {
 	if code == exitOK && strings.Contains(out, "counted") {
 		t.Skip("this machine has a hardware PMU: cycles count here")
 	}
-	if code != exitFailure || out != "" || !strings.Contains(errs, "none of the events can be counted here (cycles: ") ||
-		!strings.Contains(errs, "; instructions: ") || strings.Contains(errs, "window") {
-		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 naming each event's reason, before any window", code, out, errs)
+	if code != exitFailure || out != "" || !strings.Contains(errs, "none of the events can be counted here (cycles, instructions: ") ||
+		strings.Contains(errs, "window") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 naming the events and their reason, before any window", code, out, errs)
+	}
+	// Many events stopped by one reason: the reason once, in a short line.
+	var raw []string
+	for i := 1; i <= 500; i++ {
+		raw = append(raw, fmt.Sprintf("r%x", i))
+	}
+	code, out, errs = runCLI(t, "stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", strings.Join(raw, ","), "--duration", "100ms")
+	if code != exitFailure || out != "" || !strings.Contains(errs, "none of the events can be counted here (r1, r2, r3, … (500 events): ") ||
+		len(errs) > 600 || strings.Count(errs, "hardware PMU") != 1 {
+		t.Errorf("500 raw events: exit %d, stderr (%d bytes) %.400q; want one short line giving the reason once", code, len(errs), errs)
 	}
 	// One event that counts is enough to measure.
 	code, out, errs = runCLI(t, "stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", "cycles,task-clock", "--duration", "100ms")
 	if code != exitOK || !strings.Contains(out, "task-clock") {
 		t.Errorf("cycles,task-clock: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestStatOutChecked: an --out that cannot be written is refused before the
+// window opens, in one line saying why and what to give instead.
+func TestStatOutChecked(t *testing.T) {
+	needLinux(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "afile")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ro := filepath.Join(dir, "ro")
+	os.Mkdir(ro, 0o755)
+	roSays := "permission denied"
+	if os.Geteuid() == 0 {
+		// root writes through permissions: a read-only file system.
+		if err := syscall.Mount("tmpfs", ro, "tmpfs", syscall.MS_RDONLY, ""); err != nil {
+			t.Fatalf("mount a read-only tmpfs: %v", err)
+		}
+		t.Cleanup(func() { syscall.Unmount(ro, 0) })
+		roSays = "read-only file system"
+	} else {
+		os.Chmod(ro, 0o555)
+	}
+	pid := strconv.Itoa(os.Getpid())
+	for _, tc := range []struct {
+		out  string
+		code int
+		says string
+	}{
+		{dir, exitUsage, "--out " + dir + " is a folder: give a file name, such as " + filepath.Join(dir, "stat.json")},
+		{filepath.Join(file, "r.json"), exitFailure, "--out " + filepath.Join(file, "r.json") + " cannot be written: " + file + ": not a directory"},
+		{filepath.Join(ro, "r.json"), exitFailure, "no file can be created in " + ro + ": " + roSays},
+	} {
+		code, out, errs := runCLI(t, "stat", "--pid", pid, "--force", "-e", "task-clock", "--duration", "2s", "--out", tc.out)
+		if code != tc.code || out != "" || !strings.Contains(errs, tc.says) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("--out %s: exit %d, stdout %q, stderr %q; want exit %d before the window, saying %q", tc.out, code, out, errs, tc.code, tc.says)
+		}
+	}
+	code, _, errs := runCLI(t, "stat", "--pid", pid, "--force", "-e", "task-clock", "--duration", "2s", "--profile", "--profile-out", dir)
+	if code != exitUsage || !strings.Contains(errs, "--profile-out "+dir+" is a folder") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("--profile-out a folder: exit %d, stderr %q", code, errs)
+	}
+}
+
+// TestStatOutLostKeepsRecord: when --out cannot be written at the end of
+// the window (its folder was replaced by a file meanwhile), the Record is
+// saved to a temporary file that the error names, and the window is still
+// printed.
+func TestStatOutLostKeepsRecord(t *testing.T) {
+	needLinux(t)
+	busy(t)
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		os.RemoveAll(sub)
+		os.WriteFile(sub, nil, 0o644)
+	}()
+	code, out, errs := runCLI(t, "stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", "task-clock", "--duration", "1500ms", "--out", filepath.Join(sub, "r.json"))
+	m := regexp.MustCompile(`the Record was saved to (\S+perfbench-stat-\d+\.json) instead\n$`).FindStringSubmatch(errs)
+	if code != exitFailure || m == nil || !strings.Contains(out, "task-clock") || !strings.Contains(errs, "r.json") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 1 naming the file the Record was saved to", code, out, errs)
+	}
+	r, err := record.Read(m[1])
+	if err != nil || filepath.Dir(m[1]) != tmp {
+		t.Fatalf("saved Record %s: %v", m[1], err)
+	}
+	if c, _ := r.Counter("task-clock"); c.Status != record.StatusCounted || c.Raw == 0 {
+		t.Errorf("saved Record's task-clock %+v", c)
+	}
+}
+
+// TestStatPerRoleOutOfFiles: when the counters cannot be opened again per
+// thread as the window opens (the load's connections need more descriptors
+// than RLIMIT_NOFILE leaves), stat stops the load at once instead of
+// letting it run to its end, and writes a failed Record saying why.
+func TestStatPerRoleOutOfFiles(t *testing.T) {
+	needLinux(t)
+	noMyCnf(t)
+	testdb.NeedSysbench(t)
+	srv := testdb.Shared(t)
+	testdb.PrepareSysbench(t, srv, sbTable)
+	tasks, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(srv.Pid), "task"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Room for the server's threads now (4 events each), 64 spare and 60
+	// for perfbench's own files; not for 60 more connection threads.
+	limit := len(tasks)*4 + 64 + 60
+	out := filepath.Join(t.TempDir(), "r.json")
+	args := append([]string{"stat", "--socket", srv.Socket, "--user", "root", "--per-role", "--warmup", "1s", "--out", out,
+		"-e", "task-clock,context-switches,cpu-migrations,page-faults", "--"},
+		sysbenchArgs(srv, "oltp_point_select", "--threads=60", "--time=20")...)
+	cmd := perfbenchCmd(fmt.Sprintf("ulimit -n %d;", limit), args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitFailure {
+		t.Fatalf("exit %v; want 1\nstderr:\n%s", err, stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	last := lines[len(lines)-1]
+	if !strings.HasPrefix(last, "perfbench stat: measure pid ") || !strings.Contains(last, "reattach counters per thread") ||
+		!strings.Contains(last, "in all, but RLIMIT_NOFILE is "+strconv.Itoa(limit)) {
+		t.Errorf("last line %q: want the reattach failure with the descriptor count", last)
+	}
+	r, err := record.Read(out)
+	if err != nil {
+		t.Fatalf("no Record written: %v", err)
+	}
+	if r.Outcome != record.OutcomeFailed || !strings.Contains(r.Error, "too many open files") || len(r.Counters) != 0 || r.Server == nil || r.Server.Pid != srv.Pid {
+		t.Errorf("Record: outcome %s, error %q, %d counters, server %+v", r.Outcome, r.Error, len(r.Counters), r.Server)
+	}
+	// sysbench was stopped, not left to run its 20 s: no final report,
+	// killed by a signal.
+	if r.Client == nil || r.Client.ExitCode == 0 || strings.Contains(stderr.String(), "SQL statistics:") {
+		t.Errorf("client %+v: want sysbench stopped before its report", r.Client)
+	}
+	if !strings.Contains(stdout.String(), "failed") {
+		t.Errorf("stdout %q: want the failed window printed", stdout.String())
+	}
+}
+
+// TestStatServerExits: a server killed during the window is reported as a
+// server that exited, with its pid, not as a status that could not be read.
+func TestStatServerExits(t *testing.T) {
+	needLinux(t)
+	noMyCnf(t)
+	srv := testdb.New(t, testdb.Options{})
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		srv.Kill()
+	}()
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, _, errs := runCLI(t, "stat", "--socket", srv.Socket, "--user", "root", "-e", "task-clock", "--duration", "1500ms", "--out", out)
+	lines := strings.Split(strings.TrimSpace(errs), "\n")
+	want := fmt.Sprintf("perfbench stat: the server (pid %d) exited during the window (it no longer exists)", srv.Pid)
+	if code != exitFailure || !strings.HasPrefix(lines[len(lines)-1], want) {
+		t.Fatalf("exit %d, stderr %q; want the last line to start %q", code, errs, want)
+	}
+	r, err := record.Read(out)
+	if err != nil || r.Outcome != record.OutcomeFailed || !strings.HasPrefix(r.Error, fmt.Sprintf("the server (pid %d) exited", srv.Pid)) {
+		t.Errorf("Record %v: %+v", err, r)
+	}
+}
+
+func TestGroupReasons(t *testing.T) {
+	got := groupReasons([]string{"cycles", "msr/x/", "instructions", "r1", "r2"},
+		map[string]string{"cycles": "no PMU", "instructions": "no PMU", "r1": "no PMU", "r2": "no PMU", "msr/x/": "no such event"})
+	if want := "cycles, instructions, r1, … (4 events): no PMU; msr/x/: no such event"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// TestStatConcurrent: two perfbench processes measuring one server at once
+// each say so in their Record, naming the other's pid, even when the second
+// starts and ends inside the first's window.
+func TestStatConcurrent(t *testing.T) {
+	needLinux(t)
+	noMyCnf(t)
+	t.Setenv(measure.RuntimeDirEnv, t.TempDir())
+	srv := testdb.Shared(t)
+	type result struct {
+		code      int
+		out, errs string
+	}
+	first := make(chan result, 1)
+	go func() {
+		code, out, errs := runCLI(t, "stat", "--socket", srv.Socket, "--user", "root", "-e", "task-clock", "--duration", "2s", "--format", "json")
+		first <- result{code, out, errs}
+	}()
+	time.Sleep(500 * time.Millisecond)
+	cmd := perfbenchCmd("", "stat", "--socket", srv.Socket, "--user", "root", "-e", "task-clock", "--duration", "500ms", "--format", "json")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("second stat: %v\n%s", err, stderr.String())
+	}
+	a := <-first
+	if a.code != exitOK {
+		t.Fatalf("first stat: exit %d\n%s", a.code, a.errs)
+	}
+	for _, c := range []struct {
+		name, out string
+		other     int
+	}{{"first", a.out, cmd.Process.Pid}, {"second", stdout.String(), os.Getpid()}} {
+		r, err := record.Parse([]byte(c.out))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		want := fmt.Sprintf("another perfbench (pid %d) was measuring this server at the same time", c.other)
+		if !strings.Contains(strings.Join(r.Warnings, "\n"), want) {
+			t.Errorf("%s stat's warnings %q do not say %q", c.name, r.Warnings, want)
+		}
+	}
+	if !strings.Contains(stderr.String(), "perfbench stat: warning: another perfbench (pid "+strconv.Itoa(os.Getpid())+")") {
+		t.Errorf("second stat's stderr does not warn before its window:\n%s", stderr.String())
+	}
+}
+
+// TestStatPasswordHidden: a running perfbench's /proc/PID/cmdline does not
+// hold the --password it was given (nor a load command's --mysql-password),
+// and the password still logs in.
+func TestStatPasswordHidden(t *testing.T) {
+	needLinux(t)
+	noMyCnf(t)
+	srv := testdb.Shared(t)
+	const user, secret, loadSecret = "pbhidden", "Pw-hidden-71qz", "Load-pw-83kd"
+	if err := srv.Exec(context.Background(), "CREATE USER IF NOT EXISTS '"+user+"'@'localhost' IDENTIFIED BY '"+secret+"'",
+		"GRANT PROCESS, SELECT ON *.* TO '"+user+"'@'localhost'"); err != nil {
+		t.Fatal(err)
+	}
+	cmd := perfbenchCmd("", "stat", "--socket", srv.Socket, "--user", user, "--password="+secret, "-e", "task-clock", "--format", "json",
+		"--", "sh", "-c", "sleep 1.5", "sh", "--mysql-password", loadSecret)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil { // the test failed before Wait
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	// Once perfbench says it counts, its command line is sampled every
+	// 100 ms until it exits.
+	errs := make(chan string, 1)
+	counting := make(chan struct{})
+	go func() {
+		var all strings.Builder
+		sc := bufio.NewScanner(stderr)
+		once := false
+		for sc.Scan() {
+			all.WriteString(sc.Text() + "\n")
+			if !once && strings.Contains(sc.Text(), "counting 1 events") {
+				once = true
+				close(counting)
+			}
+		}
+		if !once {
+			close(counting)
+		}
+		errs <- all.String()
+	}()
+	<-counting
+	path := filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "cmdline")
+	samples := 0
+	for {
+		b, err := os.ReadFile(path)
+		if err != nil || len(b) == 0 {
+			break // exited
+		}
+		samples++
+		if bytes.Contains(b, []byte(secret)) || bytes.Contains(b, []byte(loadSecret)) {
+			t.Fatalf("a password is in /proc/%d/cmdline: %q", cmd.Process.Pid, b)
+		}
+		if !bytes.Contains(b, []byte("--password=***")) {
+			t.Fatalf("cmdline %q", b)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	err = cmd.Wait()
+	stderrText := <-errs
+	if err != nil {
+		t.Fatalf("exit %v\n%s", err, stderrText)
+	}
+	if samples < 5 {
+		t.Errorf("only %d samples of the command line while perfbench ran", samples)
+	}
+	r, err := record.Parse(stdout.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Logged in with the password (a status delta, an op count).
+	if r.Ops.Source != "Questions" || len(r.Status) == 0 || strings.Contains(stdout.String()+stderrText, secret) {
+		t.Errorf("ops %+v, %d status counters; stderr %q", r.Ops, len(r.Status), stderrText)
 	}
 }
