@@ -135,6 +135,7 @@ func (c *Conn) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.ssh, c.args("-O", "exit")...)
+	cmd.SysProcAttr = sysProcAttr()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("host %s: close the shared ssh connection: %w: %s", c.Host.Name, err, strings.TrimSpace(string(out)))
 	}
@@ -180,6 +181,7 @@ func (h Host) userArgs() []string {
 // ctx kills the local ssh.
 func (c *Conn) command(ctx context.Context, script string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, c.ssh, append(c.args(), script)...)
+	cmd.SysProcAttr = sysProcAttr()
 	// Do not wait for the stdin copy forever when ssh has gone.
 	cmd.WaitDelay = 5 * time.Second
 	return cmd

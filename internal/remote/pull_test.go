@@ -173,3 +173,24 @@ func TestReceiveRefusesEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionWriter: the session's announcement is taken out of stderr
+// wherever it comes (after a login shell's noise, split across writes) and
+// only once; everything else passes, in order.
+func TestSessionWriter(t *testing.T) {
+	var out bytes.Buffer
+	s := &sessionWriter{w: &out, sid: make(chan int, 1)}
+	for _, p := range []string{"bashrc: warning\n", "perfbench-sess", "ion:4242\nfirst", " line\n", "perfbench-session:7\n", "no newline"} {
+		if n, err := s.Write([]byte(p)); n != len(p) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", p, n, err)
+		}
+	}
+	s.Flush()
+	if sid := <-s.sid; sid != 4242 {
+		t.Errorf("session %d, want 4242", sid)
+	}
+	want := "bashrc: warning\nfirst line\nperfbench-session:7\nno newline"
+	if out.String() != want || s.tail.String() != want {
+		t.Errorf("passed %q, kept %q; want %q", out.String(), s.tail.String(), want)
+	}
+}

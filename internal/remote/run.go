@@ -3,10 +3,10 @@ package remote
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -29,26 +29,20 @@ type RunOptions struct {
 // started and write its partial Records.
 const DefaultGrace = 30 * time.Second
 
-// runDir is where a remote command's pid file lives, under the work folder.
-const runDir = ".perfbench-run"
+// sessionMark starts the line a remote command's session leader writes
+// to stderr first, with its pid (the session's id); Run takes the line out.
+const sessionMark = "perfbench-session:"
 
-// startScript runs the command in a session of its own (setsid) whose
-// leader writes its pid, so that every process the command starts can be
-// found and stopped, even those that moved to a process group of their
-// own. %[1]s is the work folder, %[2]s the pid file, %[3]s the command.
-const startScript = `mkdir -p %[1]s/` + runDir + ` && cd %[1]s && exec setsid -w sh -c 'echo $$ >"$0"; "$@"; s=$?; rm -f "$0"; exit $s' %[2]s %[3]s`
+// startScript runs the command in a session of its own (setsid), whose id
+// it announces on stderr, so that every process the command starts can be
+// found and stopped, also those that moved to a process group of their
+// own. %[1]s is the work folder, %[2]s the command.
+const startScript = `mkdir -p %[1]s && cd %[1]s && exec setsid -w sh -c 'echo "` + sessionMark + `$$" >&2; exec "$@"' sh %[2]s`
 
-// stopScript stops the session of a command started by startScript:
-// SIGTERM to the command's process group, then SIGKILL to every process
-// left in the session after the grace ticks (0.1 s each). It prints the
-// pids still alive, if any. %[1]s is the work folder, %[2]s the pid file,
-// %[3]d the grace ticks.
-const stopScript = `cd %[1]s 2>/dev/null || exit 0
-f=%[2]s
-i=0
-while [ ! -s "$f" ] && [ $i -lt 20 ]; do sleep 0.05; i=$((i+1)); done
-[ -s "$f" ] || exit 0
-sid=$(cat "$f")
+// stopScript stops the session %[1]d: SIGTERM to its leader's process
+// group (the command's), then SIGKILL to every process left in the session
+// after %[2]d ticks of 0.1 s. It prints the pids still alive, if any.
+const stopScript = `sid=%[1]d
 members() {
 	for s in /proc/[0-9]*/stat; do
 		read -r l <"$s" 2>/dev/null || continue
@@ -58,12 +52,11 @@ members() {
 }
 kill -TERM -"$sid" 2>/dev/null
 i=0
-while [ -n "$(members)" ] && [ $i -lt %[3]d ]; do sleep 0.1; i=$((i+1)); done
+while [ -n "$(members)" ] && [ $i -lt %[2]d ]; do sleep 0.1; i=$((i+1)); done
 m=$(members)
 [ -z "$m" ] || kill -KILL $m 2>/dev/null
 i=0
 while [ -n "$(members)" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done
-rm -f "$f"
 members`
 
 // Run runs argv in the host's work folder, streaming its output to
@@ -75,65 +68,126 @@ func (c *Conn) Run(ctx context.Context, argv []string, opt RunOptions) error {
 	if len(argv) == 0 {
 		return fmt.Errorf("host %s: run: no command", c.Host.Name)
 	}
-	id, err := newID()
-	if err != nil {
-		return err
-	}
-	pidFile := runDir + "/" + id + ".pid"
-	wd := Quote(c.Host.WorkDir)
-	cmd := c.command(context.WithoutCancel(ctx), fmt.Sprintf(startScript, wd, pidFile, Quote(argv...)))
+	cmd := c.command(context.WithoutCancel(ctx), fmt.Sprintf(startScript, Quote(c.Host.WorkDir), Quote(argv...)))
 	cmd.Stdin = opt.Stdin
-	var stderr tailWriter
 	cmd.Stdout = opt.Stdout
-	cmd.Stderr = io.MultiWriter(writerOrDiscard(opt.Stderr), &stderr)
+	session := &sessionWriter{w: writerOrDiscard(opt.Stderr), sid: make(chan int, 1)}
+	cmd.Stderr = session
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("host %s: start ssh: %w", c.Host.Name, err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-
 	var runErr error
+	exited := make(chan struct{})
+	go func() {
+		runErr = cmd.Wait()
+		close(exited)
+	}()
+
 	select {
-	case runErr = <-done:
+	case <-exited:
 	case <-ctx.Done():
-		grace := opt.Grace
-		if grace <= 0 {
-			grace = DefaultGrace
-		}
-		stopErr := c.stop(wd, pidFile, grace)
+		stopErr := c.stopSession(session.sid, exited, opt.Grace)
 		select {
-		case <-done:
+		case <-exited:
 		case <-time.After(10 * time.Second):
 			cmd.Process.Kill()
-			<-done
+			<-exited
 		}
-		flush(opt.Stdout, opt.Stderr)
+		flush(opt.Stdout, session)
 		if stopErr != nil {
 			return fmt.Errorf("host %s: stop %s: %w (after %w)", c.Host.Name, argv[0], stopErr, ctx.Err())
 		}
 		return fmt.Errorf("host %s: %s stopped: %w", c.Host.Name, argv[0], ctx.Err())
 	}
-	flush(opt.Stdout, opt.Stderr)
+	flush(opt.Stdout, session)
 	if runErr != nil {
-		return c.sshError(runErr, stderr.String())
+		return c.sshError(runErr, session.tail.String())
 	}
 	return nil
 }
 
-// stop ends the session of a command started by Run and checks that
-// nothing of it is left.
-func (c *Conn) stop(wd, pidFile string, grace time.Duration) error {
-	ticks := int(grace / (100 * time.Millisecond))
+// stopSession waits for the command's session to be announced (ssh and
+// the login shell may still be starting), then stops it and checks that
+// nothing of it is left. A command that ends meanwhile needs no stop.
+func (c *Conn) stopSession(sid <-chan int, exited <-chan struct{}, grace time.Duration) error {
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	var id int
+	select {
+	case id = <-sid:
+	case <-exited:
+		return nil
+	case <-time.After(time.Minute):
+		return errors.New("the command did not start within a minute; it may start and run still")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), grace+30*time.Second)
 	defer cancel()
-	out, err := c.output(ctx, fmt.Sprintf(stopScript, wd, pidFile, ticks), nil)
+	out, err := c.output(ctx, fmt.Sprintf(stopScript, id, int(grace/(100*time.Millisecond))), nil)
 	if err != nil {
-		return fmt.Errorf("%w; it may still be running (session in %s/%s)", err, c.Host.WorkDir, pidFile)
+		return fmt.Errorf("%w; it may still be running (session %d)", err, id)
 	}
 	if left := strings.Fields(string(out)); len(left) > 0 {
 		return fmt.Errorf("processes %s are still running after SIGKILL", strings.Join(left, ", "))
 	}
 	return nil
+}
+
+// sessionWriter passes a command's stderr on, taking out the line that
+// announces its session and sending the session's id on sid. It keeps the
+// end of the stderr for error messages.
+type sessionWriter struct {
+	w     io.Writer
+	sid   chan int
+	found bool
+	line  []byte // a partial line, until the announcement is found
+	tail  tailWriter
+}
+
+func (s *sessionWriter) Write(p []byte) (int, error) {
+	if s.found {
+		return len(p), s.pass(p)
+	}
+	s.line = append(s.line, p...)
+	for !s.found {
+		i := bytes.IndexByte(s.line, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := s.line[:i+1]
+		s.line = s.line[i+1:]
+		if id, ok := strings.CutPrefix(strings.TrimSpace(string(line)), sessionMark); ok {
+			if n, err := strconv.Atoi(id); err == nil {
+				s.found = true
+				s.sid <- n
+				continue
+			}
+		}
+		if err := s.pass(line); err != nil {
+			return 0, err
+		}
+	}
+	rest := s.line
+	s.line = nil
+	return len(p), s.pass(rest)
+}
+
+func (s *sessionWriter) pass(p []byte) error {
+	if len(p) == 0 {
+		return nil
+	}
+	s.tail.Write(p)
+	_, err := s.w.Write(p)
+	return err
+}
+
+// Flush passes on a partial line held back and flushes the writer below.
+func (s *sessionWriter) Flush() error {
+	rest := s.line
+	s.line = nil
+	err := s.pass(rest)
+	flush(s.w)
+	return err
 }
 
 // Output runs argv in the host's work folder like Run and returns its
@@ -165,14 +219,6 @@ func (c *Conn) Remove(ctx context.Context, path string) error {
 		return fmt.Errorf("remove %s: %w", path, err)
 	}
 	return nil
-}
-
-func newID() (string, error) {
-	b := make([]byte, 8)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("make a run id: %w", err)
-	}
-	return hex.EncodeToString(b), nil
 }
 
 func writerOrDiscard(w io.Writer) io.Writer {
