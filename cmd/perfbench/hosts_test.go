@@ -71,8 +71,8 @@ func TestHostsCheckRefusesBadFileFirst(t *testing.T) {
 		file + ":" + strconv.Itoa(n) + ": host h1 has no destination",
 		file + ":" + strconv.Itoa(n+2) + ": host h1: port must be a number, not a string",
 	}
-	if code != exitFailure || out != "" {
-		t.Errorf("exit %d, stdout %q", code, out)
+	if code != exitFailure || out != "" || strings.Count(errs, "\n") != len(want) {
+		t.Errorf("exit %d, stdout %q, stderr %q; want one line per problem", code, out, errs)
 	}
 	for _, w := range want {
 		if !strings.Contains(errs, "perfbench hosts: "+w) {
