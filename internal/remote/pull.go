@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/perfbench/perfbench/record"
 )
 
 // Pulling files back as they are written.
@@ -26,7 +28,7 @@ import (
 // its standard input ends (the controller is done, or gone), it sends what
 // it has not sent yet, whether stable or not, ends the stream and exits.
 // The controller writes each entry under the local folder (to a temporary
-// name, then renamed: a reader never sees half a file) and refuses an
+// name, then renamed, as Records are: a reader never sees half a file) and refuses an
 // entry that is not a plain file or whose path leaves the folder. One
 // stream per host: no connection per file, no polling round trips, and the
 // files arrive within two intervals of being written.
@@ -153,41 +155,17 @@ func receive(r io.Reader, dir string, got func(string)) error {
 		if h.Typeflag != tar.TypeReg || !filepath.IsLocal(rel) {
 			return fmt.Errorf("refuse %q from the files stream: not a plain file inside the folder", h.Name)
 		}
-		path := filepath.Join(dir, rel)
-		if err := writeFile(path, tr); err != nil {
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			return fmt.Errorf("read %s from the files stream: %w", h.Name, err)
+		}
+		if err := record.WriteFileAtomic(filepath.Join(dir, rel), data); err != nil {
 			return err
 		}
 		if got != nil {
 			got(h.Name)
 		}
 	}
-}
-
-// writeFile writes r to path through a temporary file in the same folder.
-func writeFile(path string, r io.Reader) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	_, err = io.Copy(f, r)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 // Pull copies the files that appear under remoteDir on the host (relative
