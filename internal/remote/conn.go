@@ -76,8 +76,11 @@ type Conn struct {
 }
 
 // probe is the first command on a host: its platform, its work folder and
-// the installed perfbench's checksum, in one round trip.
-const probe = `uname -s; uname -m; cd %s 2>/dev/null && pwd && sha256sum bin/perfbench 2>/dev/null; true`
+// the installed perfbench's checksum, in one round trip, after a marker
+// line (a login shell's startup files may print before).
+const probe = `echo ` + probeMark + `; uname -s; uname -m; cd %s 2>/dev/null && pwd && sha256sum bin/perfbench 2>/dev/null; true`
+
+const probeMark = "perfbench-probe"
 
 // Connect opens the shared connection to h (ssh with ControlMaster) and
 // reads the host's platform. Host keys are checked as the user's ssh
@@ -93,7 +96,8 @@ func (g *Group) Connect(ctx context.Context, h Host) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	_, after, _ := strings.Cut(string(out), probeMark+"\n")
+	lines := strings.Split(strings.TrimSpace(after), "\n")
 	if len(lines) < 2 {
 		return nil, fmt.Errorf("host %s: read uname -s and -m: got %q", h.Name, out)
 	}

@@ -90,7 +90,8 @@ type Installed struct {
 }
 
 // Install puts binary (a perfbench executable here) on the host as
-// bin/perfbench under the work folder, unless an identical one is there.
+// bin/perfbench under the work folder, unless an identical one is there
+// (as Connect found it, or the last Install left it).
 // It refuses, before copying anything, a host whose uname -s and -m do not
 // run the binary.
 func (c *Conn) Install(ctx context.Context, binary string) (Installed, error) {
@@ -135,7 +136,11 @@ func (c *Conn) Install(ctx context.Context, binary string) (Installed, error) {
 		}
 		return Installed{}, fmt.Errorf("copy perfbench: %w", c.sshError(err, stderr.String()))
 	}
+	// The last two lines (a login shell's startup files may print before).
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	if len(lines) >= 2 {
+		lines = lines[len(lines)-2:]
+	}
 	if len(lines) != 2 || !strings.HasPrefix(lines[1], sum+" ") {
 		return Installed{}, fmt.Errorf("copy perfbench to host %s: the copy's checksum is not %s: %q", c.Host.Name, sum, stdout.String())
 	}

@@ -148,6 +148,28 @@ func TestHosts(t *testing.T) {
 		}
 	})
 
+	// Startup files that print (bash reads ~/.bashrc for ssh commands) do
+	// not confuse the probe or the copy.
+	t.Run("noisy login shell", func(t *testing.T) {
+		rc := filepath.Join(h1.Home, ".bashrc")
+		if err := os.WriteFile(rc, []byte("echo welcome to the lab\necho motd >&2\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Remove(rc)
+		os.Remove(filepath.Join(h1.Home, "perfbench", "bin", "perfbench"))
+		c2 := mustConnect(t, set.HostsFile, "h1")
+		if c2.OS != c.OS || c2.Arch != c.Arch || c2.WorkDir != "/root/perfbench" {
+			t.Errorf("probe through a noisy shell: %q %q %q", c2.OS, c2.Arch, c2.WorkDir)
+		}
+		if in, err := c2.Install(ctx, bin); err != nil || !in.Copied {
+			t.Errorf("install through a noisy shell: %+v, %v", in, err)
+		}
+		var out bytes.Buffer
+		if err := c2.Run(ctx, []string{"true"}, RunOptions{Stdout: &out}); err != nil || out.String() != "welcome to the lab\n" {
+			t.Errorf("the shell's noise: %q, %v (want it passed on as the host printed it)", out.String(), err)
+		}
+	})
+
 	t.Run("secrets", func(t *testing.T) {
 		secret := "pw-" + randomWord(t)
 		control := "control-" + randomWord(t)
