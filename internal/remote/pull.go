@@ -60,7 +60,6 @@ func Serve(ctx context.Context, dir string, stdin io.Reader, out io.Writer, inte
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		final := false
 		if err := w.sweep(false); err != nil {
 			return err
 		}
@@ -68,14 +67,11 @@ func Serve(ctx context.Context, dir string, stdin io.Reader, out io.Writer, inte
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-eof:
-			final = true
-		case <-t.C:
-		}
-		if final {
 			if err := w.sweep(true); err != nil {
 				return err
 			}
 			return w.tw.Close()
+		case <-t.C:
 		}
 	}
 }
