@@ -1,0 +1,230 @@
+package remote
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseHosts(t *testing.T) {
+	src := `# two lab servers
+[[host]]
+name = "icelake"
+destination = "bench@10.0.0.5"
+port = 2222
+identity = "keys/lab_ed25519"
+ssh_options = [
+  "ProxyJump=gw.lab",
+  "ServerAliveInterval 15",
+]
+workdir = "~/pb"
+datadir = "/data/pb"
+cpus = "0-15"
+[host.basedirs]
+"10.11" = "/opt/mariadb-10.11.9"
+"11.4" = "/opt/mariadb-11.4.3"
+
+[[host]]
+name = "graviton"
+destination = "lab-arm"   # an alias of ~/.ssh/config
+`
+	hosts, err := ParseHosts("/etc/lab/hosts.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Host{{
+		Name: "icelake", Destination: "bench@10.0.0.5", Port: 2222,
+		Identity:   "/etc/lab/keys/lab_ed25519",
+		SSHOptions: []string{"ProxyJump=gw.lab", "ServerAliveInterval 15"},
+		WorkDir:    "pb", DataDir: "/data/pb", CPUs: "0-15",
+		Basedirs: map[string]string{"10.11": "/opt/mariadb-10.11.9", "11.4": "/opt/mariadb-11.4.3"},
+		File:     "/etc/lab/hosts.toml", Line: 2,
+	}, {
+		Name: "graviton", Destination: "lab-arm", WorkDir: DefaultWorkDir,
+		File: "/etc/lab/hosts.toml", Line: 18,
+	}}
+	if !reflect.DeepEqual(hosts, want) {
+		t.Errorf("got  %+v\nwant %+v", hosts, want)
+	}
+}
+
+func TestParseHostsErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      []string // every error, in order: "line: text it contains"
+	}{
+		{"duplicate name", `
+[[host]]
+name = "a"
+destination = "x@h1"
+
+[[host]]
+name = "a"
+destination = "x@h2"
+`, []string{`7: host name "a" is already used by the host on line 2`}},
+		{"missing destination", `
+[[host]]
+name = "a"
+port = 22
+`, []string{"2: host a has no destination; add destination"}},
+		{"missing name", `
+[[host]]
+destination = "x@h"
+`, []string{"2: [[host]] has no name"}},
+		{"unknown key", `
+[[host]]
+name = "a"
+destination = "x@h"
+basedir = "/opt/m"
+`, []string{"5: unknown key basedir in [[host]]; the keys are basedirs, cpus, datadir, destination, identity, name, port, ssh_options, workdir"}},
+		{"unknown top-level key", `
+user = "root"
+[[host]]
+name = "a"
+destination = "x@h"
+`, []string{"2: unknown key user: a hosts file has [[host]] tables only"}},
+		{"unknown table", `
+[defaults]
+port = 22
+[[host]]
+name = "a"
+destination = "x@h"
+`, []string{"2: unknown key defaults"}},
+		{"port is a string", `
+[[host]]
+name = "a"
+destination = "x@h"
+port = "22"
+`, []string{"5: host a: port must be a number, not a string"}},
+		{"port out of range", `
+[[host]]
+name = "a"
+destination = "x@h"
+port = 70000
+`, []string{"5: host a: port 70000 is not a TCP port"}},
+		{"destination is a number", `
+[[host]]
+name = "a"
+destination = 10
+`, []string{"4: destination must be a string, not a number"}},
+		{"destination is an option", `
+[[host]]
+name = "a"
+destination = "-oProxyCommand=sh"
+`, []string{"4: host a: destination \"-oProxyCommand=sh\" starts with -"}},
+		{"ssh_options not a list", `
+[[host]]
+name = "a"
+destination = "x@h"
+ssh_options = "ProxyJump=gw"
+`, []string{"5: host a: ssh_options must be a list"}},
+		{"bad and managed ssh options on their lines", `
+[[host]]
+name = "a"
+destination = "x@h"
+ssh_options = [
+  "ProxyJump=gw",
+  "-v",
+  "ControlPath=/tmp/x",
+]
+`, []string{`7: host a: ssh option "-v" is not Key=Value`, `8: host a: ssh option "ControlPath=/tmp/x": perfbench shares one connection per host`}},
+		{"basedir not a string", `
+[[host]]
+name = "a"
+destination = "x@h"
+[host.basedirs]
+"10.11" = 3
+`, []string{"6: host a: basedir of version 10.11 must be a path, not a number"}},
+		{"bad name", `
+[[host]]
+name = "my host"
+destination = "x@h"
+`, []string{`3: name "my host": use letters`}},
+		{"host not tables", `
+host = "x@h"
+`, []string{"2: host must be [[host]] tables, not a string"}},
+		{"no host", `
+# nothing yet
+`, []string{"no [[host]] table"}},
+		{"syntax", `
+[[host]]
+name = "a"
+destination = "x@h
+`, []string{"4: "}},
+		{"errors of two hosts, in line order", `
+[[host]]
+name = "a"
+port = 0
+
+[[host]]
+name = "b"
+destination = "x@h"
+identity = 5
+`, []string{"2: host a has no destination", "4: host a: port 0 is not a TCP port", "9: identity must be a string, not a number"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hosts, err := ParseHosts("hosts.toml", []byte(tc.src))
+			if err == nil {
+				t.Fatalf("accepted: %+v", hosts)
+			}
+			if !errors.Is(err, ErrInvalid) && tc.name != "syntax" {
+				t.Errorf("%v does not wrap ErrInvalid", err)
+			}
+			var es Errors
+			if !errors.As(err, &es) {
+				t.Fatalf("error %T is not Errors: %v", err, err)
+			}
+			if len(es) != len(tc.want) {
+				t.Fatalf("got %d errors, want %d:\n%v", len(es), len(tc.want), err)
+			}
+			for i, w := range tc.want {
+				got := es[i].Error()
+				if !strings.HasPrefix(got, "hosts.toml:") || !strings.Contains(got, w) {
+					t.Errorf("error %d: got %q, want it to contain %q", i, got, "hosts.toml:"+w)
+				}
+				if strings.Contains(got, "\n") {
+					t.Errorf("error %d is not one line: %q", i, got)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadHostsMissingFile(t *testing.T) {
+	_, err := LoadHosts(filepath.Join(t.TempDir(), "nope.toml"))
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("got %v, want a not-exist error", err)
+	}
+}
+
+func TestScanKeyLines(t *testing.T) {
+	src := `top = 1
+[[host]]
+name = "a"
+notes = """
+[[host]]
+name = "fake"
+"""
+list = ["x", # comment ]
+  "y"]
+[host.basedirs]
+"1.0" = "/a"
+[[host]]
+name = 'b'
+basedirs.'2.0' = "/b"
+`
+	kl := scanKeyLines(src)
+	for path, want := range map[string]int{
+		"top": 1, "host[0]": 2, "host[0].name": 3, "host[0].notes": 4, "host[0].list": 8,
+		"host[0].list=x": 8, "host[0].list=y": 9, "host[0].basedirs": 10, "host[0].basedirs.1.0": 11,
+		"host[1]": 12, "host[1].name": 13, "host[1].basedirs.2.0": 14,
+		"host[1].port": 12, "host[2]": 0,
+	} {
+		if got := kl.line(path); got != want {
+			t.Errorf("line(%q) = %d, want %d", path, got, want)
+		}
+	}
+}

@@ -1,0 +1,101 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/perfbench/perfbench/hostinfo"
+)
+
+// Ready is a host made ready to run perfbench, or the reason it is not.
+type Ready struct {
+	Host Host
+	// Conn is the shared connection; nil when connecting failed.
+	Conn      *Conn
+	Installed Installed
+	// Doctor is perfbench doctor's report on the host; nil when it did
+	// not run.
+	Doctor *hostinfo.Report
+	// Err is why the host is not ready: unreachable, host key, platform,
+	// copy, or perfbench cannot count there.
+	Err error
+	// Connect, Copy and Check are how long each stage took (Copy is the
+	// checksum comparison alone when the binary was there); Elapsed is
+	// from the start of Prepare to the end of the host's check.
+	Connect, Copy, Check, Elapsed time.Duration
+}
+
+// Prepare makes every host ready to run, all at once: it connects, copies
+// binary (a perfbench executable built for the hosts) unless an identical
+// one is there, and runs perfbench doctor there. The result is in the
+// order of hosts; each stands on its own (one host failing stops no
+// other). The connections stay open in g.
+func Prepare(ctx context.Context, g *Group, hosts []Host, binary string) []Ready {
+	start := time.Now()
+	out := make([]Ready, len(hosts))
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = prepare(ctx, g, h, binary)
+			out[i].Elapsed = time.Since(start)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func prepare(ctx context.Context, g *Group, h Host, binary string) Ready {
+	r := Ready{Host: h}
+	t := time.Now()
+	r.Conn, r.Err = g.Connect(ctx, h)
+	r.Connect = time.Since(t)
+	if r.Err != nil {
+		return r
+	}
+	t = time.Now()
+	r.Installed, r.Err = r.Conn.Install(ctx, binary)
+	r.Copy = time.Since(t)
+	if r.Err != nil {
+		return r
+	}
+	t = time.Now()
+	out, err := r.Conn.Output(ctx, []string{r.Installed.Path, "doctor", "--format", "json"}, RunOptions{})
+	r.Check = time.Since(t)
+	// doctor exits 1 when perfbench cannot count; its report says why.
+	var rep hostinfo.Report
+	if jerr := json.Unmarshal(out, &rep); jerr != nil || len(rep.Checks) == 0 {
+		if err == nil {
+			err = fmt.Errorf("read its report: %w", jerr)
+		}
+		r.Err = fmt.Errorf("host %s: run perfbench doctor: %w", h.Name, err)
+		return r
+	}
+	r.Doctor = &rep
+	if !rep.Usable {
+		r.Err = fmt.Errorf("host %s: perfbench cannot count there: %s", h.Name, failed(rep))
+	}
+	return r
+}
+
+// failed lists the failing checks of a doctor report with their fixes.
+func failed(rep hostinfo.Report) string {
+	s := ""
+	for _, c := range rep.Checks {
+		if c.Verdict != hostinfo.Fail {
+			continue
+		}
+		if s != "" {
+			s += "; "
+		}
+		s += c.Name + ": " + c.Detail
+		if c.Fix != "" {
+			s += " (fix: " + c.Fix + ")"
+		}
+	}
+	return s
+}
