@@ -3,10 +3,12 @@ package insertbench
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -183,7 +185,37 @@ type run struct {
 	ddlDB   *sql.DB // connections with the DDL timeout
 	clients []*client
 	loadCtx context.Context // ends when the load should stop (q steps)
+
+	mu   sync.Mutex
+	live []shutdowner // every connection opened
 }
+
+// shutdowner is a connection that can be woken from a blocked read or
+// write, from another goroutine.
+type shutdowner interface{ Shutdown() }
+
+// deadlineShutdown wakes one of Go's connections by a deadline in the past.
+type deadlineShutdown struct{ net.Conn }
+
+func (c deadlineShutdown) Shutdown() { c.SetDeadline(time.Unix(1, 0)) }
+
+// shutdownAll wakes every connection: the load's statements run without a
+// context (see bg), so this is how they stop when the step fails or is
+// interrupted.
+func (r *run) shutdownAll() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.live {
+		c.Shutdown()
+	}
+}
+
+// bg is the context of the load's statements. A context that can end
+// makes the driver hand every statement to a goroutine that watches it,
+// two goroutine switches per statement, as much CPU as a fast statement's
+// own work on the client. The statements are bounded by the connection's
+// timeouts instead, and stopped by shutdownAll.
+var bg = context.Background()
 
 // Run runs one step of the insert benchmark against the database that cfg
 // reaches (cfg.DBName must be set; cfg itself is not changed) and returns
@@ -215,11 +247,11 @@ func Run(ctx context.Context, cfg *mysql.Config, o Options) (*Result, error) {
 		r.clock = realClock{}
 	}
 	var err error
-	if r.stmtDB, err = openDB(cfg, o.StatementTimeout); err != nil {
+	if r.stmtDB, err = r.openDB(cfg, o.StatementTimeout); err != nil {
 		return nil, err
 	}
 	defer r.stmtDB.Close()
-	if r.ddlDB, err = openDB(cfg, o.DDLTimeout); err != nil {
+	if r.ddlDB, err = r.openDB(cfg, o.DDLTimeout); err != nil {
 		return nil, err
 	}
 	defer r.ddlDB.Close()
@@ -250,16 +282,40 @@ func Run(ctx context.Context, cfg *mysql.Config, o Options) (*Result, error) {
 }
 
 // openDB opens a pool for connections whose statements may take up to
-// timeout.
-func openDB(cfg *mysql.Config, timeout time.Duration) (*sql.DB, error) {
+// timeout. Its connections are blockingConns (Linux), which time out by
+// themselves, unless cfg has a dial function of its own: then the driver's
+// read and write timeouts bound them. Every connection is tracked for
+// shutdownAll.
+func (r *run) openDB(cfg *mysql.Config, timeout time.Duration) (*sql.DB, error) {
 	c := cfg.Clone()
 	c.InterpolateParams = false // server-side prepared statements
 	c.Logger = nopLogger{}      // errors reach the caller; no log lines
 	if c.Timeout == 0 {
 		c.Timeout = 10 * time.Second
 	}
-	c.ReadTimeout = timeout + time.Second
-	c.WriteTimeout = timeout + time.Second
+	c.ReadTimeout, c.WriteTimeout = timeout, timeout
+	dial := c.DialFunc
+	if dial == nil {
+		dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return dialServer(ctx, network, addr, timeout)
+		}
+		if kernelTimeouts {
+			c.ReadTimeout, c.WriteTimeout = 0, 0
+		}
+	}
+	c.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dial(ctx, network, addr)
+		if err == nil {
+			s, ok := conn.(shutdowner)
+			if !ok {
+				s = deadlineShutdown{conn}
+			}
+			r.mu.Lock()
+			r.live = append(r.live, s)
+			r.mu.Unlock()
+		}
+		return conn, err
+	}
 	conn, err := mysql.NewConnector(c)
 	if err != nil {
 		return nil, fmt.Errorf("insert benchmark: configure the connection to %s: %w", c.Addr, err)
@@ -284,20 +340,25 @@ func (r *run) conn(ctx context.Context, db *sql.DB, role string) (*sql.Conn, err
 func (r *run) exec(ctx context.Context, c *sql.Conn, q string) error {
 	sctx, cancel := context.WithTimeout(ctx, r.o.DDLTimeout)
 	defer cancel()
+	t0 := time.Now()
 	_, err := c.ExecContext(sctx, q)
-	return r.stmtErr(ctx, sctx, err, r.o.DDLTimeout, "%s", q)
+	return r.stmtErr(ctx, err, time.Since(t0), r.o.DDLTimeout, "%s", q)
 }
 
-// stmtErr wraps err of a statement run under sctx (a child of ctx with the
-// statement's timeout): a statement that hit its deadline says so.
-func (r *run) stmtErr(ctx, sctx context.Context, err error, timeout time.Duration, format string, args ...any) error {
+// stmtErr wraps err of a statement that ran for took with a timeout of
+// timeout: a statement that ran out of time says so, one whose connection
+// broke says that.
+func (r *run) stmtErr(ctx context.Context, err error, took, timeout time.Duration, format string, args ...any) error {
 	if err == nil {
 		return nil
 	}
 	what := fmt.Sprintf(format, args...)
-	if ctx.Err() == nil && errors.Is(sctx.Err(), context.DeadlineExceeded) {
+	if ctx.Err() == nil && took >= timeout {
 		return fmt.Errorf("insert-benchmark step %s: %s: no answer within the statement timeout (%s; is the server hung or overloaded?): %w",
 			r.o.Step.Name, what, timeout, err)
+	}
+	if errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, driver.ErrBadConn) {
+		return fmt.Errorf("insert-benchmark step %s: %s: the connection broke (did the server die or restart?): %w", r.o.Step.Name, what, err)
 	}
 	return fmt.Errorf("insert-benchmark step %s: %s: %w", r.o.Step.Name, what, err)
 }
@@ -338,9 +399,10 @@ func (r *run) checkTable(ctx context.Context, setup *sql.Conn, table string) err
 	// Names are checked identifiers; the text protocol keeps the setup
 	// out of the prepared-statement counts.
 	q := "SELECT INDEX_NAME FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = '" + table + "'"
+	t0 := time.Now()
 	rows, err := setup.QueryContext(sctx, q)
 	if err != nil {
-		return r.stmtErr(ctx, sctx, err, r.o.StatementTimeout, "read the indexes of %s", table)
+		return r.stmtErr(ctx, err, time.Since(t0), r.o.StatementTimeout, "read the indexes of %s", table)
 	}
 	defer rows.Close()
 	have := map[string]bool{}
@@ -352,7 +414,7 @@ func (r *run) checkTable(ctx context.Context, setup *sql.Conn, table string) err
 		have[name] = true
 	}
 	if err := rows.Err(); err != nil {
-		return r.stmtErr(ctx, sctx, err, r.o.StatementTimeout, "read the indexes of %s", table)
+		return r.stmtErr(ctx, err, time.Since(t0), r.o.StatementTimeout, "read the indexes of %s", table)
 	}
 	if !have["PRIMARY"] {
 		return &StateError{Step: r.o.Step.Name, Table: table, Problem: "does not exist (or has no primary key): run l.i0 first"}
@@ -378,9 +440,10 @@ func (r *run) idRange(ctx context.Context, c *sql.Conn, table string) (lo, hi in
 	sctx, cancel := context.WithTimeout(ctx, r.o.StatementTimeout)
 	defer cancel()
 	var mn, mx sql.NullInt64
+	t0 := time.Now()
 	err = c.QueryRowContext(sctx, "SELECT MIN(transactionid), MAX(transactionid) FROM "+table).Scan(&mn, &mx)
 	if err != nil {
-		return 0, 0, r.stmtErr(ctx, sctx, err, r.o.StatementTimeout, "read the id range of %s", table)
+		return 0, 0, r.stmtErr(ctx, err, time.Since(t0), r.o.StatementTimeout, "read the id range of %s", table)
 	}
 	if !mn.Valid {
 		return 1, 0, nil
@@ -412,8 +475,9 @@ func (r *run) openClients(ctx context.Context) ([]roles, error) {
 		prepare := func(cn *sql.Conn, q string) (*sql.Stmt, error) {
 			sctx, cancel := context.WithTimeout(ctx, o.StatementTimeout)
 			defer cancel()
+			t0 := time.Now()
 			s, err := cn.PrepareContext(sctx, q)
-			return s, r.stmtErr(ctx, sctx, err, o.StatementTimeout, "client %d: prepare %.60s...", c.n, q)
+			return s, r.stmtErr(ctx, err, time.Since(t0), o.StatementTimeout, "client %d: prepare %.60s...", c.n, q)
 		}
 		rl := &out[i]
 		var err error
@@ -495,6 +559,7 @@ func (r *run) load(ctx context.Context, setup *sql.Conn, rls []roles) (*Result, 
 	defer stopLoad()
 	r.loadCtx = loadCtx
 	g := &group{cancel: cancelRun}
+	stopShutdown := context.AfterFunc(runCtx, r.shutdownAll)
 
 	for _, c := range r.clients {
 		c.running.Store(true)
@@ -538,6 +603,7 @@ func (r *run) load(ctx context.Context, setup *sql.Conn, rls []roles) (*Result, 
 		}
 	}
 	g.wg.Wait()
+	stopShutdown()
 	end := r.clock.Now()
 	user1, sys1, cpuErr1 := selfCPU()
 	if o.AtEnd != nil {
@@ -596,13 +662,11 @@ func (r *run) insert(ctx context.Context, c *client, rl roles, rng *rand.Rand, l
 			n, stmt = int(left), rl.insertRest
 		}
 		args := gen.batch(next, n, time.Now())
-		sctx, cancel := context.WithTimeout(ctx, o.StatementTimeout)
 		t0 := time.Now()
-		_, err := stmt.ExecContext(sctx, args...)
+		_, err := stmt.ExecContext(bg, args...)
 		d := time.Since(t0)
-		cancel()
 		if err != nil {
-			return r.stmtErr(ctx, sctx, err, o.StatementTimeout, "client %d: insert ids %d-%d into %s", c.n, next, next+int64(n)-1, c.table)
+			return r.stmtErr(ctx, err, d, o.StatementTimeout, "client %d: insert ids %d-%d into %s", c.n, next, next+int64(n)-1, c.table)
 		}
 		c.hist[hIns].Add(d)
 		next += int64(n)
@@ -637,13 +701,11 @@ func (r *run) delete(ctx context.Context, c *client, stmt *sql.Stmt, batches <-c
 			return ctx.Err()
 		}
 		hi := lo + int64(n)
-		sctx, cancel := context.WithTimeout(ctx, o.StatementTimeout)
 		t0 := time.Now()
-		res, err := stmt.ExecContext(sctx, lo, hi)
+		res, err := stmt.ExecContext(bg, lo, hi)
 		d := time.Since(t0)
-		cancel()
 		if err != nil {
-			return r.stmtErr(ctx, sctx, err, o.StatementTimeout, "client %d: delete ids %d-%d from %s", c.n, lo, hi-1, c.table)
+			return r.stmtErr(ctx, err, d, o.StatementTimeout, "client %d: delete ids %d-%d from %s", c.n, lo, hi-1, c.table)
 		}
 		k, err := res.RowsAffected()
 		if err != nil {
@@ -676,13 +738,11 @@ func (r *run) query(ctx context.Context, c *client, stmts []*sql.Stmt, rng *rand
 		} else {
 			a[0] = rng.IntN(rangeQueryBound[i])
 		}
-		sctx, cancel := context.WithTimeout(ctx, o.StatementTimeout)
 		t0 := time.Now()
-		n, err := queryRows(sctx, stmts[i], a)
+		n, err := queryRows(bg, stmts[i], a)
 		d := time.Since(t0)
-		cancel()
 		if err != nil {
-			return r.stmtErr(ctx, sctx, err, o.StatementTimeout, "client %d: query %s", c.n, c.table)
+			return r.stmtErr(ctx, err, d, o.StatementTimeout, "client %d: query %s", c.n, c.table)
 		}
 		c.hist[hQry].Add(d)
 		c.queryRows += n

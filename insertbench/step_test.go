@@ -42,7 +42,7 @@ func TestParseStep(t *testing.T) {
 	}
 }
 
-func mustStep(t *testing.T, name string) Step {
+func mustStep(t testing.TB, name string) Step {
 	t.Helper()
 	s, err := ParseStep(name)
 	if err != nil {
