@@ -1,30 +1,35 @@
 package insertbench
 
 import (
+	"math"
 	"time"
 
+	"github.com/perfbench/perfbench/analysis"
 	"github.com/perfbench/perfbench/record"
 )
 
-// Kinds of operation, the keys of Result.Histograms (and of the Record's
-// insert histograms): one INSERT statement, one DELETE statement, one
+// Kinds of operation, the keys of Result.Histograms as of the Record's
+// insert histograms: one INSERT statement, one DELETE statement, one
 // query.
 const (
-	OpInsert = "insert"
-	OpDelete = "delete"
-	OpQuery  = "query"
+	OpInsert = analysis.OpInsert
+	OpDelete = analysis.OpDelete
+	OpQuery  = analysis.OpQuery
 )
 
-// BucketBounds are the upper bounds of the benchmark's response-time
-// buckets: an operation goes to the first bucket whose bound it does not
-// exceed, and past the last to an open bucket (> 16 s).
-var BucketBounds = [...]time.Duration{
-	256 * time.Microsecond, time.Millisecond, 4 * time.Millisecond, 16 * time.Millisecond,
-	64 * time.Millisecond, 256 * time.Millisecond, time.Second, 4 * time.Second, 16 * time.Second,
-}
+// NumBuckets is the number of the benchmark's response-time buckets
+// (analysis.HistogramBuckets): nine bounds and the open one.
+const NumBuckets = 10
 
-// NumBuckets is the number of buckets: one per bound and the open one.
-const NumBuckets = len(BucketBounds) + 1
+// BucketBounds are the upper bounds of the buckets but the open one, from
+// analysis.HistogramBuckets: an operation goes to the first bucket whose
+// bound it does not exceed, and past the last to the open bucket (> 16 s).
+var BucketBounds = func() (b [NumBuckets - 1]time.Duration) {
+	for i := range b {
+		b[i] = time.Duration(math.Round(analysis.HistogramBuckets[i].UpTo * float64(time.Millisecond)))
+	}
+	return b
+}()
 
 // Histogram is the response times of one kind of operation: counts in the
 // fixed buckets, the slowest, and the sum (for a mean). Its size does not
@@ -75,7 +80,7 @@ func (h *Histogram) Buckets() []record.Bucket {
 		}
 		le := 0.0
 		if i < len(BucketBounds) {
-			le = float64(BucketBounds[i]) / float64(time.Millisecond)
+			le = analysis.HistogramBuckets[i].UpTo
 		}
 		b = append(b, record.Bucket{UpToMs: le, Count: float64(c)})
 	}

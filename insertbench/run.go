@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/perfbench/perfbench/analysis"
 )
 
 // Result is what a step measured. Rates are over Seconds, from the first
@@ -108,7 +109,7 @@ func (r *Result) PerSecond(kind string) float64 {
 // BelowTarget reports whether a q step's writers fell short of their
 // target: fewer than 95% of TargetInsertsPerSecond.
 func (r *Result) BelowTarget() bool {
-	return r.TargetInsertsPerSecond > 0 && r.PerSecond(OpInsert)/r.TargetInsertsPerSecond < 0.95
+	return analysis.BelowTarget(r.PerSecond(OpInsert), r.TargetInsertsPerSecond)
 }
 
 // DriverCPUPerOp is perfbench's CPU time per main operation (per row
@@ -211,10 +212,10 @@ func (r *run) shutdownAll() {
 }
 
 // bg is the context of the load's statements. A context that can end
-// makes the driver hand every statement to a goroutine that watches it,
-// two goroutine switches per statement, as much CPU as a fast statement's
-// own work on the client. The statements are bounded by the connection's
-// timeouts instead, and stopped by shutdownAll.
+// makes the driver hand every statement to a goroutine that watches it:
+// two goroutine switches per statement, a third of the driver's CPU per
+// query as measured here. The statements are bounded by their
+// connection's timeouts instead, and stopped by shutdownAll.
 var bg = context.Background()
 
 // Run runs one step of the insert benchmark against the database that cfg
@@ -229,12 +230,12 @@ var bg = context.Background()
 // them); q steps three (queries, rate-limited inserts, deletes). Plus one
 // for the setup and the checks.
 //
-// Every statement has a deadline (StatementTimeout, DDLTimeout for DDL)
-// and the connections a read and write timeout a second longer, so a
-// server that dies or hangs fails the step with the statement and the
-// reason instead of hanging it. The first error ends the step: Run
-// returns it with the Result so far (nil only when nothing ran). When
-// ctx ends, the step stops likewise and the error wraps ctx's.
+// Every statement is bounded by StatementTimeout (DDL by DDLTimeout), the
+// read and write timeout of its connection, so a server that dies or
+// hangs fails the step with the statement and the reason instead of
+// hanging it. The first error ends the step: Run returns it with the
+// Result so far (nil only when nothing ran). When ctx ends, the step
+// stops likewise and the error wraps ctx's.
 func Run(ctx context.Context, cfg *mysql.Config, o Options) (*Result, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -274,11 +275,11 @@ func Run(ctx context.Context, cfg *mysql.Config, o Options) (*Result, error) {
 	if err := r.prepareTables(ctx, setup); err != nil {
 		return nil, err
 	}
-	roles, err := r.openClients(ctx)
+	rls, err := r.openClients(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return r.load(ctx, setup, roles)
+	return r.load(ctx, setup, rls)
 }
 
 // openDB opens a pool for connections whose statements may take up to
