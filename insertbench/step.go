@@ -191,8 +191,12 @@ func (o Options) Validate() error {
 	bad := func(field string, value any, format string, args ...any) {
 		errs = append(errs, &OptionError{Step: o.Step.Name, Field: field, Value: fmt.Sprint(value), Reason: fmt.Sprintf(format, args...)})
 	}
-	if _, err := ParseStep(o.Step.Name); err != nil {
+	named, err := ParseStep(o.Step.Name)
+	if err != nil {
 		return err
+	}
+	if named.Kind != o.Step.Kind || named.Point != o.Step.Point {
+		return &OptionError{Step: o.Step.Name, Field: "step", Value: o.Step.Name, Reason: "the step does not match its name (use ParseStep)"}
 	}
 	k := o.Step.Kind
 	if o.Tables <= 0 {

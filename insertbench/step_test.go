@@ -139,10 +139,13 @@ func TestValidate(t *testing.T) {
 			t.Errorf("%s: error %q does not name the step", tc.step, err)
 		}
 	}
-	// An unknown step is refused before anything else.
-	o := DefaultOptions(Step{Name: "l.i9", Kind: Load})
-	if got := fields(t, o.Validate()); !slices.Equal(got, []string{"step"}) {
-		t.Errorf("unknown step: fields %q, want [step]", got)
+	// An unknown step, or one that is not what its name says, is refused
+	// before anything else.
+	for _, s := range []Step{{Name: "l.i9", Kind: Load}, {Name: "l.i0", Kind: Query}, {Name: "qr100", Kind: Query, Point: true, Rate: 100}} {
+		o := DefaultOptions(s)
+		if got := fields(t, o.Validate()); !slices.Equal(got, []string{"step"}) {
+			t.Errorf("step %+v: fields %q, want [step]", s, got)
+		}
 	}
 }
 
