@@ -273,12 +273,20 @@ func TestAttachExitedProcess(t *testing.T) {
 // fast as it can (tens of thousands a second): threads exiting mid-attach are
 // skipped and those created meanwhile sorted by the rescan. Then it measures
 // a window of work with the churn going on inside it, side by side with perf
-// stat and /proc. Page faults match /proc exactly. CPU time cannot quite: a
-// thread's counters are detached early in its exit (perf_event_exit_task),
-// and what it runs after that is in its utime+stime but in no counter, for
-// perf as for perfbench (about 6 µs per exit on the development VM); the
-// test allows 10 µs per exited thread on top of 2%.
+// stat and /proc.
+//
+// Page faults match /proc exactly. CPU time cannot: a thread's counters are
+// detached early in its exit (perf_event_exit_task, in do_exit), and what it
+// runs after that (cgroup_exit, exit_notify's wait for tasklist_lock, which
+// the threads being created hold in turn, and its release) is in its
+// utime+stime but in no counter, for perf as for perfbench. That time grows
+// with contention: 6 µs per exit on an idle 2-vCPU VM, 20 to 45 µs with
+// other tests running. So the reference for task-clock is perf stat on the
+// same process, which must agree within 1%; the gap to /proc is logged per
+// exit, and task-clock may not exceed /proc (beyond 2% and the host's steal
+// time).
 func TestThreadChurn(t *testing.T) {
+	perf := perfBinary(t)
 	w := startWorkload(t)
 	w.do(t, "park 200")
 	w.do(t, "churn on")
@@ -294,14 +302,7 @@ func TestThreadChurn(t *testing.T) {
 		t.Errorf("coverage %+v does not add up", c)
 	}
 
-	var stopPerf func() map[string]float64
-	if perf, err := exec.LookPath("perf"); err == nil {
-		stopPerf = startPerfStat(t, perf, w.pid, "task-clock,page-faults")
-	} else if os.Getenv("PERFBENCH_REQUIRE_INTEGRATION") == "1" {
-		t.Fatal("perf is not installed: apt-get install linux-perf")
-	} else {
-		t.Log("perf is not installed (apt-get install linux-perf): comparing with /proc only")
-	}
+	stopPerf := startPerfStat(t, perf, w.pid, "task-clock,page-faults")
 	churn0 := churned(t, w.do(t, "churn on"))
 	steal0 := hostSteal(t)
 	cpu0, faults0 := procTotals(t, w.pid)
@@ -317,18 +318,17 @@ func TestThreadChurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	p := stopPerf()
 	d, _ := r1.Sub(r0)
 	tc, pf := d.Events[0].Value, d.Events[1].Value
 	within(t, "page-faults vs minflt+majflt", pf, faults1-faults0, 0.02)
-	gap := (cpu1 - cpu0) - tc
-	t.Logf("%d threads exited in the window; utime+stime exceeds task-clock by %.1f ms, %.2f µs per exit", exits, gap/1e6, gap/float64(exits)/1e3)
-	if gap > 0.02*(cpu1-cpu0)+float64(exits)*10e3 || -gap > 0.02*(cpu1-cpu0)+steal {
-		t.Errorf("task-clock %.0f ns vs utime+stime %.0f ns: beyond 2%% plus 10 µs per exited thread (or, above, plus %.1f ms of host steal time)", tc, cpu1-cpu0, steal/1e6)
-	}
-	if stopPerf != nil {
-		p := stopPerf()
-		within(t, "task-clock vs perf stat (ns)", tc, p["task-clock"]*1e6, 0.03)
-		within(t, "page-faults vs perf stat", pf, p["page-faults"], 0.03)
+	within(t, "page-faults vs perf stat", pf, p["page-faults"], 0.01)
+	within(t, "task-clock vs perf stat (ns)", tc, p["task-clock"]*1e6, 0.01)
+	gap, perfGap := (cpu1-cpu0)-tc, (cpu1-cpu0)-p["task-clock"]*1e6
+	t.Logf("%d threads exited in the window; utime+stime exceeds task-clock by %.1f ms (%.2f µs per exit), perf stat's by %.1f ms (%.2f µs per exit)",
+		exits, gap/1e6, gap/float64(exits)/1e3, perfGap/1e6, perfGap/float64(exits)/1e3)
+	if -gap > 0.02*(cpu1-cpu0)+steal {
+		t.Errorf("task-clock %.0f ns exceeds utime+stime %.0f ns by more than 2%% plus %.1f ms of host steal time", tc, cpu1-cpu0, steal/1e6)
 	}
 }
 
@@ -366,10 +366,21 @@ func startPerfStat(t *testing.T, perf string, pid int, events string) (stop func
 		}
 	})
 	// perf stat -p prints nothing until it ends: wait until it holds a
-	// counter per thread per event.
+	// counter per thread per event, or, for a process whose threads come
+	// and go (perf skips those that exit), until its count of counters
+	// has not grown for 100 ms.
 	want := len(threads) * len(strings.Split(events, ","))
 	deadline := time.Now().Add(10 * time.Second)
-	for perfEventFDs(strconv.Itoa(cmd.Process.Pid)) < want {
+	for last, still := 0, 0; ; {
+		n := perfEventFDs(strconv.Itoa(cmd.Process.Pid))
+		if n >= want || (n > 0 && n == last && still >= 10) {
+			break
+		}
+		if n == last {
+			still++
+		} else {
+			last, still = n, 0
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("perf stat did not attach in 10 s: %s", out.String())
 		}
@@ -425,7 +436,7 @@ func TestAttachRealUnsupported(t *testing.T) {
 	if cyc.Status != StatusNotSupported || !strings.Contains(cyc.Reason, "no hardware PMU") || !strings.Contains(cyc.Reason, "ENOENT") {
 		t.Errorf("cycles without a PMU: %v %q", cyc.Status, cyc.Reason)
 	}
-	if a.Groups() != "{task-clock}" {
+	if a.Groups() != "task-clock" {
 		t.Errorf("groups %s", a.Groups())
 	}
 }
@@ -500,4 +511,11 @@ func TestCgroupMode(t *testing.T) {
 	if countFDs(t) != before {
 		t.Error("descriptors leaked")
 	}
+}
+
+// procCPU is utime+stime of pid from /proc/PID/stat, in ns.
+func procCPU(t *testing.T, pid int) float64 {
+	t.Helper()
+	cpu, _ := procTotals(t, pid)
+	return cpu
 }

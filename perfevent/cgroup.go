@@ -58,6 +58,31 @@ func (a *Attachment) attachCgroup(dir string) error {
 	return nil
 }
 
+// newCPUs says which CPUs are online now that were not when cgroup mode
+// opened its counters on every online CPU: what the cgroup runs there is
+// not counted. "" when there are none (a CPU taken offline keeps its
+// counts) or the list cannot be read.
+func (a *Attachment) newCPUs() string {
+	now, err := onlineCPUs(a.root)
+	if err != nil {
+		return ""
+	}
+	had := map[int]bool{}
+	for _, t := range a.targets {
+		had[t.id] = true
+	}
+	var added []int
+	for _, c := range now {
+		if !had[c] {
+			added = append(added, c)
+		}
+	}
+	if len(added) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("CPU %s came online after the counters were opened on every online CPU: what the cgroup ran there is not counted", tidList(added))
+}
+
 // cgroupDirOf returns the cgroup v2 directory of process pid: its path from
 // <root>/proc/PID/cgroup under the cgroup2 mount point found in
 // <root>/proc/self/mountinfo.

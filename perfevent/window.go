@@ -174,7 +174,8 @@ func (w *Window) Warnings() []string {
 	return out
 }
 
-// Record builds the stat Record of the window: outcome, window, counters with
+// Record builds the stat Record of the window: outcome (failed, with the
+// reason, when a count is unknown: see Reading.Missing), window, counters with
 // raw, enabled, running, value and status, the series, warnings, and the
 // process as the Record's server. The Record's version label is the
 // process's command name ("pid N" when unknown), its step "stat"; callers add
@@ -184,6 +185,12 @@ func (w *Window) Record() *record.Record {
 	if w.Partial {
 		r.Outcome = record.OutcomePartial
 		r.Error = fmt.Sprintf("interrupted after %.3f s of %s", w.Total.Seconds(), w.Planned)
+	}
+	if m := w.Total.Missing(); m != "" {
+		// A count the window could not measure fails it: its other
+		// counters stand, this one is not a number.
+		r.Outcome = record.OutcomeFailed
+		r.Error = strings.TrimPrefix(r.Error+"; "+m, "; ")
 	}
 	r.Step = "stat"
 	r.Version = w.Name

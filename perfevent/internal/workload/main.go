@@ -16,6 +16,16 @@
 //	churn on|off        keep creating threads that exit at once
 //	                                                   -> "churn on|off N"
 //	                    (N: threads churned so far)
+//	spawn RATE ITERS    create RATE threads a second (until "spawn off"),
+//	                    each spinning ITERS iterations, then exiting
+//	                                                   -> "spawn on|off N"
+//	                    (N: threads spawned and exited so far; "spawn
+//	                    count" answers the same without changing anything)
+//	fork MS             fork a child process every MS milliseconds (until
+//	                    "fork off") that runs true(1); children are reaped
+//	                    as they exit    -> "fork on|off N NS" (N: children
+//	                    reaped so far, NS: their user+system CPU time in ns,
+//	                    from wait4; "fork count" answers the same)
 //	tids                list its threads               -> "tids TID,TID,..."
 //	quit                exit                           -> (nothing)
 //
@@ -26,12 +36,14 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -94,6 +106,9 @@ func main() {
 		churnStop chan struct{}
 		churnWG   sync.WaitGroup
 		churned   atomic.Int64
+		spawner   = &ticking{}
+		forker    = &ticking{}
+		childCPU  atomic.Int64
 	)
 	say("ready %d", os.Getpid())
 	for in.Scan() {
@@ -174,6 +189,39 @@ func main() {
 				churnStop = nil
 			}
 			say("churn %s %d", f[1], churned.Load())
+		case "spawn":
+			switch {
+			case f[1] == "off":
+				spawner.stop()
+			case f[1] != "count":
+				rate, iters := num(1), num(2)
+				spawner.start(time.Second/time.Duration(max(rate, 1)), func() {
+					var wg sync.WaitGroup
+					onNewThread(&wg, func() { spin(iters) })
+					go func() { wg.Wait(); spawner.done.Add(1) }()
+				})
+			}
+			say("spawn %s %d", f[1], spawner.done.Load())
+		case "fork":
+			switch {
+			case f[1] == "off":
+				forker.stop()
+			case f[1] != "count":
+				forker.start(time.Duration(num(1))*time.Millisecond, func() {
+					cmd := exec.Command("true")
+					if err := cmd.Start(); err != nil {
+						return
+					}
+					go func() {
+						cmd.Wait()
+						if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+							childCPU.Add(ru.Utime.Nano() + ru.Stime.Nano())
+						}
+						forker.done.Add(1)
+					}()
+				})
+			}
+			say("fork %s %d %d", f[1], forker.done.Load(), childCPU.Load())
 		case "tids":
 			ents, _ := os.ReadDir("/proc/self/task")
 			var tids []int
@@ -189,6 +237,50 @@ func main() {
 		default:
 			say("error unknown command %q", f[0])
 		}
+	}
+}
+
+// ticking runs a function at a steady rate on a goroutine of its own
+// until stopped, catching up when it falls behind; done counts what the
+// function started and saw end.
+type ticking struct {
+	quit chan struct{}
+	wg   sync.WaitGroup
+	done atomic.Int64
+}
+
+func (k *ticking) start(every time.Duration, f func()) {
+	k.stop()
+	k.quit = make(chan struct{})
+	quit := k.quit
+	k.wg.Add(1)
+	go func() {
+		defer k.wg.Done()
+		next := time.Now()
+		for {
+			next = next.Add(every)
+			if d := time.Until(next); d > 0 {
+				select {
+				case <-quit:
+					return
+				case <-time.After(d):
+				}
+			}
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			f()
+		}
+	}()
+}
+
+func (k *ticking) stop() {
+	if k.quit != nil {
+		close(k.quit)
+		k.wg.Wait()
+		k.quit = nil
 	}
 }
 

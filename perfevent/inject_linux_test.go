@@ -1,0 +1,192 @@
+package perfevent
+
+import (
+	"bytes"
+	"errors"
+
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// straceBinary returns the path of strace, skipping the test when it is
+// missing (a failure when PERFBENCH_REQUIRE_INTEGRATION=1).
+func straceBinary(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("strace")
+	if err != nil {
+		if os.Getenv("PERFBENCH_REQUIRE_INTEGRATION") == "1" {
+			t.Fatal("strace is not installed: apt-get install strace")
+		}
+		t.Skip("strace is not installed: apt-get install strace")
+	}
+	return p
+}
+
+// injectDelay has strace trace every thread of this test process and delay
+// the return of its first perf_event_open by 3 ms; stop detaches it.
+func injectDelay(t *testing.T, strace string) (stop func()) {
+	t.Helper()
+	var errs bytes.Buffer
+	cmd := exec.Command(strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=perf_event_open",
+		"-e", "inject=perf_event_open:delay_exit=3000:when=1", "-p", strconv.Itoa(os.Getpid()))
+	cmd.Stderr = &errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stopped := false
+	stop = func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	}
+	t.Cleanup(stop)
+	// Wait until every thread of this process is traced.
+	deadline := time.Now().Add(10 * time.Second)
+	for !allTraced() {
+		if time.Now().After(deadline) {
+			stop()
+			t.Fatalf("strace did not attach in 10 s: %s", errs.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return stop
+}
+
+// allTraced reports whether every thread of this process has a tracer.
+func allTraced() bool {
+	ents, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc/self/task", e.Name(), "status"))
+		if err != nil {
+			continue
+		}
+		if !strings.Contains(string(b), "\nTracerPid:\t") || strings.Contains(string(b), "\nTracerPid:\t0\n") {
+			return false
+		}
+	}
+	return true
+}
+
+// injectWindows is how many 1 s windows TestRacesUnderFaultInjection
+// measures after each attach: 1 in CI, PERFBENCH_CHURN_WINDOWS when set.
+func injectWindows(t *testing.T) int {
+	if os.Getenv("PERFBENCH_CHURN_WINDOWS") != "" {
+		return churnWindows(t)
+	}
+	return 1
+}
+
+// forkCount parses a "fork ... N NS" reply: children reaped and their CPU
+// time in ns.
+func forkCount(t *testing.T, reply string) (int, float64) {
+	t.Helper()
+	f := strings.Fields(reply)
+	n, err1 := strconv.Atoi(f[len(f)-2])
+	ns, err2 := strconv.ParseFloat(f[len(f)-1], 64)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("bad reply %q", reply)
+	}
+	return n, ns
+}
+
+// TestRacesUnderFaultInjection measures a process whose leader forks a
+// child process every 2 ms while it creates 500 short threads a second,
+// with the first perf_event_open delayed by 3 ms (strace fault injection)
+// so that threads and processes are created while the first thread's
+// counters are half open: with the events alone, and in a user group, where
+// a process forked in the gap inherits part of the group. The attach either
+// succeeds, and then after a 1 s warm-up every 1 s window has every count
+// and task-clock within 5% of the process's CPU time (its CPU clock and its
+// reaped children's, less the per-thread time no counter sees, measured by
+// perf stat as in TestChurnWindows), or it fails naming the race.
+func TestRacesUnderFaultInjection(t *testing.T) {
+	perf := perfBinary(t)
+	strace := straceBinary(t)
+	w := startWorkload(t)
+	w.do(t, "park 10")
+	w.do(t, "spawn %d %d", churnRate, 300_000)
+	w.do(t, "fork 2")
+	defer w.do(t, "fork off")
+	defer w.do(t, "spawn off")
+	for _, tc := range []struct {
+		name   string
+		groups [][]int
+	}{
+		{"events alone", nil},
+		{"user group", [][]int{{0, 3}}}, // {task-clock,page-faults}
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stop := injectDelay(t, strace)
+			a, err := Attach(w.pid, fourSoftware, Options{Groups: tc.groups})
+			stop()
+			if err != nil {
+				if tc.groups != nil && errors.Is(err, errRaced) {
+					t.Logf("the attach failed, naming the race: %v", err)
+					return
+				}
+				t.Fatal(err)
+			}
+			defer a.Close()
+			t.Logf("groups %s, coverage %+v", a.Groups(), a.Coverage())
+			stopPerf := startPerfStat(t, perf, w.pid, "task-clock")
+			type edge struct {
+				r          Reading
+				cpu, child float64
+				lives      int
+			}
+			read := func() edge {
+				r, err := a.Read()
+				if err != nil {
+					t.Fatal(err)
+				}
+				e := edge{r: r, cpu: processCPUClock(t, w.pid)}
+				var children int
+				children, e.child = forkCount(t, w.do(t, "fork count"))
+				e.lives = children + spawned(t, w.do(t, "spawn count"))
+				return e
+			}
+			first := read()
+			time.Sleep(time.Second) // the warm-up
+			edges := []edge{read()}
+			for range injectWindows(t) {
+				time.Sleep(time.Second)
+				edges = append(edges, read())
+			}
+			last := read()
+			p := stopPerf()
+			lives := last.lives - first.lives
+			perLife := ((last.cpu + last.child) - (first.cpu + first.child) - p["task-clock"]*1e6) / float64(lives)
+			t.Logf("perf stat: task-clock %.1f ms; %d threads and processes came and went: %.1f µs of CPU time each that no counter sees", p["task-clock"], lives, perLife/1e3)
+			for i := 1; i < len(edges); i++ {
+				e0, e1 := edges[i-1], edges[i]
+				d, err := e1.r.Sub(e0.r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if m := d.Missing(); m != "" {
+					// Loudly unknown is allowed; silently wrong is not.
+					t.Logf("window %d: %s", i, m)
+					continue
+				}
+				tc := d.Events[0].Value
+				cpu := (e1.cpu + e1.child) - (e0.cpu + e0.child)
+				adj := cpu - max(perLife, 0)*float64(e1.lives-e0.lives)
+				t.Logf("window %d: task-clock %.1f ms, CPU %.1f ms (%+.2f%%), less %d lives %.1f ms (%+.2f%%)", i, tc/1e6, cpu/1e6, 100*(tc-cpu)/cpu, e1.lives-e0.lives, adj/1e6, 100*(tc-adj)/adj)
+				if diff := (tc - adj) / adj; diff < -0.05 || diff > 0.05 {
+					t.Errorf("window %d: task-clock %.1f ms vs %.1f ms of CPU time: %+.1f%%, beyond 5%%", i, tc/1e6, adj/1e6, 100*diff)
+				}
+			}
+		})
+	}
+}
