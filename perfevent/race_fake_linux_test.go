@@ -376,3 +376,34 @@ func TestRaceOwnCounts(t *testing.T) {
 		t.Errorf("rows add up to %d, total %d", sum, d.Events[0].Count.Raw)
 	}
 }
+
+// TestRaceCPUOnline: cgroup mode opens its counters on the CPUs online at
+// the attach; a window during which another CPU is online does not count
+// what the cgroup ran there, and says so.
+func TestRaceCPUOnline(t *testing.T) {
+	root := fakeRoot(t, 100, threads(100))
+	writeFile(t, filepath.Join(root, "proc/100/cgroup"), "0::/db\n")
+	writeFile(t, filepath.Join(root, "proc/self/mountinfo"), "30 25 0:26 / /cg rw - cgroup2 cgroup2 rw\n")
+	online := filepath.Join(root, "sys/devices/system/cpu/online")
+	writeFile(t, online, "0-1\n")
+	if err := os.MkdirAll(filepath.Join(root, "cg/db"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a, err := attachFake(t, newFakeSys(), root, 100, []Event{taskClock}, Options{Cgroup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r0, _ := a.Read()
+	writeFile(t, online, "0-2\n")
+	r1, _ := a.Read()
+	d, _ := r1.Sub(r0)
+	if tc := d.Events[0]; tc.Status != StatusNotCounted || !strings.Contains(tc.Missing, "CPU 2 came online") {
+		t.Errorf("task-clock %+v", tc)
+	}
+	// A CPU taken offline keeps its counts.
+	writeFile(t, online, "0\n")
+	r2, _ := a.Read()
+	if d, _ := r2.Sub(r0); d.Missing() != "" {
+		t.Errorf("missing %q", d.Missing())
+	}
+}
