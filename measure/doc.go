@@ -73,24 +73,30 @@
 // window (no warm-up) runs on such threads, anonymous when the window opens
 // and again when it closes after the load exited.
 // A thread's counters hold the counts of the threads it created after its
-// counters were opened (inheritance): their counts go to the role of the
-// thread that carries them, not to their own. Since a server creates its
-// connection threads from its main thread, connections opened after the
-// counters were attached would all show up under "main". So, with PerRole,
-// Measure attaches the counters again when the window opens if the process
-// has threads that appeared since Start (the Start attachment is closed first,
-// so that no event is counted twice and hardware counters are not
+// counters were opened (inheritance), and a server creates its connection
+// threads from its main thread. So, with PerRole, the main thread is
+// counted twice, with and without inherit (perfevent.Options.Own): the
+// difference is the threads it created since the attach, the connections
+// of a load that connected inside the window, which go to the connection
+// role; threads that other threads created go to their creator's role (a
+// pool's new worker to the pool). A warning names how many threads started
+// inside the window, and of which roles the listings saw them. When the
+// process has threads that appeared since Start, Measure also attaches the
+// counters again when the window opens (the Start attachment is closed
+// first, so that no event is counted twice and hardware counters are not
 // multiplexed by a second copy): every thread alive at the window's opening,
-// the load's connections included, then carries its own counters. Threads
-// that start inside the window are still counted in their creator's role; a
-// warning names how many there were, and of which roles. A thread whose role
-// cannot be told (it exited before either listing) goes to "unattributed".
+// the connections of a load that connected during a warm-up included, then
+// carries its own counters and is named by the listings. A thread is known
+// by its tid and start time, so a tid the kernel reused for a new thread
+// does not take the dead thread's role. A thread whose role cannot be told
+// (it exited before any listing) goes to "unattributed".
 //
 // The roles add up to the total: the raw counts, enabled and running times
-// of the roles sum exactly to the window's, and so do the values of events
-// that were counted the whole time. The value of a multiplexed event is
-// scaled within each role (raw × enabled / running of the role's threads),
-// so scaled roles add up to the scaled total only approximately.
+// of the roles sum exactly to the window's, and so do the values of counted
+// events. A multiplexed event's value is scaled thread by thread (the sum of
+// each thread's raw × enabled / running), in the total as in the roles, so
+// its roles add up to its total too, but for the main thread's own and
+// descendants' counts being scaled apart.
 //
 // # Profiles
 //

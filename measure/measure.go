@@ -171,6 +171,12 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 		s.op = &op
 	}
 	s.opts = perfevent.Options{Groups: cfg.Events.Groups, System: cfg.System, Cgroup: cfg.Cgroup}
+	if cfg.PerRole && cfg.DB != nil && !cfg.Cgroup {
+		// The main thread accepts connections and creates their
+		// threads: counted with and without inherit, the connections
+		// it creates inside a window are told from its own work.
+		s.opts.Own = []int{cfg.Pid}
+	}
 	if cfg.System != nil {
 		s.opts.Budgets = perfevent.BudgetsFrom(cfg.System)
 	}
@@ -567,7 +573,15 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	}
 	if perRole {
 		r.Roles = SplitRoles(win.Total, roles.roleOf)
-		if msg := inheritedNote(s.att, roles); msg != "" {
+		// The connections the main thread created inside the window
+		// are in the connection role through its descendants' row.
+		inside := roles.startedInside(s.att)
+		for i := range r.Roles {
+			if r.Roles[i].Name == mysqld.RoleConnection {
+				r.Roles[i].Threads += inside[mysqld.RoleConnection]
+			}
+		}
+		if msg := inheritedNote(inside); msg != "" {
 			r.Warnings = append(r.Warnings, msg)
 		}
 	}

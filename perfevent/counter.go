@@ -149,11 +149,10 @@ type ThreadCounts struct {
 	// Descendants marks the row of the threads Tid created since it was
 	// attached (its inherited counts less its own).
 	Descendants bool
-	// Counts are in the order of Reading.Events (hybrid parts combined);
-	// Values are the same scaled for this row alone, 0 where it never
-	// ran on the PMU.
+	// Counts are in the order of Reading.Events, hybrid parts combined.
+	// Count.Scaled is the row's share of the event's Value (Values are
+	// scaled per thread).
 	Counts []Count
-	Values []float64
 }
 
 // Reading is the counters of an Attachment at one instant (from Read) or
@@ -440,13 +439,11 @@ func (r *Reading) finish() {
 
 // threadRow is the ThreadCounts of one row of part counts.
 func (r *Reading) threadRow(tid int, start uint64, desc bool, row []Count, open [][]int) ThreadCounts {
-	tc := ThreadCounts{Tid: tid, Start: start, Descendants: desc, Counts: make([]Count, len(open)), Values: make([]float64, len(open))}
+	tc := ThreadCounts{Tid: tid, Start: start, Descendants: desc, Counts: make([]Count, len(open))}
 	for i, ps := range open {
-		if ps == nil {
-			continue
+		if ps != nil {
+			tc.Counts[i] = combine(row, ps)
 		}
-		c := combine(row, ps)
-		tc.Counts[i], tc.Values[i] = c, c.Scaled()
 	}
 	return tc
 }

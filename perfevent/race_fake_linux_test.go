@@ -302,7 +302,7 @@ func TestRacePerThreadScaling(t *testing.T) {
 	if c := d.Events[0]; c.Value != 300 || c.Status != StatusScaled || c.Count != (Count{200, 1100, 600}) {
 		t.Errorf("cycles %+v", c)
 	}
-	if v := []float64{d.Threads[0].Values[0], d.Threads[1].Values[0]}; !reflect.DeepEqual(v, []float64{200, 100}) {
+	if v := []float64{d.Threads[0].Counts[0].Scaled(), d.Threads[1].Counts[0].Scaled()}; !reflect.DeepEqual(v, []float64{200, 100}) {
 		t.Errorf("per-thread values %v", v)
 	}
 }
