@@ -101,8 +101,10 @@
 // # Profiles
 //
 // With Config.Profile, call stacks are sampled over each window (package
-// pprofout: CPU-wide sampling kept for the process, started just before the
-// counters' first read and stopped after their last) and written as a pprof
+// pprofout: CPU-wide sampling kept for the process; only the samples timed
+// from right before the counters' first read to right before their last
+// are kept, so the profile covers the window its op count is for, and not
+// perfbench's own queries after it) and written as a pprof
 // profile labelled with thread roles (named as for PerRole, with or without
 // it; from the listings of a window with a DB) and the window's op count;
 // Record.Profile points to it. A profile that cannot be taken (no right to

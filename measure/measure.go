@@ -444,7 +444,12 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		if err != nil {
 			warn("no profile: %v", err)
 		} else {
+			// The profile covers the counters' window: samples
+			// from right before their first read to right before
+			// their last, not perfbench's status and thread
+			// queries after it.
 			sampling = sw
+			opts.BeforeStart, opts.BeforeEnd = sw.Begin, sw.End
 		}
 	}
 	opened := time.Now()

@@ -454,6 +454,12 @@ func TestMeasureProfile(t *testing.T) {
 	if len(p.Sample) == 0 {
 		t.Errorf("the profile of a spinning process has no samples")
 	}
+	// The profile covers the counters' window: same length, within a
+	// millisecond (it was started before and stopped after the window, and
+	// covered the queries perfbench makes after its end).
+	if d := time.Duration(p.DurationNanos) - time.Duration(r.Window.Seconds*1e9); d < -time.Millisecond || d > time.Millisecond {
+		t.Errorf("profile of %s, counters' window of %.6f s", time.Duration(p.DurationNanos), r.Window.Seconds)
+	}
 }
 
 // TestMeasureRolesWithoutWarmup: a load whose connections are created

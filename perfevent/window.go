@@ -30,6 +30,11 @@ type WindowOptions struct {
 	// there, so every number covers the same window. An error from either
 	// ends the measurement with that error.
 	OnStart, OnEnd func(at time.Time) error
+	// BeforeStart and BeforeEnd, when set, are called right before the
+	// counters are read at the window's start and end: callers open and
+	// close there what must cover the counters' window and nothing more
+	// (a profile's samples).
+	BeforeStart, BeforeEnd func()
 }
 
 // Window is one measured window.
@@ -63,6 +68,9 @@ type Window struct {
 func Measure(ctx context.Context, a *Attachment, opts WindowOptions) (*Window, error) {
 	w := &Window{Pid: a.Pid(), Planned: opts.Duration, Coverage: a.Coverage(), Groups: a.Groups(), Cgroup: a.cgroup}
 	w.Name, w.Exe = processIdentity(a.root, a.pid)
+	if opts.BeforeStart != nil {
+		opts.BeforeStart()
+	}
 	start, err := a.Read()
 	if err != nil {
 		return nil, err
@@ -114,6 +122,9 @@ loop:
 				return nil, err
 			}
 		}
+	}
+	if opts.BeforeEnd != nil {
+		opts.BeforeEnd()
 	}
 	end, err := a.Read()
 	if err != nil {

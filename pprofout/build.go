@@ -257,10 +257,13 @@ func (b *builder) add(s perfevent.Sample, role string) {
 	}
 	inExe, namedExe := false, false
 	for i, a := range user {
-		// Above the leaf, and for the user frame of a sample taken in
-		// the kernel (the instruction after the system call), the
-		// address follows the instruction that led there.
-		caller := i > 0 || len(s.Kernel) > 0
+		// Above the leaf the address is a return address: it follows
+		// the call that led there, and is named from the byte before.
+		// The first user frame of a sample taken in the kernel is
+		// where user code entered it: the instruction after a system
+		// call, or the faulting or interrupted instruction itself
+		// (possibly a function's first): named from its own address.
+		caller := i > 0
 		fr := b.proc.User(a, caller)
 		leaf(fr)
 		if b.isExe(fr) {
