@@ -27,6 +27,13 @@
 // status cover the same window up to that lag; the window's length is the
 // counters' (between their two reads).
 //
+// perfbench's own connection to the server runs its status and thread
+// queries inside the window: its statements are taken out of Questions
+// (package mysqld), and the counts of the server thread that serves it
+// (when the server gives each connection a thread of its own) are left out
+// of the counters, the roles, the series and the profile, so that the
+// counts per op are the load's.
+//
 // With Config.Interval, a series point is read
 // every Interval inside the window: the counters' deltas, the op count's delta
 // (one more SHOW GLOBAL STATUS; perfbench's own statements are taken out of

@@ -124,6 +124,11 @@ type Session struct {
 	prov   record.Provenance
 	disk   string // block device name for osstat, "" for none
 	notes  []string
+	// ownTid is the server thread of perfbench's own connection (its
+	// start time in ownStart), 0 when unknown: its counts are left out
+	// of the windows, as its statements are left out of Questions.
+	ownTid   int
+	ownStart uint64
 	fs     osstat.FS
 }
 
@@ -186,6 +191,14 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	s.att = att
 
+	// perfbench's own connection thread.
+	if cfg.DB != nil && !cfg.Cgroup {
+		if tid, err := cfg.DB.ConnectionThread(ctx); err == nil {
+			s.ownTid, s.ownStart = tid, threadStart(cfg.Pid, tid)
+		} else {
+			s.note("perfbench's own connection is counted with the server (its statements are left out of Questions, its CPU time is not): %v", err)
+		}
+	}
 	// Identity.
 	if cfg.DB != nil {
 		srv, warns, err := cfg.DB.Server(ctx, cfg.Pid)
@@ -366,6 +379,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	var opWarned, cpuWarned bool
 	stopWatch := func() {}
 	seriesPoint := func(d perfevent.Reading) {
+		d = s.withoutOwn(d)
 		p := record.Point{Seconds: d.Seconds(), Counters: map[string]float64{}}
 		for _, ec := range d.Events {
 			if ec.Status.Measured() {
@@ -461,6 +475,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		}
 		return nil, fmt.Errorf("measure pid %d: %w", s.cfg.Pid, err)
 	}
+	win.Total = s.withoutOwn(win.Total)
 	// ctx ending is an interruption when the window had a planned end
 	// (Duration, or Done) that had not come yet.
 	interrupted := false
@@ -696,6 +711,16 @@ func liveThreads(pid int) ([]int, error) {
 	return tids, nil
 }
 
+// withoutOwn leaves the counts of perfbench's own connection thread out of
+// r: its status and thread queries inside the window, whose statements are
+// left out of Questions.
+func (s *Session) withoutOwn(r perfevent.Reading) perfevent.Reading {
+	if s.ownTid != 0 {
+		r, _ = r.Without(s.ownTid, s.ownStart)
+	}
+	return r
+}
+
 // reattachForRoles opens the counters again when threads appeared since they
 // were attached, so that each live thread carries counters of its own.
 func (s *Session) reattachForRoles() error {
@@ -760,6 +785,9 @@ func (s *Session) finishProfile(r *record.Record, w *pprofout.Window, roles *rol
 	}
 	if roles != nil {
 		opts.Roles = roles.all()
+	}
+	if s.ownTid != 0 {
+		opts.Exclude = []int{s.ownTid}
 	}
 	res, err := w.Finish(p.Path, opts)
 	if err != nil {

@@ -515,3 +515,33 @@ func TestMeasureRolesWithoutWarmup(t *testing.T) {
 		t.Errorf("connection role of %d threads, want sysbench's 2", conn.Threads)
 	}
 }
+
+// TestMeasureOwnConnection: perfbench's own queries inside the window (a
+// status query every 20 ms for the series, thread listings for the roles)
+// are left out of Questions, and the server thread that runs them is left
+// out of the counters: on an idle server no connection role has CPU time.
+func TestMeasureOwnConnection(t *testing.T) {
+	needLinux(t)
+	srv := testdb.New(t, testdb.Options{})
+	db := rootDB(t, srv)
+	list, sys := events(t, "task-clock")
+	s, err := Start(context.Background(), Config{Pid: srv.Pid, Events: list, System: sys, DB: db, PerRole: true, Interval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Measure(context.Background(), WindowSpec{Duration: 1500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := r.Status["Questions"]; q != 0 {
+		t.Errorf("Questions %v on an idle server, want 0", q)
+	}
+	tc, _ := r.Counter("task-clock")
+	for _, role := range r.Roles {
+		t.Logf("role %s: %d threads, task-clock %.3f ms", role.Name, role.Threads, role.Counters[0].Value/1e6)
+		if role.Name == mysqld.RoleConnection && role.Counters[0].Value > 0.05*tc.Value {
+			t.Errorf("the connection role has %.3f ms of the idle server's %.3f ms: perfbench's own queries are counted", role.Counters[0].Value/1e6, tc.Value/1e6)
+		}
+	}
+}

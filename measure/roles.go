@@ -46,6 +46,9 @@ func SplitRoles(total perfevent.Reading, roleOf func(perfevent.ThreadCounts) str
 	}
 	by := map[string]*acc{}
 	for _, th := range total.Threads {
+		if th.Descendants && idle(th) {
+			continue // no thread created inside the window ran
+		}
 		role := roleOf(th)
 		if role == "" {
 			role = RoleUnattributed
@@ -131,6 +134,16 @@ func SplitRoles(total perfevent.Reading, roleOf func(perfevent.ThreadCounts) str
 		out = append(out, role)
 	}
 	return out
+}
+
+// idle reports whether a row counted nothing.
+func idle(th perfevent.ThreadCounts) bool {
+	for _, c := range th.Counts {
+		if c != (perfevent.Count{}) {
+			return false
+		}
+	}
+	return true
 }
 
 func contains(list []string, s string) bool {

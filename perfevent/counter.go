@@ -269,6 +269,45 @@ func (r Reading) Sub(prev Reading) (Reading, error) {
 	return d, nil
 }
 
+// Without returns r without the counts of thread tid (thread mode): the
+// thread attached under that tid, if its start time is start (0: any). ok
+// is false when no such thread was attached: r is returned as it is.
+func (r Reading) Without(tid int, start uint64) (Reading, bool) {
+	t := -1
+	for i, id := range r.targets {
+		if id == tid && (start == 0 || i >= len(r.starts) || r.starts[i] == 0 || r.starts[i] == start) {
+			t = i
+			break
+		}
+	}
+	if t < 0 || r.lay == nil || r.lay.cgroup {
+		return r, false
+	}
+	cut := func(rows [][]Count) [][]Count {
+		if t >= len(rows) {
+			return rows
+		}
+		return append(append([][]Count(nil), rows[:t]...), rows[t+1:]...)
+	}
+	d := Reading{Start: r.Start, End: r.End, lay: r.lay, cpuGap: r.cpuGap, notes: r.notes}
+	d.targets = append(append([]int(nil), r.targets[:t]...), r.targets[t+1:]...)
+	if t < len(r.starts) {
+		d.starts = append(append([]uint64(nil), r.starts[:t]...), r.starts[t+1:]...)
+	}
+	d.parts, d.own = cut(r.parts), cut(r.own)
+	for _, g := range r.gaps {
+		switch {
+		case g.target < t:
+			d.gaps = append(d.gaps, g)
+		case g.target > t:
+			g.target--
+			d.gaps = append(d.gaps, g)
+		}
+	}
+	d.finish()
+	return d, true
+}
+
 // Missing says why the counts of some events are unknown ("" when every
 // count is known): what RecordCounters marks not counted for that reason.
 func (r Reading) Missing() string {

@@ -135,3 +135,32 @@ func TestReadingSub(t *testing.T) {
 		t.Error("subtracting readings of different attachments succeeded")
 	}
 }
+
+// TestReadingWithout leaves one thread's counts out of a reading, and only
+// the thread attached under that tid with that start time.
+func TestReadingWithout(t *testing.T) {
+	sw := Event{Name: "task-clock", Kind: KindSoftware, Unit: "ns", Encodings: []Encoding{{PMU: "software", Type: 1, Config: 1}}}
+	lay, err := planLayout([]Event{sw}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Reading{lay: lay, targets: []int{10, 11, 12}, starts: []uint64{5, 6, 7},
+		parts: [][]Count{{{100, 100, 100}}, {{20, 20, 20}}, {{3, 3, 3}}}, own: make([][]Count, 3),
+		gaps: []gap{{target: 2, part: 0, why: "unreadable"}}}
+	r.finish()
+	if _, ok := r.Without(11, 9); ok {
+		t.Error("a thread 11 that started at another time was left out")
+	}
+	d, ok := r.Without(11, 6)
+	if !ok || len(d.Threads) != 2 || d.Threads[1].Tid != 12 {
+		t.Fatalf("without 11: %v %+v", ok, d.Threads)
+	}
+	// The gap moved with its thread.
+	if d.Events[0].Missing != "unreadable" {
+		t.Errorf("task-clock %+v", d.Events[0])
+	}
+	d, _ = r.Without(12, 0)
+	if d.Events[0].Count.Raw != 120 || d.Events[0].Missing != "" {
+		t.Errorf("without 12: %+v", d.Events[0])
+	}
+}

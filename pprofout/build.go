@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,6 +55,9 @@ type Options struct {
 	// Threads not in it get UnknownRole, or UnattributedRole.
 	Roles       map[int]string
 	UnknownRole string
+	// Exclude are threads whose samples are left out (perfbench's own
+	// connection, left out of the counters too).
+	Exclude []int
 	// Ops is the operation count of the window (already divided by its
 	// Per, as Record.Ops.Count) and OpsSource what it counts
 	// ("Questions"); 0 when not known.
@@ -148,6 +152,9 @@ func Build(set *perfevent.SampleSet, opts Options) (*Profile, error) {
 	}
 	b.setTypes()
 	for _, s := range set.Samples {
+		if slices.Contains(opts.Exclude, s.Tid) {
+			continue
+		}
 		role := opts.Roles[s.Tid]
 		if role == "" {
 			role = unknownRole
