@@ -129,7 +129,7 @@ type Session struct {
 	// of the windows, as its statements are left out of Questions.
 	ownTid   int
 	ownStart uint64
-	fs     osstat.FS
+	fs       osstat.FS
 }
 
 // IsClientOp reports whether an op source is counted by the client.
