@@ -366,7 +366,7 @@ func (a *Attachment) attachThreads() error {
 		time.Sleep(time.Duration(try) * 5 * time.Millisecond)
 	}
 	if n := len(a.cov.Ambiguous); n > 0 {
-		a.notes = append(a.notes, fmt.Sprintf("%d threads started while counters were being opened, in each of %d attempts (last: tid %s): not attached, since a counted creator already counts them; if their creator was not counted yet, they and the threads they create are not counted", n, a.cov.Attempts, tidList(a.cov.Ambiguous)))
+		a.notes = append(a.notes, fmt.Sprintf("%d threads started while counters were being opened, in each of %d attempts (last: tid %s): not attached, since a counted creator already counts them; if their creator had none or only some of its counters open yet, they and the threads they create are not counted, or only in some events", n, a.cov.Attempts, tidList(a.cov.Ambiguous)))
 	}
 	return nil
 }
