@@ -108,6 +108,10 @@ type Coverage struct {
 	// thread was creating (see Attach).
 	Attempts int
 	Raced    int
+	// Reopened is how many times a group was opened again on a thread
+	// because the kernel refused a member while the thread was creating
+	// threads (see Attach).
+	Reopened int
 }
 
 // Attachment is a set of counters open on one process: per thread (with
@@ -234,7 +238,10 @@ type target struct {
 // every attempt fails the attach, naming the thread. On the probe thread a
 // member that keeps failing is opened once more, as a group on perfbench's
 // own thread: only if it fails there too is it not supported ("the group
-// may not fit the PMU").
+// may not fit the PMU"). Opening a group again closes the first leader, and
+// with it the copies the thread's children inherited meanwhile: a thread
+// among them is in the rescan (created during the attach), a process
+// forked in that moment is not counted in that group.
 //
 // # Cgroup mode
 //
@@ -343,7 +350,7 @@ func gone(err error) bool { return errors.Is(err, errGone) || errors.Is(err, err
 // over (closing everything) when some threads could not be placed or a
 // group raced with thread creation.
 func (a *Attachment) attachThreads() error {
-	raced := 0
+	raced, reopened := 0, 0 // over the attempts before the last
 	for try := 1; ; try++ {
 		err := a.attachThreadsOnce()
 		if err != nil && (!errors.Is(err, errRaced) || try >= a.tries) {
@@ -352,19 +359,22 @@ func (a *Attachment) attachThreads() error {
 			}
 			return err
 		}
-		if err != nil {
-			raced++
-		}
-		a.cov.Attempts, a.cov.Raced = try, raced
+		a.cov.Attempts = try
 		if err == nil && (len(a.cov.Ambiguous) == 0 || try >= a.tries) {
 			break
 		}
+		if err != nil {
+			raced++
+		}
+		reopened += a.cov.Reopened
 		if err := a.closeAll(); err != nil {
 			return err
 		}
 		a.cov = Coverage{}
 		time.Sleep(time.Duration(try) * 5 * time.Millisecond)
 	}
+	a.cov.Raced = raced
+	a.cov.Reopened += reopened
 	if n := len(a.cov.Ambiguous); n > 0 {
 		a.notes = append(a.notes, fmt.Sprintf("%d threads started while counters were being opened, in each of %d attempts (last: tid %s): not attached, since a counted creator already counts them; if their creator had none or only some of its counters open yet, they and the threads they create are not counted, or only in some events", n, a.cov.Attempts, tidList(a.cov.Ambiguous)))
 	}
@@ -669,6 +679,9 @@ func (a *Attachment) openGroup(t *target, gi int, probe, inherit bool) error {
 		}
 		a.closeGroup(t, gi)
 		if try < groupTries {
+			a.mu.Lock()
+			a.cov.Reopened++
+			a.mu.Unlock()
 			time.Sleep(time.Duration(try) * time.Millisecond)
 			continue
 		}

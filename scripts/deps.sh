@@ -2,7 +2,9 @@
 # Installs the Debian packages perfbench's tests and demo use, when missing:
 # linux-perf (the reference peer), mariadb-server and mariadb-client (real
 # servers started in temporary folders), sysbench (the load), gcc, g++ and
-# binutils (small programs the symbol tests build and read).
+# binutils (small programs the symbol tests build and read), strace (the
+# counting engine's race tests delay perf_event_open with its fault
+# injection).
 set -euo pipefail
 need=()
 command -v perf >/dev/null 2>&1 || need+=(linux-perf)
@@ -12,6 +14,7 @@ command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
 command -v g++ >/dev/null 2>&1 || need+=(g++)
 command -v readelf >/dev/null 2>&1 || need+=(binutils)
+command -v strace >/dev/null 2>&1 || need+=(strace)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
 	echo "perfbench: missing ${need[*]}; install them as root: apt-get install ${need[*]}" >&2

@@ -26,10 +26,15 @@
 //	                    as they exit    -> "fork on|off N NS" (N: children
 //	                    reaped so far, NS: their user+system CPU time in ns,
 //	                    from wait4; "fork count" answers the same)
+//	sleep N             start N child processes that sleep until "wake",
+//	                    from the main thread           -> "sleeping N"
+//	wake                end them                       -> "woken"
 //	tids                list its threads               -> "tids TID,TID,..."
 //	quit                exit                           -> (nothing)
 //
-// It prints "ready PID" when it starts.
+// It prints "ready PID" when it starts. Commands run on the process's main
+// thread (the thread-group leader), so what a command forks is forked from
+// it.
 package main
 
 import (
@@ -93,6 +98,7 @@ func onNewThread(wg *sync.WaitGroup, f func()) {
 }
 
 func main() {
+	runtime.LockOSThread() // the command loop stays on the main thread
 	in := bufio.NewScanner(os.Stdin)
 	out := bufio.NewWriter(os.Stdout)
 	say := func(format string, args ...any) {
@@ -106,6 +112,7 @@ func main() {
 		churnStop chan struct{}
 		churnWG   sync.WaitGroup
 		churned   atomic.Int64
+		sleepers  []*exec.Cmd
 		spawner   = &ticking{}
 		forker    = &ticking{}
 		childCPU  atomic.Int64
@@ -222,6 +229,23 @@ func main() {
 				})
 			}
 			say("fork %s %d %d", f[1], forker.done.Load(), childCPU.Load())
+		case "sleep":
+			for range num(1) {
+				cmd := exec.Command("sleep", "600")
+				if err := cmd.Start(); err != nil {
+					say("error %v", err)
+					continue
+				}
+				sleepers = append(sleepers, cmd)
+			}
+			say("sleeping %d", len(sleepers))
+		case "wake":
+			for _, cmd := range sleepers {
+				cmd.Process.Kill()
+				cmd.Wait()
+			}
+			sleepers = nil
+			say("woken")
 		case "tids":
 			ents, _ := os.ReadDir("/proc/self/task")
 			var tids []int
