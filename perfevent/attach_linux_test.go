@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -11,8 +12,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // procTotals reads a process's own accounting from /proc/PID/stat: CPU time
@@ -518,4 +522,126 @@ func procCPU(t *testing.T, pid int) float64 {
 	t.Helper()
 	cpu, _ := procTotals(t, pid)
 	return cpu
+}
+
+// perfWindow is perf stat -p attached to a process with its events
+// disabled, enabled and disabled on command through its control fifo, so
+// that it counts the same window as perfbench's reads within the fifo's
+// round trip.
+type perfWindow struct {
+	t        *testing.T
+	cmd      *exec.Cmd
+	out      *lockedBuffer
+	ctl, ack *os.File
+	events   string
+}
+
+// lockedBuffer is a bytes.Buffer a command writes while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startPerfWindow runs perf stat -x, -e events -p pid with its events
+// disabled (--delay -1) and waits until it holds counters on the process.
+func startPerfWindow(t *testing.T, perf string, pid int, events string) *perfWindow {
+	t.Helper()
+	// perf splits --control at commas: a folder of the test's name may
+	// have some.
+	dir, err := os.MkdirTemp("", "perfctl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	ctlPath, ackPath := filepath.Join(dir, "ctl"), filepath.Join(dir, "ack")
+	for _, p := range []string{ctlPath, ackPath} {
+		if err := unix.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Opened read-write, so that neither side's open waits for the other.
+	ctl, err := os.OpenFile(ctlPath, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ack, err := os.OpenFile(ackPath, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &perfWindow{t: t, out: &lockedBuffer{}, ctl: ctl, ack: ack, events: events}
+	w.cmd = exec.Command(perf, "stat", "-x,", "-e", events, "-p", strconv.Itoa(pid), "--delay", "-1", "--control", "fifo:"+ctlPath+","+ackPath)
+	w.cmd.Stderr = w.out
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if w.cmd.ProcessState == nil {
+			w.cmd.Process.Kill()
+			w.cmd.Wait()
+		}
+		ctl.Close()
+		ack.Close()
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(w.out.String(), "Events disabled") || perfEventFDs(strconv.Itoa(w.cmd.Process.Pid)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("perf stat did not start in 10 s: %s", w.out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return w
+}
+
+// command sends enable or disable and waits for perf's acknowledgement.
+func (w *perfWindow) command(c string) {
+	w.t.Helper()
+	if _, err := w.ctl.WriteString(c + "\n"); err != nil {
+		w.t.Fatal(err)
+	}
+	// perf writes "ack\n" with its terminating NUL.
+	buf := make([]byte, 5)
+	if _, err := io.ReadFull(w.ack, buf); err != nil || string(buf) != "ack\n\x00" {
+		w.t.Fatalf("perf stat did not acknowledge %s: %q %v", c, buf, err)
+	}
+}
+
+// enable starts perf's count, disable ends it; values stops perf and
+// returns the values it printed by event name (task-clock in msec).
+func (w *perfWindow) enable()  { w.command("enable") }
+func (w *perfWindow) disable() { w.command("disable") }
+
+func (w *perfWindow) values() map[string]float64 {
+	w.t.Helper()
+	w.cmd.Process.Signal(os.Interrupt)
+	w.cmd.Wait()
+	got := map[string]float64{}
+	for _, line := range strings.Split(w.out.String(), "\n") {
+		f := strings.Split(line, ",")
+		if len(f) < 3 {
+			continue
+		}
+		v, err := strconv.ParseFloat(f[0], 64)
+		if err != nil {
+			w.t.Fatalf("perf stat printed %q", line)
+		}
+		got[f[2]] = v
+	}
+	for _, e := range strings.Split(w.events, ",") {
+		if _, ok := got[e]; !ok {
+			w.t.Fatalf("perf stat printed no %s:\n%s", e, w.out.String())
+		}
+	}
+	return got
 }

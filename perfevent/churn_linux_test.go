@@ -2,6 +2,7 @@ package perfevent
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -44,32 +45,26 @@ func spawned(t *testing.T, reply string) int {
 // TestChurnWindows attaches to a process that creates 500 short-lived
 // threads a second, measures a 1 s window with 4 software events, and
 // closes, several times over: every attach succeeds, no event is reported
-// not supported, no count is unknown, and task-clock agrees with the
-// process's own CPU time over each window.
+// not supported, no count is unknown, and task-clock agrees with perf stat
+// counting the same window (its events enabled and disabled around
+// perfbench's reads) within 2%.
 //
-// The process's CPU time is its CPU clock (processCPUClock: what
-// /proc/PID/stat's utime+stime are cut from in 10 ms ticks, too coarse for
-// a 1 s window). It holds, for each thread that came and went, time no
-// counter sees, for perf as for perfbench: the end of the thread's exit
-// after perf_event_exit_task detached its counters, and its first switch
-// in before they were scheduled (20 to 90 µs per thread on the
-// development VM, more when it is busy; see TestThreadChurn). perf stat on
-// the same process over all the windows measures that time per thread, and
-// each window is held to 3% of its CPU clock less that time for its
-// threads. The plain comparison is logged too.
+// Both are compared with the process's own CPU time: its CPU clock
+// (processCPUClock: what /proc/PID/stat's utime+stime are cut from in 10 ms
+// ticks, too coarse for a 1 s window). That holds, for each thread that
+// came and went, time no per-task counter sees, for perf as for perfbench:
+// the end of the thread's exit after perf_event_exit_task detached its
+// counters, and its first switch in before they were scheduled (20 to 90
+// µs per thread on the development VM, more when it is busy). So task-clock
+// may be below the CPU clock by that much (logged, with perf stat's gap),
+// never above it.
 func TestChurnWindows(t *testing.T) {
 	perf := perfBinary(t)
 	n := churnWindows(t)
 	w := startWorkload(t)
 	w.do(t, "park 10")
-	stopPerf := startPerfStat(t, perf, w.pid, "task-clock")
-	cpuStart := processCPUClock(t, w.pid)
-	exitsStart := spawned(t, w.do(t, "spawn %d %d", churnRate, churnIters))
-	type window struct {
-		tc, proc, ticks, steal float64
-		exits                  int
-	}
-	var ws []window
+	w.do(t, "spawn %d %d", churnRate, churnIters)
+	defer w.do(t, "spawn off")
 	for i := range n {
 		a, err := Attach(w.pid, fourSoftware, Options{})
 		if err != nil {
@@ -78,21 +73,23 @@ func TestChurnWindows(t *testing.T) {
 		if un := a.Unsupported(); len(un) > 0 {
 			t.Errorf("attach %d: not supported: %q", i+1, un)
 		}
+		pw := startPerfWindow(t, perf, w.pid, "task-clock")
+		pw.enable()
 		r0, err := a.Read()
 		if err != nil {
 			t.Fatal(err)
 		}
-		cpu0, tick0 := processCPUClock(t, w.pid), procCPU(t, w.pid)
+		cpu0, tick0, e0 := processCPUClock(t, w.pid), procCPU(t, w.pid), spawned(t, w.do(t, "spawn count"))
 		steal0 := hostSteal(t)
-		e0 := spawned(t, w.do(t, "spawn count"))
 		time.Sleep(time.Second)
 		r1, err := a.Read()
 		if err != nil {
 			t.Fatal(err)
 		}
-		cpu1, tick1 := processCPUClock(t, w.pid), procCPU(t, w.pid)
-		e1 := spawned(t, w.do(t, "spawn count"))
+		pw.disable()
+		cpu1, tick1, e1 := processCPUClock(t, w.pid), procCPU(t, w.pid), spawned(t, w.do(t, "spawn count"))
 		steal := hostSteal(t) - steal0
+		p := pw.values()["task-clock"] * 1e6
 		if err := a.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -100,28 +97,16 @@ func TestChurnWindows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m := d.Missing(); m != "" {
-			t.Errorf("window %d: %s", i+1, m)
+		if m := d.Missing(); m != "" || d.Events[0].Status != StatusCounted {
+			t.Errorf("window %d: task-clock %v %s", i+1, d.Events[0].Status, m)
+			continue
 		}
-		if d.Events[0].Status != StatusCounted {
-			t.Errorf("window %d: task-clock %v", i+1, d.Events[0].Status)
-		}
-		ws = append(ws, window{tc: d.Events[0].Value, proc: cpu1 - cpu0, ticks: tick1 - tick0, steal: steal, exits: e1 - e0})
-	}
-	exits := spawned(t, w.do(t, "spawn off")) - exitsStart
-	cpuEnd := processCPUClock(t, w.pid)
-	p := stopPerf()
-	perExit := ((cpuEnd - cpuStart) - p["task-clock"]*1e6) / float64(exits)
-	t.Logf("perf stat over the %d windows: task-clock %.1f ms, CPU clock %.1f ms, %d threads came and went: %.1f µs of CPU time per thread that no counter sees",
-		n, p["task-clock"], (cpuEnd-cpuStart)/1e6, exits, perExit/1e3)
-	for i, x := range ws {
-		exitTime := max(perExit, 0) * float64(x.exits)
-		adj := x.proc - exitTime
-		raw := 100 * (x.tc - x.proc) / x.proc
-		t.Logf("window %d: task-clock %.1f ms, CPU clock %.1f ms (%+.2f%%; /proc utime+stime %.0f ms), %d exits (%.1f ms), CPU clock less them %.1f ms (%+.2f%%)",
-			i+1, x.tc/1e6, x.proc/1e6, raw, x.ticks/1e6, x.exits, exitTime/1e6, adj/1e6, 100*(x.tc-adj)/adj)
-		if tol := 0.03 * adj; x.tc < adj-tol || x.tc > adj+tol+x.steal {
-			t.Errorf("window %d: task-clock %.1f ms vs the CPU clock %.1f ms less %.1f ms for its threads' exits: beyond 3%% (plus %.1f ms of host steal time above)", i+1, x.tc/1e6, x.proc/1e6, exitTime/1e6, x.steal/1e6)
+		tc, cpu, exits := d.Events[0].Value, cpu1-cpu0, e1-e0
+		t.Logf("window %d: task-clock %.1f ms, perf stat %.1f ms (%+.2f%%); CPU clock %.1f ms (perfbench %+.2f%%, perf %+.2f%%; /proc utime+stime %.0f ms); %d threads exited, %.1f µs each not in the counters",
+			i+1, tc/1e6, p/1e6, 100*(tc-p)/p, cpu/1e6, 100*(tc-cpu)/cpu, 100*(p-cpu)/cpu, (tick1-tick0)/1e6, exits, (cpu-tc)/float64(exits)/1e3)
+		within(t, fmt.Sprintf("window %d: task-clock vs perf stat (ns)", i+1), tc, p, 0.02)
+		if tc > 1.02*cpu+steal {
+			t.Errorf("window %d: task-clock %.1f ms above the CPU clock %.1f ms (plus 2%% and %.1f ms of host steal time)", i+1, tc/1e6, cpu/1e6, steal/1e6)
 		}
 	}
 }
