@@ -57,6 +57,11 @@
 // window lasts until ctx ends, which is the plan: the Record is ok and the
 // error nil (perf stat without a command behaves so on Ctrl-C).
 //
+// A counter that could not be read at an edge of the window, or went
+// backwards, has no count: it is not counted with the reason (in every
+// role), and the Record is failed saying so (perfevent.Reading.Missing);
+// the other counters stand.
+//
 // A server restart inside the window (mysqld.ErrRestarted), or FLUSH STATUS
 // (mysqld.ErrStatusReset), voids the status deltas: the Record is failed,
 // with Error saying why, and carries no Status and no Ops. A status snapshot

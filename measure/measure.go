@@ -555,6 +555,12 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		r.Error = failed
 		r.Status, r.Gauges, r.Ops = nil, nil, record.Ops{}
 	}
+	if m := win.Total.Missing(); m != "" {
+		// A counter the window could not measure: the Record fails,
+		// its other numbers stand, that one is not counted.
+		r.Outcome = record.OutcomeFailed
+		r.Error = strings.TrimPrefix(r.Error+"; "+m, "; ")
+	}
 
 	// /proc.
 	if start.os != nil && end.os != nil {

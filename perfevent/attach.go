@@ -1163,9 +1163,9 @@ func (a *Attachment) Read() (Reading, error) {
 }
 
 // readTries and readWait bound how long a group answering ECHILD is read
-// again: a group whose inherited copy is being torn down by an exiting
-// thread answers ECHILD for a moment; one inherited in part keeps
-// answering it (see Attach).
+// again: a group whose inherited copies change while a thread exits may
+// answer it for a moment; one inherited in part keeps answering it (see
+// Attach).
 const (
 	readTries = 40
 	readWait  = 500 * time.Microsecond
