@@ -90,7 +90,8 @@
 // counted twice, with and without inherit (perfevent.Options.Own): the
 // difference is the threads it created since the attach, the connections
 // of a load that connected inside the window, which go to the connection
-// role; threads that other threads created go to their creator's role (a
+// role (hardware events then take twice the counters on the main thread,
+// which may multiplex them there); threads that other threads created go to their creator's role (a
 // pool's new worker to the pool). A warning names how many threads started
 // inside the window, and of which roles the listings saw them. When the
 // process has threads that appeared since Start, Measure also attaches the

@@ -286,9 +286,9 @@ func TestAttachExitedProcess(t *testing.T) {
 // utime+stime but in no counter, for perf as for perfbench. That time grows
 // with contention: 6 µs per exit on an idle 2-vCPU VM, 20 to 45 µs with
 // other tests running. So the reference for task-clock is perf stat on the
-// same process, which must agree within 1%; the gap to /proc is logged per
-// exit, and task-clock may not exceed /proc (beyond 2% and the host's steal
-// time).
+// same process counting the same window, which must agree within 1%; the
+// gap to /proc is logged per exit, and task-clock may not exceed /proc
+// (beyond 2% and the host's steal time).
 func TestThreadChurn(t *testing.T) {
 	perf := perfBinary(t)
 	w := startWorkload(t)
@@ -306,10 +306,11 @@ func TestThreadChurn(t *testing.T) {
 		t.Errorf("coverage %+v does not add up", c)
 	}
 
-	stopPerf := startPerfStat(t, perf, w.pid, "task-clock,page-faults")
+	pw := startPerfWindow(t, perf, w.pid, "task-clock,page-faults")
 	churn0 := churned(t, w.do(t, "churn on"))
 	steal0 := hostSteal(t)
 	cpu0, faults0 := procTotals(t, w.pid)
+	pw.enable()
 	r0, err := a.Read()
 	if err != nil {
 		t.Fatal(err)
@@ -322,7 +323,8 @@ func TestThreadChurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := stopPerf()
+	pw.disable()
+	p := pw.values()
 	d, _ := r1.Sub(r0)
 	tc, pf := d.Events[0].Value, d.Events[1].Value
 	within(t, "page-faults vs minflt+majflt", pf, faults1-faults0, 0.02)
