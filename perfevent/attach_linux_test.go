@@ -372,21 +372,10 @@ func startPerfStat(t *testing.T, perf string, pid int, events string) (stop func
 		}
 	})
 	// perf stat -p prints nothing until it ends: wait until it holds a
-	// counter per thread per event, or, for a process whose threads come
-	// and go (perf skips those that exit), until its count of counters
-	// has not grown for 100 ms.
+	// counter per thread per event.
 	want := len(threads) * len(strings.Split(events, ","))
 	deadline := time.Now().Add(10 * time.Second)
-	for last, still := 0, 0; ; {
-		n := perfEventFDs(strconv.Itoa(cmd.Process.Pid))
-		if n >= want || (n > 0 && n == last && still >= 10) {
-			break
-		}
-		if n == last {
-			still++
-		} else {
-			last, still = n, 0
-		}
+	for perfEventFDs(strconv.Itoa(cmd.Process.Pid)) < want {
 		if time.Now().After(deadline) {
 			t.Fatalf("perf stat did not attach in 10 s: %s", out.String())
 		}
