@@ -522,7 +522,7 @@ func TestMeasureRolesWithoutWarmup(t *testing.T) {
 // out of the counters: on an idle server no connection role has CPU time.
 func TestMeasureOwnConnection(t *testing.T) {
 	needLinux(t)
-	srv := testdb.New(t, testdb.Options{})
+	srv := testdb.Shared(t)
 	db := rootDB(t, srv)
 	list, sys := events(t, "task-clock")
 	s, err := Start(context.Background(), Config{Pid: srv.Pid, Events: list, System: sys, DB: db, PerRole: true, Interval: 20 * time.Millisecond})
