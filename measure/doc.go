@@ -27,6 +27,13 @@
 // status cover the same window up to that lag; the window's length is the
 // counters' (between their two reads).
 //
+// perfbench's own connection to the server runs its status and thread
+// queries inside the window: its statements are taken out of Questions
+// (package mysqld), and the counts of the server thread that serves it
+// (when the server gives each connection a thread of its own) are left out
+// of the counters, the roles, the series and the profile, so that the
+// counts per op are the load's.
+//
 // With Config.Interval, a series point is read
 // every Interval inside the window: the counters' deltas, the op count's delta
 // (one more SHOW GLOBAL STATUS; perfbench's own statements are taken out of
@@ -49,6 +56,11 @@
 // partial and Error saying so, together with ctx.Err(). With neither, the
 // window lasts until ctx ends, which is the plan: the Record is ok and the
 // error nil (perf stat without a command behaves so on Ctrl-C).
+//
+// A counter that could not be read at an edge of the window, or went
+// backwards, has no count: it is not counted with the reason (in every
+// role), and the Record is failed saying so (perfevent.Reading.Missing);
+// the other counters stand.
 //
 // A server restart inside the window (mysqld.ErrRestarted), or FLUSH STATUS
 // (mysqld.ErrStatusReset), voids the status deltas: the Record is failed,
@@ -73,30 +85,39 @@
 // window (no warm-up) runs on such threads, anonymous when the window opens
 // and again when it closes after the load exited.
 // A thread's counters hold the counts of the threads it created after its
-// counters were opened (inheritance): their counts go to the role of the
-// thread that carries them, not to their own. Since a server creates its
-// connection threads from its main thread, connections opened after the
-// counters were attached would all show up under "main". So, with PerRole,
-// Measure attaches the counters again when the window opens if the process
-// has threads that appeared since Start (the Start attachment is closed first,
-// so that no event is counted twice and hardware counters are not
+// counters were opened (inheritance), and a server creates its connection
+// threads from its main thread. So, with PerRole, the main thread is
+// counted twice, with and without inherit (perfevent.Options.Own): the
+// difference is the threads it created since the attach, the connections
+// of a load that connected inside the window, which go to the connection
+// role (hardware events then take twice the counters on the main thread,
+// which may multiplex them there); threads that other threads created go to their creator's role (a
+// pool's new worker to the pool). A warning names how many threads started
+// inside the window, and of which roles the listings saw them. When the
+// process has threads that appeared since Start, Measure also attaches the
+// counters again when the window opens (the Start attachment is closed
+// first, so that no event is counted twice and hardware counters are not
 // multiplexed by a second copy): every thread alive at the window's opening,
-// the load's connections included, then carries its own counters. Threads
-// that start inside the window are still counted in their creator's role; a
-// warning names how many there were, and of which roles. A thread whose role
-// cannot be told (it exited before either listing) goes to "unattributed".
+// the connections of a load that connected during a warm-up included, then
+// carries its own counters and is named by the listings. A thread is known
+// by its tid and start time, so a tid the kernel reused for a new thread
+// does not take the dead thread's role. A thread whose role cannot be told
+// (it exited before any listing) goes to "unattributed".
 //
 // The roles add up to the total: the raw counts, enabled and running times
-// of the roles sum exactly to the window's, and so do the values of events
-// that were counted the whole time. The value of a multiplexed event is
-// scaled within each role (raw × enabled / running of the role's threads),
-// so scaled roles add up to the scaled total only approximately.
+// of the roles sum exactly to the window's, and so do the values of counted
+// events. A multiplexed event's value is scaled thread by thread (the sum of
+// each thread's raw × enabled / running), in the total as in the roles, so
+// its roles add up to its total too, but for the main thread's own and
+// descendants' counts being scaled apart.
 //
 // # Profiles
 //
 // With Config.Profile, call stacks are sampled over each window (package
-// pprofout: CPU-wide sampling kept for the process, started just before the
-// counters' first read and stopped after their last) and written as a pprof
+// pprofout: CPU-wide sampling kept for the process; only the samples timed
+// from right before the counters' first read to right before their last
+// are kept, so the profile covers the window its op count is for, and not
+// perfbench's own queries after it) and written as a pprof
 // profile labelled with thread roles (named as for PerRole, with or without
 // it; from the listings of a window with a DB) and the window's op count;
 // Record.Profile points to it. A profile that cannot be taken (no right to

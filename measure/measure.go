@@ -131,8 +131,13 @@ type Session struct {
 	prov   record.Provenance
 	disk   string // block device name for osstat, "" for none
 	notes  []string
-	fs     osstat.FS
-	mark   *mark
+	// ownTid is the server thread of perfbench's own connection (its
+	// start time in ownStart), 0 when unknown: its counts are left out
+	// of the windows, as its statements are left out of Questions.
+	ownTid   int
+	ownStart uint64
+	fs       osstat.FS
+	mark     *mark
 }
 
 // IsClientOp reports whether an op source is counted by the client.
@@ -179,6 +184,12 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 		s.op = &op
 	}
 	s.opts = perfevent.Options{Groups: cfg.Events.Groups, System: cfg.System, Cgroup: cfg.Cgroup}
+	if cfg.PerRole && cfg.DB != nil && !cfg.Cgroup {
+		// The main thread accepts connections and creates their
+		// threads: counted with and without inherit, the connections
+		// it creates inside a window are told from its own work.
+		s.opts.Own = []int{cfg.Pid}
+	}
 	if cfg.System != nil {
 		s.opts.Budgets = perfevent.BudgetsFrom(cfg.System)
 	}
@@ -189,6 +200,14 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 	s.att = att
 	s.mark = newMark(cfg.Pid)
 
+	// perfbench's own connection thread.
+	if cfg.DB != nil && !cfg.Cgroup {
+		if tid, err := cfg.DB.ConnectionThread(ctx); err == nil {
+			s.ownTid, s.ownStart = tid, threadStart(cfg.Pid, tid)
+		} else {
+			s.note("perfbench's own connection is counted with the server (its statements are left out of Questions, its CPU time is not): %v", err)
+		}
+	}
 	// Identity.
 	if cfg.DB != nil {
 		srv, warns, err := cfg.DB.Server(ctx, cfg.Pid)
@@ -382,6 +401,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	var opWarned, cpuWarned bool
 	stopWatch := func() {}
 	seriesPoint := func(d perfevent.Reading) {
+		d = s.withoutOwn(d)
 		p := record.Point{Seconds: d.Seconds(), Counters: map[string]float64{}}
 		for _, ec := range d.Events {
 			if ec.Status.Measured() {
@@ -460,7 +480,12 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		if err != nil {
 			warn("no profile: %v", err)
 		} else {
+			// The profile covers the counters' window: samples
+			// from right before their first read to right before
+			// their last, not perfbench's status and thread
+			// queries after it.
 			sampling = sw
+			opts.BeforeStart, opts.BeforeEnd = sw.Begin, sw.End
 		}
 	}
 	opened := time.Now()
@@ -472,6 +497,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		}
 		return nil, fmt.Errorf("measure pid %d: %w", s.cfg.Pid, err)
 	}
+	win.Total = s.withoutOwn(win.Total)
 	// ctx ending is an interruption when the window had a planned end
 	// (Duration, or Done) that had not come yet.
 	interrupted := false
@@ -564,6 +590,12 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		r.Error = failed
 		r.Status, r.Gauges, r.Ops = nil, nil, record.Ops{}
 	}
+	if m := win.Total.Missing(); m != "" {
+		// A counter the window could not measure: the Record fails,
+		// its other numbers stand, that one is not counted.
+		r.Outcome = record.OutcomeFailed
+		r.Error = strings.TrimPrefix(r.Error+"; "+m, "; ")
+	}
 
 	// /proc.
 	if start.os != nil && end.os != nil {
@@ -602,7 +634,15 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	}
 	if perRole {
 		r.Roles = SplitRoles(win.Total, roles.roleOf)
-		if msg := inheritedNote(s.att, roles); msg != "" {
+		// The connections the main thread created inside the window
+		// are in the connection role through its descendants' row.
+		inside := roles.startedInside(s.att)
+		for i := range r.Roles {
+			if r.Roles[i].Name == mysqld.RoleConnection {
+				r.Roles[i].Threads += inside[mysqld.RoleConnection]
+			}
+		}
+		if msg := inheritedNote(inside); msg != "" {
 			r.Warnings = append(r.Warnings, msg)
 		}
 	}
@@ -724,6 +764,16 @@ func liveThreads(pid int) ([]int, error) {
 	return tids, nil
 }
 
+// withoutOwn leaves the counts of perfbench's own connection thread out of
+// r: its status and thread queries inside the window, whose statements are
+// left out of Questions.
+func (s *Session) withoutOwn(r perfevent.Reading) perfevent.Reading {
+	if s.ownTid != 0 {
+		r, _ = r.Without(s.ownTid, s.ownStart)
+	}
+	return r
+}
+
 // reattachForRoles opens the counters again when threads appeared since they
 // were attached, so that each live thread carries counters of its own.
 func (s *Session) reattachForRoles() error {
@@ -788,6 +838,9 @@ func (s *Session) finishProfile(r *record.Record, w *pprofout.Window, roles *rol
 	}
 	if roles != nil {
 		opts.Roles = roles.all()
+	}
+	if s.ownTid != 0 {
+		opts.Exclude = []int{s.ownTid}
 	}
 	res, err := w.Finish(p.Path, opts)
 	if err != nil {

@@ -454,4 +454,94 @@ func TestMeasureProfile(t *testing.T) {
 	if len(p.Sample) == 0 {
 		t.Errorf("the profile of a spinning process has no samples")
 	}
+	// The profile covers the counters' window: same length, within a
+	// millisecond (it was started before and stopped after the window, and
+	// covered the queries perfbench makes after its end).
+	if d := time.Duration(p.DurationNanos) - time.Duration(r.Window.Seconds*1e9); d < -time.Millisecond || d > time.Millisecond {
+		t.Errorf("profile of %s, counters' window of %.6f s", time.Duration(p.DurationNanos), r.Window.Seconds)
+	}
+}
+
+// TestMeasureRolesWithoutWarmup: a load whose connections are created
+// inside the window (no warm-up, no thread cache) runs on threads the main
+// thread creates, counted through it: they are told from the main thread's
+// own work (Config.PerRole counts it with and without inherit), so the
+// connection role holds the load's CPU and the roles add up to the total.
+func TestMeasureRolesWithoutWarmup(t *testing.T) {
+	needLinux(t)
+	testdb.NeedSysbench(t)
+	srv := testdb.New(t, testdb.Options{Options: []string{"--thread-cache-size=0"}})
+	db := rootDB(t, srv)
+	list, sys := events(t, "task-clock,context-switches,page-faults")
+	ctx := context.Background()
+	s, err := Start(ctx, Config{Pid: srv.Pid, Events: list, System: sys, DB: db, PerRole: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	done, output := runLoad(t, srv, "--threads=2", "--time=3")
+	r, err := s.Measure(ctx, WindowSpec{Done: done})
+	if err != nil {
+		t.Fatal(err)
+	}
+	output()
+	if r.Outcome != record.OutcomeOK {
+		t.Fatalf("outcome %s: %s", r.Outcome, r.Error)
+	}
+	tc, _ := r.Counter("task-clock")
+	var sum float64
+	var raw uint64
+	shares := map[string]float64{}
+	for _, role := range r.Roles {
+		c := role.Counters[0]
+		sum += c.Value
+		raw += c.Raw
+		shares[role.Name] = c.Value / tc.Value
+	}
+	t.Logf("task-clock %.1f ms; shares by role %v; warnings %q", tc.Value/1e6, shares, r.Warnings)
+	if shares[mysqld.RoleConnection] < 0.9 {
+		t.Errorf("the connection role has %.1f%% of task-clock, want at least 90%%", 100*shares[mysqld.RoleConnection])
+	}
+	if raw != tc.Raw || math.Abs(sum-tc.Value) > 0.01*tc.Value {
+		t.Errorf("roles add up to %.0f ns (raw %d), total %.0f ns (raw %d)", sum, raw, tc.Value, tc.Raw)
+	}
+	var conn record.Role
+	for _, role := range r.Roles {
+		if role.Name == mysqld.RoleConnection {
+			conn = role
+		}
+	}
+	if conn.Threads < 2 {
+		t.Errorf("connection role of %d threads, want sysbench's 2", conn.Threads)
+	}
+}
+
+// TestMeasureOwnConnection: perfbench's own queries inside the window (a
+// status query every 20 ms for the series, thread listings for the roles)
+// are left out of Questions, and the server thread that runs them is left
+// out of the counters: on an idle server no connection role has CPU time.
+func TestMeasureOwnConnection(t *testing.T) {
+	needLinux(t)
+	srv := testdb.Shared(t)
+	db := rootDB(t, srv)
+	list, sys := events(t, "task-clock")
+	s, err := Start(context.Background(), Config{Pid: srv.Pid, Events: list, System: sys, DB: db, PerRole: true, Interval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Measure(context.Background(), WindowSpec{Duration: 1500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q := r.Status["Questions"]; q != 0 {
+		t.Errorf("Questions %v on an idle server, want 0", q)
+	}
+	tc, _ := r.Counter("task-clock")
+	for _, role := range r.Roles {
+		t.Logf("role %s: %d threads, task-clock %.3f ms", role.Name, role.Threads, role.Counters[0].Value/1e6)
+		if role.Name == mysqld.RoleConnection && role.Counters[0].Value > 0.05*tc.Value {
+			t.Errorf("the connection role has %.3f ms of the idle server's %.3f ms: perfbench's own queries are counted", role.Counters[0].Value/1e6, tc.Value/1e6)
+		}
+	}
 }

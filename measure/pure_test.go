@@ -33,24 +33,31 @@ func window() perfevent.Reading {
 		{Tid: 104, Counts: []perfevent.Count{{}, {}, {}}}, // slept through the window
 	}
 	var sums [3]perfevent.Count
+	var values [3]float64
 	for _, th := range threads {
 		for i, c := range th.Counts {
 			sums[i] = sums[i].Add(c)
+			values[i] += c.Scaled()
 		}
 	}
 	return perfevent.Reading{
 		Events: []perfevent.EventCount{
-			{Event: perfevent.Event{Name: "task-clock", Unit: "ns"}, Group: 1, Count: sums[0], Value: sums[0].Scaled(), Status: perfevent.StatusCounted},
+			{Event: perfevent.Event{Name: "task-clock", Unit: "ns"}, Group: 1, Count: sums[0], Value: values[0], Status: perfevent.StatusCounted},
 			{Event: perfevent.Event{Name: "cycles"}, Status: perfevent.StatusNotSupported, Reason: "no hardware PMU"},
-			{Event: perfevent.Event{Name: "cache-misses"}, Group: 2, Count: sums[2], Value: sums[2].Scaled(), Status: perfevent.StatusScaled},
+			{Event: perfevent.Event{Name: "cache-misses"}, Group: 2, Count: sums[2], Value: values[2], Status: perfevent.StatusScaled},
 		},
 		Threads: threads,
 	}
 }
 
+// byTid gives each row the role of its tid in roles.
+func byTid(roles map[int]string) func(perfevent.ThreadCounts) string {
+	return func(th perfevent.ThreadCounts) string { return roles[th.Tid] }
+}
+
 func TestSplitRoles(t *testing.T) {
 	roles := map[int]string{100: mysqld.RoleMain, 101: mysqld.RoleConnection, 102: mysqld.RoleConnection, 104: mysqld.RoleInnoDBIO}
-	got := SplitRoles(window(), func(tid int) string { return roles[tid] })
+	got := SplitRoles(window(), byTid(roles))
 	var names []string
 	for _, r := range got {
 		names = append(names, r.Name)
@@ -74,8 +81,8 @@ func TestSplitRoles(t *testing.T) {
 		}
 	}
 	// cache-misses for the connections: raw 500, enabled 12000, running
-	// 9500: scaled 500 × 12000 / 9500.
-	if c := conn.Counters[2]; c.Raw != 500 || c.Enabled != 12000 || c.Running != 9500 || c.Status != record.StatusScaled || c.Value != 500*12000.0/9500 {
+	// 9500, scaled per thread: 300 × 5000/2500 + 200.
+	if c := conn.Counters[2]; c.Raw != 500 || c.Enabled != 12000 || c.Running != 9500 || c.Status != record.StatusScaled || c.Value != 800 {
 		t.Errorf("connection cache-misses %+v", c)
 	}
 	// A role whose threads never ran: a counted 0, with the reason.
@@ -97,7 +104,7 @@ func TestSplitRoles(t *testing.T) {
 		if ev.Status != perfevent.StatusNotSupported && sum != ev.Count {
 			t.Errorf("%s: roles sum to %+v, total %+v", ev.Event.Name, sum, ev.Count)
 		}
-		if ev.Status == perfevent.StatusCounted && value != ev.Value {
+		if ev.Status != perfevent.StatusNotSupported && value != ev.Value {
 			t.Errorf("%s: role values sum to %v, total %v", ev.Event.Name, value, ev.Value)
 		}
 	}
@@ -108,6 +115,7 @@ func TestSplitRoles(t *testing.T) {
 
 func TestRoleLog(t *testing.T) {
 	l := newRoleLog(10)
+	l.startOf = func(pid, tid int) uint64 { return uint64(tid) * 10 }
 	// Opening: 13 is a connection thread in the server's thread cache
 	// (nothing names it); 11 serves a connection.
 	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 10, Role: mysqld.RoleMain}, {Tid: 11, Role: mysqld.RoleConnection}, {Tid: 13, Role: mysqld.RoleOther}},
@@ -119,9 +127,17 @@ func TestRoleLog(t *testing.T) {
 	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 11, Role: mysqld.RoleOther}, {Tid: 12, Role: mysqld.RoleLog}, {Tid: 13, Role: mysqld.RoleOther}},
 		Warnings: []string{"no PROCESS privilege"}})
 	for tid, want := range map[int]string{10: "main", 11: "connection", 12: "log", 13: "connection", 14: RoleUnattributed} {
-		if got := l.roleOf(tid); got != want {
+		if got := l.roleOf(perfevent.ThreadCounts{Tid: tid, Start: uint64(tid) * 10}); got != want {
 			t.Errorf("role of %d = %q, want %q", tid, got, want)
 		}
+	}
+	// Rows of descendants: the main thread's are connections, others'
+	// their creator's role.
+	if got := l.roleOf(perfevent.ThreadCounts{Tid: 10, Start: 100, Descendants: true}); got != mysqld.RoleConnection {
+		t.Errorf("main's descendants: %q", got)
+	}
+	if got := l.roleOf(perfevent.ThreadCounts{Tid: 12, Start: 120, Descendants: true}); got != mysqld.RoleLog {
+		t.Errorf("12's descendants: %q", got)
 	}
 	if l.listings() != 3 || !reflect.DeepEqual(l.warnings, []string{"no PROCESS privilege"}) {
 		t.Errorf("%d listings, warnings %q", l.listings(), l.warnings)
@@ -129,7 +145,7 @@ func TestRoleLog(t *testing.T) {
 	if want := map[int]string{10: "main", 11: "connection", 12: "log", 13: "connection"}; !reflect.DeepEqual(l.all(), want) {
 		t.Errorf("all: %v, want %v", l.all(), want)
 	}
-	if got := newRoleLog(10).roleOf(10); got != mysqld.RoleMain {
+	if got := newRoleLog(10).roleOf(perfevent.ThreadCounts{Tid: 10}); got != mysqld.RoleMain {
 		t.Errorf("leader without listings: %q", got)
 	}
 	// A named background role is not replaced by a later one.
@@ -504,7 +520,7 @@ func TestSplitRolesNeverScheduled(t *testing.T) {
 		},
 	}
 	roles := map[int]string{1: mysqld.RoleConnection, 2: mysqld.RoleMain}
-	got := SplitRoles(r, func(tid int) string { return roles[tid] })
+	got := SplitRoles(r, byTid(roles))
 	if len(got) != 2 {
 		t.Fatalf("%d roles", len(got))
 	}
@@ -529,6 +545,65 @@ func TestSysbenchTest(t *testing.T) {
 	} {
 		if got := SysbenchTest(c.args); got != c.want {
 			t.Errorf("SysbenchTest(%q) = %q, want %q", c.args, got, c.want)
+		}
+	}
+}
+
+// TestRoleLogReusedTid: a thread that exited gave its tid to a new thread;
+// the new thread does not take the dead one's role, nor the dead one the
+// new one's.
+func TestRoleLogReusedTid(t *testing.T) {
+	l := newRoleLog(10)
+	start := map[int]uint64{11: 500}
+	l.startOf = func(pid, tid int) uint64 { return start[tid] }
+	// Tid 11 serves a connection, then exits; a log thread gets tid 11.
+	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 11, Role: mysqld.RoleConnection}}})
+	start[11] = 900
+	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 11, Role: mysqld.RoleLog}}})
+	if got := l.roleOf(perfevent.ThreadCounts{Tid: 11, Start: 500}); got != mysqld.RoleConnection {
+		t.Errorf("the first thread 11: %q", got)
+	}
+	if got := l.roleOf(perfevent.ThreadCounts{Tid: 11, Start: 900}); got != mysqld.RoleLog {
+		t.Errorf("the second thread 11: %q", got)
+	}
+	// A thread 11 that started at another time was never listed.
+	if got := l.roleOf(perfevent.ThreadCounts{Tid: 11, Start: 700}); got != RoleUnattributed {
+		t.Errorf("an unlisted thread 11: %q", got)
+	}
+}
+
+// TestSplitRolesDescendants: the main thread counted twice has its own row
+// and its descendants' (the connections it created inside the window); the
+// roles add up to the total.
+func TestSplitRolesDescendants(t *testing.T) {
+	r := perfevent.Reading{
+		Events: []perfevent.EventCount{
+			{Event: perfevent.Event{Name: "task-clock", Unit: "ns"}, Count: cnt(10100, 10100, 10100), Value: 10100, Status: perfevent.StatusCounted},
+		},
+		Threads: []perfevent.ThreadCounts{
+			{Tid: 10, Counts: []perfevent.Count{cnt(100, 100, 100)}},
+			{Tid: 10, Descendants: true, Counts: []perfevent.Count{cnt(9000, 9000, 9000)}},
+			{Tid: 12, Counts: []perfevent.Count{cnt(1000, 1000, 1000)}},
+		},
+	}
+	l := newRoleLog(10)
+	l.startOf = func(pid, tid int) uint64 { return 0 }
+	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 10, Role: mysqld.RoleMain}, {Tid: 12, Role: mysqld.RoleLog}}})
+	got := SplitRoles(r, l.roleOf)
+	want := map[string][2]float64{"connection": {0, 9000}, "log": {1, 1000}, "main": {1, 100}}
+	for _, role := range got {
+		if w, ok := want[role.Name]; !ok || float64(role.Threads) != w[0] || role.Counters[0].Value != w[1] {
+			t.Errorf("role %s: %d threads, %+v", role.Name, role.Threads, role.Counters[0])
+		}
+	}
+	if len(got) != 3 {
+		t.Errorf("roles %+v", got)
+	}
+	// An unknown count is unknown in every role, with the reason.
+	r.Events[0].Status, r.Events[0].Missing, r.Events[0].Reason = perfevent.StatusNotCounted, "at the start of the window: ...", "at the start of the window: ..."
+	for _, role := range SplitRoles(r, l.roleOf) {
+		if c := role.Counters[0]; c.Status != record.StatusNotCounted || c.Value != 0 || c.Raw != 0 || c.Reason != r.Events[0].Missing {
+			t.Errorf("role %s with an unknown count: %+v", role.Name, c)
 		}
 	}
 }

@@ -3,12 +3,16 @@ package measure
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/perfbench/perfbench/mysqld"
+	"github.com/perfbench/perfbench/osstat"
 	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/record"
 )
@@ -17,40 +21,52 @@ import (
 const RoleUnattributed = "unattributed"
 
 // SplitRoles sums the per-thread counts of a window by the role roleOf gives
-// each attached thread (RoleUnattributed for ""), in the order of
-// mysqld.RoleNames, RoleUnattributed last. Roles without threads are left out.
+// each row (RoleUnattributed for ""), in the order of mysqld.RoleNames,
+// RoleUnattributed last. Roles without threads are left out.
 //
 // Raw counts and enabled and running times add up exactly to the window's
-// total. A role's value is its raw count scaled by its own enabled/running
-// times: roles of a counted event add up exactly to the total's value, those
-// of a multiplexed event approximately. An event the window did not support
-// is not supported in every role. A role whose threads never ran during the
-// window counted 0 (its threads had counters and did nothing); a role whose
-// threads ran while the event was never scheduled on the PMU has it not
-// counted.
-func SplitRoles(total perfevent.Reading, roleOf func(tid int) string) []record.Role {
+// total. A role's value is the sum of its rows' counts, each scaled by its
+// own enabled/running times, as the total's is: roles of a counted event add
+// up exactly to the total's value, those of a multiplexed event too, but
+// for a thread counted twice, whose own and descendants' rows are scaled
+// apart. An event the window did not support, or whose
+// count is unknown, is so in every role, with the reason. A role whose
+// threads never ran during the window counted 0 (its threads had counters
+// and did nothing); a role whose threads ran while the event was never
+// scheduled on the PMU has it not counted.
+func SplitRoles(total perfevent.Reading, roleOf func(perfevent.ThreadCounts) string) []record.Role {
 	if len(total.Threads) == 0 {
 		return nil
 	}
 	type acc struct {
 		threads int
 		counts  []perfevent.Count
+		values  []float64
+		scaled  []bool
 	}
 	by := map[string]*acc{}
 	for _, th := range total.Threads {
-		role := roleOf(th.Tid)
+		if th.Descendants && idle(th) {
+			continue // no thread created inside the window ran
+		}
+		role := roleOf(th)
 		if role == "" {
 			role = RoleUnattributed
 		}
 		a := by[role]
 		if a == nil {
-			a = &acc{counts: make([]perfevent.Count, len(total.Events))}
+			n := len(total.Events)
+			a = &acc{counts: make([]perfevent.Count, n), values: make([]float64, n), scaled: make([]bool, n)}
 			by[role] = a
 		}
-		a.threads++
+		if !th.Descendants {
+			a.threads++
+		}
 		for i, c := range th.Counts {
 			if i < len(a.counts) {
 				a.counts[i] = a.counts[i].Add(c)
+				a.values[i] += c.Scaled()
+				a.scaled[i] = a.scaled[i] || (c.Enabled > 0 && c.Running < c.Enabled)
 			}
 		}
 	}
@@ -95,6 +111,9 @@ func SplitRoles(total perfevent.Reading, roleOf func(tid int) string) []record.R
 			case ec.Status == perfevent.StatusNotSupported:
 				rc.Status, rc.Reason = record.StatusNotSupported, ec.Reason
 				rc.Raw, rc.Enabled, rc.Running = 0, 0, 0
+			case ec.Missing != "":
+				rc.Status, rc.Reason = record.StatusNotCounted, ec.Missing
+				rc.Raw, rc.Enabled, rc.Running = 0, 0, 0
 			case c.Enabled == 0:
 				// The role's threads had counters but never ran in
 				// the window: they did nothing, a measured 0.
@@ -103,15 +122,28 @@ func SplitRoles(total perfevent.Reading, roleOf func(tid int) string) []record.R
 			case c.Running == 0:
 				rc.Status = record.StatusNotCounted
 				rc.Reason = "enabled but never scheduled on the PMU"
+			case a.scaled[i]:
+				rc.Status = record.StatusScaled
+				rc.Value = a.values[i]
 			default:
-				rc.Status = c.Status().String()
-				rc.Value = c.Scaled()
+				rc.Status = record.StatusCounted
+				rc.Value = a.values[i]
 			}
 			role.Counters[i] = rc
 		}
 		out = append(out, role)
 	}
 	return out
+}
+
+// idle reports whether a row counted nothing.
+func idle(th perfevent.ThreadCounts) bool {
+	for _, c := range th.Counts {
+		if c != (perfevent.Count{}) {
+			return false
+		}
+	}
+	return true
 }
 
 func contains(list []string, s string) bool {
@@ -132,16 +164,43 @@ func contains(list []string, s string) bool {
 // a cached thread that existed before the window and served the load's
 // connections during it is a connection only because some listing saw it
 // serving one, so the listings taken while the load runs are what name it.
+//
+// A thread is known by its tid and its start time (read from /proc next to
+// each listing): a tid the kernel gave to a new thread after the first one
+// exited is another thread, whose role is not the dead one's.
 type roleLog struct {
 	pid      int
 	mu       sync.Mutex
-	roles    map[int]string
+	roles    map[threadKey]string
 	n        int
 	warnings []string
+	// startOf reads a thread's start time (ticks since boot); tests
+	// replace it.
+	startOf func(pid, tid int) uint64
+}
+
+// threadKey is a thread: its tid and its start time (0 when unknown).
+type threadKey struct {
+	tid   int
+	start uint64
 }
 
 func newRoleLog(pid int) *roleLog {
-	return &roleLog{pid: pid, roles: map[int]string{}}
+	return &roleLog{pid: pid, roles: map[threadKey]string{}, startOf: threadStart}
+}
+
+// threadStart is the start time of thread tid of pid, in clock ticks since
+// boot (/proc/PID/task/TID/stat); 0 when it cannot be read.
+func threadStart(pid, tid int) uint64 {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "task", strconv.Itoa(tid), "stat"))
+	if err != nil {
+		return 0
+	}
+	st, err := osstat.ParseProcStat(b)
+	if err != nil {
+		return 0
+	}
+	return st.StartTime
 }
 
 // add merges a listing.
@@ -149,11 +208,16 @@ func (l *roleLog) add(m *mysqld.ThreadMap) {
 	if l == nil || m == nil {
 		return
 	}
+	starts := make([]uint64, len(m.Threads))
+	for i, th := range m.Threads {
+		starts[i] = l.startOf(l.pid, th.Tid)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.n++
-	for _, th := range m.Threads {
-		l.roles[th.Tid] = preferRole(l.roles[th.Tid], th.Role)
+	for i, th := range m.Threads {
+		k := threadKey{th.Tid, starts[i]}
+		l.roles[k] = preferRole(l.roles[k], th.Role)
 	}
 	l.warnings = appendNew(l.warnings, m.Warnings...)
 }
@@ -185,33 +249,47 @@ func (l *roleLog) listings() int {
 	return l.n
 }
 
-// roleOf returns the role of tid: the merged one, RoleMain for the
-// thread-group leader no listing named, RoleUnattributed for a thread no
-// listing saw (it exited between two).
-func (l *roleLog) roleOf(tid int) string {
+// roleOf returns the role of a row of a window's threads. A thread's own
+// row has the merged role of that thread (its tid and start time; any
+// start time when either is unknown), RoleMain for the thread-group leader
+// no listing named, RoleUnattributed for a thread no listing saw (it
+// exited between two). A row of descendants (threads a thread created
+// inside the window, counted through it: see Config.PerRole) has the role
+// of the threads the main thread creates, connection, when it is the main
+// thread's, else its creator's role.
+func (l *roleLog) roleOf(th perfevent.ThreadCounts) string {
+	if th.Descendants && th.Tid == l.pid {
+		return mysqld.RoleConnection
+	}
 	l.mu.Lock()
-	r, ok := l.roles[tid]
+	r := ""
+	for k, role := range l.roles {
+		if k.tid == th.Tid && (k.start == th.Start || k.start == 0 || th.Start == 0) {
+			r = preferRole(r, role)
+		}
+	}
 	l.mu.Unlock()
 	switch {
-	case ok && r != "":
+	case r != "":
 		return r
-	case tid == l.pid:
+	case th.Tid == l.pid:
 		return mysqld.RoleMain
 	}
 	return RoleUnattributed
 }
 
-// all returns tid → role for every thread a listing saw.
+// all returns tid → role for every thread a listing saw (for a tid two
+// threads had in turn, the more telling role).
 func (l *roleLog) all() map[int]string {
 	l.mu.Lock()
-	tids := make([]int, 0, len(l.roles))
-	for tid := range l.roles {
-		tids = append(tids, tid)
+	keys := make([]threadKey, 0, len(l.roles))
+	for k := range l.roles {
+		keys = append(keys, k)
 	}
 	l.mu.Unlock()
-	out := make(map[int]string, len(tids))
-	for _, tid := range tids {
-		out[tid] = l.roleOf(tid)
+	out := make(map[int]string, len(keys))
+	for _, k := range keys {
+		out[k.tid] = preferRole(out[k.tid], l.roleOf(perfevent.ThreadCounts{Tid: k.tid, Start: k.start}))
 	}
 	return out
 }
@@ -254,28 +332,38 @@ func (s *Session) watchRoles(ctx context.Context, l *roleLog) (stop func()) {
 	}
 }
 
-// inheritedNote says how many threads a listing saw that have no counters
-// of their own: they were created after the attach and are counted in the
-// role of the thread that created them.
-func inheritedNote(att *perfevent.Attachment, l *roleLog) string {
+// startedInside counts by role the threads a listing saw that have no
+// counters of their own in att: they were created after the attach.
+func (l *roleLog) startedInside(att *perfevent.Attachment) map[string]int {
 	if att == nil || l == nil {
-		return ""
+		return nil
 	}
 	attached := map[int]bool{}
 	for _, tid := range att.Threads() {
 		attached[tid] = true
 	}
 	count := map[string]int{}
-	n := 0
 	for tid, role := range l.all() {
 		if !attached[tid] {
 			count[role]++
-			n++
 		}
+	}
+	return count
+}
+
+// inheritedNote says how many threads started inside the window (by role,
+// from startedInside), counted through the thread that created them.
+func inheritedNote(inside map[string]int) string {
+	count := map[string]int{}
+	n := 0
+	for r, k := range inside {
+		count[r] = k
+		n += k
 	}
 	if n == 0 {
 		return ""
 	}
+	others := n - count[mysqld.RoleConnection]
 	var parts []string
 	for _, r := range append(append([]string(nil), mysqld.RoleNames...), RoleUnattributed) {
 		if count[r] > 0 {
@@ -289,6 +377,10 @@ func inheritedNote(att *perfevent.Attachment, l *roleLog) string {
 	}
 	sort.Strings(rest)
 	parts = append(parts, rest...)
-	return fmt.Sprintf("%d threads started inside the window (%s): their counts are in the role of the thread that created them (the main thread for connections); start the window after the load has connected (a warm-up) to count them in their own role",
+	msg := fmt.Sprintf("%d threads started inside the window (%s): they have no counters of their own and are counted through the thread that created them, those of the main thread (which accepts connections) as connection, others in their creator's role",
 		n, strings.Join(parts, ", "))
+	if others > 0 {
+		msg += fmt.Sprintf("; %d of them are not connections: if the main thread created them, they are counted as connection", others)
+	}
+	return msg
 }

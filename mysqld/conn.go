@@ -295,6 +295,26 @@ func (d *DB) serverPid(ctx context.Context) (int, error) {
 	return 0, terr
 }
 
+// ConnectionThread returns the OS thread that serves this connection, when
+// the server gives each connection a thread of its own (thread_handling
+// one-thread-per-connection, the default); otherwise an error saying so.
+func (d *DB) ConnectionThread(ctx context.Context) (int, error) {
+	var h sql.NullString
+	err := d.query(ctx, "Com_select", "SELECT @@thread_handling", func(rows *sql.Rows) error {
+		if rows.Next() {
+			return rows.Scan(&h)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, d.wrap(err, "read thread_handling")
+	}
+	if h.String != "one-thread-per-connection" {
+		return 0, fmt.Errorf("thread_handling is %s: connections share threads", h.String)
+	}
+	return d.connectionTid(ctx)
+}
+
 // connectionTid returns the OS thread id of this connection's thread.
 func (d *DB) connectionTid(ctx context.Context) (int, error) {
 	var tid sql.NullInt64

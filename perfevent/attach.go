@@ -55,6 +55,13 @@ type Options struct {
 	// Workers is how many goroutines open, read and close counters at
 	// once; 0 means GOMAXPROCS.
 	Workers int
+	// Own are threads (thread mode) counted twice: with inherit, like
+	// every thread, and without, so that a Reading tells their own counts
+	// from those of the threads they create after the attach (see
+	// ThreadCounts.Descendants). A server's connection acceptor is the
+	// one to name: the connections it creates inside a window are then
+	// told apart from its own work.
+	Own []int
 
 	sys   sysCalls // nil means the running kernel
 	tries int      // attempts at most; 0 means attachTries
@@ -96,8 +103,15 @@ type Coverage struct {
 	// if their creator was not. Attach starts over when it finds some, up
 	// to 3 attempts; those of the last attempt are reported as a warning.
 	Ambiguous []int
-	// Attempts is how many times the attach was made.
+	// Attempts is how many times the attach was made; Raced how many of
+	// them were started over because a group raced with the threads its
+	// thread was creating (see Attach).
 	Attempts int
+	Raced    int
+	// Reopened is how many times a group was opened again on a thread
+	// because the kernel refused a member while the thread was creating
+	// threads (see Attach).
+	Reopened int
 }
 
 // Attachment is a set of counters open on one process: per thread (with
@@ -115,6 +129,7 @@ type Attachment struct {
 	workers int
 	planned int // targets the attach set out to open (threads listed, CPUs)
 	tries   int
+	own     map[int]bool // Options.Own
 
 	mu      sync.Mutex
 	targets []*target
@@ -129,9 +144,17 @@ type target struct {
 	id  int      // tid, or CPU
 	fds []int    // per part; -1 when not open
 	ids []uint64 // per part: the id read(2) reports it under
-	// last is the last row read, kept for a thread whose counters can no
-	// longer be read because it is exiting.
-	last []Count
+	// single is set, per part, for the leader of a group of one, opened
+	// without PERF_FORMAT_GROUP.
+	single []bool
+	// start is the thread's start time (ticks since boot, from
+	// /proc/PID/task/TID/stat) read when it was attached; 0 when unknown
+	// or in cgroup mode. It tells the thread from a later one given the
+	// same tid.
+	start uint64
+	// own holds the same events opened without inherit on the same thread
+	// (Options.Own); nil for other threads.
+	own *target
 }
 
 // Attach opens counters for events on every thread of process pid (or, with
@@ -149,9 +172,14 @@ type target struct {
 // given, cycles and instructions together at the head of their PMU's first
 // group, each group no larger than the PMU's counter budget (Options.Budgets,
 // else DefaultBudget), so nothing multiplexes unless the events do not fit
-// at all. Software events share groups of their own. A hybrid event is
-// opened on each of its PMUs and reported as the sum, with the weakest
-// status of its parts.
+// at all. Events of PMUs without counters (software, tracepoints, msr) are
+// opened alone (see planLayout for why). A hybrid event is opened on each of
+// its core PMUs; see Reading for how its parts are combined.
+//
+// When the probe finds that the kernel refuses group reads of inherited
+// counters (EINVAL for inherit with PERF_FORMAT_GROUP: kernels before
+// 4.13), every group is split into events opened alone, with a warning:
+// their ratios then come from counters scheduled apart.
 //
 // # Thread coverage
 //
@@ -188,6 +216,33 @@ type target struct {
 // Inherit also follows processes the target forks; their counts are
 // included, as with perf stat -p.
 //
+// # Races with threads that come and go
+//
+// A thread that exits while its counters are opened makes the open fail
+// with ESRCH, or, on an exiting thread, EINVAL or ENODEV (6.x kernels): when
+// /proc shows the thread gone or a zombie, that is an exit (Coverage.Exited),
+// else a failure. An event of the probe thread is called not supported only
+// if it also fails on a thread that is not exiting.
+//
+// A group is opened member by member. A thread that its creator clones
+// meanwhile inherits part of the group, and the kernel then refuses every
+// group read of the creator (ECHILD, since the fix for CVE-2023-5717) for as
+// long as that thread lives; and while the creator clones, the kernel may
+// swap its counter context with its child's, so that a member's open fails
+// with EINVAL or ENODEV although the thread is alive. Attach therefore
+// opens a group again (up to groupTries times) when a member fails so on a
+// live thread, and reads every group once all threads are attached: a group
+// that keeps answering ECHILD was inherited in part, and Attach starts over
+// like for a thread created during the attach (the thread is then in the
+// listing and gets counters of its own). A race that persists through
+// every attempt fails the attach, naming the thread. On the probe thread a
+// member that keeps failing is opened once more, as a group on perfbench's
+// own thread: only if it fails there too is it not supported ("the group
+// may not fit the PMU"). Opening a group again closes the first leader, and
+// with it the copies the thread's children inherited meanwhile: a thread
+// among them is in the rescan (created during the attach), a process
+// forked in that moment is not counted in that group.
+//
 // # Cgroup mode
 //
 // With Options.Cgroup the events are opened once per online CPU with
@@ -220,6 +275,12 @@ func Attach(pid int, events []Event, opts Options) (*Attachment, error) {
 	a.tries = opts.tries
 	if a.tries <= 0 {
 		a.tries = attachTries
+	}
+	if len(opts.Own) > 0 && !opts.Cgroup {
+		a.own = map[int]bool{}
+		for _, tid := range opts.Own {
+			a.own[tid] = true
+		}
 	}
 	a.attrs = make([]openAttr, len(lay.parts))
 	for p, pt := range lay.parts {
@@ -261,37 +322,67 @@ func (a *Attachment) noteUserGroups(budgets map[string]int) {
 }
 
 // attachTries is how many times an attach is made when threads start while
-// its counters are being opened (Coverage.Ambiguous): a thread created during
-// one attempt is in the next one's listing, so unless thread creation races
+// its counters are being opened (Coverage.Ambiguous), or when a group
+// raced with a thread its thread was creating: a thread created during one
+// attempt is in the next one's listing, so unless thread creation races
 // every attempt, the last one knows every thread.
 const attachTries = 3
 
+// groupTries is how many times a group is opened on a live thread whose
+// member's open the kernel refused (EINVAL, ENODEV) while the thread was
+// creating threads.
+const groupTries = 5
+
+// errRaced marks an attach attempt spoiled by threads created while it ran
+// (a group inherited in part, a member refused on a live thread): the
+// attempt is made again.
+var errRaced = errors.New("raced with thread creation")
+
+// errGone marks an open that failed because the thread is exiting (ESRCH,
+// or EINVAL or ENODEV on a thread /proc shows gone or a zombie).
+var errGone = errors.New("the thread exited")
+
+// gone reports whether an open failed because its thread exited.
+func gone(err error) bool { return errors.Is(err, errGone) || errors.Is(err, errESRCH) }
+
 // attachThreads opens the counters on every thread of the process, rescans
-// for threads the listing missed, and starts over (closing everything) when
-// some threads could not be placed.
+// for threads the listing missed, checks that every group reads, and starts
+// over (closing everything) when some threads could not be placed or a
+// group raced with thread creation.
 func (a *Attachment) attachThreads() error {
+	raced, reopened := 0, 0 // over the attempts before the last
 	for try := 1; ; try++ {
-		if err := a.attachThreadsOnce(); err != nil {
+		err := a.attachThreadsOnce()
+		if err != nil && (!errors.Is(err, errRaced) || try >= a.tries) {
+			if errors.Is(err, errRaced) {
+				return fmt.Errorf("attach to pid %d: %w (in each of %d attempts)", a.pid, err, try)
+			}
 			return err
 		}
 		a.cov.Attempts = try
-		if len(a.cov.Ambiguous) == 0 || try >= a.tries {
+		if err == nil && (len(a.cov.Ambiguous) == 0 || try >= a.tries) {
 			break
 		}
+		if err != nil {
+			raced++
+		}
+		reopened += a.cov.Reopened
 		if err := a.closeAll(); err != nil {
 			return err
 		}
 		a.cov = Coverage{}
 		time.Sleep(time.Duration(try) * 5 * time.Millisecond)
 	}
+	a.cov.Raced = raced
+	a.cov.Reopened += reopened
 	if n := len(a.cov.Ambiguous); n > 0 {
-		a.notes = append(a.notes, fmt.Sprintf("%d threads started while counters were being opened, in each of %d attempts (last: tid %s): not attached, since a counted creator already counts them; if their creator was not counted yet, they and the threads they create are not counted", n, a.cov.Attempts, tidList(a.cov.Ambiguous)))
+		a.notes = append(a.notes, fmt.Sprintf("%d threads started while counters were being opened, in each of %d attempts (last: tid %s): not attached, since a counted creator already counts them; if their creator had none or only some of its counters open yet, they and the threads they create are not counted, or only in some events", n, a.cov.Attempts, tidList(a.cov.Ambiguous)))
 	}
 	return nil
 }
 
-// attachThreadsOnce lists the threads, opens the counters on each and
-// rescans.
+// attachThreadsOnce lists the threads, opens the counters on each, rescans
+// and reads every group once.
 func (a *Attachment) attachThreadsOnce() error {
 	tids, err := listThreads(a.root, a.pid)
 	if err != nil {
@@ -314,7 +405,7 @@ func (a *Attachment) attachThreadsOnce() error {
 			break
 		}
 		a.closeTarget(t)
-		if !errors.Is(err, errESRCH) {
+		if !gone(err) {
 			return err
 		}
 		a.cov.Exited++
@@ -341,7 +432,42 @@ func (a *Attachment) attachThreadsOnce() error {
 		return err
 	}
 	a.cov.Attached = len(a.targets)
-	return nil
+	return a.checkGroups()
+}
+
+// checkGroups reads every group of several events once. A group that keeps
+// answering ECHILD was inherited in part by a thread created while it was
+// being opened (see Attach): errRaced. Events opened alone cannot be in
+// that state and are not read.
+func (a *Attachment) checkGroups() error {
+	var (
+		next    atomic.Int64
+		errOnce sync.Once
+		first   error
+	)
+	a.parallel(len(a.targets), func() {
+		buf := make([]byte, groupReadSize(a.maxGroup()))
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(a.targets) {
+				return
+			}
+			t := a.targets[i]
+			for _, g := range a.lay.groups {
+				if len(g.parts) < 2 || t.fds[g.parts[0]] < 0 {
+					continue
+				}
+				if _, err := a.readGroup(t, g, buf); err != nil {
+					if errors.Is(err, errECHILD) {
+						err = fmt.Errorf("%w: %w (a thread it created while its group was being opened inherited only part of the group)", errRaced, err)
+					}
+					errOnce.Do(func() { first = err })
+					return
+				}
+			}
+		}
+	})
+	return first
 }
 
 // maxRescans bounds the rescan rounds: each round attaches threads the
@@ -421,7 +547,7 @@ func (a *Attachment) goneError() error {
 }
 
 func newTarget(id, nparts int) *target {
-	t := &target{id: id, fds: make([]int, nparts), ids: make([]uint64, nparts)}
+	t := &target{id: id, fds: make([]int, nparts), ids: make([]uint64, nparts), single: make([]bool, nparts)}
 	for i := range t.fds {
 		t.fds[i] = -1
 	}
@@ -429,15 +555,15 @@ func newTarget(id, nparts int) *target {
 }
 
 // openTargets opens the counters on each id in parallel. Threads that exited
-// (ESRCH) are closed and counted in exited; on any other failure it stops
-// and returns the error with the targets opened so far (the caller closes
+// are closed and counted in exited; on any other failure it stops and
+// returns the error with the targets opened so far (the caller closes
 // them).
 func (a *Attachment) openTargets(ids []int) (opened []*target, exited int, err error) {
 	ts := make([]*target, len(ids))
 	for i, id := range ids {
 		ts[i] = newTarget(id, len(a.lay.parts))
 	}
-	gone := make([]bool, len(ts))
+	left := make([]bool, len(ts))
 	var (
 		next    atomic.Int64
 		stop    atomic.Bool
@@ -453,14 +579,9 @@ func (a *Attachment) openTargets(ids []int) (opened []*target, exited int, err e
 			err := a.openTarget(ts[i], false)
 			switch {
 			case err == nil:
-			case errors.Is(err, errESRCH) && !a.cgroup:
+			case gone(err) && !a.cgroup:
 				a.closeTarget(ts[i])
-				gone[i] = true
-			case errors.Is(err, errEINVAL) && !a.cgroup && threadExiting(a.root, a.pid, ts[i].id):
-				// The thread was exiting: its leader opened, then
-				// the member could not join a context being torn down.
-				a.closeTarget(ts[i])
-				gone[i] = true
+				left[i] = true
 			default:
 				errOnce.Do(func() { first = err })
 				stop.Store(true)
@@ -469,7 +590,7 @@ func (a *Attachment) openTargets(ids []int) (opened []*target, exited int, err e
 	})
 	for i, t := range ts {
 		switch {
-		case gone[i]:
+		case left[i]:
 			exited++
 		case t.opened():
 			opened = append(opened, t)
@@ -503,45 +624,193 @@ func (t *target) opened() bool {
 			return true
 		}
 	}
-	return false
+	return t.own != nil && t.own.opened()
 }
 
-// openTarget opens every group on target t. With probe set (the first
-// target), a part that fails because the event is not available here is
-// marked not supported and dropped from the layout; on other targets every
-// failure is returned. Errors wrap ErrPermission, ErrTooManyFiles or the
-// errno (ESRCH: the thread exited).
+// openTarget opens every group on target t (and, for a thread of
+// Options.Own, every group again without inherit), then reads the thread's
+// start time. With probe set (the first target), a part that fails because
+// the event is not available here is marked not supported and dropped from
+// the layout; on other targets every failure is returned. Errors wrap
+// ErrPermission, ErrTooManyFiles, errGone (the thread exited), errRaced or
+// the errno.
 func (a *Attachment) openTarget(t *target, probe bool) error {
+	for gi := 0; gi < len(a.lay.groups); gi++ {
+		err := a.openGroup(t, gi, probe, !a.cgroup)
+		if probe && errors.Is(err, errNoGroupRead) {
+			// Start again on this target with every group split.
+			a.closeTarget(t)
+			a.lay.splitGroups()
+			a.notes = append(a.notes, "this kernel refuses group reads of inherited counters (before Linux 4.13): every event is opened alone, so events meant to be read together (cycles and instructions) may be scheduled apart when counters are short")
+			gi = -1
+			continue
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if a.cgroup {
+		return nil
+	}
+	if a.own[t.id] {
+		t.own = newTarget(t.id, len(a.lay.parts))
+		for gi := range a.lay.groups {
+			if err := a.openGroup(t.own, gi, false, false); err != nil {
+				return err
+			}
+		}
+	}
+	t.start, _ = threadStartTick(a.root, a.pid, t.id)
+	return nil
+}
+
+// errNoGroupRead: the kernel refused a group leader with inherit and
+// PERF_FORMAT_GROUP, and took it without PERF_FORMAT_GROUP.
+var errNoGroupRead = errors.New("the kernel refuses group reads of inherited counters")
+
+// openGroup opens group gi on t, once more (up to groupTries times) when a
+// member's open races with the thread's clones (see Attach).
+func (a *Attachment) openGroup(t *target, gi int, probe, inherit bool) error {
+	for try := 1; ; try++ {
+		err := a.openGroupOnce(t, gi, probe, inherit)
+		var race *memberRace
+		if !errors.As(err, &race) {
+			return err
+		}
+		a.closeGroup(t, gi)
+		if try < groupTries {
+			a.mu.Lock()
+			a.cov.Reopened++
+			a.mu.Unlock()
+			time.Sleep(time.Duration(try) * time.Millisecond)
+			continue
+		}
+		if probe && !a.groupFitsHere(gi, race.part) {
+			a.lay.drop(race.part, a.unsupportedReason(race.part, gi, race.k, race.err))
+			return a.openGroup(t, gi, probe, inherit)
+		}
+		return fmt.Errorf("%w: %s on %s: the kernel refused it in its group %d times while the thread was alive, creating threads: %w", errRaced, a.lay.partName(race.part), a.where(t), groupTries, race.err)
+	}
+}
+
+// memberRace is a member's open that failed with EINVAL or ENODEV on a
+// live thread.
+type memberRace struct {
+	part, k int
+	err     error
+}
+
+func (e *memberRace) Error() string { return e.err.Error() }
+
+// exitErrno reports whether err is an errno the kernel gives for an open on
+// a thread that is exiting.
+func exitErrno(err error) bool {
+	return errors.Is(err, errESRCH) || errors.Is(err, errEINVAL) || errors.Is(err, errENODEV)
+}
+
+// openGroupOnce opens the members of group gi on t in order, the first as
+// leader.
+func (a *Attachment) openGroupOnce(t *target, gi int, probe, inherit bool) error {
 	pid, cpu, flags := t.id, -1, flagFDCloexec
 	if a.cgroup {
 		pid, cpu, flags = a.cgFD, t.id, flagFDCloexec|flagPIDCgroup
 	}
-	for gi := range a.lay.groups {
-		leader := -1
-		for k := 0; k < len(a.lay.groups[gi].parts); {
-			p := a.lay.groups[gi].parts[k]
-			attr := a.attrs[p]
-			fd, err := a.sys.perfOpen(&attr, pid, cpu, leader, flags)
-			if err != nil {
-				if probe && unsupportedErrno(err) {
-					a.lay.drop(p, a.unsupportedReason(p, gi, k, err))
-					continue
-				}
-				return a.openError(t, p, err)
+	leader := -1
+	for k := 0; k < len(a.lay.groups[gi].parts); {
+		g := a.lay.groups[gi]
+		p := g.parts[k]
+		attr := a.attr(p, len(g.parts) > 1, inherit)
+		fd, err := a.sys.perfOpen(&attr, pid, cpu, leader, flags)
+		if err != nil {
+			switch {
+			case probe && k == 0 && inherit && len(g.parts) > 1 && errors.Is(err, errEINVAL) && a.opensAlone(p, pid, cpu, flags):
+				return errNoGroupRead
+			case !a.cgroup && exitErrno(err) && (errors.Is(err, errESRCH) || threadExiting(a.root, a.pid, t.id)):
+				return fmt.Errorf("open %s on %s: %w: %w", a.lay.partName(p), a.where(t), errGone, err)
+			case !a.cgroup && k > 0 && (errors.Is(err, errEINVAL) || errors.Is(err, errENODEV)):
+				return &memberRace{part: p, k: k, err: err}
+			case probe && unsupportedErrno(err):
+				a.lay.drop(p, a.unsupportedReason(p, gi, k, err))
+				continue
 			}
-			t.fds[p] = fd
-			id, err := a.sys.eventID(fd)
-			if err != nil {
-				return fmt.Errorf("get the id of %s on %s: %w", a.lay.partName(p), a.where(t), err)
-			}
-			t.ids[p] = id
-			if leader < 0 {
-				leader = fd
-			}
-			k++
+			return a.openError(t, p, err)
 		}
+		t.fds[p] = fd
+		t.single[p] = !attrGrouped(attr)
+		id, err := a.sys.eventID(fd)
+		if err != nil {
+			return fmt.Errorf("get the id of %s on %s: %w", a.lay.partName(p), a.where(t), err)
+		}
+		t.ids[p] = id
+		if leader < 0 {
+			leader = fd
+		}
+		k++
 	}
 	return nil
+}
+
+// attr is the perf_event_attr of part p: with PERF_FORMAT_GROUP when its
+// group has several members, inherit or not.
+func (a *Attachment) attr(p int, grouped, inherit bool) openAttr {
+	return attrFor(a.attrs[p], grouped, inherit)
+}
+
+// opensAlone reports whether part p opens (and closes it again) without
+// PERF_FORMAT_GROUP where it failed with it.
+func (a *Attachment) opensAlone(p, pid, cpu, flags int) bool {
+	attr := a.attr(p, false, true)
+	fd, err := a.sys.perfOpen(&attr, pid, cpu, -1, flags)
+	if err != nil {
+		return false
+	}
+	a.sys.close(fd)
+	return true
+}
+
+// groupFitsHere reports whether group gi, up to and including part, opens
+// as a group on perfbench's own thread (without inherit, disabled): then
+// the event is supported and what failed on the target was a race.
+func (a *Attachment) groupFitsHere(gi, part int) bool {
+	fds, ok := a.sys.openHere(a.groupAttrs(gi, part))
+	for i := len(fds) - 1; i >= 0; i-- {
+		a.sys.close(fds[i])
+	}
+	return ok
+}
+
+// groupAttrs are the attrs of group gi's members up to and including part,
+// without inherit and disabled.
+func (a *Attachment) groupAttrs(gi, part int) []openAttr {
+	var out []openAttr
+	g := a.lay.groups[gi]
+	for _, p := range g.parts {
+		out = append(out, attrDisabled(a.attr(p, len(g.parts) > 1, false)))
+		if p == part {
+			break
+		}
+	}
+	return out
+}
+
+// closeGroup closes group gi's descriptors on t, members before the leader.
+func (a *Attachment) closeGroup(t *target, gi int) {
+	ps := a.lay.groups[gi].parts
+	for k := len(ps) - 1; k >= 0; k-- {
+		if p := ps[k]; t.fds[p] >= 0 {
+			a.sys.close(t.fds[p])
+			t.fds[p] = -1
+		}
+	}
+}
+
+// maxGroup is the number of members of the largest group.
+func (a *Attachment) maxGroup() int {
+	n := 1
+	for _, g := range a.lay.groups {
+		n = max(n, len(g.parts))
+	}
+	return n
 }
 
 // unsupportedErrno reports whether a perf_event_open failure means the event
@@ -700,9 +969,13 @@ func (a *Attachment) ensureFiles(n int) error {
 	return nil
 }
 
-// closeTarget closes t's descriptors, members before leaders.
+// closeTarget closes t's descriptors, members before leaders, and those of
+// its counters without inherit.
 func (a *Attachment) closeTarget(t *target) error {
 	var first error
+	if t.own != nil {
+		first = a.closeTarget(t.own)
+	}
 	for p := len(t.fds) - 1; p >= 0; p-- {
 		if t.fds[p] < 0 {
 			continue
@@ -825,141 +1098,175 @@ func (a *Attachment) Descriptors() int {
 	defer a.mu.Unlock()
 	n := 0
 	for _, t := range a.targets {
-		for _, fd := range t.fds {
-			if fd >= 0 {
-				n++
+		for _, tt := range []*target{t, t.own} {
+			if tt == nil {
+				continue
+			}
+			for _, fd := range tt.fds {
+				if fd >= 0 {
+					n++
+				}
 			}
 		}
 	}
 	return n
 }
 
-// Read reads every counter: one read(2) per group per thread (or CPU).
+// Read reads every counter: one read(2) per group per thread (or CPU), a
+// thread's counters without inherit (Options.Own) just before its inherited
+// ones. A group that cannot be read (see readGroup) leaves its events'
+// counts on that thread unknown in the Reading, with the reason: every
+// window that uses the Reading says so instead of giving a count. Other
+// read failures fail the Read.
 func (a *Attachment) Read() (Reading, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
 		return Reading{}, fmt.Errorf("read counters of pid %d: already closed", a.pid)
 	}
+	n := len(a.targets)
 	r := Reading{End: time.Now(), lay: a.lay, notes: a.notes}
-	r.targets = make([]int, len(a.targets))
-	r.parts = make([][]Count, len(a.targets))
+	r.targets = make([]int, n)
+	r.starts = make([]uint64, n)
+	r.parts = make([][]Count, n)
+	r.own = make([][]Count, n)
 	for i, t := range a.targets {
-		r.targets[i] = t.id
+		r.targets[i], r.starts[i] = t.id, t.start
 	}
-	maxGroup := 0
-	for _, g := range a.lay.groups {
-		maxGroup = max(maxGroup, len(g.parts))
-	}
+	gaps := make([][]gap, n)
 	var (
 		next    atomic.Int64
 		errOnce sync.Once
 		first   error
-		lostMu  sync.Mutex
-		lost    []int
 	)
-	a.parallel(len(a.targets), func() {
-		buf := make([]byte, groupReadSize(maxGroup))
+	a.parallel(n, func() {
+		buf := make([]byte, groupReadSize(a.maxGroup()))
 		for {
 			i := int(next.Add(1) - 1)
-			if i >= len(a.targets) {
+			if i >= n {
 				return
 			}
 			t := a.targets[i]
-			row, err := a.readExiting(t, buf)
-			if errors.Is(err, errExiting) {
-				// The thread is in the middle of exiting: keep its
-				// last counts; what it ran since then is lost.
-				lostMu.Lock()
-				lost = append(lost, t.id)
-				lostMu.Unlock()
-				row, err = t.lastRow(len(a.lay.parts)), nil
+			if t.own != nil {
+				row, gs, err := a.readTarget(t.own, i, buf)
+				if err != nil {
+					errOnce.Do(func() { first = err })
+					return
+				}
+				r.own[i] = row
+				gaps[i] = append(gaps[i], gs...)
 			}
+			row, gs, err := a.readTarget(t, i, buf)
 			if err != nil {
 				errOnce.Do(func() { first = err })
 				return
 			}
-			t.last = row
 			r.parts[i] = row
+			gaps[i] = append(gaps[i], gs...)
 		}
 	})
 	if first != nil {
 		return Reading{}, first
 	}
-	if len(lost) > 0 {
-		sort.Ints(lost)
-		r.notes = append(append([]string(nil), r.notes...), fmt.Sprintf(
-			"%d thread(s) could not be read because they were exiting (tid %s): their counts since the previous read are missing", len(lost), tidList(lost)))
+	for _, gs := range gaps {
+		r.gaps = append(r.gaps, gs...)
+	}
+	if a.cgroup {
+		r.cpuGap = a.newCPUs()
 	}
 	r.finish()
 	return r, nil
 }
 
-// errExiting marks a read that failed because the thread was exiting.
-var errExiting = errors.New("thread exiting")
+// readTries and readWait bound how long a group answering ECHILD is read
+// again: a group whose inherited copies change while a thread exits may
+// answer it for a moment; one inherited in part keeps answering it (see
+// Attach).
+const (
+	readTries = 40
+	readWait  = 500 * time.Microsecond
+)
 
-// readExiting reads t, retrying for a few milliseconds when the kernel
-// answers ECHILD: a thread in the middle of exiting, whose counters become
-// readable again (final) once the exit completes. When they stay unreadable
-// the error wraps errExiting.
-func (a *Attachment) readExiting(t *target, buf []byte) ([]Count, error) {
-	for try := 0; ; try++ {
-		row, err := a.readTarget(t, buf)
-		if err == nil || !errors.Is(err, errECHILD) || a.cgroup {
-			return row, err
-		}
-		if try == 20 {
-			return nil, fmt.Errorf("%w: %w", errExiting, err)
-		}
-		time.Sleep(500 * time.Microsecond)
-	}
-}
+// errPinnedError: read(2) returned end of file: the kernel put a pinned
+// group in error state because it could not be scheduled.
+var errPinnedError = errors.New("the kernel put the pinned group in error state: it could not be scheduled on the PMU")
 
-// lastRow returns the last counts read from t, or zero counts before any.
-func (t *target) lastRow(parts int) []Count {
-	if t.last != nil {
-		return t.last
-	}
-	return make([]Count, parts)
-}
-
-// readTarget reads every group of t and returns the counts per part.
-func (a *Attachment) readTarget(t *target, buf []byte) ([]Count, error) {
+// readTarget reads every group of t (row ti of a Reading) and returns the
+// counts per part, and the parts whose group could not be read with the
+// reason.
+func (a *Attachment) readTarget(t *target, ti int, buf []byte) ([]Count, []gap, error) {
 	row := make([]Count, len(a.lay.parts))
+	var gaps []gap
 	for _, g := range a.lay.groups {
 		if len(g.parts) == 0 || t.fds[g.parts[0]] < 0 {
 			continue
 		}
-		b := buf[:groupReadSize(len(g.parts))]
-		n, err := a.sys.read(t.fds[g.parts[0]], b)
+		counts, err := a.readGroup(t, g, buf)
 		if err != nil {
-			return nil, fmt.Errorf("read %s on %s: %w", a.lay.partName(g.parts[0]), a.where(t), err)
-		}
-		if n == 0 {
-			// End of file: a pinned group the kernel put in error
-			// state because it could not be scheduled. Never running
-			// means not counted.
+			if !errors.Is(err, errECHILD) && !errors.Is(err, errPinnedError) {
+				return nil, nil, err
+			}
+			why := fmt.Sprintf("%s on %s: %v", a.lay.partName(g.parts[0]), a.where(t), errPinnedError)
+			if errors.Is(err, errECHILD) {
+				why = fmt.Sprintf("the group of %s on %s could not be read (ECHILD for %s: a thread it created while the group was being opened inherited only part of it)", a.lay.partName(g.parts[0]), a.where(t), readTries*readWait)
+			}
+			for _, p := range g.parts {
+				gaps = append(gaps, gap{target: ti, part: p, why: why})
+			}
 			continue
 		}
-		gr, err := decodeGroupRead(b[:n])
-		if err != nil {
-			return nil, fmt.Errorf("read %s on %s: %w", a.lay.partName(g.parts[0]), a.where(t), err)
-		}
-		if len(gr.Values) != len(g.parts) {
-			return nil, fmt.Errorf("read %s on %s: the group has %d members, the kernel returned %d", a.lay.partName(g.parts[0]), a.where(t), len(g.parts), len(gr.Values))
-		}
 		for k, p := range g.parts {
-			j := k
-			if gr.IDs[k] != t.ids[p] {
-				j = indexOf(gr.IDs, t.ids[p])
-				if j < 0 {
-					return nil, fmt.Errorf("read %s on %s: id %d not in the group read", a.lay.partName(p), a.where(t), t.ids[p])
-				}
-			}
-			row[p] = Count{Raw: gr.Values[j], Enabled: gr.Enabled, Running: gr.Running}
+			row[p] = counts[k]
 		}
 	}
-	return row, nil
+	return row, gaps, nil
+}
+
+// readGroup reads group g on t, again for up to readTries × readWait while
+// the kernel answers ECHILD, and returns the counts of g's parts in order.
+func (a *Attachment) readGroup(t *target, g group, buf []byte) ([]Count, error) {
+	lead := g.parts[0]
+	name := func() string { return fmt.Sprintf("read %s on %s", a.lay.partName(lead), a.where(t)) }
+	b := buf[:groupReadSize(len(g.parts))]
+	var n int
+	var err error
+	for try := 1; ; try++ {
+		n, err = a.sys.read(t.fds[lead], b)
+		if err == nil || !errors.Is(err, errECHILD) || try == readTries {
+			break
+		}
+		time.Sleep(readWait)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name(), err)
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%s: %w", name(), errPinnedError)
+	}
+	var gr groupRead
+	if t.single[lead] {
+		gr, err = decodeSingleRead(b[:n])
+	} else {
+		gr, err = decodeGroupRead(b[:n])
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name(), err)
+	}
+	if len(gr.Values) != len(g.parts) {
+		return nil, fmt.Errorf("%s: the group has %d members, the kernel returned %d", name(), len(g.parts), len(gr.Values))
+	}
+	out := make([]Count, len(g.parts))
+	for k, p := range g.parts {
+		j := k
+		if gr.IDs[k] != t.ids[p] {
+			j = indexOf(gr.IDs, t.ids[p])
+			if j < 0 {
+				return nil, fmt.Errorf("%s: id %d of %s not in the group read", name(), t.ids[p], a.lay.partName(p))
+			}
+		}
+		out[k] = Count{Raw: gr.Values[j], Enabled: gr.Enabled, Running: gr.Running}
+	}
+	return out, nil
 }
 
 func indexOf(s []uint64, v uint64) int {

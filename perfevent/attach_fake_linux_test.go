@@ -93,7 +93,7 @@ func TestAttachFakeAttrsAndGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := a.Groups(), "{task-clock,page-faults},{cycles,instructions,cache-misses,branches},{branch-misses}"; got != want {
+	if got, want := a.Groups(), "task-clock,page-faults,{cycles,instructions,cache-misses,branches},branch-misses"; got != want {
 		t.Errorf("groups %s, want %s", got, want)
 	}
 	opens := f.opens()
@@ -108,8 +108,13 @@ func TestAttachFakeAttrsAndGroups(t *testing.T) {
 	}
 	for i, o := range opens {
 		a := o.attr
-		if a.Read_format != unix.PERF_FORMAT_TOTAL_TIME_ENABLED|unix.PERF_FORMAT_TOTAL_TIME_RUNNING|unix.PERF_FORMAT_ID|unix.PERF_FORMAT_GROUP {
-			t.Errorf("open %d: read_format %#x", i, a.Read_format)
+		// The cycles group reads as a group; events alone read alone.
+		format := uint64(unix.PERF_FORMAT_TOTAL_TIME_ENABLED | unix.PERF_FORMAT_TOTAL_TIME_RUNNING | unix.PERF_FORMAT_ID)
+		if a.Type == 0 && a.Config != 5 {
+			format |= unix.PERF_FORMAT_GROUP
+		}
+		if a.Read_format != format {
+			t.Errorf("open %d: read_format %#x, want %#x", i, a.Read_format, format)
 		}
 		if a.Bits&unix.PerfBitInherit == 0 || a.Bits&unix.PerfBitDisabled != 0 {
 			t.Errorf("open %d: bits %#x, want inherit and not disabled", i, a.Bits)
@@ -127,13 +132,13 @@ func TestAttachFakeAttrsAndGroups(t *testing.T) {
 			}
 		}
 	}
-	// Per thread: task-clock leads, page-faults joins; cycles leads, then
+	// Per thread: task-clock and page-faults alone; cycles leads, then
 	// instructions, cache-misses, branches; branch-misses alone.
 	var first []string
 	for _, o := range opens[:7] {
 		first = append(first, fmt.Sprintf("%d/%d/%v", o.attr.Type, o.attr.Config, o.group >= 0))
 	}
-	if want := []string{"1/1/false", "1/2/true", "0/0/false", "0/1/true", "0/3/true", "0/4/true", "0/5/false"}; !reflect.DeepEqual(first, want) {
+	if want := []string{"1/1/false", "1/2/false", "0/0/false", "0/1/true", "0/3/true", "0/4/true", "0/5/false"}; !reflect.DeepEqual(first, want) {
 		t.Errorf("opens on the first thread %v, want %v", first, want)
 	}
 	if opens[0].pid != 100 {
@@ -154,7 +159,7 @@ func TestAttachFakeAttrsAndGroups(t *testing.T) {
 	}
 	// Each read adds config+1 per thread, and 1000 ns enabled and running.
 	want := map[string]uint64{"task-clock": 6, "page-faults": 9, "cycles": 3, "instructions": 6, "cache-misses": 12, "branches": 15, "branch-misses": 18}
-	groups := map[string]int{"task-clock": 1, "page-faults": 1, "cycles": 2, "instructions": 2, "cache-misses": 2, "branches": 2, "branch-misses": 0}
+	groups := map[string]int{"task-clock": 0, "page-faults": 0, "cycles": 1, "instructions": 1, "cache-misses": 1, "branches": 1, "branch-misses": 0}
 	for _, ec := range d.Events {
 		n := ec.Event.Name
 		if ec.Count != (Count{Raw: want[n], Enabled: 3000, Running: 3000}) || ec.Value != float64(want[n]) || ec.Status != StatusCounted || ec.Group != groups[n] {
@@ -184,7 +189,7 @@ func TestAttachFakeBudgetAndUserGroups(t *testing.T) {
 	// User groups first, in the order given (software joins the hardware
 	// leader); then the rest per PMU, cycles and instructions together,
 	// two per group on this budget.
-	want := "{L1-dcache-load-misses,page-faults},{branches,branch-misses},{cycles,instructions},{cache-misses},{task-clock}"
+	want := "{L1-dcache-load-misses,page-faults},{branches,branch-misses},{cycles,instructions},cache-misses,task-clock"
 	if got := a.Groups(); got != want {
 		t.Errorf("groups %s, want %s", got, want)
 	}
@@ -258,7 +263,7 @@ func TestAttachFakeNotSupported(t *testing.T) {
 		}
 	}
 	rc := d.RecordCounters()
-	if rc[0].Status != "not supported" || rc[0].Reason == "" || rc[1].Status != "counted" || rc[1].Raw != 4 || rc[1].Unit != "ns" || rc[1].Group != 1 {
+	if rc[0].Status != "not supported" || rc[0].Reason == "" || rc[1].Status != "counted" || rc[1].Raw != 4 || rc[1].Unit != "ns" || rc[1].Group != 0 {
 		t.Errorf("record counters %+v", rc)
 	}
 }
@@ -477,37 +482,58 @@ func TestAttachFakeHybrid(t *testing.T) {
 		}}
 	}
 	events := []Event{hyb("cycles", 0), hyb("instructions", 1), taskClock}
-	count := func(o fakeOpen, r int) Count {
-		switch o.attr.Config >> 32 {
-		case 4:
-			return Count{Raw: uint64(r) * 100, Enabled: uint64(r) * 1000, Running: uint64(r) * 1000}
-		case 8:
-			return Count{Raw: uint64(r) * 10, Enabled: uint64(r) * 1000, Running: uint64(r) * 500}
-		}
-		return Count{Raw: uint64(r), Enabled: uint64(r), Running: uint64(r)}
+	// A per-task event on a hybrid CPU is enabled whenever its thread
+	// runs, and running only while the thread is on its PMU's core type:
+	// per read, the thread runs 1000 ns, split between the types as
+	// given, with the cycles each part counted.
+	for _, tc := range []struct {
+		name       string
+		core, atom Count // per read
+		want       Count // over one read, the parts combined
+		value      float64
+		status     Status
+		warnings   []string
+	}{
+		{"on one core type", Count{800, 1000, 1000}, Count{0, 1000, 0}, Count{800, 1000, 1000}, 800, StatusCounted, nil},
+		{"on both core types", Count{800, 1000, 600}, Count{300, 1000, 400}, Count{1100, 1000, 1000}, 1100, StatusCounted, nil},
+		// Counters short on both types: the parts ran half of the time
+		// the thread ran, which is multiplexing.
+		{"multiplexed", Count{400, 1000, 300}, Count{150, 1000, 200}, Count{550, 1000, 500}, 1100, StatusScaled,
+			[]string{"cycles was multiplexed: counted 50.0% of the time, value scaled", "instructions was multiplexed: counted 50.0% of the time, value scaled"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFakeSys()
+			f.count = func(o fakeOpen, r int) Count {
+				n := uint64(r)
+				switch o.attr.Config >> 32 {
+				case 4:
+					return Count{tc.core.Raw * n, tc.core.Enabled * n, tc.core.Running * n}
+				case 8:
+					return Count{tc.atom.Raw * n, tc.atom.Enabled * n, tc.atom.Running * n}
+				}
+				return Count{n, n, n}
+			}
+			a, err := attachFake(t, f, fakeRoot(t, 100, threads(100)), 100, events, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := a.Groups(), "{cycles on cpu_core,instructions on cpu_core},{cycles on cpu_atom,instructions on cpu_atom},task-clock"; got != want {
+				t.Errorf("groups %s, want %s", got, want)
+			}
+			r0, _ := a.Read()
+			r1, _ := a.Read()
+			d, _ := r1.Sub(r0)
+			c := d.Events[0]
+			if c.Count != tc.want || c.Value != tc.value || c.Status != tc.status {
+				t.Errorf("cycles %+v value %v %v; want %+v value %v %v", c.Count, c.Value, c.Status, tc.want, tc.value, tc.status)
+			}
+			if !reflect.DeepEqual(d.Warnings, tc.warnings) {
+				t.Errorf("warnings %q, want %q", d.Warnings, tc.warnings)
+			}
+		})
 	}
-	t.Run("both PMUs", func(t *testing.T) {
-		f := newFakeSys()
-		f.count = count
-		a, err := attachFake(t, f, fakeRoot(t, 100, threads(100)), 100, events, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := a.Groups(), "{cycles on cpu_core,instructions on cpu_core},{cycles on cpu_atom,instructions on cpu_atom},{task-clock}"; got != want {
-			t.Errorf("groups %s, want %s", got, want)
-		}
-		r0, _ := a.Read()
-		r1, _ := a.Read()
-		d, _ := r1.Sub(r0)
-		// core counted 100 the whole time; atom counted 10 half the time: 20.
-		c := d.Events[0]
-		if c.Count != (Count{Raw: 110, Enabled: 2000, Running: 1500}) || c.Value != 120 || c.Status != StatusScaled {
-			t.Errorf("cycles %+v", c)
-		}
-	})
 	t.Run("one PMU refuses", func(t *testing.T) {
 		f := newFakeSys()
-		f.count = count
 		f.fail = func(n int, o fakeOpen) error {
 			if o.attr.Config>>32 == 8 && o.attr.Config&1 == 1 {
 				return syscall.ENOENT // instructions on cpu_atom
@@ -787,59 +813,6 @@ func TestAttachFakeStartsOver(t *testing.T) {
 				t.Errorf("%d descriptors open, want %d", got, want)
 			}
 		})
-	}
-}
-
-// A thread in the middle of exiting answers ECHILD to a read. A transient
-// ECHILD is retried; a lasting one keeps the thread's last counts and warns,
-// instead of failing the whole read.
-func TestAttachFakeReadWhileExiting(t *testing.T) {
-	f := newFakeSys()
-	root := fakeRoot(t, 100, threads(100, 101, 102))
-	a, err := attachFake(t, f, root, 100, []Event{taskClock}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r1, err := a.Read() // read 1 of every thread: raw 2 each (config 1 + 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Thread 101 fails its 2nd read with ECHILD three times, then reads.
-	// Thread 102 answers ECHILD from its 2nd read on.
-	fails := 0
-	f.readErr = func(o fakeOpen, r int) error {
-		switch {
-		case o.pid == 101 && r >= 2 && fails < 3:
-			fails++
-			return syscall.ECHILD
-		case o.pid == 102 && r >= 2:
-			return syscall.ECHILD
-		}
-		return nil
-	}
-	r2, err := a.Read()
-	if err != nil {
-		t.Fatalf("read with an exiting thread: %v", err)
-	}
-	d, err := r2.Sub(r1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The fake's raw value grows by config+1 = 2 per read. Thread 100
-	// was read twice (delta 2); thread 101 was read on its 5th try, so
-	// its reading is 5 × 2 = 10 (delta 8); thread 102 keeps its first
-	// reading (delta 0).
-	if got := d.Events[0].Count.Raw; got != 2+8+0 {
-		t.Errorf("task-clock delta = %d, want 10", got)
-	}
-	warned := false
-	for _, w := range d.Warnings {
-		if strings.Contains(w, "1 thread(s) could not be read because they were exiting (tid 102)") {
-			warned = true
-		}
-	}
-	if !warned {
-		t.Errorf("no warning about tid 102 in %q", d.Warnings)
 	}
 }
 

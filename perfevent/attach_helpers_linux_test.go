@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // swEvent is a software event built by hand, the way the catalogue encodes
@@ -159,4 +161,20 @@ func countFDs(tb testing.TB) int {
 		tb.Fatal(err)
 	}
 	return len(ents)
+}
+
+// processCPUClock is process pid's CPU time in ns from its CPU-time clock
+// (clock_gettime of the clock id the kernel makes of the pid, as
+// clock_getcpuclockid(3) does): the scheduler's run time of all its threads,
+// those that exited included, which /proc/PID/stat's utime+stime are cut
+// from in 10 ms ticks.
+func processCPUClock(tb testing.TB, pid int) float64 {
+	tb.Helper()
+	const cpuClockSched = 2 // CPUCLOCK_SCHED
+	clock := int32(^uint32(pid)<<3) | cpuClockSched
+	var ts unix.Timespec
+	if err := unix.ClockGettime(clock, &ts); err != nil {
+		tb.Fatalf("read the CPU clock of pid %d: %v", pid, err)
+	}
+	return float64(ts.Nano())
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -11,8 +12,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // procTotals reads a process's own accounting from /proc/PID/stat: CPU time
@@ -273,12 +277,20 @@ func TestAttachExitedProcess(t *testing.T) {
 // fast as it can (tens of thousands a second): threads exiting mid-attach are
 // skipped and those created meanwhile sorted by the rescan. Then it measures
 // a window of work with the churn going on inside it, side by side with perf
-// stat and /proc. Page faults match /proc exactly. CPU time cannot quite: a
-// thread's counters are detached early in its exit (perf_event_exit_task),
-// and what it runs after that is in its utime+stime but in no counter, for
-// perf as for perfbench (about 6 µs per exit on the development VM); the
-// test allows 10 µs per exited thread on top of 2%.
+// stat and /proc.
+//
+// Page faults match /proc exactly. CPU time cannot: a thread's counters are
+// detached early in its exit (perf_event_exit_task, in do_exit), and what it
+// runs after that (cgroup_exit, exit_notify's wait for tasklist_lock, which
+// the threads being created hold in turn, and its release) is in its
+// utime+stime but in no counter, for perf as for perfbench. That time grows
+// with contention: 6 µs per exit on an idle 2-vCPU VM, 20 to 45 µs with
+// other tests running. So the reference for task-clock is perf stat on the
+// same process counting the same window, which must agree within 1%; the
+// gap to /proc is logged per exit, and task-clock may not exceed /proc
+// (beyond 2% and the host's steal time).
 func TestThreadChurn(t *testing.T) {
+	perf := perfBinary(t)
 	w := startWorkload(t)
 	w.do(t, "park 200")
 	w.do(t, "churn on")
@@ -294,17 +306,11 @@ func TestThreadChurn(t *testing.T) {
 		t.Errorf("coverage %+v does not add up", c)
 	}
 
-	var stopPerf func() map[string]float64
-	if perf, err := exec.LookPath("perf"); err == nil {
-		stopPerf = startPerfStat(t, perf, w.pid, "task-clock,page-faults")
-	} else if os.Getenv("PERFBENCH_REQUIRE_INTEGRATION") == "1" {
-		t.Fatal("perf is not installed: apt-get install linux-perf")
-	} else {
-		t.Log("perf is not installed (apt-get install linux-perf): comparing with /proc only")
-	}
+	pw := startPerfWindow(t, perf, w.pid, "task-clock,page-faults")
 	churn0 := churned(t, w.do(t, "churn on"))
 	steal0 := hostSteal(t)
 	cpu0, faults0 := procTotals(t, w.pid)
+	pw.enable()
 	r0, err := a.Read()
 	if err != nil {
 		t.Fatal(err)
@@ -317,18 +323,18 @@ func TestThreadChurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pw.disable()
+	p := pw.values()
 	d, _ := r1.Sub(r0)
 	tc, pf := d.Events[0].Value, d.Events[1].Value
 	within(t, "page-faults vs minflt+majflt", pf, faults1-faults0, 0.02)
-	gap := (cpu1 - cpu0) - tc
-	t.Logf("%d threads exited in the window; utime+stime exceeds task-clock by %.1f ms, %.2f µs per exit", exits, gap/1e6, gap/float64(exits)/1e3)
-	if gap > 0.02*(cpu1-cpu0)+float64(exits)*10e3 || -gap > 0.02*(cpu1-cpu0)+steal {
-		t.Errorf("task-clock %.0f ns vs utime+stime %.0f ns: beyond 2%% plus 10 µs per exited thread (or, above, plus %.1f ms of host steal time)", tc, cpu1-cpu0, steal/1e6)
-	}
-	if stopPerf != nil {
-		p := stopPerf()
-		within(t, "task-clock vs perf stat (ns)", tc, p["task-clock"]*1e6, 0.03)
-		within(t, "page-faults vs perf stat", pf, p["page-faults"], 0.03)
+	within(t, "page-faults vs perf stat", pf, p["page-faults"], 0.01)
+	within(t, "task-clock vs perf stat (ns)", tc, p["task-clock"]*1e6, 0.01)
+	gap, perfGap := (cpu1-cpu0)-tc, (cpu1-cpu0)-p["task-clock"]*1e6
+	t.Logf("%d threads exited in the window; utime+stime exceeds task-clock by %.1f ms (%.2f µs per exit), perf stat's by %.1f ms (%.2f µs per exit)",
+		exits, gap/1e6, gap/float64(exits)/1e3, perfGap/1e6, perfGap/float64(exits)/1e3)
+	if -gap > 0.02*(cpu1-cpu0)+steal {
+		t.Errorf("task-clock %.0f ns exceeds utime+stime %.0f ns by more than 2%% plus %.1f ms of host steal time", tc, cpu1-cpu0, steal/1e6)
 	}
 }
 
@@ -425,7 +431,7 @@ func TestAttachRealUnsupported(t *testing.T) {
 	if cyc.Status != StatusNotSupported || !strings.Contains(cyc.Reason, "no hardware PMU") || !strings.Contains(cyc.Reason, "ENOENT") {
 		t.Errorf("cycles without a PMU: %v %q", cyc.Status, cyc.Reason)
 	}
-	if a.Groups() != "{task-clock}" {
+	if a.Groups() != "task-clock" {
 		t.Errorf("groups %s", a.Groups())
 	}
 }
@@ -500,4 +506,133 @@ func TestCgroupMode(t *testing.T) {
 	if countFDs(t) != before {
 		t.Error("descriptors leaked")
 	}
+}
+
+// procCPU is utime+stime of pid from /proc/PID/stat, in ns.
+func procCPU(t *testing.T, pid int) float64 {
+	t.Helper()
+	cpu, _ := procTotals(t, pid)
+	return cpu
+}
+
+// perfWindow is perf stat -p attached to a process with its events
+// disabled, enabled and disabled on command through its control fifo, so
+// that it counts the same window as perfbench's reads within the fifo's
+// round trip.
+type perfWindow struct {
+	t        *testing.T
+	cmd      *exec.Cmd
+	out      *lockedBuffer
+	ctl, ack *os.File
+	events   string
+}
+
+// lockedBuffer is a bytes.Buffer a command writes while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startPerfWindow runs perf stat -x, -e events -p pid with its events
+// disabled (--delay -1) and waits until it holds counters on the process.
+func startPerfWindow(t *testing.T, perf string, pid int, events string) *perfWindow {
+	t.Helper()
+	// perf splits --control at commas: a folder of the test's name may
+	// have some.
+	dir, err := os.MkdirTemp("", "perfctl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	ctlPath, ackPath := filepath.Join(dir, "ctl"), filepath.Join(dir, "ack")
+	for _, p := range []string{ctlPath, ackPath} {
+		if err := unix.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Opened read-write, so that neither side's open waits for the other.
+	ctl, err := os.OpenFile(ctlPath, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ack, err := os.OpenFile(ackPath, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &perfWindow{t: t, out: &lockedBuffer{}, ctl: ctl, ack: ack, events: events}
+	w.cmd = exec.Command(perf, "stat", "-x,", "-e", events, "-p", strconv.Itoa(pid), "--delay", "-1", "--control", "fifo:"+ctlPath+","+ackPath)
+	w.cmd.Stderr = w.out
+	if err := w.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if w.cmd.ProcessState == nil {
+			w.cmd.Process.Kill()
+			w.cmd.Wait()
+		}
+		ctl.Close()
+		ack.Close()
+	})
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(w.out.String(), "Events disabled") || perfEventFDs(strconv.Itoa(w.cmd.Process.Pid)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("perf stat did not start in 10 s: %s", w.out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return w
+}
+
+// command sends enable or disable and waits for perf's acknowledgement.
+func (w *perfWindow) command(c string) {
+	w.t.Helper()
+	if _, err := w.ctl.WriteString(c + "\n"); err != nil {
+		w.t.Fatal(err)
+	}
+	// perf writes "ack\n" with its terminating NUL.
+	buf := make([]byte, 5)
+	if _, err := io.ReadFull(w.ack, buf); err != nil || string(buf) != "ack\n\x00" {
+		w.t.Fatalf("perf stat did not acknowledge %s: %q %v", c, buf, err)
+	}
+}
+
+// enable starts perf's count, disable ends it; values stops perf and
+// returns the values it printed by event name (task-clock in msec).
+func (w *perfWindow) enable()  { w.command("enable") }
+func (w *perfWindow) disable() { w.command("disable") }
+
+func (w *perfWindow) values() map[string]float64 {
+	w.t.Helper()
+	w.cmd.Process.Signal(os.Interrupt)
+	w.cmd.Wait()
+	got := map[string]float64{}
+	for _, line := range strings.Split(w.out.String(), "\n") {
+		f := strings.Split(line, ",")
+		if len(f) < 3 {
+			continue
+		}
+		v, err := strconv.ParseFloat(f[0], 64)
+		if err != nil {
+			w.t.Fatalf("perf stat printed %q", line)
+		}
+		got[f[2]] = v
+	}
+	for _, e := range strings.Split(w.events, ",") {
+		if _, ok := got[e]; !ok {
+			w.t.Fatalf("perf stat printed no %s:\n%s", e, w.out.String())
+		}
+	}
+	return got
 }

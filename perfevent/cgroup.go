@@ -58,9 +58,43 @@ func (a *Attachment) attachCgroup(dir string) error {
 	return nil
 }
 
+// newCPUs says which CPUs are online now that were not when cgroup mode
+// opened its counters on every online CPU: what the cgroup runs there is
+// not counted. "" when there are none (a CPU taken offline keeps its
+// counts) or the list cannot be read.
+func (a *Attachment) newCPUs() string {
+	now, err := onlineCPUs(a.root)
+	if err != nil {
+		return ""
+	}
+	had := map[int]bool{}
+	for _, t := range a.targets {
+		had[t.id] = true
+	}
+	var added []int
+	for _, c := range now {
+		if !had[c] {
+			added = append(added, c)
+		}
+	}
+	if len(added) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("CPU %s came online after the counters were opened on every online CPU: what the cgroup ran there is not counted", tidList(added))
+}
+
 // cgroupDirOf returns the cgroup v2 directory of process pid: its path from
-// <root>/proc/PID/cgroup under the cgroup2 mount point found in
+// <root>/proc/PID/cgroup under the cgroup2 mount found in
 // <root>/proc/self/mountinfo.
+//
+// Both paths are relative to perfbench's cgroup namespace root, and a
+// mount may show only a subtree (its root, the fourth field of mountinfo,
+// is then not "/": inside a container, or a bind mount): the process's
+// path is taken relative to the mount's root, and a process outside that
+// subtree cannot be counted through this mount. A path of "/" is the root
+// of the hierarchy, every process on the machine, unless the directory is
+// the root of a cgroup namespace, which has the cgroup.type file only
+// non-root cgroups have: then it is a container's own cgroup.
 func cgroupDirOf(root string, pid int) (string, error) {
 	b, err := os.ReadFile(filepath.Join(procDir(root), strconv.Itoa(pid), "cgroup"))
 	if err != nil {
@@ -73,21 +107,32 @@ func cgroupDirOf(root string, pid int) (string, error) {
 	if !ok {
 		return "", fmt.Errorf("pid %d is in no cgroup v2 (only cgroup v1 hierarchies): %w", pid, ErrNoCgroup)
 	}
-	if rel == "/" {
-		return "", fmt.Errorf("pid %d is in the root cgroup, so cgroup mode would count every process on the machine; run it in a cgroup of its own (systemd services have one) or count per thread: %w", pid, ErrNoCgroup)
-	}
 	mi, err := os.ReadFile(filepath.Join(procDir(root), "self/mountinfo"))
 	if err != nil {
 		return "", fmt.Errorf("find the cgroup2 mount: %w", err)
 	}
-	mnt, ok := parseCgroup2Mount(mi)
+	mnt, mntRoot, ok := parseCgroup2MountRoot(mi)
 	if !ok {
 		return "", fmt.Errorf("cgroup v2 is not mounted (mount -t cgroup2 none /sys/fs/cgroup): %w", ErrNoCgroup)
+	}
+	under := rel
+	if mntRoot != "/" {
+		r, ok := strings.CutPrefix(rel, mntRoot)
+		if !ok || (r != "" && !strings.HasPrefix(r, "/")) {
+			return "", fmt.Errorf("the cgroup of pid %d (%s) is not under the cgroup2 mount at %s, which shows only %s: %w", pid, rel, mnt, mntRoot, ErrNoCgroup)
+		}
+		under = "/" + strings.TrimPrefix(r, "/")
 	}
 	if root == "" {
 		root = "/"
 	}
-	return filepath.Join(root, mnt, rel), nil
+	dir := filepath.Join(root, mnt, under)
+	if rel == "/" {
+		if _, err := os.Stat(filepath.Join(dir, "cgroup.type")); err != nil {
+			return "", fmt.Errorf("pid %d is in the root cgroup, so cgroup mode would count every process on the machine; run it in a cgroup of its own (systemd services have one) or count per thread: %w", pid, ErrNoCgroup)
+		}
+	}
+	return dir, nil
 }
 
 // parseCgroupV2Path returns the cgroup v2 path in a /proc/PID/cgroup file:
@@ -105,6 +150,14 @@ func parseCgroupV2Path(b []byte) (string, bool) {
 // parseCgroup2Mount returns the mount point of the first cgroup2 file system
 // in a /proc/PID/mountinfo file.
 func parseCgroup2Mount(b []byte) (string, bool) {
+	mnt, _, ok := parseCgroup2MountRoot(b)
+	return mnt, ok
+}
+
+// parseCgroup2MountRoot returns the mount point of the first cgroup2 file
+// system in a /proc/PID/mountinfo file, and the path in the hierarchy it
+// shows (the mount's root).
+func parseCgroup2MountRoot(b []byte) (mnt, root string, ok bool) {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	for sc.Scan() {
@@ -118,9 +171,9 @@ func parseCgroup2Mount(b []byte) (string, bool) {
 		if len(f) < 5 || len(p) < 1 || p[0] != "cgroup2" {
 			continue
 		}
-		return unescapeMount(f[4]), true
+		return unescapeMount(f[4]), unescapeMount(f[3]), true
 	}
-	return "", false
+	return "", "", false
 }
 
 // unescapeMount undoes the octal escapes (\040 for a space) of mountinfo.

@@ -3,6 +3,7 @@ package perfevent
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,17 +25,13 @@ func (c Count) Add(d Count) Count {
 }
 
 // Sub returns c − prev field by field: the count over the interval between
-// two reads of the same counter. The kernel's counts never go backwards; a
-// field that did (two reads of different counters) gives 0, not a wrapped
-// huge number.
-func (c Count) Sub(prev Count) Count {
-	sub := func(a, b uint64) uint64 {
-		if a < b {
-			return 0
-		}
-		return a - b
+// two reads of the same counter. ok is false when a field went backwards,
+// which the kernel's counts never do: then the difference is no count.
+func (c Count) Sub(prev Count) (d Count, ok bool) {
+	if c.Raw < prev.Raw || c.Enabled < prev.Enabled || c.Running < prev.Running {
+		return Count{}, false
 	}
-	return Count{Raw: sub(c.Raw, prev.Raw), Enabled: sub(c.Enabled, prev.Enabled), Running: sub(c.Running, prev.Running)}
+	return Count{Raw: c.Raw - prev.Raw, Enabled: c.Enabled - prev.Enabled, Running: c.Running - prev.Running}, true
 }
 
 // Scaled is the count estimated over the whole enabled time: Raw when the
@@ -115,33 +112,64 @@ type EventCount struct {
 	// Group numbers the events opened as one group (1, 2, ...); 0 for an
 	// event opened alone or not opened.
 	Group int
-	// Count is the sum of the raw counts and of the enabled and running
-	// times.
+	// Count is the sum over threads of each thread's raw count, enabled
+	// and running times (for a hybrid event, its parts combined first:
+	// see Reading).
 	Count Count
-	// Value is the scaled count: Count.Scaled() for an event opened on one
-	// PMU, the sum of each PMU's scaled count for a hybrid event. It is
-	// meaningful only when Status is counted or scaled.
+	// Value is the scaled count: the sum over threads of each thread's
+	// count scaled by its own enabled and running times. It is meaningful
+	// only when Status is counted or scaled.
 	Value  float64
 	Status Status
 	// Reason says why the event is not supported or not counted.
 	Reason string
+	// Missing, when set, says why the count is unknown: a counter that
+	// could not be read at an edge of the window, or went backwards. The
+	// status is then not counted, with Missing as the Reason.
+	Missing string
 }
 
-// ThreadCounts is one thread's counts in a Reading, per event (hybrid events
-// summed over their PMUs). A thread's counters are opened with inherit, so
-// they include the counts of every thread it created after it was attached,
-// those still running and those that exited: the counts of a thread that a
-// connection-handling thread spawned show up under that thread's creator.
+// ThreadCounts is one thread's counts in a Reading, per event. A thread's
+// counters are opened with inherit, so they include the counts of every
+// thread it created after it was attached, those still running and those
+// that exited: the counts of a thread that a connection-handling thread
+// spawned show up under that thread's creator. A thread counted twice
+// (Options.Own) has two rows: its own counts, and those of the threads it
+// created (Descendants).
 //
 // Tid is the thread the counters were opened on; it may have exited since
-// (its counts stay), and the kernel may have given its id to a new thread.
+// (its counts stay), and the kernel may have given its id to a new thread:
+// Start tells the two apart.
 type ThreadCounts struct {
-	Tid    int
-	Counts []Count // in the order of Reading.Events
+	Tid int
+	// Start is the thread's start time, in clock ticks since boot (field
+	// 22 of /proc/PID/task/TID/stat), read when it was attached; 0 when
+	// unknown.
+	Start uint64
+	// Descendants marks the row of the threads Tid created since it was
+	// attached (its inherited counts less its own).
+	Descendants bool
+	// Counts are in the order of Reading.Events, hybrid parts combined.
+	// Count.Scaled is the row's share of the event's Value (Values are
+	// scaled per thread).
+	Counts []Count
 }
 
 // Reading is the counters of an Attachment at one instant (from Read) or
 // over a window (from Sub: the difference of two readings).
+//
+// A hybrid event (one part per core PMU) is combined on each thread before
+// anything else: raw counts added, over the time the parts were enabled in
+// common, and the parts' running times added. A per-task event on a hybrid
+// CPU stays enabled while its task runs on the other core type, where it
+// cannot count: each part alone looks multiplexed, scaling each part by its
+// own enabled/running times would inflate the count up to twice with a
+// false multiplexing note, while the sum of raws over the common enabled
+// time is the count.
+//
+// Multiplexed counts are scaled per thread and then added, as perf 6.2 and
+// later do: a thread that ran while the event was scheduled counts for what
+// it did, not for the average of every thread.
 type Reading struct {
 	// Start is the instant of the earlier read of a window; zero for a
 	// single read. End is the instant of the (later) read.
@@ -149,16 +177,28 @@ type Reading struct {
 	// Events has one entry per event given to Attach, in that order.
 	Events []EventCount
 	// Threads has one entry per attached thread in thread mode, in the
-	// order they were attached; it is empty in cgroup mode.
+	// order they were attached (two for a thread counted twice); it is
+	// empty in cgroup mode. They add up to Events.
 	Threads []ThreadCounts
 	// Warnings are conditions that weaken the reading without voiding it:
 	// multiplexed or never-counted events, threads that may be uncounted.
+	// A window keeps those of both its readings.
 	Warnings []string
 
 	lay     *layout
 	targets []int     // tid (thread mode) or CPU (cgroup mode) of each row of parts
+	starts  []uint64  // thread start time of each row (thread mode)
 	parts   [][]Count // per target, per part of lay
+	own     [][]Count // per target, per part: the counts without inherit; nil rows for other targets
+	gaps    []gap     // counts that are not known
+	cpuGap  string    // cgroup mode: CPUs came online since the attach
 	notes   []string  // warnings that come from the attachment
+}
+
+// gap is a part of a target whose count is not known, with the reason.
+type gap struct {
+	target, part int
+	why          string
 }
 
 // Seconds is the length of the window in seconds; 0 for a single read.
@@ -181,25 +221,125 @@ func (r Reading) Event(name string) (EventCount, bool) {
 
 // Sub returns the window from prev to r: each counter's raw value, enabled
 // and running times subtracted separately, then scaled. prev must be an
-// earlier reading of the same Attachment.
+// earlier reading of the same Attachment. A count unknown in either reading,
+// or that went backwards between them, is unknown in the window (see
+// EventCount.Missing); the warnings of both readings are kept.
 func (r Reading) Sub(prev Reading) (Reading, error) {
 	if r.lay == nil || r.lay != prev.lay || len(r.targets) != len(prev.targets) {
 		return Reading{}, fmt.Errorf("subtract readings: the two readings are not of the same attachment")
 	}
-	d := Reading{Start: prev.End, End: r.End, lay: r.lay, targets: r.targets, notes: r.notes}
+	d := Reading{Start: prev.End, End: r.End, lay: r.lay, targets: r.targets, starts: r.starts, cpuGap: r.cpuGap}
+	d.notes = append(append([]string(nil), prev.notes...), r.notes...)
+	unknown := map[[2]int]bool{}
+	for _, g := range prev.gaps {
+		d.gaps = append(d.gaps, gap{g.target, g.part, "at the start of the window: " + g.why})
+		unknown[[2]int{g.target, g.part}] = true
+	}
+	for _, g := range r.gaps {
+		d.gaps = append(d.gaps, gap{g.target, g.part, "at the end of the window: " + g.why})
+		unknown[[2]int{g.target, g.part}] = true
+	}
+	sub := func(t int, a, b []Count) []Count {
+		row := make([]Count, len(a))
+		for p := range row {
+			if unknown[[2]int{t, p}] {
+				continue
+			}
+			c, ok := a[p].Sub(b[p])
+			if !ok {
+				d.gaps = append(d.gaps, gap{t, p, fmt.Sprintf("%s went backwards between two reads (raw %d to %d, enabled %d to %d ns, running %d to %d ns)",
+					r.lay.rowName(p, r.targets[t]), b[p].Raw, a[p].Raw, b[p].Enabled, a[p].Enabled, b[p].Running, a[p].Running)})
+			}
+			row[p] = c
+		}
+		return row
+	}
 	d.parts = make([][]Count, len(r.parts))
+	d.own = make([][]Count, len(r.parts))
 	for t := range r.parts {
 		if r.targets[t] != prev.targets[t] {
 			return Reading{}, fmt.Errorf("subtract readings: target %d is %d in one and %d in the other", t, r.targets[t], prev.targets[t])
 		}
-		row := make([]Count, len(r.parts[t]))
-		for p := range row {
-			row[p] = r.parts[t][p].Sub(prev.parts[t][p])
+		d.parts[t] = sub(t, r.parts[t], prev.parts[t])
+		if t < len(r.own) && t < len(prev.own) && r.own[t] != nil && prev.own[t] != nil {
+			d.own[t] = sub(t, r.own[t], prev.own[t])
 		}
-		d.parts[t] = row
 	}
 	d.finish()
 	return d, nil
+}
+
+// Without returns r without the counts of thread tid (thread mode): the
+// thread attached under that tid, if its start time is start (0: any). ok
+// is false when no such thread was attached: r is returned as it is.
+func (r Reading) Without(tid int, start uint64) (Reading, bool) {
+	t := -1
+	for i, id := range r.targets {
+		if id == tid && (start == 0 || i >= len(r.starts) || r.starts[i] == 0 || r.starts[i] == start) {
+			t = i
+			break
+		}
+	}
+	if t < 0 || r.lay == nil || r.lay.cgroup {
+		return r, false
+	}
+	cut := func(rows [][]Count) [][]Count {
+		if t >= len(rows) {
+			return rows
+		}
+		return append(append([][]Count(nil), rows[:t]...), rows[t+1:]...)
+	}
+	d := Reading{Start: r.Start, End: r.End, lay: r.lay, cpuGap: r.cpuGap, notes: r.notes}
+	d.targets = append(append([]int(nil), r.targets[:t]...), r.targets[t+1:]...)
+	if t < len(r.starts) {
+		d.starts = append(append([]uint64(nil), r.starts[:t]...), r.starts[t+1:]...)
+	}
+	d.parts, d.own = cut(r.parts), cut(r.own)
+	for _, g := range r.gaps {
+		switch {
+		case g.target < t:
+			d.gaps = append(d.gaps, g)
+		case g.target > t:
+			g.target--
+			d.gaps = append(d.gaps, g)
+		}
+	}
+	d.finish()
+	return d, true
+}
+
+// Missing says why the counts of some events are unknown ("" when every
+// count is known): what RecordCounters marks not counted for that reason.
+func (r Reading) Missing() string {
+	var names []string
+	why := ""
+	for _, ec := range r.Events {
+		if ec.Missing != "" {
+			names = append(names, ec.Event.Name)
+			if why == "" {
+				why = ec.Missing
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the count of %s is unknown: %s", strings.Join(names, ", "), why)
+}
+
+// combine is the count of the event whose opened parts are parts on one
+// row: raw counts added over the parts' common enabled time, running times
+// added (see Reading).
+func combine(row []Count, parts []int) Count {
+	var c Count
+	for _, p := range parts {
+		x := row[p]
+		c.Raw += x.Raw
+		c.Enabled = max(c.Enabled, x.Enabled)
+		c.Running += x.Running
+	}
+	c.Running = min(c.Running, c.Enabled)
+	return c
 }
 
 // finish derives Events, Threads and Warnings from the per-target, per-part
@@ -207,66 +347,113 @@ func (r Reading) Sub(prev Reading) (Reading, error) {
 func (r *Reading) finish() {
 	lay := r.lay
 	nev := len(lay.events)
-	partSum := make([]Count, len(lay.parts))
-	for _, row := range r.parts {
-		for p, c := range row {
-			partSum[p] = partSum[p].Add(c)
+	// The opened parts of each event, nil for an event missing a part.
+	open := make([][]int, nev)
+	for i := range lay.events {
+		ps := lay.eventParts[i]
+		for _, p := range ps {
+			if lay.parts[p].reason == "" {
+				open[i] = append(open[i], p)
+			}
+		}
+		if len(open[i]) < len(ps) {
+			open[i] = nil
+		}
+	}
+	// Why the count of each event is unknown, if it is.
+	missing := make([]string, nev)
+	more := make([]int, nev)
+	for _, g := range r.gaps {
+		i := lay.parts[g.part].event
+		if missing[i] == "" {
+			missing[i] = g.why
+		} else if g.why != missing[i] {
+			more[i]++
+		}
+	}
+	if r.cpuGap != "" {
+		for i := range missing {
+			if missing[i] == "" {
+				missing[i] = r.cpuGap
+			}
 		}
 	}
 	r.Events = make([]EventCount, nev)
 	for i, ev := range lay.events {
 		ec := EventCount{Event: ev, Status: StatusCounted}
-		opened := 0
-		for _, p := range lay.eventParts[i] {
-			pt := lay.parts[p]
-			if pt.reason != "" {
-				continue
+		ps := open[i]
+		switch {
+		case len(lay.eventParts[i]) == 0 || ps == nil:
+			// No part, or a hybrid event that opened on some of its
+			// PMUs only: a sum that misses a PMU is not the event's
+			// count.
+			ec.Status = StatusNotSupported
+			ec.Reason = lay.eventReason(i)
+			r.Events[i] = ec
+			continue
+		case missing[i] != "":
+			ec.Status = StatusNotCounted
+			ec.Missing = missing[i]
+			if more[i] > 0 {
+				ec.Missing += fmt.Sprintf(" (and %d more such counters)", more[i])
 			}
-			opened++
-			c := partSum[p]
+			ec.Reason = ec.Missing
+			r.Events[i] = ec
+			continue
+		}
+		ec.Group = lay.groupNumber(lay.parts[ps[0]].group)
+		ran, scaled := false, false
+		for _, row := range r.parts {
+			c := combine(row, ps)
 			ec.Count = ec.Count.Add(c)
 			ec.Value += c.Scaled()
-			ec.Status = min(ec.Status, c.Status())
-			if ec.Group == 0 {
-				ec.Group = lay.groupNumber(pt.group)
-			}
+			ran = ran || c.Running > 0
+			scaled = scaled || (c.Enabled > 0 && c.Running < c.Enabled)
 		}
 		switch {
-		case opened == 0:
-			ec.Status = StatusNotSupported
-			ec.Reason = lay.eventReason(i)
+		case ec.Count.Enabled == 0 || !ran:
+			ec.Status = StatusNotCounted
 			ec.Value = 0
-			ec.Group = 0
-		case opened < len(lay.eventParts[i]):
-			// A hybrid event that opened on some of its PMUs only: a
-			// sum that misses a PMU is not the event's count.
-			ec.Status = StatusNotSupported
-			ec.Reason = lay.eventReason(i)
-			ec.Value = 0
-		case ec.Status == StatusNotCounted:
-			ec.Value = 0
-			if ec.Count.Enabled == 0 {
-				ec.Reason = "the counted threads did not run during the window"
-				if lay.cgroup {
-					ec.Reason = "no task of the cgroup ran during the window"
-				}
-			} else {
+			switch {
+			case ec.Count.Enabled > 0:
 				ec.Reason = "enabled but never scheduled on the PMU (counters busy: other events, NMI watchdog, or a group that does not fit)"
+			case lay.cgroup:
+				ec.Reason = "no task of the cgroup ran during the window"
+			default:
+				ec.Reason = "the counted threads did not run during the window"
 			}
+		case scaled:
+			ec.Status = StatusScaled
 		}
 		r.Events[i] = ec
 	}
 	if !lay.cgroup {
-		r.Threads = make([]ThreadCounts, len(r.targets))
+		r.Threads = nil
 		for t, tid := range r.targets {
-			counts := make([]Count, nev)
-			for p, c := range r.parts[t] {
-				counts[lay.parts[p].event] = counts[lay.parts[p].event].Add(c)
+			start := uint64(0)
+			if t < len(r.starts) {
+				start = r.starts[t]
 			}
-			r.Threads[t] = ThreadCounts{Tid: tid, Counts: counts}
+			if t >= len(r.own) || r.own[t] == nil {
+				r.Threads = append(r.Threads, r.threadRow(tid, start, false, r.parts[t], open))
+				continue
+			}
+			// The thread's own counts were read just before its
+			// inherited ones: what it ran between the two reads
+			// counts as its own, and over a window its own delta is
+			// capped by the inherited one, so that the rows add up.
+			own := make([]Count, len(r.parts[t]))
+			desc := make([]Count, len(r.parts[t]))
+			for p, inh := range r.parts[t] {
+				o := r.own[t][p]
+				o = Count{Raw: min(o.Raw, inh.Raw), Enabled: min(o.Enabled, inh.Enabled), Running: min(o.Running, inh.Running)}
+				own[p] = o
+				desc[p], _ = inh.Sub(o)
+			}
+			r.Threads = append(r.Threads, r.threadRow(tid, start, false, own, open), r.threadRow(tid, start, true, desc, open))
 		}
 	}
-	r.Warnings = append([]string(nil), r.notes...)
+	r.Warnings = appendNew(nil, r.notes...)
 	// Not-counted events with the same reason share one warning.
 	var reasons []string
 	notCounted := map[string][]string{}
@@ -275,7 +462,7 @@ func (r *Reading) finish() {
 		case StatusScaled:
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s was multiplexed: counted %.1f%% of the time, value scaled", ec.Event.Name, 100*ec.Count.Fraction()))
 		case StatusNotCounted:
-			if r.Start.IsZero() {
+			if r.Start.IsZero() && ec.Missing == "" {
 				break
 			}
 			if _, ok := notCounted[ec.Reason]; !ok {
@@ -287,6 +474,27 @@ func (r *Reading) finish() {
 	for _, why := range reasons {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s not counted: %s", strings.Join(notCounted[why], ", "), why))
 	}
+}
+
+// threadRow is the ThreadCounts of one row of part counts.
+func (r *Reading) threadRow(tid int, start uint64, desc bool, row []Count, open [][]int) ThreadCounts {
+	tc := ThreadCounts{Tid: tid, Start: start, Descendants: desc, Counts: make([]Count, len(open))}
+	for i, ps := range open {
+		if ps != nil {
+			tc.Counts[i] = combine(row, ps)
+		}
+	}
+	return tc
+}
+
+// appendNew appends to dst the strings of add it does not hold yet.
+func appendNew(dst []string, add ...string) []string {
+	for _, a := range add {
+		if !slices.Contains(dst, a) {
+			dst = append(dst, a)
+		}
+	}
+	return dst
 }
 
 // RecordCounters converts r's events into Record counters: raw, enabled and

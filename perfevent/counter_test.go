@@ -12,12 +12,13 @@ func TestCountArithmetic(t *testing.T) {
 	if got := a.Add(b); got != (Count{1250, 500, 140}) {
 		t.Errorf("Add = %+v", got)
 	}
-	if got := a.Sub(b); got != (Count{750, 300, 60}) {
-		t.Errorf("Sub = %+v", got)
+	if got, ok := a.Sub(b); got != (Count{750, 300, 60}) || !ok {
+		t.Errorf("Sub = %+v, %v", got, ok)
 	}
-	// Readings of different counters: no wrap-around to 2^64.
-	if got := b.Sub(a); got != (Count{}) {
-		t.Errorf("backwards Sub = %+v, want zeros", got)
+	// A count that went backwards is no count: not a wrap-around to
+	// 2^64, not a silent 0.
+	if got, ok := b.Sub(a); ok || got != (Count{}) {
+		t.Errorf("backwards Sub = %+v, %v; want not ok", got, ok)
 	}
 }
 
@@ -84,33 +85,40 @@ func TestReadingSub(t *testing.T) {
 		r.finish()
 		return r
 	}
+	// Over the window thread 10 runs 1000 ns, 600 on a core CPU (200
+	// cycles) and 400 on an atom CPU (20 cycles); thread 11 runs 1000 ns
+	// on core CPUs only (200 cycles). Each part is enabled the whole time
+	// its thread runs and runs only on its own core type.
 	r0 := mk(
-		[]Count{{100, 1000, 1000}, {10, 1000, 500}, {7, 7, 7}},
+		[]Count{{100, 1000, 600}, {10, 1000, 400}, {7, 7, 7}},
 		[]Count{{200, 2000, 2000}, {0, 2000, 0}, {9, 9, 9}},
 	)
 	r1 := mk(
-		[]Count{{300, 2000, 2000}, {30, 2000, 1000}, {17, 17, 17}},
+		[]Count{{300, 2000, 1200}, {30, 2000, 800}, {17, 17, 17}},
 		[]Count{{400, 3000, 3000}, {0, 3000, 0}, {29, 29, 29}},
 	)
 	d, err := r1.Sub(r0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// cycles: core 200+200 counted; atom 20 in half of 1000 ns on thread 10,
-	// never on thread 11: atom sum raw 20, enabled 2000, running 500 → 80.
+	// The parts combine per thread into counts that ran the whole time:
+	// 220 and 200 cycles, counted, not scaled up to 500 + 100.
 	c := d.Events[0]
-	if c.Count != (Count{Raw: 420, Enabled: 4000, Running: 2500}) || c.Value != 400+80 || c.Status != StatusScaled {
+	if c.Count != (Count{Raw: 420, Enabled: 2000, Running: 2000}) || c.Value != 420 || c.Status != StatusCounted {
 		t.Errorf("cycles %+v", c)
 	}
 	tc := d.Events[1]
 	if tc.Count != (Count{30, 30, 30}) || tc.Value != 30 || tc.Status != StatusCounted {
 		t.Errorf("task-clock %+v", tc)
 	}
-	if got := d.Threads[0].Counts[0]; got != (Count{Raw: 220, Enabled: 2000, Running: 1500}) {
+	if got := d.Threads[0].Counts[0]; got != (Count{Raw: 220, Enabled: 1000, Running: 1000}) {
 		t.Errorf("thread 10 cycles %+v", got)
 	}
 	if d.Threads[1].Tid != 11 || d.Threads[1].Counts[1] != (Count{20, 20, 20}) {
 		t.Errorf("thread 11 %+v", d.Threads[1])
+	}
+	if len(d.Warnings) != 0 {
+		t.Errorf("warnings %q", d.Warnings)
 	}
 	rc := d.RecordCounters()
 	rec := record.New(record.KindStat)
@@ -118,12 +126,41 @@ func TestReadingSub(t *testing.T) {
 	if err := rec.Validate(); err != nil {
 		t.Errorf("record counters do not validate: %v", err)
 	}
-	if rc[1].Unit != "ns" || rc[0].Status != "scaled" || rc[0].Value != 480 {
+	if rc[1].Unit != "ns" || rc[0].Status != "counted" || rc[0].Value != 420 {
 		t.Errorf("record counters %+v", rc)
 	}
 
 	other, _ := planLayout([]Event{sw}, nil, nil)
 	if _, err := r1.Sub(Reading{lay: other}); err == nil {
 		t.Error("subtracting readings of different attachments succeeded")
+	}
+}
+
+// TestReadingWithout leaves one thread's counts out of a reading, and only
+// the thread attached under that tid with that start time.
+func TestReadingWithout(t *testing.T) {
+	sw := Event{Name: "task-clock", Kind: KindSoftware, Unit: "ns", Encodings: []Encoding{{PMU: "software", Type: 1, Config: 1}}}
+	lay, err := planLayout([]Event{sw}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Reading{lay: lay, targets: []int{10, 11, 12}, starts: []uint64{5, 6, 7},
+		parts: [][]Count{{{100, 100, 100}}, {{20, 20, 20}}, {{3, 3, 3}}}, own: make([][]Count, 3),
+		gaps: []gap{{target: 2, part: 0, why: "unreadable"}}}
+	r.finish()
+	if _, ok := r.Without(11, 9); ok {
+		t.Error("a thread 11 that started at another time was left out")
+	}
+	d, ok := r.Without(11, 6)
+	if !ok || len(d.Threads) != 2 || d.Threads[1].Tid != 12 {
+		t.Fatalf("without 11: %v %+v", ok, d.Threads)
+	}
+	// The gap moved with its thread.
+	if d.Events[0].Missing != "unreadable" {
+		t.Errorf("task-clock %+v", d.Events[0])
+	}
+	d, _ = r.Without(12, 0)
+	if d.Events[0].Count.Raw != 120 || d.Events[0].Missing != "" {
+		t.Errorf("without 12: %+v", d.Events[0])
 	}
 }

@@ -12,11 +12,6 @@ import (
 // logical CPU.
 const DefaultBudget = 4
 
-// softGroupMax caps groups on PMUs that never multiplex (software,
-// tracepoint, msr...): the kernel has no limit, this keeps read buffers and
-// the damage of one failing member small.
-const softGroupMax = 16
-
 // part is one perf_event_attr the engine opens per thread or CPU: one
 // encoding of one event. Most events have one part; hybrid events have one
 // per core PMU.
@@ -52,7 +47,7 @@ type layout struct {
 }
 
 // swPMU reports whether events of this PMU are scheduled without hardware
-// counters, so they never multiplex and may be grouped freely.
+// counters, so they never multiplex and gain nothing from a group.
 func swPMU(pmu string) bool {
 	switch pmu {
 	case "software", "tracepoint", "msr", "kprobe", "uprobe", "breakpoint":
@@ -89,10 +84,17 @@ func isCyclesOrInstructions(enc Encoding) (cycles, instructions bool) {
 
 // planLayout decides the groups: each user group as given (split per core
 // PMU when its events span several, software members joining the first);
-// the other events grouped per PMU in the order given, cycles and
+// the other events grouped per counter PMU in the order given, cycles and
 // instructions together at the head of their PMU's first group, each group
-// no larger than the PMU's budget (budgets[pmu], else DefaultBudget for
-// counter PMUs).
+// no larger than the PMU's budget (budgets[pmu], else DefaultBudget).
+//
+// Events of PMUs without counters (software, tracepoints, msr...) are
+// opened one by one, each a group of one: they never multiplex, so a group
+// buys them nothing, and a group is built one member at a time on a running
+// thread, so a thread created between the leader's open and a member's
+// inherits part of the group. Since the kernel's fix for CVE-2023-5717
+// every group read of the creator then fails (ECHILD) for as long as that
+// thread lives; an event alone has no such state.
 func planLayout(events []Event, userGroups [][]int, budgets map[string]int) (*layout, error) {
 	lay := &layout{events: events, eventParts: make([][]int, len(events)), reason: make([]string, len(events))}
 	for i, e := range events {
@@ -154,7 +156,7 @@ func planLayout(events []Event, userGroups [][]int, budgets map[string]int) (*la
 			return 2
 		}
 		sort.SliceStable(ps, func(a, b int) bool { return rank(ps[a]) < rank(ps[b]) })
-		size := softGroupMax
+		size := 1
 		if !swPMU(pmu) {
 			size = DefaultBudget
 			if n := budgets[pmu]; n > 0 {
@@ -288,6 +290,15 @@ func (lay *layout) partName(p int) string {
 	return e.Name
 }
 
+// rowName names part p on row target id in messages: "task-clock on tid
+// 4187" (or "on CPU 3" in cgroup mode).
+func (lay *layout) rowName(p, id int) string {
+	if lay.cgroup {
+		return fmt.Sprintf("%s on CPU %d", lay.partName(p), id)
+	}
+	return fmt.Sprintf("%s on tid %d", lay.partName(p), id)
+}
+
 // openParts is the number of parts opened per target: all parts before the
 // probe, those that opened after it.
 func (lay *layout) openParts() int {
@@ -299,15 +310,20 @@ func (lay *layout) openParts() int {
 }
 
 // describe lists the groups as perf would write them, for messages and
-// tests: "{cycles,instructions},{task-clock}".
+// tests: "{cycles,instructions},task-clock" (an event opened alone has no
+// braces).
 func (lay *layout) describe() string {
 	var b strings.Builder
-	for i, g := range lay.groups {
+	for _, g := range lay.groups {
 		if len(g.parts) == 0 {
 			continue
 		}
-		if i > 0 && b.Len() > 0 {
+		if b.Len() > 0 {
 			b.WriteByte(',')
+		}
+		if len(g.parts) == 1 {
+			b.WriteString(lay.partName(g.parts[0]))
+			continue
 		}
 		b.WriteByte('{')
 		for k, p := range g.parts {
@@ -319,4 +335,29 @@ func (lay *layout) describe() string {
 		b.WriteByte('}')
 	}
 	return b.String()
+}
+
+// splitGroups makes every group of several parts a group of one per part,
+// for kernels that refuse group reads of inherited counters.
+func (lay *layout) splitGroups() {
+	var groups []group
+	for _, g := range lay.groups {
+		if len(g.parts) == 1 {
+			groups = append(groups, g)
+			continue
+		}
+		for _, p := range g.parts {
+			groups = append(groups, group{pmu: g.pmu, parts: []int{p}, user: g.user})
+		}
+	}
+	lay.groups = nil
+	for i := range lay.parts {
+		if lay.parts[i].group >= 0 {
+			lay.parts[i].group = -1
+		}
+	}
+	for _, g := range groups {
+		lay.addGroup(g)
+	}
+	lay.renumber()
 }

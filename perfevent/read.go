@@ -7,16 +7,22 @@ import (
 )
 
 // read_format bits of perf_event_attr (include/uapi/linux/perf_event.h). The
-// engine always asks for all four: one read(2) on a group leader returns the
-// group's times and every member's value with its id.
+// engine asks for both times and the id, and for a group of several events
+// for the whole group: one read(2) on its leader returns the group's times
+// and every member's value with its id. An event opened alone is read alone.
 const (
 	formatTotalTimeEnabled = 1 << 0
 	formatTotalTimeRunning = 1 << 1
 	formatID               = 1 << 2
 	formatGroup            = 1 << 3
 
-	engineReadFormat = formatTotalTimeEnabled | formatTotalTimeRunning | formatID | formatGroup
+	singleReadFormat = formatTotalTimeEnabled | formatTotalTimeRunning | formatID
+	engineReadFormat = singleReadFormat | formatGroup
 )
+
+// singleReadSize is the size of the read(2) of an event opened alone with
+// singleReadFormat: value, time_enabled, time_running, id.
+const singleReadSize = 32
 
 // errShortRead is wrapped by decodeGroupRead when the buffer is shorter than
 // its own header says.
@@ -33,6 +39,21 @@ type groupRead struct {
 	Running uint64 // time_running, ns
 	Values  []uint64
 	IDs     []uint64
+}
+
+// decodeSingleRead decodes the read(2) buffer of an event opened alone with
+// singleReadFormat as a group read of one member.
+func decodeSingleRead(buf []byte) (groupRead, error) {
+	if len(buf) != singleReadSize {
+		return groupRead{}, fmt.Errorf("decode read: %d bytes, want %d: %w", len(buf), singleReadSize, errShortRead)
+	}
+	le := binary.NativeEndian
+	return groupRead{
+		Values:  []uint64{le.Uint64(buf)},
+		Enabled: le.Uint64(buf[8:]),
+		Running: le.Uint64(buf[16:]),
+		IDs:     []uint64{le.Uint64(buf[24:])},
+	}, nil
 }
 
 // decodeGroupRead decodes a read(2) buffer of a group leader opened with

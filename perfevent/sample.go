@@ -121,7 +121,8 @@ type SampleSet struct {
 	Period uint64
 	// CPUs is the number of CPUs sampled.
 	CPUs int
-	// Start and End are the instants sampling was enabled and disabled.
+	// Start and End are the instants sampling was enabled and disabled,
+	// or the window's (Sampling.Begin and End).
 	Start, End time.Time
 
 	// Samples holds one entry per thread and distinct call chain.
@@ -143,8 +144,10 @@ type SampleSet struct {
 	// interrupting too often.
 	Throttled int
 	// Foreign is the number of samples of other processes that were
-	// thrown away.
+	// thrown away; Outside the number of the process's samples taken
+	// outside the window (Sampling.Begin and End), left out.
 	Foreign uint64
+	Outside int
 	// Malformed is the number of records that could not be decoded.
 	Malformed int
 	// ThreadsExited is the number of the process's threads that exited
@@ -369,6 +372,21 @@ type collector struct {
 	// seen maps a sample's thread and raw call chain to its entry in
 	// set.Samples, to merge repeats.
 	seen map[string]int
+	// window, when set, keeps only the samples taken from `from` to
+	// `until` (the sample's time, in ns of the clock samples are timed
+	// by; until 0 while the window is open), and none before `from` is
+	// set: see Sampling.Begin.
+	window      bool
+	open        bool
+	from, until uint64
+}
+
+// inWindow reports whether a sample taken at time t is kept.
+func (c *collector) inWindow(t uint64) bool {
+	if !c.window {
+		return true
+	}
+	return c.open && t >= c.from && (c.until == 0 || t <= c.until)
 }
 
 func newCollector(pid int, set *SampleSet) *collector {
@@ -409,6 +427,10 @@ func (c *collector) record(rec []byte) {
 		if key, pid, period, ok := sampleKey(body); ok {
 			if pid != c.pid {
 				c.set.Foreign++
+				return
+			}
+			if !c.inWindow(le.Uint64(body[16:])) {
+				c.set.Outside++
 				return
 			}
 			if i, ok := c.seen[key]; ok {

@@ -26,12 +26,16 @@ type Sampling struct {
 	done  chan struct{}
 	// noLostFormat: the kernel refused PERF_FORMAT_LOST.
 	noLostFormat bool
+	// noClockID: the kernel refused to time samples by CLOCK_MONOTONIC
+	// (use_clockid, Linux 4.1).
+	noClockID bool
 
-	mu      sync.Mutex // guards set, col, scratch, stopped
+	mu      sync.Mutex // guards set, col, scratch, stopped, ended
 	set     *SampleSet
 	col     *collector
 	scratch []byte
 	stopped bool
+	ended   bool // End was called
 }
 
 // ring is one CPU's event and its mmap'd ring buffer.
@@ -143,6 +147,12 @@ func (s *Sampling) openRing(cpu, cgFD, flags, pages int) (*ring, error) {
 		if e.Kind == KindSoftware {
 			attr.Bits |= unix.PerfBitExcludeIdle
 		}
+		// Samples timed by CLOCK_MONOTONIC, which Begin and End read,
+		// so that the window's edges can be told in sample times.
+		if !s.noClockID {
+			attr.Bits |= unix.PerfBitUseClockID
+			attr.Clockid = unix.CLOCK_MONOTONIC
+		}
 		// Wake the reader when a quarter of the buffer is full.
 		attr.Wakeup = uint32(dataSize / 4)
 		var err error
@@ -153,6 +163,13 @@ func (s *Sampling) openRing(cpu, cgFD, flags, pages int) (*ring, error) {
 			attr.Read_format = 0
 			if fd, err = (realSys{}).perfOpen(&attr, cgFD, cpu, -1, flags); err == nil {
 				s.noLostFormat = true
+			}
+		}
+		if errors.Is(err, unix.EINVAL) && attr.Bits&unix.PerfBitUseClockID != 0 {
+			attr.Bits &^= unix.PerfBitUseClockID
+			attr.Clockid = 0
+			if fd, err = (realSys{}).perfOpen(&attr, cgFD, cpu, -1, flags); err == nil {
+				s.noClockID = true
 			}
 		}
 		if err == nil {
@@ -200,6 +217,56 @@ func (s *Sampling) openError(enc Encoding, cpu int, err error) error {
 		oe.Reason = fmt.Sprintf("the event cannot sample here (%v); cpu-clock samples on every machine", err)
 	}
 	return oe
+}
+
+// Begin opens the window of samples kept: those taken from now on, none
+// before. Call it right before the counters' first read of a window, and
+// End right before their last: the profile then covers the counters'
+// window, not the time it took to start and stop sampling around it, nor
+// what perfbench does after the window (its own status queries). Without
+// Begin, every sample from StartSampling to Stop is kept.
+func (s *Sampling) Begin() {
+	s.drain()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// What was taken before now is left out.
+	s.set.Outside += s.set.Count()
+	s.set.Samples = nil
+	clear(s.col.seen)
+	s.col.window, s.col.open = true, true
+	if !s.noClockID {
+		s.col.from = monoNow()
+	}
+	s.set.Start = time.Now()
+}
+
+// End closes the window Begin opened: samples taken from now on are left
+// out.
+func (s *Sampling) End() {
+	s.drain() // what was taken until now is in
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.col.window {
+		return
+	}
+	if s.noClockID {
+		// Sample times are not comparable with this clock: the
+		// window ends with the drain just made.
+		s.col.open = false
+	} else {
+		s.col.until = monoNow()
+	}
+	s.set.End = time.Now()
+	s.ended = true
+}
+
+// monoNow is CLOCK_MONOTONIC in ns, the clock samples are timed by.
+func monoNow() uint64 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		return 0
+	}
+	return uint64(ts.Nano())
 }
 
 // reader drains the ring buffers whenever one is a quarter full, and at
@@ -279,7 +346,12 @@ func (s *Sampling) Stop() (*SampleSet, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	set := s.set
-	set.End = end
+	if !s.ended {
+		set.End = end
+	}
+	if s.noClockID && s.col.window {
+		set.warnf("this kernel cannot time samples by CLOCK_MONOTONIC: the profile's window edges are those of the ring buffers' drains at the counters' reads, within a few milliseconds")
+	}
 	proc := filepath.Join(procDir(s.root), strconv.Itoa(s.pid))
 	if b, err := os.ReadFile(filepath.Join(proc, "maps")); err == nil && len(b) > 0 {
 		set.MapsEnd = b

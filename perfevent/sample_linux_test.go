@@ -265,3 +265,47 @@ func cgroup2Mount(t *testing.T) (string, bool) {
 	}
 	return parseCgroup2Mount(b)
 }
+
+// TestSampleWindow: samples are kept from Begin to End only, by their time:
+// none of those taken while sampling started before the window or went on
+// after it, and their periods add up to about the process's CPU time inside
+// the window.
+func TestSampleWindow(t *testing.T) {
+	needSampling(t)
+	w := startWorkload(t)
+	w.do(t, "spawn 200 %d", churnIters) // a thread a millisecond of spin every 5 ms
+	defer w.do(t, "spawn off")
+	s, err := StartSampling(w.pid, SampleOptions{Freq: 1999})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	from := monoNow()
+	s.Begin()
+	cpu0 := processCPUClock(t, w.pid)
+	time.Sleep(400 * time.Millisecond)
+	cpu1 := processCPUClock(t, w.pid)
+	s.End()
+	until := monoNow()
+	time.Sleep(200 * time.Millisecond)
+	set, err := s.Stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set.Outside == 0 || len(set.Samples) == 0 {
+		t.Fatalf("%d samples kept, %d left out: want both", set.Count(), set.Outside)
+	}
+	for _, x := range set.Samples {
+		if x.Time < from || x.Time > until {
+			t.Errorf("a sample at %d ns, outside the window [%d, %d]", x.Time, from, until)
+			break
+		}
+	}
+	if got := set.End.Sub(set.Start); got < 400*time.Millisecond || got > 420*time.Millisecond {
+		t.Errorf("the set spans %s, want the 400 ms window", got)
+	}
+	// 1999 samples a second per CPU: the periods add up to the CPU time
+	// within sampling noise (a few hundred samples).
+	within(t, "sampled cpu-clock vs CPU clock in the window (ns)", float64(set.Total()), cpu1-cpu0, 0.15)
+	t.Logf("%d samples kept, %d left out", set.Count(), set.Outside)
+}

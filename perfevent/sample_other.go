@@ -17,3 +17,9 @@ func StartSampling(pid int, opts SampleOptions) (*Sampling, error) {
 
 // Stop returns ErrSamplingActive: nothing was started.
 func (s *Sampling) Stop() (*SampleSet, error) { return nil, ErrSamplingActive }
+
+// Begin does nothing: nothing was started.
+func (s *Sampling) Begin() {}
+
+// End does nothing: nothing was started.
+func (s *Sampling) End() {}

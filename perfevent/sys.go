@@ -14,6 +14,10 @@ type sysCalls interface {
 	// counter under.
 	eventID(fd int) (uint64, error)
 	close(fd int) error
+	// openHere opens attrs as one group on the calling thread, to tell
+	// whether the group fits the PMU at all; the caller closes the
+	// descriptors.
+	openHere(attrs []openAttr) (fds []int, ok bool)
 	// nofile returns the RLIMIT_NOFILE soft and hard limits; setNofile
 	// raises the soft limit.
 	nofile() (cur, max uint64, err error)

@@ -1,9 +1,13 @@
 package perfevent
 
 import (
+	"encoding/binary"
 	"sort"
+	"strconv"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // fakeOpen is one perf_event_open call the fake saw.
@@ -22,8 +26,12 @@ type fakeFD struct {
 }
 
 // fakeSys is a kernel in memory: it hands out descriptors, fails on demand,
-// answers group reads with counts the test chooses, and remembers what is
-// still open.
+// answers reads with counts the test chooses, and remembers what is still
+// open. It models inheritance as far as group reads see it: a thread cloned
+// (clone) from a thread with inherited groups gets a copy of each group as
+// it is at that moment, and a group read of the creator fails with ECHILD
+// while a live copy has fewer members than the group (the kernel's check
+// since the fix for CVE-2023-5717).
 type fakeSys struct {
 	mu     sync.Mutex
 	nextFD int
@@ -49,6 +57,14 @@ type fakeSys struct {
 	onBoot func(n int)
 	boots  int
 
+	// copies holds, per group leader, the member counts of the copies
+	// inherited by live threads, by tid.
+	copies map[int]map[int]int
+	// fitsHere decides whether openHere succeeds (nil: it does); here
+	// counts its calls.
+	fitsHere func(attrs []openAttr) bool
+	here     int
+
 	cur, max  uint64 // RLIMIT_NOFILE
 	setTo     uint64 // last setNofile
 	files     int    // descriptors open besides counters
@@ -58,7 +74,31 @@ type fakeSys struct {
 }
 
 func newFakeSys() *fakeSys {
-	return &fakeSys{nextFD: 1000, open: map[int]*fakeFD{}, cur: 1 << 20, max: 1 << 20, files: 10, boot: 1_000_000_000_000, bootStep: 1_000}
+	return &fakeSys{nextFD: 1000, open: map[int]*fakeFD{}, copies: map[int]map[int]int{}, cur: 1 << 20, max: 1 << 20, files: 10, boot: 1_000_000_000_000, bootStep: 1_000}
+}
+
+// clone makes thread child inherit the inherited groups open on parent as
+// they are now.
+func (f *fakeSys) clone(parent, child int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for fd, l := range f.open {
+		if l.pid == parent && l.group < 0 && l.attr.Bits&unix.PerfBitInherit != 0 {
+			if f.copies[fd] == nil {
+				f.copies[fd] = map[int]int{}
+			}
+			f.copies[fd][child] = len(l.members)
+		}
+	}
+}
+
+// exit ends thread tid: its inherited copies go.
+func (f *fakeSys) exit(tid int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.copies {
+		delete(c, tid)
+	}
 }
 
 func (f *fakeSys) perfOpen(attr *openAttr, pid, cpu, groupFD, flags int) (int, error) {
@@ -116,6 +156,21 @@ func (f *fakeSys) read(fd int, p []byte) (int, error) {
 		}
 	}
 	lc := f.countOf(l.fakeOpen, l.reads)
+	if l.attr.Read_format&formatGroup == 0 {
+		b := binary.NativeEndian.AppendUint64(nil, lc.Raw)
+		b = binary.NativeEndian.AppendUint64(b, lc.Enabled)
+		b = binary.NativeEndian.AppendUint64(b, lc.Running)
+		b = binary.NativeEndian.AppendUint64(b, l.id)
+		if len(b) > len(p) {
+			return 0, syscall.ENOSPC
+		}
+		return copy(p, b), nil
+	}
+	for _, members := range f.copies[fd] {
+		if members != len(l.members) {
+			return 0, syscall.ECHILD
+		}
+	}
 	vals := []uint64{lc.Raw}
 	ids := []uint64{l.id}
 	for _, m := range l.members {
@@ -147,8 +202,26 @@ func (f *fakeSys) close(fd int) error {
 		return syscall.EBADF
 	}
 	delete(f.open, fd)
+	delete(f.copies, fd) // closing a parent frees its inherited copies
 	f.closed++
 	return nil
+}
+
+func (f *fakeSys) openHere(attrs []openAttr) ([]int, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.here++
+	if f.fitsHere != nil && !f.fitsHere(attrs) {
+		return nil, false
+	}
+	var fds []int
+	for _, a := range attrs {
+		fd := f.nextFD
+		f.nextFD++
+		f.open[fd] = &fakeFD{fakeOpen: fakeOpen{attr: a, pid: 0, cpu: -1, group: -1}, fd: fd}
+		fds = append(fds, fd)
+	}
+	return fds, true
 }
 
 func (f *fakeSys) nofile() (uint64, uint64, error) {
@@ -204,3 +277,8 @@ func (f *fakeSys) opens() []fakeOpen {
 	defer f.mu.Unlock()
 	return append([]fakeOpen(nil), f.opened...)
 }
+
+// bitInheritForTest is perf_event_attr's inherit bit.
+const bitInheritForTest = unix.PerfBitInherit
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -3,6 +3,7 @@ package perfevent
 import (
 	"errors"
 	"os"
+	"runtime"
 
 	"golang.org/x/sys/unix"
 )
@@ -23,6 +24,28 @@ func engineAttr(e Event, enc Encoding, inherit bool) openAttr {
 	}
 	return a
 }
+
+// attrFor is base (an engineAttr with inherit) as opened in a group of
+// several events (grouped: PERF_FORMAT_GROUP) or alone, with inherit or
+// without.
+func attrFor(base openAttr, grouped, inherit bool) openAttr {
+	if !grouped {
+		base.Read_format = singleReadFormat
+	}
+	if !inherit {
+		base.Bits &^= unix.PerfBitInherit
+	}
+	return base
+}
+
+// attrDisabled is a opened disabled.
+func attrDisabled(a openAttr) openAttr {
+	a.Bits |= unix.PerfBitDisabled
+	return a
+}
+
+// attrGrouped reports whether a reads its whole group.
+func attrGrouped(a openAttr) bool { return a.Read_format&formatGroup != 0 }
 
 // realSys is sysCalls on the running kernel.
 type realSys struct{}
@@ -55,6 +78,26 @@ func (realSys) eventID(fd int) (uint64, error) {
 }
 
 func (realSys) close(fd int) error { return unix.Close(fd) }
+
+// openHere opens attrs as one group on the calling thread (locked to it
+// meanwhile), the first as leader, and returns the descriptors it opened;
+// ok is false when one failed.
+func (s realSys) openHere(attrs []openAttr) (fds []int, ok bool) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	leader := -1
+	for i := range attrs {
+		fd, err := s.perfOpen(&attrs[i], 0, -1, leader, flagFDCloexec)
+		if err != nil {
+			return fds, false
+		}
+		fds = append(fds, fd)
+		if leader < 0 {
+			leader = fd
+		}
+	}
+	return fds, true
+}
 
 func (realSys) nofile() (uint64, uint64, error) {
 	var r unix.Rlimit

@@ -8,6 +8,9 @@ import "errors"
 type openAttr struct{}
 
 func engineAttr(e Event, enc Encoding, inherit bool) openAttr { return openAttr{} }
+func attrFor(base openAttr, grouped, inherit bool) openAttr   { return base }
+func attrDisabled(a openAttr) openAttr                        { return a }
+func attrGrouped(a openAttr) bool                             { return false }
 
 var errNotLinux = errors.New("perf events exist on Linux only")
 
@@ -18,6 +21,7 @@ func (realSys) perfOpen(*openAttr, int, int, int, int) (int, error) { return -1,
 func (realSys) read(int, []byte) (int, error)                       { return 0, errNotLinux }
 func (realSys) eventID(int) (uint64, error)                         { return 0, errNotLinux }
 func (realSys) close(int) error                                     { return errNotLinux }
+func (realSys) openHere([]openAttr) ([]int, bool)                   { return nil, false }
 func (realSys) nofile() (uint64, uint64, error)                     { return 0, 0, errNotLinux }
 func (realSys) setNofile(uint64) error                              { return errNotLinux }
 func (realSys) openFiles() int                                      { return 0 }

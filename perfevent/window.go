@@ -30,6 +30,11 @@ type WindowOptions struct {
 	// there, so every number covers the same window. An error from either
 	// ends the measurement with that error.
 	OnStart, OnEnd func(at time.Time) error
+	// BeforeStart and BeforeEnd, when set, are called right before the
+	// counters are read at the window's start and end: callers open and
+	// close there what must cover the counters' window and nothing more
+	// (a profile's samples).
+	BeforeStart, BeforeEnd func()
 }
 
 // Window is one measured window.
@@ -63,6 +68,9 @@ type Window struct {
 func Measure(ctx context.Context, a *Attachment, opts WindowOptions) (*Window, error) {
 	w := &Window{Pid: a.Pid(), Planned: opts.Duration, Coverage: a.Coverage(), Groups: a.Groups(), Cgroup: a.cgroup}
 	w.Name, w.Exe = processIdentity(a.root, a.pid)
+	if opts.BeforeStart != nil {
+		opts.BeforeStart()
+	}
 	start, err := a.Read()
 	if err != nil {
 		return nil, err
@@ -114,6 +122,9 @@ loop:
 				return nil, err
 			}
 		}
+	}
+	if opts.BeforeEnd != nil {
+		opts.BeforeEnd()
 	}
 	end, err := a.Read()
 	if err != nil {
@@ -174,7 +185,8 @@ func (w *Window) Warnings() []string {
 	return out
 }
 
-// Record builds the stat Record of the window: outcome, window, counters with
+// Record builds the stat Record of the window: outcome (failed, with the
+// reason, when a count is unknown: see Reading.Missing), window, counters with
 // raw, enabled, running, value and status, the series, warnings, and the
 // process as the Record's server. The Record's version label is the
 // process's command name ("pid N" when unknown), its step "stat"; callers add
@@ -184,6 +196,12 @@ func (w *Window) Record() *record.Record {
 	if w.Partial {
 		r.Outcome = record.OutcomePartial
 		r.Error = fmt.Sprintf("interrupted after %.3f s of %s", w.Total.Seconds(), w.Planned)
+	}
+	if m := w.Total.Missing(); m != "" {
+		// A count the window could not measure fails it: its other
+		// counters stand, this one is not a number.
+		r.Outcome = record.OutcomeFailed
+		r.Error = strings.TrimPrefix(r.Error+"; "+m, "; ")
 	}
 	r.Step = "stat"
 	r.Version = w.Name

@@ -46,7 +46,7 @@ func TestWindowText(t *testing.T) {
 	// task-clock: 2032.66 msec over 2 s = 1016.33 msec/s; page-faults
 	// 40069 / 2 = 20034.50 /s; cycles ran a quarter of the time: 4000.
 	want := `perfbench stat: pid 42 (mariadbd), 2 threads, window 2.000 s (partial: 10s planned)
-groups: {task-clock,page-faults},{cycles},{branch-misses}
+groups: task-clock,page-faults,cycles,branch-misses
 threads: 2 exited before their counters opened; 1 created during the attach by uncounted threads, found by the rescan and attached; attached 2 times, as threads started during the attach
 
            2032.66 msec  task-clock             1016.33 msec/s   counted
@@ -75,8 +75,8 @@ func TestWindowRecord(t *testing.T) {
 		t.Errorf("record %+v", r)
 	}
 	want := []record.Counter{
-		{Event: "task-clock", Group: 1, Raw: 2032660000, Enabled: 2032660000, Running: 2032660000, Value: 2032660000, Status: "counted", Unit: "ns"},
-		{Event: "page-faults", Group: 1, Raw: 40069, Enabled: 2032660000, Running: 2032660000, Value: 40069, Status: "counted"},
+		{Event: "task-clock", Raw: 2032660000, Enabled: 2032660000, Running: 2032660000, Value: 2032660000, Status: "counted", Unit: "ns"},
+		{Event: "page-faults", Raw: 40069, Enabled: 2032660000, Running: 2032660000, Value: 40069, Status: "counted"},
 		{Event: "cycles", Raw: 1000, Enabled: 4000, Running: 1000, Value: 4000, Status: "scaled"},
 		{Event: "instructions", Status: "not supported", Reason: "no hardware PMU on this machine (perf_event_open: no such file or directory)"},
 		{Event: "branch-misses", Enabled: 4000, Status: "not counted", Reason: w.Total.Events[4].Reason},

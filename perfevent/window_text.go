@@ -108,7 +108,10 @@ func coverageLine(c Coverage) string {
 	if n := len(c.Ambiguous); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d of uncertain origin, not attached (see the warning)", n))
 	}
-	if c.Attempts > 1 {
+	switch {
+	case c.Raced > 0:
+		parts = append(parts, fmt.Sprintf("attached %d times, as threads started during the attach (%d times with a group half open on their creator)", c.Attempts, c.Raced))
+	case c.Attempts > 1:
 		parts = append(parts, fmt.Sprintf("attached %d times, as threads started during the attach", c.Attempts))
 	}
 	return strings.Join(parts, "; ")

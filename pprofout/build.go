@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,6 +55,9 @@ type Options struct {
 	// Threads not in it get UnknownRole, or UnattributedRole.
 	Roles       map[int]string
 	UnknownRole string
+	// Exclude are threads whose samples are left out (perfbench's own
+	// connection, left out of the counters too).
+	Exclude []int
 	// Ops is the operation count of the window (already divided by its
 	// Per, as Record.Ops.Count) and OpsSource what it counts
 	// ("Questions"); 0 when not known.
@@ -148,6 +152,9 @@ func Build(set *perfevent.SampleSet, opts Options) (*Profile, error) {
 	}
 	b.setTypes()
 	for _, s := range set.Samples {
+		if slices.Contains(opts.Exclude, s.Tid) {
+			continue
+		}
 		role := opts.Roles[s.Tid]
 		if role == "" {
 			role = unknownRole
@@ -257,10 +264,13 @@ func (b *builder) add(s perfevent.Sample, role string) {
 	}
 	inExe, namedExe := false, false
 	for i, a := range user {
-		// Above the leaf, and for the user frame of a sample taken in
-		// the kernel (the instruction after the system call), the
-		// address follows the instruction that led there.
-		caller := i > 0 || len(s.Kernel) > 0
+		// Above the leaf the address is a return address: it follows
+		// the call that led there, and is named from the byte before.
+		// The first user frame of a sample taken in the kernel is
+		// where user code entered it: the instruction after a system
+		// call, or the faulting or interrupted instruction itself
+		// (possibly a function's first): named from its own address.
+		caller := i > 0
 		fr := b.proc.User(a, caller)
 		leaf(fr)
 		if b.isExe(fr) {

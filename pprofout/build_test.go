@@ -371,3 +371,31 @@ func TestCommSamples(t *testing.T) {
 		t.Errorf("commSamples = %+v, want %+v", got, want)
 	}
 }
+
+// TestBuildKernelSampleUserIP: the user frame of a sample taken in the
+// kernel is where user code entered the kernel: after a system call, the
+// next instruction; on a page fault or an interrupt, the faulting or
+// interrupted instruction itself, which can be a function's first. It is
+// named from its own address, not from the byte before it (which is the
+// previous function's), as return addresses above it are.
+func TestBuildKernelSampleUserIP(t *testing.T) {
+	f := newFixture(t)
+	e, m := f.funcs["exported_fn"], f.funcs["main"]
+	set := &perfevent.SampleSet{Pid: 4242, Event: "cpu-clock", Unit: "ns", Exe: "/prog", MapsStart: f.maps, Samples: []perfevent.Sample{
+		// A page fault on exported_fn's first instruction.
+		{Tid: 11, Period: 1000, IP: 0xffffffff81200010, Kernel: []uint64{0xffffffff81200010}, User: []uint64{e, m + 5}},
+	}}
+	p, err := Build(set, Options{Resolver: symbols.NewResolver(f.root)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, l := range p.P.Sample[0].Location {
+		for _, ln := range l.Line {
+			names = append(names, ln.Function.Name)
+		}
+	}
+	if want := []string{"tcp_sendmsg", "exported_fn", "main"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("frames %q, want %q", names, want)
+	}
+}

@@ -32,6 +32,13 @@ func Start(pid int, opts perfevent.SampleOptions) (*Window, error) {
 	return &Window{s: s}, nil
 }
 
+// Begin and End bound the samples kept to the counters' window: call them
+// right before the counters' first and last reads (perfevent.Sampling.Begin).
+func (w *Window) Begin() { w.s.Begin() }
+
+// End closes the window Begin opened.
+func (w *Window) End() { w.s.End() }
+
 // Result is a written profile.
 type Result struct {
 	// Path is the file written; Stats and Warnings are the Profile's.

@@ -2,10 +2,11 @@
 # Installs the Debian packages perfbench's tests and demo use, when missing:
 # linux-perf (the reference peer), mariadb-server and mariadb-client (real
 # servers started in temporary folders), sysbench (the load), gcc, g++ and
-# binutils (small programs the symbol tests build and read), openssh-client
-# and openssh-server (the remote layer talks to test hosts with the system's
-# ssh; tests run one sshd per network namespace, started by the test itself,
-# never the system's service).
+# binutils (small programs the symbol tests build and read), strace (the
+# counting engine's race tests delay perf_event_open with its fault
+# injection), openssh-client and openssh-server (the remote layer talks to
+# test hosts with the system's ssh; tests run one sshd per network namespace,
+# started by the test itself, never the system's service).
 set -euo pipefail
 need=()
 command -v perf >/dev/null 2>&1 || need+=(linux-perf)
@@ -15,6 +16,7 @@ command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
 command -v g++ >/dev/null 2>&1 || need+=(g++)
 command -v readelf >/dev/null 2>&1 || need+=(binutils)
+command -v strace >/dev/null 2>&1 || need+=(strace)
 command -v ssh >/dev/null 2>&1 || need+=(openssh-client)
 [ -x /usr/sbin/sshd ] || need+=(openssh-server)
 [ ${#need[@]} -eq 0 ] && exit 0

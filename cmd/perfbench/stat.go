@@ -90,9 +90,10 @@ while it runs and when it closes; a thread that served a connection at any of
 these instants is a connection thread. That names the connections of a load
 that reuse threads of the server's thread cache, which are anonymous while
 cached. A thread created inside the window (a connection the cache could not
-serve) has no counters of its own: its counts are in the role of the thread
-that created it (main), and a warning says how many there were; give --warmup
-so the load connects before the window opens.
+serve) has no counters of its own and is counted through the thread that
+created it; the main thread, which creates the connections, is counted with
+and without them, so they are in the connection role without a --warmup.
+A warning says how many threads started inside the window.
 
 --profile[=FREQ] also samples call stacks over the window (CPU-wide, kept
 for the process; cpu-clock unless --profile-event) and writes a pprof profile

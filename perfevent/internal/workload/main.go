@@ -16,22 +16,39 @@
 //	churn on|off        keep creating threads that exit at once
 //	                                                   -> "churn on|off N"
 //	                    (N: threads churned so far)
+//	spawn RATE ITERS    create RATE threads a second (until "spawn off"),
+//	                    each spinning ITERS iterations, then exiting
+//	                                                   -> "spawn on|off N"
+//	                    (N: threads spawned and exited so far; "spawn
+//	                    count" answers the same without changing anything)
+//	fork MS             fork a child process every MS milliseconds (until
+//	                    "fork off") that runs true(1); children are reaped
+//	                    as they exit    -> "fork on|off N NS" (N: children
+//	                    reaped so far, NS: their user+system CPU time in ns,
+//	                    from wait4; "fork count" answers the same)
+//	sleep N             start N child processes that sleep until "wake",
+//	                    from the main thread           -> "sleeping N"
+//	wake                end them                       -> "woken"
 //	tids                list its threads               -> "tids TID,TID,..."
 //	quit                exit                           -> (nothing)
 //
-// It prints "ready PID" when it starts.
+// It prints "ready PID" when it starts. Commands run on the process's main
+// thread (the thread-group leader), so what a command forks is forked from
+// it.
 package main
 
 import (
 	"bufio"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -81,6 +98,7 @@ func onNewThread(wg *sync.WaitGroup, f func()) {
 }
 
 func main() {
+	runtime.LockOSThread() // the command loop stays on the main thread
 	in := bufio.NewScanner(os.Stdin)
 	out := bufio.NewWriter(os.Stdout)
 	say := func(format string, args ...any) {
@@ -94,6 +112,10 @@ func main() {
 		churnStop chan struct{}
 		churnWG   sync.WaitGroup
 		churned   atomic.Int64
+		sleepers  []*exec.Cmd
+		spawner   = &ticking{}
+		forker    = &ticking{}
+		childCPU  atomic.Int64
 	)
 	say("ready %d", os.Getpid())
 	for in.Scan() {
@@ -174,6 +196,56 @@ func main() {
 				churnStop = nil
 			}
 			say("churn %s %d", f[1], churned.Load())
+		case "spawn":
+			switch {
+			case f[1] == "off":
+				spawner.stop()
+			case f[1] != "count":
+				rate, iters := num(1), num(2)
+				spawner.start(time.Second/time.Duration(max(rate, 1)), func() {
+					var wg sync.WaitGroup
+					onNewThread(&wg, func() { spin(iters) })
+					go func() { wg.Wait(); spawner.done.Add(1) }()
+				})
+			}
+			say("spawn %s %d", f[1], spawner.done.Load())
+		case "fork":
+			switch {
+			case f[1] == "off":
+				forker.stop()
+			case f[1] != "count":
+				forker.start(time.Duration(num(1))*time.Millisecond, func() {
+					cmd := exec.Command("true")
+					if err := cmd.Start(); err != nil {
+						return
+					}
+					go func() {
+						cmd.Wait()
+						if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+							childCPU.Add(ru.Utime.Nano() + ru.Stime.Nano())
+						}
+						forker.done.Add(1)
+					}()
+				})
+			}
+			say("fork %s %d %d", f[1], forker.done.Load(), childCPU.Load())
+		case "sleep":
+			for range num(1) {
+				cmd := exec.Command("sleep", "600")
+				if err := cmd.Start(); err != nil {
+					say("error %v", err)
+					continue
+				}
+				sleepers = append(sleepers, cmd)
+			}
+			say("sleeping %d", len(sleepers))
+		case "wake":
+			for _, cmd := range sleepers {
+				cmd.Process.Kill()
+				cmd.Wait()
+			}
+			sleepers = nil
+			say("woken")
 		case "tids":
 			ents, _ := os.ReadDir("/proc/self/task")
 			var tids []int
@@ -189,6 +261,50 @@ func main() {
 		default:
 			say("error unknown command %q", f[0])
 		}
+	}
+}
+
+// ticking runs a function at a steady rate on a goroutine of its own
+// until stopped, catching up when it falls behind; done counts what the
+// function started and saw end.
+type ticking struct {
+	quit chan struct{}
+	wg   sync.WaitGroup
+	done atomic.Int64
+}
+
+func (k *ticking) start(every time.Duration, f func()) {
+	k.stop()
+	k.quit = make(chan struct{})
+	quit := k.quit
+	k.wg.Add(1)
+	go func() {
+		defer k.wg.Done()
+		next := time.Now()
+		for {
+			next = next.Add(every)
+			if d := time.Until(next); d > 0 {
+				select {
+				case <-quit:
+					return
+				case <-time.After(d):
+				}
+			}
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			f()
+		}
+	}()
+}
+
+func (k *ticking) stop() {
+	if k.quit != nil {
+		close(k.quit)
+		k.wg.Wait()
+		k.quit = nil
 	}
 }
 
