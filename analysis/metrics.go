@@ -25,8 +25,8 @@ const (
 
 // CPUIOMetrics are the CPU and IO per-op columns of the sysbench posts, in
 // table order (throughput first, so the QPS ratio sits next to the CPU and
-// IO ratios that explain it).
-var CPUIOMetrics = []string{OpsPerSecond, CPUPerOp, CSPerOp, ReadsPerOp, ReadKBPerOp, WriteKBPerOp}
+// IO ratios that explain it; writes per op as the IO-bound posts show them).
+var CPUIOMetrics = []string{OpsPerSecond, CPUPerOp, CSPerOp, ReadsPerOp, WritesPerOp, ReadKBPerOp, WriteKBPerOp}
 
 // PerOpName is the metric name of a counter per op: "instructions/o".
 func PerOpName(event string) string { return event + "/o" }
@@ -83,6 +83,9 @@ type Options struct {
 	Alpha float64
 	// Confidence is the level of confidence intervals (0.95 when zero).
 	Confidence float64
+	// Order is the order of steps in the tables: OrderRun (when empty),
+	// OrderInput or OrderName.
+	Order string
 }
 
 func (o Options) alpha() float64 {
@@ -223,6 +226,9 @@ func Compute(r *record.Record, opt Options) *PerOp {
 	}
 	partial := r.Outcome == record.OutcomePartial
 	set := func(name string, c Cell) {
+		if c.OK() && !finite(c.Value) {
+			c = NoValue(WhyNotFinite)
+		}
 		c.Partial = c.Partial || partial
 		p.Values[name] = c
 	}
@@ -252,17 +258,24 @@ func Compute(r *record.Record, opt Options) *PerOp {
 	p.OpsEstimated = haveOps && OpsEstimated(r)
 	ops := Val(p.Ops)
 	ops.Estimated = p.OpsEstimated
-	if !haveOps {
+	switch {
+	case !haveOps:
 		ops = NoValue(WhyNoOps)
+	case !finite(p.Ops):
+		ops = NoValue(WhyNotFinite)
 	}
 	// perOp divides a cell by the op count.
 	perOp := func(c Cell, scale float64) Cell {
 		return Combine(c, ops, func(x, y float64) float64 { return x * scale / y })
 	}
 
-	// Throughput.
-	if q, ok := r.Metrics[TableQPS]; ok && r.Kind == record.KindTable {
+	// Throughput. An insert-benchmark table's throughput is its queries/s
+	// when the step ran queries, else its inserts/s (load steps, whose qps
+	// is 0): a ratio of two zero query rates says nothing.
+	if q, ok := r.Metrics[TableQPS]; ok && r.Kind == record.KindTable && !(q == 0 && hasMetric(r, "ips")) {
 		set(OpsPerSecond, Val(q))
+	} else if ips, ok := r.Metrics["ips"]; ok && r.Kind == record.KindTable {
+		set(OpsPerSecond, Val(ips))
 	} else if q, ok := r.Metrics[OpsPerSecond]; ok && r.Kind == record.KindTable {
 		set(OpsPerSecond, Val(q))
 	} else if p.Seconds > 0 {
@@ -284,12 +297,12 @@ func Compute(r *record.Record, opt Options) *PerOp {
 	}
 	if ins, ok := counters["instructions"]; ok {
 		if cyc, ok := counters["cycles"]; ok {
-			set(IPC, Combine(ins, cyc, Div))
-			set(CPI, Combine(cyc, ins, Div))
+			set(IPC, quotient(ins, cyc, "cycles", 1))
+			set(CPI, quotient(cyc, ins, "instructions", 1))
 		}
 		for _, e := range p.Events {
 			if IsMissEvent(e) {
-				set(MPKIName(e), Combine(counters[e], ins, func(x, y float64) float64 { return Div(x, y) * 1000 }))
+				set(MPKIName(e), quotient(counters[e], ins, "instructions", 1000))
 			}
 		}
 	}
@@ -345,7 +358,10 @@ func Compute(r *record.Record, opt Options) *PerOp {
 		}
 	}
 
-	// Values given directly by a table Record override computed ones.
+	// Values given directly by a table Record override computed ones; the
+	// insert benchmark's per-operation columns stand for the per-op
+	// metrics the table does not give (wpi and wkbpi only where an
+	// operation is an insert: steps without queries).
 	if r.Kind == record.KindTable {
 		for k, v := range r.Metrics {
 			if k == TableQPS || k == TableOps || k == TableSeconds {
@@ -355,11 +371,39 @@ func Compute(r *record.Record, opt Options) *PerOp {
 				set(k, Val(v))
 			}
 		}
+		inserts := hasMetric(r, "ips") && r.Metrics[TableQPS] == 0
+		for _, m := range insertPerOp {
+			v, ok := r.Metrics[m.column]
+			if _, given := r.Metrics[m.metric]; ok && !given && (inserts || !m.perInsert) {
+				set(m.metric, Val(v))
+			}
+		}
 	}
 
 	insertMetrics(r, p, counters, set)
 	roleShares(r, set)
 	return p
+}
+
+// insertPerOp maps the insert benchmark's per-operation columns to the
+// per-op metrics of the CPU and IO tables; perInsert columns are per
+// insert, which is an operation only on steps without queries.
+var insertPerOp = []struct {
+	column, metric string
+	perInsert      bool
+}{
+	{"cpupq", CPUPerOp, false}, {"cspq", CSPerOp, false}, {"rpq", ReadsPerOp, false}, {"rkbpq", ReadKBPerOp, false},
+	{"wpi", WritesPerOp, true}, {"wkbpi", WriteKBPerOp, true},
+}
+
+// quotient is x / y × scale for a quantity derived inside one window (IPC,
+// CPI, MPKI): when y, the event den, counted 0 there is no value (neither 1
+// for 0/0 nor infinity) and the cell says why.
+func quotient(x, y Cell, den string, scale float64) Cell {
+	if y.OK() && y.Value == 0 {
+		return NoValue(ZeroDenominator(den))
+	}
+	return Combine(x, y, func(a, b float64) float64 { return a / b * scale })
 }
 
 // ProcIONotMeasured begins the Record warning osstat writes when it could

@@ -109,7 +109,14 @@ type jsonCell struct {
 	Empty     bool     `json:"empty,omitempty"`
 }
 
-func ptr(v float64) *float64 { return &v }
+// ptr points to v, or is nil when v is not a finite number: JSON has no
+// NaN or infinity.
+func ptr(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
 
 func cellJSON(c Cell) jsonCell {
 	j := jsonCell{Text: c.Text, State: c.State.String(), Why: c.Why, Class: c.Class, Version: c.Version, Step: c.Step, Metric: c.Metric, Empty: c.Empty}
@@ -124,11 +131,8 @@ func cellJSON(c Cell) jsonCell {
 		}
 		j.Estimated = c.Estimated
 		j.Below = c.BelowTarget
-		if math.IsInf(c.Value, 0) {
-			j.Inf = true
-		} else {
-			j.Value = ptr(c.Value)
-		}
+		j.Inf = math.IsInf(c.Value, 0)
+		j.Value = ptr(c.Value)
 		j.Running = ptr(c.Running)
 		j.Partial = c.Partial
 		j.N, j.Of = c.N, c.Of

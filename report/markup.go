@@ -37,22 +37,26 @@ func mdEscape(s string) string {
 // as a list, the table with the label column first, notes as a list.
 func Markdown(w io.Writer, rep *Report) error {
 	bw := bufio.NewWriter(w)
-	for _, n := range rep.Notes {
-		bw.WriteString("- " + mdEscape(n) + "\n")
-	}
-	if len(rep.Notes) > 0 && len(rep.Tables) > 0 {
-		bw.WriteString("\n")
+	if !rep.bare {
+		for _, n := range rep.Notes {
+			bw.WriteString("- " + mdEscape(n) + "\n")
+		}
+		if len(rep.Notes) > 0 && len(rep.Tables) > 0 {
+			bw.WriteString("\n")
+		}
 	}
 	for i, t := range rep.Tables {
 		if i > 0 {
 			bw.WriteString("\n")
 		}
-		bw.WriteString("### " + mdEscape(t.Title) + "\n\n")
-		for _, p := range t.Preamble {
-			bw.WriteString("- " + mdEscape(p) + "\n")
-		}
-		if len(t.Preamble) > 0 {
-			bw.WriteString("\n")
+		if !rep.bare {
+			bw.WriteString("### " + mdEscape(t.Title) + "\n\n")
+			for _, p := range t.Preamble {
+				bw.WriteString("- " + mdEscape(p) + "\n")
+			}
+			if len(t.Preamble) > 0 {
+				bw.WriteString("\n")
+			}
 		}
 		bw.WriteString("| " + mdEscape(labelHeader(t)))
 		for _, h := range t.Header {
@@ -87,14 +91,14 @@ func Markdown(w io.Writer, rep *Report) error {
 				bw.WriteString(" |\n")
 			}
 		}
-		if len(t.Notes) > 0 {
+		if len(t.Notes) > 0 && !rep.bare {
 			bw.WriteString("\n")
 			for _, n := range t.Notes {
 				bw.WriteString("- " + mdEscape(n) + "\n")
 			}
 		}
 	}
-	if len(rep.Warnings) > 0 {
+	if len(rep.Warnings) > 0 && !rep.bare {
 		bw.WriteString("\n### Warnings\n\n")
 		for _, w := range rep.Warnings {
 			bw.WriteString("- " + mdEscape(w) + "\n")
@@ -137,6 +141,12 @@ ul.notes { font-size: smaller; }
 func HTML(w io.Writer, rep *Report) error {
 	bw := bufio.NewWriter(w)
 	e := html.EscapeString
+	if rep.bare {
+		for _, t := range rep.Tables {
+			writeHTMLTable(bw, t)
+		}
+		return bw.Flush()
+	}
 	bw.WriteString(htmlHead)
 	bw.WriteString("<h1>perfbench report</h1>\n")
 	bw.WriteString("<p>Base version: " + e(rep.Base) + ". Relative values: " +
@@ -157,40 +167,7 @@ func HTML(w io.Writer, rep *Report) error {
 		for _, p := range t.Preamble {
 			bw.WriteString(`<p class="pre">` + e(p) + "</p>\n")
 		}
-		bw.WriteString("<table>\n<tr><th class=\"l\">" + e(labelHeader(t)) + "</th>")
-		for _, h := range t.Header {
-			bw.WriteString("<th>" + e(h) + "</th>")
-		}
-		bw.WriteString("</tr>\n")
-		span := len(t.Header) + 1
-		for _, s := range t.Sections {
-			if showSections(t) && s.Name != "" {
-				bw.WriteString("<tr class=\"section\"><td colspan=\"" + itoa(span) + "\">" + e(s.Name) + "</td></tr>\n")
-			}
-			for _, r := range s.Rows {
-				switch r.Kind {
-				case RowRule:
-					continue
-				case RowHeading:
-					bw.WriteString("<tr class=\"section\"><td colspan=\"" + itoa(span) + "\">" + e(strings.TrimPrefix(r.Label, "- ")) + "</td></tr>\n")
-					continue
-				case RowAverage:
-					bw.WriteString("<tr class=\"average\">")
-				default:
-					bw.WriteString("<tr>")
-				}
-				bw.WriteString("<td class=\"l\">" + e(r.Label) + "</td>")
-				for _, c := range r.Cells {
-					if bg, ok := htmlColours[c.Class]; ok {
-						bw.WriteString("<td style=\"background:" + bg + "\">" + e(c.Text) + "</td>")
-					} else {
-						bw.WriteString("<td>" + e(c.Text) + "</td>")
-					}
-				}
-				bw.WriteString("</tr>\n")
-			}
-		}
-		bw.WriteString("</table>\n")
+		writeHTMLTable(bw, t)
 		if len(t.Notes) > 0 {
 			bw.WriteString("<ul class=\"notes\">\n")
 			for _, n := range t.Notes {
@@ -208,6 +185,46 @@ func HTML(w io.Writer, rep *Report) error {
 	}
 	bw.WriteString("</body>\n</html>\n")
 	return bw.Flush()
+}
+
+// writeHTMLTable writes the <table> element of t; its cells carry their
+// colours inline.
+func writeHTMLTable(bw *bufio.Writer, t *Table) {
+	e := html.EscapeString
+	bw.WriteString("<table>\n<tr><th class=\"l\">" + e(labelHeader(t)) + "</th>")
+	for _, h := range t.Header {
+		bw.WriteString("<th>" + e(h) + "</th>")
+	}
+	bw.WriteString("</tr>\n")
+	span := len(t.Header) + 1
+	for _, s := range t.Sections {
+		if showSections(t) && s.Name != "" {
+			bw.WriteString("<tr class=\"section\"><td colspan=\"" + itoa(span) + "\">" + e(s.Name) + "</td></tr>\n")
+		}
+		for _, r := range s.Rows {
+			switch r.Kind {
+			case RowRule:
+				continue
+			case RowHeading:
+				bw.WriteString("<tr class=\"section\"><td colspan=\"" + itoa(span) + "\">" + e(strings.TrimPrefix(r.Label, "- ")) + "</td></tr>\n")
+				continue
+			case RowAverage:
+				bw.WriteString("<tr class=\"average\">")
+			default:
+				bw.WriteString("<tr>")
+			}
+			bw.WriteString("<td class=\"l\">" + e(r.Label) + "</td>")
+			for _, c := range r.Cells {
+				if bg, ok := htmlColours[c.Class]; ok {
+					bw.WriteString("<td style=\"background:" + bg + "\">" + e(c.Text) + "</td>")
+				} else {
+					bw.WriteString("<td>" + e(c.Text) + "</td>")
+				}
+			}
+			bw.WriteString("</tr>\n")
+		}
+	}
+	bw.WriteString("</table>\n")
 }
 
 func colourSpan(class, text string) string {

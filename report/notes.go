@@ -1,8 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -38,7 +40,7 @@ func colour(tables []*Table) {
 				row := &t.Sections[si].Rows[ri]
 				for ci := range row.Cells {
 					c := &row.Cells[ci]
-					if c.Empty || c.word || !c.OK() || math.IsInf(c.Value, 0) || math.IsNaN(c.Value) {
+					if c.Empty || c.word || !c.OK() || math.IsInf(c.Value, 0) || math.IsNaN(c.Value) || c.BelowTarget {
 						continue
 					}
 					switch {
@@ -116,7 +118,10 @@ func anyTested(tables []*Table) bool {
 // "?" first; when none was, a note says which ratios rest on a single
 // repeat, since no "?" marks them.
 func (b *builder) finish(t *Table) {
-	var mux, na, nc, missing, failed, partial, inf, ci, noCI, same, few, untested, bothZero, estimated bool
+	var mux, na, nc, missing, failed, partial, inf, ci, noCI, same, untested, bothZero, estimated, short bool
+	// few lists the repeat counts (version, base) of tested ratios with
+	// which the test cannot reach significance at all.
+	var few [][2]int
 	var whys []string
 	tested, repeats := 0, false
 	// ratios counts the ratio cells with a value; unmarked those of them
@@ -153,6 +158,9 @@ func (b *builder) finish(t *Table) {
 					if c.FewRepeats && !c.Tested && c.format != nil {
 						if b.tested {
 							c.Text = markedText(c.Cell, c.format, textNone, true)
+							if c.BelowTarget {
+								c.Text += textBelowTarget
+							}
 							untested = true
 						} else {
 							unmarked++
@@ -175,8 +183,11 @@ func (b *builder) finish(t *Table) {
 				if c.Tested {
 					tested++
 					same = same || c.Same
-					few = few || c.N < 4
+					if p := analysis.SmallestP(c.N, c.BaseN); p >= b.alpha() && !slices.Contains(few, [2]int{c.N, c.BaseN}) {
+						few = append(few, [2]int{c.N, c.BaseN})
+					}
 				}
+				short = short || c.Short()
 			}
 		}
 	}
@@ -185,6 +196,17 @@ func (b *builder) finish(t *Table) {
 	case TableCPUIO, TableCPUIORel, TableCounters, TableCountersRel, TableLegacy, TableAttribution:
 		if !b.opt.Analysis.KeepScanOps && t.hasRow(analysis.IsScan) {
 			notes = append(notes, "scan steps: an operation is 1,000 rows read when the Record has a rows-read status")
+		}
+	}
+	switch t.ID {
+	case TableRQPS, TableQPS, TableThreads, TableAverage:
+		if scans := b.scanSteps(t); len(scans) > 0 {
+			notes = append(notes, fmt.Sprintf("%s: o/s is thousands of rows read per second, not queries per second: an operation of a scan step is 1,000 rows read (--keep-scan-ops counts queries)", strings.Join(scans, ", ")))
+		}
+	}
+	if t.Relative {
+		if steps := b.baseMissing(t); len(steps) > 0 {
+			notes = append(notes, fmt.Sprintf("the base (%s) did not run %s: no ratio to it there", b.c.Base, strings.Join(steps, ", ")))
 		}
 	}
 	if dev := b.deviceNote(t); dev != "" {
@@ -215,11 +237,21 @@ func (b *builder) finish(t *Table) {
 		}
 		notes = append(notes, what+" on a single repeat (one window) of the version or the base: not tested for significance; run at least 4 repeats per version to get ~ (6 for ±x% intervals)")
 	}
-	if few {
-		notes = append(notes, fmt.Sprintf("with fewer than 4 repeats per version no difference can be significant at α = %.2g", b.alpha()))
+	if len(few) > 0 {
+		slices.SortFunc(few, func(a, b [2]int) int { return cmp.Or(a[0]-b[0], a[1]-b[1]) })
+		var pairs, ps []string
+		for _, f := range few {
+			pairs = append(pairs, fmt.Sprintf("%d against %d", f[0], f[1]))
+			ps = append(ps, fmt.Sprintf("%.2g", analysis.SmallestP(f[0], f[1])))
+		}
+		notes = append(notes, fmt.Sprintf("with %s repeats (version against base) no difference can be significant at α = %.2g: the smallest p-value the test can give is %s; 4 repeats of each can reach it",
+			strings.Join(pairs, " or "), b.alpha(), strings.Join(ps, ", ")))
 	}
 	if n := float64(tested); n*b.alpha() >= 0.5 {
 		notes = append(notes, fmt.Sprintf("%d comparisons to the base at α = %.2g: about %.1f of them are expected to look significant by chance alone", tested, b.alpha(), n*b.alpha()))
+	}
+	if short {
+		notes = append(notes, "[n/m]: from n of the m repeats (in a ratio: the version's, or the base's when the version's are all there); the others have no value for it (failed, not counted or not supported there: see below)")
 	}
 	if mux {
 		notes = append(notes, "(N%): the counters behind the value were multiplexed and counted N% of the window; the value is scaled by time enabled / time running")
@@ -301,6 +333,45 @@ func metricEvents(m string) []string {
 		return []string{analysis.EventOf(m)}
 	}
 	return []string{m}
+}
+
+// scanSteps lists the steps of the table whose Records count an operation
+// as 1,000 rows read.
+func (b *builder) scanSteps(t *Table) []string {
+	var out []string
+	for _, k := range uniqueKeys(t.keys) {
+		s := b.c.Sample(k)
+		if s == nil || slices.Contains(out, k.Step) {
+			continue
+		}
+		for _, p := range s.PerOp {
+			if p.OpsPer == 1000 && !p.Failed {
+				out = append(out, k.Step)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// baseMissing lists the steps (with their scope when the table spans
+// several) on which a version of the table has Records and the base has
+// none: their ratios are "-" or their rows left out.
+func (b *builder) baseMissing(t *Table) []string {
+	var out []string
+	for _, k := range uniqueKeys(t.keys) {
+		if k.Version == b.c.Base || !b.c.Has(k) || b.c.Has(b.c.BaseKey(k)) {
+			continue
+		}
+		where := k.Step
+		if t.Threads == 0 && k.Threads > 0 && len(b.c.Threads) > 1 {
+			where += " (" + plural(k.Threads, "thread") + ")"
+		}
+		if !slices.Contains(out, where) {
+			out = append(out, where)
+		}
+	}
+	return out
 }
 
 // deviceNote says that the disk-stats columns a table shows count every

@@ -33,6 +33,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -82,7 +83,26 @@ type Options struct {
 	// built only with Legacy set or when Tables names it.
 	Tables []string
 	// Legacy adds the older normalization: counter ratio ÷ whole-step rQPS.
-	Legacy   bool
+	Legacy bool
+	// Compare lists the versions compared with the base; empty means all.
+	// Versions left out still print where tables show absolute values.
+	Compare []string
+	// Labels are short column labels by version ("8.0.28" → "my8028"):
+	// they head the columns of that version instead of "col-N", and name
+	// the base in the per-thread-count table's ratio column; legends
+	// and rows keep the full version.
+	Labels map[string]string
+	// Groups put steps in named groups (Input.Groups, from a CSV table's
+	// group column): tables list them under group headings, in the order
+	// the groups first appear among the steps, instead of point / range /
+	// writes.
+	Groups map[string]string
+	// Bare renders each table alone: no title and no notes (in Markdown
+	// and HTML no preamble either: the table itself), as a block to paste
+	// into a post that has its own text. Write sends what it leaves out to
+	// Notes (WriteNotes). CSV, JSON and benchfmt are not affected.
+	Bare     bool
+	Notes    io.Writer
 	Analysis analysis.Options
 }
 
@@ -96,6 +116,9 @@ type Report struct {
 	Tables []*Table `json:"tables"`
 	// Warnings concern the whole input: files skipped, steps left out.
 	Warnings []string `json:"warnings,omitempty"`
+
+	// bare renders the tables alone (Options.Bare).
+	bare bool
 }
 
 // RowKind is what a row is.
@@ -214,6 +237,14 @@ func Build(recs []*record.Record, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkLabels(opt.Labels, c.Versions); err != nil {
+		return nil, err
+	}
+	for _, v := range opt.Compare {
+		if !slices.Contains(c.Versions, v) {
+			return nil, fmt.Errorf("%w %q to compare with the base: the versions are %s", ErrUnknownVersion, v, strings.Join(c.Versions, ", "))
+		}
+	}
 	b := &builder{c: c, opt: opt}
 	rep := &Report{Base: c.Base, Versions: c.Versions}
 	leftOut := newLeftOut()
@@ -254,6 +285,39 @@ func Build(recs []*record.Record, opt Options) (*Report, error) {
 	}
 	rep.Warnings = append(rep.Warnings, opsSourceWarnings(c, recs)...)
 	return rep, nil
+}
+
+// ErrUnknownVersion is returned by Build for a version in Options.Compare
+// that the input does not have.
+var ErrUnknownVersion = errors.New("unknown version")
+
+// ErrBadLabel is returned by Build for a column label that names no
+// version of the input or that two versions share.
+var ErrBadLabel = errors.New("bad column label")
+
+// checkLabels checks that each label is for a version of the input and
+// that no two versions share one.
+func checkLabels(labels map[string]string, versions []string) error {
+	keys := make([]string, 0, len(labels))
+	for v := range labels {
+		keys = append(keys, v)
+	}
+	sort.Strings(keys)
+	by := map[string]string{}
+	for _, v := range keys {
+		l := labels[v]
+		if !slices.Contains(versions, v) {
+			return fmt.Errorf("%w %s=%s: %q is not one of the versions: %s", ErrBadLabel, v, l, v, strings.Join(versions, ", "))
+		}
+		if strings.TrimSpace(l) == "" {
+			return fmt.Errorf("%w %s=: the label is empty", ErrBadLabel, v)
+		}
+		if other, dup := by[l]; dup {
+			return fmt.Errorf("%w: %s and %s are both labelled %q: columns need different labels", ErrBadLabel, other, v, l)
+		}
+		by[l] = v
+	}
+	return nil
 }
 
 // unmeasured reports whether no cell of t has a value for a reason that

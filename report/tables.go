@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -85,20 +86,54 @@ func (b *builder) newTable(id, title string, sc analysis.Scope) *Table {
 	return &Table{ID: id, Title: title, Host: sc.Host, Threads: sc.Threads, pad: padAuto}
 }
 
-func colHeader(n int) []string {
-	h := make([]string, n)
-	for i := range h {
-		h[i] = fmt.Sprintf("col-%d", i+1)
+// others are the versions compared with the base: Options.Compare's, else
+// every version but the base, in input order.
+func (b *builder) others() []string {
+	if len(b.opt.Compare) == 0 {
+		return b.c.Others()
+	}
+	var out []string
+	for _, v := range b.c.Others() {
+		if slices.Contains(b.opt.Compare, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// colLabel is the heading of the i-th version column (0-based): the
+// user's label for the version (Options.Labels), else "col-N".
+func (b *builder) colLabel(i int, version string) string {
+	if l := b.opt.Labels[version]; l != "" {
+		return l
+	}
+	return fmt.Sprintf("col-%d", i+1)
+}
+
+// colHeader heads one column per version.
+func (b *builder) colHeader(versions []string) []string {
+	h := make([]string, len(versions))
+	for i, v := range versions {
+		h[i] = b.colLabel(i, v)
 	}
 	return h
 }
 
-func legend(versions []string) []string {
+// legend says which version each column is: "col-1 : 8.0.39".
+func (b *builder) legend(versions []string) []string {
 	var out []string
 	for i, v := range versions {
-		out = append(out, fmt.Sprintf("col-%d : %s", i+1, v))
+		out = append(out, fmt.Sprintf("%s : %s", b.colLabel(i, v), v))
 	}
 	return out
+}
+
+// baseLabel names the base the way the user labels it.
+func (b *builder) baseLabel() string {
+	if l := b.opt.Labels[b.c.Base]; l != "" {
+		return l
+	}
+	return b.c.Base
 }
 
 // stepsIn returns the table steps that have a Record in the scope; with
@@ -119,17 +154,46 @@ func (b *builder) stepsIn(sc analysis.Scope, insert bool) []string {
 	return out
 }
 
-// sections groups the steps' rows by row group.
+// group is the name of the step's row group: the one Options.Groups gives
+// it, else point, range, writes or insert benchmark.
+func (b *builder) group(step string) string {
+	if g, ok := b.opt.Groups[step]; ok {
+		return g
+	}
+	return b.c.Group(step).String()
+}
+
+// sections groups the steps' rows by row group. With Options.Groups the
+// groups come in the order they first appear and their steps keep their
+// order inside them.
 func (b *builder) sections(steps []string, row func(step string) Row) []Section {
+	if len(b.opt.Groups) > 0 {
+		first := map[string]int{}
+		for _, s := range steps {
+			if _, ok := first[b.group(s)]; !ok {
+				first[b.group(s)] = len(first)
+			}
+		}
+		steps = slices.Clone(steps)
+		sort.SliceStable(steps, func(i, j int) bool { return first[b.group(steps[i])] < first[b.group(steps[j])] })
+	}
 	var out []Section
 	for _, s := range steps {
-		g := b.c.Group(s).String()
+		g := b.group(s)
 		if len(out) == 0 || out[len(out)-1].Name != g {
 			out = append(out, Section{Name: g})
 		}
 		out[len(out)-1].Rows = append(out[len(out)-1].Rows, row(s))
 	}
 	return out
+}
+
+// grouped marks a table built with b.sections to print its group names
+// when the user named the groups.
+func (b *builder) grouped(t *Table) {
+	if len(b.opt.Groups) > 0 {
+		t.sectionNames, t.headerPerSection, t.sectionGap = true, true, true
+	}
 }
 
 func better(metric string) int {
@@ -158,7 +222,7 @@ func ratioCell(ac analysis.Cell, f numFormat, k record.Key, metric string) Cell 
 }
 
 func (b *builder) rqps() []*Table {
-	others := b.c.Others()
+	others := b.others()
 	if len(others) == 0 {
 		return nil
 	}
@@ -166,8 +230,9 @@ func (b *builder) rqps() []*Table {
 	for _, sc := range b.c.Scopes {
 		t := b.newTable(TableRQPS, "Relative QPS", sc)
 		t.Relative, t.pad, t.padIfWide = true, padNone, true
-		t.Preamble = append([]string{"Relative to: " + b.c.Base}, legend(others)...)
-		t.Header = colHeader(len(others))
+		t.Preamble = append([]string{"Relative to: " + b.c.Base}, b.legend(others)...)
+		t.Header = b.colHeader(others)
+		b.grouped(t)
 		t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
 			row := Row{Label: step}
 			for _, v := range others {
@@ -185,8 +250,9 @@ func (b *builder) qps() []*Table {
 	for _, sc := range b.c.Scopes {
 		t := b.newTable(TableQPS, "QPS", sc)
 		t.pad, t.padIfWide = padNone, true
-		t.Preamble = legend(b.c.Versions)
-		t.Header = colHeader(len(b.c.Versions))
+		t.Preamble = b.legend(b.c.Versions)
+		t.Header = b.colHeader(b.c.Versions)
+		b.grouped(t)
 		t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
 			row := Row{Label: step}
 			for _, v := range b.c.Versions {
@@ -214,8 +280,9 @@ func (b *builder) threads() []*Table {
 		t.Header = append(t.Header, strconv.Itoa(th))
 	}
 	t.LabelHeader = "concurrency"
-	t.Header = append(t.Header, fmt.Sprintf("vs %s at %s", b.c.Base, plural(low, "thread")))
+	t.Header = append(t.Header, fmt.Sprintf("vs %s at %s", b.baseLabel(), plural(low, "thread")))
 	t.Trailing = 1
+	blank := false
 	for _, step := range b.c.Steps {
 		sec := Section{Name: step}
 		for _, host := range b.c.Hosts {
@@ -229,11 +296,26 @@ func (b *builder) threads() []*Table {
 					continue
 				}
 				row := Row{Label: v}
-				for _, th := range ths {
+				// Thread counts the version did not run print blank
+				// after the last it ran, as published ("1077
+				// in-5635.opt"); one missing between two it ran is "-",
+				// so no value moves under another count's heading.
+				last := -1
+				for i, th := range ths {
+					if b.c.Has(record.Key{Host: host, Version: v, Step: step, Threads: th}) {
+						last = i
+					}
+				}
+				for i, th := range ths {
 					k := record.Key{Host: host, Version: v, Step: step, Threads: th}
+					if i > last {
+						row.Cells = append(row.Cells, Cell{Empty: true, Version: v, Step: step, Metric: analysis.OpsPerSecond})
+						blank = true
+						continue
+					}
 					row.Cells = append(row.Cells, b.value(t, k, analysis.OpsPerSecond, fmtInt, fmt.Sprintf("threads|%s|%s|%d", host, step, th)))
 				}
-				if v == b.c.Base {
+				if v == b.c.Base || !slices.Contains(b.others(), v) {
 					row.Cells = append(row.Cells, Cell{Empty: true, Text: ""})
 				} else {
 					row.Cells = append(row.Cells, b.ratio(t, record.Key{Host: host, Version: v, Step: step, Threads: low}, analysis.OpsPerSecond, fmtRatio))
@@ -252,13 +334,16 @@ func (b *builder) threads() []*Table {
 			t.Sections = append(t.Sections, sec)
 		}
 	}
+	if blank {
+		t.Notes = append(t.Notes, "a row with fewer values than thread counts: the version did not run the higher thread counts")
+	}
 	return []*Table{t}
 }
 
 // average is the ratio layout with an average row, one block per thread
 // count, one table per host.
 func (b *builder) average() []*Table {
-	others := b.c.Others()
+	others := b.others()
 	if len(others) == 0 {
 		return nil
 	}
@@ -274,9 +359,9 @@ func (b *builder) average() []*Table {
 			headerPerSection: true, sectionNames: true, sectionGap: true}
 		t.Preamble = []string{"QPS ratio:"}
 		for i, v := range others {
-			t.Preamble = append(t.Preamble, fmt.Sprintf("* col-%d = %s / %s", i+1, v, b.c.Base))
+			t.Preamble = append(t.Preamble, fmt.Sprintf("* %s = %s / %s", b.colLabel(i, v), v, b.c.Base))
 		}
-		t.Header = colHeader(len(others))
+		t.Header = b.colHeader(others)
 		for _, th := range ths {
 			sc := analysis.Scope{Host: host, Threads: th}
 			steps := b.stepsIn(sc, false)
@@ -302,7 +387,9 @@ func (b *builder) average() []*Table {
 				running, partial, estimated := 1.0, false, false
 				for _, r := range sec.Rows {
 					c := r.Cells[i]
-					if !c.OK() || math.IsInf(c.Value, 0) {
+					// A ratio of two zeros is 1 by convention, not a
+					// measured ratio: it does not enter the average.
+					if !c.OK() || math.IsInf(c.Value, 0) || c.BothZero {
 						skipped++
 						continue
 					}
@@ -316,10 +403,13 @@ func (b *builder) average() []*Table {
 				if n > 0 {
 					ac = analysis.Val(sum / float64(n))
 					ac.Running, ac.Partial, ac.Estimated = running, partial, estimated
+					if math.IsInf(ac.Value, 0) {
+						ac = analysis.NoValue(analysis.WhyNotFinite)
+					}
 				}
 				avg.Cells = append(avg.Cells, Cell{Cell: ac, Text: cellText(ac, fmtRatio3, textNone), Version: v, Step: "average", Metric: analysis.OpsPerSecond, rel: true, better: 1, format: fmtRatio3})
 				if skipped > 0 {
-					t.Notes = append(t.Notes, fmt.Sprintf("%s, col-%d: the average leaves out %s without a finite ratio", name, i+1, plural(skipped, "step")))
+					t.Notes = append(t.Notes, fmt.Sprintf("%s, %s: the average leaves out %s without a finite measured ratio (not recorded, failed, inf, or 1 for two zeros)", name, b.colLabel(i, v), plural(skipped, "step")))
 				}
 			}
 			sec.Rows = append(sec.Rows, Row{Kind: RowRule}, avg)
@@ -353,6 +443,7 @@ func (b *builder) cpuio() []*Table {
 					steps = append(steps, s)
 				}
 			}
+			b.grouped(t)
 			t.Sections = b.sections(steps, func(step string) Row {
 				row := Row{Label: step}
 				for _, m := range analysis.CPUIOMetrics {
@@ -371,11 +462,12 @@ func (b *builder) cpuio() []*Table {
 func (b *builder) cpuioRel() []*Table {
 	var out []*Table
 	for _, sc := range b.c.Scopes {
-		for _, v := range b.c.Others() {
+		for _, v := range b.others() {
 			t := b.newTable(TableCPUIORel, "CPU and IO per operation relative to the base: "+v, sc)
 			t.Version, t.Relative = v, true
 			t.Preamble = []string{"Relative to: " + b.c.Base, "Version: " + v}
 			t.Header = analysis.CPUIOMetrics
+			b.grouped(t)
 			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
 				row := Row{Label: step}
 				for _, m := range analysis.CPUIOMetrics {
@@ -411,7 +503,7 @@ func (b *builder) counters(rel bool) []*Table {
 	versions := b.c.Versions
 	id, suffix := TableCounters, ""
 	if rel {
-		versions, id, suffix = b.c.Others(), TableCountersRel, ", relative to the base"
+		versions, id, suffix = b.others(), TableCountersRel, ", relative to the base"
 		if len(versions) == 0 {
 			return nil
 		}
@@ -424,11 +516,12 @@ func (b *builder) counters(rel bool) []*Table {
 			}
 			t := b.newTable(id, metricTitle(m)+suffix, sc)
 			t.Relative, t.metric = rel, m
-			t.Preamble = legend(versions)
+			t.Preamble = b.legend(versions)
 			if rel {
 				t.Preamble = append([]string{"Relative to: " + b.c.Base}, t.Preamble...)
 			}
-			t.Header = colHeader(len(versions))
+			t.Header = b.colHeader(versions)
+			b.grouped(t)
 			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
 				row := Row{Label: step}
 				for _, v := range versions {
@@ -448,7 +541,7 @@ func (b *builder) counters(rel bool) []*Table {
 }
 
 func (b *builder) legacy() []*Table {
-	others := b.c.Others()
+	others := b.others()
 	if len(others) == 0 {
 		return nil
 	}
@@ -460,8 +553,9 @@ func (b *builder) legacy() []*Table {
 			}
 			t := b.newTable(TableLegacy, e+": legacy normalization", sc)
 			t.Relative, t.metric = true, e
-			t.Preamble = append([]string{"Relative to: " + b.c.Base}, legend(others)...)
-			t.Header = colHeader(len(others))
+			t.Preamble = append([]string{"Relative to: " + b.c.Base}, b.legend(others)...)
+			t.Header = b.colHeader(others)
+			b.grouped(t)
 			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
 				row := Row{Label: step}
 				for _, v := range others {
@@ -505,7 +599,7 @@ func shareCell(v float64, noShares string, k record.Key, metric string, from ...
 func (b *builder) attribution() []*Table {
 	var out []*Table
 	for _, sc := range b.c.Scopes {
-		for _, v := range b.c.Others() {
+		for _, v := range b.others() {
 			t := b.newTable(TableAttribution, "Where the throughput change comes from: "+v, sc)
 			t.Version = v
 			t.Preamble = []string{"Relative to: " + b.c.Base, "Version: " + v}
@@ -516,6 +610,7 @@ func (b *builder) attribution() []*Table {
 					steps = append(steps, s)
 				}
 			}
+			b.grouped(t)
 			t.Sections = b.sections(steps, func(step string) Row {
 				k := analysis.Key(sc, v, step)
 				t.keys = append(t.keys, k, b.c.BaseKey(k))
@@ -580,7 +675,7 @@ func (b *builder) correlation() []*Table {
 	var out []*Table
 	metrics := append(append([]string(nil), b.c.CounterMetrics()...), analysis.CPUIOMetrics[1:]...)
 	for _, sc := range b.c.Scopes {
-		for _, v := range b.c.Others() {
+		for _, v := range b.others() {
 			t := b.newTable(TableCorrelation, "Counters ranked by how their ratio tracks 1/rQPS: "+v, sc)
 			t.Version = v
 			t.Header = []string{"rho", "steps"}
@@ -753,6 +848,9 @@ func (b *builder) insert(rel bool) []*Table {
 		sec := Section{}
 		ignored := false
 		for _, v := range b.insertVersions(sc, steps) {
+			if rel && v != b.c.Base && !slices.Contains(b.others(), v) {
+				continue
+			}
 			row := Row{Label: v}
 			for _, s := range steps {
 				m := b.insertThroughputMetric(sc, s)
@@ -769,21 +867,37 @@ func (b *builder) insert(rel bool) []*Table {
 						ignored = true
 					}
 					row.Cells = append(row.Cells, c)
-				case v == b.c.Base:
-					t.keys = append(t.keys, k)
-					base := b.c.Value(k, m)
-					one := analysis.Ratio(base, base)
-					one.FewRepeats = false // the base against itself: nothing to test
-					row.Cells = append(row.Cells, ratioCell(one, fmtRatio, k, m))
 				default:
-					row.Cells = append(row.Cells, b.ratio(t, k, m, fmtRatio))
+					var c Cell
+					if v == b.c.Base {
+						t.keys = append(t.keys, k)
+						base := b.c.Value(k, m)
+						one := analysis.Ratio(base, base)
+						one.FewRepeats = false // the base against itself: nothing to test
+						c = ratioCell(one, fmtRatio, k, m)
+					} else {
+						c = b.ratio(t, k, m, fmtRatio)
+					}
+					// A ratio of queries/s where the version or the base
+					// did not sustain the target insert rate compares
+					// rates that can be ignored: marked, grey, never
+					// painted better or worse.
+					if m == "qps" && c.OK() && (b.belowTarget(k) || b.belowTarget(b.c.BaseKey(k))) {
+						c.BelowTarget, c.Class = true, "grey"
+						c.Text += textBelowTarget
+						ignored = true
+					}
+					row.Cells = append(row.Cells, c)
 				}
 			}
 			sec.Rows = append(sec.Rows, row)
 		}
 		t.Sections = []Section{sec}
 		t.Notes = []string{"inserts/s for load steps (l.*; rows indexed/s for index creation), queries/s for steps that run queries"}
-		if ignored {
+		switch {
+		case ignored && rel:
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: the version or the base did not sustain the step's target insert rate (inserts/s below %.0f%% of it, see the insert-target table): the ratio of their queries/s can be ignored; grey in HTML, never yellow or blue", textBelowTarget, 100*analysis.TargetFraction))
+		case ignored:
 			t.Notes = append(t.Notes, fmt.Sprintf("%s: the version did not sustain the step's target insert rate (inserts/s below %.0f%% of it, see the insert-target table): its queries/s can be ignored; grey in HTML and left out of the colour quartiles", textBelowTarget, 100*analysis.TargetFraction))
 		}
 		out = append(out, t)

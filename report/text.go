@@ -13,6 +13,15 @@ import (
 // after the table. The report's own notes (tables left out) come first.
 func Text(w io.Writer, rep *Report) error {
 	bw := bufio.NewWriter(w)
+	if rep.bare {
+		for i, t := range rep.Tables {
+			if i > 0 {
+				bw.WriteString("\n")
+			}
+			writeTextTable(bw, t, true)
+		}
+		return bw.Flush()
+	}
 	if len(rep.Notes) > 0 {
 		bw.WriteString("Notes:\n")
 		for _, n := range rep.Notes {
@@ -26,7 +35,7 @@ func Text(w io.Writer, rep *Report) error {
 		if i > 0 {
 			bw.WriteString("\n")
 		}
-		writeTextTable(bw, t)
+		writeTextTable(bw, t, false)
 	}
 	if len(rep.Warnings) > 0 {
 		if len(rep.Tables) > 0 {
@@ -108,10 +117,17 @@ func textLine(t *Table, fields []string, skip []bool, label string, cols []int, 
 	return strings.TrimRight(b.String(), " ")
 }
 
-// wideCells reports whether a cell is wider than its column's header: the
-// published layout separates values by one space, which only lines up when
-// every value fits under its header.
-func wideCells(t *Table) bool {
+// unaligned reports whether the published layout, values separated by one
+// space, would put values away from their headings: when a cell is wider
+// than its column's header, or the headers differ in width (col-9 and
+// col-10, labels of different lengths), each column drifts further left of
+// its heading.
+func unaligned(t *Table) bool {
+	for _, h := range t.Header {
+		if width(h) != width(t.Header[0]) {
+			return true
+		}
+	}
 	for _, s := range t.Sections {
 		for _, r := range s.Rows {
 			for i, c := range r.Cells {
@@ -131,13 +147,16 @@ func colWidth(t *Table, cols []int, i int) int {
 	return 0
 }
 
-func writeTextTable(w *bufio.Writer, t *Table) {
-	if t.pad == padNone && t.padIfWide && wideCells(t) {
+// writeTextTable writes one table; bare leaves out its title and notes.
+func writeTextTable(w *bufio.Writer, t *Table, bare bool) {
+	if t.pad == padNone && t.padIfWide && unaligned(t) {
 		tt := *t
 		tt.pad = padAuto
 		t = &tt
 	}
-	w.WriteString(t.Title + "\n\n")
+	if !bare {
+		w.WriteString(t.Title + "\n\n")
+	}
 	for _, p := range t.Preamble {
 		w.WriteString(p + "\n")
 	}
@@ -180,10 +199,45 @@ func writeTextTable(w *bufio.Writer, t *Table) {
 			}
 		}
 	}
-	if len(t.Notes) > 0 {
+	if len(t.Notes) > 0 && !bare {
 		w.WriteString("\nNotes:\n")
 		for _, n := range t.Notes {
 			w.WriteString("- " + n + "\n")
 		}
 	}
+}
+
+// WriteNotes writes, as text, what a bare report leaves out: the report's
+// notes, each table's notes under its title, and the warnings.
+func WriteNotes(w io.Writer, rep *Report) error {
+	bw := bufio.NewWriter(w)
+	sep := func() {
+		if bw.Buffered() > 0 {
+			bw.WriteString("\n")
+		}
+	}
+	if len(rep.Notes) > 0 {
+		bw.WriteString("Notes:\n")
+		for _, n := range rep.Notes {
+			bw.WriteString("- " + n + "\n")
+		}
+	}
+	for _, t := range rep.Tables {
+		if len(t.Notes) == 0 {
+			continue
+		}
+		sep()
+		bw.WriteString(t.Title + ":\n")
+		for _, n := range t.Notes {
+			bw.WriteString("- " + n + "\n")
+		}
+	}
+	if len(rep.Warnings) > 0 {
+		sep()
+		bw.WriteString("Warnings:\n")
+		for _, n := range rep.Warnings {
+			bw.WriteString("- " + n + "\n")
+		}
+	}
+	return bw.Flush()
 }

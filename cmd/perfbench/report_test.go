@@ -48,7 +48,7 @@ func TestReportCommandOutAndFormats(t *testing.T) {
 }
 
 func TestReportCommandCSVInput(t *testing.T) {
-	code, out, errs := runCLI(t, "report", "../../testdata/csv/seed001_qps.csv", "--tables", "threads", "--base", "in-5635.opt")
+	code, out, errs := runCLI(t, "report", "../../testdata/csv/seeds/001.csv", "--tables", "threads", "--base", "in-5635.opt")
 	if code != exitOK || !strings.Contains(out, "1 2 4 concurrency vs in-5635.opt at 1 thread\n- nuc.i3\n552 687 810 in-5635.opt\n563 678 752 in-5717.opt 1.02\n") {
 		t.Errorf("exit %d, stderr %q\n%s", code, errs, out)
 	}
