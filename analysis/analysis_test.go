@@ -3,7 +3,10 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"math/big"
+	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -869,6 +872,39 @@ func TestFormatFixed(t *testing.T) {
 	} {
 		if got := FormatFixed(tc.v, tc.prec); got != tc.want {
 			t.Errorf("FormatFixed(%v, %d) = %q, want %q", tc.v, tc.prec, got, tc.want)
+		}
+	}
+}
+
+// FormatFixed's shortcut (strconv on the binary value) agrees with exact
+// decimal rounding of the 12-digit form wherever the printed digits are
+// among those 12: exact halves, values a hair off them, random values of
+// every magnitude.
+func TestFormatFixedAgreesWithDecimalRounding(t *testing.T) {
+	exact := func(v float64, prec int) string {
+		r, _ := new(big.Rat).SetString(strconv.FormatFloat(v, 'e', 11, 64))
+		s := r.FloatString(prec)
+		if strings.HasPrefix(s, "-") && strings.Trim(s, "-0.") == "" {
+			s = s[1:]
+		}
+		return s
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var vals []float64
+	for i := range 2000 {
+		vals = append(vals, float64(i)/8, float64(i)/1000+0.0005, float64(i)*0.001+0.00049999999, -float64(i)/16)
+		vals = append(vals, rng.NormFloat64()*math.Pow(10, float64(rng.IntN(24)-12)))
+	}
+	for _, v := range vals {
+		for prec := range 5 {
+			// Digits past the 12th significant one come from the binary
+			// value: nothing to compare with the 12-digit form there.
+			if v != 0 && math.Floor(math.Log10(math.Abs(v)))+float64(prec)+1 >= 12 {
+				continue
+			}
+			if got, want := FormatFixed(v, prec), exact(v, prec); got != want {
+				t.Fatalf("FormatFixed(%v, %d) = %s, exact decimal rounding %s", v, prec, got, want)
+			}
 		}
 	}
 }

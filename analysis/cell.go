@@ -179,18 +179,32 @@ const (
 	WhyBothZero = "both throughputs are 0"
 )
 
-// FormatFixed prints v with prec decimals, rounding half away from zero on
-// the value's decimal form to 12 significant digits: the rounding a reader
-// does by hand, and the same whatever binary representation error the
-// value carries (the mean of 1.587, 0.843, ... that is 1.2735 prints
-// 1.274 even when float64 arithmetic gives 1.27349999999999997). v must
-// be finite.
+// FormatFixed prints v with prec decimals as strconv does, except that a
+// value whose 12-significant-digit decimal form is an exact half at the
+// printed precision rounds away from zero: the rounding a reader does by
+// hand, whatever binary representation error the value carries (the mean
+// of 1.587, 0.843, ... that is 1.2735 prints 1.274 even when float64
+// arithmetic gives 1.27349999999999997; 0.125 prints 0.13). v must be
+// finite.
 func FormatFixed(v float64, prec int) string {
-	r, ok := new(big.Rat).SetString(strconv.FormatFloat(v, 'e', 11, 64))
-	if !ok {
-		return strconv.FormatFloat(v, 'f', prec, 64)
+	// Rounding the 12-digit decimal form and rounding the exact binary
+	// value differ only when the 12-digit form has a 5 and then zeros
+	// where the first dropped digit goes: the exact half that binary
+	// cannot hold. That case alone needs exact decimal arithmetic.
+	e := strconv.FormatFloat(v, 'e', 11, 64) // [-]d.ddddddddddde±XX
+	s := ""
+	if mant, exp, ok := strings.Cut(e, "e"); ok {
+		digits := strings.Replace(strings.TrimPrefix(mant, "-"), ".", "", 1)
+		x, err := strconv.Atoi(exp)
+		if k := x + prec + 1; err == nil && k >= 0 && k < len(digits) && digits[k] == '5' && strings.Trim(digits[k+1:], "0") == "" {
+			if r, ok := new(big.Rat).SetString(e); ok {
+				s = r.FloatString(prec)
+			}
+		}
 	}
-	s := r.FloatString(prec)
+	if s == "" {
+		s = strconv.FormatFloat(v, 'f', prec, 64)
+	}
 	if strings.HasPrefix(s, "-") && strings.Trim(s, "-0.") == "" {
 		s = s[1:] // no "-0.00"
 	}

@@ -69,24 +69,19 @@ type Comparison struct {
 	insertSteps map[string]bool
 	events      []string
 	roles       []string
-	// summaries and ratios cache the medians over repeats and the ratios
-	// (with their bootstrap intervals): tables ask for the same cell many
-	// times.
-	summaries map[metricKey]summary
-	ratios    map[metricKey]Cell
+	// ratios caches the ratios with a bootstrap interval, which tables
+	// ask for more than once and which take a few thousand resamples
+	// each; the others are cheaper to compute again than to keep.
+	ratios map[metricKey]Cell
+	// counterMetrics caches CounterMetrics.
+	counterMetrics      []string
+	counterMetricsFound bool
 }
 
 // metricKey is a metric of a key.
 type metricKey struct {
 	record.Key
 	metric string
-}
-
-// summary is the sorted measured values of a metric over the repeats of a
-// key and the cell that summarizes them.
-type summary struct {
-	vals []float64
-	cell Cell
 }
 
 // New groups Records by (host, version, step, threads) and compares every
@@ -101,7 +96,7 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 		return nil, fmt.Errorf("%w %q: choose from %s", ErrUnknownOrder, opt.Order, strings.Join(StepOrders, ", "))
 	}
 	c := &Comparison{Opt: opt, samples: map[record.Key]*Sample{}, insertSteps: map[string]bool{},
-		summaries: map[metricKey]summary{}, ratios: map[metricKey]Cell{}}
+		ratios: map[metricKey]Cell{}}
 	firstStart := map[string]time.Time{}
 	seenV, seenH, seenT, seenS := map[string]bool{}, map[string]bool{}, map[int]bool{}, map[Scope]bool{}
 	seenE, seenR := map[string]bool{}, map[string]bool{}
@@ -240,8 +235,16 @@ func (c *Comparison) Events() []string { return c.events }
 func (c *Comparison) Roles() []string { return c.roles }
 
 // CounterMetrics are the per-op counter metrics in table order: each event
-// per op, then IPC and CPI, then the MPKI of each miss event.
+// per op, then IPC and CPI, then the MPKI of each miss event. The caller
+// must not change the list.
 func (c *Comparison) CounterMetrics() []string {
+	if !c.counterMetricsFound {
+		c.counterMetrics, c.counterMetricsFound = c.findCounterMetrics(), true
+	}
+	return c.counterMetrics
+}
+
+func (c *Comparison) findCounterMetrics() []string {
 	var out []string
 	has := map[string]bool{}
 	for _, e := range c.events {
@@ -266,7 +269,7 @@ func (c *Comparison) CounterMetrics() []string {
 	var extra []string
 	for _, s := range c.samples {
 		for _, p := range s.PerOp {
-			for k := range p.Values {
+			for _, k := range p.Metrics() {
 				if seen[k] || isCPUIO(k) || k == OpsPerSecond || strings.HasPrefix(k, "role:") || strings.HasPrefix(k, "hist:") || isInsertColumn(k) {
 					continue
 				}
@@ -295,7 +298,7 @@ func (c *Comparison) HasMetric(sc Scope, metric string) bool {
 			continue
 		}
 		for _, p := range s.PerOp {
-			if _, ok := p.Values[metric]; ok {
+			if p.Has(metric) {
 				return true
 			}
 		}
@@ -309,18 +312,8 @@ func Key(sc Scope, version, step string) record.Key {
 }
 
 // values returns the measured values of the metric over the repeats of k,
-// sorted, and the cell summarizing them. The caller must not change them.
+// sorted, and the cell summarizing them.
 func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
-	mk := metricKey{k, metric}
-	if s, ok := c.summaries[mk]; ok {
-		return s.vals, s.cell
-	}
-	vals, cell := c.summarize(k, metric)
-	c.summaries[mk] = summary{vals, cell}
-	return vals, cell
-}
-
-func (c *Comparison) summarize(k record.Key, metric string) ([]float64, Cell) {
 	s := c.samples[k]
 	if s == nil {
 		return nil, Stated(Missing)
@@ -403,10 +396,10 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 		r.Tested, r.P = true, cmp.P
 		r.Same = cmp.P >= cmp.Alpha
 	}
-	if r.OK() && !r.BothZero && !math.IsInf(r.Value, 0) {
+	if r.OK() && !r.BothZero && !math.IsInf(r.Value, 0) && len(vv) >= MinIntervalRepeats && len(bv) >= MinIntervalRepeats {
 		r.Lo, r.Hi = RatioInterval(vv, bv, c.Opt.confidence())
+		c.ratios[mk] = r
 	}
-	c.ratios[mk] = r
 	return r
 }
 

@@ -3,8 +3,10 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/perfbench/perfbench/record"
 )
@@ -115,8 +117,9 @@ type PerOp struct {
 	OpsEstimated bool
 	// Seconds is the window length.
 	Seconds float64
-	// Values maps metric names to cells.
-	Values map[string]Cell
+	// values are the Record's metrics and their cells, packed and sorted
+	// by name: a report holds one of these per Record.
+	values []namedCell
 	// Events lists the events of the Record in its order.
 	Events []string
 	// Device is the block device of the Record's disk stats ("" without
@@ -132,10 +135,108 @@ func (p *PerOp) Get(metric string) Cell {
 	if p.Failed {
 		return Stated(Failed)
 	}
-	if c, ok := p.Values[metric]; ok {
-		return c
+	if i, ok := p.find(metric); ok {
+		return p.values[i].cell()
 	}
 	return Stated(Missing)
+}
+
+// Has reports whether the Record has the metric, with a value or a state.
+func (p *PerOp) Has(metric string) bool {
+	_, ok := p.find(metric)
+	return ok
+}
+
+// Metrics returns the names of the metrics the Record has, sorted.
+func (p *PerOp) Metrics() []string {
+	out := make([]string, len(p.values))
+	for i, v := range p.values {
+		out[i] = v.name
+	}
+	return out
+}
+
+func (p *PerOp) find(metric string) (int, bool) {
+	return slices.BinarySearchFunc(p.values, metric, func(v namedCell, m string) int { return strings.Compare(v.name, m) })
+}
+
+func (p *PerOp) set(metric string, c Cell) {
+	i, ok := p.find(metric)
+	if ok {
+		p.values[i].packedCell = pack(c)
+		return
+	}
+	p.values = slices.Insert(p.values, i, namedCell{metricName(metric), pack(c)})
+}
+
+// namedCell is a metric of one Record and its cell.
+type namedCell struct {
+	name string
+	packedCell
+}
+
+// packedCell is a Cell of one Record: what such a cell can hold (one
+// repeat, no interval, no test) in a fraction of the space.
+type packedCell struct {
+	value, running float64
+	why            uint16 // index in reasons
+	state          State
+	partial        bool
+	estimated      bool
+}
+
+// reasons interns the Why of packed cells: a few distinct texts, each
+// held once.
+var reasons = struct {
+	sync.Mutex
+	index map[string]uint16
+	texts []string
+}{index: map[string]uint16{"": 0}, texts: []string{""}}
+
+func reasonIndex(why string) uint16 {
+	reasons.Lock()
+	defer reasons.Unlock()
+	if i, ok := reasons.index[why]; ok {
+		return i
+	}
+	if len(reasons.texts) == math.MaxUint16 {
+		return 0 // not reached: reasons are a fixed set of texts
+	}
+	i := uint16(len(reasons.texts))
+	reasons.index[why] = i
+	reasons.texts = append(reasons.texts, why)
+	return i
+}
+
+func reasonText(i uint16) string {
+	reasons.Lock()
+	defer reasons.Unlock()
+	return reasons.texts[i]
+}
+
+// metricNames interns metric names: every Record has the same few.
+var metricNames sync.Map
+
+func metricName(m string) string {
+	if v, ok := metricNames.Load(m); ok {
+		return v.(string)
+	}
+	v, _ := metricNames.LoadOrStore(m, m)
+	return v.(string)
+}
+
+func pack(c Cell) packedCell {
+	return packedCell{value: c.Value, running: c.Running, why: reasonIndex(c.Why), state: c.State, partial: c.Partial, estimated: c.Estimated}
+}
+
+func (p packedCell) cell() Cell {
+	c := Stated(p.state)
+	if p.state == Measured {
+		c = Val(p.value)
+		c.Running = p.running
+	}
+	c.Why, c.Partial, c.Estimated = reasonText(p.why), p.partial, p.estimated
+	return c
 }
 
 // reservedTableMetric reports whether a Record.Metrics key of a table Record
@@ -218,7 +319,7 @@ func rowsRead(r *record.Record) (float64, string) {
 
 // Compute returns the per-op metrics of one Record.
 func Compute(r *record.Record, opt Options) *PerOp {
-	p := &PerOp{Values: map[string]Cell{}, OpsPer: 1}
+	p := &PerOp{OpsPer: 1}
 	note := func(t Topic, text string) { p.Notes = append(p.Notes, Note{Text: text, Topic: t}) }
 	if r.Outcome == record.OutcomeFailed {
 		p.Failed = true
@@ -230,7 +331,7 @@ func Compute(r *record.Record, opt Options) *PerOp {
 			c = NoValue(WhyNotFinite)
 		}
 		c.Partial = c.Partial || partial
-		p.Values[name] = c
+		p.set(name, c)
 	}
 	p.Seconds = windowSeconds(r)
 
@@ -382,6 +483,7 @@ func Compute(r *record.Record, opt Options) *PerOp {
 
 	insertMetrics(r, p, counters, set)
 	roleShares(r, set)
+	p.values = append(make([]namedCell, 0, len(p.values)), p.values...) // no spare capacity
 	return p
 }
 

@@ -19,8 +19,8 @@ import (
 // Tests of reports that cannot mislead: every input gives the honest
 // answer or a clear refusal.
 
-// render writes the report of the inputs (paths, through Load) as text.
-func render(t *testing.T, format string, opt Options, paths ...string) (string, []string) {
+// renderInputs writes the report of the inputs (paths, through Load) as text.
+func renderInputs(t *testing.T, format string, opt Options, paths ...string) (string, []string) {
 	t.Helper()
 	recs, warnings, err := Load(paths)
 	if err != nil {
@@ -59,8 +59,8 @@ func extraLines(t *testing.T, short, long string) []string {
 func TestReportSameRecordsTwice(t *testing.T) {
 	dir := filepath.Join("..", "testdata", "records")
 	for _, format := range []string{"text", "markdown"} {
-		once, _ := render(t, format, Options{}, dir)
-		twice, _ := render(t, format, Options{}, dir, dir)
+		once, _ := renderInputs(t, format, Options{}, dir)
+		twice, _ := renderInputs(t, format, Options{}, dir, dir)
 		extra := extraLines(t, once, twice)
 		if len(extra) != 1 || !strings.Contains(extra[0], "23 Records in ../testdata/records repeat those read from ../testdata/records") {
 			t.Errorf("%s: DIR DIR adds %q, want one note on the 23 Records read twice", format, extra)
@@ -95,8 +95,8 @@ func TestReportSameCSVRowsTwice(t *testing.T) {
 	if err := os.WriteFile(copyPath, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	once, _ := render(t, "text", Options{}, table)
-	twice, _ := render(t, "text", Options{}, table, copyPath)
+	once, _ := renderInputs(t, "text", Options{}, table)
+	twice, _ := renderInputs(t, "text", Options{}, table, copyPath)
 	// The table's report has no warnings: the note comes with the
 	// heading of the warnings and the blank line before it.
 	if extra := extraLines(t, once, twice); len(extra) != 3 || extra[0] != "Warnings:" || extra[2] != "" ||

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -162,29 +163,49 @@ func sameContent(a, b *record.Record) bool {
 }
 
 // Write builds the report of recs and writes it in format (one of Formats).
-// warnings are added to the report's own.
+// warnings are added to the report's own. Tables are written as they are
+// built: memory holds the Records and one table at a time, not the whole
+// report.
 func Write(w io.Writer, format string, recs []*record.Record, warnings []string, opt Options) error {
 	if format == "benchfmt" {
 		return Benchfmt(w, recs, opt)
 	}
-	render := map[string]func(io.Writer, *Report) error{
-		"text": Text, "markdown": Markdown, "md": Markdown, "html": HTML, "csv": CSV, "json": JSON,
+	mk := map[string]func() renderer{
+		"text": textRenderer, "markdown": markdownRenderer, "md": markdownRenderer, "html": htmlRenderer, "csv": csvRenderer, "json": jsonRenderer,
 	}[format]
-	if render == nil {
+	if mk == nil {
 		return fmt.Errorf("%w %q: choose from %s", ErrUnknownFormat, format, strings.Join(Formats, ", "))
 	}
-	rep, err := Build(recs, opt)
+	b, rep, err := prepare(recs, opt)
 	if err != nil {
 		return err
 	}
 	rep.Warnings = append(warnings, rep.Warnings...)
-	if opt.Bare && format != "csv" && format != "json" {
-		rep.bare = true
-		if opt.Notes != nil {
-			if err := WriteNotes(opt.Notes, rep); err != nil {
-				return err
-			}
-		}
+	rep.bare = opt.Bare && format != "csv" && format != "json"
+	r := mk()
+	bw := bufio.NewWriter(w)
+	if err := r.begin(bw, rep); err != nil {
+		return err
 	}
-	return render(w, rep)
+	i := 0
+	err = b.tables(func(t *Table) error {
+		if rep.bare {
+			rep.tableNotes = append(rep.tableNotes, titledNotes{t.Title, t.Notes})
+		}
+		i++
+		return r.table(bw, rep, t, i-1)
+	})
+	if err != nil {
+		return err
+	}
+	if err := r.end(bw, rep); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if rep.bare && opt.Notes != nil {
+		return WriteNotes(opt.Notes, rep)
+	}
+	return nil
 }

@@ -31,80 +31,95 @@ const (
 	RedSuppress  = 0.8
 )
 
-func colour(tables []*Table) {
-	sets := map[string][]*Cell{}
-	var order []string
-	for _, t := range tables {
-		for si := range t.Sections {
-			for ri := range t.Sections[si].Rows {
-				row := &t.Sections[si].Rows[ri]
-				for ci := range row.Cells {
-					c := &row.Cells[ci]
-					if c.Empty || c.word || !c.OK() || math.IsInf(c.Value, 0) || math.IsNaN(c.Value) || c.BelowTarget {
-						continue
-					}
-					switch {
-					case c.rel:
-						worse, better := c.Value < RelativeLow, c.Value > RelativeHigh
-						if c.better < 0 {
-							worse, better = better, worse
-						}
-						if worse {
-							c.Class = "yellow"
-						} else if better {
-							c.Class = "blue"
-						}
-					case c.set != "" && c.better != 0:
-						if sets[c.set] == nil {
-							order = append(order, c.set)
-						}
-						sets[c.set] = append(sets[c.set], c)
-					}
+// colourRanges holds, for each set of absolute cells compared together,
+// the range of their values and how many there are: the quartile rule
+// needs every table of the report before it colours any.
+type colourRanges map[string]*colourRange
+
+type colourRange struct {
+	lo, hi float64
+	n      int
+}
+
+// colourable reports whether a cell takes part in the colour rules.
+func colourable(c *Cell) bool {
+	return !c.Empty && !c.word && c.OK() && !math.IsInf(c.Value, 0) && !math.IsNaN(c.Value) && !c.BelowTarget
+}
+
+// add takes the absolute cells of t into the ranges.
+func (cr colourRanges) add(t *Table) {
+	for _, s := range t.Sections {
+		for _, r := range s.Rows {
+			for ci := range r.Cells {
+				c := &r.Cells[ci]
+				if !colourable(c) || c.rel || c.set == "" || c.better == 0 {
+					continue
 				}
-			}
-		}
-	}
-	for _, k := range order {
-		cells := sets[k]
-		if len(cells) < 2 {
-			continue
-		}
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, c := range cells {
-			lo, hi = math.Min(lo, c.Value), math.Max(hi, c.Value)
-		}
-		if hi == lo {
-			continue
-		}
-		noRed := lo >= RedSuppress*hi
-		span := hi - lo
-		for _, c := range cells {
-			bottom := c.Value <= lo+Quartile*span
-			top := c.Value >= hi-Quartile*span
-			good, bad := top, bottom
-			if c.better < 0 {
-				good, bad = bottom, top
-			}
-			switch {
-			case good:
-				c.Class = "green"
-			case bad && !noRed:
-				c.Class = "red"
+				g := cr[c.set]
+				if g == nil {
+					g = &colourRange{lo: math.Inf(1), hi: math.Inf(-1)}
+					cr[c.set] = g
+				}
+				g.lo, g.hi, g.n = math.Min(g.lo, c.Value), math.Max(g.hi, c.Value), g.n+1
 			}
 		}
 	}
 }
 
-// anyTested reports whether any cell of the tables was tested for
-// significance against the base.
-func anyTested(tables []*Table) bool {
-	for _, t := range tables {
-		for _, s := range t.Sections {
-			for _, r := range s.Rows {
-				for _, c := range r.Cells {
-					if c.OK() && c.Tested {
-						return true
+// colour sets the HTML class of the cells of t by the rules above, the
+// absolute ones against the ranges of every table of the report.
+func (cr colourRanges) colour(t *Table) {
+	for si := range t.Sections {
+		for ri := range t.Sections[si].Rows {
+			row := &t.Sections[si].Rows[ri]
+			for ci := range row.Cells {
+				c := &row.Cells[ci]
+				if !colourable(c) {
+					continue
+				}
+				if c.rel {
+					worse, better := c.Value < RelativeLow, c.Value > RelativeHigh
+					if c.better < 0 {
+						worse, better = better, worse
 					}
+					if worse {
+						c.Class = "yellow"
+					} else if better {
+						c.Class = "blue"
+					}
+					continue
+				}
+				g := cr[c.set]
+				if c.set == "" || c.better == 0 || g == nil || g.n < 2 || g.hi == g.lo {
+					continue
+				}
+				noRed := g.lo >= RedSuppress*g.hi
+				span := g.hi - g.lo
+				bottom := c.Value <= g.lo+Quartile*span
+				top := c.Value >= g.hi-Quartile*span
+				good, bad := top, bottom
+				if c.better < 0 {
+					good, bad = bottom, top
+				}
+				switch {
+				case good:
+					c.Class = "green"
+				case bad && !noRed:
+					c.Class = "red"
+				}
+			}
+		}
+	}
+}
+
+// tested reports whether any cell of t was tested for significance
+// against the base.
+func (t *Table) tested() bool {
+	for _, s := range t.Sections {
+		for _, r := range s.Rows {
+			for _, c := range r.Cells {
+				if c.OK() && c.Tested {
+					return true
 				}
 			}
 		}

@@ -119,6 +119,17 @@ type Report struct {
 
 	// bare renders the tables alone (Options.Bare).
 	bare bool
+	// count is the number of tables, known before they are built.
+	count int
+	// tableNotes are the titles and notes of the tables rendered, for
+	// WriteNotes after a bare report streamed them.
+	tableNotes []titledNotes
+}
+
+// titledNotes are the notes of one table.
+type titledNotes struct {
+	title string
+	notes []string
 }
 
 // RowKind is what a row is.
@@ -176,7 +187,8 @@ type Table struct {
 	sectionNames     bool // print section names in text
 	sectionGap       bool // blank line between sections in text
 	keys             []record.Key
-	metric           string // the metric of a counters or legacy table
+	lastBase         record.Key // the base key added last (addRatioKeys)
+	metric           string     // the metric of a counters or legacy table
 	// singleWindowNoted: the table's own notes already say that its
 	// values rest on a single repeat (the attribution's verdict note).
 	singleWindowNoted bool
@@ -222,6 +234,24 @@ type Cell struct {
 
 // Build computes the tables of the report.
 func Build(recs []*record.Record, opt Options) (*Report, error) {
+	b, rep, err := prepare(recs, opt)
+	if err != nil {
+		return nil, err
+	}
+	err = b.tables(func(t *Table) error {
+		rep.Tables = append(rep.Tables, t)
+		return nil
+	})
+	return rep, err
+}
+
+// prepare compares the Records and goes through every table once for what
+// any one of them needs from the others: which tables are left out (the
+// report's notes), whether any ratio was tested, the ranges of the colour
+// rule. The tables themselves are dropped: b.tables builds them again,
+// one at a time, so a report of any size is rendered without holding all
+// of its tables.
+func prepare(recs []*record.Record, opt Options) (*builder, *Report, error) {
 	want := map[string]bool{}
 	for _, id := range opt.Tables {
 		id = strings.TrimSpace(id)
@@ -229,62 +259,84 @@ func Build(recs []*record.Record, opt Options) (*Report, error) {
 			continue
 		}
 		if !knownTable(id) {
-			return nil, fmt.Errorf("%w %q: choose from %s", ErrUnknownTable, id, strings.Join(TableIDs, ", "))
+			return nil, nil, fmt.Errorf("%w %q: choose from %s", ErrUnknownTable, id, strings.Join(TableIDs, ", "))
 		}
 		want[id] = true
 	}
 	c, err := analysis.New(recs, opt.Base, opt.Analysis)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := checkLabels(opt.Labels, c.Versions); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, v := range opt.Compare {
 		if !slices.Contains(c.Versions, v) {
-			return nil, fmt.Errorf("%w %q to compare with the base: the versions are %s", ErrUnknownVersion, v, strings.Join(c.Versions, ", "))
+			return nil, nil, fmt.Errorf("%w %q to compare with the base: the versions are %s", ErrUnknownVersion, v, strings.Join(c.Versions, ", "))
 		}
 	}
-	b := &builder{c: c, opt: opt}
+	b := &builder{c: c, opt: opt, want: want, ranges: colourRanges{}}
 	rep := &Report{Base: c.Base, Versions: c.Versions}
 	leftOut := newLeftOut()
+	b.each(func(t *Table, why string, failed, kept bool) {
+		if !kept {
+			leftOut.add(why, b.tableName(t), failed)
+			return
+		}
+		rep.count++
+		b.ranges.add(t)
+		b.tested = b.tested || t.tested()
+	})
+	rep.Notes = leftOut.notes()
+	if len(c.LeftOut) > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("warm-up steps left out of the tables: %s", strings.Join(c.LeftOut, ", ")))
+	}
+	rep.Warnings = append(rep.Warnings, opsSourceWarnings(c, recs)...)
+	return b, rep, nil
+}
+
+// each builds the tables asked for, in report order, and calls f with
+// each that has values: kept, or left out because none of its cells could
+// be measured (why, and whether failed steps' cells are among them).
+func (b *builder) each(f func(t *Table, why string, failed, kept bool)) {
 	for _, id := range TableIDs {
-		if len(want) > 0 && !want[id] {
+		if len(b.want) > 0 && !b.want[id] {
 			continue
 		}
-		if id == TableLegacy && !opt.Legacy && !want[id] {
+		if id == TableLegacy && !b.opt.Legacy && !b.want[id] {
 			continue
 		}
-		for _, t := range b.build(id) {
+		b.build(id, func(t *Table) {
 			t.dropEmptyRows()
 			if id == TableCPUIO || id == TableCPUIORel {
 				// Tables from CSV tables often have only some of these
 				// columns; one with throughput alone repeats the QPS table.
 				if t.dropEmptyColumns(); len(t.Header) < 2 {
-					continue
+					return
 				}
 			}
 			if !t.hasValues() {
-				continue
+				return
 			}
-			if why, failed, ok := t.unmeasured(); ok {
-				leftOut.add(why, b.tableName(t), failed)
-				continue
-			}
-			rep.Tables = append(rep.Tables, t)
+			why, failed, left := t.unmeasured()
+			f(t, why, failed, !left)
+		})
+	}
+}
+
+// tables builds the tables kept by prepare again, colours them, adds
+// their notes and hands them to emit in report order.
+func (b *builder) tables(emit func(*Table) error) error {
+	var err error
+	b.each(func(t *Table, _ string, _, kept bool) {
+		if !kept || err != nil {
+			return
 		}
-	}
-	rep.Notes = leftOut.notes()
-	colour(rep.Tables)
-	b.tested = anyTested(rep.Tables)
-	for _, t := range rep.Tables {
+		b.ranges.colour(t)
 		b.finish(t)
-	}
-	if len(c.LeftOut) > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("warm-up steps left out of the tables: %s", strings.Join(c.LeftOut, ", ")))
-	}
-	rep.Warnings = append(rep.Warnings, opsSourceWarnings(c, recs)...)
-	return rep, nil
+		err = emit(t)
+	})
+	return err
 }
 
 // ErrUnknownVersion is returned by Build for a version in Options.Compare

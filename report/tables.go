@@ -15,49 +15,52 @@ import (
 type builder struct {
 	c   *analysis.Comparison
 	opt Options
+	// want is the set of table IDs asked for; empty means all.
+	want map[string]bool
 	// tested is set when some ratio of the report was tested for
 	// significance: ratios that could not be are then marked "?".
 	tested bool
+	// ranges are the value ranges of the absolute colour rule.
+	ranges colourRanges
 }
 
-func (b *builder) build(id string) []*Table {
+func (b *builder) build(id string, emit func(*Table)) {
 	switch id {
 	case TableRQPS:
-		return b.rqps()
+		b.rqps(emit)
 	case TableQPS:
-		return b.qps()
+		b.qps(emit)
 	case TableThreads:
-		return b.threads()
+		b.threads(emit)
 	case TableAverage:
-		return b.average()
+		b.average(emit)
 	case TableCPUIO:
-		return b.cpuio()
+		b.cpuio(emit)
 	case TableCPUIORel:
-		return b.cpuioRel()
+		b.cpuioRel(emit)
 	case TableCounters:
-		return b.counters(false)
+		b.counters(false, emit)
 	case TableCountersRel:
-		return b.counters(true)
+		b.counters(true, emit)
 	case TableLegacy:
-		return b.legacy()
+		b.legacy(emit)
 	case TableAttribution:
-		return b.attribution()
+		b.attribution(emit)
 	case TableCorrelation:
-		return b.correlation()
+		b.correlation(emit)
 	case TableRoles:
-		return b.roles()
+		b.roles(emit)
 	case TableInsert:
-		return b.insert(false)
+		b.insert(false, emit)
 	case TableInsertRel:
-		return b.insert(true)
+		b.insert(true, emit)
 	case TableInsertTarget:
-		return b.insertTarget()
+		b.insertTarget(emit)
 	case TableInsertLine:
-		return b.insertLine()
+		b.insertLine(emit)
 	case TableInsertHist:
-		return b.insertHist()
+		b.insertHist(emit)
 	}
-	return nil
 }
 
 // scopeText describes a scope for titles: "host bench1, 1 thread".
@@ -99,6 +102,16 @@ func (b *builder) others() []string {
 		}
 	}
 	return out
+}
+
+// addRatioKeys adds the keys of a ratio cell to the table's, the base's
+// once for the cells of one row that share it.
+func (t *Table) addRatioKeys(k, base record.Key) {
+	t.keys = append(t.keys, k)
+	if base != t.lastBase || len(t.keys) == 1 {
+		t.keys = append(t.keys, base)
+		t.lastBase = base
+	}
 }
 
 // colLabel is the heading of the i-th version column (0-based): the
@@ -213,7 +226,7 @@ func (b *builder) value(t *Table, k record.Key, metric string, f numFormat, set 
 
 // ratio is the metric of key k relative to the base.
 func (b *builder) ratio(t *Table, k record.Key, metric string, f numFormat) Cell {
-	t.keys = append(t.keys, k, b.c.BaseKey(k))
+	t.addRatioKeys(k, b.c.BaseKey(k))
 	return ratioCell(b.c.Ratio(k, metric), f, k, metric)
 }
 
@@ -221,12 +234,11 @@ func ratioCell(ac analysis.Cell, f numFormat, k record.Key, metric string) Cell 
 	return Cell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, better: better(metric), rel: true, format: f}
 }
 
-func (b *builder) rqps() []*Table {
+func (b *builder) rqps(emit func(*Table)) {
 	others := b.others()
 	if len(others) == 0 {
-		return nil
+		return
 	}
-	var out []*Table
 	for _, sc := range b.c.Scopes {
 		t := b.newTable(TableRQPS, "Relative QPS", sc)
 		t.Relative, t.pad, t.padIfWide = true, padNone, true
@@ -234,19 +246,18 @@ func (b *builder) rqps() []*Table {
 		t.Header = b.colHeader(others)
 		b.grouped(t)
 		t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
-			row := Row{Label: step}
+			row := Row{Label: step, Cells: make([]Cell, 0, len(others))}
 			for _, v := range others {
 				row.Cells = append(row.Cells, b.ratio(t, analysis.Key(sc, v, step), analysis.OpsPerSecond, fmtRatio))
 			}
 			return row
 		})
-		out = append(out, t)
+		emit(t)
 	}
-	return out
+	return
 }
 
-func (b *builder) qps() []*Table {
-	var out []*Table
+func (b *builder) qps(emit func(*Table)) {
 	for _, sc := range b.c.Scopes {
 		t := b.newTable(TableQPS, "QPS", sc)
 		t.pad, t.padIfWide = padNone, true
@@ -254,23 +265,23 @@ func (b *builder) qps() []*Table {
 		t.Header = b.colHeader(b.c.Versions)
 		b.grouped(t)
 		t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
-			row := Row{Label: step}
+			row := Row{Label: step, Cells: make([]Cell, 0, len(b.c.Versions))}
 			for _, v := range b.c.Versions {
 				row.Cells = append(row.Cells, b.value(t, analysis.Key(sc, v, step), analysis.OpsPerSecond, fmtQPS, "qps|"+sc.Host+"|"+strconv.Itoa(sc.Threads)+"|"+step))
 			}
 			return row
 		})
-		out = append(out, t)
+		emit(t)
 	}
-	return out
+	return
 }
 
 // threads is the per-thread-count layout: for each step, a block with the
 // QPS of each version at each thread count and its ratio to the base at the
 // lowest thread count, hosts as "- host" lines.
-func (b *builder) threads() []*Table {
+func (b *builder) threads(emit func(*Table)) {
 	if len(b.c.Threads) < 2 {
-		return nil
+		return
 	}
 	ths := append([]int(nil), b.c.Threads...)
 	sort.Ints(ths)
@@ -337,19 +348,18 @@ func (b *builder) threads() []*Table {
 	if blank {
 		t.Notes = append(t.Notes, "a row with fewer values than thread counts: the version did not run the higher thread counts")
 	}
-	return []*Table{t}
+	emit(t)
 }
 
 // average is the ratio layout with an average row, one block per thread
 // count, one table per host.
-func (b *builder) average() []*Table {
+func (b *builder) average(emit func(*Table)) {
 	others := b.others()
 	if len(others) == 0 {
-		return nil
+		return
 	}
 	ths := append([]int(nil), b.c.Threads...)
 	sort.Ints(ths)
-	var out []*Table
 	for _, host := range b.c.Hosts {
 		title := "QPS ratios with their average"
 		if host != "" {
@@ -374,7 +384,7 @@ func (b *builder) average() []*Table {
 			}
 			sec := Section{Name: name}
 			for _, step := range steps {
-				row := Row{Label: step}
+				row := Row{Label: step, Cells: make([]Cell, 0, len(others))}
 				for _, v := range others {
 					row.Cells = append(row.Cells, b.ratio(t, analysis.Key(sc, v, step), analysis.OpsPerSecond, fmtRatio3))
 				}
@@ -416,9 +426,9 @@ func (b *builder) average() []*Table {
 			t.Sections = append(t.Sections, sec)
 		}
 		t.Notes = append([]string{"average: arithmetic mean of the ratios above it, as published"}, t.Notes...)
-		out = append(out, t)
+		emit(t)
 	}
-	return out
+	return
 }
 
 const cpuioUnits = "o/s: operations per second; cpu/o: µs of CPU per operation; cs/o: context switches per operation; r/o: storage reads per operation; rKB/o, wKB/o: KB read and written per operation"
@@ -430,8 +440,7 @@ func cpuioFormat(m string) numFormat {
 	return fmtAbs
 }
 
-func (b *builder) cpuio() []*Table {
-	var out []*Table
+func (b *builder) cpuio(emit func(*Table)) {
 	for _, sc := range b.c.Scopes {
 		for _, v := range b.c.Versions {
 			t := b.newTable(TableCPUIO, "CPU and IO per operation: "+v, sc)
@@ -445,7 +454,7 @@ func (b *builder) cpuio() []*Table {
 			}
 			b.grouped(t)
 			t.Sections = b.sections(steps, func(step string) Row {
-				row := Row{Label: step}
+				row := Row{Label: step, Cells: make([]Cell, 0, len(analysis.CPUIOMetrics))}
 				for _, m := range analysis.CPUIOMetrics {
 					set := fmt.Sprintf("cpuio|%s|%d|%s|%s", sc.Host, sc.Threads, step, m)
 					row.Cells = append(row.Cells, b.value(t, analysis.Key(sc, v, step), m, cpuioFormat(m), set))
@@ -453,14 +462,13 @@ func (b *builder) cpuio() []*Table {
 				return row
 			})
 			t.Notes = []string{cpuioUnits}
-			out = append(out, t)
+			emit(t)
 		}
 	}
-	return out
+	return
 }
 
-func (b *builder) cpuioRel() []*Table {
-	var out []*Table
+func (b *builder) cpuioRel(emit func(*Table)) {
 	for _, sc := range b.c.Scopes {
 		for _, v := range b.others() {
 			t := b.newTable(TableCPUIORel, "CPU and IO per operation relative to the base: "+v, sc)
@@ -469,17 +477,17 @@ func (b *builder) cpuioRel() []*Table {
 			t.Header = analysis.CPUIOMetrics
 			b.grouped(t)
 			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
-				row := Row{Label: step}
+				row := Row{Label: step, Cells: make([]Cell, 0, len(analysis.CPUIOMetrics))}
 				for _, m := range analysis.CPUIOMetrics {
 					row.Cells = append(row.Cells, b.ratio(t, analysis.Key(sc, v, step), m, fmtRatio))
 				}
 				return row
 			})
 			t.Notes = []string{"each value is the version's divided by the base's; above 1 for o/s is faster, above 1 for the others is more work per operation"}
-			out = append(out, t)
+			emit(t)
 		}
 	}
-	return out
+	return
 }
 
 // metricTitle names a metric in a title.
@@ -499,16 +507,15 @@ func metricTitle(m string) string {
 	return m
 }
 
-func (b *builder) counters(rel bool) []*Table {
+func (b *builder) counters(rel bool, emit func(*Table)) {
 	versions := b.c.Versions
 	id, suffix := TableCounters, ""
 	if rel {
 		versions, id, suffix = b.others(), TableCountersRel, ", relative to the base"
 		if len(versions) == 0 {
-			return nil
+			return
 		}
 	}
-	var out []*Table
 	for _, sc := range b.c.Scopes {
 		for _, m := range b.c.CounterMetrics() {
 			if !b.c.HasMetric(sc, m) {
@@ -523,7 +530,7 @@ func (b *builder) counters(rel bool) []*Table {
 			t.Header = b.colHeader(versions)
 			b.grouped(t)
 			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
-				row := Row{Label: step}
+				row := Row{Label: step, Cells: make([]Cell, 0, len(versions))}
 				for _, v := range versions {
 					k := analysis.Key(sc, v, step)
 					if rel {
@@ -534,18 +541,17 @@ func (b *builder) counters(rel bool) []*Table {
 				}
 				return row
 			})
-			out = append(out, t)
+			emit(t)
 		}
 	}
-	return out
+	return
 }
 
-func (b *builder) legacy() []*Table {
+func (b *builder) legacy(emit func(*Table)) {
 	others := b.others()
 	if len(others) == 0 {
-		return nil
+		return
 	}
-	var out []*Table
 	for _, sc := range b.c.Scopes {
 		for _, e := range b.c.Events() {
 			if !b.c.HasMetric(sc, analysis.PerOpName(e)) {
@@ -557,19 +563,19 @@ func (b *builder) legacy() []*Table {
 			t.Header = b.colHeader(others)
 			b.grouped(t)
 			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
-				row := Row{Label: step}
+				row := Row{Label: step, Cells: make([]Cell, 0, len(others))}
 				for _, v := range others {
 					k := analysis.Key(sc, v, step)
-					t.keys = append(t.keys, k, b.c.BaseKey(k))
+					t.addRatioKeys(k, b.c.BaseKey(k))
 					row.Cells = append(row.Cells, ratioCell(b.c.LegacyRatio(k, e), fmtRatio, k, analysis.PerOpName(e)))
 				}
 				return row
 			})
 			t.Notes = []string{"legacy normalization, for comparison with earlier posts: (count_v / count_base) / (QPS_v / QPS_base) with counts as rates over the counter window and QPS over the whole step as the load generator reports it; the counters-rel tables divide by the operations of the counter window instead; these ratios are not tested for significance"}
-			out = append(out, t)
+			emit(t)
 		}
 	}
-	return out
+	return
 }
 
 // shareCell is an attribution share, carrying the state, running fraction
@@ -596,8 +602,7 @@ func shareCell(v float64, noShares string, k record.Key, metric string, from ...
 	return Cell{Cell: ac, Text: cellText(ac, fmtShare, textNone), Version: k.Version, Step: k.Step, Metric: metric, format: fmtShare}
 }
 
-func (b *builder) attribution() []*Table {
-	var out []*Table
+func (b *builder) attribution(emit func(*Table)) {
 	for _, sc := range b.c.Scopes {
 		for _, v := range b.others() {
 			t := b.newTable(TableAttribution, "Where the throughput change comes from: "+v, sc)
@@ -613,7 +618,7 @@ func (b *builder) attribution() []*Table {
 			b.grouped(t)
 			t.Sections = b.sections(steps, func(step string) Row {
 				k := analysis.Key(sc, v, step)
-				t.keys = append(t.keys, k, b.c.BaseKey(k))
+				t.addRatioKeys(k, b.c.BaseKey(k))
 				a := b.c.Attribute(k)
 				row := Row{Label: step}
 				row.Cells = append(row.Cells,
@@ -644,10 +649,10 @@ func (b *builder) attribution() []*Table {
 				t.singleWindowNoted = true
 				t.Notes = append(t.Notes, what+" on a single window of the version or the base: its rQPS was not tested for significance, so the change it explains may be noise; with at least 4 repeats per version a verdict says none when the change is not significant")
 			}
-			out = append(out, t)
+			emit(t)
 		}
 	}
-	return out
+	return
 }
 
 // singleWindowVerdicts counts the attribution rows with a verdict other
@@ -671,8 +676,7 @@ func singleWindowVerdicts(t *Table) (n, of int) {
 	return n, of
 }
 
-func (b *builder) correlation() []*Table {
-	var out []*Table
+func (b *builder) correlation(emit func(*Table)) {
 	metrics := append(append([]string(nil), b.c.CounterMetrics()...), analysis.CPUIOMetrics[1:]...)
 	for _, sc := range b.c.Scopes {
 		for _, v := range b.others() {
@@ -708,7 +712,7 @@ func (b *builder) correlation() []*Table {
 			}
 			for _, s := range b.stepsIn(sc, false) {
 				k := analysis.Key(sc, v, s)
-				t.keys = append(t.keys, k, b.c.BaseKey(k))
+				t.addRatioKeys(k, b.c.BaseKey(k))
 			}
 			t.Sections = []Section{sec}
 			t.Notes = []string{"rho: Spearman rank correlation, across the steps of this version, of the metric's ratio to the base with 1/rQPS; near 1 the metric grows where throughput drops; steps: how many steps rho rests on"}
@@ -721,10 +725,10 @@ func (b *builder) correlation() []*Table {
 			if len(mux) > 0 {
 				t.Notes = append(t.Notes, "some ratios behind these used multiplexed counters: "+strings.Join(mux, ", "))
 			}
-			out = append(out, t)
+			emit(t)
 		}
 	}
-	return out
+	return
 }
 
 // chanceNote says how often |rho| = 1 comes out by chance with the step
@@ -748,8 +752,7 @@ func chanceNote(ns map[int]bool) string {
 	return "few steps say little: with no relation at all, |rho| = 1 comes out by chance " + strings.Join(parts, ", ") + " (2 of the n! orderings of n steps)"
 }
 
-func (b *builder) roles() []*Table {
-	var out []*Table
+func (b *builder) roles(emit func(*Table)) {
 	for _, sc := range b.c.Scopes {
 		for _, step := range b.stepsIn(sc, false) {
 			for _, v := range b.c.Versions {
@@ -792,11 +795,11 @@ func (b *builder) roles() []*Table {
 				}
 				t.Sections = []Section{sec}
 				t.Notes = []string{"each counter's share of the server's total by thread role; unattributed: threads that came and went between reads, counted through inheritance"}
-				out = append(out, t)
+				emit(t)
 			}
 		}
 	}
-	return out
+	return
 }
 
 // insertThroughputMetric is queries/s for steps that ran queries, else
@@ -827,8 +830,7 @@ func (b *builder) insertVersions(sc analysis.Scope, steps []string) []string {
 	return out
 }
 
-func (b *builder) insert(rel bool) []*Table {
-	var out []*Table
+func (b *builder) insert(rel bool, emit func(*Table)) {
 	for _, sc := range b.c.Scopes {
 		steps := b.stepsIn(sc, true)
 		if len(steps) == 0 {
@@ -900,9 +902,9 @@ func (b *builder) insert(rel bool) []*Table {
 		case ignored:
 			t.Notes = append(t.Notes, fmt.Sprintf("%s: the version did not sustain the step's target insert rate (inserts/s below %.0f%% of it, see the insert-target table): its queries/s can be ignored; grey in HTML and left out of the colour quartiles", textBelowTarget, 100*analysis.TargetFraction))
 		}
-		out = append(out, t)
+		emit(t)
 	}
-	return out
+	return
 }
 
 // belowTarget reports whether the version of k fell below 95% of its
@@ -915,8 +917,7 @@ func (b *builder) belowTarget(k record.Key) bool {
 // insertTarget is the average inserts/s of each version on the steps that
 // limit inserts to a target rate (read+write steps, which run queries at
 // the same time), with a last row of the targets.
-func (b *builder) insertTarget() []*Table {
-	var out []*Table
+func (b *builder) insertTarget(emit func(*Table)) {
 	for _, sc := range b.c.Scopes {
 		var steps []string
 		for _, s := range b.stepsIn(sc, true) {
@@ -960,9 +961,9 @@ func (b *builder) insertTarget() []*Table {
 		if missed {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s: below %.0f%% of the target: the version did not sustain the step's insert rate (red in HTML)", textBelowTarget, 100*analysis.TargetFraction))
 		}
-		out = append(out, t)
+		emit(t)
 	}
-	return out
+	return
 }
 
 // targetCell is the target insert rate of a step: the one every version
@@ -1004,8 +1005,7 @@ var insertColumnFormat = map[string]numFormat{
 	"p50": fmtInt, "p99": fmtInt,
 }
 
-func (b *builder) insertLine() []*Table {
-	var out []*Table
+func (b *builder) insertLine(emit func(*Table)) {
 	for _, sc := range b.c.Scopes {
 		for _, step := range b.stepsIn(sc, true) {
 			t := b.newTable(TableInsertLine, "Insert benchmark metrics: "+step, sc)
@@ -1027,10 +1027,10 @@ func (b *builder) insertLine() []*Table {
 			}
 			t.Sections = []Section{sec}
 			t.Notes = []string{"ips, qps: inserts and queries per second; rps, wps: storage reads and writes per second; rmbps, wmbps: MB/s read and written; rpq, rkbpq: reads and KB read per operation (per query when the step runs queries, else per insert); wpi, wkbpi: writes and KB written per insert; csps, cspq: context switches per second and per operation; cpups: server CPU as % of all CPUs; cpupq: µs of server CPU per operation; dbgb1, dbgb2: database and data-directory size, GB; rss: server RSS, GB; maxop: slowest operation, s; p50, p99: per-interval rates; NA: not recorded"}
-			out = append(out, t)
+			emit(t)
 		}
 	}
-	return out
+	return
 }
 
 // kindTitle names a kind of operation at the start of a title.
@@ -1038,8 +1038,7 @@ var kindTitle = map[string]string{analysis.OpQuery: "Query", analysis.OpInsert: 
 
 // insertHist is one response-time histogram per step and kind of
 // operation (query, insert, delete) that the step's Records have.
-func (b *builder) insertHist() []*Table {
-	var out []*Table
+func (b *builder) insertHist(emit func(*Table)) {
 	for _, sc := range b.c.Scopes {
 		for _, step := range b.stepsIn(sc, true) {
 			for _, kind := range analysis.HistogramKinds {
@@ -1064,9 +1063,9 @@ func (b *builder) insertHist() []*Table {
 				}
 				t.Sections = []Section{sec}
 				t.Notes = []string{"each cell is the percentage of " + kind + " operations that took at most the column's time and more than the previous column's; gt: more than 16 s; nonzero: more than 0 but less than 0.0005%; max: slowest " + kind + ", s"}
-				out = append(out, t)
+				emit(t)
 			}
 		}
 	}
-	return out
+	return
 }

@@ -11,42 +11,71 @@ import (
 // published posts: a title, the "Relative to: <base>" and "col-N : <version>"
 // lines, a header, then rows of values followed by the row label; notes
 // after the table. The report's own notes (tables left out) come first.
-func Text(w io.Writer, rep *Report) error {
+func Text(w io.Writer, rep *Report) error { return render(w, rep, textRenderer()) }
+
+// renderer writes a report in one format: begin before the first table,
+// table for each (i counts them from 0), end after the last. Write streams
+// tables through it as they are built.
+type renderer struct {
+	begin func(w *bufio.Writer, rep *Report) error
+	table func(w *bufio.Writer, rep *Report, t *Table, i int) error
+	end   func(w *bufio.Writer, rep *Report) error
+}
+
+// render writes a built report.
+func render(w io.Writer, rep *Report, r renderer) error {
+	if rep.count < len(rep.Tables) {
+		rep.count = len(rep.Tables)
+	}
 	bw := bufio.NewWriter(w)
-	if rep.bare {
-		for i, t := range rep.Tables {
+	if err := r.begin(bw, rep); err != nil {
+		return err
+	}
+	for i, t := range rep.Tables {
+		if err := r.table(bw, rep, t, i); err != nil {
+			return err
+		}
+	}
+	if err := r.end(bw, rep); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+func textRenderer() renderer {
+	return renderer{
+		begin: func(bw *bufio.Writer, rep *Report) error {
+			if len(rep.Notes) > 0 && !rep.bare {
+				bw.WriteString("Notes:\n")
+				for _, n := range rep.Notes {
+					bw.WriteString("- " + n + "\n")
+				}
+				if rep.count > 0 {
+					bw.WriteString("\n")
+				}
+			}
+			return nil
+		},
+		table: func(bw *bufio.Writer, rep *Report, t *Table, i int) error {
 			if i > 0 {
 				bw.WriteString("\n")
 			}
-			writeTextTable(bw, t, true)
-		}
-		return bw.Flush()
+			writeTextTable(bw, t, rep.bare)
+			return nil
+		},
+		end: func(bw *bufio.Writer, rep *Report) error {
+			if len(rep.Warnings) > 0 && !rep.bare {
+				if rep.count > 0 {
+					bw.WriteString("\n")
+				}
+				bw.WriteString("Warnings:\n")
+				for _, w := range rep.Warnings {
+					bw.WriteString("- " + w + "\n")
+				}
+			}
+			return nil
+		},
 	}
-	if len(rep.Notes) > 0 {
-		bw.WriteString("Notes:\n")
-		for _, n := range rep.Notes {
-			bw.WriteString("- " + n + "\n")
-		}
-		if len(rep.Tables) > 0 {
-			bw.WriteString("\n")
-		}
-	}
-	for i, t := range rep.Tables {
-		if i > 0 {
-			bw.WriteString("\n")
-		}
-		writeTextTable(bw, t, false)
-	}
-	if len(rep.Warnings) > 0 {
-		if len(rep.Tables) > 0 {
-			bw.WriteString("\n")
-		}
-		bw.WriteString("Warnings:\n")
-		for _, w := range rep.Warnings {
-			bw.WriteString("- " + w + "\n")
-		}
-	}
-	return bw.Flush()
 }
 
 func width(s string) int { return utf8.RuneCountInString(s) }
@@ -222,13 +251,19 @@ func WriteNotes(w io.Writer, rep *Report) error {
 			bw.WriteString("- " + n + "\n")
 		}
 	}
-	for _, t := range rep.Tables {
-		if len(t.Notes) == 0 {
+	tables := rep.tableNotes
+	if tables == nil {
+		for _, t := range rep.Tables {
+			tables = append(tables, titledNotes{t.Title, t.Notes})
+		}
+	}
+	for _, t := range tables {
+		if len(t.notes) == 0 {
 			continue
 		}
 		sep()
-		bw.WriteString(t.Title + ":\n")
-		for _, n := range t.Notes {
+		bw.WriteString(t.title + ":\n")
+		for _, n := range t.notes {
 			bw.WriteString("- " + n + "\n")
 		}
 	}
