@@ -199,14 +199,17 @@ func Benchfmt(w io.Writer, recs []*record.Record, opt Options) error {
 						default:
 							continue
 						}
-						if math.IsInf(cell.Value, 0) || math.IsNaN(cell.Value) {
+						// In the unit's scale (KB to bytes) a value near
+						// the float64 limit can overflow: no value then.
+						scaled := cell.Value * bu.scale
+						if math.IsInf(scaled, 0) || math.IsNaN(scaled) {
 							continue
 						}
 						if cell.Multiplexed() {
 							mux = append(mux, fmt.Sprintf("%s (counted %d%%)", m, runningPct(cell.Running)))
 						}
 						addUnit(bu.unit, better(m))
-						res.Values = append(res.Values, benchfmt.Value{Value: round12(cell.Value * bu.scale), Unit: bu.unit})
+						res.Values = append(res.Values, benchfmt.Value{Value: round12(scaled), Unit: bu.unit})
 					}
 					if len(mux) > 0 {
 						comments = append(comments, fmt.Sprintf("# %s repeat %d: multiplexed, values scaled: %s", name, r.Repeat, strings.Join(mux, ", ")))

@@ -472,7 +472,7 @@ func TestReportBare(t *testing.T) {
 func TestReportHugeValues(t *testing.T) {
 	in := "version,step,threads,metric,value\n" +
 		"b,s,1,qps,1e308\nb,s,1,seconds,1e308\nb,s,1,instructions,1.7e308\nb,s,1,cycles,1e-308\n" +
-		"v,s,1,qps,1e-300\nv,s,1,seconds,1e300\nv,s,1,instructions,1e308\nv,s,1,cycles,1e300\n"
+		"v,s,1,qps,1e-300\nv,s,1,seconds,1e300\nv,s,1,instructions,1e308\nv,s,1,cycles,1e300\nv,s,1,wKB/o,1.7e308\n"
 	recs, err := ReadCSV(strings.NewReader(in), "t.csv")
 	if err != nil {
 		t.Fatal(err)
@@ -487,6 +487,10 @@ func TestReportHugeValues(t *testing.T) {
 		}
 		if format == "json" && !json.Valid(b.Bytes()) {
 			t.Errorf("JSON not valid")
+		}
+		// 1.7e308 KB/op is no finite number of bytes per op.
+		if format == "benchfmt" && strings.Contains(b.String(), "Inf") {
+			t.Errorf("benchfmt writes an infinity:\n%s", b.String())
 		}
 	}
 	rep, _ := Build(recs, Options{})
