@@ -511,3 +511,21 @@ func TestReportHugeValues(t *testing.T) {
 		}
 	}
 }
+
+// A version that missed its target insert rate has its queries/s marked
+// in the relative table too: 40462! was grey in the absolute table while
+// its ratio 1.18 was painted blue, better than the base.
+func TestReportInsertRelBelowTarget(t *testing.T) {
+	rep, err := Build(fixtures(t), Options{Tables: []string{TableInsert, TableInsertRel}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs := cell(t, rep, TableInsert, "", "mariadb-11.4.3", "qr100")
+	rel := cell(t, rep, TableInsertRel, "", "mariadb-11.4.3", "qr100")
+	if abs.Text != "40462!" || abs.Class != "grey" || rel.Text != "1.18!" || rel.Class != "grey" || !rel.BelowTarget {
+		t.Errorf("absolute %q %s, relative %q %s: want both marked ! and grey", abs.Text, abs.Class, rel.Text, rel.Class)
+	}
+	if n := tableNotes(t, rep, TableInsertRel, ""); !strings.Contains(n, "!: the version or the base did not sustain the step's target insert rate") {
+		t.Errorf("notes:\n%s", n)
+	}
+}
