@@ -32,7 +32,11 @@
 //     (Cell.BothZero) so that it does not read as measured equality.
 //   - With repeats, a cell is the median of the repeats, with a 95%
 //     confidence interval and a Mann-Whitney U test against the base
-//     (golang.org/x/perf/benchmath, AssumeNothing).
+//     (golang.org/x/perf/benchmath, AssumeNothing); a ratio's interval is a
+//     bootstrap of the ratio of medians over both samples (RatioInterval).
+//   - A quotient inside one window with a zero denominator (IPC with
+//     cycles 0) and any result that overflows float64 have no value, and
+//     say why: no cell holds NaN or an infinity but a ratio to a base of 0.
 package analysis
 
 import (

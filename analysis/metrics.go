@@ -188,7 +188,7 @@ type packedCell struct {
 // reasons interns the Why of packed cells: a few distinct texts, each
 // held once.
 var reasons = struct {
-	sync.Mutex
+	sync.RWMutex
 	index map[string]uint16
 	texts []string
 }{index: map[string]uint16{"": 0}, texts: []string{""}}
@@ -209,8 +209,8 @@ func reasonIndex(why string) uint16 {
 }
 
 func reasonText(i uint16) string {
-	reasons.Lock()
-	defer reasons.Unlock()
+	reasons.RLock()
+	defer reasons.RUnlock()
 	return reasons.texts[i]
 }
 

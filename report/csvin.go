@@ -196,11 +196,10 @@ func (t *csvTables) read(r io.Reader, name string) error {
 			k.repeat = n
 		}
 		if g := get(row, "group"); g != "" {
-			where := fmt.Sprintf("%s line %d", name, line)
 			if prev, ok := t.groups[k.Step]; ok && prev != g {
 				return bad(line, "step %s is in group %q here and in group %q on %s: give each step one group", k.Step, g, prev, t.groupAt[k.Step])
 			} else if !ok {
-				t.groups[k.Step], t.groupAt[k.Step] = t.intern(g), where
+				t.groups[k.Step], t.groupAt[k.Step] = t.intern(g), fmt.Sprintf("%s line %d", name, line)
 			}
 		}
 		given, value := get(row, "metric"), get(row, "value")
@@ -352,17 +351,6 @@ func init() {
 	}
 }
 
-// MetricNames lists the metric names a CSV table may use, aliases
-// included, for error messages: the fixed names, then the patterns.
-func MetricNames() []string {
-	names := make([]string, 0, len(metricAliases)+4)
-	for a := range metricAliases {
-		names = append(names, a)
-	}
-	sort.Strings(names)
-	return append(names, "<event>", "<event>/o", "MPKI(<event>)", "hist:<kind>:<bucket>", "max:<kind>")
-}
-
 // CanonicalMetric maps a metric name of a CSV table to the name the report
 // uses (see ReadCSV for the vocabulary) and says whether it is a perf event
 // total. Names it does not know are an error naming the nearest ones.
@@ -370,30 +358,25 @@ func CanonicalMetric(name string) (metric string, event bool, err error) {
 	if m, ok := metricAliases[strings.ToLower(name)]; ok {
 		return m, false, nil
 	}
-	lower := strings.ToLower(name)
+	prefix := func(p string) bool { return len(name) >= len(p) && strings.EqualFold(name[:len(p)], p) }
 	switch {
-	case strings.HasPrefix(lower, "mpki(") && strings.HasSuffix(name, ")"):
+	case prefix("mpki(") && strings.HasSuffix(name, ")"):
 		if e, ok := eventName(name[5 : len(name)-1]); ok {
 			return analysis.MPKIName(e), false, nil
 		}
 		return "", false, fmt.Errorf("%s: %q is not a perf event name", name, name[5:len(name)-1])
-	case strings.HasPrefix(lower, "hist:"):
+	case prefix("hist:"):
 		kind, bucket, _ := strings.Cut(name[5:], ":")
-		if slices.Contains(analysis.HistogramKinds, kind) && slices.ContainsFunc(analysis.HistogramBuckets, func(b struct {
-			Name string
-			UpTo float64
-		}) bool {
-			return b.Name == bucket
-		}) {
-			return analysis.KindHistogramMetric(kind, bucket), false, nil
-		}
 		var buckets []string
 		for _, b := range analysis.HistogramBuckets {
+			if b.Name == bucket && slices.Contains(analysis.HistogramKinds, kind) {
+				return analysis.KindHistogramMetric(kind, bucket), false, nil
+			}
 			buckets = append(buckets, b.Name)
 		}
 		return "", false, fmt.Errorf("unknown histogram metric %q: use hist:<kind>:<bucket> with kind %s and bucket %s", name,
 			strings.Join(analysis.HistogramKinds, ", "), strings.Join(buckets, ", "))
-	case strings.HasPrefix(lower, "max:"):
+	case prefix("max:"):
 		if k := name[4:]; slices.Contains(analysis.HistogramKinds, k) {
 			return analysis.MaxMetric(k), false, nil
 		}

@@ -1,12 +1,12 @@
 package report
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -57,12 +57,9 @@ func LoadInput(paths []string) (*Input, error) {
 	seen := map[recordIdentity][]loadedFrom{}
 	dups, dupFirst, dupAgain := 0, []string{}, []string{}
 	addUnique := func(list *[]string, s string) {
-		for _, x := range *list {
-			if x == s {
-				return
-			}
+		if !slices.Contains(*list, s) {
+			*list = append(*list, s)
 		}
-		*list = append(*list, s)
 	}
 	for _, p := range paths {
 		if strings.HasSuffix(strings.ToLower(p), ".csv") {
@@ -182,26 +179,7 @@ func Write(w io.Writer, format string, recs []*record.Record, warnings []string,
 	}
 	rep.Warnings = append(warnings, rep.Warnings...)
 	rep.bare = opt.Bare && format != "csv" && format != "json"
-	r := mk()
-	bw := bufio.NewWriter(w)
-	if err := r.begin(bw, rep); err != nil {
-		return err
-	}
-	i := 0
-	err = b.tables(func(t *Table) error {
-		if rep.bare {
-			rep.tableNotes = append(rep.tableNotes, titledNotes{t.Title, t.Notes})
-		}
-		i++
-		return r.table(bw, rep, t, i-1)
-	})
-	if err != nil {
-		return err
-	}
-	if err := r.end(bw, rep); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
+	if err := stream(w, rep, mk(), b.tables); err != nil {
 		return err
 	}
 	if rep.bare && opt.Notes != nil {

@@ -170,13 +170,7 @@ func htmlRenderer() renderer {
 				"(cpu/o, cs/o, r/o, rKB/o, wKB/o, counters per operation, CPI: lower is better) yellow above 1.05 and blue below 0.95" +
 				". Absolute values, among the versions of one step: " + colourSpan("green", "best quarter of the range") + ", " +
 				colourSpan("red", "worst quarter") + " (no red when the smallest is at least 80% of the largest).</p>\n")
-			if len(rep.Notes) > 0 {
-				bw.WriteString("<ul class=\"notes\">\n")
-				for _, n := range rep.Notes {
-					bw.WriteString("<li>" + e(n) + "</li>\n")
-				}
-				bw.WriteString("</ul>\n")
-			}
+			writeHTMLNotes(bw, rep.Notes)
 			return nil
 		},
 		table: func(bw *bufio.Writer, rep *Report, t *Table, _ int) error {
@@ -189,13 +183,7 @@ func htmlRenderer() renderer {
 				bw.WriteString(`<p class="pre">` + e(p) + "</p>\n")
 			}
 			writeHTMLTable(bw, t)
-			if len(t.Notes) > 0 {
-				bw.WriteString("<ul class=\"notes\">\n")
-				for _, n := range t.Notes {
-					bw.WriteString("<li>" + e(n) + "</li>\n")
-				}
-				bw.WriteString("</ul>\n")
-			}
+			writeHTMLNotes(bw, t.Notes)
 			return nil
 		},
 		end: func(bw *bufio.Writer, rep *Report) error {
@@ -213,6 +201,18 @@ func htmlRenderer() renderer {
 			return nil
 		},
 	}
+}
+
+// writeHTMLNotes writes notes as a list, nothing when there are none.
+func writeHTMLNotes(bw *bufio.Writer, notes []string) {
+	if len(notes) == 0 {
+		return
+	}
+	bw.WriteString("<ul class=\"notes\">\n")
+	for _, n := range notes {
+		bw.WriteString("<li>" + html.EscapeString(n) + "</li>\n")
+	}
+	bw.WriteString("</ul>\n")
 }
 
 // writeHTMLTable writes the <table> element of t; its cells carry their

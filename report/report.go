@@ -2,12 +2,14 @@
 // renders them as text in the layouts of published benchmark posts,
 // Markdown, self-contained HTML, CSV, JSON and the Go benchmark format.
 //
-// Build computes every table once (package analysis does the numbers); each
-// renderer prints the same cells, so a number reads the same in every
-// format. Cell text conventions (see markedText): "1.23(62%)" multiplexed
-// counters that ran 62% of the window, "±4%" the 95% confidence interval of
-// the median over repeats, "~" a difference to the base that is not
-// significant, "?" a ratio from a single repeat that was not tested (marked
+// Build computes the tables (package analysis does the numbers); Write
+// renders them as they are built, after a first pass that gathers what one
+// table needs from the others. Each renderer prints the same cells, so a
+// number reads the same in every format. Cell text conventions (see
+// markedText): "1.23(62%)" multiplexed counters that ran 62% of the window,
+// "[1/3]" a value from 1 of 3 repeats, "±4%" the 95% confidence interval
+// of the median over repeats (of a ratio: from both samples), "~" a
+// difference to the base that is not significant, "?" a ratio from a single repeat that was not tested (marked
 // when other ratios of the report were), a trailing "e" an op count
 // estimated from the client's whole-run rate, a trailing "p" a partial
 // window, a trailing "!" an insert-benchmark step that did not sustain its
@@ -25,9 +27,10 @@
 // above 1.05 blue, as in the insert-benchmark reports; for costs per
 // operation (cpu/o, r/o, counters per op, CPI) above 1.05 is yellow and
 // below 0.95 blue. Absolute values follow the insert benchmark's quartile
-// rule, which already has a direction (see colour). In the insert
+// rule, which already has a direction (see colourRanges). In the insert
 // benchmark's tables, inserts/s below 95% of a step's target are red and
-// the queries/s of such a version and step, which can be ignored, grey.
+// the queries/s of such a version and step, which can be ignored, grey,
+// as are their ratios to the base.
 package report
 
 import (

@@ -254,7 +254,6 @@ func (b *builder) rqps(emit func(*Table)) {
 		})
 		emit(t)
 	}
-	return
 }
 
 func (b *builder) qps(emit func(*Table)) {
@@ -273,7 +272,6 @@ func (b *builder) qps(emit func(*Table)) {
 		})
 		emit(t)
 	}
-	return
 }
 
 // threads is the per-thread-count layout: for each step, a block with the
@@ -428,7 +426,6 @@ func (b *builder) average(emit func(*Table)) {
 		t.Notes = append([]string{"average: arithmetic mean of the ratios above it, as published"}, t.Notes...)
 		emit(t)
 	}
-	return
 }
 
 const cpuioUnits = "o/s: operations per second; cpu/o: µs of CPU per operation; cs/o: context switches per operation; r/o: storage reads per operation; rKB/o, wKB/o: KB read and written per operation"
@@ -465,7 +462,6 @@ func (b *builder) cpuio(emit func(*Table)) {
 			emit(t)
 		}
 	}
-	return
 }
 
 func (b *builder) cpuioRel(emit func(*Table)) {
@@ -487,7 +483,6 @@ func (b *builder) cpuioRel(emit func(*Table)) {
 			emit(t)
 		}
 	}
-	return
 }
 
 // metricTitle names a metric in a title.
@@ -544,7 +539,6 @@ func (b *builder) counters(rel bool, emit func(*Table)) {
 			emit(t)
 		}
 	}
-	return
 }
 
 func (b *builder) legacy(emit func(*Table)) {
@@ -575,7 +569,6 @@ func (b *builder) legacy(emit func(*Table)) {
 			emit(t)
 		}
 	}
-	return
 }
 
 // shareCell is an attribution share, carrying the state, running fraction
@@ -652,7 +645,6 @@ func (b *builder) attribution(emit func(*Table)) {
 			emit(t)
 		}
 	}
-	return
 }
 
 // singleWindowVerdicts counts the attribution rows with a verdict other
@@ -728,7 +720,6 @@ func (b *builder) correlation(emit func(*Table)) {
 			emit(t)
 		}
 	}
-	return
 }
 
 // chanceNote says how often |rho| = 1 comes out by chance with the step
@@ -799,7 +790,6 @@ func (b *builder) roles(emit func(*Table)) {
 			}
 		}
 	}
-	return
 }
 
 // insertThroughputMetric is queries/s for steps that ran queries, else
@@ -904,7 +894,6 @@ func (b *builder) insert(rel bool, emit func(*Table)) {
 		}
 		emit(t)
 	}
-	return
 }
 
 // belowTarget reports whether the version of k fell below 95% of its
@@ -963,7 +952,6 @@ func (b *builder) insertTarget(emit func(*Table)) {
 		}
 		emit(t)
 	}
-	return
 }
 
 // targetCell is the target insert rate of a step: the one every version
@@ -1030,7 +1018,6 @@ func (b *builder) insertLine(emit func(*Table)) {
 			emit(t)
 		}
 	}
-	return
 }
 
 // kindTitle names a kind of operation at the start of a title.
@@ -1067,5 +1054,4 @@ func (b *builder) insertHist(emit func(*Table)) {
 			}
 		}
 	}
-	return
 }

@@ -27,14 +27,33 @@ func render(w io.Writer, rep *Report, r renderer) error {
 	if rep.count < len(rep.Tables) {
 		rep.count = len(rep.Tables)
 	}
+	return stream(w, rep, r, func(emit func(*Table) error) error {
+		for _, t := range rep.Tables {
+			if err := emit(t); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// stream writes the report with r, its tables as tables hands them over;
+// a bare report keeps their notes for WriteNotes.
+func stream(w io.Writer, rep *Report, r renderer, tables func(emit func(*Table) error) error) error {
 	bw := bufio.NewWriter(w)
 	if err := r.begin(bw, rep); err != nil {
 		return err
 	}
-	for i, t := range rep.Tables {
-		if err := r.table(bw, rep, t, i); err != nil {
-			return err
+	i := 0
+	err := tables(func(t *Table) error {
+		if rep.bare {
+			rep.tableNotes = append(rep.tableNotes, titledNotes{t.Title, t.Notes})
 		}
+		i++
+		return r.table(bw, rep, t, i-1)
+	})
+	if err != nil {
+		return err
 	}
 	if err := r.end(bw, rep); err != nil {
 		return err
