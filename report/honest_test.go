@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfbench/perfbench/analysis"
 	"github.com/perfbench/perfbench/record"
@@ -78,6 +79,25 @@ func TestReportSameRecordsTwice(t *testing.T) {
 	recs, warnings, err := Load([]string{dir, other})
 	if err != nil || len(recs) != 23 || len(warnings) != 1 || !strings.Contains(warnings[0], "1 Record in "+other) {
 		t.Errorf("a copied Record: %d Records, warnings %q, err %v; want 23 and one note", len(recs), warnings, err)
+	}
+	// Without a window start, the identity is the same only with the
+	// same numbers: other numbers are another measurement, kept and named.
+	r, err := record.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Window.Start = time.Time{}
+	noStart := t.TempDir()
+	for i, ops := range []float64{r.Ops.Count, r.Ops.Count, r.Ops.Count + 1} {
+		r.Ops.Count = ops
+		if err := record.Write(filepath.Join(noStart, fmt.Sprintf("r%d.json", i)), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, warnings, err = Load([]string{noStart})
+	if err != nil || len(recs) != 2 || len(warnings) != 2 || !strings.Contains(warnings[0], "1 Record in "+noStart) ||
+		!strings.HasPrefix(warnings[1], "counted as further repeats: "+filepath.Join(noStart, "r2.json")+", which lack a window start") {
+		t.Errorf("Records without a start: %d Records, warnings %q, err %v", len(recs), warnings, err)
 	}
 }
 

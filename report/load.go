@@ -50,12 +50,15 @@ func Load(paths []string) (recs []*record.Record, warnings []string, err error) 
 // identity (host, version, step, threads, repeat, window start) of one
 // already read (and, when neither knows its window start, the same
 // content) is left out, and so is a CSV row that repeats one of an earlier
-// CSV file; one warning says how many were and where.
+// CSV file; one warning says how many were and where. Records without a
+// window start that share an identity but not their numbers are kept, and
+// a warning names them.
 func LoadInput(paths []string) (*Input, error) {
 	in := &Input{}
 	tables := newCSVTables()
 	seen := map[recordIdentity][]loadedFrom{}
 	dups, dupFirst, dupAgain := 0, []string{}, []string{}
+	var clash []string
 	addUnique := func(list *[]string, s string) {
 		if !slices.Contains(*list, s) {
 			*list = append(*list, s)
@@ -102,6 +105,11 @@ func LoadInput(paths []string) (*Input, error) {
 					continue next
 				}
 			}
+			if len(seen[id]) > 0 {
+				// Neither knows its window: two measurements that
+				// claim one repeat number.
+				clash = append(clash, l.Path)
+			}
 			seen[id] = append(seen[id], loadedFrom{p, l.Record})
 			in.Records = append(in.Records, l.Record)
 		}
@@ -109,6 +117,10 @@ func LoadInput(paths []string) (*Input, error) {
 	if dups > 0 {
 		in.Warnings = append(in.Warnings, fmt.Sprintf("%s in %s repeat those read from %s (same host, version, step, threads, repeat and window start): each observation counts once",
 			plural(dups, "Record"), listFiles(dupAgain), listFiles(dupFirst)))
+	}
+	if len(clash) > 0 {
+		in.Warnings = append(in.Warnings, fmt.Sprintf("counted as further repeats: %s, which lack a window start and share the host, version, step, threads and repeat of another Record but not its numbers",
+			listFiles(clash)))
 	}
 	if tables.Duplicates > 0 {
 		in.Warnings = append(in.Warnings, fmt.Sprintf("%s of %s repeat rows of earlier CSV files (same Record, metric and value): counted once",
