@@ -3,9 +3,13 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"math/big"
+	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfbench/perfbench/record"
 )
@@ -263,7 +267,11 @@ func TestAttributeBandEdges(t *testing.T) {
 		rqps   float64
 		shares bool
 	}{
-		{0.95, true}, {0.9501, false}, {1.0526, false}, {1.0527, true}, {0.5, true}, {2, true},
+		// The band's edges belong to it (the note says "within
+		// 0.95–1.053"): rQPS 0.95 exactly, as 9,500/10,000 gives it,
+		// gets no shares.
+		{0.9499, true}, {0.95, false}, {9500.0 / 10000, false}, {0.9501, false}, {1 / 0.95, false},
+		{1.0526, false}, {1.0527, true}, {0.5, true}, {2, true},
 	} {
 		a := Attribute(Val(tc.rqps), Val(1), Val(1), Val(1))
 		if got := !math.IsNaN(a.Wait); got != tc.shares {
@@ -730,6 +738,173 @@ func TestChanceOfPerfect(t *testing.T) {
 	for n, want := range map[int]float64{3: 1.0 / 3, 4: 1.0 / 12, 5: 1.0 / 60} {
 		if got := ChanceOfPerfect(n); !near(got, want) {
 			t.Errorf("n = %d: %v, want %v", n, got, want)
+		}
+	}
+}
+
+// Ranks come from the ratios as reports print them: IPC = 1/CPI ratios
+// that differ from 1 only far below the printed precision (0.3000003
+// against 0.3) tie, as the 1.00 on both sides says, instead of ranking by
+// noise (CPI got rho 1.00 while IPC = 1/CPI got -0.87).
+func TestCorrelateRanksPrintedValues(t *testing.T) {
+	table := func(version, step string, qps, ipc float64) *record.Record {
+		r := record.New(record.KindTable)
+		r.Host, r.Version, r.Step, r.Threads = "h", version, step, 1
+		r.Metrics = map[string]float64{TableQPS: qps, IPC: ipc, CPI: 1 / ipc}
+		return r
+	}
+	noisy := 0.3000003
+	var recs []*record.Record
+	for _, s := range []struct {
+		step       string
+		qps, b, nv float64
+	}{{"a", 80, 0.3, 0.3}, {"b", 90, 0.3, noisy}, {"c", 100, noisy, 0.3}, {"d", 125, 0.3, 0.3}} {
+		recs = append(recs, table("base", s.step, 100, s.b), table("new", s.step, s.qps, s.nv))
+	}
+	c, err := New(recs, "base", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cr := range c.Correlate(Scope{"h", 1}, "new", []string{IPC, CPI}) {
+		if !math.IsNaN(cr.Rho) || cr.N != 4 {
+			t.Errorf("%s: rho %v over %d steps, want none (every ratio prints 1.00)", cr.Metric, cr.Rho, cr.N)
+		}
+	}
+}
+
+// rQPS of two zero throughputs is 1 by convention, not a measured
+// equality: no verdict (it was "none").
+func TestAttributeBothZero(t *testing.T) {
+	rqps := Ratio(Val(0), Val(0))
+	a := Attribute(rqps, Val(1), Val(1), Val(1))
+	if a.Verdict != VerdictNA || a.NoShares != WhyBothZero || !math.IsNaN(a.Wait) {
+		t.Errorf("Attribute(0/0) = %+v, want n/a with no shares", a)
+	}
+}
+
+// sysbench's own test names keep their underscores: oltp_update_index is
+// a write step, oltp_point_select a point query (both landed in "range").
+func TestGroupsOfStockNames(t *testing.T) {
+	for step, want := range map[string]Group{
+		"oltp_update_index": GroupWrites, "oltp_update_non_index": GroupWrites, "oltp_delete": GroupWrites,
+		"oltp_insert": GroupWrites, "oltp_read_write": GroupWrites, "oltp_write_only": GroupWrites,
+		"bulk_insert": GroupWrites, "oltp_point_select": GroupPoint, "select_random_points": GroupPoint,
+		"oltp_read_only": GroupRange, "select_random_ranges": GroupRange,
+		"oltp_update_index_range=100": GroupWrites, "point-query_range=100": GroupPoint,
+	} {
+		if got := GroupOf(step); got != want {
+			t.Errorf("GroupOf(%q) = %v, want %v", step, got, want)
+		}
+	}
+	if got := StepName("oltp_read_only.pre_range=10_pk=1"); got != "oltp_read_only" {
+		t.Errorf("StepName = %q", got)
+	}
+}
+
+// Steps come in the order they were run (earliest window start), those
+// without a start after them in input order; OrderInput and OrderName as
+// named.
+func TestStepOrders(t *testing.T) {
+	at := func(r *record.Record, min int) *record.Record {
+		r.Window.Start = time.Date(2026, 1, 1, 10, min, 0, 0, time.UTC)
+		return r
+	}
+	recs := []*record.Record{
+		at(stepRecord("a", "update-index", 1, 1), 5), at(stepRecord("a", "point-query", 1, 1), 9),
+		at(stepRecord("b", "point-query", 1, 1), 1), stepRecord("b", "scan", 1, 1),
+		at(stepRecord("b", "update-index", 1, 1), 2),
+	}
+	for order, want := range map[string]string{
+		"": "point-query update-index scan", OrderRun: "point-query update-index scan",
+		OrderInput: "update-index point-query scan", OrderName: "point-query scan update-index",
+	} {
+		c, err := New(recs, "", Options{Order: order})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(c.Steps, " "); got != want {
+			t.Errorf("order %q: %q, want %q", order, got, want)
+		}
+	}
+}
+
+// The smallest p-value of the U test with n against m repeats: 4 against
+// 3 cannot reach 0.05.
+func TestSmallestP(t *testing.T) {
+	for _, tc := range []struct {
+		n, m int
+		p    float64
+	}{{3, 3, 0.1}, {4, 3, 2.0 / 35}, {3, 4, 2.0 / 35}, {4, 4, 2.0 / 70}, {6, 2, 2.0 / 28}, {1, 5, 2.0 / 6}, {0, 3, 1}} {
+		if got := SmallestP(tc.n, tc.m); !near(got, tc.p) {
+			t.Errorf("SmallestP(%d, %d) = %v, want %v", tc.n, tc.m, got, tc.p)
+		}
+	}
+}
+
+// The bootstrap interval of a ratio of medians: deterministic, around the
+// ratio, as wide as the noisier sample makes it, none below 6 repeats.
+func TestRatioInterval(t *testing.T) {
+	v := []float64{150, 150.1, 150.2, 150.3, 150.4, 150.5}
+	b := []float64{70, 85, 100, 100, 115, 130}
+	lo, hi := RatioInterval(v, b, 0.95)
+	lo2, hi2 := RatioInterval(v, b, 0.95)
+	if lo != lo2 || hi != hi2 || !(lo < 1.5 && 1.5 < hi) || (hi-lo)/1.5 < 0.4 {
+		t.Errorf("interval [%v, %v] then [%v, %v], want the same, around 1.5, at least 40%% wide", lo, hi, lo2, hi2)
+	}
+	if lo, hi := RatioInterval(v[:5], b, 0.95); !math.IsNaN(lo) || !math.IsNaN(hi) {
+		t.Errorf("5 repeats: [%v, %v], want none", lo, hi)
+	}
+	if lo, hi := RatioInterval(v, []float64{0, 0, 0, 0, 1, 1}, 0.95); !math.IsNaN(lo) || !math.IsNaN(hi) {
+		t.Errorf("base medians of 0: [%v, %v], want none", lo, hi)
+	}
+}
+
+// Printed values round half away from zero on their decimal value, not on
+// float64's nearest binary value.
+func TestFormatFixed(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		prec int
+		want string
+	}{
+		{1.2734999999999999, 3, "1.274"}, {0.4725, 3, "0.473"}, {0.945, 2, "0.95"}, {0.125, 2, "0.13"},
+		{0.8004, 2, "0.80"}, {-0.001, 2, "0.00"}, {-1.005, 2, "-1.01"}, {606061, 0, "606061"}, {1e20, 0, "100000000000000000000"},
+	} {
+		if got := FormatFixed(tc.v, tc.prec); got != tc.want {
+			t.Errorf("FormatFixed(%v, %d) = %q, want %q", tc.v, tc.prec, got, tc.want)
+		}
+	}
+}
+
+// FormatFixed's shortcut (strconv on the binary value) agrees with exact
+// decimal rounding of the 12-digit form wherever the printed digits are
+// among those 12: exact halves, values a hair off them, random values of
+// every magnitude.
+func TestFormatFixedAgreesWithDecimalRounding(t *testing.T) {
+	exact := func(v float64, prec int) string {
+		r, _ := new(big.Rat).SetString(strconv.FormatFloat(v, 'e', 11, 64))
+		s := r.FloatString(prec)
+		if strings.HasPrefix(s, "-") && strings.Trim(s, "-0.") == "" {
+			s = s[1:]
+		}
+		return s
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var vals []float64
+	for i := range 2000 {
+		vals = append(vals, float64(i)/8, float64(i)/1000+0.0005, float64(i)*0.001+0.00049999999, -float64(i)/16)
+		vals = append(vals, rng.NormFloat64()*math.Pow(10, float64(rng.IntN(24)-12)))
+	}
+	for _, v := range vals {
+		for prec := range 5 {
+			// Digits past the 12th significant one come from the binary
+			// value: nothing to compare with the 12-digit form there.
+			if v != 0 && math.Floor(math.Log10(math.Abs(v)))+float64(prec)+1 >= 12 {
+				continue
+			}
+			if got, want := FormatFixed(v, prec), exact(v, prec); got != want {
+				t.Fatalf("FormatFixed(%v, %d) = %s, exact decimal rounding %s", v, prec, got, want)
+			}
 		}
 	}
 }

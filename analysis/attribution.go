@@ -45,7 +45,7 @@ const (
 // on CPU (IO, locks, waiting). Shares are fractions of ln(1/rQPS); they add
 // up to 1 and may be negative or above 1 when terms pull in opposite
 // directions. A share is NaN when its ratio was not measured, and every
-// share is NaN when |ln(1/rQPS)| < NoChange: a fraction of a change that
+// share is NaN when |ln(1/rQPS)| <= NoChange: a fraction of a change that
 // small divides noise by almost nothing (rQPS 1.01 gave shares of ±200%),
 // and NoShares says so.
 type Attribution struct {
@@ -56,7 +56,8 @@ type Attribution struct {
 	// 1 − Code − Memory, Wait (Drop − ln r(cpu/op)) / Drop.
 	Code, Memory, Rest, Wait float64
 	// NoShares is why the shares are NaN although rQPS was measured
-	// (WhyNoChange when |Drop| < NoChange); empty otherwise.
+	// (WhyNoChange when |Drop| <= NoChange, WhyBothZero for a ratio of two
+	// zero throughputs); empty otherwise.
 	NoShares string
 	Verdict  Verdict
 }
@@ -64,8 +65,9 @@ type Attribution struct {
 // Attribute computes the attribution from the four ratios (median ratios of
 // version to base). Verdict rules, with D = ln(1/rQPS):
 //
-//   - n/a when rQPS is not measured, zero or infinite;
-//   - none when |D| < NoChange (no share is computed then), or when rQPS
+//   - n/a when rQPS is not measured, zero, infinite or a ratio of two
+//     zero throughputs (NoShares says so);
+//   - none when |D| <= NoChange (no share is computed then), or when rQPS
 //     was tested over repeats and is not significantly different from 1
 //     ("~"): the shares are kept in that case, since a change of at least
 //     NoChange is large enough to split even when it is not significant;
@@ -82,11 +84,18 @@ func Attribute(rqps, rcpu, rinstr, rcpi Cell) Attribution {
 	if !rqps.OK() || rqps.Value <= 0 || math.IsInf(rqps.Value, 0) {
 		return a
 	}
+	if rqps.BothZero {
+		// 1 by convention: no throughput on either side, no change.
+		a.NoShares = WhyBothZero
+		return a
+	}
 	d := -math.Log(rqps.Value)
 	a.Drop = d
 	usable := func(c Cell) bool { return c.OK() && c.Value > 0 && !math.IsInf(c.Value, 0) }
 	share := func(c Cell) float64 { return math.Log(c.Value) / d }
-	if math.Abs(d) < NoChange {
+	// The band's edges belong to it: rQPS 0.95 (exactly, as a ratio
+	// 9,500/10,000 gives it in float64) is "none".
+	if math.Abs(d) <= NoChange*(1+1e-9) {
 		a.NoShares = WhyNoChange
 		a.Verdict = VerdictNone
 		return a

@@ -32,11 +32,18 @@
 //     (Cell.BothZero) so that it does not read as measured equality.
 //   - With repeats, a cell is the median of the repeats, with a 95%
 //     confidence interval and a Mann-Whitney U test against the base
-//     (golang.org/x/perf/benchmath, AssumeNothing).
+//     (golang.org/x/perf/benchmath, AssumeNothing); a ratio's interval is a
+//     bootstrap of the ratio of medians over both samples (RatioInterval).
+//   - A quotient inside one window with a zero denominator (IPC with
+//     cycles 0) and any result that overflows float64 have no value, and
+//     say why: no cell holds NaN or an infinity but a ratio to a base of 0.
 package analysis
 
 import (
 	"math"
+	"math/big"
+	"strconv"
+	"strings"
 )
 
 // State says whether a cell has a value and, if not, why.
@@ -93,12 +100,16 @@ type Cell struct {
 	Partial bool
 
 	// N is the number of repeats that gave a value; Of the number of
-	// repeats in total, failed ones included.
-	N, Of int
+	// repeats in total, failed ones included. On a ratio they are the
+	// version's, and BaseN, BaseOf the base's.
+	N, Of         int
+	BaseN, BaseOf int
 	// Lo and Hi bound the 95% confidence interval of the median when
-	// N >= 2; they are infinite when there are too few repeats for one.
-	// For a ratio they are the version's interval divided by the base's
-	// median.
+	// N >= 2; they are infinite or NaN when there are too few repeats for
+	// one. A ratio has an interval only when Comparison.Ratio computed one
+	// from both samples (a bootstrap of the ratio of medians): the
+	// version's interval divided by the base's median would leave out the
+	// base's own uncertainty.
 	Lo, Hi float64
 
 	// Tested is set on a ratio whose version and base both have at least
@@ -124,6 +135,12 @@ type Cell struct {
 
 // OK reports whether the cell has a value.
 func (c Cell) OK() bool { return c.State == Measured }
+
+// Short reports whether the value rests on fewer repeats than were run (a
+// counter missing from some of them), on either side of a ratio.
+func (c Cell) Short() bool {
+	return c.State == Measured && (c.N < c.Of || c.BaseN < c.BaseOf)
+}
 
 // Multiplexed reports whether the value was scaled from counters that did
 // not run for the whole window.
@@ -158,7 +175,66 @@ const (
 	WhyNoChange   = "rQPS is within 0.95–1.053: a share of a change that small is noise"
 	WhyInfRatio   = "a ratio is 0 or infinite"
 	WhyNoDuration = "the window has no length"
+	// WhyNotFinite: a value or a result overflows float64 (inputs near
+	// 1e308): no number is printed rather than a wrong one.
+	WhyNotFinite = "the value is too large to compute with"
+	// WhyBothZero: a throughput ratio of two zeros has no direction to
+	// attribute.
+	WhyBothZero = "both throughputs are 0"
 )
+
+// FormatFixed prints v with prec decimals as strconv does, except that a
+// value whose 12-significant-digit decimal form is an exact half at the
+// printed precision rounds away from zero: the rounding a reader does by
+// hand, whatever binary representation error the value carries (the mean
+// of 1.587, 0.843, ... that is 1.2735 prints 1.274 even when float64
+// arithmetic gives 1.27349999999999997; 0.125 prints 0.13). v must be
+// finite.
+func FormatFixed(v float64, prec int) string {
+	// Rounding the 12-digit decimal form and rounding the exact binary
+	// value differ only when the 12-digit form has a 5 and then zeros
+	// where the first dropped digit goes: the exact half that binary
+	// cannot hold. That case alone needs exact decimal arithmetic.
+	e := strconv.FormatFloat(v, 'e', 11, 64) // [-]d.ddddddddddde±XX
+	s := ""
+	if mant, exp, ok := strings.Cut(e, "e"); ok {
+		digits := strings.Replace(strings.TrimPrefix(mant, "-"), ".", "", 1)
+		x, err := strconv.Atoi(exp)
+		if k := x + prec + 1; err == nil && k >= 0 && k < len(digits) && digits[k] == '5' && strings.Trim(digits[k+1:], "0") == "" {
+			if r, ok := new(big.Rat).SetString(e); ok {
+				s = r.FloatString(prec)
+			}
+		}
+	}
+	if s == "" {
+		s = strconv.FormatFloat(v, 'f', prec, 64)
+	}
+	if strings.HasPrefix(s, "-") && strings.Trim(s, "-0.") == "" {
+		s = s[1:] // no "-0.00"
+	}
+	return s
+}
+
+// RoundFixed is v rounded as FormatFixed prints it.
+func RoundFixed(v float64, prec int) float64 {
+	if !finite(v) {
+		return v
+	}
+	r, err := strconv.ParseFloat(FormatFixed(v, prec), 64)
+	if err != nil {
+		return v
+	}
+	return r
+}
+
+// finite reports whether v is a number other than ±Inf.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// ZeroDenominator is why a per-Record quotient (IPC, CPI, MPKI) has no
+// value: its denominator, the named event, counted 0.
+func ZeroDenominator(event string) string {
+	return event + " counted 0 in the window: nothing to divide by"
+}
 
 // NoValue returns a NotComputable cell with its reason.
 func NoValue(why string) Cell {
@@ -232,18 +308,23 @@ func Div(x, y float64) float64 {
 }
 
 // Ratio is the cell v divided by the base cell b (see Div). The result has
-// the version's repeat counts and, when both have intervals, the version's
-// interval divided by the base value; BothZero when both values are 0.
+// the version's repeat counts in N, Of and the base's in BaseN, BaseOf, no
+// confidence interval (Comparison.Ratio adds one computed from both
+// samples), BothZero when both values are 0, and no value when either
+// value is not finite.
 func Ratio(v, b Cell) Cell {
 	c := Combine(v, b, Div)
 	c.N, c.Of = v.N, v.Of
+	c.BaseN, c.BaseOf = b.N, b.Of
 	if c.OK() {
+		if !finite(v.Value) || !finite(b.Value) {
+			out := NoValue(WhyNotFinite)
+			out.Partial = c.Partial
+			return out
+		}
 		c.BothZero = v.Value == 0 && b.Value == 0
 		c.FewRepeats = c.FewRepeats || v.N < 2 || b.N < 2
 		c.Lo, c.Hi = math.NaN(), math.NaN()
-		if v.N >= 2 && b.Value != 0 {
-			c.Lo, c.Hi = v.Lo/b.Value, v.Hi/b.Value
-		}
 	}
 	return c
 }

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"golang.org/x/perf/benchmath"
 
@@ -67,6 +69,19 @@ type Comparison struct {
 	insertSteps map[string]bool
 	events      []string
 	roles       []string
+	// ratios caches the ratios with a bootstrap interval, which tables
+	// ask for more than once and which take a few thousand resamples
+	// each; the others are cheaper to compute again than to keep.
+	ratios map[metricKey]Cell
+	// counterMetrics caches CounterMetrics.
+	counterMetrics      []string
+	counterMetricsFound bool
+}
+
+// metricKey is a metric of a key.
+type metricKey struct {
+	record.Key
+	metric string
 }
 
 // New groups Records by (host, version, step, threads) and compares every
@@ -75,7 +90,14 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 	if len(recs) == 0 {
 		return nil, ErrNoRecords
 	}
-	c := &Comparison{Opt: opt, samples: map[record.Key]*Sample{}, insertSteps: map[string]bool{}}
+	switch opt.Order {
+	case "", OrderRun, OrderInput, OrderName:
+	default:
+		return nil, fmt.Errorf("%w %q: choose from %s", ErrUnknownOrder, opt.Order, strings.Join(StepOrders, ", "))
+	}
+	c := &Comparison{Opt: opt, samples: map[record.Key]*Sample{}, insertSteps: map[string]bool{},
+		ratios: map[metricKey]Cell{}}
+	firstStart := map[string]time.Time{}
 	seenV, seenH, seenT, seenS := map[string]bool{}, map[string]bool{}, map[int]bool{}, map[Scope]bool{}
 	seenE, seenR := map[string]bool{}, map[string]bool{}
 	var steps []string
@@ -109,6 +131,11 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 		if r.Insert != nil {
 			c.insertSteps[k.Step] = true
 		}
+		if st := r.Window.Start; !st.IsZero() {
+			if f, ok := firstStart[k.Step]; !ok || st.Before(f) {
+				firstStart[k.Step] = st
+			}
+		}
 		s := c.samples[k]
 		if s == nil {
 			s = &Sample{Key: k}
@@ -130,9 +157,10 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 			}
 		}
 	}
-	c.Steps = OrderSteps(steps)
+	c.Steps = orderSteps(steps, opt.Order, firstStart)
 	// Steps with insert-benchmark data go to that group even when their
-	// label does not look like one; keep the rest in table order.
+	// label does not look like one, after the others; each part keeps its
+	// order.
 	var sys, ins []string
 	for _, s := range c.Steps {
 		if c.insertSteps[s] || GroupOf(s) == GroupInsert {
@@ -149,6 +177,36 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 	}
 	c.Base = base
 	return c, nil
+}
+
+// ErrUnknownOrder is returned by New for an Options.Order it does not know.
+var ErrUnknownOrder = errors.New("unknown step order")
+
+// orderSteps puts the steps, in input order, in the table order named by
+// order (see OrderRun), warm-up steps left out.
+func orderSteps(steps []string, order string, start map[string]time.Time) []string {
+	switch order {
+	case OrderName:
+		return OrderSteps(steps)
+	case OrderInput:
+	default:
+		steps = slices.Clone(steps)
+		sort.SliceStable(steps, func(i, j int) bool {
+			a, aok := start[steps[i]]
+			b, bok := start[steps[j]]
+			if aok != bok {
+				return aok
+			}
+			return aok && a.Before(b)
+		})
+	}
+	var out []string
+	for _, s := range steps {
+		if !IsWarm(s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Group returns the step's row group.
@@ -177,8 +235,16 @@ func (c *Comparison) Events() []string { return c.events }
 func (c *Comparison) Roles() []string { return c.roles }
 
 // CounterMetrics are the per-op counter metrics in table order: each event
-// per op, then IPC and CPI, then the MPKI of each miss event.
+// per op, then IPC and CPI, then the MPKI of each miss event. The caller
+// must not change the list.
 func (c *Comparison) CounterMetrics() []string {
+	if !c.counterMetricsFound {
+		c.counterMetrics, c.counterMetricsFound = c.findCounterMetrics(), true
+	}
+	return c.counterMetrics
+}
+
+func (c *Comparison) findCounterMetrics() []string {
 	var out []string
 	has := map[string]bool{}
 	for _, e := range c.events {
@@ -203,7 +269,7 @@ func (c *Comparison) CounterMetrics() []string {
 	var extra []string
 	for _, s := range c.samples {
 		for _, p := range s.PerOp {
-			for k := range p.Values {
+			for _, k := range p.Metrics() {
 				if seen[k] || isCPUIO(k) || k == OpsPerSecond || strings.HasPrefix(k, "role:") || strings.HasPrefix(k, "hist:") || isInsertColumn(k) {
 					continue
 				}
@@ -232,7 +298,7 @@ func (c *Comparison) HasMetric(sc Scope, metric string) bool {
 			continue
 		}
 		for _, p := range s.PerOp {
-			if _, ok := p.Values[metric]; ok {
+			if p.Has(metric) {
 				return true
 			}
 		}
@@ -312,8 +378,14 @@ func (c *Comparison) BaseKey(k record.Key) record.Key {
 
 // Ratio is the metric of k divided by the base's at the same host, step and
 // threads. With two or more repeats on both sides it carries a Mann-Whitney
-// U test of the two samples.
+// U test of the two samples; with MinIntervalRepeats or more on both sides,
+// the confidence interval of the ratio of medians from a bootstrap of both
+// samples (RatioInterval).
 func (c *Comparison) Ratio(k record.Key, metric string) Cell {
+	mk := metricKey{k, metric}
+	if r, ok := c.ratios[mk]; ok {
+		return r
+	}
 	vv, v := c.values(k, metric)
 	bv, b := c.values(c.BaseKey(k), metric)
 	r := Ratio(v, b)
@@ -324,7 +396,97 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 		r.Tested, r.P = true, cmp.P
 		r.Same = cmp.P >= cmp.Alpha
 	}
+	if r.OK() && !r.BothZero && !math.IsInf(r.Value, 0) && len(vv) >= MinIntervalRepeats && len(bv) >= MinIntervalRepeats {
+		r.Lo, r.Hi = RatioInterval(vv, bv, c.Opt.confidence())
+		c.ratios[mk] = r
+	}
 	return r
+}
+
+// SmallestP is the smallest two-sided p-value the Mann-Whitney U test can
+// give with n and m repeats: every value of one sample below every value
+// of the other, 2 / C(n+m, n). When it is not below alpha, no difference
+// can be significant (4 repeats against 3: 0.057).
+func SmallestP(n, m int) float64 {
+	if n < 1 || m < 1 {
+		return 1
+	}
+	// C(n+m, n) as a product, in floating point: it only needs to be
+	// compared with 1/alpha.
+	c := 1.0
+	for i := 1; i <= min(n, m); i++ {
+		c = c * float64(max(n, m)+i) / float64(i)
+	}
+	return min(1, 2/c)
+}
+
+// MinIntervalRepeats is the fewest repeats a median (or each side of a
+// ratio) needs for a confidence interval: with fewer, the 95% interval of
+// a median reaches the smallest or largest value.
+const MinIntervalRepeats = 6
+
+// bootstrapResamples is how many resamples RatioInterval draws.
+const bootstrapResamples = 2000
+
+// RatioInterval is the percentile bootstrap confidence interval, at level
+// conf, of the ratio of the median of v to the median of b: each resample
+// draws len(v) values of v and len(b) values of b with replacement. The
+// generator has a fixed seed, so the same samples always give the same
+// interval. NaN, NaN when either sample has fewer than MinIntervalRepeats
+// values or a resampled base median is 0.
+func RatioInterval(v, b []float64, conf float64) (lo, hi float64) {
+	nan := math.NaN()
+	if len(v) < MinIntervalRepeats || len(b) < MinIntervalRepeats {
+		return nan, nan
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	vs, bs := slices.Clone(v), slices.Clone(b)
+	slices.Sort(vs)
+	slices.Sort(bs)
+	cv, cb := make([]int, len(vs)), make([]int, len(bs))
+	ratios := make([]float64, bootstrapResamples)
+	for i := range ratios {
+		mb := resampledMedian(bs, cb, rng)
+		if mb == 0 {
+			return nan, nan
+		}
+		ratios[i] = resampledMedian(vs, cv, rng) / mb
+	}
+	slices.Sort(ratios)
+	tail := (1 - conf) / 2
+	lo = ratios[int(math.Floor(tail*float64(len(ratios))))]
+	hi = ratios[min(len(ratios)-1, int(math.Ceil((1-tail)*float64(len(ratios))))-1)]
+	if !finite(lo) || !finite(hi) {
+		return nan, nan
+	}
+	return lo, hi
+}
+
+// resampledMedian draws len(sorted) values of sorted with replacement and
+// returns their median, counting draws per value instead of sorting them;
+// counts is scratch space of the same length.
+func resampledMedian(sorted []float64, counts []int, rng *rand.Rand) float64 {
+	n := len(sorted)
+	clear(counts)
+	for range n {
+		counts[rng.IntN(n)]++
+	}
+	// The median of n values is the value at rank (n-1)/2, or the mean of
+	// the values at ranks n/2-1 and n/2 when n is even.
+	at := func(rank int) float64 {
+		seen := 0
+		for i, k := range counts {
+			seen += k
+			if seen > rank {
+				return sorted[i]
+			}
+		}
+		return sorted[n-1]
+	}
+	if n%2 == 1 {
+		return at(n / 2)
+	}
+	return (at(n/2-1) + at(n/2)) / 2
 }
 
 // ThroughputRatio is the ratio of ops per second: the rQPS.

@@ -6,7 +6,8 @@ import (
 )
 
 // Spearman is the rank correlation of x and y (Pearson correlation of their
-// ranks, ties given their average rank). It is NaN when the lengths differ,
+// ranks, ties given their average rank, which is the usual correction for
+// ties). It is NaN when the lengths differ,
 // there are fewer than 3 pairs, or either side is constant.
 func Spearman(x, y []float64) float64 {
 	if len(x) != len(y) || len(x) < 3 {
@@ -81,7 +82,8 @@ type Correlation struct {
 // Correlate ranks the metrics by the rank correlation of their ratio with
 // 1/rQPS across the steps of one version in one scope (insert-benchmark
 // steps left out): highest Rho first, metrics without a Rho last, ties by
-// name.
+// name. Both ratios are ranked as reports print them, rounded to two
+// decimals, so that values that print the same tie.
 //
 // Few steps say little: with n steps and no relation at all, |Rho| = 1
 // comes out in 2 of the n! orderings (1 in 3 with 3 steps, 1 in 12 with 4);
@@ -103,8 +105,12 @@ func (c *Comparison) Correlate(sc Scope, version string, metrics []string) []Cor
 			if !q.OK() || !r.OK() || q.Value <= 0 || math.IsInf(q.Value, 0) || math.IsInf(r.Value, 0) || r.BothZero {
 				continue
 			}
-			xs = append(xs, r.Value)
-			ys = append(ys, 1/q.Value)
+			// Rank the values reports print (%.2f): ratios that print
+			// the same are ties, not an order set by rounding noise
+			// (IPC = 1/CPI would otherwise rank apart from CPI).
+			// Ranks of 1/rQPS are those of -rQPS.
+			xs = append(xs, RoundFixed(r.Value, 2))
+			ys = append(ys, -RoundFixed(q.Value, 2))
 			mux = mux || r.Multiplexed()
 			est = est || r.Estimated || q.Estimated
 			if !r.Tested || !q.Tested {

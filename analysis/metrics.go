@@ -3,8 +3,10 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/perfbench/perfbench/record"
 )
@@ -25,8 +27,8 @@ const (
 
 // CPUIOMetrics are the CPU and IO per-op columns of the sysbench posts, in
 // table order (throughput first, so the QPS ratio sits next to the CPU and
-// IO ratios that explain it).
-var CPUIOMetrics = []string{OpsPerSecond, CPUPerOp, CSPerOp, ReadsPerOp, ReadKBPerOp, WriteKBPerOp}
+// IO ratios that explain it; writes per op as the IO-bound posts show them).
+var CPUIOMetrics = []string{OpsPerSecond, CPUPerOp, CSPerOp, ReadsPerOp, WritesPerOp, ReadKBPerOp, WriteKBPerOp}
 
 // PerOpName is the metric name of a counter per op: "instructions/o".
 func PerOpName(event string) string { return event + "/o" }
@@ -83,6 +85,9 @@ type Options struct {
 	Alpha float64
 	// Confidence is the level of confidence intervals (0.95 when zero).
 	Confidence float64
+	// Order is the order of steps in the tables: OrderRun (when empty),
+	// OrderInput or OrderName.
+	Order string
 }
 
 func (o Options) alpha() float64 {
@@ -112,8 +117,9 @@ type PerOp struct {
 	OpsEstimated bool
 	// Seconds is the window length.
 	Seconds float64
-	// Values maps metric names to cells.
-	Values map[string]Cell
+	// values are the Record's metrics and their cells, packed and sorted
+	// by name: a report holds one of these per Record.
+	values []namedCell
 	// Events lists the events of the Record in its order.
 	Events []string
 	// Device is the block device of the Record's disk stats ("" without
@@ -129,10 +135,108 @@ func (p *PerOp) Get(metric string) Cell {
 	if p.Failed {
 		return Stated(Failed)
 	}
-	if c, ok := p.Values[metric]; ok {
-		return c
+	if i, ok := p.find(metric); ok {
+		return p.values[i].cell()
 	}
 	return Stated(Missing)
+}
+
+// Has reports whether the Record has the metric, with a value or a state.
+func (p *PerOp) Has(metric string) bool {
+	_, ok := p.find(metric)
+	return ok
+}
+
+// Metrics returns the names of the metrics the Record has, sorted.
+func (p *PerOp) Metrics() []string {
+	out := make([]string, len(p.values))
+	for i, v := range p.values {
+		out[i] = v.name
+	}
+	return out
+}
+
+func (p *PerOp) find(metric string) (int, bool) {
+	return slices.BinarySearchFunc(p.values, metric, func(v namedCell, m string) int { return strings.Compare(v.name, m) })
+}
+
+func (p *PerOp) set(metric string, c Cell) {
+	i, ok := p.find(metric)
+	if ok {
+		p.values[i].packedCell = pack(c)
+		return
+	}
+	p.values = slices.Insert(p.values, i, namedCell{metricName(metric), pack(c)})
+}
+
+// namedCell is a metric of one Record and its cell.
+type namedCell struct {
+	name string
+	packedCell
+}
+
+// packedCell is a Cell of one Record: what such a cell can hold (one
+// repeat, no interval, no test) in a fraction of the space.
+type packedCell struct {
+	value, running float64
+	why            uint16 // index in reasons
+	state          State
+	partial        bool
+	estimated      bool
+}
+
+// reasons interns the Why of packed cells: a few distinct texts, each
+// held once.
+var reasons = struct {
+	sync.RWMutex
+	index map[string]uint16
+	texts []string
+}{index: map[string]uint16{"": 0}, texts: []string{""}}
+
+func reasonIndex(why string) uint16 {
+	reasons.Lock()
+	defer reasons.Unlock()
+	if i, ok := reasons.index[why]; ok {
+		return i
+	}
+	if len(reasons.texts) == math.MaxUint16 {
+		return 0 // not reached: reasons are a fixed set of texts
+	}
+	i := uint16(len(reasons.texts))
+	reasons.index[why] = i
+	reasons.texts = append(reasons.texts, why)
+	return i
+}
+
+func reasonText(i uint16) string {
+	reasons.RLock()
+	defer reasons.RUnlock()
+	return reasons.texts[i]
+}
+
+// metricNames interns metric names: every Record has the same few.
+var metricNames sync.Map
+
+func metricName(m string) string {
+	if v, ok := metricNames.Load(m); ok {
+		return v.(string)
+	}
+	v, _ := metricNames.LoadOrStore(m, m)
+	return v.(string)
+}
+
+func pack(c Cell) packedCell {
+	return packedCell{value: c.Value, running: c.Running, why: reasonIndex(c.Why), state: c.State, partial: c.Partial, estimated: c.Estimated}
+}
+
+func (p packedCell) cell() Cell {
+	c := Stated(p.state)
+	if p.state == Measured {
+		c = Val(p.value)
+		c.Running = p.running
+	}
+	c.Why, c.Partial, c.Estimated = reasonText(p.why), p.partial, p.estimated
+	return c
 }
 
 // reservedTableMetric reports whether a Record.Metrics key of a table Record
@@ -215,7 +319,7 @@ func rowsRead(r *record.Record) (float64, string) {
 
 // Compute returns the per-op metrics of one Record.
 func Compute(r *record.Record, opt Options) *PerOp {
-	p := &PerOp{Values: map[string]Cell{}, OpsPer: 1}
+	p := &PerOp{OpsPer: 1}
 	note := func(t Topic, text string) { p.Notes = append(p.Notes, Note{Text: text, Topic: t}) }
 	if r.Outcome == record.OutcomeFailed {
 		p.Failed = true
@@ -223,8 +327,11 @@ func Compute(r *record.Record, opt Options) *PerOp {
 	}
 	partial := r.Outcome == record.OutcomePartial
 	set := func(name string, c Cell) {
+		if c.OK() && !finite(c.Value) {
+			c = NoValue(WhyNotFinite)
+		}
 		c.Partial = c.Partial || partial
-		p.Values[name] = c
+		p.set(name, c)
 	}
 	p.Seconds = windowSeconds(r)
 
@@ -252,17 +359,24 @@ func Compute(r *record.Record, opt Options) *PerOp {
 	p.OpsEstimated = haveOps && OpsEstimated(r)
 	ops := Val(p.Ops)
 	ops.Estimated = p.OpsEstimated
-	if !haveOps {
+	switch {
+	case !haveOps:
 		ops = NoValue(WhyNoOps)
+	case !finite(p.Ops):
+		ops = NoValue(WhyNotFinite)
 	}
 	// perOp divides a cell by the op count.
 	perOp := func(c Cell, scale float64) Cell {
 		return Combine(c, ops, func(x, y float64) float64 { return x * scale / y })
 	}
 
-	// Throughput.
-	if q, ok := r.Metrics[TableQPS]; ok && r.Kind == record.KindTable {
+	// Throughput. An insert-benchmark table's throughput is its queries/s
+	// when the step ran queries, else its inserts/s (load steps, whose qps
+	// is 0): a ratio of two zero query rates says nothing.
+	if q, ok := r.Metrics[TableQPS]; ok && r.Kind == record.KindTable && !(q == 0 && hasMetric(r, "ips")) {
 		set(OpsPerSecond, Val(q))
+	} else if ips, ok := r.Metrics["ips"]; ok && r.Kind == record.KindTable {
+		set(OpsPerSecond, Val(ips))
 	} else if q, ok := r.Metrics[OpsPerSecond]; ok && r.Kind == record.KindTable {
 		set(OpsPerSecond, Val(q))
 	} else if p.Seconds > 0 {
@@ -284,12 +398,12 @@ func Compute(r *record.Record, opt Options) *PerOp {
 	}
 	if ins, ok := counters["instructions"]; ok {
 		if cyc, ok := counters["cycles"]; ok {
-			set(IPC, Combine(ins, cyc, Div))
-			set(CPI, Combine(cyc, ins, Div))
+			set(IPC, quotient(ins, cyc, "cycles", 1))
+			set(CPI, quotient(cyc, ins, "instructions", 1))
 		}
 		for _, e := range p.Events {
 			if IsMissEvent(e) {
-				set(MPKIName(e), Combine(counters[e], ins, func(x, y float64) float64 { return Div(x, y) * 1000 }))
+				set(MPKIName(e), quotient(counters[e], ins, "instructions", 1000))
 			}
 		}
 	}
@@ -345,7 +459,10 @@ func Compute(r *record.Record, opt Options) *PerOp {
 		}
 	}
 
-	// Values given directly by a table Record override computed ones.
+	// Values given directly by a table Record override computed ones; the
+	// insert benchmark's per-operation columns stand for the per-op
+	// metrics the table does not give (wpi and wkbpi only where an
+	// operation is an insert: steps without queries).
 	if r.Kind == record.KindTable {
 		for k, v := range r.Metrics {
 			if k == TableQPS || k == TableOps || k == TableSeconds {
@@ -355,11 +472,40 @@ func Compute(r *record.Record, opt Options) *PerOp {
 				set(k, Val(v))
 			}
 		}
+		inserts := hasMetric(r, "ips") && r.Metrics[TableQPS] == 0
+		for _, m := range insertPerOp {
+			v, ok := r.Metrics[m.column]
+			if _, given := r.Metrics[m.metric]; ok && !given && (inserts || !m.perInsert) {
+				set(m.metric, Val(v))
+			}
+		}
 	}
 
 	insertMetrics(r, p, counters, set)
 	roleShares(r, set)
+	p.values = append(make([]namedCell, 0, len(p.values)), p.values...) // no spare capacity
 	return p
+}
+
+// insertPerOp maps the insert benchmark's per-operation columns to the
+// per-op metrics of the CPU and IO tables; perInsert columns are per
+// insert, which is an operation only on steps without queries.
+var insertPerOp = []struct {
+	column, metric string
+	perInsert      bool
+}{
+	{"cpupq", CPUPerOp, false}, {"cspq", CSPerOp, false}, {"rpq", ReadsPerOp, false}, {"rkbpq", ReadKBPerOp, false},
+	{"wpi", WritesPerOp, true}, {"wkbpi", WriteKBPerOp, true},
+}
+
+// quotient is x / y × scale for a quantity derived inside one window (IPC,
+// CPI, MPKI): when y, the event den, counted 0 there is no value (neither 1
+// for 0/0 nor infinity) and the cell says why.
+func quotient(x, y Cell, den string, scale float64) Cell {
+	if y.OK() && y.Value == 0 {
+		return NoValue(ZeroDenominator(den))
+	}
+	return Combine(x, y, func(a, b float64) float64 { return a / b * scale })
 }
 
 // ProcIONotMeasured begins the Record warning osstat writes when it could

@@ -43,10 +43,22 @@ func IsInsertStep(step string) bool { return insertStep.MatchString(step) }
 func IsWarm(step string) bool { return strings.Contains(step, ".warm") }
 
 // StepName is the label without its parameters and copy suffix:
-// "read-only.pre_range=100" gives "read-only".
+// "read-only.pre_range=100" gives "read-only". Parameters are the
+// "_name=value" parts; the underscores of sysbench's own test names stay
+// ("oltp_update_index" is a name, a write step).
 func StepName(step string) string {
-	if i := strings.IndexByte(step, '_'); i >= 0 {
-		step = step[:i]
+	for i := 0; i < len(step); i++ {
+		if step[i] != '_' {
+			continue
+		}
+		seg := step[i+1:]
+		if j := strings.IndexByte(seg, '_'); j >= 0 {
+			seg = seg[:j]
+		}
+		if strings.Contains(seg, "=") {
+			step = step[:i]
+			break
+		}
 	}
 	if i := strings.IndexByte(step, '.'); i > 0 && !IsInsertStep(step) {
 		step = step[:i]
@@ -94,6 +106,21 @@ func splitTrailingNumber(s string) (prefix string, n int64) {
 	}
 	return s[:i], v
 }
+
+// Step orders of the tables (Options.Order).
+const (
+	// OrderRun lists steps in the order they were measured: by the
+	// earliest window start of their Records; steps without one (tables
+	// from a CSV) follow in input order. The default.
+	OrderRun = "run"
+	// OrderInput lists steps in the order they first appear in the input.
+	OrderInput = "input"
+	// OrderName sorts steps by group and label (OrderSteps).
+	OrderName = "name"
+)
+
+// StepOrders lists the step orders.
+var StepOrders = []string{OrderRun, OrderInput, OrderName}
 
 // OrderSteps returns the steps in table order, without warm-up steps: by
 // group (point, range, writes, insert benchmark); inside the first three

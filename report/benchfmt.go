@@ -150,8 +150,8 @@ func Benchfmt(w io.Writer, recs []*record.Record, opt Options) error {
 		}
 	}
 	versions := append([]string{c.Base}, c.Others()...)
-	metrics := append(append([]string(nil), analysis.CPUIOMetrics[1:]...), analysis.WritesPerOp)
-	metrics = append(metrics, c.CounterMetrics()...)
+	metrics := append([]string{analysis.CPUPerOp, analysis.CSPerOp, analysis.ReadsPerOp, analysis.ReadKBPerOp, analysis.WriteKBPerOp, analysis.WritesPerOp},
+		c.CounterMetrics()...)
 	for _, step := range c.Steps {
 		for _, sc := range c.Scopes {
 			for _, v := range versions {
@@ -171,9 +171,13 @@ func Benchfmt(w io.Writer, recs []*record.Record, opt Options) error {
 					if r.Outcome == record.OutcomePartial {
 						comments = append(comments, fmt.Sprintf("# %s repeat %d: partial window (%.0f s): %s", name, r.Repeat, p.Seconds, oneLine(r.Error)))
 					}
-					res := &benchfmt.Result{Name: benchfmt.Name(name), Iters: max(1, int(math.Round(p.Ops)))}
+					iters := 1
+					if p.Ops >= 1 && p.Ops < 1e15 {
+						iters = int(math.Round(p.Ops))
+					}
+					res := &benchfmt.Result{Name: benchfmt.Name(name), Iters: iters}
 					res.Config = []benchfmt.Config{{Key: "host", Value: []byte(orDash(r.Host)), File: true}}
-					if q := p.Get(analysis.OpsPerSecond); q.OK() {
+					if q := p.Get(analysis.OpsPerSecond); q.OK() && !math.IsInf(q.Value, 0) && !math.IsNaN(q.Value) {
 						u := throughputUnit(p)
 						addUnit(u, 1)
 						res.Values = append(res.Values, benchfmt.Value{Value: round12(q.Value), Unit: u})
@@ -195,14 +199,17 @@ func Benchfmt(w io.Writer, recs []*record.Record, opt Options) error {
 						default:
 							continue
 						}
-						if math.IsInf(cell.Value, 0) || math.IsNaN(cell.Value) {
+						// In the unit's scale (KB to bytes) a value near
+						// the float64 limit can overflow: no value then.
+						scaled := cell.Value * bu.scale
+						if math.IsInf(scaled, 0) || math.IsNaN(scaled) {
 							continue
 						}
 						if cell.Multiplexed() {
 							mux = append(mux, fmt.Sprintf("%s (counted %d%%)", m, runningPct(cell.Running)))
 						}
 						addUnit(bu.unit, better(m))
-						res.Values = append(res.Values, benchfmt.Value{Value: round12(cell.Value * bu.scale), Unit: bu.unit})
+						res.Values = append(res.Values, benchfmt.Value{Value: round12(scaled), Unit: bu.unit})
 					}
 					if len(mux) > 0 {
 						comments = append(comments, fmt.Sprintf("# %s repeat %d: multiplexed, values scaled: %s", name, r.Repeat, strings.Join(mux, ", ")))

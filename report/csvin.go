@@ -5,10 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/perfbench/perfbench/analysis"
+	"github.com/perfbench/perfbench/internal/textdist"
+	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/record"
 )
 
@@ -18,52 +23,135 @@ var ErrCSV = errors.New("bad long-format CSV")
 // ReadCSV parses a long-format CSV table into Records of kind table, so the
 // report renders numbers from anywhere the same way. The header names the
 // columns, in any order: version, step, threads, metric and value are
-// required, host and repeat optional. One Record is made per (host, version,
-// step, threads, repeat), in order of first appearance. metric is one of:
+// required, host, repeat and group optional. One Record is made per (host,
+// version, step, threads, repeat), in order of first appearance. metric is
+// one of (see MetricNames; spellings are listed with the canonical name):
 //
 //	qps, ops, seconds        throughput, operations and length of the window
-//	a perf event name        the event's total over the window
-//	cpu/o, cs/o, r/o, ...    a per-op metric given directly ("<event>/o" too)
+//	a perf event name        the event's total over the window ("cs" is
+//	                         context-switches, as perf takes it)
+//	cpu/o, cs/o, r/o, w/o,   per-op metrics given directly (cpu/q, QPS and
+//	rKB/o, wKB/o             the other spellings of the posts map to them)
+//	<event>/o                an event per op given directly
 //	IPC, CPI, MPKI(<event>)  given directly
 //	ips, rps, ..., maxop     an insert-benchmark column (metrics reference);
-//	                         with ips given, qps is the queries/s column
+//	                         with ips given, qps is the queries/s column;
+//	                         its per-op columns (cpupq, cspq, rpq, rkbpq,
+//	                         and wpi, wkbpi on steps without queries) stand
+//	                         for the per-op metrics not given
 //	target_ips               the target insert rate of a read+write step
 //	hist:<kind>:<bucket>     % of the query, insert or delete operations in
 //	                         a response-time bucket ("hist:delete:1ms")
 //	max:<kind>               slowest operation of that kind, s
 //
-// An event's value may be "n/a" (not supported) or "nc" (not counted); any
-// other value must be a number. name is used in errors and Record.Source.
+// Any other metric is refused, naming the nearest known names. A value is
+// a finite number of at least 0; an event's value may also be "n/a" (not
+// supported) or "nc" (not counted). group names the section a step's rows
+// go to in the tables ("Read-only before write-heavy"); every row of a step
+// must give the same group. name is used in errors and Record.Source.
 func ReadCSV(r io.Reader, name string) ([]*record.Record, error) {
+	t := newCSVTables()
+	if err := t.read(r, name); err != nil {
+		return nil, err
+	}
+	return t.order, nil
+}
+
+// csvKey identifies the Record a row belongs to.
+type csvKey struct {
+	record.Key
+	repeat int
+}
+
+// csvRecord is a Record being built from rows, with where each of its
+// metrics came from.
+type csvRecord struct {
+	rec   *record.Record
+	lines map[string]csvPlace
+}
+
+// csvPlace is a file (index in csvTables.files) and line.
+type csvPlace struct {
+	file int32
+	line int32
+}
+
+// csvTables builds Records from one or more long-format CSV files. A row
+// that repeats one of another file (same Record, metric and value) is the
+// same observation given twice: it counts once, and Duplicates says how
+// many there were. Rows of one Record may come from several files (qps in
+// one, counters in another).
+type csvTables struct {
+	recs   map[csvKey]*csvRecord
+	order  []*record.Record
+	groups map[string]string // step → group
+	// groupAt is where a step's group was first given.
+	groupAt map[string]string
+	// Duplicates counts rows given again in a later file; dupFiles names
+	// the files, in order.
+	Duplicates int
+	dupFiles   []string
+	files      []string
+	strs       map[string]string
+}
+
+func newCSVTables() *csvTables {
+	return &csvTables{recs: map[csvKey]*csvRecord{}, groups: map[string]string{}, groupAt: map[string]string{}, strs: map[string]string{}}
+}
+
+// intern returns s, shared with every equal string read before: a long
+// table repeats its versions, steps and metrics on every line.
+func (t *csvTables) intern(s string) string {
+	if v, ok := t.strs[s]; ok {
+		return v
+	}
+	s = strings.Clone(s)
+	t.strs[s] = s
+	return s
+}
+
+var csvColumns = []string{"version", "step", "threads", "metric", "value", "host", "repeat", "group"}
+
+// read adds the rows of one file. Rows are read one at a time: memory
+// grows with the Records and metrics, not with the file.
+func (t *csvTables) read(r io.Reader, name string) error {
+	file := int32(len(t.files))
+	t.files = append(t.files, name)
+	bad := func(line int, format string, args ...any) error {
+		return fmt.Errorf("%w: %s line %d: %s", ErrCSV, name, line, fmt.Sprintf(format, args...))
+	}
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
 	cr.Comment = '#'
+	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err != nil {
 		if err == io.EOF {
-			return nil, fmt.Errorf("%w: %s is empty: want a header line version,step,threads,metric,value", ErrCSV, name)
+			return fmt.Errorf("%w: %s is empty: want a header line version,step,threads,metric,value", ErrCSV, name)
 		}
-		return nil, fmt.Errorf("%w: %s: %w", ErrCSV, name, err)
+		return csvReadError(name, err)
 	}
 	col := map[string]int{}
 	for i, h := range header {
 		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
-		switch h {
-		case "version", "step", "threads", "metric", "value", "host", "repeat":
-		default:
-			return nil, fmt.Errorf("%w: %s line 1: unknown column %q: the columns are version, step, threads, metric, value and optionally host, repeat", ErrCSV, name, h)
+		if !slices.Contains(csvColumns, h) {
+			line, _ := cr.FieldPos(i)
+			return bad(line, "unknown column %q: the columns are version, step, threads, metric, value and optionally host, repeat, group", h)
 		}
 		if _, dup := col[h]; dup {
-			return nil, fmt.Errorf("%w: %s line 1: column %q appears twice", ErrCSV, name, h)
+			line, _ := cr.FieldPos(i)
+			return bad(line, "column %q appears twice", h)
 		}
 		col[h] = i
 	}
+	headerLine, _ := cr.FieldPos(0)
 	for _, need := range []string{"version", "step", "threads", "metric", "value"} {
 		if _, ok := col[need]; !ok {
-			return nil, fmt.Errorf("%w: %s line 1: no %q column (header must name version, step, threads, metric, value)", ErrCSV, name, need)
+			return bad(headerLine, "no %q column (the header must name version, step, threads, metric, value)", need)
 		}
 	}
+	width := len(header)
 	get := func(row []string, c string) string {
 		i, ok := col[c]
 		if !ok || i >= len(row) {
@@ -71,81 +159,112 @@ func ReadCSV(r io.Reader, name string) ([]*record.Record, error) {
 		}
 		return strings.TrimSpace(row[i])
 	}
-	type key struct {
-		record.Key
-		repeat int
-	}
-	recs := map[key]*record.Record{}
-	var order []*record.Record
-	seen := map[string]int{}
+	rows := 0
 	for {
 		row, err := cr.Read()
 		if err == io.EOF {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s: %w", ErrCSV, name, err)
+			return csvReadError(name, err)
 		}
+		line, _ := cr.FieldPos(0)
 		if len(row) == 1 && strings.TrimSpace(row[0]) == "" {
 			continue
 		}
-		if len(row) != len(header) {
-			return nil, fmt.Errorf("%w: %s line %d: %d fields, the header has %d", ErrCSV, name, line, len(row), len(header))
+		if len(row) != width {
+			return bad(line, "%d fields, the header has %d", len(row), width)
 		}
-		k := key{Key: record.Key{Host: get(row, "host"), Version: get(row, "version"), Step: get(row, "step")}, repeat: 1}
+		rows++
+		k := csvKey{Key: record.Key{Host: get(row, "host"), Version: get(row, "version"), Step: get(row, "step")}, repeat: 1}
 		if k.Version == "" || k.Step == "" {
-			return nil, fmt.Errorf("%w: %s line %d: version and step must not be empty", ErrCSV, name, line)
+			return bad(line, "version and step must not be empty")
 		}
+		k.Host, k.Version, k.Step = t.intern(k.Host), t.intern(k.Version), t.intern(k.Step)
 		if s := get(row, "threads"); s != "" {
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 0 {
-				return nil, fmt.Errorf("%w: %s line %d: threads %q is not a whole number", ErrCSV, name, line, s)
+				return bad(line, "threads %q is not a whole number", s)
 			}
 			k.Threads = n
 		}
 		if s := get(row, "repeat"); s != "" {
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 0 {
-				return nil, fmt.Errorf("%w: %s line %d: repeat %q is not a whole number", ErrCSV, name, line, s)
+				return bad(line, "repeat %q is not a whole number", s)
 			}
 			k.repeat = n
 		}
-		metric, value := get(row, "metric"), get(row, "value")
-		if metric == "" {
-			return nil, fmt.Errorf("%w: %s line %d: empty metric", ErrCSV, name, line)
+		if g := get(row, "group"); g != "" {
+			if prev, ok := t.groups[k.Step]; ok && prev != g {
+				return bad(line, "step %s is in group %q here and in group %q on %s: give each step one group", k.Step, g, prev, t.groupAt[k.Step])
+			} else if !ok {
+				t.groups[k.Step], t.groupAt[k.Step] = t.intern(g), fmt.Sprintf("%s line %d", name, line)
+			}
 		}
-		id := fmt.Sprintf("%q %q %q %d %d %q", k.Host, k.Version, k.Step, k.Threads, k.repeat, metric)
-		if prev, dup := seen[id]; dup {
-			return nil, fmt.Errorf("%w: %s line %d: %s of %s %s (threads %d, repeat %d) was already given on line %d", ErrCSV, name, line, metric, k.Version, k.Step, k.Threads, k.repeat, prev)
+		given, value := get(row, "metric"), get(row, "value")
+		if given == "" {
+			return bad(line, "empty metric")
 		}
-		seen[id] = line
-		rec := recs[k]
-		if rec == nil {
-			rec = record.New(record.KindTable)
+		metric, event, err := CanonicalMetric(given)
+		if err != nil {
+			return bad(line, "%v", err)
+		}
+		metric = t.intern(metric)
+		cur := t.recs[k]
+		if cur == nil {
+			rec := record.New(record.KindTable)
 			rec.Host, rec.Version, rec.Step, rec.Threads, rec.Repeat = k.Host, k.Version, k.Step, k.Threads, k.repeat
 			rec.Metrics = map[string]float64{}
 			rec.Source = []string{name}
-			recs[k] = rec
-			order = append(order, rec)
+			cur = &csvRecord{rec: rec, lines: map[string]csvPlace{}}
+			t.recs[k] = cur
+			t.order = append(t.order, rec)
 		}
+		rec := cur.rec
+		var status string
 		switch strings.ToLower(value) {
 		case "n/a", "not supported", "<not supported>":
-			if !isEventName(metric) {
-				return nil, fmt.Errorf("%w: %s line %d: %s: only an event can be %q", ErrCSV, name, line, metric, value)
-			}
-			rec.Counters = append(rec.Counters, record.Counter{Event: metric, Status: record.StatusNotSupported})
-			continue
+			status = record.StatusNotSupported
 		case "nc", "not counted", "<not counted>":
-			if !isEventName(metric) {
-				return nil, fmt.Errorf("%w: %s line %d: %s: only an event can be %q", ErrCSV, name, line, metric, value)
+			status = record.StatusNotCounted
+		}
+		if status != "" && !event {
+			return bad(line, "%s: only a perf event can be %q", given, value)
+		}
+		var v float64
+		if status == "" {
+			if v, err = parseCSVValue(value); err != nil {
+				return bad(line, "value %q of %s %v", value, given, err)
 			}
-			rec.Counters = append(rec.Counters, record.Counter{Event: metric, Status: record.StatusNotCounted})
+		}
+		// The same metric of the same Record again: a typo inside one
+		// file; the same observation when another file repeats it.
+		if prev, dup := cur.lines[metric]; dup {
+			old, oldStatus := rec.Metrics[metric], counterStatus(rec, metric)
+			what := fmt.Sprintf("%s of %s %s (threads %d, repeat %d)", given, k.Version, k.Step, k.Threads, k.repeat)
+			if k.Host != "" {
+				what += " on host " + k.Host
+			}
+			switch {
+			case prev.file == file:
+				return bad(line, "%s was already given on line %d", what, prev.line)
+			case oldStatus != status || (status == "" && old != v):
+				return bad(line, "%s was given as %s on %s line %d: one Record cannot have two values (give each run its own repeat number)", what, csvValueText(old, oldStatus), t.files[prev.file], prev.line)
+			}
+			t.Duplicates++
+			if !slices.Contains(t.dupFiles, name) {
+				t.dupFiles = append(t.dupFiles, name)
+			}
 			continue
 		}
-		v, err := strconv.ParseFloat(value, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %s line %d: value %q of %s is not a number (or n/a, nc for an event)", ErrCSV, name, line, value, metric)
+		cur.lines[metric] = csvPlace{file, int32(min(line, math.MaxInt32))}
+		if !slices.Contains(rec.Source, name) {
+			rec.Source = append(rec.Source, name)
+		}
+		if status != "" {
+			rec.Counters = append(rec.Counters, record.Counter{Event: metric, Status: status})
+			continue
 		}
 		rec.Metrics[metric] = v
 		switch metric {
@@ -155,17 +274,194 @@ func ReadCSV(r io.Reader, name string) ([]*record.Record, error) {
 			rec.Ops = record.Ops{Source: "ops", Count: v, Per: 1}
 		}
 	}
-	if len(order) == 0 {
-		return nil, fmt.Errorf("%w: %s has a header but no rows", ErrCSV, name)
+	if rows == 0 {
+		return fmt.Errorf("%w: %s has a header but no rows", ErrCSV, name)
 	}
-	return order, nil
+	return nil
 }
 
-// isEventName reports whether a CSV metric names a perf event total.
-func isEventName(metric string) bool {
-	switch metric {
-	case analysis.TableQPS, analysis.TableOps, analysis.TableSeconds, analysis.OpsPerSecond, analysis.IPC, analysis.CPI:
-		return false
+// csvReadError is a CSV syntax error as one line naming the file and line,
+// with how to fix the commonest one: a quote inside an unquoted field.
+func csvReadError(name string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		hint := ""
+		switch {
+		case errors.Is(pe.Err, csv.ErrBareQuote):
+			hint = `: a field with a " must be quoted, its quotes doubled ("a""b")`
+		case errors.Is(pe.Err, csv.ErrQuote):
+			hint = ": a quoted field must end with a quote before the next comma"
+		}
+		return fmt.Errorf("%w: %s line %d, column %d: %w%s", ErrCSV, name, pe.Line, pe.Column, pe.Err, hint)
 	}
-	return !strings.HasSuffix(metric, "/o") && !strings.HasPrefix(metric, "MPKI(")
+	return fmt.Errorf("%w: %s: %w", ErrCSV, name, err)
+}
+
+// counterStatus is the status a CSV row gave an event of rec, "" when the
+// row gave a number.
+func counterStatus(rec *record.Record, event string) string {
+	for _, c := range rec.Counters {
+		if c.Event == event {
+			return c.Status
+		}
+	}
+	return ""
+}
+
+func csvValueText(v float64, status string) string {
+	if status != "" {
+		return status
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// parseCSVValue is a value of the table: a finite number of at least 0.
+func parseCSVValue(s string) (float64, error) {
+	v, err := strconv.ParseFloat(s, 64)
+	switch {
+	case err != nil && errors.Is(err, strconv.ErrRange):
+		return 0, errors.New("is out of range: values must be finite numbers")
+	case err != nil:
+		return 0, errors.New("is not a number (or n/a, nc for an event)")
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return 0, errors.New("is not a finite number: a value the table does not have is left out, not written as NaN or inf")
+	case v < 0:
+		return 0, errors.New("is negative: counts, rates and per-op values are at least 0")
+	}
+	return math.Abs(v), nil // no -0
+}
+
+// metricAliases maps other spellings, lower case, to the metric names of
+// the report: the posts' own notation (cpu/q, QPS) and perf's names.
+var metricAliases = map[string]string{
+	"qps": analysis.TableQPS, "ops": analysis.TableOps, "seconds": analysis.TableSeconds, "o/s": analysis.OpsPerSecond,
+	"cpu/o": analysis.CPUPerOp, "cpu/q": analysis.CPUPerOp, "cpu/op": analysis.CPUPerOp, "cpu/query": analysis.CPUPerOp,
+	"cs/o": analysis.CSPerOp, "cs/q": analysis.CSPerOp, "cs/op": analysis.CSPerOp,
+	"r/o": analysis.ReadsPerOp, "r/q": analysis.ReadsPerOp, "r/op": analysis.ReadsPerOp,
+	"w/o": analysis.WritesPerOp, "w/q": analysis.WritesPerOp, "w/op": analysis.WritesPerOp,
+	"rkb/o": analysis.ReadKBPerOp, "rkb/q": analysis.ReadKBPerOp, "rkb/op": analysis.ReadKBPerOp,
+	"wkb/o": analysis.WriteKBPerOp, "wkb/q": analysis.WriteKBPerOp, "wkb/op": analysis.WriteKBPerOp,
+	"ipc": analysis.IPC, "cpi": analysis.CPI,
+	"target_ips": analysis.TargetIPS,
+}
+
+func init() {
+	for _, c := range analysis.InsertColumns {
+		metricAliases[c] = c
+	}
+}
+
+// CanonicalMetric maps a metric name of a CSV table to the name the report
+// uses (see ReadCSV for the vocabulary) and says whether it is a perf event
+// total. Names it does not know are an error naming the nearest ones.
+func CanonicalMetric(name string) (metric string, event bool, err error) {
+	if m, ok := metricAliases[strings.ToLower(name)]; ok {
+		return m, false, nil
+	}
+	prefix := func(p string) bool { return len(name) >= len(p) && strings.EqualFold(name[:len(p)], p) }
+	switch {
+	case prefix("mpki(") && strings.HasSuffix(name, ")"):
+		if e, ok := eventName(name[5 : len(name)-1]); ok {
+			return analysis.MPKIName(e), false, nil
+		}
+		return "", false, fmt.Errorf("%s: %q is not a perf event name", name, name[5:len(name)-1])
+	case prefix("hist:"):
+		kind, bucket, _ := strings.Cut(name[5:], ":")
+		var buckets []string
+		for _, b := range analysis.HistogramBuckets {
+			if b.Name == bucket && slices.Contains(analysis.HistogramKinds, kind) {
+				return analysis.KindHistogramMetric(kind, bucket), false, nil
+			}
+			buckets = append(buckets, b.Name)
+		}
+		return "", false, fmt.Errorf("unknown histogram metric %q: use hist:<kind>:<bucket> with kind %s and bucket %s", name,
+			strings.Join(analysis.HistogramKinds, ", "), strings.Join(buckets, ", "))
+	case prefix("max:"):
+		if k := name[4:]; slices.Contains(analysis.HistogramKinds, k) {
+			return analysis.MaxMetric(k), false, nil
+		}
+		return "", false, fmt.Errorf("unknown metric %q: use max:<kind> with kind %s", name, strings.Join(analysis.HistogramKinds, ", "))
+	}
+	if e, ok := strings.CutSuffix(name, "/o"); ok {
+		if ev, ok := eventName(e); ok {
+			return analysis.PerOpName(ev), false, nil
+		}
+	}
+	if e, ok := eventName(name); ok {
+		return e, true, nil
+	}
+	return "", false, unknownMetric(name)
+}
+
+// eventName reports whether s is a perf event name (perf's spellings of the
+// generic events, raw events, PMU events and tracepoints, with modifiers)
+// and returns it with perf's canonical spelling of an alias ("cs" is
+// context-switches). PMU events and tracepoints this machine lacks count:
+// the table may come from another machine.
+func eventName(s string) (string, bool) {
+	if s == "" || strings.ContainsAny(s, ",{}") {
+		return "", false
+	}
+	l, err := perfevent.Parse(s, nil)
+	if err != nil && !errors.Is(err, perfevent.ErrNotSupported) {
+		return "", false
+	}
+	if err == nil && len(l.Events) == 1 {
+		if c, ok := eventAliases[s]; ok {
+			return c, true
+		}
+	}
+	return s, true
+}
+
+// eventAliases maps perf's other spellings of generic events to theirs.
+var eventAliases = func() map[string]string {
+	m := map[string]string{}
+	for _, c := range perfevent.Catalog() {
+		for _, a := range c.Aliases {
+			m[a] = c.Name
+		}
+	}
+	return m
+}()
+
+// unknownMetric is the error for a metric name the CSV reader does not
+// know, with the nearest known names.
+func unknownMetric(name string) error {
+	type cand struct {
+		name string
+		d    int
+	}
+	var cands []cand
+	seen := map[string]bool{}
+	add := func(n string) {
+		if !seen[n] {
+			seen[n] = true
+			cands = append(cands, cand{n, textdist.Distance(strings.ToLower(name), strings.ToLower(n))})
+		}
+	}
+	for a, c := range metricAliases {
+		add(a)
+		add(c)
+	}
+	for _, c := range perfevent.Catalog() {
+		add(c.Name)
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].d != cands[j].d {
+			return cands[i].d < cands[j].d
+		}
+		return cands[i].name < cands[j].name
+	})
+	var near []string
+	for _, c := range cands[:3] {
+		if c.d <= max(2, len(name)/2) {
+			near = append(near, c.name)
+		}
+	}
+	hint := ""
+	if len(near) > 0 {
+		hint = "; nearest: " + strings.Join(near, ", ")
+	}
+	return fmt.Errorf("unknown metric %q%s (metrics are qps, ops, seconds, per-op metrics such as cpu/o, perf event names, IPC, CPI, MPKI(<event>) and the insert benchmark's columns)", name, hint)
 }

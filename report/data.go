@@ -1,8 +1,11 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"io"
 	"math"
 	"strconv"
@@ -37,47 +40,63 @@ var CSVHeader = []string{"table", "title", "host", "threads", "section", "row", 
 // whole-run rate; why says why a cell is not computable; below_target is
 // true for an insert-benchmark cell marked "!" (inserts/s below 95% of the
 // step's target, or the queries/s of a version that fell below it).
-func CSV(w io.Writer, rep *Report) error {
-	cw := csv.NewWriter(w)
-	cw.Write(CSVHeader)
-	for _, t := range rep.Tables {
-		for _, s := range t.Sections {
-			for _, r := range s.Rows {
-				if r.Kind != RowValues && r.Kind != RowAverage {
+func CSV(w io.Writer, rep *Report) error { return render(w, rep, csvRenderer()) }
+
+func csvRenderer() renderer {
+	var cw *csv.Writer
+	return renderer{
+		begin: func(bw *bufio.Writer, _ *Report) error {
+			cw = csv.NewWriter(bw)
+			return cw.Write(CSVHeader)
+		},
+		table: func(_ *bufio.Writer, _ *Report, t *Table, _ int) error {
+			writeCSVTable(cw, t)
+			cw.Flush()
+			return cw.Error()
+		},
+		end: func(*bufio.Writer, *Report) error {
+			cw.Flush()
+			return cw.Error()
+		},
+	}
+}
+
+// writeCSVTable writes the cells of one table, one line each.
+func writeCSVTable(cw *csv.Writer, t *Table) {
+	for _, s := range t.Sections {
+		for _, r := range s.Rows {
+			if r.Kind != RowValues && r.Kind != RowAverage {
+				continue
+			}
+			for i, c := range r.Cells {
+				if c.Empty {
 					continue
 				}
-				for i, c := range r.Cells {
-					if c.Empty {
-						continue
-					}
-					col := ""
-					if i < len(t.Header) {
-						col = t.Header[i]
-					}
-					j := cellJSON(c)
-					line := []string{t.ID, t.Title, t.Host, itoa(t.Threads), s.Name, r.Label, col, c.Version, c.Step, c.Metric,
-						"", j.State, "", "", "", "", "", "", "", c.Text, "", c.Why, ""}
-					if c.OK() && !c.word {
-						line[10] = gfmt(c.Value)
-						line[12] = gfmt(c.Running)
-						line[13] = strconv.FormatBool(c.Partial)
-						line[20] = strconv.FormatBool(c.Estimated)
-						line[14], line[15] = itoa(c.N), itoa(c.Of)
-						line[22] = strconv.FormatBool(c.BelowTarget)
-						if c.HasCI() {
-							line[16], line[17] = gfmt(c.Lo), gfmt(c.Hi)
-						}
-						if c.Tested {
-							line[18] = gfmt(c.P)
-						}
-					}
-					cw.Write(line)
+				col := ""
+				if i < len(t.Header) {
+					col = t.Header[i]
 				}
+				j := cellJSON(c)
+				line := []string{t.ID, t.Title, t.Host, itoa(t.Threads), s.Name, r.Label, col, c.Version, c.Step, c.Metric,
+					"", j.State, "", "", "", "", "", "", "", c.Text, "", c.Why, ""}
+				if c.OK() && !c.word {
+					line[10] = gfmt(c.Value)
+					line[12] = gfmt(c.Running)
+					line[13] = strconv.FormatBool(c.Partial)
+					line[20] = strconv.FormatBool(c.Estimated)
+					line[14], line[15] = itoa(c.N), itoa(c.Of)
+					line[22] = strconv.FormatBool(c.BelowTarget)
+					if c.HasCI() {
+						line[16], line[17] = gfmt(c.Lo), gfmt(c.Hi)
+					}
+					if c.Tested {
+						line[18] = gfmt(c.P)
+					}
+				}
+				cw.Write(line)
 			}
 		}
 	}
-	cw.Flush()
-	return cw.Error()
 }
 
 // jsonCell is a cell in the JSON output: value is null unless measured (or
@@ -109,7 +128,14 @@ type jsonCell struct {
 	Empty     bool     `json:"empty,omitempty"`
 }
 
-func ptr(v float64) *float64 { return &v }
+// ptr points to v, or is nil when v is not a finite number: JSON has no
+// NaN or infinity.
+func ptr(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
 
 func cellJSON(c Cell) jsonCell {
 	j := jsonCell{Text: c.Text, State: c.State.String(), Why: c.Why, Class: c.Class, Version: c.Version, Step: c.Step, Metric: c.Metric, Empty: c.Empty}
@@ -124,11 +150,8 @@ func cellJSON(c Cell) jsonCell {
 		}
 		j.Estimated = c.Estimated
 		j.Below = c.BelowTarget
-		if math.IsInf(c.Value, 0) {
-			j.Inf = true
-		} else {
-			j.Value = ptr(c.Value)
-		}
+		j.Inf = math.IsInf(c.Value, 0)
+		j.Value = ptr(c.Value)
 		j.Running = ptr(c.Running)
 		j.Partial = c.Partial
 		j.N, j.Of = c.N, c.Of
@@ -148,11 +171,49 @@ func cellJSON(c Cell) jsonCell {
 func (c Cell) MarshalJSON() ([]byte, error) { return json.Marshal(cellJSON(c)) }
 
 // JSON writes the report as one indented JSON document.
-func JSON(w io.Writer, rep *Report) error {
-	b, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
+func JSON(w io.Writer, rep *Report) error { return render(w, rep, jsonRenderer()) }
+
+// jsonRenderer writes the document MarshalIndent would write for the
+// whole report, one table at a time: the report's fields around a
+// "tables" array whose elements are marshalled as they come.
+func jsonRenderer() renderer {
+	var tail []byte
+	return renderer{
+		begin: func(bw *bufio.Writer, rep *Report) error {
+			shell := *rep
+			shell.Tables = []*Table{}
+			b, err := json.MarshalIndent(&shell, "", "  ")
+			if err != nil {
+				return err
+			}
+			const mark = `"tables": [`
+			at := bytes.Index(b, []byte(mark+"]"))
+			if at < 0 {
+				return errors.New("encode report: no tables field")
+			}
+			bw.Write(b[:at+len(mark)])
+			tail = b[at+len(mark):]
+			return nil
+		},
+		table: func(bw *bufio.Writer, _ *Report, t *Table, i int) error {
+			b, err := json.MarshalIndent(t, "    ", "  ")
+			if err != nil {
+				return err
+			}
+			if i > 0 {
+				bw.WriteByte(',')
+			}
+			bw.WriteString("\n    ")
+			bw.Write(b)
+			return nil
+		},
+		end: func(bw *bufio.Writer, rep *Report) error {
+			if rep.count > 0 {
+				bw.WriteString("\n  ")
+			}
+			bw.Write(tail)
+			bw.WriteByte('\n')
+			return nil
+		},
 	}
-	_, err = w.Write(append(b, '\n'))
-	return err
 }

@@ -289,7 +289,7 @@ func TestColourDirection(t *testing.T) {
 		mk(1.2, analysis.IPC), mk(1.04, analysis.CPUPerOp),
 	}
 	tb := &Table{Sections: []Section{{Rows: []Row{{Cells: cells}}}}}
-	colour([]*Table{tb})
+	colourRanges{}.colour(tb)
 	want := []string{"blue", "yellow", "yellow", "blue", "yellow", "blue", "blue", ""}
 	for i, c := range tb.Sections[0].Rows[0].Cells {
 		if c.Class != want[i] {

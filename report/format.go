@@ -19,7 +19,7 @@ func fixed(prec int) numFormat {
 		if math.IsInf(v, -1) {
 			return "-inf"
 		}
-		return fmt.Sprintf("%.*f", prec, v)
+		return analysis.FormatFixed(v, prec)
 	}
 }
 
@@ -37,16 +37,16 @@ func fmtAbs(v float64) string {
 	case math.IsInf(v, 0):
 		return fixed(0)(v)
 	case a >= 1000:
-		return fmt.Sprintf("%.0f", v)
+		return analysis.FormatFixed(v, 0)
 	case a >= 100:
-		return fmt.Sprintf("%.1f", v)
+		return analysis.FormatFixed(v, 1)
 	case a >= 1:
-		return fmt.Sprintf("%.2f", v)
+		return analysis.FormatFixed(v, 2)
 	case a == 0:
 		return "0"
 	case a >= 1e-6:
 		// three significant digits: 0.500, 0.0125, 0.00400
-		return fmt.Sprintf("%.*f", 2-int(math.Floor(math.Log10(a))), v)
+		return analysis.FormatFixed(v, 2-int(math.Floor(math.Log10(a))))
 	}
 	return fmt.Sprintf("%.2g", v)
 }
@@ -73,7 +73,7 @@ func fmtShare(v float64) string {
 }
 
 // fmtPct prints a percentage with one decimal.
-func fmtPct(v float64) string { return fmt.Sprintf("%.1f%%", v) }
+func fmtPct(v float64) string { return analysis.FormatFixed(v, 1) + "%" }
 
 // fmtHist prints a histogram percentage with three decimals; a share of
 // operations that is not zero but rounds to 0.000 prints "nonzero", as the
@@ -82,13 +82,15 @@ func fmtHist(v float64) string {
 	if v > 0 && v < 0.0005 {
 		return "nonzero"
 	}
-	return fmt.Sprintf("%.3f", v)
+	return analysis.FormatFixed(v, 3)
 }
 
 // Cell markers. A cell's text is its value followed by, in this order:
 //
 //	(62%)   the counters behind it were multiplexed and ran 62% of the
 //	        window; the value is scaled (Value = Raw × enabled / running)
+//	[1/3]   the value rests on 1 of the 3 repeats (in a ratio, the
+//	        version's, else the base's): the others have none for it
 //	±4%     half-width of the 95% confidence interval of the median over
 //	        repeats, relative to the value
 //	~       the difference to the base is not significant (ratio cells)
@@ -145,6 +147,12 @@ func markedText(c analysis.Cell, f numFormat, missing string, untested bool) str
 	}
 	if c.Multiplexed() {
 		fmt.Fprintf(&b, "(%d%%)", runningPct(c.Running))
+	}
+	switch {
+	case c.N < c.Of:
+		fmt.Fprintf(&b, "[%d/%d]", c.N, c.Of)
+	case c.BaseN < c.BaseOf:
+		fmt.Fprintf(&b, "[%d/%d]", c.BaseN, c.BaseOf)
 	}
 	if c.HasCI() && c.Value != 0 && !math.IsInf(c.Value, 0) {
 		w := math.Max(c.Hi-c.Value, c.Value-c.Lo) / math.Abs(c.Value) * 100

@@ -1,10 +1,12 @@
 package report
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -17,65 +19,183 @@ var ErrUnknownFormat = errors.New("unknown format")
 // Formats lists the output formats of Write.
 var Formats = []string{"text", "markdown", "html", "csv", "json", "benchfmt"}
 
-// Load reads the inputs of a report: Record files, folders of Records and
-// long-format CSV files (named *.csv). The order of the inputs is the order
-// of versions in the tables: files in the order given; inside a folder,
-// Records by the start of their window (the order they were measured in),
-// then by file name. Problems that do not stop the report (JSON files in a
-// folder that are not Records) come back as warnings.
+// Input is what LoadInput read.
+type Input struct {
+	Records []*record.Record
+	// Warnings are problems that do not stop the report (JSON files in a
+	// folder that are not Records) and the note that inputs repeated one
+	// another.
+	Warnings []string
+	// Groups maps steps to the group a CSV table gave them (Options.Groups).
+	Groups map[string]string
+}
+
+// Load reads the inputs of a report (see LoadInput) and returns the
+// Records and warnings.
 func Load(paths []string) (recs []*record.Record, warnings []string, err error) {
+	in, err := LoadInput(paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	return in.Records, in.Warnings, nil
+}
+
+// LoadInput reads the inputs of a report: Record files, folders of Records
+// and long-format CSV files (named *.csv). The order of the inputs is the
+// order of versions in the tables: files in the order given; inside a
+// folder, Records by the start of their window (the order they were
+// measured in), then by file name.
+//
+// The same observation given twice counts once: a Record with the
+// identity (host, version, step, threads, repeat, window start) of one
+// already read (and, when neither knows its window start, the same
+// content) is left out, and so is a CSV row that repeats one of an earlier
+// CSV file; one warning says how many were and where. Records without a
+// window start that share an identity but not their numbers are kept, and
+// a warning names them.
+func LoadInput(paths []string) (*Input, error) {
+	in := &Input{}
+	tables := newCSVTables()
+	seen := map[recordIdentity][]loadedFrom{}
+	dups, dupFirst, dupAgain := 0, []string{}, []string{}
+	var clash []string
+	addUnique := func(list *[]string, s string) {
+		if !slices.Contains(*list, s) {
+			*list = append(*list, s)
+		}
+	}
 	for _, p := range paths {
 		if strings.HasSuffix(strings.ToLower(p), ".csv") {
 			f, err := os.Open(p)
 			if err != nil {
-				return nil, warnings, fmt.Errorf("read table %s: %w", p, err)
+				return nil, fmt.Errorf("read table %s: %w", p, err)
 			}
-			rs, err := ReadCSV(f, p)
+			before := len(tables.order)
+			err = tables.read(f, p)
 			f.Close()
 			if err != nil {
-				return nil, warnings, err
+				return nil, err
 			}
-			recs = append(recs, rs...)
+			in.Records = append(in.Records, tables.order[before:]...)
 			continue
 		}
 		loaded, problems, err := record.Load([]string{p}, false)
 		if err != nil {
-			return nil, warnings, fmt.Errorf("read records from %s: %w", p, err)
+			return nil, fmt.Errorf("read records from %s: %w", p, err)
 		}
 		for _, pr := range problems {
-			warnings = append(warnings, "skipped: "+pr.Error())
+			in.Warnings = append(in.Warnings, "skipped: "+pr.Error())
 		}
 		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 			sort.SliceStable(loaded, func(i, j int) bool {
 				return loaded[i].Record.Window.Start.Before(loaded[j].Record.Window.Start)
 			})
 			if len(loaded) == 0 {
-				warnings = append(warnings, fmt.Sprintf("%s has no Records", p))
+				in.Warnings = append(in.Warnings, fmt.Sprintf("%s has no Records", p))
 			}
 		}
+	next:
 		for _, l := range loaded {
-			recs = append(recs, l.Record)
+			id := identityOf(l.Record)
+			for _, prev := range seen[id] {
+				if id.start != 0 || sameContent(prev.rec, l.Record) {
+					dups++
+					addUnique(&dupFirst, prev.input)
+					addUnique(&dupAgain, p)
+					continue next
+				}
+			}
+			if len(seen[id]) > 0 {
+				// Neither knows its window: two measurements that
+				// claim one repeat number.
+				clash = append(clash, l.Path)
+			}
+			seen[id] = append(seen[id], loadedFrom{p, l.Record})
+			in.Records = append(in.Records, l.Record)
 		}
 	}
-	return recs, warnings, nil
+	if dups > 0 {
+		in.Warnings = append(in.Warnings, fmt.Sprintf("%s in %s repeat those read from %s (same host, version, step, threads, repeat and window start): each observation counts once",
+			plural(dups, "Record"), listFiles(dupAgain), listFiles(dupFirst)))
+	}
+	if len(clash) > 0 {
+		in.Warnings = append(in.Warnings, fmt.Sprintf("counted as further repeats: %s, which lack a window start and share the host, version, step, threads and repeat of another Record but not its numbers",
+			listFiles(clash)))
+	}
+	if tables.Duplicates > 0 {
+		in.Warnings = append(in.Warnings, fmt.Sprintf("%s of %s repeat rows of earlier CSV files (same Record, metric and value): counted once",
+			plural(tables.Duplicates, "row"), strings.Join(tables.dupFiles, ", ")))
+	}
+	if len(tables.groups) > 0 {
+		in.Groups = tables.groups
+	}
+	return in, nil
+}
+
+// listFiles names up to three inputs, then how many more.
+func listFiles(files []string) string {
+	if len(files) <= 3 {
+		return strings.Join(files, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(files[:3], ", "), len(files)-3)
+}
+
+// recordIdentity is what makes two Records the same observation.
+type recordIdentity struct {
+	record.Key
+	repeat int
+	start  int64 // window start, Unix ns; 0 when unknown
+}
+
+// loadedFrom is a Record and the input (file or folder) it was read from.
+type loadedFrom struct {
+	input string
+	rec   *record.Record
+}
+
+func identityOf(r *record.Record) recordIdentity {
+	id := recordIdentity{Key: r.Key(), repeat: r.Repeat}
+	if !r.Window.Start.IsZero() {
+		id.start = r.Window.Start.UnixNano()
+	}
+	return id
+}
+
+// sameContent reports whether two Records hold the same measurement: the
+// same JSON apart from the files they say they came from.
+func sameContent(a, b *record.Record) bool {
+	ca, cb := *a, *b
+	ca.Source, cb.Source = nil, nil
+	ja, err1 := record.Marshal(&ca)
+	jb, err2 := record.Marshal(&cb)
+	return err1 == nil && err2 == nil && bytes.Equal(ja, jb)
 }
 
 // Write builds the report of recs and writes it in format (one of Formats).
-// warnings are added to the report's own.
+// warnings are added to the report's own. Tables are written as they are
+// built: memory holds the Records and one table at a time, not the whole
+// report.
 func Write(w io.Writer, format string, recs []*record.Record, warnings []string, opt Options) error {
 	if format == "benchfmt" {
 		return Benchfmt(w, recs, opt)
 	}
-	render := map[string]func(io.Writer, *Report) error{
-		"text": Text, "markdown": Markdown, "md": Markdown, "html": HTML, "csv": CSV, "json": JSON,
+	mk := map[string]func() renderer{
+		"text": textRenderer, "markdown": markdownRenderer, "md": markdownRenderer, "html": htmlRenderer, "csv": csvRenderer, "json": jsonRenderer,
 	}[format]
-	if render == nil {
+	if mk == nil {
 		return fmt.Errorf("%w %q: choose from %s", ErrUnknownFormat, format, strings.Join(Formats, ", "))
 	}
-	rep, err := Build(recs, opt)
+	b, rep, err := prepare(recs, opt)
 	if err != nil {
 		return err
 	}
 	rep.Warnings = append(warnings, rep.Warnings...)
-	return render(w, rep)
+	rep.bare = opt.Bare && format != "csv" && format != "json"
+	if err := stream(w, rep, mk(), b.tables); err != nil {
+		return err
+	}
+	if rep.bare && opt.Notes != nil {
+		return WriteNotes(opt.Notes, rep)
+	}
+	return nil
 }

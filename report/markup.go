@@ -35,18 +35,44 @@ func mdEscape(s string) string {
 
 // Markdown writes the report as Markdown: a heading per table, the preamble
 // as a list, the table with the label column first, notes as a list.
-func Markdown(w io.Writer, rep *Report) error {
-	bw := bufio.NewWriter(w)
-	for _, n := range rep.Notes {
-		bw.WriteString("- " + mdEscape(n) + "\n")
+func Markdown(w io.Writer, rep *Report) error { return render(w, rep, markdownRenderer()) }
+
+func markdownRenderer() renderer {
+	return renderer{
+		begin: func(bw *bufio.Writer, rep *Report) error {
+			if !rep.bare {
+				for _, n := range rep.Notes {
+					bw.WriteString("- " + mdEscape(n) + "\n")
+				}
+				if len(rep.Notes) > 0 && rep.count > 0 {
+					bw.WriteString("\n")
+				}
+			}
+			return nil
+		},
+		table: func(bw *bufio.Writer, rep *Report, t *Table, i int) error {
+			if i > 0 {
+				bw.WriteString("\n")
+			}
+			writeMarkdownTable(bw, t, rep.bare)
+			return nil
+		},
+		end: func(bw *bufio.Writer, rep *Report) error {
+			if len(rep.Warnings) > 0 && !rep.bare {
+				bw.WriteString("\n### Warnings\n\n")
+				for _, w := range rep.Warnings {
+					bw.WriteString("- " + mdEscape(w) + "\n")
+				}
+			}
+			return nil
+		},
 	}
-	if len(rep.Notes) > 0 && len(rep.Tables) > 0 {
-		bw.WriteString("\n")
-	}
-	for i, t := range rep.Tables {
-		if i > 0 {
-			bw.WriteString("\n")
-		}
+}
+
+// writeMarkdownTable writes one table; bare leaves out its heading,
+// preamble and notes.
+func writeMarkdownTable(bw *bufio.Writer, t *Table, bare bool) {
+	if !bare {
 		bw.WriteString("### " + mdEscape(t.Title) + "\n\n")
 		for _, p := range t.Preamble {
 			bw.WriteString("- " + mdEscape(p) + "\n")
@@ -54,53 +80,46 @@ func Markdown(w io.Writer, rep *Report) error {
 		if len(t.Preamble) > 0 {
 			bw.WriteString("\n")
 		}
-		bw.WriteString("| " + mdEscape(labelHeader(t)))
-		for _, h := range t.Header {
-			bw.WriteString(" | " + mdEscape(h))
+	}
+	bw.WriteString("| " + mdEscape(labelHeader(t)))
+	for _, h := range t.Header {
+		bw.WriteString(" | " + mdEscape(h))
+	}
+	bw.WriteString(" |\n|---")
+	for range t.Header {
+		bw.WriteString("|---")
+	}
+	bw.WriteString("|\n")
+	empty := strings.Repeat(" |", len(t.Header))
+	for _, s := range t.Sections {
+		if showSections(t) && s.Name != "" {
+			bw.WriteString("| **" + mdEscape(s.Name) + "** |" + empty + "\n")
 		}
-		bw.WriteString(" |\n|---")
-		for range t.Header {
-			bw.WriteString("|---")
-		}
-		bw.WriteString("|\n")
-		empty := strings.Repeat(" |", len(t.Header))
-		for _, s := range t.Sections {
-			if showSections(t) && s.Name != "" {
-				bw.WriteString("| **" + mdEscape(s.Name) + "** |" + empty + "\n")
+		for _, r := range s.Rows {
+			switch r.Kind {
+			case RowRule:
+				continue
+			case RowHeading:
+				bw.WriteString("| *" + mdEscape(strings.TrimPrefix(r.Label, "- ")) + "* |" + empty + "\n")
+				continue
 			}
-			for _, r := range s.Rows {
-				switch r.Kind {
-				case RowRule:
-					continue
-				case RowHeading:
-					bw.WriteString("| *" + mdEscape(strings.TrimPrefix(r.Label, "- ")) + "* |" + empty + "\n")
-					continue
-				}
-				label := mdEscape(r.Label)
-				if r.Kind == RowAverage {
-					label = "**" + label + "**"
-				}
-				bw.WriteString("| " + label)
-				for _, c := range r.Cells {
-					bw.WriteString(" | " + mdEscape(c.Text))
-				}
-				bw.WriteString(" |\n")
+			label := mdEscape(r.Label)
+			if r.Kind == RowAverage {
+				label = "**" + label + "**"
 			}
-		}
-		if len(t.Notes) > 0 {
-			bw.WriteString("\n")
-			for _, n := range t.Notes {
-				bw.WriteString("- " + mdEscape(n) + "\n")
+			bw.WriteString("| " + label)
+			for _, c := range r.Cells {
+				bw.WriteString(" | " + mdEscape(c.Text))
 			}
+			bw.WriteString(" |\n")
 		}
 	}
-	if len(rep.Warnings) > 0 {
-		bw.WriteString("\n### Warnings\n\n")
-		for _, w := range rep.Warnings {
-			bw.WriteString("- " + mdEscape(w) + "\n")
+	if len(t.Notes) > 0 && !bare {
+		bw.WriteString("\n")
+		for _, n := range t.Notes {
+			bw.WriteString("- " + mdEscape(n) + "\n")
 		}
 	}
-	return bw.Flush()
 }
 
 // Background colours of the HTML cells.
@@ -134,80 +153,106 @@ ul.notes { font-size: smaller; }
 // HTML writes the report as one self-contained HTML document: no scripts,
 // no external resources; colours are inline styles on the cells, so they
 // survive being pasted into a blog post.
-func HTML(w io.Writer, rep *Report) error {
-	bw := bufio.NewWriter(w)
+func HTML(w io.Writer, rep *Report) error { return render(w, rep, htmlRenderer()) }
+
+func htmlRenderer() renderer {
 	e := html.EscapeString
-	bw.WriteString(htmlHead)
-	bw.WriteString("<h1>perfbench report</h1>\n")
-	bw.WriteString("<p>Base version: " + e(rep.Base) + ". Relative values: " +
-		colourSpan("yellow", "worse than the base by more than 5%") + ", " + colourSpan("blue", "better by more than 5%") +
-		": for o/s, QPS and IPC (higher is better) yellow below 0.95 and blue above 1.05; for costs per operation " +
-		"(cpu/o, cs/o, r/o, rKB/o, wKB/o, counters per operation, CPI: lower is better) yellow above 1.05 and blue below 0.95" +
-		". Absolute values, among the versions of one step: " + colourSpan("green", "best quarter of the range") + ", " +
-		colourSpan("red", "worst quarter") + " (no red when the smallest is at least 80% of the largest).</p>\n")
-	if len(rep.Notes) > 0 {
-		bw.WriteString("<ul class=\"notes\">\n")
-		for _, n := range rep.Notes {
-			bw.WriteString("<li>" + e(n) + "</li>\n")
-		}
-		bw.WriteString("</ul>\n")
-	}
-	for _, t := range rep.Tables {
-		bw.WriteString("<h2>" + e(t.Title) + "</h2>\n")
-		for _, p := range t.Preamble {
-			bw.WriteString(`<p class="pre">` + e(p) + "</p>\n")
-		}
-		bw.WriteString("<table>\n<tr><th class=\"l\">" + e(labelHeader(t)) + "</th>")
-		for _, h := range t.Header {
-			bw.WriteString("<th>" + e(h) + "</th>")
-		}
-		bw.WriteString("</tr>\n")
-		span := len(t.Header) + 1
-		for _, s := range t.Sections {
-			if showSections(t) && s.Name != "" {
-				bw.WriteString("<tr class=\"section\"><td colspan=\"" + itoa(span) + "\">" + e(s.Name) + "</td></tr>\n")
+	return renderer{
+		begin: func(bw *bufio.Writer, rep *Report) error {
+			if rep.bare {
+				return nil
 			}
-			for _, r := range s.Rows {
-				switch r.Kind {
-				case RowRule:
-					continue
-				case RowHeading:
-					bw.WriteString("<tr class=\"section\"><td colspan=\"" + itoa(span) + "\">" + e(strings.TrimPrefix(r.Label, "- ")) + "</td></tr>\n")
-					continue
-				case RowAverage:
-					bw.WriteString("<tr class=\"average\">")
-				default:
-					bw.WriteString("<tr>")
+			bw.WriteString(htmlHead)
+			bw.WriteString("<h1>perfbench report</h1>\n")
+			bw.WriteString("<p>Base version: " + e(rep.Base) + ". Relative values: " +
+				colourSpan("yellow", "worse than the base by more than 5%") + ", " + colourSpan("blue", "better by more than 5%") +
+				": for o/s, QPS and IPC (higher is better) yellow below 0.95 and blue above 1.05; for costs per operation " +
+				"(cpu/o, cs/o, r/o, rKB/o, wKB/o, counters per operation, CPI: lower is better) yellow above 1.05 and blue below 0.95" +
+				". Absolute values, among the versions of one step: " + colourSpan("green", "best quarter of the range") + ", " +
+				colourSpan("red", "worst quarter") + " (no red when the smallest is at least 80% of the largest).</p>\n")
+			writeHTMLNotes(bw, rep.Notes)
+			return nil
+		},
+		table: func(bw *bufio.Writer, rep *Report, t *Table, _ int) error {
+			if rep.bare {
+				writeHTMLTable(bw, t)
+				return nil
+			}
+			bw.WriteString("<h2>" + e(t.Title) + "</h2>\n")
+			for _, p := range t.Preamble {
+				bw.WriteString(`<p class="pre">` + e(p) + "</p>\n")
+			}
+			writeHTMLTable(bw, t)
+			writeHTMLNotes(bw, t.Notes)
+			return nil
+		},
+		end: func(bw *bufio.Writer, rep *Report) error {
+			if rep.bare {
+				return nil
+			}
+			if len(rep.Warnings) > 0 {
+				bw.WriteString("<h2>Warnings</h2>\n<ul>\n")
+				for _, w := range rep.Warnings {
+					bw.WriteString("<li>" + e(w) + "</li>\n")
 				}
-				bw.WriteString("<td class=\"l\">" + e(r.Label) + "</td>")
-				for _, c := range r.Cells {
-					if bg, ok := htmlColours[c.Class]; ok {
-						bw.WriteString("<td style=\"background:" + bg + "\">" + e(c.Text) + "</td>")
-					} else {
-						bw.WriteString("<td>" + e(c.Text) + "</td>")
-					}
+				bw.WriteString("</ul>\n")
+			}
+			bw.WriteString("</body>\n</html>\n")
+			return nil
+		},
+	}
+}
+
+// writeHTMLNotes writes notes as a list, nothing when there are none.
+func writeHTMLNotes(bw *bufio.Writer, notes []string) {
+	if len(notes) == 0 {
+		return
+	}
+	bw.WriteString("<ul class=\"notes\">\n")
+	for _, n := range notes {
+		bw.WriteString("<li>" + html.EscapeString(n) + "</li>\n")
+	}
+	bw.WriteString("</ul>\n")
+}
+
+// writeHTMLTable writes the <table> element of t; its cells carry their
+// colours inline.
+func writeHTMLTable(bw *bufio.Writer, t *Table) {
+	e := html.EscapeString
+	bw.WriteString("<table>\n<tr><th class=\"l\">" + e(labelHeader(t)) + "</th>")
+	for _, h := range t.Header {
+		bw.WriteString("<th>" + e(h) + "</th>")
+	}
+	bw.WriteString("</tr>\n")
+	span := len(t.Header) + 1
+	for _, s := range t.Sections {
+		if showSections(t) && s.Name != "" {
+			bw.WriteString("<tr class=\"section\"><td colspan=\"" + itoa(span) + "\">" + e(s.Name) + "</td></tr>\n")
+		}
+		for _, r := range s.Rows {
+			switch r.Kind {
+			case RowRule:
+				continue
+			case RowHeading:
+				bw.WriteString("<tr class=\"section\"><td colspan=\"" + itoa(span) + "\">" + e(strings.TrimPrefix(r.Label, "- ")) + "</td></tr>\n")
+				continue
+			case RowAverage:
+				bw.WriteString("<tr class=\"average\">")
+			default:
+				bw.WriteString("<tr>")
+			}
+			bw.WriteString("<td class=\"l\">" + e(r.Label) + "</td>")
+			for _, c := range r.Cells {
+				if bg, ok := htmlColours[c.Class]; ok {
+					bw.WriteString("<td style=\"background:" + bg + "\">" + e(c.Text) + "</td>")
+				} else {
+					bw.WriteString("<td>" + e(c.Text) + "</td>")
 				}
-				bw.WriteString("</tr>\n")
 			}
-		}
-		bw.WriteString("</table>\n")
-		if len(t.Notes) > 0 {
-			bw.WriteString("<ul class=\"notes\">\n")
-			for _, n := range t.Notes {
-				bw.WriteString("<li>" + e(n) + "</li>\n")
-			}
-			bw.WriteString("</ul>\n")
+			bw.WriteString("</tr>\n")
 		}
 	}
-	if len(rep.Warnings) > 0 {
-		bw.WriteString("<h2>Warnings</h2>\n<ul>\n")
-		for _, w := range rep.Warnings {
-			bw.WriteString("<li>" + e(w) + "</li>\n")
-		}
-		bw.WriteString("</ul>\n")
-	}
-	bw.WriteString("</body>\n</html>\n")
-	return bw.Flush()
+	bw.WriteString("</table>\n")
 }
 
 func colourSpan(class, text string) string {

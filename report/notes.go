@@ -1,8 +1,10 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,80 +31,95 @@ const (
 	RedSuppress  = 0.8
 )
 
-func colour(tables []*Table) {
-	sets := map[string][]*Cell{}
-	var order []string
-	for _, t := range tables {
-		for si := range t.Sections {
-			for ri := range t.Sections[si].Rows {
-				row := &t.Sections[si].Rows[ri]
-				for ci := range row.Cells {
-					c := &row.Cells[ci]
-					if c.Empty || c.word || !c.OK() || math.IsInf(c.Value, 0) || math.IsNaN(c.Value) {
-						continue
-					}
-					switch {
-					case c.rel:
-						worse, better := c.Value < RelativeLow, c.Value > RelativeHigh
-						if c.better < 0 {
-							worse, better = better, worse
-						}
-						if worse {
-							c.Class = "yellow"
-						} else if better {
-							c.Class = "blue"
-						}
-					case c.set != "" && c.better != 0:
-						if sets[c.set] == nil {
-							order = append(order, c.set)
-						}
-						sets[c.set] = append(sets[c.set], c)
-					}
+// colourRanges holds, for each set of absolute cells compared together,
+// the range of their values and how many there are: the quartile rule
+// needs every table of the report before it colours any.
+type colourRanges map[string]*colourRange
+
+type colourRange struct {
+	lo, hi float64
+	n      int
+}
+
+// colourable reports whether a cell takes part in the colour rules.
+func colourable(c *Cell) bool {
+	return !c.Empty && !c.word && c.OK() && !math.IsInf(c.Value, 0) && !math.IsNaN(c.Value) && !c.BelowTarget
+}
+
+// add takes the absolute cells of t into the ranges.
+func (cr colourRanges) add(t *Table) {
+	for _, s := range t.Sections {
+		for _, r := range s.Rows {
+			for ci := range r.Cells {
+				c := &r.Cells[ci]
+				if !colourable(c) || c.rel || c.set == "" || c.better == 0 {
+					continue
 				}
-			}
-		}
-	}
-	for _, k := range order {
-		cells := sets[k]
-		if len(cells) < 2 {
-			continue
-		}
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, c := range cells {
-			lo, hi = math.Min(lo, c.Value), math.Max(hi, c.Value)
-		}
-		if hi == lo {
-			continue
-		}
-		noRed := lo >= RedSuppress*hi
-		span := hi - lo
-		for _, c := range cells {
-			bottom := c.Value <= lo+Quartile*span
-			top := c.Value >= hi-Quartile*span
-			good, bad := top, bottom
-			if c.better < 0 {
-				good, bad = bottom, top
-			}
-			switch {
-			case good:
-				c.Class = "green"
-			case bad && !noRed:
-				c.Class = "red"
+				g := cr[c.set]
+				if g == nil {
+					g = &colourRange{lo: math.Inf(1), hi: math.Inf(-1)}
+					cr[c.set] = g
+				}
+				g.lo, g.hi, g.n = math.Min(g.lo, c.Value), math.Max(g.hi, c.Value), g.n+1
 			}
 		}
 	}
 }
 
-// anyTested reports whether any cell of the tables was tested for
-// significance against the base.
-func anyTested(tables []*Table) bool {
-	for _, t := range tables {
-		for _, s := range t.Sections {
-			for _, r := range s.Rows {
-				for _, c := range r.Cells {
-					if c.OK() && c.Tested {
-						return true
+// colour sets the HTML class of the cells of t by the rules above, the
+// absolute ones against the ranges of every table of the report.
+func (cr colourRanges) colour(t *Table) {
+	for si := range t.Sections {
+		for ri := range t.Sections[si].Rows {
+			row := &t.Sections[si].Rows[ri]
+			for ci := range row.Cells {
+				c := &row.Cells[ci]
+				if !colourable(c) {
+					continue
+				}
+				if c.rel {
+					worse, better := c.Value < RelativeLow, c.Value > RelativeHigh
+					if c.better < 0 {
+						worse, better = better, worse
 					}
+					if worse {
+						c.Class = "yellow"
+					} else if better {
+						c.Class = "blue"
+					}
+					continue
+				}
+				g := cr[c.set]
+				if c.set == "" || c.better == 0 || g == nil || g.n < 2 || g.hi == g.lo {
+					continue
+				}
+				noRed := g.lo >= RedSuppress*g.hi
+				span := g.hi - g.lo
+				bottom := c.Value <= g.lo+Quartile*span
+				top := c.Value >= g.hi-Quartile*span
+				good, bad := top, bottom
+				if c.better < 0 {
+					good, bad = bottom, top
+				}
+				switch {
+				case good:
+					c.Class = "green"
+				case bad && !noRed:
+					c.Class = "red"
+				}
+			}
+		}
+	}
+}
+
+// tested reports whether any cell of t was tested for significance
+// against the base.
+func (t *Table) tested() bool {
+	for _, s := range t.Sections {
+		for _, r := range s.Rows {
+			for _, c := range r.Cells {
+				if c.OK() && c.Tested {
+					return true
 				}
 			}
 		}
@@ -116,7 +133,10 @@ func anyTested(tables []*Table) bool {
 // "?" first; when none was, a note says which ratios rest on a single
 // repeat, since no "?" marks them.
 func (b *builder) finish(t *Table) {
-	var mux, na, nc, missing, failed, partial, inf, ci, noCI, same, few, untested, bothZero, estimated bool
+	var mux, na, nc, missing, failed, partial, inf, ci, noCI, same, untested, bothZero, estimated, short bool
+	// few lists the repeat counts (version, base) of tested ratios with
+	// which the test cannot reach significance at all.
+	var few [][2]int
 	var whys []string
 	tested, repeats := 0, false
 	// ratios counts the ratio cells with a value; unmarked those of them
@@ -153,6 +173,9 @@ func (b *builder) finish(t *Table) {
 					if c.FewRepeats && !c.Tested && c.format != nil {
 						if b.tested {
 							c.Text = markedText(c.Cell, c.format, textNone, true)
+							if c.BelowTarget {
+								c.Text += textBelowTarget
+							}
 							untested = true
 						} else {
 							unmarked++
@@ -175,8 +198,11 @@ func (b *builder) finish(t *Table) {
 				if c.Tested {
 					tested++
 					same = same || c.Same
-					few = few || c.N < 4
+					if p := analysis.SmallestP(c.N, c.BaseN); p >= b.alpha() && !slices.Contains(few, [2]int{c.N, c.BaseN}) {
+						few = append(few, [2]int{c.N, c.BaseN})
+					}
 				}
+				short = short || c.Short()
 			}
 		}
 	}
@@ -185,6 +211,17 @@ func (b *builder) finish(t *Table) {
 	case TableCPUIO, TableCPUIORel, TableCounters, TableCountersRel, TableLegacy, TableAttribution:
 		if !b.opt.Analysis.KeepScanOps && t.hasRow(analysis.IsScan) {
 			notes = append(notes, "scan steps: an operation is 1,000 rows read when the Record has a rows-read status")
+		}
+	}
+	switch t.ID {
+	case TableRQPS, TableQPS, TableThreads, TableAverage:
+		if scans := b.scanSteps(t); len(scans) > 0 {
+			notes = append(notes, fmt.Sprintf("%s: o/s is thousands of rows read per second, not queries per second: an operation of a scan step is 1,000 rows read (--keep-scan-ops counts queries)", strings.Join(scans, ", ")))
+		}
+	}
+	if t.Relative {
+		if steps := b.baseMissing(t); len(steps) > 0 {
+			notes = append(notes, fmt.Sprintf("the base (%s) did not run %s: no ratio to it there", b.c.Base, strings.Join(steps, ", ")))
 		}
 	}
 	if dev := b.deviceNote(t); dev != "" {
@@ -215,11 +252,21 @@ func (b *builder) finish(t *Table) {
 		}
 		notes = append(notes, what+" on a single repeat (one window) of the version or the base: not tested for significance; run at least 4 repeats per version to get ~ (6 for ±x% intervals)")
 	}
-	if few {
-		notes = append(notes, fmt.Sprintf("with fewer than 4 repeats per version no difference can be significant at α = %.2g", b.alpha()))
+	if len(few) > 0 {
+		slices.SortFunc(few, func(a, b [2]int) int { return cmp.Or(a[0]-b[0], a[1]-b[1]) })
+		var pairs, ps []string
+		for _, f := range few {
+			pairs = append(pairs, fmt.Sprintf("%d against %d", f[0], f[1]))
+			ps = append(ps, fmt.Sprintf("%.2g", analysis.SmallestP(f[0], f[1])))
+		}
+		notes = append(notes, fmt.Sprintf("with %s repeats (version against base) no difference can be significant at α = %.2g: the smallest p-value the test can give is %s; 4 repeats of each can reach it",
+			strings.Join(pairs, " or "), b.alpha(), strings.Join(ps, ", ")))
 	}
 	if n := float64(tested); n*b.alpha() >= 0.5 {
 		notes = append(notes, fmt.Sprintf("%d comparisons to the base at α = %.2g: about %.1f of them are expected to look significant by chance alone", tested, b.alpha(), n*b.alpha()))
+	}
+	if short {
+		notes = append(notes, "[n/m]: from n of the m repeats (in a ratio: the version's, or the base's when the version's are all there); the others have no value for it (failed, not counted or not supported there: see below)")
 	}
 	if mux {
 		notes = append(notes, "(N%): the counters behind the value were multiplexed and counted N% of the window; the value is scaled by time enabled / time running")
@@ -301,6 +348,45 @@ func metricEvents(m string) []string {
 		return []string{analysis.EventOf(m)}
 	}
 	return []string{m}
+}
+
+// scanSteps lists the steps of the table whose Records count an operation
+// as 1,000 rows read.
+func (b *builder) scanSteps(t *Table) []string {
+	var out []string
+	for _, k := range uniqueKeys(t.keys) {
+		s := b.c.Sample(k)
+		if s == nil || slices.Contains(out, k.Step) {
+			continue
+		}
+		for _, p := range s.PerOp {
+			if p.OpsPer == 1000 && !p.Failed {
+				out = append(out, k.Step)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// baseMissing lists the steps (with their scope when the table spans
+// several) on which a version of the table has Records and the base has
+// none: their ratios are "-" or their rows left out.
+func (b *builder) baseMissing(t *Table) []string {
+	var out []string
+	for _, k := range uniqueKeys(t.keys) {
+		if k.Version == b.c.Base || !b.c.Has(k) || b.c.Has(b.c.BaseKey(k)) {
+			continue
+		}
+		where := k.Step
+		if t.Threads == 0 && k.Threads > 0 && len(b.c.Threads) > 1 {
+			where += " (" + plural(k.Threads, "thread") + ")"
+		}
+		if !slices.Contains(out, where) {
+			out = append(out, where)
+		}
+	}
+	return out
 }
 
 // deviceNote says that the disk-stats columns a table shows count every

@@ -2,12 +2,14 @@
 // renders them as text in the layouts of published benchmark posts,
 // Markdown, self-contained HTML, CSV, JSON and the Go benchmark format.
 //
-// Build computes every table once (package analysis does the numbers); each
-// renderer prints the same cells, so a number reads the same in every
-// format. Cell text conventions (see markedText): "1.23(62%)" multiplexed
-// counters that ran 62% of the window, "±4%" the 95% confidence interval of
-// the median over repeats, "~" a difference to the base that is not
-// significant, "?" a ratio from a single repeat that was not tested (marked
+// Build computes the tables (package analysis does the numbers); Write
+// renders them as they are built, after a first pass that gathers what one
+// table needs from the others. Each renderer prints the same cells, so a
+// number reads the same in every format. Cell text conventions (see
+// markedText): "1.23(62%)" multiplexed counters that ran 62% of the window,
+// "[1/3]" a value from 1 of 3 repeats, "±4%" the 95% confidence interval
+// of the median over repeats (of a ratio: from both samples), "~" a
+// difference to the base that is not significant, "?" a ratio from a single repeat that was not tested (marked
 // when other ratios of the report were), a trailing "e" an op count
 // estimated from the client's whole-run rate, a trailing "p" a partial
 // window, a trailing "!" an insert-benchmark step that did not sustain its
@@ -25,14 +27,16 @@
 // above 1.05 blue, as in the insert-benchmark reports; for costs per
 // operation (cpu/o, r/o, counters per op, CPI) above 1.05 is yellow and
 // below 0.95 blue. Absolute values follow the insert benchmark's quartile
-// rule, which already has a direction (see colour). In the insert
+// rule, which already has a direction (see colourRanges). In the insert
 // benchmark's tables, inserts/s below 95% of a step's target are red and
-// the queries/s of such a version and step, which can be ignored, grey.
+// the queries/s of such a version and step, which can be ignored, grey,
+// as are their ratios to the base.
 package report
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -82,7 +86,26 @@ type Options struct {
 	// built only with Legacy set or when Tables names it.
 	Tables []string
 	// Legacy adds the older normalization: counter ratio ÷ whole-step rQPS.
-	Legacy   bool
+	Legacy bool
+	// Compare lists the versions compared with the base; empty means all.
+	// Versions left out still print where tables show absolute values.
+	Compare []string
+	// Labels are short column labels by version ("8.0.28" → "my8028"):
+	// they head the columns of that version instead of "col-N", and name
+	// the base in the per-thread-count table's ratio column; legends
+	// and rows keep the full version.
+	Labels map[string]string
+	// Groups put steps in named groups (Input.Groups, from a CSV table's
+	// group column): tables list them under group headings, in the order
+	// the groups first appear among the steps, instead of point / range /
+	// writes.
+	Groups map[string]string
+	// Bare renders each table alone: no title and no notes (in Markdown
+	// and HTML no preamble either: the table itself), as a block to paste
+	// into a post that has its own text. Write sends what it leaves out to
+	// Notes (WriteNotes). CSV, JSON and benchfmt are not affected.
+	Bare     bool
+	Notes    io.Writer
 	Analysis analysis.Options
 }
 
@@ -96,6 +119,20 @@ type Report struct {
 	Tables []*Table `json:"tables"`
 	// Warnings concern the whole input: files skipped, steps left out.
 	Warnings []string `json:"warnings,omitempty"`
+
+	// bare renders the tables alone (Options.Bare).
+	bare bool
+	// count is the number of tables, known before they are built.
+	count int
+	// tableNotes are the titles and notes of the tables rendered, for
+	// WriteNotes after a bare report streamed them.
+	tableNotes []titledNotes
+}
+
+// titledNotes are the notes of one table.
+type titledNotes struct {
+	title string
+	notes []string
 }
 
 // RowKind is what a row is.
@@ -153,7 +190,8 @@ type Table struct {
 	sectionNames     bool // print section names in text
 	sectionGap       bool // blank line between sections in text
 	keys             []record.Key
-	metric           string // the metric of a counters or legacy table
+	lastBase         record.Key // the base key added last (addRatioKeys)
+	metric           string     // the metric of a counters or legacy table
 	// singleWindowNoted: the table's own notes already say that its
 	// values rest on a single repeat (the attribution's verdict note).
 	singleWindowNoted bool
@@ -199,6 +237,24 @@ type Cell struct {
 
 // Build computes the tables of the report.
 func Build(recs []*record.Record, opt Options) (*Report, error) {
+	b, rep, err := prepare(recs, opt)
+	if err != nil {
+		return nil, err
+	}
+	err = b.tables(func(t *Table) error {
+		rep.Tables = append(rep.Tables, t)
+		return nil
+	})
+	return rep, err
+}
+
+// prepare compares the Records and goes through every table once for what
+// any one of them needs from the others: which tables are left out (the
+// report's notes), whether any ratio was tested, the ranges of the colour
+// rule. The tables themselves are dropped: b.tables builds them again,
+// one at a time, so a report of any size is rendered without holding all
+// of its tables.
+func prepare(recs []*record.Record, opt Options) (*builder, *Report, error) {
 	want := map[string]bool{}
 	for _, id := range opt.Tables {
 		id = strings.TrimSpace(id)
@@ -206,54 +262,117 @@ func Build(recs []*record.Record, opt Options) (*Report, error) {
 			continue
 		}
 		if !knownTable(id) {
-			return nil, fmt.Errorf("%w %q: choose from %s", ErrUnknownTable, id, strings.Join(TableIDs, ", "))
+			return nil, nil, fmt.Errorf("%w %q: choose from %s", ErrUnknownTable, id, strings.Join(TableIDs, ", "))
 		}
 		want[id] = true
 	}
 	c, err := analysis.New(recs, opt.Base, opt.Analysis)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	b := &builder{c: c, opt: opt}
+	if err := checkLabels(opt.Labels, c.Versions); err != nil {
+		return nil, nil, err
+	}
+	for _, v := range opt.Compare {
+		if !slices.Contains(c.Versions, v) {
+			return nil, nil, fmt.Errorf("%w %q to compare with the base: the versions are %s", ErrUnknownVersion, v, strings.Join(c.Versions, ", "))
+		}
+	}
+	b := &builder{c: c, opt: opt, want: want, ranges: colourRanges{}}
 	rep := &Report{Base: c.Base, Versions: c.Versions}
 	leftOut := newLeftOut()
+	b.each(func(t *Table, why string, failed, kept bool) {
+		if !kept {
+			leftOut.add(why, b.tableName(t), failed)
+			return
+		}
+		rep.count++
+		b.ranges.add(t)
+		b.tested = b.tested || t.tested()
+	})
+	rep.Notes = leftOut.notes()
+	if len(c.LeftOut) > 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("warm-up steps left out of the tables: %s", strings.Join(c.LeftOut, ", ")))
+	}
+	rep.Warnings = append(rep.Warnings, opsSourceWarnings(c, recs)...)
+	return b, rep, nil
+}
+
+// each builds the tables asked for, in report order, and calls f with
+// each that has values: kept, or left out because none of its cells could
+// be measured (why, and whether failed steps' cells are among them).
+func (b *builder) each(f func(t *Table, why string, failed, kept bool)) {
 	for _, id := range TableIDs {
-		if len(want) > 0 && !want[id] {
+		if len(b.want) > 0 && !b.want[id] {
 			continue
 		}
-		if id == TableLegacy && !opt.Legacy && !want[id] {
+		if id == TableLegacy && !b.opt.Legacy && !b.want[id] {
 			continue
 		}
-		for _, t := range b.build(id) {
+		b.build(id, func(t *Table) {
 			t.dropEmptyRows()
 			if id == TableCPUIO || id == TableCPUIORel {
 				// Tables from CSV tables often have only some of these
 				// columns; one with throughput alone repeats the QPS table.
 				if t.dropEmptyColumns(); len(t.Header) < 2 {
-					continue
+					return
 				}
 			}
 			if !t.hasValues() {
-				continue
+				return
 			}
-			if why, failed, ok := t.unmeasured(); ok {
-				leftOut.add(why, b.tableName(t), failed)
-				continue
-			}
-			rep.Tables = append(rep.Tables, t)
+			why, failed, left := t.unmeasured()
+			f(t, why, failed, !left)
+		})
+	}
+}
+
+// tables builds the tables kept by prepare again, colours them, adds
+// their notes and hands them to emit in report order.
+func (b *builder) tables(emit func(*Table) error) error {
+	var err error
+	b.each(func(t *Table, _ string, _, kept bool) {
+		if !kept || err != nil {
+			return
 		}
-	}
-	rep.Notes = leftOut.notes()
-	colour(rep.Tables)
-	b.tested = anyTested(rep.Tables)
-	for _, t := range rep.Tables {
+		b.ranges.colour(t)
 		b.finish(t)
+		err = emit(t)
+	})
+	return err
+}
+
+// ErrUnknownVersion is returned by Build for a version in Options.Compare
+// that the input does not have.
+var ErrUnknownVersion = errors.New("unknown version")
+
+// ErrBadLabel is returned by Build for a column label that names no
+// version of the input or that two versions share.
+var ErrBadLabel = errors.New("bad column label")
+
+// checkLabels checks that each label is for a version of the input and
+// that no two versions share one.
+func checkLabels(labels map[string]string, versions []string) error {
+	keys := make([]string, 0, len(labels))
+	for v := range labels {
+		keys = append(keys, v)
 	}
-	if len(c.LeftOut) > 0 {
-		rep.Warnings = append(rep.Warnings, fmt.Sprintf("warm-up steps left out of the tables: %s", strings.Join(c.LeftOut, ", ")))
+	sort.Strings(keys)
+	by := map[string]string{}
+	for _, v := range keys {
+		l := labels[v]
+		if !slices.Contains(versions, v) {
+			return fmt.Errorf("%w %s=%s: %q is not one of the versions: %s", ErrBadLabel, v, l, v, strings.Join(versions, ", "))
+		}
+		if strings.TrimSpace(l) == "" {
+			return fmt.Errorf("%w %s=: the label is empty", ErrBadLabel, v)
+		}
+		if other, dup := by[l]; dup {
+			return fmt.Errorf("%w: %s and %s are both labelled %q: columns need different labels", ErrBadLabel, other, v, l)
+		}
+		by[l] = v
 	}
-	rep.Warnings = append(rep.Warnings, opsSourceWarnings(c, recs)...)
-	return rep, nil
+	return nil
 }
 
 // unmeasured reports whether no cell of t has a value for a reason that

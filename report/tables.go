@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,49 +15,52 @@ import (
 type builder struct {
 	c   *analysis.Comparison
 	opt Options
+	// want is the set of table IDs asked for; empty means all.
+	want map[string]bool
 	// tested is set when some ratio of the report was tested for
 	// significance: ratios that could not be are then marked "?".
 	tested bool
+	// ranges are the value ranges of the absolute colour rule.
+	ranges colourRanges
 }
 
-func (b *builder) build(id string) []*Table {
+func (b *builder) build(id string, emit func(*Table)) {
 	switch id {
 	case TableRQPS:
-		return b.rqps()
+		b.rqps(emit)
 	case TableQPS:
-		return b.qps()
+		b.qps(emit)
 	case TableThreads:
-		return b.threads()
+		b.threads(emit)
 	case TableAverage:
-		return b.average()
+		b.average(emit)
 	case TableCPUIO:
-		return b.cpuio()
+		b.cpuio(emit)
 	case TableCPUIORel:
-		return b.cpuioRel()
+		b.cpuioRel(emit)
 	case TableCounters:
-		return b.counters(false)
+		b.counters(false, emit)
 	case TableCountersRel:
-		return b.counters(true)
+		b.counters(true, emit)
 	case TableLegacy:
-		return b.legacy()
+		b.legacy(emit)
 	case TableAttribution:
-		return b.attribution()
+		b.attribution(emit)
 	case TableCorrelation:
-		return b.correlation()
+		b.correlation(emit)
 	case TableRoles:
-		return b.roles()
+		b.roles(emit)
 	case TableInsert:
-		return b.insert(false)
+		b.insert(false, emit)
 	case TableInsertRel:
-		return b.insert(true)
+		b.insert(true, emit)
 	case TableInsertTarget:
-		return b.insertTarget()
+		b.insertTarget(emit)
 	case TableInsertLine:
-		return b.insertLine()
+		b.insertLine(emit)
 	case TableInsertHist:
-		return b.insertHist()
+		b.insertHist(emit)
 	}
-	return nil
 }
 
 // scopeText describes a scope for titles: "host bench1, 1 thread".
@@ -85,20 +89,64 @@ func (b *builder) newTable(id, title string, sc analysis.Scope) *Table {
 	return &Table{ID: id, Title: title, Host: sc.Host, Threads: sc.Threads, pad: padAuto}
 }
 
-func colHeader(n int) []string {
-	h := make([]string, n)
-	for i := range h {
-		h[i] = fmt.Sprintf("col-%d", i+1)
+// others are the versions compared with the base: Options.Compare's, else
+// every version but the base, in input order.
+func (b *builder) others() []string {
+	if len(b.opt.Compare) == 0 {
+		return b.c.Others()
+	}
+	var out []string
+	for _, v := range b.c.Others() {
+		if slices.Contains(b.opt.Compare, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// addRatioKeys adds the keys of a ratio cell to the table's, the base's
+// once for the cells of one row that share it.
+func (t *Table) addRatioKeys(k, base record.Key) {
+	t.keys = append(t.keys, k)
+	if base != t.lastBase || len(t.keys) == 1 {
+		t.keys = append(t.keys, base)
+		t.lastBase = base
+	}
+}
+
+// colLabel is the heading of the i-th version column (0-based): the
+// user's label for the version (Options.Labels), else "col-N".
+func (b *builder) colLabel(i int, version string) string {
+	if l := b.opt.Labels[version]; l != "" {
+		return l
+	}
+	return fmt.Sprintf("col-%d", i+1)
+}
+
+// colHeader heads one column per version.
+func (b *builder) colHeader(versions []string) []string {
+	h := make([]string, len(versions))
+	for i, v := range versions {
+		h[i] = b.colLabel(i, v)
 	}
 	return h
 }
 
-func legend(versions []string) []string {
+// legend says which version each column is: "col-1 : 8.0.39".
+func (b *builder) legend(versions []string) []string {
 	var out []string
 	for i, v := range versions {
-		out = append(out, fmt.Sprintf("col-%d : %s", i+1, v))
+		out = append(out, fmt.Sprintf("%s : %s", b.colLabel(i, v), v))
 	}
 	return out
+}
+
+// baseLabel names the base the way the user labels it.
+func (b *builder) baseLabel() string {
+	if l := b.opt.Labels[b.c.Base]; l != "" {
+		return l
+	}
+	return b.c.Base
 }
 
 // stepsIn returns the table steps that have a Record in the scope; with
@@ -119,17 +167,46 @@ func (b *builder) stepsIn(sc analysis.Scope, insert bool) []string {
 	return out
 }
 
-// sections groups the steps' rows by row group.
+// group is the name of the step's row group: the one Options.Groups gives
+// it, else point, range, writes or insert benchmark.
+func (b *builder) group(step string) string {
+	if g, ok := b.opt.Groups[step]; ok {
+		return g
+	}
+	return b.c.Group(step).String()
+}
+
+// sections groups the steps' rows by row group. With Options.Groups the
+// groups come in the order they first appear and their steps keep their
+// order inside them.
 func (b *builder) sections(steps []string, row func(step string) Row) []Section {
+	if len(b.opt.Groups) > 0 {
+		first := map[string]int{}
+		for _, s := range steps {
+			if _, ok := first[b.group(s)]; !ok {
+				first[b.group(s)] = len(first)
+			}
+		}
+		steps = slices.Clone(steps)
+		sort.SliceStable(steps, func(i, j int) bool { return first[b.group(steps[i])] < first[b.group(steps[j])] })
+	}
 	var out []Section
 	for _, s := range steps {
-		g := b.c.Group(s).String()
+		g := b.group(s)
 		if len(out) == 0 || out[len(out)-1].Name != g {
 			out = append(out, Section{Name: g})
 		}
 		out[len(out)-1].Rows = append(out[len(out)-1].Rows, row(s))
 	}
 	return out
+}
+
+// grouped marks a table built with b.sections to print its group names
+// when the user named the groups.
+func (b *builder) grouped(t *Table) {
+	if len(b.opt.Groups) > 0 {
+		t.sectionNames, t.headerPerSection, t.sectionGap = true, true, true
+	}
 }
 
 func better(metric string) int {
@@ -149,7 +226,7 @@ func (b *builder) value(t *Table, k record.Key, metric string, f numFormat, set 
 
 // ratio is the metric of key k relative to the base.
 func (b *builder) ratio(t *Table, k record.Key, metric string, f numFormat) Cell {
-	t.keys = append(t.keys, k, b.c.BaseKey(k))
+	t.addRatioKeys(k, b.c.BaseKey(k))
 	return ratioCell(b.c.Ratio(k, metric), f, k, metric)
 }
 
@@ -157,54 +234,52 @@ func ratioCell(ac analysis.Cell, f numFormat, k record.Key, metric string) Cell 
 	return Cell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, better: better(metric), rel: true, format: f}
 }
 
-func (b *builder) rqps() []*Table {
-	others := b.c.Others()
+func (b *builder) rqps(emit func(*Table)) {
+	others := b.others()
 	if len(others) == 0 {
-		return nil
+		return
 	}
-	var out []*Table
 	for _, sc := range b.c.Scopes {
 		t := b.newTable(TableRQPS, "Relative QPS", sc)
 		t.Relative, t.pad, t.padIfWide = true, padNone, true
-		t.Preamble = append([]string{"Relative to: " + b.c.Base}, legend(others)...)
-		t.Header = colHeader(len(others))
+		t.Preamble = append([]string{"Relative to: " + b.c.Base}, b.legend(others)...)
+		t.Header = b.colHeader(others)
+		b.grouped(t)
 		t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
-			row := Row{Label: step}
+			row := Row{Label: step, Cells: make([]Cell, 0, len(others))}
 			for _, v := range others {
 				row.Cells = append(row.Cells, b.ratio(t, analysis.Key(sc, v, step), analysis.OpsPerSecond, fmtRatio))
 			}
 			return row
 		})
-		out = append(out, t)
+		emit(t)
 	}
-	return out
 }
 
-func (b *builder) qps() []*Table {
-	var out []*Table
+func (b *builder) qps(emit func(*Table)) {
 	for _, sc := range b.c.Scopes {
 		t := b.newTable(TableQPS, "QPS", sc)
 		t.pad, t.padIfWide = padNone, true
-		t.Preamble = legend(b.c.Versions)
-		t.Header = colHeader(len(b.c.Versions))
+		t.Preamble = b.legend(b.c.Versions)
+		t.Header = b.colHeader(b.c.Versions)
+		b.grouped(t)
 		t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
-			row := Row{Label: step}
+			row := Row{Label: step, Cells: make([]Cell, 0, len(b.c.Versions))}
 			for _, v := range b.c.Versions {
 				row.Cells = append(row.Cells, b.value(t, analysis.Key(sc, v, step), analysis.OpsPerSecond, fmtQPS, "qps|"+sc.Host+"|"+strconv.Itoa(sc.Threads)+"|"+step))
 			}
 			return row
 		})
-		out = append(out, t)
+		emit(t)
 	}
-	return out
 }
 
 // threads is the per-thread-count layout: for each step, a block with the
 // QPS of each version at each thread count and its ratio to the base at the
 // lowest thread count, hosts as "- host" lines.
-func (b *builder) threads() []*Table {
+func (b *builder) threads(emit func(*Table)) {
 	if len(b.c.Threads) < 2 {
-		return nil
+		return
 	}
 	ths := append([]int(nil), b.c.Threads...)
 	sort.Ints(ths)
@@ -214,8 +289,9 @@ func (b *builder) threads() []*Table {
 		t.Header = append(t.Header, strconv.Itoa(th))
 	}
 	t.LabelHeader = "concurrency"
-	t.Header = append(t.Header, fmt.Sprintf("vs %s at %s", b.c.Base, plural(low, "thread")))
+	t.Header = append(t.Header, fmt.Sprintf("vs %s at %s", b.baseLabel(), plural(low, "thread")))
 	t.Trailing = 1
+	blank := false
 	for _, step := range b.c.Steps {
 		sec := Section{Name: step}
 		for _, host := range b.c.Hosts {
@@ -229,11 +305,26 @@ func (b *builder) threads() []*Table {
 					continue
 				}
 				row := Row{Label: v}
-				for _, th := range ths {
+				// Thread counts the version did not run print blank
+				// after the last it ran, as published ("1077
+				// in-5635.opt"); one missing between two it ran is "-",
+				// so no value moves under another count's heading.
+				last := -1
+				for i, th := range ths {
+					if b.c.Has(record.Key{Host: host, Version: v, Step: step, Threads: th}) {
+						last = i
+					}
+				}
+				for i, th := range ths {
 					k := record.Key{Host: host, Version: v, Step: step, Threads: th}
+					if i > last {
+						row.Cells = append(row.Cells, Cell{Empty: true, Version: v, Step: step, Metric: analysis.OpsPerSecond})
+						blank = true
+						continue
+					}
 					row.Cells = append(row.Cells, b.value(t, k, analysis.OpsPerSecond, fmtInt, fmt.Sprintf("threads|%s|%s|%d", host, step, th)))
 				}
-				if v == b.c.Base {
+				if v == b.c.Base || !slices.Contains(b.others(), v) {
 					row.Cells = append(row.Cells, Cell{Empty: true, Text: ""})
 				} else {
 					row.Cells = append(row.Cells, b.ratio(t, record.Key{Host: host, Version: v, Step: step, Threads: low}, analysis.OpsPerSecond, fmtRatio))
@@ -252,19 +343,21 @@ func (b *builder) threads() []*Table {
 			t.Sections = append(t.Sections, sec)
 		}
 	}
-	return []*Table{t}
+	if blank {
+		t.Notes = append(t.Notes, "a row with fewer values than thread counts: the version did not run the higher thread counts")
+	}
+	emit(t)
 }
 
 // average is the ratio layout with an average row, one block per thread
 // count, one table per host.
-func (b *builder) average() []*Table {
-	others := b.c.Others()
+func (b *builder) average(emit func(*Table)) {
+	others := b.others()
 	if len(others) == 0 {
-		return nil
+		return
 	}
 	ths := append([]int(nil), b.c.Threads...)
 	sort.Ints(ths)
-	var out []*Table
 	for _, host := range b.c.Hosts {
 		title := "QPS ratios with their average"
 		if host != "" {
@@ -274,9 +367,9 @@ func (b *builder) average() []*Table {
 			headerPerSection: true, sectionNames: true, sectionGap: true}
 		t.Preamble = []string{"QPS ratio:"}
 		for i, v := range others {
-			t.Preamble = append(t.Preamble, fmt.Sprintf("* col-%d = %s / %s", i+1, v, b.c.Base))
+			t.Preamble = append(t.Preamble, fmt.Sprintf("* %s = %s / %s", b.colLabel(i, v), v, b.c.Base))
 		}
-		t.Header = colHeader(len(others))
+		t.Header = b.colHeader(others)
 		for _, th := range ths {
 			sc := analysis.Scope{Host: host, Threads: th}
 			steps := b.stepsIn(sc, false)
@@ -289,7 +382,7 @@ func (b *builder) average() []*Table {
 			}
 			sec := Section{Name: name}
 			for _, step := range steps {
-				row := Row{Label: step}
+				row := Row{Label: step, Cells: make([]Cell, 0, len(others))}
 				for _, v := range others {
 					row.Cells = append(row.Cells, b.ratio(t, analysis.Key(sc, v, step), analysis.OpsPerSecond, fmtRatio3))
 				}
@@ -302,7 +395,9 @@ func (b *builder) average() []*Table {
 				running, partial, estimated := 1.0, false, false
 				for _, r := range sec.Rows {
 					c := r.Cells[i]
-					if !c.OK() || math.IsInf(c.Value, 0) {
+					// A ratio of two zeros is 1 by convention, not a
+					// measured ratio: it does not enter the average.
+					if !c.OK() || math.IsInf(c.Value, 0) || c.BothZero {
 						skipped++
 						continue
 					}
@@ -316,19 +411,21 @@ func (b *builder) average() []*Table {
 				if n > 0 {
 					ac = analysis.Val(sum / float64(n))
 					ac.Running, ac.Partial, ac.Estimated = running, partial, estimated
+					if math.IsInf(ac.Value, 0) {
+						ac = analysis.NoValue(analysis.WhyNotFinite)
+					}
 				}
 				avg.Cells = append(avg.Cells, Cell{Cell: ac, Text: cellText(ac, fmtRatio3, textNone), Version: v, Step: "average", Metric: analysis.OpsPerSecond, rel: true, better: 1, format: fmtRatio3})
 				if skipped > 0 {
-					t.Notes = append(t.Notes, fmt.Sprintf("%s, col-%d: the average leaves out %s without a finite ratio", name, i+1, plural(skipped, "step")))
+					t.Notes = append(t.Notes, fmt.Sprintf("%s, %s: the average leaves out %s without a finite measured ratio (not recorded, failed, inf, or 1 for two zeros)", name, b.colLabel(i, v), plural(skipped, "step")))
 				}
 			}
 			sec.Rows = append(sec.Rows, Row{Kind: RowRule}, avg)
 			t.Sections = append(t.Sections, sec)
 		}
 		t.Notes = append([]string{"average: arithmetic mean of the ratios above it, as published"}, t.Notes...)
-		out = append(out, t)
+		emit(t)
 	}
-	return out
 }
 
 const cpuioUnits = "o/s: operations per second; cpu/o: µs of CPU per operation; cs/o: context switches per operation; r/o: storage reads per operation; rKB/o, wKB/o: KB read and written per operation"
@@ -340,8 +437,7 @@ func cpuioFormat(m string) numFormat {
 	return fmtAbs
 }
 
-func (b *builder) cpuio() []*Table {
-	var out []*Table
+func (b *builder) cpuio(emit func(*Table)) {
 	for _, sc := range b.c.Scopes {
 		for _, v := range b.c.Versions {
 			t := b.newTable(TableCPUIO, "CPU and IO per operation: "+v, sc)
@@ -353,8 +449,9 @@ func (b *builder) cpuio() []*Table {
 					steps = append(steps, s)
 				}
 			}
+			b.grouped(t)
 			t.Sections = b.sections(steps, func(step string) Row {
-				row := Row{Label: step}
+				row := Row{Label: step, Cells: make([]Cell, 0, len(analysis.CPUIOMetrics))}
 				for _, m := range analysis.CPUIOMetrics {
 					set := fmt.Sprintf("cpuio|%s|%d|%s|%s", sc.Host, sc.Threads, step, m)
 					row.Cells = append(row.Cells, b.value(t, analysis.Key(sc, v, step), m, cpuioFormat(m), set))
@@ -362,32 +459,30 @@ func (b *builder) cpuio() []*Table {
 				return row
 			})
 			t.Notes = []string{cpuioUnits}
-			out = append(out, t)
+			emit(t)
 		}
 	}
-	return out
 }
 
-func (b *builder) cpuioRel() []*Table {
-	var out []*Table
+func (b *builder) cpuioRel(emit func(*Table)) {
 	for _, sc := range b.c.Scopes {
-		for _, v := range b.c.Others() {
+		for _, v := range b.others() {
 			t := b.newTable(TableCPUIORel, "CPU and IO per operation relative to the base: "+v, sc)
 			t.Version, t.Relative = v, true
 			t.Preamble = []string{"Relative to: " + b.c.Base, "Version: " + v}
 			t.Header = analysis.CPUIOMetrics
+			b.grouped(t)
 			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
-				row := Row{Label: step}
+				row := Row{Label: step, Cells: make([]Cell, 0, len(analysis.CPUIOMetrics))}
 				for _, m := range analysis.CPUIOMetrics {
 					row.Cells = append(row.Cells, b.ratio(t, analysis.Key(sc, v, step), m, fmtRatio))
 				}
 				return row
 			})
 			t.Notes = []string{"each value is the version's divided by the base's; above 1 for o/s is faster, above 1 for the others is more work per operation"}
-			out = append(out, t)
+			emit(t)
 		}
 	}
-	return out
 }
 
 // metricTitle names a metric in a title.
@@ -407,16 +502,15 @@ func metricTitle(m string) string {
 	return m
 }
 
-func (b *builder) counters(rel bool) []*Table {
+func (b *builder) counters(rel bool, emit func(*Table)) {
 	versions := b.c.Versions
 	id, suffix := TableCounters, ""
 	if rel {
-		versions, id, suffix = b.c.Others(), TableCountersRel, ", relative to the base"
+		versions, id, suffix = b.others(), TableCountersRel, ", relative to the base"
 		if len(versions) == 0 {
-			return nil
+			return
 		}
 	}
-	var out []*Table
 	for _, sc := range b.c.Scopes {
 		for _, m := range b.c.CounterMetrics() {
 			if !b.c.HasMetric(sc, m) {
@@ -424,13 +518,14 @@ func (b *builder) counters(rel bool) []*Table {
 			}
 			t := b.newTable(id, metricTitle(m)+suffix, sc)
 			t.Relative, t.metric = rel, m
-			t.Preamble = legend(versions)
+			t.Preamble = b.legend(versions)
 			if rel {
 				t.Preamble = append([]string{"Relative to: " + b.c.Base}, t.Preamble...)
 			}
-			t.Header = colHeader(len(versions))
+			t.Header = b.colHeader(versions)
+			b.grouped(t)
 			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
-				row := Row{Label: step}
+				row := Row{Label: step, Cells: make([]Cell, 0, len(versions))}
 				for _, v := range versions {
 					k := analysis.Key(sc, v, step)
 					if rel {
@@ -441,18 +536,16 @@ func (b *builder) counters(rel bool) []*Table {
 				}
 				return row
 			})
-			out = append(out, t)
+			emit(t)
 		}
 	}
-	return out
 }
 
-func (b *builder) legacy() []*Table {
-	others := b.c.Others()
+func (b *builder) legacy(emit func(*Table)) {
+	others := b.others()
 	if len(others) == 0 {
-		return nil
+		return
 	}
-	var out []*Table
 	for _, sc := range b.c.Scopes {
 		for _, e := range b.c.Events() {
 			if !b.c.HasMetric(sc, analysis.PerOpName(e)) {
@@ -460,22 +553,22 @@ func (b *builder) legacy() []*Table {
 			}
 			t := b.newTable(TableLegacy, e+": legacy normalization", sc)
 			t.Relative, t.metric = true, e
-			t.Preamble = append([]string{"Relative to: " + b.c.Base}, legend(others)...)
-			t.Header = colHeader(len(others))
+			t.Preamble = append([]string{"Relative to: " + b.c.Base}, b.legend(others)...)
+			t.Header = b.colHeader(others)
+			b.grouped(t)
 			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
-				row := Row{Label: step}
+				row := Row{Label: step, Cells: make([]Cell, 0, len(others))}
 				for _, v := range others {
 					k := analysis.Key(sc, v, step)
-					t.keys = append(t.keys, k, b.c.BaseKey(k))
+					t.addRatioKeys(k, b.c.BaseKey(k))
 					row.Cells = append(row.Cells, ratioCell(b.c.LegacyRatio(k, e), fmtRatio, k, analysis.PerOpName(e)))
 				}
 				return row
 			})
 			t.Notes = []string{"legacy normalization, for comparison with earlier posts: (count_v / count_base) / (QPS_v / QPS_base) with counts as rates over the counter window and QPS over the whole step as the load generator reports it; the counters-rel tables divide by the operations of the counter window instead; these ratios are not tested for significance"}
-			out = append(out, t)
+			emit(t)
 		}
 	}
-	return out
 }
 
 // shareCell is an attribution share, carrying the state, running fraction
@@ -502,10 +595,9 @@ func shareCell(v float64, noShares string, k record.Key, metric string, from ...
 	return Cell{Cell: ac, Text: cellText(ac, fmtShare, textNone), Version: k.Version, Step: k.Step, Metric: metric, format: fmtShare}
 }
 
-func (b *builder) attribution() []*Table {
-	var out []*Table
+func (b *builder) attribution(emit func(*Table)) {
 	for _, sc := range b.c.Scopes {
-		for _, v := range b.c.Others() {
+		for _, v := range b.others() {
 			t := b.newTable(TableAttribution, "Where the throughput change comes from: "+v, sc)
 			t.Version = v
 			t.Preamble = []string{"Relative to: " + b.c.Base, "Version: " + v}
@@ -516,9 +608,10 @@ func (b *builder) attribution() []*Table {
 					steps = append(steps, s)
 				}
 			}
+			b.grouped(t)
 			t.Sections = b.sections(steps, func(step string) Row {
 				k := analysis.Key(sc, v, step)
-				t.keys = append(t.keys, k, b.c.BaseKey(k))
+				t.addRatioKeys(k, b.c.BaseKey(k))
 				a := b.c.Attribute(k)
 				row := Row{Label: step}
 				row.Cells = append(row.Cells,
@@ -549,10 +642,9 @@ func (b *builder) attribution() []*Table {
 				t.singleWindowNoted = true
 				t.Notes = append(t.Notes, what+" on a single window of the version or the base: its rQPS was not tested for significance, so the change it explains may be noise; with at least 4 repeats per version a verdict says none when the change is not significant")
 			}
-			out = append(out, t)
+			emit(t)
 		}
 	}
-	return out
 }
 
 // singleWindowVerdicts counts the attribution rows with a verdict other
@@ -576,11 +668,10 @@ func singleWindowVerdicts(t *Table) (n, of int) {
 	return n, of
 }
 
-func (b *builder) correlation() []*Table {
-	var out []*Table
+func (b *builder) correlation(emit func(*Table)) {
 	metrics := append(append([]string(nil), b.c.CounterMetrics()...), analysis.CPUIOMetrics[1:]...)
 	for _, sc := range b.c.Scopes {
-		for _, v := range b.c.Others() {
+		for _, v := range b.others() {
 			t := b.newTable(TableCorrelation, "Counters ranked by how their ratio tracks 1/rQPS: "+v, sc)
 			t.Version = v
 			t.Header = []string{"rho", "steps"}
@@ -613,7 +704,7 @@ func (b *builder) correlation() []*Table {
 			}
 			for _, s := range b.stepsIn(sc, false) {
 				k := analysis.Key(sc, v, s)
-				t.keys = append(t.keys, k, b.c.BaseKey(k))
+				t.addRatioKeys(k, b.c.BaseKey(k))
 			}
 			t.Sections = []Section{sec}
 			t.Notes = []string{"rho: Spearman rank correlation, across the steps of this version, of the metric's ratio to the base with 1/rQPS; near 1 the metric grows where throughput drops; steps: how many steps rho rests on"}
@@ -626,10 +717,9 @@ func (b *builder) correlation() []*Table {
 			if len(mux) > 0 {
 				t.Notes = append(t.Notes, "some ratios behind these used multiplexed counters: "+strings.Join(mux, ", "))
 			}
-			out = append(out, t)
+			emit(t)
 		}
 	}
-	return out
 }
 
 // chanceNote says how often |rho| = 1 comes out by chance with the step
@@ -653,8 +743,7 @@ func chanceNote(ns map[int]bool) string {
 	return "few steps say little: with no relation at all, |rho| = 1 comes out by chance " + strings.Join(parts, ", ") + " (2 of the n! orderings of n steps)"
 }
 
-func (b *builder) roles() []*Table {
-	var out []*Table
+func (b *builder) roles(emit func(*Table)) {
 	for _, sc := range b.c.Scopes {
 		for _, step := range b.stepsIn(sc, false) {
 			for _, v := range b.c.Versions {
@@ -697,11 +786,10 @@ func (b *builder) roles() []*Table {
 				}
 				t.Sections = []Section{sec}
 				t.Notes = []string{"each counter's share of the server's total by thread role; unattributed: threads that came and went between reads, counted through inheritance"}
-				out = append(out, t)
+				emit(t)
 			}
 		}
 	}
-	return out
 }
 
 // insertThroughputMetric is queries/s for steps that ran queries, else
@@ -732,8 +820,7 @@ func (b *builder) insertVersions(sc analysis.Scope, steps []string) []string {
 	return out
 }
 
-func (b *builder) insert(rel bool) []*Table {
-	var out []*Table
+func (b *builder) insert(rel bool, emit func(*Table)) {
 	for _, sc := range b.c.Scopes {
 		steps := b.stepsIn(sc, true)
 		if len(steps) == 0 {
@@ -753,6 +840,9 @@ func (b *builder) insert(rel bool) []*Table {
 		sec := Section{}
 		ignored := false
 		for _, v := range b.insertVersions(sc, steps) {
+			if rel && v != b.c.Base && !slices.Contains(b.others(), v) {
+				continue
+			}
 			row := Row{Label: v}
 			for _, s := range steps {
 				m := b.insertThroughputMetric(sc, s)
@@ -769,26 +859,41 @@ func (b *builder) insert(rel bool) []*Table {
 						ignored = true
 					}
 					row.Cells = append(row.Cells, c)
-				case v == b.c.Base:
-					t.keys = append(t.keys, k)
-					base := b.c.Value(k, m)
-					one := analysis.Ratio(base, base)
-					one.FewRepeats = false // the base against itself: nothing to test
-					row.Cells = append(row.Cells, ratioCell(one, fmtRatio, k, m))
 				default:
-					row.Cells = append(row.Cells, b.ratio(t, k, m, fmtRatio))
+					var c Cell
+					if v == b.c.Base {
+						t.keys = append(t.keys, k)
+						base := b.c.Value(k, m)
+						one := analysis.Ratio(base, base)
+						one.FewRepeats = false // the base against itself: nothing to test
+						c = ratioCell(one, fmtRatio, k, m)
+					} else {
+						c = b.ratio(t, k, m, fmtRatio)
+					}
+					// A ratio of queries/s where the version or the base
+					// did not sustain the target insert rate compares
+					// rates that can be ignored: marked, grey, never
+					// painted better or worse.
+					if m == "qps" && c.OK() && (b.belowTarget(k) || b.belowTarget(b.c.BaseKey(k))) {
+						c.BelowTarget, c.Class = true, "grey"
+						c.Text += textBelowTarget
+						ignored = true
+					}
+					row.Cells = append(row.Cells, c)
 				}
 			}
 			sec.Rows = append(sec.Rows, row)
 		}
 		t.Sections = []Section{sec}
 		t.Notes = []string{"inserts/s for load steps (l.*; rows indexed/s for index creation), queries/s for steps that run queries"}
-		if ignored {
+		switch {
+		case ignored && rel:
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: the version or the base did not sustain the step's target insert rate (inserts/s below %.0f%% of it, see the insert-target table): the ratio of their queries/s can be ignored; grey in HTML, never yellow or blue", textBelowTarget, 100*analysis.TargetFraction))
+		case ignored:
 			t.Notes = append(t.Notes, fmt.Sprintf("%s: the version did not sustain the step's target insert rate (inserts/s below %.0f%% of it, see the insert-target table): its queries/s can be ignored; grey in HTML and left out of the colour quartiles", textBelowTarget, 100*analysis.TargetFraction))
 		}
-		out = append(out, t)
+		emit(t)
 	}
-	return out
 }
 
 // belowTarget reports whether the version of k fell below 95% of its
@@ -801,8 +906,7 @@ func (b *builder) belowTarget(k record.Key) bool {
 // insertTarget is the average inserts/s of each version on the steps that
 // limit inserts to a target rate (read+write steps, which run queries at
 // the same time), with a last row of the targets.
-func (b *builder) insertTarget() []*Table {
-	var out []*Table
+func (b *builder) insertTarget(emit func(*Table)) {
 	for _, sc := range b.c.Scopes {
 		var steps []string
 		for _, s := range b.stepsIn(sc, true) {
@@ -846,9 +950,8 @@ func (b *builder) insertTarget() []*Table {
 		if missed {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s: below %.0f%% of the target: the version did not sustain the step's insert rate (red in HTML)", textBelowTarget, 100*analysis.TargetFraction))
 		}
-		out = append(out, t)
+		emit(t)
 	}
-	return out
 }
 
 // targetCell is the target insert rate of a step: the one every version
@@ -890,8 +993,7 @@ var insertColumnFormat = map[string]numFormat{
 	"p50": fmtInt, "p99": fmtInt,
 }
 
-func (b *builder) insertLine() []*Table {
-	var out []*Table
+func (b *builder) insertLine(emit func(*Table)) {
 	for _, sc := range b.c.Scopes {
 		for _, step := range b.stepsIn(sc, true) {
 			t := b.newTable(TableInsertLine, "Insert benchmark metrics: "+step, sc)
@@ -913,10 +1015,9 @@ func (b *builder) insertLine() []*Table {
 			}
 			t.Sections = []Section{sec}
 			t.Notes = []string{"ips, qps: inserts and queries per second; rps, wps: storage reads and writes per second; rmbps, wmbps: MB/s read and written; rpq, rkbpq: reads and KB read per operation (per query when the step runs queries, else per insert); wpi, wkbpi: writes and KB written per insert; csps, cspq: context switches per second and per operation; cpups: server CPU as % of all CPUs; cpupq: µs of server CPU per operation; dbgb1, dbgb2: database and data-directory size, GB; rss: server RSS, GB; maxop: slowest operation, s; p50, p99: per-interval rates; NA: not recorded"}
-			out = append(out, t)
+			emit(t)
 		}
 	}
-	return out
 }
 
 // kindTitle names a kind of operation at the start of a title.
@@ -924,8 +1025,7 @@ var kindTitle = map[string]string{analysis.OpQuery: "Query", analysis.OpInsert: 
 
 // insertHist is one response-time histogram per step and kind of
 // operation (query, insert, delete) that the step's Records have.
-func (b *builder) insertHist() []*Table {
-	var out []*Table
+func (b *builder) insertHist(emit func(*Table)) {
 	for _, sc := range b.c.Scopes {
 		for _, step := range b.stepsIn(sc, true) {
 			for _, kind := range analysis.HistogramKinds {
@@ -950,9 +1050,8 @@ func (b *builder) insertHist() []*Table {
 				}
 				t.Sections = []Section{sec}
 				t.Notes = []string{"each cell is the percentage of " + kind + " operations that took at most the column's time and more than the previous column's; gt: more than 16 s; nonzero: more than 0 but less than 0.0005%; max: slowest " + kind + ", s"}
-				out = append(out, t)
+				emit(t)
 			}
 		}
 	}
-	return out
 }

@@ -11,33 +11,90 @@ import (
 // published posts: a title, the "Relative to: <base>" and "col-N : <version>"
 // lines, a header, then rows of values followed by the row label; notes
 // after the table. The report's own notes (tables left out) come first.
-func Text(w io.Writer, rep *Report) error {
+func Text(w io.Writer, rep *Report) error { return render(w, rep, textRenderer()) }
+
+// renderer writes a report in one format: begin before the first table,
+// table for each (i counts them from 0), end after the last. Write streams
+// tables through it as they are built.
+type renderer struct {
+	begin func(w *bufio.Writer, rep *Report) error
+	table func(w *bufio.Writer, rep *Report, t *Table, i int) error
+	end   func(w *bufio.Writer, rep *Report) error
+}
+
+// render writes a built report.
+func render(w io.Writer, rep *Report, r renderer) error {
+	if rep.count < len(rep.Tables) {
+		rep.count = len(rep.Tables)
+	}
+	return stream(w, rep, r, func(emit func(*Table) error) error {
+		for _, t := range rep.Tables {
+			if err := emit(t); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// stream writes the report with r, its tables as tables hands them over;
+// a bare report keeps their notes for WriteNotes.
+func stream(w io.Writer, rep *Report, r renderer, tables func(emit func(*Table) error) error) error {
 	bw := bufio.NewWriter(w)
-	if len(rep.Notes) > 0 {
-		bw.WriteString("Notes:\n")
-		for _, n := range rep.Notes {
-			bw.WriteString("- " + n + "\n")
-		}
-		if len(rep.Tables) > 0 {
-			bw.WriteString("\n")
-		}
+	if err := r.begin(bw, rep); err != nil {
+		return err
 	}
-	for i, t := range rep.Tables {
-		if i > 0 {
-			bw.WriteString("\n")
+	i := 0
+	err := tables(func(t *Table) error {
+		if rep.bare {
+			rep.tableNotes = append(rep.tableNotes, titledNotes{t.Title, t.Notes})
 		}
-		writeTextTable(bw, t)
+		i++
+		return r.table(bw, rep, t, i-1)
+	})
+	if err != nil {
+		return err
 	}
-	if len(rep.Warnings) > 0 {
-		if len(rep.Tables) > 0 {
-			bw.WriteString("\n")
-		}
-		bw.WriteString("Warnings:\n")
-		for _, w := range rep.Warnings {
-			bw.WriteString("- " + w + "\n")
-		}
+	if err := r.end(bw, rep); err != nil {
+		return err
 	}
 	return bw.Flush()
+}
+
+func textRenderer() renderer {
+	return renderer{
+		begin: func(bw *bufio.Writer, rep *Report) error {
+			if len(rep.Notes) > 0 && !rep.bare {
+				bw.WriteString("Notes:\n")
+				for _, n := range rep.Notes {
+					bw.WriteString("- " + n + "\n")
+				}
+				if rep.count > 0 {
+					bw.WriteString("\n")
+				}
+			}
+			return nil
+		},
+		table: func(bw *bufio.Writer, rep *Report, t *Table, i int) error {
+			if i > 0 {
+				bw.WriteString("\n")
+			}
+			writeTextTable(bw, t, rep.bare)
+			return nil
+		},
+		end: func(bw *bufio.Writer, rep *Report) error {
+			if len(rep.Warnings) > 0 && !rep.bare {
+				if rep.count > 0 {
+					bw.WriteString("\n")
+				}
+				bw.WriteString("Warnings:\n")
+				for _, w := range rep.Warnings {
+					bw.WriteString("- " + w + "\n")
+				}
+			}
+			return nil
+		},
+	}
 }
 
 func width(s string) int { return utf8.RuneCountInString(s) }
@@ -108,10 +165,17 @@ func textLine(t *Table, fields []string, skip []bool, label string, cols []int, 
 	return strings.TrimRight(b.String(), " ")
 }
 
-// wideCells reports whether a cell is wider than its column's header: the
-// published layout separates values by one space, which only lines up when
-// every value fits under its header.
-func wideCells(t *Table) bool {
+// unaligned reports whether the published layout, values separated by one
+// space, would put values away from their headings: when a cell is wider
+// than its column's header, or the headers differ in width (col-9 and
+// col-10, labels of different lengths), each column drifts further left of
+// its heading.
+func unaligned(t *Table) bool {
+	for _, h := range t.Header {
+		if width(h) != width(t.Header[0]) {
+			return true
+		}
+	}
 	for _, s := range t.Sections {
 		for _, r := range s.Rows {
 			for i, c := range r.Cells {
@@ -131,13 +195,16 @@ func colWidth(t *Table, cols []int, i int) int {
 	return 0
 }
 
-func writeTextTable(w *bufio.Writer, t *Table) {
-	if t.pad == padNone && t.padIfWide && wideCells(t) {
+// writeTextTable writes one table; bare leaves out its title and notes.
+func writeTextTable(w *bufio.Writer, t *Table, bare bool) {
+	if t.pad == padNone && t.padIfWide && unaligned(t) {
 		tt := *t
 		tt.pad = padAuto
 		t = &tt
 	}
-	w.WriteString(t.Title + "\n\n")
+	if !bare {
+		w.WriteString(t.Title + "\n\n")
+	}
 	for _, p := range t.Preamble {
 		w.WriteString(p + "\n")
 	}
@@ -180,10 +247,51 @@ func writeTextTable(w *bufio.Writer, t *Table) {
 			}
 		}
 	}
-	if len(t.Notes) > 0 {
+	if len(t.Notes) > 0 && !bare {
 		w.WriteString("\nNotes:\n")
 		for _, n := range t.Notes {
 			w.WriteString("- " + n + "\n")
 		}
 	}
+}
+
+// WriteNotes writes, as text, what a bare report leaves out: the report's
+// notes, each table's notes under its title, and the warnings.
+func WriteNotes(w io.Writer, rep *Report) error {
+	bw := bufio.NewWriter(w)
+	sep := func() {
+		if bw.Buffered() > 0 {
+			bw.WriteString("\n")
+		}
+	}
+	if len(rep.Notes) > 0 {
+		bw.WriteString("Notes:\n")
+		for _, n := range rep.Notes {
+			bw.WriteString("- " + n + "\n")
+		}
+	}
+	tables := rep.tableNotes
+	if tables == nil {
+		for _, t := range rep.Tables {
+			tables = append(tables, titledNotes{t.Title, t.Notes})
+		}
+	}
+	for _, t := range tables {
+		if len(t.notes) == 0 {
+			continue
+		}
+		sep()
+		bw.WriteString(t.title + ":\n")
+		for _, n := range t.notes {
+			bw.WriteString("- " + n + "\n")
+		}
+	}
+	if len(rep.Warnings) > 0 {
+		sep()
+		bw.WriteString("Warnings:\n")
+		for _, n := range rep.Warnings {
+			bw.WriteString("- " + n + "\n")
+		}
+	}
+	return bw.Flush()
 }

@@ -5,6 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -18,15 +22,26 @@ func init() {
 	register(&command{
 		name:    "report",
 		summary: "compare versions: relative QPS, CPU/IO and counters per op, attribution, in the layouts of published posts",
-		usage:   "report INPUT... [--base LABEL] [--format text|markdown|html|csv|json|benchfmt] [--out PATH] [--tables LIST] [--legacy-normalization] [--charts DIR]",
+		usage:   "report INPUT... [--base LABEL] [--format text|markdown|html|csv|json|benchfmt] [--out PATH] [--tables LIST] [--order run|input|name] [--label VERSION=LABEL]... [--compare LIST] [--bare [--notes FILE]] [--legacy-normalization] [--charts DIR]",
 		long: `INPUT is a Record file, a folder of Records (from run, stat or import) or a
 long-format CSV table (*.csv) with the header version,step,threads,metric,value
-and optionally host and repeat. metric is qps, ops, seconds, a perf event name
-(its total over the window), or a per-op metric such as cpu/o.
+and optionally host, repeat and group. metric is qps, ops, seconds, a perf event
+name (its total over the window), a per-op metric such as cpu/o (cpu/q, QPS and
+the insert benchmark's cpupq, cspq, rpq, wkbpi, ... are understood), IPC, CPI or
+an insert-benchmark column; any other name is refused with the nearest ones.
+Values are finite numbers of at least 0 (n/a or nc for an event). The same
+Record or CSV row given twice counts once, and a warning says so.
 
 Versions are table columns in input order: files in the order given; inside a
 folder, Records in the order they were measured. The base is the first version
-unless --base names another.
+unless --base names another. Steps are rows in the order they were run (the
+earliest window start of their Records; CSV rows in file order) unless --order
+says input (first appearance) or name (point, range, writes, by label).
+--label 8.0.28=my8028 heads that version's columns my8028 instead of col-N;
+--compare names the versions compared with the base (the others print only
+where tables show absolute values).
+--bare prints the tables alone, without titles and notes, to paste into a post;
+the notes go to --notes FILE, else to stderr.
 
 Cells: 1.23(62%) the counters behind the value were multiplexed and counted 62%
 of the window; ±4% the 95% confidence interval of the median over repeats; ~ not
@@ -56,8 +71,11 @@ Examples:
 			var o struct {
 				base, format, out string
 				charts, counter   string
-				tables            []string
+				order, notes      string
+				tables, labels    []string
+				compare           []string
 				legacy, keepScan  bool
+				bare              bool
 			}
 			fs.StringVar(&o.base, "base", "", "version the others are compared to (default: the first version in input order)")
 			fs.StringVar(&o.format, "format", "text", "output format: "+strings.Join(report.Formats, ", "))
@@ -65,6 +83,11 @@ Examples:
 			fs.StringSliceVar(&o.tables, "tables", nil, "comma-separated tables to print (default: all that have data)")
 			fs.BoolVar(&o.legacy, "legacy-normalization", false, "add counter tables in the older form: counter ratio ÷ whole-step rQPS")
 			fs.BoolVar(&o.keepScan, "keep-scan-ops", false, "normalize scan steps per query, not per 1,000 rows read")
+			fs.StringVar(&o.order, "order", analysis.OrderRun, "order of steps: run (as measured; CSV rows in file order), input (first appearance) or name (point, range, writes, by label)")
+			fs.StringSliceVar(&o.compare, "compare", nil, "comma-separated versions to compare with the base (default: all); the others print in absolute tables only")
+			fs.StringArrayVar(&o.labels, "label", nil, "VERSION=LABEL: head that version's columns LABEL instead of col-N (repeatable)")
+			fs.BoolVar(&o.bare, "bare", false, "print the tables alone, without titles and notes, to paste into a post")
+			fs.StringVar(&o.notes, "notes", "", "with --bare, write the notes to this file (default: stderr)")
 			fs.StringVar(&o.charts, "charts", "", "also write SVG and PNG charts into this folder")
 			fs.StringVar(&o.counter, "chart-counter", "instructions", "event whose per-operation value the per-second series charts show")
 			return func(ctx context.Context, e *env, args []string) error {
@@ -78,27 +101,65 @@ Examples:
 				if !known {
 					return usagef("unknown --format %q: choose from %s", o.format, strings.Join(report.Formats, ", "))
 				}
-				recs, warnings, err := report.Load(args)
+				if !slices.Contains(analysis.StepOrders, o.order) {
+					return usagef("unknown --order %q: choose from %s", o.order, strings.Join(analysis.StepOrders, ", "))
+				}
+				if o.notes != "" && !o.bare {
+					return usagef("--notes goes with --bare (without it the notes are in the report)")
+				}
+				labels := map[string]string{}
+				for _, l := range o.labels {
+					v, label, ok := strings.Cut(l, "=")
+					if !ok || v == "" || label == "" {
+						return usagef("--label %q: want VERSION=LABEL, as in --label 8.0.28=my8028", l)
+					}
+					labels[v] = label
+				}
+				// The report holds every Record and one table at a time; a
+				// soft limit makes the garbage collector run sooner as the
+				// heap nears it, so a 100 MB CSV reports in under 1 GB
+				// (GOMEMLIMIT overrides it).
+				if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+					debug.SetMemoryLimit(reportMemoryLimit)
+				}
+				in, err := report.LoadInput(args)
 				if err != nil {
 					return err
 				}
-				for _, w := range warnings {
+				for _, w := range in.Warnings {
 					fmt.Fprintf(e.stderr, "perfbench report: warning: %s\n", w)
 				}
-				if len(recs) == 0 {
+				if len(in.Records) == 0 {
 					return fmt.Errorf("no records in %s", strings.Join(args, ", "))
 				}
-				opt := report.Options{Base: o.base, Tables: o.tables, Legacy: o.legacy,
-					Analysis: analysis.Options{KeepScanOps: o.keepScan}}
+				opt := report.Options{Base: o.base, Tables: o.tables, Legacy: o.legacy, Labels: labels, Groups: in.Groups, Compare: o.compare,
+					Bare: o.bare, Analysis: analysis.Options{KeepScanOps: o.keepScan, Order: o.order}}
+				var notes bytes.Buffer
+				if o.bare {
+					opt.Notes = &notes
+				}
+				// To stdout the report streams as its tables are built;
+				// to a file it is written whole, atomically.
 				var buf bytes.Buffer
-				if err := report.Write(&buf, o.format, recs, warnings, opt); err != nil {
-					if errors.Is(err, report.ErrUnknownTable) || errors.Is(err, analysis.ErrUnknownBase) {
+				var out io.Writer = &buf
+				if o.out == "" {
+					out = e.stdout
+				}
+				if err := report.Write(out, o.format, in.Records, in.Warnings, opt); err != nil {
+					if errors.Is(err, report.ErrUnknownTable) || errors.Is(err, analysis.ErrUnknownBase) || errors.Is(err, report.ErrBadLabel) || errors.Is(err, report.ErrUnknownVersion) {
 						return usagef("%v", err)
 					}
 					return fmt.Errorf("build report: %w", err)
 				}
+				if o.bare && notes.Len() > 0 {
+					if o.notes == "" {
+						e.stderr.Write(notes.Bytes())
+					} else if err := record.WriteFileAtomic(o.notes, notes.Bytes()); err != nil {
+						return err
+					}
+				}
 				if o.charts != "" {
-					charts, err := report.Charts(recs, opt, o.counter)
+					charts, err := report.Charts(in.Records, opt, o.counter)
 					if err != nil {
 						return fmt.Errorf("draw charts: %w", err)
 					}
@@ -114,8 +175,7 @@ Examples:
 					fmt.Fprintf(e.stderr, "perfbench report: wrote %d charts in %s\n", len(paths), o.charts)
 				}
 				if o.out == "" {
-					_, err := e.stdout.Write(buf.Bytes())
-					return err
+					return nil
 				}
 				if err := record.WriteFileAtomic(o.out, buf.Bytes()); err != nil {
 					return err
@@ -126,3 +186,6 @@ Examples:
 		},
 	})
 }
+
+// reportMemoryLimit is the soft memory limit of perfbench report.
+const reportMemoryLimit = 880 << 20

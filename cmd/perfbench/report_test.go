@@ -48,7 +48,7 @@ func TestReportCommandOutAndFormats(t *testing.T) {
 }
 
 func TestReportCommandCSVInput(t *testing.T) {
-	code, out, errs := runCLI(t, "report", "../../testdata/csv/seed001_qps.csv", "--tables", "threads", "--base", "in-5635.opt")
+	code, out, errs := runCLI(t, "report", "../../testdata/csv/seeds/001.csv", "--tables", "threads", "--base", "in-5635.opt")
 	if code != exitOK || !strings.Contains(out, "1 2 4 concurrency vs in-5635.opt at 1 thread\n- nuc.i3\n552 687 810 in-5635.opt\n563 678 752 in-5717.opt 1.02\n") {
 		t.Errorf("exit %d, stderr %q\n%s", code, errs, out)
 	}
@@ -71,5 +71,81 @@ func TestReportCommandErrors(t *testing.T) {
 		if code != tc.code || !strings.Contains(errs, tc.want) || strings.Count(errs, "\n") != 1 {
 			t.Errorf("%q: exit %d, stderr %q; want exit %d and %q on one line", tc.args, code, errs, tc.code, tc.want)
 		}
+	}
+}
+
+// The same folder given twice prints what it prints once, plus one
+// warning line; stderr says it too.
+func TestReportCommandSameFolderTwice(t *testing.T) {
+	code, once, _ := runCLI(t, "report", reportFixtures)
+	code2, twice, errs := runCLI(t, "report", reportFixtures, reportFixtures)
+	if code != exitOK || code2 != exitOK {
+		t.Fatalf("exit %d, %d", code, code2)
+	}
+	note := "- 23 Records in " + reportFixtures + " repeat those read from " + reportFixtures
+	at := strings.Index(twice, note)
+	if at < 0 {
+		t.Fatalf("no note on the Records read twice:\n%s", twice)
+	}
+	end := at + strings.Index(twice[at:], "\n") + 1
+	if twice[:at]+twice[end:] != once {
+		t.Errorf("DIR DIR without its note differs from DIR")
+	}
+	if !strings.Contains(errs, "warning: 23 Records in") {
+		t.Errorf("stderr %q", errs)
+	}
+}
+
+// --bare prints the tables alone on stdout and the notes on stderr or in
+// --notes FILE; --label and --order and --compare shape the layout.
+func TestReportCommandLayoutFlags(t *testing.T) {
+	seed := "../../testdata/csv/seeds/001.csv"
+	code, out, errs := runCLI(t, "report", seed, "--tables", "threads", "--bare", "--base", "in-5635.opt",
+		"--label", "in-5635.opt=5.6.35", "--compare", "in-5717.opt,in-801.opt.latin1sw")
+	if code != exitOK || !strings.HasPrefix(out, "update-index\n1 2 4 concurrency vs 5.6.35 at 1 thread\n- nuc.i3\n552 687 810 in-5635.opt\n563 678 752 in-5717.opt 1.02\n557 666 781 in-801.opt\n") {
+		t.Errorf("bare threads table: exit %d\n%s", code, out)
+	}
+	if strings.Contains(out, "Notes") || !strings.Contains(errs, "QPS by thread count:\n- ") {
+		t.Errorf("notes on stdout or not on stderr:\nstdout %s\nstderr %s", out, errs)
+	}
+	notes := filepath.Join(t.TempDir(), "notes.txt")
+	code, _, errs = runCLI(t, "report", seed, "--tables", "threads", "--bare", "--notes", notes)
+	b, err := os.ReadFile(notes)
+	if code != exitOK || err != nil || !strings.Contains(string(b), "QPS by thread count:") || strings.Contains(errs, "QPS by thread count") {
+		t.Errorf("--notes: exit %d, %v, file %q, stderr %q", code, err, b, errs)
+	}
+	// CSV rows in file order by default, by group and name with --order.
+	code, out, _ = runCLI(t, "report", seed, "--tables", "rqps", "--order", "name", "--base", "in-5635.opt")
+	if code != exitOK || strings.Index(out, "point-query") > strings.Index(out, "update-index") {
+		t.Errorf("--order name: exit %d\n%s", code, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--order", "time"}, `unknown --order "time"`},
+		{[]string{"--label", "in-5635.opt"}, "want VERSION=LABEL"},
+		{[]string{"--label", "9.9=x"}, `"9.9" is not one of the versions`},
+		{[]string{"--label", "in-5635.opt=a", "--label", "in-5717.opt=a"}, `both labelled "a"`},
+		{[]string{"--compare", "9.9"}, `unknown version "9.9"`},
+		{[]string{"--notes", notes}, "--notes goes with --bare"},
+	} {
+		code, _, errs := runCLI(t, append([]string{"report", seed}, tc.args...)...)
+		if code != exitUsage || !strings.Contains(errs, tc.want) || strings.Count(errs, "\n") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want a usage error with %q", tc.args, code, errs, tc.want)
+		}
+	}
+}
+
+// A CSV with a metric the report does not know is refused in one line
+// naming the file, the line and the nearest names.
+func TestReportCommandUnknownMetric(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.csv")
+	if err := os.WriteFile(path, []byte("version,step,threads,metric,value\nb,s,1,qsp,5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCLI(t, "report", path)
+	if code != exitFailure || out != "" || !strings.Contains(errs, path+` line 2: unknown metric "qsp"; nearest: qps`) || strings.Count(errs, "\n") != 1 {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
