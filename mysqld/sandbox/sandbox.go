@@ -336,10 +336,50 @@ func (s *Server) commonArgs() []string {
 		}
 	}
 	args = append(args, "--datadir="+s.Datadir)
+	if t := s.tmpdir(); t != "" {
+		args = append(args, "--tmpdir="+t)
+	}
 	if os.Geteuid() == 0 {
 		args = append(args, "--user=root")
 	}
 	return args
+}
+
+// tmpdir is the sandbox's own directory for temporary tables, "" when the
+// my.cnf names one. A server deletes every #sql file in its tmpdir as it
+// starts: sandboxes sharing /tmp would delete each other's temporary
+// tables, which fails a data directory's initialisation ("Unknown table
+// 'mysql.tmp_proxies_priv'") and the statements of a running server.
+func (s *Server) tmpdir() string {
+	if s.cfg.MyCnf != "" {
+		if b, err := os.ReadFile(s.cfg.MyCnf); err == nil && myCnfSetsTmpdir(b) {
+			return ""
+		}
+	}
+	return filepath.Join(s.Dir, "tmp")
+}
+
+func (s *Server) makeTmpdir() error {
+	if t := s.tmpdir(); t != "" {
+		if err := os.MkdirAll(t, 0o750); err != nil {
+			return fmt.Errorf("create the sandbox's tmpdir: %w", err)
+		}
+	}
+	return nil
+}
+
+// myCnfSetsTmpdir reports whether an option file sets tmpdir (in any group:
+// the server reads several).
+func myCnfSetsTmpdir(b []byte) bool {
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		name, _, _ := strings.Cut(line, "=")
+		name = strings.ReplaceAll(strings.TrimSpace(name), "_", "-")
+		if name == "tmpdir" {
+			return true
+		}
+	}
+	return false
 }
 
 // initialize creates the data directory unless it already holds a server's
@@ -350,6 +390,9 @@ func (s *Server) initialize(ctx context.Context) error {
 	}
 	if err := os.MkdirAll(s.Datadir, 0o750); err != nil {
 		return fmt.Errorf("initialise data directory %s: %w", s.Datadir, err)
+	}
+	if err := s.makeTmpdir(); err != nil {
+		return err
 	}
 	logPath := filepath.Join(s.Dir, "install.log")
 	var cmd *exec.Cmd
@@ -455,6 +498,9 @@ func (s *Server) serverArgs() []string {
 
 // start launches the server process and waits for it to answer.
 func (s *Server) start(ctx context.Context) error {
+	if err := s.makeTmpdir(); err != nil {
+		return err
+	}
 	_ = os.Remove(s.Socket)
 	_ = os.Remove(s.PidFile)
 	logOffset := fileSize(s.ErrorLog)

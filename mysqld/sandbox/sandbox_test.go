@@ -115,6 +115,13 @@ func TestLifecycle(t *testing.T) {
 	if err := db.QueryRowContext(ctx, "SELECT @@port").Scan(&port); err != nil || port != srv.Port {
 		t.Errorf("@@port = %d, %v; want %d", port, err, srv.Port)
 	}
+	// Its own tmpdir: a server deletes the #sql files of its tmpdir as it
+	// starts, so sandboxes sharing /tmp would delete each other's
+	// temporary tables.
+	var tmpdir string
+	if err := db.QueryRowContext(ctx, "SELECT @@tmpdir").Scan(&tmpdir); err != nil || tmpdir != filepath.Join(dir, "tmp") {
+		t.Errorf("@@tmpdir = %q, %v; want %q", tmpdir, err, filepath.Join(dir, "tmp"))
+	}
 	if _, err := db.ExecContext(ctx, "CREATE DATABASE other"); err == nil {
 		t.Error("load user could create another database")
 	}
