@@ -35,12 +35,12 @@ import (
 )
 
 const (
-	// RequireIntegration is the environment variable that, set to 1, turns
+	// requireIntegration is the environment variable that, set to 1, turns
 	// every skip into a failure.
-	RequireIntegration = "PERFBENCH_REQUIRE_INTEGRATION"
-	// RequireHW is the environment variable that, set to 1, fails the
+	requireIntegration = "PERFBENCH_REQUIRE_INTEGRATION"
+	// requireHW is the environment variable that, set to 1, fails the
 	// hardware-event tests on a machine without a hardware PMU.
-	RequireHW = "PERFBENCH_REQUIRE_HW"
+	requireHW = "PERFBENCH_REQUIRE_HW"
 )
 
 func required(env string) bool { return os.Getenv(env) == "1" }
@@ -54,8 +54,8 @@ func Skip(t testing.TB, why, fix string) {
 	if fix != "" {
 		msg += " (" + fix + ")"
 	}
-	if required(RequireIntegration) {
-		t.Fatalf("%s; %s=1: this test must run here", msg, RequireIntegration)
+	if required(requireIntegration) {
+		t.Fatalf("%s; %s=1: this test must run here", msg, requireIntegration)
 	}
 	t.Skip(msg)
 }
@@ -118,8 +118,8 @@ func SkipUnless(t testing.TB, err error, fix string, targets ...error) {
 //	}
 func HW(t testing.TB, has bool) bool {
 	t.Helper()
-	if !has && required(RequireHW) {
-		t.Errorf("this machine has no hardware PMU; %s=1: hardware events must count here", RequireHW)
+	if !has && required(requireHW) {
+		t.Errorf("this machine has no hardware PMU; %s=1: hardware events must count here", requireHW)
 	}
 	return has
 }

@@ -62,23 +62,23 @@ func TestGate(t *testing.T) {
 		says    string
 	}{
 		{probe: "skip", outcome: "SKIP", says: "the widget is missing (apt-get install widget)"},
-		{probe: "skip", env: []string{RequireIntegration + "=1"}, outcome: "FAIL",
+		{probe: "skip", env: []string{requireIntegration + "=1"}, outcome: "FAIL",
 			says: "the widget is missing (apt-get install widget); PERFBENCH_REQUIRE_INTEGRATION=1: this test must run here"},
-		{probe: "skip", env: []string{RequireIntegration + "=0"}, outcome: "SKIP"},
+		{probe: "skip", env: []string{requireIntegration + "=0"}, outcome: "SKIP"},
 		{probe: "binary-missing", outcome: "SKIP", says: "perfbench-no-such-program is not installed (apt-get install nothing)"},
-		{probe: "binary-missing", env: []string{RequireIntegration + "=1"}, outcome: "FAIL", says: "perfbench-no-such-program is not installed"},
-		{probe: "binary-found", env: []string{RequireIntegration + "=1"}, outcome: "PASS"},
+		{probe: "binary-missing", env: []string{requireIntegration + "=1"}, outcome: "FAIL", says: "perfbench-no-such-program is not installed"},
+		{probe: "binary-found", env: []string{requireIntegration + "=1"}, outcome: "PASS"},
 		{probe: "target", outcome: "SKIP", says: "open x: file does not exist (make x)"},
-		{probe: "target", env: []string{RequireIntegration + "=1"}, outcome: "FAIL", says: "open x: file does not exist (make x)"},
+		{probe: "target", env: []string{requireIntegration + "=1"}, outcome: "FAIL", says: "open x: file does not exist (make x)"},
 		{probe: "other", outcome: "FAIL", says: "some other failure"},
-		{probe: "nil", env: []string{RequireIntegration + "=1"}, outcome: "PASS"},
+		{probe: "nil", env: []string{requireIntegration + "=1"}, outcome: "PASS"},
 		{probe: "no-pmu", outcome: "PASS"},
-		{probe: "no-pmu", env: []string{RequireIntegration + "=1"}, outcome: "PASS"},
-		{probe: "no-pmu", env: []string{RequireHW + "=1"}, outcome: "FAIL", says: "this machine has no hardware PMU"},
-		{probe: "pmu", env: []string{RequireHW + "=1"}, outcome: "PASS"},
+		{probe: "no-pmu", env: []string{requireIntegration + "=1"}, outcome: "PASS"},
+		{probe: "no-pmu", env: []string{requireHW + "=1"}, outcome: "FAIL", says: "this machine has no hardware PMU"},
+		{probe: "pmu", env: []string{requireHW + "=1"}, outcome: "PASS"},
 		{probe: "short", outcome: "PASS"},
 		{probe: "short", short: true, outcome: "SKIP", says: "starts servers: not with -short (run without -short)"},
-		{probe: "short", short: true, env: []string{RequireIntegration + "=1"}, outcome: "FAIL"},
+		{probe: "short", short: true, env: []string{requireIntegration + "=1"}, outcome: "FAIL"},
 	} {
 		name := tc.probe + " " + strings.Join(tc.env, " ")
 		if tc.short {
@@ -110,7 +110,7 @@ func TestGate(t *testing.T) {
 func withoutGates(env []string) []string {
 	var out []string
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, RequireIntegration+"=") && !strings.HasPrefix(kv, RequireHW+"=") {
+		if !strings.HasPrefix(kv, requireIntegration+"=") && !strings.HasPrefix(kv, requireHW+"=") {
 			out = append(out, kv)
 		}
 	}

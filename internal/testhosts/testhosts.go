@@ -57,9 +57,9 @@ type Host struct {
 
 const install = "iproute2 openssh-server openssh-client util-linux"
 
-// Need skips (or fails, see testenv.Skip) when test hosts cannot be made
+// need skips (or fails, see testenv.Skip) when test hosts cannot be made
 // here.
-func Need(t testing.TB) {
+func need(t testing.TB) {
 	t.Helper()
 	testenv.NeedRoot(t, "making test hosts (network namespaces)")
 	for _, bin := range []string{"ip", "ssh", "ssh-keygen", "unshare", "/usr/sbin/sshd"} {
@@ -71,7 +71,7 @@ func Need(t testing.TB) {
 // every process in them) in t.Cleanup.
 func New(t testing.TB, n int) *Set {
 	t.Helper()
-	Need(t)
+	need(t)
 	root, err := moduleRoot()
 	if err != nil {
 		t.Fatal(err)
