@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perfbench/perfbench/internal/testenv"
 )
 
 // buildDeb makes a small mariadb-server-core package of release upstream
@@ -18,9 +20,7 @@ import (
 // one, and a usr/bin/mariadb-install-db; no my_print_defaults.
 func buildDeb(t *testing.T, version, upstream string) string {
 	t.Helper()
-	if _, err := exec.LookPath("dpkg-deb"); err != nil {
-		t.Skip("dpkg-deb not installed (apt-get install dpkg)")
-	}
+	testenv.NeedBinary(t, "dpkg-deb", "dpkg")
 	root := filepath.Join(t.TempDir(), "pkg")
 	files := map[string]string{
 		"DEBIAN/control":                     fmt.Sprintf("Package: %s\nVersion: %s\nArchitecture: all\nMaintainer: perfbench tests <tests@localhost>\nDescription: test package\n", ServerPackage, version),

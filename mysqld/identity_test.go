@@ -7,6 +7,10 @@ import (
 	"os/exec"
 	"regexp"
 	"testing"
+
+	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/internal/testenv"
+	"github.com/perfbench/perfbench/mysqld/sandbox"
 )
 
 // note encodes one ELF note.
@@ -56,20 +60,13 @@ func TestFindBuildID(t *testing.T) {
 // TestBuildIDMatchesReadelf reads the build-id of the installed server
 // binary and compares it with what readelf prints.
 func TestBuildIDMatchesReadelf(t *testing.T) {
-	bin := ""
-	for _, p := range []string{"/usr/sbin/mariadbd", "/usr/sbin/mysqld"} {
-		if _, err := os.Stat(p); err == nil {
-			bin = p
-			break
-		}
+	testdb.NeedServer(t)
+	bin, err := sandbox.FindServerBinary("")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if bin == "" {
-		t.Skip("no server binary in /usr/sbin; install one: apt-get install mariadb-server")
-	}
-	if _, err := exec.LookPath("readelf"); err != nil {
-		t.Skip("readelf not found; install it: apt-get install binutils")
-	}
-	out, err := exec.Command("readelf", "-n", bin).Output()
+	readelf := testenv.NeedBinary(t, "readelf", "binutils")
+	out, err := exec.Command(readelf, "-n", bin).Output()
 	if err != nil {
 		t.Fatalf("readelf -n %s: %v", bin, err)
 	}

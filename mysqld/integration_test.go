@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -390,11 +391,28 @@ func loadWhile(t *testing.T, srv *sandbox.Server, db *DB, threads, seconds int) 
 	return done
 }
 
-// checkRoles checks a role map of a server under a load of `threads`
-// connections, and returns the number of threads per role.
-func checkRoles(t *testing.T, m *ThreadMap, pid, threads int) map[string]int {
+// threadRoles reads the roles of the threads of the server pid, and the
+// threads it had just before.
+func threadRoles(t *testing.T, db *DB, pid int) (m *ThreadMap, before []int) {
 	t.Helper()
-	tids, err := Proc{}.Threads(pid)
+	before, err := Proc{}.Threads(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err = db.ThreadRoles(context.Background(), pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, before
+}
+
+// checkRoles checks a role map of a server under a load of `threads`
+// connections, and returns the number of threads per role. Every thread
+// the server had before the roles were read (before) and still has has a
+// role.
+func checkRoles(t *testing.T, m *ThreadMap, before []int, pid, threads int) map[string]int {
+	t.Helper()
+	after, err := Proc{}.Threads(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,13 +421,9 @@ func checkRoles(t *testing.T, m *ThreadMap, pid, threads int) map[string]int {
 	for _, r := range RoleNames {
 		known[r] = true
 	}
-	for _, tid := range tids {
-		if _, ok := got[tid]; !ok {
-			// A thread may have come since: only complain about
-			// threads that were there before.
-			if tid < pid+len(tids) {
-				t.Logf("thread %d has no role (started after the read?)", tid)
-			}
+	for _, tid := range before {
+		if _, ok := got[tid]; !ok && slices.Contains(after, tid) {
+			t.Errorf("thread %d, there before the roles were read and after, has no role", tid)
 		}
 	}
 	for tid, r := range got {
@@ -432,14 +446,11 @@ func TestRolesPerformanceSchema(t *testing.T) {
 	srv := testdb.Shared(t)
 	db := connectRoot(t, srv)
 	loadWhile(t, srv, db, 2, 3)
-	m, err := db.ThreadRoles(context.Background(), srv.Pid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, before := threadRoles(t, db, srv.Pid)
 	if !m.PerformanceSchema || len(m.Warnings) != 0 {
 		t.Errorf("performance_schema not used: %v", m.Warnings)
 	}
-	counts := checkRoles(t, m, srv.Pid, 2)
+	counts := checkRoles(t, m, before, srv.Pid, 2)
 	if counts[RolePageCleaner] != 1 || counts[RoleInnoDBPool] < 1 {
 		t.Errorf("roles %v: want one page cleaner and InnoDB pool threads", counts)
 	}
@@ -482,14 +493,11 @@ func TestRolesWithoutPerformanceSchema(t *testing.T) {
 	srv := testdb.New(t, testdb.Options{Options: []string{"--performance-schema=OFF"}})
 	db := connectRoot(t, srv)
 	loadWhile(t, srv, db, 2, 3)
-	m, err := db.ThreadRoles(context.Background(), srv.Pid)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, before := threadRoles(t, db, srv.Pid)
 	if m.PerformanceSchema || len(m.Warnings) != 1 || !strings.Contains(m.Warnings[0], "performance_schema is off") {
 		t.Errorf("performance_schema %v, warnings %q", m.PerformanceSchema, m.Warnings)
 	}
-	counts := checkRoles(t, m, srv.Pid, 2)
+	counts := checkRoles(t, m, before, srv.Pid, 2)
 	for _, th := range m.Threads {
 		if th.Source == "performance_schema" {
 			t.Errorf("thread %+v named by performance_schema while it is off", th)

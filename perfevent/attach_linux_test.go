@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/testenv"
 	"golang.org/x/sys/unix"
 )
 
@@ -171,18 +173,11 @@ func TestAccuracyAgainstProc(t *testing.T) {
 	}
 }
 
-// perfBinary returns the path of perf, skipping the test when it is missing
-// (a failure when PERFBENCH_REQUIRE_INTEGRATION=1).
-func perfBinary(t *testing.T) string {
+// perfBinary returns the path of perf, the reference the tests compare
+// with (see testenv.NeedBinary).
+func perfBinary(t testing.TB) string {
 	t.Helper()
-	p, err := exec.LookPath("perf")
-	if err != nil {
-		if os.Getenv("PERFBENCH_REQUIRE_INTEGRATION") == "1" {
-			t.Fatal("perf is not installed: apt-get install linux-perf")
-		}
-		t.Skip("perf is not installed: apt-get install linux-perf")
-	}
-	return p
+	return testenv.NeedBinary(t, "perf", "linux-perf")
 }
 
 // perfEventFDs counts the perf_event descriptors process pid has open.
@@ -261,7 +256,7 @@ func TestDetachClosesDescriptors(t *testing.T) {
 func TestAttachExitedProcess(t *testing.T) {
 	cmd := exec.Command("true")
 	if err := cmd.Run(); err != nil {
-		t.Skipf("cannot run true: %v", err)
+		t.Fatal(err)
 	}
 	before := countFDs(t)
 	_, err := Attach(cmd.Process.Pid, []Event{taskClock}, Options{})
@@ -445,13 +440,11 @@ func TestCgroupMode(t *testing.T) {
 	}
 	mnt, ok := parseCgroup2Mount(mi)
 	if !ok {
-		t.Skip("cgroup v2 is not mounted: cgroup mode cannot be tested here")
+		testenv.Skip(t, "cgroup v2 is not mounted: cgroup mode cannot be tested here", "mount -t cgroup2 none /sys/fs/cgroup")
 	}
 	w := startWorkload(t)
 	dir := filepath.Join(mnt, fmt.Sprintf("perfbench-test-%d", os.Getpid()))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Skipf("cannot create a cgroup to test cgroup mode (needs root and a writable cgroup2 at %s): %v", mnt, err)
-	}
+	testenv.SkipUnless(t, os.Mkdir(dir, 0o755), "run the tests as root with a writable cgroup2", fs.ErrPermission, unix.EROFS)
 	t.Cleanup(func() {
 		// Move the workload back out, then remove the cgroup.
 		os.WriteFile(filepath.Join(mnt, "cgroup.procs"), []byte(strconv.Itoa(w.pid)), 0o644)
@@ -460,16 +453,11 @@ func TestCgroupMode(t *testing.T) {
 		}
 	})
 	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(w.pid)), 0o644); err != nil {
-		t.Skipf("cannot move the workload into a new cgroup: %v", err)
+		t.Fatalf("move the workload into a new cgroup: %v", err)
 	}
 	before := countFDs(t)
 	a, err := Attach(w.pid, []Event{taskClock, pageFaults}, Options{Cgroup: true})
-	if errors.Is(err, ErrPermission) {
-		t.Skipf("cgroup mode needs CPU-wide counting rights: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	testenv.SkipUnless(t, err, "cgroup mode counts CPU-wide: run the tests as root", ErrPermission)
 	cpus, _ := onlineCPUs("")
 	if n := a.Descriptors(); n != 2*len(cpus) {
 		t.Errorf("%d descriptors, want 2 events × %d CPUs", n, len(cpus))

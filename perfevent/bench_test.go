@@ -12,17 +12,17 @@ import (
 
 // BenchmarkAttach2000Threads attaches 8 software events to every thread of a
 // process with 2,000 threads, reads them once and closes them: what
-// "perf stat -e <8 events> -p PID -- sleep 0" does. When perf is installed,
-// each iteration also runs that perf stat on the same process, outside the
-// timed part, and the benchmark reports its time per run (perf-stat-ns/op)
-// and the ratio of the two (perf-stat/perfbench): the two measured side by
+// "perf stat -e <8 events> -p PID -- sleep 0" does. Each iteration also runs
+// that perf stat on the same process, outside the timed part, and the
+// benchmark reports its time per run (perf-stat-ns/op) and the ratio of the
+// two (perf-stat/perfbench): the two measured side by
 // side, interleaved, in one run. scripts/bench-attach.sh compares the whole
 // perfbench stat command with perf stat.
 func BenchmarkAttach2000Threads(b *testing.B) {
 	w := startWorkload(b)
 	w.do(b, "park %d", 2000-len(ints(b, w.do(b, "tids"))))
 	threads := len(ints(b, w.do(b, "tids")))
-	perf, _ := exec.LookPath("perf")
+	perf := perfBinary(b)
 	var names []string
 	for _, e := range eightSoftware {
 		names = append(names, e.Name)
@@ -44,9 +44,6 @@ func BenchmarkAttach2000Threads(b *testing.B) {
 		}
 		ours += time.Since(t0)
 		n++
-		if perf == "" {
-			continue
-		}
 		b.StopTimer()
 		t1 := time.Now()
 		out, err := exec.Command(perf, "stat", "-e", strings.Join(names, ","), "-p", strconv.Itoa(w.pid), "--", "sleep", "0").CombinedOutput()
@@ -57,7 +54,7 @@ func BenchmarkAttach2000Threads(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(threads), "threads")
-	if perf != "" && n > 0 {
+	if n > 0 {
 		b.ReportMetric(float64(theirs.Nanoseconds())/float64(n), "perf-stat-ns/op")
 		b.ReportMetric(float64(theirs)/float64(ours), "perf-stat/perfbench")
 	}

@@ -12,21 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// straceBinary returns the path of strace, skipping the test when it is
-// missing (a failure when PERFBENCH_REQUIRE_INTEGRATION=1).
-func straceBinary(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("strace")
-	if err != nil {
-		if os.Getenv("PERFBENCH_REQUIRE_INTEGRATION") == "1" {
-			t.Fatal("strace is not installed: apt-get install strace")
-		}
-		t.Skip("strace is not installed: apt-get install strace")
-	}
-	return p
-}
+	"github.com/perfbench/perfbench/internal/testenv"
+)
 
 // injectDelay has strace trace every thread of this test process and delay
 // the return of its perf_event_open calls by delay (when: "1" for the first
@@ -118,7 +106,7 @@ func forkCount(t *testing.T, reply string) (int, float64) {
 // first open delayed, and without a delay.
 func TestRacesUnderFaultInjection(t *testing.T) {
 	perf := perfBinary(t)
-	strace := straceBinary(t)
+	strace := testenv.NeedBinary(t, "strace", "strace")
 	w := startWorkload(t)
 	w.do(t, "park 10")
 	w.do(t, "spawn %d %d", churnRate, 300_000)
@@ -206,7 +194,7 @@ func TestRacesUnderFaultInjection(t *testing.T) {
 // thread's counter context with a child's, refuses the member: the group
 // is opened again.)
 func TestPartialGroupForReal(t *testing.T) {
-	strace := straceBinary(t)
+	strace := testenv.NeedBinary(t, "strace", "strace")
 	w := startWorkload(t)
 	stop := injectDelay(t, strace, "1", 300*time.Millisecond)
 	type result struct {

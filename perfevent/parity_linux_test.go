@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/perfbench/perfbench/internal/testenv"
 )
 
 // perfAttr is one perf_event_attr dump of perf stat -vv. Fields perf leaves
@@ -72,15 +74,6 @@ func lastLines(b []byte, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-func lookPerf(t *testing.T) string {
-	t.Helper()
-	perf, err := exec.LookPath("perf")
-	if err != nil {
-		t.Skip("perf is not installed: apt-get install linux-perf")
-	}
-	return perf
-}
-
 // cacheSpellings returns every cache event spelling perf's tables allow that
 // perfbench accepts: each cache name alone, with one operation or result
 // word, and with an operation and a result in either order.
@@ -121,7 +114,7 @@ func cacheSpellings() []string {
 // TestParityWithPerf checks that every generic, cache and software spelling
 // gets the type and config perf stat uses on this machine.
 func TestParityWithPerf(t *testing.T) {
-	perf := lookPerf(t)
+	perf := perfBinary(t)
 	sys, err := LoadSystem("/")
 	if err != nil {
 		t.Fatal(err)
@@ -158,10 +151,10 @@ func TestParityWithPerf(t *testing.T) {
 	t.Logf("%d spellings agree with perf", checked)
 }
 
-// TestParityPMUAndTracepoint checks msr/tsc/, raw events and a tracepoint
-// (its id from tracefs) against perf.
+// TestParityPMUAndTracepoint checks msr/tsc/, raw events and tracepoints
+// (their ids from tracefs) against perf.
 func TestParityPMUAndTracepoint(t *testing.T) {
-	perf := lookPerf(t)
+	perf := perfBinary(t)
 	sys, err := LoadSystem("/")
 	if err != nil {
 		t.Fatal(err)
@@ -170,11 +163,19 @@ func TestParityPMUAndTracepoint(t *testing.T) {
 	if sys.PMU("msr") != nil {
 		names = append(names, "msr/tsc/", "msr/event=0x0/")
 	}
-	if sys.TraceFS != "" {
-		names = append(names, "sched:sched_switch", "sched:sched_process_exit")
-	} else {
-		t.Log("tracefs is not mounted: tracepoints not compared (mount -t tracefs nodev /sys/kernel/tracing)")
-	}
+	sameTypeAndConfig(t, perf, sys, names)
+	t.Run("tracepoints", func(t *testing.T) {
+		if sys.TraceFS == "" {
+			testenv.Skip(t, "tracefs is not mounted: tracepoints cannot be compared", "mount -t tracefs nodev /sys/kernel/tracing")
+		}
+		sameTypeAndConfig(t, perf, sys, []string{"sched:sched_switch", "sched:sched_process_exit"})
+	})
+}
+
+// sameTypeAndConfig checks that perfbench encodes each of names with the
+// type and config perf gives it.
+func sameTypeAndConfig(t *testing.T, perf string, sys *System, names []string) {
+	t.Helper()
 	attrs := perfAttrs(t, perf, names)
 	for i, n := range names {
 		e := one(t, n, sys)
@@ -191,7 +192,7 @@ func TestParityPMUAndTracepoint(t *testing.T) {
 // guest code, and PMUs such as msr refuse it), so exclude_guest is compared
 // only where G or H was given.
 func TestParityModifiers(t *testing.T) {
-	perf := lookPerf(t)
+	perf := perfBinary(t)
 	sys, err := LoadSystem("/")
 	if err != nil {
 		t.Fatal(err)
@@ -244,7 +245,7 @@ func TestParityModifiers(t *testing.T) {
 // TestParityRejects checks that spellings perfbench refuses because perf's
 // lexer cannot read them are refused by perf too.
 func TestParityRejects(t *testing.T) {
-	perf := lookPerf(t)
+	perf := perfBinary(t)
 	for _, n := range []string{"Cycles", "dtlb-load-misses", "l1-icache-loads", "branches-loads", "branch-misses-loads", "bpu-ref", "rz", "iTLB-stores", "msr/tsc/:u", "cycles:uuk"} {
 		if _, err := Parse(n, nil); err == nil {
 			t.Errorf("perfbench accepts %q", n)

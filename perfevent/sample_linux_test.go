@@ -2,12 +2,16 @@ package perfevent
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfbench/perfbench/internal/testenv"
 )
 
 // needSampling skips when this user may not sample CPU-wide.
@@ -17,7 +21,7 @@ func needSampling(t *testing.T) {
 		return
 	}
 	if p, ok := readSysctlInt("", "kernel/perf_event_paranoid"); !ok || p > 0 {
-		t.Skip("CPU-wide sampling needs root or kernel.perf_event_paranoid <= 0")
+		testenv.Skip(t, "CPU-wide sampling needs root or kernel.perf_event_paranoid <= 0", "run the tests as root")
 	}
 }
 
@@ -182,23 +186,31 @@ func TestSampleErrors(t *testing.T) {
 	}
 	max, ok := readSysctlInt("", "kernel/perf_event_max_sample_rate")
 	if !ok {
-		t.Skip("no kernel.perf_event_max_sample_rate")
+		t.Fatal("no kernel.perf_event_max_sample_rate on a kernel with perf events")
 	}
 	_, err := StartSampling(os.Getpid(), SampleOptions{Freq: max + 1})
 	if err == nil || !strings.Contains(err.Error(), "perf_event_max_sample_rate") {
 		t.Errorf("frequency above the kernel's limit: %v", err)
 	}
-	// A hardware event on a machine without a PMU is not supported.
+	// A hardware event samples on a machine with a PMU and is not
+	// supported on one without.
 	hw := Event{Name: "cycles", Kind: KindHardware, Encodings: []Encoding{{PMU: "cpu", Type: TypeHardware, Config: 0}}}
 	needSampling(t)
+	sys, err := LoadSystem("/")
+	if err != nil {
+		t.Fatal(err)
+	}
 	s, err := StartSampling(os.Getpid(), SampleOptions{Event: hw})
 	if err == nil {
 		if _, err := s.Stop(); err != nil {
 			t.Fatal(err)
 		}
-		t.Skip("this machine has a PMU: cycles samples")
 	}
-	if !errors.Is(err, ErrNotSupported) {
+	if testenv.HW(t, sys.HasHardwarePMU()) {
+		if err != nil {
+			t.Errorf("cycles on a machine with a PMU: %v", err)
+		}
+	} else if !errors.Is(err, ErrNotSupported) {
 		t.Errorf("cycles without a PMU: %v, want ErrNotSupported", err)
 	}
 }
@@ -228,19 +240,17 @@ func TestSampleCgroup(t *testing.T) {
 	needSampling(t)
 	mnt, ok := cgroup2Mount(t)
 	if !ok {
-		t.Skip("cgroup v2 is not mounted")
+		testenv.Skip(t, "cgroup v2 is not mounted", "mount -t cgroup2 none /sys/fs/cgroup")
 	}
 	dir, err := os.MkdirTemp(mnt, "perfbench-sample-")
-	if err != nil {
-		t.Skipf("cannot create a cgroup: %v", err)
-	}
+	testenv.SkipUnless(t, err, "run the tests as root with a writable cgroup2", fs.ErrPermission, syscall.EROFS)
 	w := startWorkload(t)
 	t.Cleanup(func() {
 		w.stop()
 		os.Remove(dir)
 	})
 	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(w.pid)), 0o644); err != nil {
-		t.Skipf("cannot move the workload into %s: %v", dir, err)
+		t.Fatalf("move the workload into %s: %v", dir, err)
 	}
 	s, err := StartSampling(w.pid, SampleOptions{Freq: 999, Cgroup: true})
 	if err != nil {

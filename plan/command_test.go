@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/perfbench/perfbench/internal/testenv"
 )
 
 // hostile is a password a shell would run code from if it were pasted into
@@ -20,10 +22,7 @@ const hostile = `p'w"$(touch dollar)` + "`touch backquote`" + ` ;touch semi; a\b
 // text); nothing in it runs; it is not on the shell's command line; and
 // Shown hides it.
 func TestExpandShellScript(t *testing.T) {
-	sh, err := exec.LookPath("sh")
-	if err != nil {
-		t.Skip("no sh")
-	}
+	sh := testenv.NeedBinary(t, "sh", "dash")
 	for _, pw := range []string{hostile, "x';touch semi;'", `x";touch semi;"`, "$(touch dollar)"} {
 		expandShell(t, sh, pw)
 	}

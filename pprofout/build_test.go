@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
-	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/record"
 	"github.com/perfbench/perfbench/symbols"
@@ -26,10 +26,7 @@ import (
 // when pprof does.
 func pprofTool(t *testing.T, args ...string) string {
 	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command for go tool pprof")
-	}
+	goBin := testenv.NeedBinary(t, "go", "golang-go")
 	cmd := exec.Command(goBin, append([]string{"tool", "pprof"}, args...)...)
 	cmd.Env = append(os.Environ(), "PPROF_TMPDIR="+t.TempDir())
 	var out, errb bytes.Buffer
@@ -86,13 +83,7 @@ const fixtureBase = 0x555555554000
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	gcc, err := exec.LookPath("gcc")
-	if err != nil {
-		if testdb.Required() {
-			t.Fatal("gcc not found: apt-get install gcc")
-		}
-		t.Skip("gcc not found: apt-get install gcc")
-	}
+	gcc := testenv.NeedBinary(t, "gcc", "gcc")
 	root := t.TempDir()
 	src := filepath.Join(root, "prog.c")
 	if err := os.WriteFile(src, []byte(testProgram), 0o644); err != nil {

@@ -5,31 +5,21 @@ import (
 	"debug/elf"
 	"encoding/binary"
 	"io"
+	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/mysqld/sandbox"
 	"github.com/perfbench/perfbench/perfevent"
 )
 
 func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
-
-// needRoot skips where CPU-wide sampling is not allowed.
-func needRoot(t *testing.T) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		b, _ := os.ReadFile("/proc/sys/kernel/perf_event_paranoid")
-		if strings.TrimSpace(string(b)) > "0" {
-			t.Skip("sampling CPU-wide needs root or kernel.perf_event_paranoid <= 0")
-		}
-	}
-}
 
 var loadTable = testdb.Table{Tables: 1, Size: 2000}
 
@@ -105,7 +95,7 @@ func window(t *testing.T, srv *sandbox.Server, freq int, d time.Duration, path, 
 // server are mostly named, with server functions on the stacks; two
 // windows diff with -diff_base.
 func TestProfileMariaDB(t *testing.T) {
-	needRoot(t)
+	testenv.NeedRoot(t, "CPU-wide sampling")
 	srv := testdb.Shared(t)
 	startLoad(t, srv)
 	dir := t.TempDir()
@@ -151,7 +141,7 @@ func TestProfileMariaDB(t *testing.T) {
 // TestProfileServerExits: the server dies inside the window; the profile is
 // still written, with a warning.
 func TestProfileServerExits(t *testing.T) {
-	needRoot(t)
+	testenv.NeedRoot(t, "CPU-wide sampling")
 	srv := testdb.New(t, testdb.Options{})
 	startLoad(t, srv)
 	w, err := Start(srv.Pid, perfevent.SampleOptions{Freq: 999})
@@ -183,12 +173,9 @@ func serverCopy(t *testing.T, edit func(t *testing.T, path string)) string {
 	testdb.NeedServer(t)
 	bin, err := sandbox.FindServerBinary("")
 	if err != nil {
-		t.Skip("no server binary: apt-get install mariadb-server")
+		t.Fatal(err)
 	}
-	install, err := exec.LookPath("mariadb-install-db")
-	if err != nil {
-		t.Skip("no mariadb-install-db: apt-get install mariadb-server")
-	}
+	install := testenv.NeedBinary(t, "mariadb-install-db", "mariadb-server")
 	base := t.TempDir()
 	for _, d := range []string{"sbin", "bin", "share"} {
 		os.MkdirAll(filepath.Join(base, d), 0o755)
@@ -200,9 +187,8 @@ func serverCopy(t *testing.T, edit func(t *testing.T, path string)) string {
 		t.Fatal(err)
 	}
 	share := "/usr/share/mysql"
-	if _, err := os.Stat(filepath.Join(share, "english")); err != nil {
-		t.Skip("no /usr/share/mysql: apt-get install mariadb-server")
-	}
+	_, err = os.Stat(filepath.Join(share, "english"))
+	testenv.SkipUnless(t, err, "apt-get install mariadb-server", fs.ErrNotExist)
 	if err := os.Symlink(share, filepath.Join(base, "share", "mysql")); err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +254,7 @@ func dropDynsym(t *testing.T, path string) {
 // table gives a profile with unnamed server frames and warnings, not an
 // error.
 func TestProfileServerWithoutSymbols(t *testing.T) {
-	needRoot(t)
+	testenv.NeedRoot(t, "CPU-wide sampling")
 	base := serverCopy(t, dropDynsym)
 	srv := testdb.New(t, testdb.Options{Basedir: base})
 	startLoad(t, srv)
@@ -290,7 +276,7 @@ func TestProfileServerWithoutSymbols(t *testing.T) {
 // started (an upgrade under a running server); symbols are read from the
 // mapped copy, with a warning.
 func TestProfileDeletedBinary(t *testing.T) {
-	needRoot(t)
+	testenv.NeedRoot(t, "CPU-wide sampling")
 	base := serverCopy(t, func(*testing.T, string) {})
 	srv := testdb.New(t, testdb.Options{Basedir: base})
 	if err := os.Remove(srv.Binary); err != nil {

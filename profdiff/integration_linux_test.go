@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/mysqld/sandbox"
 	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/pprofout"
@@ -79,9 +80,7 @@ func measure(t *testing.T, srv *sandbox.Server, res *symbols.Resolver, dir, v st
 // oltp_point_select, and reports on their Records: per-step differences and
 // a differential flame graph.
 func TestReportTwoConfigurations(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("sampling CPU-wide needs root")
-	}
+	testenv.NeedRoot(t, "CPU-wide sampling")
 	off := testdb.New(t, testdb.Options{Options: []string{"--performance-schema=OFF"}})
 	on := testdb.Shared(t)
 	dir := t.TempDir()

@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/record"
 )
 
@@ -89,18 +90,13 @@ func TestReportBenchfmtParses(t *testing.T) {
 // TestReportBenchstat runs the real benchstat, built from the version of
 // golang.org/x/perf that go.mod pins, on perfbench's output.
 func TestReportBenchstat(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds benchstat")
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go command is not in PATH: cannot build benchstat")
-	}
+	testenv.SkipIfShort(t, "builds benchstat")
+	goBin := testenv.NeedBinary(t, "go", "golang-go")
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "benchstat")
 	build := exec.Command(goBin, "build", "-o", bin, "golang.org/x/perf/cmd/benchstat")
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Skipf("cannot build benchstat from the module cache or the Go module proxy (go build golang.org/x/perf/cmd/benchstat): %v\n%s", err, out)
+		t.Fatalf("build benchstat from the version go.mod pins (go build golang.org/x/perf/cmd/benchstat): %v\n%s", err, out)
 	}
 	var b bytes.Buffer
 	if err := Benchfmt(&b, benchRecords(), Options{}); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/measure"
 	"github.com/perfbench/perfbench/plan"
 	"github.com/perfbench/perfbench/pprofout"
@@ -26,14 +27,12 @@ import (
 )
 
 // These tests start real MariaDB servers and run real sysbench. They skip
-// when either is missing (naming the packages to install), and fail then
-// with PERFBENCH_REQUIRE_INTEGRATION=1.
+// when either is missing, naming the packages to install (see package
+// testenv: where integration tests are required, as in CI, they fail).
 
 func needTools(t *testing.T) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts servers and runs sysbench; not with -short")
-	}
+	testenv.SkipIfShort(t, "starts servers and runs sysbench")
 	testdb.NeedServer(t)
 	testdb.NeedSysbench(t)
 }

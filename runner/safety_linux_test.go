@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -14,24 +15,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/record"
 )
 
 // mountSmall mounts a tmpfs of size bytes on dir for the test's duration.
-// Mounting needs root (CAP_SYS_ADMIN): without it the test skips, or fails
-// when integration tests are required.
+// Mounting needs root (CAP_SYS_ADMIN): without it the test skips (see
+// testenv.SkipUnless).
 func mountSmall(t *testing.T, dir string, size string) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {
-		msg := "mount a small tmpfs on " + dir + ": " + err.Error() + " (run the tests as root)"
-		if testdb.Required() {
-			t.Fatalf("%s (%s=1: integration tests must run)", msg, testdb.RequireEnv)
-		}
-		t.Skip(msg)
+		testenv.SkipUnless(t, fmt.Errorf("mount a small tmpfs on %s: %w", dir, err), "run the tests as root", syscall.EPERM)
 	}
 	t.Cleanup(func() {
 		if err := syscall.Unmount(dir, 0); err != nil {

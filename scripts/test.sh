@@ -1,15 +1,29 @@
 #!/usr/bin/env bash
 # Runs every perfbench test on this machine, installing what the tests need
 # first. Integration tests (real MariaDB, sysbench, perf) run rather than skip:
-# PERFBENCH_REQUIRE_INTEGRATION=1 turns a missing binary into a failure.
+# PERFBENCH_REQUIRE_INTEGRATION=1 (the default here; set it to 0 to allow
+# skips) turns every skip into a failure, and the run fails when any test was
+# skipped. Arguments are passed to go test (scripts/test.sh -run TestStat).
+# The output is go test's, followed by the skipped tests and their reasons
+# ("skipped: N"), then the reports of scripts/exports, scripts/funclen and
+# scripts/layout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
-export PERFBENCH_REQUIRE_INTEGRATION=1
+export PERFBENCH_REQUIRE_INTEGRATION=${PERFBENCH_REQUIRE_INTEGRATION:-1}
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
 if [ -n "$unformatted" ]; then
 	echo "gofmt needed on: $unformatted" >&2
 	exit 1
 fi
 go vet ./...
-go test -count=1 ./...
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+go build -o "$bin" ./scripts/testsum ./scripts/exports ./scripts/funclen ./scripts/layout
+# testsum prints what go test would, the skip count, and fails the run on a
+# failure (or a skip, when integration tests are required).
+go test -json -count=1 "$@" ./... | "$bin/testsum"
+# The structure checks only report for now.
+"$bin/exports"
+"$bin/funclen"
+"$bin/layout"

@@ -3,6 +3,7 @@ package symbols
 import (
 	"bufio"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,22 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/internal/testenv"
 )
-
-// needTool skips when a build tool is missing, naming its Debian package
-// (fails instead when PERFBENCH_REQUIRE_INTEGRATION=1, as in CI).
-func needTool(t *testing.T, tool, pkg string) string {
-	t.Helper()
-	p, err := exec.LookPath(tool)
-	if err != nil {
-		if testdb.Required() {
-			t.Fatalf("%s not found: apt-get install %s", tool, pkg)
-		}
-		t.Skipf("%s not found: apt-get install %s", tool, pkg)
-	}
-	return p
-}
 
 // build runs a compiler command in dir.
 func build(t *testing.T, dir string, args ...string) {
@@ -113,7 +100,7 @@ func (r *running) maps(t *testing.T) []byte {
 // readelfBuildID is the build-id readelf -n prints for path.
 func readelfBuildID(t *testing.T, path string) string {
 	t.Helper()
-	out, err := exec.Command(needTool(t, "readelf", "binutils"), "-n", path).Output()
+	out, err := exec.Command(testenv.NeedBinary(t, "readelf", "binutils"), "-n", path).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,14 +116,14 @@ func readelfBuildID(t *testing.T, path string) string {
 // shared library's) through its real memory map: load bias of PIE and
 // libraries, fixed-address executables, .symtab versus .dynsym.
 func TestResolveBuiltPrograms(t *testing.T) {
-	gcc := needTool(t, "gcc", "gcc")
+	gcc := testenv.NeedBinary(t, "gcc", "gcc")
 	dir := t.TempDir()
 	src := testdata(t, "prog.c")
 	build(t, dir, gcc, "-O1", "-shared", "-fPIC", "-o", "libtest.so", testdata(t, "lib.c"))
 	build(t, dir, gcc, "-O1", "-o", "pie", src)
 	build(t, dir, gcc, "-O1", "-no-pie", "-o", "nopie", src)
 	build(t, dir, gcc, "-O1", "-rdynamic", "-o", "stripped", src)
-	build(t, dir, needTool(t, "strip", "binutils"), "--strip-all", "stripped")
+	build(t, dir, testenv.NeedBinary(t, "strip", "binutils"), "--strip-all", "stripped")
 	build(t, dir, gcc, "-O1", "-DWITH_LIB", "-o", "withlib", src, "-L.", "-ltest", "-Wl,-rpath,"+dir)
 
 	for _, c := range []struct {
@@ -203,7 +190,7 @@ func TestResolveBuiltPrograms(t *testing.T) {
 
 // TestResolveCXX names C++ functions demangled, without parameters.
 func TestResolveCXX(t *testing.T) {
-	gxx := needTool(t, "g++", "g++")
+	gxx := testenv.NeedBinary(t, "g++", "g++")
 	dir := t.TempDir()
 	build(t, dir, gxx, "-O1", "-o", "cxx", testdata(t, "prog.cc"))
 	p := run(t, filepath.Join(dir, "cxx"))
@@ -225,10 +212,10 @@ func TestResolveCXX(t *testing.T) {
 // TestResolveNoSymbols: a static binary stripped of everything has no
 // function symbols; its frames stay unnamed and a warning says why.
 func TestResolveNoSymbols(t *testing.T) {
-	gcc := needTool(t, "gcc", "gcc")
+	gcc := testenv.NeedBinary(t, "gcc", "gcc")
 	dir := t.TempDir()
 	build(t, dir, gcc, "-O1", "-static", "-o", "static", testdata(t, "prog.c"))
-	build(t, dir, needTool(t, "strip", "binutils"), "--strip-all", "static")
+	build(t, dir, testenv.NeedBinary(t, "strip", "binutils"), "--strip-all", "static")
 	p := run(t, filepath.Join(dir, "static"))
 	proc, err := NewResolver("").Process(p.cmd.Process.Pid, p.maps(t))
 	if err != nil {
@@ -248,7 +235,7 @@ func TestResolveNoSymbols(t *testing.T) {
 // symbols are read from the mapped copy with a warning, and once the
 // process is gone too, frames stay unnamed with a warning.
 func TestResolveDeletedBinary(t *testing.T) {
-	gcc := needTool(t, "gcc", "gcc")
+	gcc := testenv.NeedBinary(t, "gcc", "gcc")
 	dir := t.TempDir()
 	build(t, dir, gcc, "-O1", "-o", "gone", testdata(t, "prog.c"))
 	path := filepath.Join(dir, "gone")
@@ -291,11 +278,10 @@ func TestResolveDeletedBinary(t *testing.T) {
 // TestResolveMariadbd reads the installed server's symbols: stripped, so
 // from .dynsym, and compares them with nm -D.
 func TestResolveMariadbd(t *testing.T) {
-	bin := "/usr/sbin/mariadbd"
+	bin := testenv.NeedBinary(t, "/usr/sbin/mariadbd", "mariadb-server")
 	fh, err := os.Open(bin)
 	if err != nil {
-		testdb.NeedServer(t)
-		t.Skip("no /usr/sbin/mariadbd: apt-get install mariadb-server")
+		t.Fatal(err)
 	}
 	defer fh.Close()
 	f, err := ReadELF(fh)
@@ -309,7 +295,7 @@ func TestResolveMariadbd(t *testing.T) {
 	if f.Source == SourceDynsym && f.Symbols() < 10000 {
 		t.Errorf("only %d exported functions", f.Symbols())
 	}
-	out, err := exec.Command(needTool(t, "nm", "binutils"), "-D", "--defined-only", bin).Output()
+	out, err := exec.Command(testenv.NeedBinary(t, "nm", "binutils"), "-D", "--defined-only", bin).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,12 +320,11 @@ func TestResolveMariadbd(t *testing.T) {
 	}
 }
 
-// TestKernelSymbolsHere reads this machine's kallsyms when it is readable.
+// TestKernelSymbolsHere reads this machine's kallsyms (readable with its
+// addresses by root).
 func TestKernelSymbolsHere(t *testing.T) {
 	k, err := NewResolver("").Kernel()
-	if err != nil {
-		t.Skipf("kernel symbols: %v", err)
-	}
+	testenv.SkipUnless(t, err, "run the tests as root", ErrKernelHidden, fs.ErrPermission)
 	if k.Symbols() < 1000 {
 		t.Errorf("only %d kernel text symbols", k.Symbols())
 	}

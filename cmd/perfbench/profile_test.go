@@ -4,12 +4,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/pprof/profile"
+	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/record"
 )
 
@@ -91,12 +91,8 @@ func TestProfileReport(t *testing.T) {
 // TestProfileSampleProcess samples a busy child process and writes a
 // profile pprof reads.
 func TestProfileSampleProcess(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("sampling needs Linux")
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("sampling CPU-wide needs root")
-	}
+	needLinux(t)
+	testenv.NeedRoot(t, "CPU-wide sampling")
 	cmd := exec.Command("sh", "-c", "while :; do :; done")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

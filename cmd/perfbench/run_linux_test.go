@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,35 +12,20 @@ import (
 	"time"
 
 	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/record"
 )
-
-// TestRunHelperProcess is perfbench itself when the test binary runs as a
-// child of TestRunSignal.
-func TestRunHelperProcess(t *testing.T) {
-	if os.Getenv("PERFBENCH_RUN_HELPER") != "1" {
-		return
-	}
-	args := strings.Split(os.Getenv("PERFBENCH_RUN_ARGS"), "\n")
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
-}
 
 // TestRunSignal sends SIGINT to perfbench run in the middle of a window: it
 // writes that window as a partial Record, runs nothing more, stops the server
 // it started and exits with status 1.
 func TestRunSignal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a server and runs sysbench; not with -short")
-	}
+	testenv.SkipIfShort(t, "starts a server and runs sysbench")
 	testdb.NeedServer(t)
 	testdb.NeedSysbench(t)
 	path := writeRunPlan(t, runTestPlan)
 	out := t.TempDir()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestRunHelperProcess$")
-	cmd.Env = append(os.Environ(), "PERFBENCH_RUN_HELPER=1", "PERFBENCH_RUN_ARGS="+strings.Join([]string{"run", path, "--out", out}, "\n"))
+	cmd := perfbenchCmd(t, "", "run", path, "--out", out)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfbench/perfbench/internal/proc/proctest"
+	"github.com/perfbench/perfbench/internal/testenv"
 )
 
 func TestOutputLinesInOrder(t *testing.T) {
@@ -152,25 +153,31 @@ func TestDoneDespiteHeldOutput(t *testing.T) {
 	}
 }
 
+var helpers = testenv.Helpers{"start-and-hang": startAndHang}
+
+func TestMain(m *testing.M) {
+	if code, ok := helpers.Run(); ok {
+		os.Exit(code)
+	}
+	os.Exit(m.Run())
+}
+
 // TestDiesWithParent starts a helper process (this test binary) that starts
 // a command and is then killed with SIGKILL: the command must not outlive
 // it.
 func TestDiesWithParent(t *testing.T) {
-	if os.Getenv("PROC_HELPER") != "" {
-		return
-	}
-	proctest.DiesWithParent(t, 10*time.Second, "TestHelperStartAndHang", "PROC_HELPER=1")
+	proctest.DiesWithParent(t, 10*time.Second, "start-and-hang")
 }
 
-func TestHelperStartAndHang(t *testing.T) {
-	if os.Getenv("PROC_HELPER") == "" {
-		t.Skip("helper process of TestDiesWithParent")
-	}
+// startAndHang, the helper of TestDiesWithParent, starts a command, says its
+// pid and waits to be killed.
+func startAndHang([]string) int {
 	c, err := Start([]string{"sleep", "60"}, Options{})
 	if err != nil {
 		fmt.Println("error", err)
-		os.Exit(1)
+		return 1
 	}
 	fmt.Printf("pid %d\n", c.Pid())
 	time.Sleep(time.Minute)
+	return 0
 }

@@ -124,7 +124,7 @@ func FuzzStatComm(f *testing.F) {
 	f.Add("x\ny )", byte('I'), 2147483647, uint64(1<<63), uint64(1<<64-1), 0, uint64(1))
 	f.Fuzz(func(t *testing.T, comm string, state byte, ppid int, minflt, utime uint64, threads int, start uint64) {
 		if strings.IndexByte(" \t\n\v\f\r)", state) >= 0 || ppid < 0 || ppid > 1<<31-1 || threads < 0 || threads > 1<<31-1 {
-			t.Skip() // not what the kernel writes
+			return // not what the kernel writes
 		}
 		want := Stat{PID: 42, Comm: comm, State: state, PPID: ppid, MinFlt: minflt, MajFlt: minflt / 3,
 			UTime: utime, STime: utime / 7, NumThreads: threads, StartTime: start}

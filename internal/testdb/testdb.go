@@ -14,9 +14,9 @@
 // stopped by t.Cleanup.
 //
 // When the server binaries (or sysbench) are missing the tests skip, naming
-// the Debian packages to install. With PERFBENCH_REQUIRE_INTEGRATION=1 in the
-// environment (CI sets it) they fail instead, so that CI cannot go green
-// without having run them.
+// the Debian packages to install, through package testenv: where
+// integration tests are required (CI requires them) they fail instead, so
+// that CI cannot go green without having run them.
 package testdb
 
 import (
@@ -32,55 +32,33 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/mysqld/sandbox"
 )
 
-// RequireEnv is the environment variable that turns skips into failures.
-const RequireEnv = "PERFBENCH_REQUIRE_INTEGRATION"
+const serverInstall = "apt-get install mariadb-server mariadb-client"
 
-const (
-	serverInstall   = "apt-get install mariadb-server mariadb-client"
-	sysbenchInstall = "apt-get install sysbench"
-)
-
-// Required reports whether integration tests must run (skips are failures).
-func Required() bool { return os.Getenv(RequireEnv) == "1" }
-
-// skip skips t, or fails it when integration tests are required.
-func skip(t testing.TB, format string, args ...any) {
-	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if Required() {
-		t.Fatalf("%s (%s=1: integration tests must run)", msg, RequireEnv)
-	}
-	t.Skip(msg)
-}
-
-// NeedServer skips (or fails, see RequireEnv) when no server binary is
+// NeedServer skips (or fails, see testenv.Skip) when no server binary is
 // installed.
 func NeedServer(t testing.TB) {
 	t.Helper()
 	if _, err := sandbox.FindServerBinary(""); err != nil {
-		skip(t, "no MySQL-family server installed (%v); install one: %s", err, serverInstall)
+		testenv.Skip(t, "no MySQL-family server installed: "+err.Error(), serverInstall)
 	}
 	if _, err := exec.LookPath("mariadb-install-db"); err != nil {
 		if _, err := exec.LookPath("mysql_install_db"); err != nil {
 			if _, err := exec.LookPath("mysqld"); err != nil {
-				skip(t, "mariadb-install-db not found; install it: %s", serverInstall)
+				testenv.Skip(t, "mariadb-install-db is not installed", serverInstall)
 			}
 		}
 	}
 }
 
-// NeedSysbench skips (or fails, see RequireEnv) when sysbench is missing, and
-// returns its path.
+// NeedSysbench skips (or fails, see testenv.Skip) when sysbench is missing,
+// and returns its path.
 func NeedSysbench(t testing.TB) string {
 	t.Helper()
-	p, err := exec.LookPath("sysbench")
-	if err != nil {
-		skip(t, "sysbench not found; install it: %s", sysbenchInstall)
-	}
-	return p
+	return testenv.NeedBinary(t, "sysbench", "sysbench")
 }
 
 // Options adjust a server from New.

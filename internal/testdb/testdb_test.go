@@ -2,10 +2,8 @@ package testdb
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -29,31 +27,6 @@ func TestParseQueries(t *testing.T) {
 	}
 	if _, err := ParseQueries([]byte("SQL statistics:\n    queries performed:\n        read: 5\n")); err == nil {
 		t.Error("no queries line: no error")
-	}
-}
-
-// recorder is a testing.TB that records Skip and Fatal instead of stopping.
-type recorder struct {
-	testing.TB
-	skipped, failed string
-}
-
-func (r *recorder) Helper()                           {}
-func (r *recorder) Skip(args ...any)                  { r.skipped = fmt.Sprint(args...) }
-func (r *recorder) Fatalf(format string, args ...any) { r.failed = fmt.Sprintf(format, args...) }
-
-func TestSkipOrFail(t *testing.T) {
-	t.Setenv(RequireEnv, "")
-	r := &recorder{TB: t}
-	skip(r, "sysbench not found; install it: %s", sysbenchInstall)
-	if r.failed != "" || !strings.Contains(r.skipped, "apt-get install sysbench") {
-		t.Errorf("without %s: skipped %q failed %q", RequireEnv, r.skipped, r.failed)
-	}
-	t.Setenv(RequireEnv, "1")
-	r = &recorder{TB: t}
-	skip(r, "sysbench not found; install it: %s", sysbenchInstall)
-	if r.failed == "" || !strings.Contains(r.failed, "apt-get install sysbench") || !strings.Contains(r.failed, RequireEnv) {
-		t.Errorf("with %s=1: skipped %q failed %q", RequireEnv, r.skipped, r.failed)
 	}
 }
 

@@ -12,8 +12,8 @@
 // home folders, the process IDs, the users and the installed programs.
 //
 // When ip, sshd or root privileges are missing the tests skip, naming what
-// to install; with PERFBENCH_REQUIRE_INTEGRATION=1 they fail instead (see
-// package testdb).
+// to install; where integration tests are required they fail instead (see
+// package testenv).
 package testhosts
 
 import (
@@ -29,7 +29,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/internal/testenv"
 )
 
 // Set is a set of test hosts.
@@ -55,31 +55,15 @@ type Host struct {
 	Home string
 }
 
-const install = "apt-get install iproute2 openssh-server openssh-client util-linux"
+const install = "iproute2 openssh-server openssh-client util-linux"
 
-func skip(t testing.TB, format string, args ...any) {
+// need skips (or fails, see testenv.Skip) when test hosts cannot be made
+// here.
+func need(t testing.TB) {
 	t.Helper()
-	msg := fmt.Sprintf(format, args...)
-	if testdb.Required() {
-		t.Fatalf("%s (%s=1: integration tests must run)", msg, testdb.RequireEnv)
-	}
-	t.Skip(msg)
-}
-
-// Need skips (or fails, see testdb.RequireEnv) when test hosts cannot be
-// made here.
-func Need(t testing.TB) {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		skip(t, "test hosts need root (network namespaces)")
-	}
-	for _, bin := range []string{"ip", "ssh", "ssh-keygen", "unshare"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			skip(t, "%s not found; install it: %s", bin, install)
-		}
-	}
-	if _, err := os.Stat("/usr/sbin/sshd"); err != nil {
-		skip(t, "/usr/sbin/sshd not found; install it: %s", install)
+	testenv.NeedRoot(t, "making test hosts (network namespaces)")
+	for _, bin := range []string{"ip", "ssh", "ssh-keygen", "unshare", "/usr/sbin/sshd"} {
+		testenv.NeedBinary(t, bin, install)
 	}
 }
 
@@ -87,7 +71,7 @@ func Need(t testing.TB) {
 // every process in them) in t.Cleanup.
 func New(t testing.TB, n int) *Set {
 	t.Helper()
-	Need(t)
+	need(t)
 	root, err := moduleRoot()
 	if err != nil {
 		t.Fatal(err)

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/perfbench/perfbench/internal/proc/proctest"
 	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/mysqld/sandbox"
 )
 
@@ -192,14 +193,10 @@ func TestBasedirTree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	script, err := exec.LookPath("mariadb-install-db")
-	if err != nil {
-		t.Skip("mariadb-install-db not found; install it: apt-get install mariadb-server")
-	}
+	script := testenv.NeedBinary(t, "mariadb-install-db", "mariadb-server")
 	share := "/usr/share/mysql"
-	if _, err := os.Stat(filepath.Join(share, "english")); err != nil {
-		t.Skipf("no %s/english: this test builds its tree from a Debian MariaDB install", share)
-	}
+	_, err = os.Stat(filepath.Join(share, "english"))
+	testenv.SkipUnless(t, err, "this test builds its tree from a Debian MariaDB install: apt-get install mariadb-server", fs.ErrNotExist)
 	tree := filepath.Join(t.TempDir(), "usr")
 	for _, d := range []string{"sbin", "bin", "share"} {
 		os.MkdirAll(filepath.Join(tree, d), 0o755)
@@ -301,24 +298,28 @@ func TestStartFailureShowsErrorLog(t *testing.T) {
 // starts a server and is then killed with SIGKILL: the server must not
 // outlive it.
 func TestServerDiesWithParent(t *testing.T) {
-	if os.Getenv("SANDBOX_HELPER_DIR") != "" {
-		return
-	}
 	testdb.NeedServer(t)
-	dir := t.TempDir()
-	proctest.DiesWithParent(t, 60*time.Second, "TestHelperStartAndHang", "SANDBOX_HELPER_DIR="+dir)
+	proctest.DiesWithParent(t, 60*time.Second, "start-and-hang", t.TempDir())
 }
 
-func TestHelperStartAndHang(t *testing.T) {
-	dir := os.Getenv("SANDBOX_HELPER_DIR")
-	if dir == "" {
-		t.Skip("helper process for TestServerDiesWithParent")
+var helpers = testenv.Helpers{"start-and-hang": startAndHang}
+
+func TestMain(m *testing.M) {
+	if code, ok := helpers.Run(); ok {
+		os.Exit(code)
 	}
-	srv, err := sandbox.Start(context.Background(), sandbox.Config{Dir: dir, NoLoadUser: true, Options: []string{"--innodb-buffer-pool-size=64M"}})
+	os.Exit(m.Run())
+}
+
+// startAndHang, the helper of TestServerDiesWithParent, starts a server in
+// the folder args[0], says its pid and waits to be killed.
+func startAndHang(args []string) int {
+	srv, err := sandbox.Start(context.Background(), sandbox.Config{Dir: args[0], NoLoadUser: true, Options: []string{"--innodb-buffer-pool-size=64M"}})
 	if err != nil {
 		fmt.Println("error", err)
-		os.Exit(1)
+		return 1
 	}
 	fmt.Printf("pid %d\n", srv.Pid)
 	time.Sleep(time.Hour)
+	return 0
 }

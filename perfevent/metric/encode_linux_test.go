@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/perfevent"
 )
 
@@ -53,18 +53,17 @@ func fakeCorePMU(t *testing.T, intel bool) string {
 // mounted over /sys/bus/event_source/devices in a private mount namespace:
 // perf stat -vv prints the perf_event_attr it built before the open fails.
 func perfEncodings(t *testing.T, perf, root, cpuid string, names []string) map[string][3]uint64 {
+	t.Helper()
+	testenv.NeedRoot(t, "a private mount namespace (unshare -m)")
+	unshare := testenv.NeedBinary(t, "unshare", "util-linux")
 	script := `mount --bind "$1" /sys/bus/event_source/devices || exit 1; perf=$2; shift 2
 for e; do echo "=== $e"; "$perf" stat -vv -e "$e" -- true 2>&1; done`
 	args := append([]string{"-m", "sh", "-c", script, "sh", filepath.Join(root, "sys/bus/event_source/devices"), perf}, names...)
-	cmd := exec.Command("unshare", args...)
+	cmd := exec.Command(unshare, args...)
 	cmd.Env = append(os.Environ(), "PERF_CPUID="+cpuid, "LC_ALL=C")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		msg := "unshare -m with a bind mount failed (needs root and mount namespaces): " + err.Error() + ": " + strings.TrimSpace(string(out))
-		if testdb.Required() {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
+		t.Fatalf("bind-mount a fake sysfs in a private mount namespace (unshare -m): %v: %s", err, strings.TrimSpace(string(out)))
 	}
 	res := map[string][3]uint64{}
 	var cur string

@@ -12,21 +12,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/internal/testenv"
 )
 
-// needPerf returns the path of perf, skipping the test when it is missing
-// (a failure with PERFBENCH_REQUIRE_INTEGRATION=1).
+// needPerf returns the path of perf, the reference the tests compare with
+// (see testenv.NeedBinary).
 func needPerf(t *testing.T) string {
 	t.Helper()
-	p, err := exec.LookPath("perf")
-	if err != nil {
-		if testdb.Required() {
-			t.Fatalf("perf is not installed: apt-get install linux-perf (%s=1: integration tests must run)", testdb.RequireEnv)
-		}
-		t.Skip("perf is not installed: apt-get install linux-perf")
-	}
-	return p
+	return testenv.NeedBinary(t, "perf", "linux-perf")
 }
 
 // perfRelease is perf's "major.minor" from perf --version ("6.1").

@@ -11,33 +11,33 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfbench/perfbench/internal/testenv"
 )
 
 // DiesWithParent checks that a process does not outlive the process that
 // started it, even when that one is killed with SIGKILL: it runs this test
-// binary again as a helper process running only the test named test, with
-// env added to its environment (the helper test skips without it). The
-// helper starts the process and prints "pid N" on its standard output;
-// DiesWithParent checks that N runs, kills the helper with SIGKILL and fails
-// the test unless N exits within the given time.
-func DiesWithParent(t testing.TB, within time.Duration, test string, env ...string) {
+// binary again as the helper process helper with args (see
+// testenv.Helpers). The helper starts the process and prints "pid N" on its
+// standard output; DiesWithParent checks that N runs, kills the helper with
+// SIGKILL and fails the test unless N exits within the given time.
+func DiesWithParent(t testing.TB, within time.Duration, helper string, args ...string) {
 	t.Helper()
-	helper, pid := startHelper(t, test, env...)
+	cmd, pid := startHelper(t, helper, args...)
 	if !Alive(pid) {
 		t.Fatalf("pid %d does not run while the helper that started it does", pid)
 	}
-	_ = helper.Process.Kill()
-	_ = helper.Wait()
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
 	WaitGone(t, pid, within)
 }
 
 // startHelper starts the helper and returns it and the pid it says. A
 // helper still running at the end of the test is killed, and so is the
 // process it started.
-func startHelper(t testing.TB, test string, env ...string) (*exec.Cmd, int) {
+func startHelper(t testing.TB, helper string, args ...string) (*exec.Cmd, int) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^"+test+"$")
-	cmd.Env = append(os.Environ(), env...)
+	cmd := testenv.HelperCommand(t, helper, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func startHelper(t testing.TB, test string, env ...string) (*exec.Cmd, int) {
 	})
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if _, serr := fmt.Sscanf(line, "pid %d\n", &pid); serr != nil {
-		t.Fatalf("the helper %s did not say a pid: %q, %v", test, line, err)
+		t.Fatalf("the helper %s did not say a pid: %q, %v", helper, line, err)
 	}
 	return cmd, pid
 }

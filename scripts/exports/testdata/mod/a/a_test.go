@@ -1,0 +1,5 @@
+package a
+
+import "testing"
+
+func TestUnused(t *testing.T) { _ = Unused; unexported() }

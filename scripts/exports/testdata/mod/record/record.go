@@ -1,0 +1,4 @@
+// Package record is public: its names are not listed.
+package record
+
+func Anything() {}
