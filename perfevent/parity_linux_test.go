@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/perfbench/perfbench/internal/eventname"
 )
 
 // perfAttr is one perf_event_attr dump of perf stat -vv. Fields perf leaves
@@ -85,6 +87,7 @@ func lookPerf(t *testing.T) string {
 // perfbench accepts: each cache name alone, with one operation or result
 // word, and with an operation and a result in either order.
 func cacheSpellings() []string {
+	cacheTypes, cacheOps, cacheResults := eventname.CacheSpellings()
 	var out []string
 	for _, types := range cacheTypes {
 		for _, ty := range types {
