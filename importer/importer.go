@@ -303,10 +303,10 @@ func perfRecord(runs []*run, repeat int, sb *sysbench.Result, opts Options) *rec
 	}
 	switch {
 	case opts.Ops > 0:
-		rec.Ops = record.Ops{Source: "given", Count: opts.Ops}
+		rec.Ops = record.Ops{Source: "given", Count: opts.Ops, Counted: true}
 	case sb != nil && sb.TotalTime > 0 && sb.HasSQL && rec.Window.Seconds > 0:
 		qps := sb.Queries / sb.TotalTime
-		rec.Ops = record.Ops{Source: "client.queries", Count: qps * rec.Window.Seconds, Estimated: true}
+		rec.Ops = record.Ops{Source: "client.queries", Count: qps * rec.Window.Seconds, Counted: true, Estimated: true}
 		rec.Warn("ops estimated as sysbench's whole-run QPS (%.2f) × the perf window (%.3f s): the two are not aligned", qps, rec.Window.Seconds)
 	case sb != nil:
 		rec.Warn("no op count: the sysbench output has no query count or the window length is unknown")

@@ -52,7 +52,7 @@ func TestImportThreeAppendedRuns(t *testing.T) {
 		if err := r.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		if r.Kind != record.KindImported || r.Repeat != i+1 || r.Threads != 8 || r.Window.Seconds != el[i] || r.Ops != (record.Ops{Source: "given", Count: 1000}) {
+		if r.Kind != record.KindImported || r.Repeat != i+1 || r.Threads != 8 || r.Window.Seconds != el[i] || r.Ops != (record.Ops{Source: "given", Count: 1000, Counted: true}) {
 			t.Errorf("record %d: kind %s repeat %d threads %d seconds %v ops %+v", i, r.Kind, r.Repeat, r.Threads, r.Window.Seconds, r.Ops)
 		}
 		c := counter(t, r, "context-switches")
@@ -98,7 +98,7 @@ func TestImportMultiplexed(t *testing.T) {
 	if c := counter(t, r, "branch-misses"); c.Status != record.StatusNotCounted || c.Measured() {
 		t.Errorf("branch-misses %+v", c)
 	}
-	if !strings.Contains(strings.Join(r.Warnings, "\n"), "cycles ran 62.50% of the time") {
+	if !strings.Contains(strings.Join(r.WarningTexts(), "\n"), "cycles ran 62.50% of the time") {
 		t.Errorf("warnings %v", r.Warnings)
 	}
 	res = PerfStat([]string{ps("handmade-multiplexed-csv.txt")}, Options{Version: "v", Step: "s", Ops: 1, Seconds: 1})
@@ -168,7 +168,7 @@ func TestImportEventGroups(t *testing.T) {
 	if len(r.Counters) != 4 || counter(t, r, "context-switches").Group != 1 || counter(t, r, "page-faults").Group != 2 {
 		t.Errorf("counters %+v", r.Counters)
 	}
-	if !strings.Contains(strings.Join(r.Warnings, "\n"), "mix windows") {
+	if !strings.Contains(strings.Join(r.WarningTexts(), "\n"), "mix windows") {
 		t.Errorf("warnings %v", r.Warnings)
 	}
 }
@@ -196,7 +196,7 @@ func TestImportSysbench(t *testing.T) {
 	noProblems(t, res)
 	r := res.Records[0]
 	if r.Version != "base" || r.Step != "point-query_range=100" || r.Threads != 1 || r.Window.Seconds != 3.0004 ||
-		r.Ops != (record.Ops{Source: "client.queries", Count: 113350}) || r.Client.Queries != 113350 || r.Client.Whole {
+		r.Ops != (record.Ops{Source: "client.queries", Count: 113350, Counted: true}) || r.Client.Queries != 113350 || r.Client.Whole {
 		t.Errorf("record %+v", r)
 	}
 	res = Sysbench([]string{sb("interrupted.txt"), sb("lua-fatal.txt")}, Options{Version: "v", Step: "s"})
@@ -477,7 +477,7 @@ func TestImportSeriesMerged(t *testing.T) {
 	if _, ok := r.Series[0].Counters["page-faults"]; ok || r.Series[1].Counters["page-faults"] != 3 {
 		t.Errorf("page-faults: not counted in interval 2, so absent from point 1: %v / %v", r.Series[0].Counters, r.Series[1].Counters)
 	}
-	if !strings.Contains(strings.Join(r.Warnings, "\n"), "the 25 intervals of perf stat run 1 are merged 3 at a time into 9 series points") {
+	if !strings.Contains(strings.Join(r.WarningTexts(), "\n"), "the 25 intervals of perf stat run 1 are merged 3 at a time into 9 series points") {
 		t.Errorf("warnings %q", r.Warnings)
 	}
 	// At the limit nothing is merged.

@@ -63,7 +63,7 @@ func ApplyClient(r *record.Record, c *record.Client, op string) {
 		return
 	}
 	for _, w := range clientGaps(c, r.Window.Start, r.Window.End) {
-		r.Warnings = appendNew(r.Warnings, w)
+		r.WarnText(w)
 	}
 	if !IsClientOp(op) {
 		return
@@ -75,7 +75,7 @@ func ApplyClient(r *record.Record, c *record.Client, op string) {
 	if !c.Started.IsZero() {
 		ce := c.Started.Add(seconds(c.Seconds))
 		if total > 0 && c.Seconds > 0 && !c.Started.Before(ws.Add(-clientSlack)) && !ce.After(we.Add(clientSlack)) {
-			r.Ops.Count = total
+			r.Ops.Count, r.Ops.Counted = total, true
 			return
 		}
 		if len(c.Intervals) == 0 {
@@ -103,7 +103,7 @@ func ApplyClient(r *record.Record, c *record.Client, op string) {
 		}
 		// A part not covered is taken at the covered part's rate; over
 		// 1% of the window so taken, the count is marked estimated.
-		r.Ops.Count = n / covered
+		r.Ops.Count, r.Ops.Counted = n/covered, true
 		r.Ops.Estimated = covered < 0.99
 		cov := "all of it covered by intervals"
 		if covered < 0.9995 {
@@ -113,7 +113,7 @@ func ApplyClient(r *record.Record, c *record.Client, op string) {
 		return
 	}
 	if total > 0 && r.Window.Warmup == 0 && c.Seconds > 0 && c.Seconds <= r.Window.Seconds+clientSlack.Seconds() {
-		r.Ops.Count = total
+		r.Ops.Count, r.Ops.Counted = total, true
 		r.Warn("%s assumes the window covered the client's whole run: the client's start time is not known", op)
 		return
 	}

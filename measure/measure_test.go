@@ -293,7 +293,7 @@ func TestMeasureRolesWithoutPrivilege(t *testing.T) {
 		t.Fatalf("outcome %s: %s", r.Outcome, r.Error)
 	}
 	warned := false
-	for _, w := range r.Warnings {
+	for _, w := range r.WarningTexts() {
 		if strings.Contains(w, "performance_schema") {
 			warned = true
 		}
@@ -432,7 +432,7 @@ func TestMeasureProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	if r.Profile == "" {
-		for _, w := range r.Warnings {
+		for _, w := range r.WarningTexts() {
 			if strings.Contains(w, "no profile") && strings.Contains(w, "permission") {
 				t.Skipf("CPU-wide sampling is not allowed here: %s", w)
 			}

@@ -214,7 +214,7 @@ func (w *Window) Record() *record.Record {
 	}
 	r.Window = record.Window{Start: w.Total.Start, End: w.Total.End, Seconds: w.Total.Seconds()}
 	r.Counters = w.Total.RecordCounters()
-	r.Warnings = w.Warnings()
+	r.WarnText(w.Warnings()...)
 	r.Server = &record.Server{Pid: w.Pid, Exe: w.Exe}
 	t := 0.0
 	for _, s := range w.Series {

@@ -75,7 +75,7 @@ func TestReportIOPerOperation(t *testing.T) {
 
 	// Without /proc io: KB from the device, said under the CPU/IO tables,
 	// not under the task-clock or QPS tables.
-	v.Warnings = []string{analysis.ProcIONotMeasured + ": read_bytes, write_bytes, rchar, wchar, syscr and syscw are not measurements"}
+	v.Warnings = []record.Warning{{Code: record.WarnIONotMeasured, Text: "IO of the process not measured: read_bytes, write_bytes, rchar, wchar, syscr and syscw are not measurements"}}
 	rep, err = Build([]*record.Record{base, v}, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +98,7 @@ func TestReportIOPerOperation(t *testing.T) {
 		if got := strings.Contains(n, note); got != tc.want {
 			t.Errorf("%s %q: device note present %v, want %v:\n%s", tc.id, tc.title, got, tc.want, n)
 		}
-		if got := strings.Contains(n, analysis.ProcIONotMeasured); got != tc.want {
+		if got := strings.Contains(n, "IO of the process not measured"); got != tc.want {
 			t.Errorf("%s %q: the /proc io warning present %v, want %v", tc.id, tc.title, got, tc.want)
 		}
 	}

@@ -47,7 +47,7 @@ func TestRecordsNotWritten(t *testing.T) {
 	}
 	r.prog = newProgress(&progress, false, 0, nil, 0)
 	var errs []error
-	for i, outcome := range []string{record.OutcomeOK, record.OutcomeOK, record.OutcomeFailed} {
+	for i, outcome := range []record.Outcome{record.OutcomeOK, record.OutcomeOK, record.OutcomeFailed} {
 		rec := record.New(record.KindStep)
 		rec.Version, rec.Step, rec.Threads, rec.Repeat = "a", "point-query_range=100", 1, i+1
 		rec.Outcome = outcome

@@ -71,8 +71,8 @@ func (r *runner) measure(ctx context.Context, s *server, it plan.Item) *record.R
 	r.setAside(it)
 	rec := r.runStep(ctx, s, it)
 	r.identify(rec, it)
-	rec.Warnings = append(rec.Warnings, r.flushNotes[it.ID]...)
-	rec.Warnings = append(rec.Warnings, s.notes...)
+	rec.WarnText(r.flushNotes[it.ID]...)
+	rec.WarnText(s.notes...)
 	s.notes = nil
 	if rec.Server != nil && s.v.Managed != nil && rec.Server.Config == "" {
 		rec.Server.Config = s.v.Managed.Mycnf

@@ -446,7 +446,7 @@ func TestStatClientOpsCoverage(t *testing.T) {
 		sysbenchArgs(srv, "oltp_point_select", "--threads=2", "--time=5", "--report-interval=2")...)
 	r, errs := statRecord(t, args...)
 	cs, _ := r.Counter("context-switches")
-	w := strings.Join(r.Warnings, "|")
+	w := strings.Join(r.WarningTexts(), "|")
 	if r.Ops.Source != "client.queries" || r.Ops.Count != 0 || cs.PerOp != nil || !strings.Contains(w, "no client.queries count") || !strings.Contains(w, "--op Questions") {
 		t.Errorf("part covered: ops %+v, context-switches per op %v, warnings %q", r.Ops, cs.PerOp, r.Warnings)
 	}
@@ -788,7 +788,7 @@ func TestStatConcurrent(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		want := fmt.Sprintf("another perfbench (pid %d) was measuring this server at the same time", c.other)
-		if !strings.Contains(strings.Join(r.Warnings, "\n"), want) {
+		if !strings.Contains(strings.Join(r.WarningTexts(), "\n"), want) {
 			t.Errorf("%s stat's warnings %q do not say %q", c.name, r.Warnings, want)
 		}
 	}
