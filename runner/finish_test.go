@@ -169,6 +169,68 @@ socket = "/nonexistent/perfbench-test.sock"
 	}
 }
 
+// TestResumeSchema1: --resume takes the schema-1 Records of an earlier
+// perfbench as they are: an ok one counts as done and stays untouched, a
+// failed one is measured again and kept, byte for byte, in
+// records/.replaced/; neither is rewritten in schema 2.
+func TestResumeSchema1(t *testing.T) {
+	p := parsePlan(t, `
+[run]
+warmup = "1s"
+duration = "2s"
+[data]
+load = false
+[steps]
+list = ["point-query", "read-only_range=100"]
+[[version]]
+label = "a"
+socket = "/nonexistent/perfbench-test.sock"
+`)
+	out := t.TempDir()
+	recDir := filepath.Join(out, "records")
+	if err := os.MkdirAll(recDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ok := []byte(`{"schema":1,"kind":"step","outcome":"ok","host":"h","version":"a","step":"point-query_range=100","threads":1,"repeat":1,` +
+		`"ops":{"source":"Questions","count":1000,"per":1},"warnings":["cpu-cycles was multiplexed: counted 50.0% of the time, value scaled"]}` + "\n")
+	failed := []byte(`{"schema":1,"kind":"step","outcome":"failed","error":"server gone","host":"h","version":"a","step":"read-only_range=100","threads":1,"repeat":1}` + "\n")
+	okPath := filepath.Join(recDir, "a__point-query_range=100__t1__r1.json")
+	failedPath := filepath.Join(recDir, "a__read-only_range=100__t1__r1.json")
+	for f, b := range map[string][]byte{okPath: ok, failedPath: failed} {
+		if err := os.WriteFile(f, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var progress syncBuffer
+	r := &runner{plan: p, opts: Options{Resume: true, Progress: &progress}, recDir: recDir,
+		logDir: filepath.Join(out, "logs"), profDir: filepath.Join(out, "profiles"), sum: &Summary{}}
+	r.prog = newProgress(&progress, false, 0, nil, 0)
+	items, err := r.schedule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, it := range items {
+		if it.Action == plan.ActionMeasure {
+			ids = append(ids, it.ID)
+			r.setAside(it)
+		}
+	}
+	if len(ids) != 1 || !strings.Contains(ids[0], "read-only") || len(r.sum.Skipped) != 1 || len(r.unreadable) != 0 {
+		t.Fatalf("to measure %q, skipped %q, unreadable %v:\n%s", ids, r.sum.Skipped, r.unreadable, progress.String())
+	}
+	if b, err := os.ReadFile(okPath); err != nil || !bytes.Equal(b, ok) {
+		t.Errorf("the ok schema-1 Record was changed: %q, %v", b, err)
+	}
+	kept, _ := filepath.Glob(filepath.Join(recDir, ".replaced", "a__read-only_range=100__t1__r1.*.json"))
+	if len(kept) != 1 {
+		t.Fatalf("kept %v, want the failed Record", kept)
+	}
+	if b, _ := os.ReadFile(kept[0]); !bytes.Equal(b, failed) {
+		t.Errorf("the failed schema-1 Record was kept as %q", b)
+	}
+}
+
 // TestStepCommandSecrets: a suite step's sysbench, and a custom step's
 // {sysbench_options}, get the plan's password in a private option file,
 // removed afterwards, never on a command line;
