@@ -74,6 +74,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/eventname"
 	"github.com/perfbench/perfbench/perfstat"
 	"github.com/perfbench/perfbench/record"
 	"github.com/perfbench/perfbench/sysbench"
@@ -277,7 +278,8 @@ func perfRecord(runs []*run, repeat int, sb *sysbench.Result, opts Options) *rec
 				rc.Group = gi + 1
 			}
 			if c.Status == record.StatusScaled {
-				rec.Warn("%s ran %.2f%% of the time (multiplexed): its value is perf's scaled estimate", c.Event, c.Percent)
+				rec.AddWarning(record.Warning{Code: record.WarnMultiplexed, Events: []string{rc.Event},
+					Text: fmt.Sprintf("%s ran %.2f%% of the time (multiplexed): its value is perf's scaled estimate", c.Event, c.Percent)})
 			}
 			rec.Counters = append(rec.Counters, rc)
 		}
@@ -307,11 +309,11 @@ func perfRecord(runs []*run, repeat int, sb *sysbench.Result, opts Options) *rec
 	case sb != nil && sb.TotalTime > 0 && sb.HasSQL && rec.Window.Seconds > 0:
 		qps := sb.Queries / sb.TotalTime
 		rec.Ops = record.Ops{Source: "client.queries", Count: qps * rec.Window.Seconds, Counted: true, Estimated: true}
-		rec.Warn("ops estimated as sysbench's whole-run QPS (%.2f) × the perf window (%.3f s): the two are not aligned", qps, rec.Window.Seconds)
+		rec.Warnf(record.WarnOpsEstimated, "ops estimated as sysbench's whole-run QPS (%.2f) × the perf window (%.3f s): the two are not aligned", qps, rec.Window.Seconds)
 	case sb != nil:
-		rec.Warn("no op count: the sysbench output has no query count or the window length is unknown")
+		rec.Warnf(record.WarnOpsNotCounted, "no op count: the sysbench output has no query count or the window length is unknown")
 	default:
-		rec.Warn("no op count: give --ops or --sysbench for per-op values")
+		rec.Warnf(record.WarnOpsNotCounted, "no op count: give --ops or --sysbench for per-op values")
 	}
 	if rec.Threads == 0 {
 		// perf stat ran the sysbench command itself.
@@ -375,7 +377,7 @@ func targetPid(target string) int {
 // toRecordCounter converts a perf stat total into a Record counter; seconds
 // is the window's length, used as the enabled time of text output.
 func toRecordCounter(c perfstat.Counter, seconds float64) record.Counter {
-	rc := record.Counter{Event: c.Event, Status: c.Status, Unit: c.Unit}
+	rc := record.Counter{Event: eventname.Canonical(c.Event), Status: c.Status, Unit: c.Unit}
 	switch c.Status {
 	case record.StatusNotSupported:
 		rc.Reason = "perf stat printed <not supported>: the event could not be opened where perf ran (no PMU or no such event)"

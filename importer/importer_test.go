@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -582,4 +583,41 @@ func FuzzImportPerfStat(f *testing.F) {
 			t.Fatalf("empty input: failures %v", res.Failures)
 		}
 	})
+}
+
+// perf stat prints an event as the user spelled it: the Record keys it by
+// its canonical name, in the totals, the series and the multiplexing
+// warning, so that it compares with Records measured under the other
+// spelling.
+func TestImportCanonicalNames(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	totals := write("totals.csv", "797.38,msec,task-clock,797382577,100.00,0.795,CPUs utilized\n"+
+		"49405,,cs,797395726,100.00,61.959,K/sec\n"+
+		"2845112930,,cpu-cycles,498370000,62.50,3.568,GHz\n")
+	r := PerfStat([]string{totals}, Options{Version: "v", Step: "s", Ops: 1, Seconds: 1}).Records[0]
+	var names []string
+	for _, c := range r.Counters {
+		names = append(names, c.Event)
+	}
+	if !slices.Equal(names, []string{"task-clock", "context-switches", "cycles"}) {
+		t.Errorf("counters %q", names)
+	}
+	i := slices.IndexFunc(r.Warnings, func(w record.Warning) bool { return w.Code == record.WarnMultiplexed })
+	if i < 0 || !slices.Equal(r.Warnings[i].Events, []string{"cycles"}) || !strings.HasPrefix(r.Warnings[i].Text, "cpu-cycles ran 62.50% of the time") {
+		t.Errorf("warnings %+v", r.Warnings)
+	}
+
+	series := write("interval.csv", "     1.001047874,87162,,cs,1253280039,100.00,69.546,K/sec\n"+
+		"     2.002095748,87000,,cs,1253280039,100.00,69.546,K/sec\n")
+	r = PerfStat([]string{series}, Options{Version: "v", Step: "s", Ops: 1}).Records[0]
+	if len(r.Series) != 2 || r.Series[0].Counters["context-switches"] != 87162 || len(r.Series[0].Counters) != 1 || r.Counters[0].Event != "context-switches" {
+		t.Errorf("series %+v counters %+v", r.Series, r.Counters)
+	}
 }

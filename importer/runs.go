@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perfbench/perfbench/internal/eventname"
 	"github.com/perfbench/perfbench/perfstat"
 	"github.com/perfbench/perfbench/record"
 	"github.com/perfbench/perfbench/sysbench"
@@ -253,8 +254,9 @@ func (b *runBuilder) addPoint(w *perfstat.Window, totals []perfstat.Counter) {
 	b.point.Seconds += w.Seconds()
 	for _, c := range totals {
 		if c.Measured() {
-			b.point.Counters[c.Event] += c.Value
-			b.pointHas[c.Event]++
+			name := eventname.Canonical(c.Event)
+			b.point.Counters[name] += c.Value
+			b.pointHas[name]++
 		}
 	}
 	if b.pointN == b.r.merged {
