@@ -575,7 +575,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 				n, err := diff.Ops(*s.op)
 				r.Ops = record.Ops{Source: s.op.Source(), Per: s.op.Per}
 				if err != nil {
-					r.Warn(noOpCount+": %v", err)
+					r.Warnf(record.WarnOpsNotCounted, noOpCount+": %v", err)
 				} else {
 					r.Ops.Count, r.Ops.Counted = n, true
 				}
