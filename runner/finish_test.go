@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"syscall"
@@ -228,6 +229,36 @@ socket = "/nonexistent/perfbench-test.sock"
 	}
 	if b, _ := os.ReadFile(kept[0]); !bytes.Equal(b, failed) {
 		t.Errorf("the failed schema-1 Record was kept as %q", b)
+	}
+}
+
+// TestRecordGroup: a Record carries its step's group, the plan's when it
+// gives one (the checkpoint step of the plan's documentation is a write
+// step, though its name says nothing), else the suite's.
+func TestRecordGroup(t *testing.T) {
+	p := parsePlan(t, `
+[steps]
+list = ["point-query", "update-index", "checkpoint", "scan"]
+[[steps.custom]]
+name = "checkpoint"
+command = ["sh", "-c", "sleep {time}"]
+group = "writes"
+[[version]]
+label = "a"
+socket = "/s"
+`)
+	r := &runner{plan: p}
+	got := map[string]string{}
+	for _, it := range p.Expand() {
+		if it.Action == plan.ActionMeasure {
+			rec := record.New(record.KindStep)
+			r.identify(rec, it)
+			got[rec.Step] = rec.Group
+		}
+	}
+	want := map[string]string{"point-query_range=100": "point", "update-index_range=100": "writes", "checkpoint": "writes", "scan_range=100": "range"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("groups %v, want %v", got, want)
 	}
 }
 

@@ -47,6 +47,7 @@ func (r *runner) newRecord(it plan.Item) *record.Record {
 func (r *runner) identify(rec *record.Record, it plan.Item) {
 	rec.Kind = record.KindStep
 	rec.Version, rec.Step, rec.Threads, rec.Repeat = it.Version.Label, it.Step.Label, it.Threads, it.Repeat
+	rec.Group = string(it.Step.Group)
 	if rec.Provenance.Hostname == "" {
 		rec.Provenance.Hostname = r.prov.Hostname
 	}
