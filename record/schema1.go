@@ -35,8 +35,8 @@ func parseSchema1(data []byte) (*Record, error) {
 func convertSchema1(r *Record, texts []string) {
 	r.Schema = SchemaVersion
 	r.Warnings = nil
-	for _, t := range texts {
-		r.AddWarning(classify(t, r.Ops.Source))
+	for _, t := range texts { // all kept, as written
+		r.Warnings = append(r.Warnings, classify(t, r.Ops.Source))
 	}
 	r.Ops.Counted = r.Ops.Source != "" && r.Outcome != OutcomeFailed
 	for _, t := range texts {
