@@ -96,12 +96,11 @@ func TestRecordsNotWritten(t *testing.T) {
 	}
 }
 
-// TestUnreadableRecords: files at a measurement's Record path that are not
-// its Record (a newer schema, a truncated file) are not replaced without
-// --resume: the run refuses, naming the file and why; with --resume they
-// are moved to records/.replaced/ when their measurement runs again.
-func TestUnreadableRecords(t *testing.T) {
-	p := parsePlan(t, `
+// absentServerPlan is a plan of two steps on a server that is not there, with
+// its output folder and the folder's empty records/.
+func absentServerPlan(t *testing.T) (p *plan.Plan, out, recDir string) {
+	t.Helper()
+	p = parsePlan(t, `
 [run]
 warmup = "1s"
 duration = "2s"
@@ -113,11 +112,28 @@ list = ["point-query", "read-only_range=100"]
 label = "a"
 socket = "/nonexistent/perfbench-test.sock"
 `)
-	out := t.TempDir()
-	recDir := filepath.Join(out, "records")
+	out = t.TempDir()
+	recDir = filepath.Join(out, "records")
 	if err := os.MkdirAll(recDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return p, out, recDir
+}
+
+// resuming is a runner of p with --resume into out, not started.
+func resuming(p *plan.Plan, out string, progress *syncBuffer) *runner {
+	r := &runner{plan: p, opts: Options{Resume: true, Progress: progress}, recDir: filepath.Join(out, "records"),
+		logDir: filepath.Join(out, "logs"), profDir: filepath.Join(out, "profiles"), sum: &Summary{}}
+	r.prog = newProgress(progress, false, 0, nil, 0)
+	return r
+}
+
+// TestUnreadableRecords: files at a measurement's Record path that are not
+// its Record (a newer schema, a truncated file) are not replaced without
+// --resume: the run refuses, naming the file and why; with --resume they
+// are moved to records/.replaced/ when their measurement runs again.
+func TestUnreadableRecords(t *testing.T) {
+	p, out, recDir := absentServerPlan(t)
 	future := []byte(`{"schema":7,"kind":"step","outcome":"ok","version":"a","step":"point-query_range=100","threads":1,"repeat":1}` + "\n")
 	truncated := []byte(`{"schema":1,"kind":"step","outcome":"ok","version":"a","step":"read-only_range=100","thr`)
 	files := map[string][]byte{
@@ -143,9 +159,7 @@ socket = "/nonexistent/perfbench-test.sock"
 
 	// With --resume they are set aside when their measurement runs.
 	progress = syncBuffer{}
-	r := &runner{plan: p, opts: Options{Resume: true, Progress: &progress}, recDir: recDir,
-		logDir: filepath.Join(out, "logs"), profDir: filepath.Join(out, "profiles"), sum: &Summary{}}
-	r.prog = newProgress(&progress, false, 0, nil, 0)
+	r := resuming(p, out, &progress)
 	items, err := r.schedule()
 	if err != nil || plan.Measurements(items) != 2 || len(r.unreadable) != 2 {
 		t.Fatalf("schedule with --resume: %d measurements, %d unreadable, %v", plan.Measurements(items), len(r.unreadable), err)
@@ -175,23 +189,7 @@ socket = "/nonexistent/perfbench-test.sock"
 // failed one is measured again and kept, byte for byte, in
 // records/.replaced/; neither is rewritten in schema 2.
 func TestResumeSchema1(t *testing.T) {
-	p := parsePlan(t, `
-[run]
-warmup = "1s"
-duration = "2s"
-[data]
-load = false
-[steps]
-list = ["point-query", "read-only_range=100"]
-[[version]]
-label = "a"
-socket = "/nonexistent/perfbench-test.sock"
-`)
-	out := t.TempDir()
-	recDir := filepath.Join(out, "records")
-	if err := os.MkdirAll(recDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	p, out, recDir := absentServerPlan(t)
 	ok := []byte(`{"schema":1,"kind":"step","outcome":"ok","host":"h","version":"a","step":"point-query_range=100","threads":1,"repeat":1,` +
 		`"ops":{"source":"Questions","count":1000,"per":1},"warnings":["cpu-cycles was multiplexed: counted 50.0% of the time, value scaled"]}` + "\n")
 	failed := []byte(`{"schema":1,"kind":"step","outcome":"failed","error":"server gone","host":"h","version":"a","step":"read-only_range=100","threads":1,"repeat":1}` + "\n")
@@ -203,9 +201,7 @@ socket = "/nonexistent/perfbench-test.sock"
 		}
 	}
 	var progress syncBuffer
-	r := &runner{plan: p, opts: Options{Resume: true, Progress: &progress}, recDir: recDir,
-		logDir: filepath.Join(out, "logs"), profDir: filepath.Join(out, "profiles"), sum: &Summary{}}
-	r.prog = newProgress(&progress, false, 0, nil, 0)
+	r := resuming(p, out, &progress)
 	items, err := r.schedule()
 	if err != nil {
 		t.Fatal(err)
