@@ -258,7 +258,7 @@ func perfRecord(runs []*run, repeat int, sb *sysbench.Result, opts Options) *rec
 		setIf(origin, "perf.started"+sfx, w.Started)
 		if w.Repeats > 0 {
 			origin["perf.repeats"+sfx] = strconv.Itoa(w.Repeats)
-			rec.Warn("counts are means of %d runs (perf stat -r %d)", w.Repeats, w.Repeats)
+			rec.Warnf(record.WarnGeneral, "counts are means of %d runs (perf stat -r %d)", w.Repeats, w.Repeats)
 		}
 		if w.HasUserSys {
 			origin["perf.user_seconds"+sfx] = strconv.FormatFloat(w.User, 'f', -1, 64)
@@ -290,7 +290,7 @@ func perfRecord(runs []*run, repeat int, sb *sysbench.Result, opts Options) *rec
 		if r.intervals > 1 || w.Interval > 0 {
 			rec.Series = append(rec.Series, r.series...)
 			if r.merged > 1 {
-				rec.Warn("%s: the %d intervals of perf stat run %d are merged %d at a time into %d series points (a Record keeps at most %d): each point adds up its intervals' counts",
+				rec.Warnf(record.WarnGeneral, "%s: the %d intervals of perf stat run %d are merged %d at a time into %d series points (a Record keeps at most %d): each point adds up its intervals' counts",
 					r.file, r.intervals, w.Run, r.merged, len(r.series), MaxSeries)
 			}
 		}
@@ -301,7 +301,7 @@ func perfRecord(runs []*run, repeat int, sb *sysbench.Result, opts Options) *rec
 	}
 	rec.Window.Seconds = total / float64(len(secs))
 	if rec.Window.Seconds <= 0 {
-		rec.Warn("window length unknown (perf stat -x and -j print none): give --seconds for per-second values and sysbench-derived op counts")
+		rec.Warnf(record.WarnGeneral, "window length unknown (perf stat -x and -j print none): give --seconds for per-second values and sysbench-derived op counts")
 	}
 	switch {
 	case opts.Ops > 0:

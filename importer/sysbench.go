@@ -94,9 +94,9 @@ func sysbenchRecord(sb *sysbench.Result, file string, repeat int, opts Options) 
 	}
 	for _, w := range sb.Warnings {
 		if w.Line > 0 {
-			rec.Warn("%s:%d: %s", file, w.Line, w.Msg)
+			rec.Warnf(record.WarnGeneral, "%s:%d: %s", file, w.Line, w.Msg)
 		} else {
-			rec.Warn("%s: %s", file, w.Msg)
+			rec.Warnf(record.WarnGeneral, "%s: %s", file, w.Msg)
 		}
 	}
 	if !sb.Complete {
