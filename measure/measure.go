@@ -405,7 +405,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		p := record.Point{Seconds: d.Seconds(), Counters: map[string]float64{}}
 		for _, ec := range d.Events {
 			if ec.Status.Measured() {
-				p.Counters[ec.Event.Name] = ec.Value
+				p.Counters[ec.Event.RecordName()] = ec.Value
 			}
 		}
 		var st *mysqld.Status

@@ -506,12 +506,8 @@ func (r Reading) RecordCounters() []record.Counter {
 	for i, ec := range r.Events {
 		// Records carry the catalogue spelling ("context-switches" for
 		// "cs"), so Records written from different spellings compare.
-		name := ec.Event.Canonical
-		if name == "" {
-			name = ec.Event.Name
-		}
 		c := record.Counter{
-			Event:   name,
+			Event:   ec.Event.RecordName(),
 			Group:   ec.Group,
 			Raw:     ec.Count.Raw,
 			Enabled: ec.Count.Enabled,

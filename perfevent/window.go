@@ -222,7 +222,7 @@ func (w *Window) Record() *record.Record {
 		p := record.Point{T: t, Seconds: s.Seconds(), Counters: map[string]float64{}}
 		for _, ec := range s.Events {
 			if ec.Status.Measured() {
-				p.Counters[ec.Event.Name] = ec.Value
+				p.Counters[ec.Event.RecordName()] = ec.Value
 			}
 		}
 		r.Series = append(r.Series, p)

@@ -127,6 +127,32 @@ func TestStatProcessJSON(t *testing.T) {
 	}
 }
 
+// TestStatIntervalAlias: an event given under another spelling (-e cs) is
+// keyed by its canonical name in the totals and in every interval point,
+// so the interval table prints its counts, not "not counted".
+func TestStatIntervalAlias(t *testing.T) {
+	needLinux(t)
+	busy(t)
+	args := []string{"stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", "cs,task-clock", "--duration", "300ms", "--interval", "100ms"}
+	r, _ := statRecord(t, append(args, "--format", "json")...)
+	if c, ok := r.Counter("context-switches"); !ok || c.Status != record.StatusCounted {
+		t.Errorf("context-switches total %+v", c)
+	}
+	if len(r.Series) < 2 {
+		t.Fatalf("%d series points", len(r.Series))
+	}
+	for i, p := range r.Series {
+		if _, ok := p.Counters["context-switches"]; !ok || len(p.Counters) != 2 {
+			t.Errorf("point %d counters %v, want context-switches and task-clock", i, p.Counters)
+		}
+	}
+	code, out, errs := runCLI(t, args...)
+	_, table, found := strings.Cut(out, "context-switches  task-clock")
+	if code != exitOK || !found || strings.Count(table, "\n") < 3 || strings.Contains(table, "not counted") {
+		t.Errorf("exit %d, stderr %q, interval table:\n%s", code, errs, out)
+	}
+}
+
 func TestStatNotAServer(t *testing.T) {
 	needLinux(t)
 	code, out, errs := runCLI(t, "stat", "--pid", strconv.Itoa(os.Getpid()), "-e", "task-clock", "--duration", "100ms")
