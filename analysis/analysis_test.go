@@ -565,10 +565,10 @@ func TestWarningsGrouped(t *testing.T) {
 	for _, step := range []string{"point-query_range=100", "update-index_range=100"} {
 		for rep := 1; rep <= 2; rep++ {
 			b := stepRecord("base", step, rep, 1000)
-			b.Warnings = []string{"performance_schema is off"}
+			b.Warnings = []record.Warning{{Code: record.WarnGeneral, Text: "performance_schema is off"}}
 			v := stepRecord("new", step, rep, 900)
 			if step == "update-index_range=100" && rep == 2 {
-				v.Warnings = []string{"3 threads exited"}
+				v.Warnings = []record.Warning{{Code: record.WarnGeneral, Text: "3 threads exited"}}
 			}
 			recs = append(recs, b, v)
 		}
@@ -622,7 +622,7 @@ func TestComputeIOSources(t *testing.T) {
 
 	// Without /proc io (osstat's warning): KB from the sectors, noted as
 	// device-wide, under the IO topic.
-	r.Warnings = []string{ProcIONotMeasured + ": read_bytes, write_bytes, rchar, wchar, syscr and syscw are not measurements"}
+	r.Warnings = []record.Warning{{Code: record.WarnIONotMeasured, Text: "IO of the process not measured: read_bytes, write_bytes, rchar, wchar, syscr and syscw are not measurements"}}
 	p = Compute(r, Options{})
 	if c := p.Get(ReadKBPerOp); !near(c.Value, 4) { // 16000 × 512 / 1024 / 2000
 		t.Errorf("rKB/o from sectors = %+v, want 4", c)
@@ -660,20 +660,6 @@ func TestComputeEstimatedOps(t *testing.T) {
 	if r := c.ThroughputRatio(record.Key{Host: "h", Version: "new", Step: "point-query", Threads: 1}); !r.Estimated || !near(r.Value, 0.8) {
 		t.Errorf("rQPS = %+v, want 0.8 estimated", r)
 	}
-
-	// A Record imported before Ops.Estimated existed: the importer's
-	// warning, a whole-run client and client ops.
-	old := stepRecord("v", "point-query", 1, 1000, counted("instructions", 2e7))
-	old.Kind, old.Ops.Source = record.KindImported, "client.queries"
-	old.Client = &record.Client{Tool: "sysbench", Whole: true}
-	old.Warnings = []string{"ops estimated as sysbench's whole-run QPS (100.00) × the perf window (10.000 s): the two are not aligned"}
-	if !OpsEstimated(old) {
-		t.Error("an old import with the estimate warning is not estimated")
-	}
-	old.Kind = record.KindStep // the runner's Records count client ops over the window
-	if OpsEstimated(old) {
-		t.Error("a step Record is estimated")
-	}
 }
 
 func TestRatioFlags(t *testing.T) {
@@ -701,34 +687,39 @@ func TestRatioFlags(t *testing.T) {
 	}
 }
 
+// A warning concerns the tables of its code's topic; multiplexed and
+// not-counted ones those of their events.
 func TestClassifyWarning(t *testing.T) {
 	for _, tc := range []struct {
-		text   string
+		w      record.Warning
 		topic  Topic
 		events []string
 	}{
-		{"performance_schema is off: roles come from the processlist, thread names and /proc", TopicRoles, nil},
-		{"1 threads started inside the window (innodb-pool 1): their counts are in the role of the thread that created them", TopicRoles, nil},
-		{"IO of the process not measured: read_bytes, write_bytes, rchar, wchar, syscr and syscw are not measurements", TopicIO, nil},
-		{"cache-misses was multiplexed: counted 62.0% of the time, value scaled", TopicCounters, []string{"cache-misses"}},
-		{"cycles ran 50.00% of the time (multiplexed): its value is perf's scaled estimate", TopicCounters, []string{"cycles"}},
-		{"LLC-loads, LLC-load-misses not counted: never scheduled", TopicCounters, []string{"LLC-loads", "LLC-load-misses"}},
-		{"3 threads exited inside the window: context switches they made after its start are not counted", TopicCPU, nil},
-		{"partial window (4 s): interrupted", TopicGeneral, nil},
-		{"ops estimated as sysbench's whole-run QPS (100.00) × the perf window (10.000 s)", TopicGeneral, nil},
+		{record.Warning{Code: record.WarnRoles}, TopicRoles, nil},
+		{record.Warning{Code: record.WarnRoles, Roles: []string{"innodb-pool"}}, TopicRoles, nil},
+		{record.Warning{Code: record.WarnIONotMeasured}, TopicIO, nil},
+		{record.Warning{Code: record.WarnIO}, TopicIO, nil},
+		{record.Warning{Code: record.WarnMultiplexed, Events: []string{"cache-misses"}}, TopicCounters, []string{"cache-misses"}},
+		{record.Warning{Code: record.WarnNotCounted, Events: []string{"LLC-loads", "LLC-load-misses"}}, TopicCounters, []string{"LLC-loads", "LLC-load-misses"}},
+		{record.Warning{Code: record.WarnCSSplit}, TopicCPU, nil},
+		{record.Warning{Code: record.WarnHostCPUNotMeasured}, TopicCPU, nil},
+		{record.Warning{Code: record.WarnGeneral}, TopicGeneral, nil},
+		{record.Warning{Code: record.WarnOpsEstimated}, TopicGeneral, nil},
+		{record.Warning{Code: record.WarnOpsNotCounted}, TopicGeneral, nil},
 	} {
-		n := ClassifyWarning(tc.text)
-		if n.Topic != tc.topic || !reflect.DeepEqual(n.Events, tc.events) {
-			t.Errorf("%q: topic %b events %q, want %b %q", tc.text, n.Topic, n.Events, tc.topic, tc.events)
+		tc.w.Text = "text of " + string(tc.w.Code)
+		n := ClassifyWarning(tc.w)
+		if n.Topic != tc.topic || !reflect.DeepEqual(n.Events, tc.events) || n.Text != tc.w.Text {
+			t.Errorf("%+v: topic %b events %q text %q, want %b %q", tc.w, n.Topic, n.Events, n.Text, tc.topic, tc.events)
 		}
 	}
 	// A counter note concerns tables of its events only; a general note
 	// every table.
-	mux := ClassifyWarning("cache-misses was multiplexed: counted 62% of the window")
+	mux := ClassifyWarning(record.Warning{Code: record.WarnMultiplexed, Events: []string{"cache-misses"}, Text: "cache-misses was multiplexed: counted 62% of the window"})
 	if mux.Concerns(TopicGeneral, []string{}) || mux.Concerns(TopicGeneral|TopicCounters, []string{"cycles"}) || !mux.Concerns(TopicCounters, []string{"cache-misses"}) || !mux.Concerns(TopicCounters, nil) {
 		t.Error("multiplexing note concerns the wrong tables")
 	}
-	if !ClassifyWarning("anything").Concerns(TopicGeneral, []string{}) {
+	if !ClassifyWarning(record.Warning{Code: record.WarnGeneral, Text: "anything"}).Concerns(TopicGeneral, []string{}) {
 		t.Error("a general note is left out")
 	}
 }

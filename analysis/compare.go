@@ -611,7 +611,7 @@ func (c *Comparison) Warnings(keys []record.Key, topics Topic, events []string) 
 			}
 			for _, w := range r.Warnings {
 				if ClassifyWarning(w).Concerns(topics, events) {
-					add(k, r.Repeat, w)
+					add(k, r.Repeat, w.Text)
 				}
 			}
 			for _, n := range s.PerOp[i].Notes {

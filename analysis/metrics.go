@@ -508,45 +508,16 @@ func quotient(x, y Cell, den string, scale float64) Cell {
 	return Combine(x, y, func(a, b float64) float64 { return a / b * scale })
 }
 
-// ProcIONotMeasured begins the Record warning osstat writes when it could
-// not read /proc/PID/io: read_bytes and write_bytes are then not
-// measurements.
-const ProcIONotMeasured = "IO of the process not measured"
-
 // HasProcIO reports whether the Record's read_bytes and write_bytes were read
 // from the server's /proc/PID/io: it has /proc deltas and no warning says the
 // IO was not measured.
 func HasProcIO(r *record.Record) bool {
-	if r.OS == nil {
-		return false
-	}
-	for _, w := range r.Warnings {
-		if strings.HasPrefix(w, ProcIONotMeasured) {
-			return false
-		}
-	}
-	return true
+	return r.OS != nil && !slices.ContainsFunc(r.Warnings, func(w record.Warning) bool { return w.Code == record.WarnIONotMeasured })
 }
 
 // OpsEstimated reports whether the Record's op count was estimated rather
-// than counted in its window: record.Ops.Estimated, or, for Records
-// imported before that field existed, an imported perf stat window whose
-// ops are the client's (a whole-run sysbench report) with the importer's
-// warning that they were estimated.
-func OpsEstimated(r *record.Record) bool {
-	if r.Ops.Estimated {
-		return true
-	}
-	if r.Kind != record.KindImported || r.Client == nil || !r.Client.Whole || !strings.HasPrefix(r.Ops.Source, "client.") {
-		return false
-	}
-	for _, w := range r.Warnings {
-		if strings.HasPrefix(w, "ops estimated as") {
-			return true
-		}
-	}
-	return false
-}
+// than counted in its window (record.Ops.Estimated).
+func OpsEstimated(r *record.Record) bool { return r.Ops.Estimated }
 
 func orDefault(s, d string) string {
 	if s == "" {

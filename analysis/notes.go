@@ -1,9 +1,6 @@
 package analysis
 
-import (
-	"regexp"
-	"strings"
-)
+import "github.com/perfbench/perfbench/record"
 
 // Topic is what part of a report a note bears on, so that a report prints
 // it only under the tables it concerns. Topics are bits: a table takes the
@@ -62,36 +59,21 @@ func (n Note) Concerns(topics Topic, events []string) bool {
 	return false
 }
 
-var (
-	multiplexedWarning = regexp.MustCompile(`^(\S+) (was multiplexed|ran [0-9.]+% of the time)`)
-	notCountedWarning  = regexp.MustCompile(`^([^:]+) not counted: `)
-	roleWord           = regexp.MustCompile(`\broles?\b`)
-)
-
-// ClassifyWarning tells what a Record warning concerns from its text:
-// thread roles, the server's IO, its CPU time and context switches from
-// /proc, or particular counters (multiplexed, not counted). Anything it
-// does not recognize concerns every table (TopicGeneral).
-func ClassifyWarning(text string) Note {
-	n := Note{Text: text, Topic: TopicGeneral}
-	lower := strings.ToLower(text)
-	switch {
-	case roleWord.MatchString(lower):
+// ClassifyWarning tells what a Record warning concerns, by its code: thread
+// roles, the server's IO, its CPU time and context switches from /proc, or
+// particular counters (multiplexed, not counted: its events). Any other
+// code concerns every table (TopicGeneral).
+func ClassifyWarning(w record.Warning) Note {
+	n := Note{Text: w.Text, Topic: TopicGeneral}
+	switch w.Code {
+	case record.WarnRoles:
 		n.Topic = TopicRoles
-	case strings.HasPrefix(text, ProcIONotMeasured), strings.Contains(text, "read_bytes"), strings.Contains(text, "write_bytes"):
+	case record.WarnIONotMeasured, record.WarnIO:
 		n.Topic = TopicIO
-	case strings.HasPrefix(text, "host CPU not measured"), strings.Contains(text, "context switches they made"),
-		strings.Contains(text, "their context switches are not counted"):
+	case record.WarnHostCPUNotMeasured, record.WarnCSSplit:
 		n.Topic = TopicCPU
-	default:
-		if m := multiplexedWarning.FindStringSubmatch(text); m != nil {
-			n.Topic, n.Events = TopicCounters, []string{m[1]}
-		} else if m := notCountedWarning.FindStringSubmatch(text); m != nil {
-			n.Topic = TopicCounters
-			for _, e := range strings.Split(m[1], ",") {
-				n.Events = append(n.Events, strings.TrimSpace(e))
-			}
-		}
+	case record.WarnMultiplexed, record.WarnNotCounted:
+		n.Topic, n.Events = TopicCounters, w.Events
 	}
 	return n
 }

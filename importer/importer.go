@@ -74,6 +74,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/eventname"
 	"github.com/perfbench/perfbench/perfstat"
 	"github.com/perfbench/perfbench/record"
 	"github.com/perfbench/perfbench/sysbench"
@@ -257,7 +258,7 @@ func perfRecord(runs []*run, repeat int, sb *sysbench.Result, opts Options) *rec
 		setIf(origin, "perf.started"+sfx, w.Started)
 		if w.Repeats > 0 {
 			origin["perf.repeats"+sfx] = strconv.Itoa(w.Repeats)
-			rec.Warn("counts are means of %d runs (perf stat -r %d)", w.Repeats, w.Repeats)
+			rec.Warnf(record.WarnGeneral, "counts are means of %d runs (perf stat -r %d)", w.Repeats, w.Repeats)
 		}
 		if w.HasUserSys {
 			origin["perf.user_seconds"+sfx] = strconv.FormatFloat(w.User, 'f', -1, 64)
@@ -277,7 +278,8 @@ func perfRecord(runs []*run, repeat int, sb *sysbench.Result, opts Options) *rec
 				rc.Group = gi + 1
 			}
 			if c.Status == record.StatusScaled {
-				rec.Warn("%s ran %.2f%% of the time (multiplexed): its value is perf's scaled estimate", c.Event, c.Percent)
+				rec.AddWarning(record.Warning{Code: record.WarnMultiplexed, Events: []string{rc.Event},
+					Text: fmt.Sprintf("%s ran %.2f%% of the time (multiplexed): its value is perf's scaled estimate", c.Event, c.Percent)})
 			}
 			rec.Counters = append(rec.Counters, rc)
 		}
@@ -288,7 +290,7 @@ func perfRecord(runs []*run, repeat int, sb *sysbench.Result, opts Options) *rec
 		if r.intervals > 1 || w.Interval > 0 {
 			rec.Series = append(rec.Series, r.series...)
 			if r.merged > 1 {
-				rec.Warn("%s: the %d intervals of perf stat run %d are merged %d at a time into %d series points (a Record keeps at most %d): each point adds up its intervals' counts",
+				rec.Warnf(record.WarnGeneral, "%s: the %d intervals of perf stat run %d are merged %d at a time into %d series points (a Record keeps at most %d): each point adds up its intervals' counts",
 					r.file, r.intervals, w.Run, r.merged, len(r.series), MaxSeries)
 			}
 		}
@@ -299,19 +301,19 @@ func perfRecord(runs []*run, repeat int, sb *sysbench.Result, opts Options) *rec
 	}
 	rec.Window.Seconds = total / float64(len(secs))
 	if rec.Window.Seconds <= 0 {
-		rec.Warn("window length unknown (perf stat -x and -j print none): give --seconds for per-second values and sysbench-derived op counts")
+		rec.Warnf(record.WarnGeneral, "window length unknown (perf stat -x and -j print none): give --seconds for per-second values and sysbench-derived op counts")
 	}
 	switch {
 	case opts.Ops > 0:
-		rec.Ops = record.Ops{Source: "given", Count: opts.Ops}
+		rec.Ops = record.Ops{Source: "given", Count: opts.Ops, Counted: true}
 	case sb != nil && sb.TotalTime > 0 && sb.HasSQL && rec.Window.Seconds > 0:
 		qps := sb.Queries / sb.TotalTime
-		rec.Ops = record.Ops{Source: "client.queries", Count: qps * rec.Window.Seconds, Estimated: true}
-		rec.Warn("ops estimated as sysbench's whole-run QPS (%.2f) × the perf window (%.3f s): the two are not aligned", qps, rec.Window.Seconds)
+		rec.Ops = record.Ops{Source: "client.queries", Count: qps * rec.Window.Seconds, Counted: true, Estimated: true}
+		rec.Warnf(record.WarnOpsEstimated, "ops estimated as sysbench's whole-run QPS (%.2f) × the perf window (%.3f s): the two are not aligned", qps, rec.Window.Seconds)
 	case sb != nil:
-		rec.Warn("no op count: the sysbench output has no query count or the window length is unknown")
+		rec.Warnf(record.WarnOpsNotCounted, "no op count: the sysbench output has no query count or the window length is unknown")
 	default:
-		rec.Warn("no op count: give --ops or --sysbench for per-op values")
+		rec.Warnf(record.WarnOpsNotCounted, "no op count: give --ops or --sysbench for per-op values")
 	}
 	if rec.Threads == 0 {
 		// perf stat ran the sysbench command itself.
@@ -375,7 +377,7 @@ func targetPid(target string) int {
 // toRecordCounter converts a perf stat total into a Record counter; seconds
 // is the window's length, used as the enabled time of text output.
 func toRecordCounter(c perfstat.Counter, seconds float64) record.Counter {
-	rc := record.Counter{Event: c.Event, Status: c.Status, Unit: c.Unit}
+	rc := record.Counter{Event: eventname.Canonical(c.Event), Status: c.Status, Unit: c.Unit}
 	switch c.Status {
 	case record.StatusNotSupported:
 		rc.Reason = "perf stat printed <not supported>: the event could not be opened where perf ran (no PMU or no such event)"

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -52,7 +53,7 @@ func TestImportThreeAppendedRuns(t *testing.T) {
 		if err := r.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		if r.Kind != record.KindImported || r.Repeat != i+1 || r.Threads != 8 || r.Window.Seconds != el[i] || r.Ops != (record.Ops{Source: "given", Count: 1000}) {
+		if r.Kind != record.KindImported || r.Repeat != i+1 || r.Threads != 8 || r.Window.Seconds != el[i] || r.Ops != (record.Ops{Source: "given", Count: 1000, Counted: true}) {
 			t.Errorf("record %d: kind %s repeat %d threads %d seconds %v ops %+v", i, r.Kind, r.Repeat, r.Threads, r.Window.Seconds, r.Ops)
 		}
 		c := counter(t, r, "context-switches")
@@ -98,7 +99,7 @@ func TestImportMultiplexed(t *testing.T) {
 	if c := counter(t, r, "branch-misses"); c.Status != record.StatusNotCounted || c.Measured() {
 		t.Errorf("branch-misses %+v", c)
 	}
-	if !strings.Contains(strings.Join(r.Warnings, "\n"), "cycles ran 62.50% of the time") {
+	if !strings.Contains(strings.Join(r.WarningTexts(), "\n"), "cycles ran 62.50% of the time") {
 		t.Errorf("warnings %v", r.Warnings)
 	}
 	res = PerfStat([]string{ps("handmade-multiplexed-csv.txt")}, Options{Version: "v", Step: "s", Ops: 1, Seconds: 1})
@@ -168,7 +169,7 @@ func TestImportEventGroups(t *testing.T) {
 	if len(r.Counters) != 4 || counter(t, r, "context-switches").Group != 1 || counter(t, r, "page-faults").Group != 2 {
 		t.Errorf("counters %+v", r.Counters)
 	}
-	if !strings.Contains(strings.Join(r.Warnings, "\n"), "mix windows") {
+	if !strings.Contains(strings.Join(r.WarningTexts(), "\n"), "mix windows") {
 		t.Errorf("warnings %v", r.Warnings)
 	}
 }
@@ -196,7 +197,7 @@ func TestImportSysbench(t *testing.T) {
 	noProblems(t, res)
 	r := res.Records[0]
 	if r.Version != "base" || r.Step != "point-query_range=100" || r.Threads != 1 || r.Window.Seconds != 3.0004 ||
-		r.Ops != (record.Ops{Source: "client.queries", Count: 113350}) || r.Client.Queries != 113350 || r.Client.Whole {
+		r.Ops != (record.Ops{Source: "client.queries", Count: 113350, Counted: true}) || r.Client.Queries != 113350 || r.Client.Whole {
 		t.Errorf("record %+v", r)
 	}
 	res = Sysbench([]string{sb("interrupted.txt"), sb("lua-fatal.txt")}, Options{Version: "v", Step: "s"})
@@ -477,7 +478,7 @@ func TestImportSeriesMerged(t *testing.T) {
 	if _, ok := r.Series[0].Counters["page-faults"]; ok || r.Series[1].Counters["page-faults"] != 3 {
 		t.Errorf("page-faults: not counted in interval 2, so absent from point 1: %v / %v", r.Series[0].Counters, r.Series[1].Counters)
 	}
-	if !strings.Contains(strings.Join(r.Warnings, "\n"), "the 25 intervals of perf stat run 1 are merged 3 at a time into 9 series points") {
+	if !strings.Contains(strings.Join(r.WarningTexts(), "\n"), "the 25 intervals of perf stat run 1 are merged 3 at a time into 9 series points") {
 		t.Errorf("warnings %q", r.Warnings)
 	}
 	// At the limit nothing is merged.
@@ -582,4 +583,41 @@ func FuzzImportPerfStat(f *testing.F) {
 			t.Fatalf("empty input: failures %v", res.Failures)
 		}
 	})
+}
+
+// perf stat prints an event as the user spelled it: the Record keys it by
+// its canonical name, in the totals, the series and the multiplexing
+// warning, so that it compares with Records measured under the other
+// spelling.
+func TestImportCanonicalNames(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	totals := write("totals.csv", "797.38,msec,task-clock,797382577,100.00,0.795,CPUs utilized\n"+
+		"49405,,cs,797395726,100.00,61.959,K/sec\n"+
+		"2845112930,,cpu-cycles,498370000,62.50,3.568,GHz\n")
+	r := PerfStat([]string{totals}, Options{Version: "v", Step: "s", Ops: 1, Seconds: 1}).Records[0]
+	var names []string
+	for _, c := range r.Counters {
+		names = append(names, c.Event)
+	}
+	if !slices.Equal(names, []string{"task-clock", "context-switches", "cycles"}) {
+		t.Errorf("counters %q", names)
+	}
+	i := slices.IndexFunc(r.Warnings, func(w record.Warning) bool { return w.Code == record.WarnMultiplexed })
+	if i < 0 || !slices.Equal(r.Warnings[i].Events, []string{"cycles"}) || !strings.HasPrefix(r.Warnings[i].Text, "cpu-cycles ran 62.50% of the time") {
+		t.Errorf("warnings %+v", r.Warnings)
+	}
+
+	series := write("interval.csv", "     1.001047874,87162,,cs,1253280039,100.00,69.546,K/sec\n"+
+		"     2.002095748,87000,,cs,1253280039,100.00,69.546,K/sec\n")
+	r = PerfStat([]string{series}, Options{Version: "v", Step: "s", Ops: 1}).Records[0]
+	if len(r.Series) != 2 || r.Series[0].Counters["context-switches"] != 87162 || len(r.Series[0].Counters) != 1 || r.Counters[0].Event != "context-switches" {
+		t.Errorf("series %+v counters %+v", r.Series, r.Counters)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perfbench/perfbench/internal/eventname"
 	"github.com/perfbench/perfbench/perfstat"
 	"github.com/perfbench/perfbench/record"
 	"github.com/perfbench/perfbench/sysbench"
@@ -253,8 +254,9 @@ func (b *runBuilder) addPoint(w *perfstat.Window, totals []perfstat.Counter) {
 	b.point.Seconds += w.Seconds()
 	for _, c := range totals {
 		if c.Measured() {
-			b.point.Counters[c.Event] += c.Value
-			b.pointHas[c.Event]++
+			name := eventname.Canonical(c.Event)
+			b.point.Counters[name] += c.Value
+			b.pointHas[name]++
 		}
 	}
 	if b.pointN == b.r.merged {
@@ -368,10 +370,10 @@ func importRuns(files []string, sb *sysbench.Result, opts Options, res *Result, 
 				}
 				rec := perfRecord(group, k, sb, opts)
 				if len(group) > 1 {
-					rec.Warn("counters come from %d perf stat windows (one per event group): ratios of counters from different groups mix windows", len(group))
+					rec.Warnf(record.WarnGeneral, "counters come from %d perf stat windows (one per event group): ratios of counters from different groups mix windows", len(group))
 				}
 				if len(group) < len(order) {
-					rec.Warn("repeat %d lacks %d of the %d event groups", k, len(order)-len(group), len(order))
+					rec.Warnf(record.WarnGeneral, "repeat %d lacks %d of the %d event groups", k, len(order)-len(group), len(order))
 				}
 				emit(rec)
 				k++
@@ -407,7 +409,7 @@ func importRuns(files []string, sb *sysbench.Result, opts Options, res *Result, 
 					msg := fmt.Sprintf("%s:%d: events differ between runs: run %d counts %s, run %d counted %s",
 						r.file, r.first.Line, r.first.Run, ev, firstRun, firstEvents)
 					res.Warnings = append(res.Warnings, msg)
-					rec.Warn("%s", msg)
+					rec.Warnf(record.WarnGeneral, "%s", msg)
 				}
 				emit(rec)
 			})

@@ -86,17 +86,17 @@ func sysbenchRecord(sb *sysbench.Result, file string, repeat int, opts Options) 
 	rec.Window.Seconds = sb.TotalTime
 	switch {
 	case opts.Ops > 0:
-		rec.Ops = record.Ops{Source: "given", Count: opts.Ops}
+		rec.Ops = record.Ops{Source: "given", Count: opts.Ops, Counted: true}
 	case sb.HasSQL:
-		rec.Ops = record.Ops{Source: "client.queries", Count: sb.Queries}
+		rec.Ops = record.Ops{Source: "client.queries", Count: sb.Queries, Counted: true}
 	case sb.Events > 0:
-		rec.Ops = record.Ops{Source: "client.events", Count: sb.Events}
+		rec.Ops = record.Ops{Source: "client.events", Count: sb.Events, Counted: true}
 	}
 	for _, w := range sb.Warnings {
 		if w.Line > 0 {
-			rec.Warn("%s:%d: %s", file, w.Line, w.Msg)
+			rec.Warnf(record.WarnGeneral, "%s:%d: %s", file, w.Line, w.Msg)
 		} else {
-			rec.Warn("%s: %s", file, w.Msg)
+			rec.Warnf(record.WarnGeneral, "%s: %s", file, w.Msg)
 		}
 	}
 	if !sb.Complete {

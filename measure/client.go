@@ -63,7 +63,7 @@ func ApplyClient(r *record.Record, c *record.Client, op string) {
 		return
 	}
 	for _, w := range clientGaps(c, r.Window.Start, r.Window.End) {
-		r.Warnings = appendNew(r.Warnings, w)
+		r.WarnText(w)
 	}
 	if !IsClientOp(op) {
 		return
@@ -75,11 +75,11 @@ func ApplyClient(r *record.Record, c *record.Client, op string) {
 	if !c.Started.IsZero() {
 		ce := c.Started.Add(seconds(c.Seconds))
 		if total > 0 && c.Seconds > 0 && !c.Started.Before(ws.Add(-clientSlack)) && !ce.After(we.Add(clientSlack)) {
-			r.Ops.Count = total
+			r.Ops.Count, r.Ops.Counted = total, true
 			return
 		}
 		if len(c.Intervals) == 0 {
-			r.Warn("no %s count for the window: the client ran outside it (warm-up, or a window shorter than the run) and printed no per-interval lines to align (sysbench --report-interval=1); --op Questions counts the window itself", op)
+			r.Warnf(record.WarnOpsNotCounted, "no %s count for the window: the client ran outside it (warm-up, or a window shorter than the run) and printed no per-interval lines to align (sysbench --report-interval=1); --op Questions counts the window itself", op)
 			return
 		}
 		// The part of the window during the client's run.
@@ -91,33 +91,33 @@ func ApplyClient(r *record.Record, c *record.Client, op string) {
 			hi = ce
 		}
 		if !hi.After(lo) {
-			r.Warn("no %s count for the window: the client's run (%.3f s from %s) does not overlap it", op, c.Seconds, c.Started.Format("15:04:05.000"))
+			r.Warnf(record.WarnOpsNotCounted, "no %s count for the window: the client's run (%.3f s from %s) does not overlap it", op, c.Seconds, c.Started.Format("15:04:05.000"))
 			return
 		}
 		n, covered := fromIntervals(c, rate, lo, hi)
 		span := hi.Sub(lo).Seconds()
 		if covered < MinClientCoverage {
-			r.Warn("no %s count for the window: the client's per-interval lines cover only %.0f%% of the %.3f s of the window during its run (less than %.0f%%; sysbench prints no line for its last, partial interval): a count from them would be %.0f%% short; --op Questions counts the window itself, or end the window before the run's last second (--duration)",
+			r.Warnf(record.WarnOpsNotCounted, "no %s count for the window: the client's per-interval lines cover only %.0f%% of the %.3f s of the window during its run (less than %.0f%%; sysbench prints no line for its last, partial interval): a count from them would be %.0f%% short; --op Questions counts the window itself, or end the window before the run's last second (--duration)",
 				op, 100*covered, span, 100*MinClientCoverage, 100*(1-covered))
 			return
 		}
 		// A part not covered is taken at the covered part's rate; over
 		// 1% of the window so taken, the count is marked estimated.
-		r.Ops.Count = n / covered
+		r.Ops.Count, r.Ops.Counted = n/covered, true
 		r.Ops.Estimated = covered < 0.99
 		cov := "all of it covered by intervals"
 		if covered < 0.9995 {
 			cov = fmt.Sprintf("%.1f%% covered by intervals, scaled to all of it", 100*covered)
 		}
-		r.Warn("%s over the window is approximate: summed from the client's per-interval rates over the %.3f s of the window during its run (%s), pro-rated at the window's edges", op, span, cov)
+		r.Warnf(record.WarnGeneral, "%s over the window is approximate: summed from the client's per-interval rates over the %.3f s of the window during its run (%s), pro-rated at the window's edges", op, span, cov)
 		return
 	}
 	if total > 0 && r.Window.Warmup == 0 && c.Seconds > 0 && c.Seconds <= r.Window.Seconds+clientSlack.Seconds() {
-		r.Ops.Count = total
-		r.Warn("%s assumes the window covered the client's whole run: the client's start time is not known", op)
+		r.Ops.Count, r.Ops.Counted = total, true
+		r.Warnf(record.WarnGeneral, "%s assumes the window covered the client's whole run: the client's start time is not known", op)
 		return
 	}
-	r.Warn("no %s count for the window: the client's start time is not known, so its counts cannot be aligned with the window", op)
+	r.Warnf(record.WarnOpsNotCounted, "no %s count for the window: the client's start time is not known, so its counts cannot be aligned with the window", op)
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -405,7 +405,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		p := record.Point{Seconds: d.Seconds(), Counters: map[string]float64{}}
 		for _, ec := range d.Events {
 			if ec.Status.Measured() {
-				p.Counters[ec.Event.Name] = ec.Value
+				p.Counters[ec.Event.RecordName()] = ec.Value
 			}
 		}
 		var st *mysqld.Status
@@ -527,14 +527,14 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		r.Window.Warmup = 0
 	}
 	r.Counters = win.Total.RecordCounters()
-	r.Warnings = append(r.Warnings, win.Total.Warnings...)
-	r.Warnings = append(r.Warnings, start.err...)
-	r.Warnings = append(r.Warnings, end.err...)
-	r.Warnings = append(r.Warnings, warns...)
+	r.WarnText(win.Total.Warnings...)
+	r.WarnText(start.err...)
+	r.WarnText(end.err...)
+	r.WarnText(warns...)
 	if s.mark != nil {
 		s.mark.look()
 		if msg := s.mark.warning(); msg != "" {
-			r.Warnings = append(r.Warnings, msg)
+			r.WarnText(msg)
 		}
 	}
 	if lag := max(start.lag, end.lag); lag > 0 {
@@ -569,15 +569,15 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 			}
 			r.Status = diff.Counters
 			r.Gauges = diff.Gauges
-			r.Warnings = append(r.Warnings, diff.Warnings...)
+			r.WarnText(diff.Warnings...)
 			diff.FillServer(r.Server)
 			if s.op != nil {
 				n, err := diff.Ops(*s.op)
 				r.Ops = record.Ops{Source: s.op.Source(), Per: s.op.Per}
 				if err != nil {
-					r.Warn(noOpCount+": %v", err)
+					r.Warnf(record.WarnOpsNotCounted, noOpCount+": %v", err)
 				} else {
-					r.Ops.Count = n
+					r.Ops.Count, r.Ops.Counted = n, true
 				}
 			}
 		}
@@ -604,7 +604,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 			r.Warn("no /proc deltas: %v", err)
 		} else {
 			r.OS = o
-			r.Warnings = append(r.Warnings, ws...)
+			r.WarnText(ws...)
 		}
 	}
 
@@ -622,7 +622,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	}
 	// Stalls: a window or an interval much longer than planned.
 	for _, msg := range stallWarnings(w.Duration, r.Window.Seconds, s.cfg.Interval, r.Series) {
-		r.Warnings = append(r.Warnings, msg)
+		r.WarnText(msg)
 		if s.cfg.OnWarning != nil {
 			s.cfg.OnWarning(msg)
 		}
@@ -630,7 +630,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 
 	// Roles.
 	if roles != nil {
-		r.Warnings = appendNew(r.Warnings, roles.warnings...)
+		r.WarnText(roles.warnings...)
 	}
 	if perRole {
 		r.Roles = SplitRoles(win.Total, roles.roleOf)
@@ -643,7 +643,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 			}
 		}
 		if msg := inheritedNote(inside); msg != "" {
-			r.Warnings = append(r.Warnings, msg)
+			r.WarnText(msg)
 		}
 	}
 
@@ -698,7 +698,7 @@ func (s *Session) fill(r *record.Record, win *perfevent.Window) {
 		r.Host, _ = os.Hostname()
 	}
 	r.Version = srv.Version
-	r.Warnings = append(r.Warnings, s.notes...)
+	r.WarnText(s.notes...)
 	if win != nil {
 		if r.Version == "" {
 			r.Version = win.Name
@@ -847,7 +847,7 @@ func (s *Session) finishProfile(r *record.Record, w *pprofout.Window, roles *rol
 		r.Warn("no profile: %v", err)
 		return
 	}
-	r.Warnings = append(r.Warnings, res.Warnings...)
+	r.WarnText(res.Warnings...)
 	r.Profile = res.Path
 	if p.RecordFile != "" {
 		if rel, err := pprofout.RelPath(p.RecordFile, res.Path); err == nil {

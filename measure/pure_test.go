@@ -178,7 +178,7 @@ func TestApplyClient(t *testing.T) {
 	// The run inside the window: the client's totals, exact.
 	r := clientRecord(at(-0.2), 9.5, 0)
 	ApplyClient(r, c, OpClientQueries)
-	if r.Ops != (record.Ops{Source: "client.queries", Count: 4500, Per: 1}) || len(r.Warnings) != 0 || r.Client != c {
+	if r.Ops != (record.Ops{Source: "client.queries", Count: 4500, Per: 1, Counted: true}) || len(r.Warnings) != 0 || r.Client != c {
 		t.Errorf("whole run: ops %+v warnings %v", r.Ops, r.Warnings)
 	}
 	if p := r.Counters[0].PerOp; p == nil || *p != 5000.0/4500 || r.Counters[1].PerOp != nil {
@@ -194,14 +194,14 @@ func TestApplyClient(t *testing.T) {
 	// and intervals 4 to 7 whole: 150 + 400 + 500 + 600 + 700.
 	r = clientRecord(at(2.5), 4.5, 2.5)
 	ApplyClient(r, c, OpClientQueries)
-	if r.Ops.Count != 2350 || r.Ops.Estimated || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "approximate") || !strings.Contains(r.Warnings[0], "all of it covered by intervals") {
+	if r.Ops.Count != 2350 || r.Ops.Estimated || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0].Text, "approximate") || !strings.Contains(r.Warnings[0].Text, "all of it covered by intervals") {
 		t.Errorf("warm-up window: ops %+v warnings %q", r.Ops, r.Warnings)
 	}
 	// A window that runs past the client's run: [8, 10] with the run
 	// ending at 9. Interval 9 (900) is all the client sent in it.
 	r = clientRecord(at(8), 2, 8)
 	ApplyClient(r, c, OpClientQueries)
-	if r.Ops.Count != 900 || r.Ops.Estimated || !strings.Contains(strings.Join(r.Warnings, "|"), "over the 1.000 s of the window during its run (all of it covered") {
+	if r.Ops.Count != 900 || r.Ops.Estimated || !strings.Contains(strings.Join(r.WarningTexts(), "|"), "over the 1.000 s of the window during its run (all of it covered") {
 		t.Errorf("window past the run: ops %+v warnings %q", r.Ops, r.Warnings)
 	}
 
@@ -214,7 +214,7 @@ func TestApplyClient(t *testing.T) {
 		Intervals: []record.Interval{{At: 1, QPS: 1000}, {At: 2, QPS: 1000}, {At: 3, QPS: 1000}, {At: 4, QPS: 1000}, {At: 5, QPS: 1000}}}
 	r = clientRecord(at(3), 3.02, 3)
 	ApplyClient(r, short, OpClientQueries)
-	if w := strings.Join(r.Warnings, "|"); r.Ops.Count != 0 || r.Ops.Source != "client.queries" || r.Counters[0].PerOp != nil ||
+	if w := strings.Join(r.WarningTexts(), "|"); r.Ops.Count != 0 || r.Ops.Source != "client.queries" || r.Counters[0].PerOp != nil ||
 		!strings.Contains(w, "no client.queries count") || !strings.Contains(w, "67%") || !strings.Contains(w, "--op Questions") {
 		t.Errorf("67%% covered: ops %+v per op %v warnings %q", r.Ops, r.Counters[0].PerOp, r.Warnings)
 	}
@@ -227,7 +227,7 @@ func TestApplyClient(t *testing.T) {
 	}
 	r = clientRecord(at(1), 25, 1)
 	ApplyClient(r, long, OpClientQueries)
-	if d := r.Ops.Count - 24000; d > 1e-6 || d < -1e-6 || !r.Ops.Estimated || !strings.Contains(strings.Join(r.Warnings, "|"), "95.8% covered by intervals, scaled") {
+	if d := r.Ops.Count - 24000; d > 1e-6 || d < -1e-6 || !r.Ops.Estimated || !strings.Contains(strings.Join(r.WarningTexts(), "|"), "95.8% covered by intervals, scaled") {
 		t.Errorf("96%% covered: ops %+v warnings %q", r.Ops, r.Warnings)
 	}
 	if p := r.Counters[0].PerOp; p == nil || *p != 5000/r.Ops.Count {
@@ -239,7 +239,7 @@ func TestApplyClient(t *testing.T) {
 	noIv.Intervals = nil
 	r = clientRecord(at(2.5), 4.5, 2.5)
 	ApplyClient(r, &noIv, OpClientQueries)
-	if r.Ops.Count != 0 || r.Ops.Source != "client.queries" || r.Counters[0].PerOp != nil || !strings.Contains(strings.Join(r.Warnings, "|"), "--report-interval") {
+	if r.Ops.Count != 0 || r.Ops.Source != "client.queries" || r.Counters[0].PerOp != nil || !strings.Contains(strings.Join(r.WarningTexts(), "|"), "--report-interval") {
 		t.Errorf("no intervals: ops %+v warnings %q", r.Ops, r.Warnings)
 	}
 	// Start unknown: the totals only for a window without warm-up at least
@@ -248,7 +248,7 @@ func TestApplyClient(t *testing.T) {
 	noStart.Started = time.Time{}
 	r = clientRecord(at(0), 9.2, 0)
 	ApplyClient(r, &noStart, OpClientEvents)
-	if r.Ops.Count != 450 || !strings.Contains(strings.Join(r.Warnings, "|"), "assumes") {
+	if r.Ops.Count != 450 || !strings.Contains(strings.Join(r.WarningTexts(), "|"), "assumes") {
 		t.Errorf("unknown start: ops %+v warnings %q", r.Ops, r.Warnings)
 	}
 	r = clientRecord(at(0), 5, 1)
@@ -326,7 +326,7 @@ func TestWriteText(t *testing.T) {
 	r := record.New(record.KindStat)
 	r.Window = record.Window{Seconds: 10, Warmup: 2}
 	r.Server = &record.Server{Pid: 4121, Version: "10.11.6-MariaDB"}
-	r.Ops = record.Ops{Source: "Questions", Count: 200000, Per: 1}
+	r.Ops = record.Ops{Source: "Questions", Count: 200000, Per: 1, Counted: true}
 	r.Counters = []record.Counter{
 		{Event: "cycles", Group: 1, Raw: 4e9, Enabled: 1e10, Running: 1e10, Value: 4e9, Status: record.StatusCounted, PerOp: perOp(20000)},
 		{Event: "instructions", Group: 1, Raw: 5e9, Enabled: 1e10, Running: 1e10, Value: 5e9, Status: record.StatusCounted, PerOp: perOp(25000)},
@@ -359,7 +359,7 @@ func TestWriteText(t *testing.T) {
 		{T: 3, Seconds: 3, Ops: 90000, CPUSeconds: 4.4, Counters: map[string]float64{"cycles": 1.9e9, "instructions": 2.4e9, "cache-misses": 2.4e6, "task-clock": 4.4e9, "context-switches": 100000, "cpu-migrations": 1, "page-faults": 0}},
 		{T: 10, Seconds: 7, Ops: 110000, CPUSeconds: 4.6, Counters: map[string]float64{"cycles": 2.1e9, "instructions": 2.6e9, "cache-misses": 2.6e6, "task-clock": 4.6e9, "context-switches": 110000, "cpu-migrations": 3, "page-faults": 0}},
 	}
-	r.Warnings = []string{"cache-misses was multiplexed: counted 50.0% of the time, value scaled"}
+	r.Warnings = []record.Warning{{Code: record.WarnMultiplexed, Events: []string{"cache-misses"}, Text: "cache-misses was multiplexed: counted 50.0% of the time, value scaled"}}
 	var b bytes.Buffer
 	if err := WriteText(&b, r, TextOptions{Interval: 3 * time.Second}); err != nil {
 		t.Fatal(err)
@@ -398,11 +398,11 @@ func TestWriteTextOps(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		ops     record.Ops
-		outcome string
+		outcome record.Outcome
 		warn    string
 		want    string
 	}{
-		{"idle server", record.Ops{Source: "Questions", Per: 1}, record.OutcomeOK, "", "ops: 0 Questions in the window: no per-op values"},
+		{"idle server", record.Ops{Source: "Questions", Per: 1, Counted: true}, record.OutcomeOK, "", "ops: 0 Questions in the window: no per-op values"},
 		{"variable gone", record.Ops{Source: "Com_select", Per: 1}, record.OutcomeOK, "no op count: the server has no Com_select at the window's end", "ops: Com_select not counted (see the warnings): no per-op values"},
 		{"client short", record.Ops{Source: "client.queries", Per: 1}, record.OutcomeOK, "no client.queries count for the window: ...", "ops: client.queries not counted (see the warnings): no per-op values"},
 		{"failed", record.Ops{}, record.OutcomeFailed, "", "ops: not counted (the window failed): no per-op values"},
@@ -412,7 +412,7 @@ func TestWriteTextOps(t *testing.T) {
 		r.Window.Seconds = 2
 		r.Ops, r.Outcome = c.ops, c.outcome
 		if c.warn != "" {
-			r.Warnings = []string{c.warn}
+			r.Warnings = []record.Warning{{Code: record.WarnOpsNotCounted, Text: c.warn}}
 		}
 		var b bytes.Buffer
 		if err := WriteText(&b, r, TextOptions{}); err != nil {
@@ -446,7 +446,7 @@ func TestApplyClientCutShort(t *testing.T) {
 	ApplyClient(r, c, OpClientQueries)
 	// [0, 1] at 1000 and [1, 2] at 3000; the last half second has no line:
 	// 80% of the run covered.
-	if r.Ops.Count != 0 || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "cover only 80%") {
+	if r.Ops.Count != 0 || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0].Text, "cover only 80%") {
 		t.Errorf("ops %+v warnings %q", r.Ops, r.Warnings)
 	}
 }
@@ -462,7 +462,7 @@ func TestClientGaps(t *testing.T) {
 	}
 	r := clientRecord(at(2), 5, 2)
 	ApplyClient(r, c, "")
-	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "jump [3s] to [6s] where they come every 1 s") {
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0].Text, "jump [3s] to [6s] where they come every 1 s") {
 		t.Errorf("gap in the window: %q", r.Warnings)
 	}
 	// The same gap before the window opened: nothing to say.

@@ -94,12 +94,8 @@ func SplitRoles(total perfevent.Reading, roleOf func(perfevent.ThreadCounts) str
 		role := record.Role{Name: n, Threads: a.threads, Counters: make([]record.Counter, len(total.Events))}
 		for i, ec := range total.Events {
 			c := a.counts[i]
-			name := ec.Event.Canonical
-			if name == "" {
-				name = ec.Event.Name
-			}
 			rc := record.Counter{
-				Event:   name,
+				Event:   ec.Event.RecordName(),
 				Group:   ec.Group,
 				Raw:     c.Raw,
 				Enabled: c.Enabled,

@@ -96,12 +96,12 @@ func WriteText(w io.Writer, r *record.Record, o TextOptions) error {
 			} else {
 				row[3] = "n/a"
 			}
-			row[4] = c.Status
+			row[4] = string(c.Status)
 			if c.Status == record.StatusScaled {
 				row[4] = fmt.Sprintf("scaled (running %.1f%%)", 100*c.RunningFraction())
 			}
 		default:
-			row[1] = "<" + c.Status + ">"
+			row[1] = "<" + string(c.Status) + ">"
 			row[4] = c.Reason
 		}
 		rows = append(rows, row)
@@ -193,7 +193,7 @@ func WriteText(w io.Writer, r *record.Record, o TextOptions) error {
 		fmt.Fprintf(bw, "%s: %s\n", r.Outcome, r.Error)
 	}
 	for _, wn := range r.Warnings {
-		fmt.Fprintf(bw, "warning: %s\n", wn)
+		fmt.Fprintf(bw, "warning: %s\n", wn.Text)
 	}
 	return bw.Flush()
 }
@@ -341,18 +341,21 @@ func perOp(v float64) string {
 }
 
 // OpsMissing reports whether r's op source was not counted (as opposed to
-// counted 0): the window failed, or measure or ApplyClient warned that there
-// is no count (OpsWarning).
+// counted 0): the window failed, or the op source had no count for it
+// (record.Record.OpsCounted).
 func OpsMissing(r *record.Record) bool {
-	return r.Outcome == record.OutcomeFailed || OpsWarning(r) != ""
+	return !r.OpsCounted()
 }
 
-// OpsWarning returns the warning of r that says why its op source has no
-// count, or "".
+// OpsWarning returns the text of the warning of r that says why its op
+// source has no count, or "" when it was counted.
 func OpsWarning(r *record.Record) string {
+	if r.OpsCounted() {
+		return ""
+	}
 	for _, w := range r.Warnings {
-		if strings.HasPrefix(w, noOpCount) || r.Ops.Source != "" && strings.HasPrefix(w, "no "+r.Ops.Source+" count") {
-			return w
+		if w.Code == record.WarnOpsNotCounted {
+			return w.Text
 		}
 	}
 	return ""

@@ -78,13 +78,13 @@ const (
 func (s Status) String() string {
 	switch s {
 	case StatusNotSupported:
-		return record.StatusNotSupported
+		return string(record.StatusNotSupported)
 	case StatusNotCounted:
-		return record.StatusNotCounted
+		return string(record.StatusNotCounted)
 	case StatusScaled:
-		return record.StatusScaled
+		return string(record.StatusScaled)
 	case StatusCounted:
-		return record.StatusCounted
+		return string(record.StatusCounted)
 	}
 	return fmt.Sprintf("Status(%d)", int(s))
 }
@@ -506,17 +506,13 @@ func (r Reading) RecordCounters() []record.Counter {
 	for i, ec := range r.Events {
 		// Records carry the catalogue spelling ("context-switches" for
 		// "cs"), so Records written from different spellings compare.
-		name := ec.Event.Canonical
-		if name == "" {
-			name = ec.Event.Name
-		}
 		c := record.Counter{
-			Event:   name,
+			Event:   ec.Event.RecordName(),
 			Group:   ec.Group,
 			Raw:     ec.Count.Raw,
 			Enabled: ec.Count.Enabled,
 			Running: ec.Count.Running,
-			Status:  ec.Status.String(),
+			Status:  record.Status(ec.Status.String()),
 			Reason:  ec.Reason,
 			Unit:    ec.Event.Unit,
 			Scale:   ec.Event.Scale,

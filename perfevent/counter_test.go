@@ -53,14 +53,14 @@ func TestCountScaling(t *testing.T) {
 }
 
 func TestStatusNames(t *testing.T) {
-	want := map[Status]string{
+	want := map[Status]record.Status{
 		StatusNotSupported: record.StatusNotSupported,
 		StatusNotCounted:   record.StatusNotCounted,
 		StatusScaled:       record.StatusScaled,
 		StatusCounted:      record.StatusCounted,
 	}
 	for s, name := range want {
-		if s.String() != name {
+		if record.Status(s.String()) != name {
 			t.Errorf("%d prints %q, want %q", int(s), s.String(), name)
 		}
 	}

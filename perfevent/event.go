@@ -103,3 +103,12 @@ type Event struct {
 	// with the same modifiers as Name. Equal to Name for other events.
 	Canonical string
 }
+
+// RecordName is the name a Record keys the event by: Canonical, or Name
+// for an event built without one.
+func (e Event) RecordName() string {
+	if e.Canonical != "" {
+		return e.Canonical
+	}
+	return e.Name
+}

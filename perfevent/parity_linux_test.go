@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfbench/perfbench/internal/eventname"
 	"github.com/perfbench/perfbench/internal/testenv"
 )
 
@@ -78,6 +79,7 @@ func lastLines(b []byte, n int) string {
 // perfbench accepts: each cache name alone, with one operation or result
 // word, and with an operation and a result in either order.
 func cacheSpellings() []string {
+	cacheTypes, cacheOps, cacheResults := eventname.CacheSpellings()
 	var out []string
 	for _, types := range cacheTypes {
 		for _, ty := range types {

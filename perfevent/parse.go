@@ -680,11 +680,11 @@ func unknownEvent(name string, sys *System) error {
 	// suggest maps a candidate spelling to what to suggest for it: a PMU
 	// alias typed without its PMU is suggested as pmu/alias/.
 	suggest := map[string]string{}
-	for s := range symbols {
-		suggest[s] = s
-	}
 	for _, c := range Catalog() {
 		suggest[c.Name] = c.Name
+		for _, a := range c.Aliases {
+			suggest[a] = a
+		}
 	}
 	if sys != nil {
 		for _, p := range sys.PMUs {

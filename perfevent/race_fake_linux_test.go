@@ -67,7 +67,7 @@ func TestRaceWindowStartUnreadable(t *testing.T) {
 	if r.Outcome != record.OutcomeFailed || !strings.Contains(r.Error, "the count of cycles, instructions is unknown") {
 		t.Errorf("record outcome %s error %q", r.Outcome, r.Error)
 	}
-	if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "at the start of the window") }) {
+	if !slices.ContainsFunc(r.WarningTexts(), func(w string) bool { return strings.Contains(w, "at the start of the window") }) {
 		t.Errorf("warnings %q do not keep the start's", r.Warnings)
 	}
 	if c := r.Counters[0]; c.Status != record.StatusNotCounted || c.Raw != 0 || c.Value != 0 || c.Reason == "" {

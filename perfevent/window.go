@@ -214,7 +214,7 @@ func (w *Window) Record() *record.Record {
 	}
 	r.Window = record.Window{Start: w.Total.Start, End: w.Total.End, Seconds: w.Total.Seconds()}
 	r.Counters = w.Total.RecordCounters()
-	r.Warnings = w.Warnings()
+	r.WarnText(w.Warnings()...)
 	r.Server = &record.Server{Pid: w.Pid, Exe: w.Exe}
 	t := 0.0
 	for _, s := range w.Series {
@@ -222,7 +222,7 @@ func (w *Window) Record() *record.Record {
 		p := record.Point{T: t, Seconds: s.Seconds(), Counters: map[string]float64{}}
 		for _, ec := range s.Events {
 			if ec.Status.Measured() {
-				p.Counters[ec.Event.Name] = ec.Value
+				p.Counters[ec.Event.RecordName()] = ec.Value
 			}
 		}
 		r.Series = append(r.Series, p)

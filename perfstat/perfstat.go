@@ -91,7 +91,7 @@ type Counter struct {
 	// Unit is "ns" for clocks (perf prints msec; Value is converted), the
 	// unit perf printed for other events with one, else empty.
 	Unit   string
-	Status string // record.StatusCounted, StatusScaled, StatusNotCounted, StatusNotSupported
+	Status record.Status // counted, scaled, not counted or not supported
 	// Running is the time the event ran, ns, as -x and -j print it;
 	// HasRunning says whether the input had it (the text format does not).
 	Running    uint64

@@ -48,7 +48,7 @@ func total(t *testing.T, w *Window, event string) Counter {
 type want struct {
 	event   string
 	value   float64
-	status  string
+	status  record.Status
 	running uint64 // 0: not checked
 }
 

@@ -497,7 +497,7 @@ func (s *Scanner) finishText(p *pending) {
 	}
 }
 
-func status(value string, pct float64) string {
+func status(value string, pct float64) record.Status {
 	switch value {
 	case notCounted:
 		return record.StatusNotCounted

@@ -66,7 +66,7 @@ func Load(paths []string) (in []Input, notes []string, err error) {
 				}
 				return nil, notes, fmt.Errorf("%s: %w", l.Path, err)
 			}
-			x := Input{Version: r.Version, Step: r.Step, Ops: r.Ops.Count, OpsSource: r.Ops.Source, Profile: pr, Path: pp, Warnings: r.Warnings}
+			x := Input{Version: r.Version, Step: r.Step, Ops: r.Ops.Count, OpsSource: r.Ops.Source, Profile: pr, Path: pp, Warnings: r.WarningTexts()}
 			if x.Ops <= 0 {
 				x.Ops = pprofout.ReadMeta(pr).Ops
 			}

@@ -25,20 +25,51 @@ func Marshal(r *Record) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// Parse decodes one Record and checks it.
+// Parse decodes one Record and checks it. A schema-1 Record is converted
+// to schema 2 (docs/record.md says how); a Record of a later schema than
+// SchemaVersion is refused.
 func Parse(data []byte) (*Record, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var r Record
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("decode record: %w", err)
+	var head struct {
+		Schema int `json:"schema"`
+	}
+	if err := decode(data, &head); err != nil {
+		return nil, err
+	}
+	var r *Record
+	switch {
+	case head.Schema == 1:
+		var err error
+		if r, err = parseSchema1(data); err != nil {
+			return nil, err
+		}
+	case head.Schema > SchemaVersion:
+		return nil, fmt.Errorf("record schema %d is newer than this perfbench understands (%d): upgrade perfbench", head.Schema, SchemaVersion)
+	default:
+		r = new(Record)
+		if err := decode(data, r); err != nil {
+			return nil, err
+		}
 	}
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
-	return &r, nil
+	if r.Kind == KindTable {
+		return nil, fmt.Errorf("record has kind %q: perfbench report builds those from CSV tables in memory, no file holds one", r.Kind)
+	}
+	return r, nil
 }
 
-// Validate checks the fields every reader relies on.
+// decode decodes the first JSON value of data into v.
+func decode(data []byte, v any) error {
+	if err := json.NewDecoder(bytes.NewReader(data)).Decode(v); err != nil {
+		return fmt.Errorf("decode record: %w", err)
+	}
+	return nil
+}
+
+// Validate checks the fields every reader relies on: the schema, the
+// identity, the enumerations (kind, outcome, counter status, warning code)
+// and that multiplexed and not-counted warnings name their events.
 func (r *Record) Validate() error {
 	switch {
 	case r.Schema == 0:
@@ -66,6 +97,16 @@ func (r *Record) Validate() error {
 		case StatusCounted, StatusScaled, StatusNotCounted, StatusNotSupported:
 		default:
 			return fmt.Errorf("counter %s has unknown status %q", c.Event, c.Status)
+		}
+	}
+	switch r.Kind {
+	case KindStep, KindStat, KindImported, KindTable:
+	default:
+		return fmt.Errorf("record has unknown kind %q (step, stat or imported)", r.Kind)
+	}
+	for _, w := range r.Warnings {
+		if err := w.validate(); err != nil {
+			return fmt.Errorf("record %w", err)
 		}
 	}
 	return nil

@@ -10,49 +10,59 @@
 // readers of the JSON and are recomputed, not trusted, by analysis.
 package record
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
-// SchemaVersion is the version of the Record JSON layout. Readers refuse
-// Records with a larger schema number.
-const SchemaVersion = 1
+// SchemaVersion is the version of the Record JSON layout that Write
+// writes. Read and Parse take Records of every schema up to it (schema 1
+// is converted, see docs/record.md) and refuse larger ones.
+const SchemaVersion = 2
+
+// Kind says which command made a Record.
+type Kind string
 
 // Kinds of Record.
 const (
-	KindStep     = "step"     // written by perfbench run for one benchmark step
-	KindStat     = "stat"     // written by perfbench stat
-	KindImported = "imported" // converted from perf stat / sysbench files by perfbench import
-	KindTable    = "table"    // built from a long-format CSV given to perfbench report
+	KindStep     Kind = "step"     // written by perfbench run for one benchmark step
+	KindStat     Kind = "stat"     // written by perfbench stat
+	KindImported Kind = "imported" // converted from perf stat / sysbench files by perfbench import
+	// KindTable Records are built in memory by perfbench report from a
+	// CSV table; no file holds one.
+	KindTable Kind = "table"
 )
+
+// Outcome says whether a window was measured as planned.
+type Outcome string
 
 // Outcomes of a measurement.
 const (
-	OutcomeOK      = "ok"      // the window was measured as planned
-	OutcomeFailed  = "failed"  // the step failed; Error says why; numbers may be missing
-	OutcomePartial = "partial" // interrupted (Ctrl-C, SIGTERM): numbers cover a shorter window
+	OutcomeOK      Outcome = "ok"      // the window was measured as planned
+	OutcomeFailed  Outcome = "failed"  // the step failed; Error says why; numbers may be missing
+	OutcomePartial Outcome = "partial" // interrupted (Ctrl-C, SIGTERM): numbers cover a shorter window
 )
 
-// Counter statuses, as perf stat names them.
+// Status says whether a counter has a value, as perf stat puts it.
+type Status string
+
+// Counter statuses.
 const (
-	StatusCounted      = "counted"       // ran for the whole window: Value == Raw
-	StatusScaled       = "scaled"        // multiplexed: Value = Raw × Enabled / Running
-	StatusNotCounted   = "not counted"   // enabled but never scheduled (Running == 0): no value
-	StatusNotSupported = "not supported" // could not be opened on this machine: no value
+	StatusCounted      Status = "counted"       // ran for the whole window: Value == Raw
+	StatusScaled       Status = "scaled"        // multiplexed: Value = Raw × Enabled / Running
+	StatusNotCounted   Status = "not counted"   // enabled but never scheduled (Running == 0): no value
+	StatusNotSupported Status = "not supported" // could not be opened on this machine: no value
 )
 
 // Record is one measured window.
 type Record struct {
-	Schema  int    `json:"schema"`
-	Kind    string `json:"kind"`
-	Outcome string `json:"outcome"`
+	Schema  int     `json:"schema"`
+	Kind    Kind    `json:"kind"`
+	Outcome Outcome `json:"outcome"`
 	// Error says why a failed or partial Record is so.
 	Error string `json:"error,omitempty"`
 	// Warnings are conditions that weaken the result without voiding it:
 	// multiplexing, threads lost, a short window, a server restart...
-	// Every renderer prints them.
-	Warnings []string `json:"warnings,omitempty"`
+	// Every renderer prints them; each says by its Code which numbers it
+	// concerns (see Warning).
+	Warnings []Warning `json:"warnings,omitempty"`
 
 	// Identity of the measurement. Version is the user's label for the
 	// server build/config (column of a table); Step is the step label as
@@ -62,12 +72,20 @@ type Record struct {
 	Step    string `json:"step"`
 	Threads int    `json:"threads,omitempty"`
 	Repeat  int    `json:"repeat"`
+	// Group is the block of the report's tables the step's rows belong
+	// to: "point", "range", "writes" (perfbench run writes the plan's
+	// group of the step), "insert" for insert-benchmark steps. Absent,
+	// readers take the group the suite gives the step's name.
+	Group string `json:"group,omitempty"`
 
 	Window Window `json:"window"`
 	Ops    Ops    `json:"ops"`
 
 	// Counters are perf event counts over the window, summed over every
-	// thread of the server.
+	// thread of the server. Every event name in a Record (here, in Roles,
+	// in Series and in Warnings) is the canonical spelling: perf's catalogue
+	// name for a generic event ("context-switches", not "cs"; "cycles:u",
+	// not "cpu-cycles:u"), any other event as perf names it.
 	Counters []Counter `json:"counters,omitempty"`
 	// Roles splits the counters by thread role (connection, innodb-io, ...).
 	// The roles' values add up to Counters.
@@ -128,6 +146,13 @@ type Ops struct {
 	// Per is the size of one operation in units of Source (1 unless an op
 	// is, for example, 1,000 rows).
 	Per float64 `json:"per,omitempty"`
+	// Counted is set when Count is the number of operations of Source in
+	// the window (counted, or estimated when Estimated is set): per-op
+	// values divide by it, a 0 included. Unset, Source had no count for the
+	// window (a warning with code ops-not-counted says why) and Count means
+	// nothing. Readers ask Record.OpsCounted, which also takes a failed
+	// Record as not counted.
+	Counted bool `json:"counted"`
 	// Estimated is set when Count was not counted over the window but
 	// estimated from a rate measured over another span (an import of perf
 	// stat output with sysbench's whole-run queries per second × the perf
@@ -139,8 +164,8 @@ type Ops struct {
 
 // Counter is one perf event over the window.
 type Counter struct {
-	// Event is the name as perf prints it (perf list spelling, with
-	// modifiers: "cycles", "L1-dcache-load-misses", "msr/tsc/", "cycles:u").
+	// Event is the canonical name (perf list spelling, with modifiers:
+	// "cycles", "L1-dcache-load-misses", "msr/tsc/", "cycles:u").
 	Event string `json:"event"`
 	// Group numbers events opened as one group (same schedule); -1 or absent
 	// for a counter opened alone.
@@ -154,7 +179,7 @@ type Counter struct {
 	// Raw × Enabled / Running. Meaningless unless Status is counted or
 	// scaled.
 	Value  float64 `json:"value"`
-	Status string  `json:"status"`
+	Status Status  `json:"status"`
 	// Reason explains a not supported or not counted status in words the
 	// user can act on.
 	Reason string `json:"reason,omitempty"`
@@ -292,8 +317,8 @@ type Point struct {
 	T       float64 `json:"t"`
 	Seconds float64 `json:"seconds"`
 	Ops     float64 `json:"ops"`
-	// Counters maps an event name to its scaled delta over the interval;
-	// events not measured in the interval are absent.
+	// Counters maps a canonical event name to its scaled delta over the
+	// interval; events not measured in the interval are absent.
 	Counters map[string]float64 `json:"counters,omitempty"`
 	// CPUSeconds is the server's user+system CPU in the interval.
 	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
@@ -381,11 +406,12 @@ type Insert struct {
 
 // New returns a Record of the given kind with the schema set and the
 // outcome ok.
-func New(kind string) *Record {
+func New(kind Kind) *Record {
 	return &Record{Schema: SchemaVersion, Kind: kind, Outcome: OutcomeOK}
 }
 
-// Counter returns the counter named event, if the Record has it.
+// Counter returns the counter named event (canonical spelling), if the
+// Record has it.
 func (r *Record) Counter(event string) (Counter, bool) {
 	for _, c := range r.Counters {
 		if c.Event == event {
@@ -395,9 +421,11 @@ func (r *Record) Counter(event string) (Counter, bool) {
 	return Counter{}, false
 }
 
-// Warn appends a warning.
-func (r *Record) Warn(format string, args ...any) {
-	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
+// OpsCounted reports whether per-op values may divide by Ops.Count: the
+// Record has an op source, it was counted over the window (Ops.Counted; a
+// count of 0 included) and the Record did not fail.
+func (r *Record) OpsCounted() bool {
+	return r.Ops.Source != "" && r.Ops.Counted && r.Outcome != OutcomeFailed
 }
 
 // Key identifies the cell a Record contributes to, repeats aside.

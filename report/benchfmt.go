@@ -224,7 +224,7 @@ func Benchfmt(w io.Writer, recs []*record.Record, opt Options) error {
 						comments = append(comments, fmt.Sprintf("# %s repeat %d: operations estimated from the client's whole-run rate, not counted in the window", name, r.Repeat))
 					}
 					for _, wn := range r.Warnings {
-						comments = append(comments, fmt.Sprintf("# %s repeat %d: %s", name, r.Repeat, oneLine(wn)))
+						comments = append(comments, fmt.Sprintf("# %s repeat %d: %s", name, r.Repeat, oneLine(wn.Text)))
 					}
 					for _, n := range p.Notes {
 						comments = append(comments, fmt.Sprintf("# %s repeat %d: %s", name, r.Repeat, oneLine(n.Text)))

@@ -222,7 +222,7 @@ func (t *csvTables) read(r io.Reader, name string) error {
 			t.order = append(t.order, rec)
 		}
 		rec := cur.rec
-		var status string
+		var status record.Status
 		switch strings.ToLower(value) {
 		case "n/a", "not supported", "<not supported>":
 			status = record.StatusNotSupported
@@ -271,7 +271,7 @@ func (t *csvTables) read(r io.Reader, name string) error {
 		case analysis.TableSeconds:
 			rec.Window.Seconds = v
 		case analysis.TableOps:
-			rec.Ops = record.Ops{Source: "ops", Count: v, Per: 1}
+			rec.Ops = record.Ops{Source: "ops", Count: v, Per: 1, Counted: true}
 		}
 	}
 	if rows == 0 {
@@ -299,7 +299,7 @@ func csvReadError(name string, err error) error {
 
 // counterStatus is the status a CSV row gave an event of rec, "" when the
 // row gave a number.
-func counterStatus(rec *record.Record, event string) string {
+func counterStatus(rec *record.Record, event string) record.Status {
 	for _, c := range rec.Counters {
 		if c.Event == event {
 			return c.Status
@@ -308,9 +308,9 @@ func counterStatus(rec *record.Record, event string) string {
 	return ""
 }
 
-func csvValueText(v float64, status string) string {
+func csvValueText(v float64, status record.Status) string {
 	if status != "" {
-		return status
+		return string(status)
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }

@@ -75,7 +75,7 @@ func TestReportIOPerOperation(t *testing.T) {
 
 	// Without /proc io: KB from the device, said under the CPU/IO tables,
 	// not under the task-clock or QPS tables.
-	v.Warnings = []string{analysis.ProcIONotMeasured + ": read_bytes, write_bytes, rchar, wchar, syscr and syscw are not measurements"}
+	v.Warnings = []record.Warning{{Code: record.WarnIONotMeasured, Text: "IO of the process not measured: read_bytes, write_bytes, rchar, wchar, syscr and syscw are not measurements"}}
 	rep, err = Build([]*record.Record{base, v}, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +98,7 @@ func TestReportIOPerOperation(t *testing.T) {
 		if got := strings.Contains(n, note); got != tc.want {
 			t.Errorf("%s %q: device note present %v, want %v:\n%s", tc.id, tc.title, got, tc.want, n)
 		}
-		if got := strings.Contains(n, analysis.ProcIONotMeasured); got != tc.want {
+		if got := strings.Contains(n, "IO of the process not measured"); got != tc.want {
 			t.Errorf("%s %q: the /proc io warning present %v, want %v", tc.id, tc.title, got, tc.want)
 		}
 	}
@@ -466,5 +466,46 @@ func TestReportAttributionSmallChange(t *testing.T) {
 	}
 	if shares != 4 {
 		t.Errorf("JSON has %d share cells of pq, want 4", shares)
+	}
+}
+
+// A multiplexing warning written under another spelling of the event
+// ("cpu-cycles", as the user typed it) concerns the tables of its canonical
+// name: it is printed under the cycles and CPI tables, not under
+// instructions or task-clock. The Records are schema 1, as perfbench wrote
+// them before warnings had codes.
+func TestReportMultiplexedAlias(t *testing.T) {
+	var recs []*record.Record
+	for _, v := range []string{"a", "b"} {
+		js := `{"schema":1,"kind":"stat","outcome":"ok","host":"h","version":"` + v + `","step":"point-query","threads":1,"repeat":1,
+			"window":{"seconds":10},"ops":{"source":"Questions","count":10000,"per":1},
+			"counters":[{"event":"task-clock","raw":1000000000,"time_enabled_ns":10,"time_running_ns":10,"value":1000000000,"status":"counted"},
+				{"event":"cycles","raw":1000000000,"time_enabled_ns":10,"time_running_ns":5,"value":2000000000,"status":"scaled"},
+				{"event":"instructions","raw":3000000000,"time_enabled_ns":10,"time_running_ns":10,"value":3000000000,"status":"counted"}],
+			"warnings":["cpu-cycles was multiplexed: counted 50.0% of the time, value scaled"]}`
+		r, err := record.Parse([]byte(js))
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	rep, err := Build(recs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		id, title string
+		want      bool
+	}{
+		{TableCounters, "cycles per operation", true},
+		{TableCountersRel, "cycles per operation", true},
+		{TableCounters, "CPI", true},
+		{TableCounters, "instructions per operation", false},
+		{TableCounters, "task-clock", false},
+	} {
+		n := tableNotes(t, rep, tc.id, tc.title)
+		if got := strings.Contains(n, "cpu-cycles was multiplexed"); got != tc.want {
+			t.Errorf("%s %q: multiplexing warning present %v, want %v:\n%s", tc.id, tc.title, got, tc.want, n)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"syscall"
@@ -47,7 +48,7 @@ func TestRecordsNotWritten(t *testing.T) {
 	}
 	r.prog = newProgress(&progress, false, 0, nil, 0)
 	var errs []error
-	for i, outcome := range []string{record.OutcomeOK, record.OutcomeOK, record.OutcomeFailed} {
+	for i, outcome := range []record.Outcome{record.OutcomeOK, record.OutcomeOK, record.OutcomeFailed} {
 		rec := record.New(record.KindStep)
 		rec.Version, rec.Step, rec.Threads, rec.Repeat = "a", "point-query_range=100", 1, i+1
 		rec.Outcome = outcome
@@ -95,12 +96,11 @@ func TestRecordsNotWritten(t *testing.T) {
 	}
 }
 
-// TestUnreadableRecords: files at a measurement's Record path that are not
-// its Record (a newer schema, a truncated file) are not replaced without
-// --resume: the run refuses, naming the file and why; with --resume they
-// are moved to records/.replaced/ when their measurement runs again.
-func TestUnreadableRecords(t *testing.T) {
-	p := parsePlan(t, `
+// absentServerPlan is a plan of two steps on a server that is not there, with
+// its output folder and the folder's empty records/.
+func absentServerPlan(t *testing.T) (p *plan.Plan, out, recDir string) {
+	t.Helper()
+	p = parsePlan(t, `
 [run]
 warmup = "1s"
 duration = "2s"
@@ -112,11 +112,28 @@ list = ["point-query", "read-only_range=100"]
 label = "a"
 socket = "/nonexistent/perfbench-test.sock"
 `)
-	out := t.TempDir()
-	recDir := filepath.Join(out, "records")
+	out = t.TempDir()
+	recDir = filepath.Join(out, "records")
 	if err := os.MkdirAll(recDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return p, out, recDir
+}
+
+// resuming is a runner of p with --resume into out, not started.
+func resuming(p *plan.Plan, out string, progress *syncBuffer) *runner {
+	r := &runner{plan: p, opts: Options{Resume: true, Progress: progress}, recDir: filepath.Join(out, "records"),
+		logDir: filepath.Join(out, "logs"), profDir: filepath.Join(out, "profiles"), sum: &Summary{}}
+	r.prog = newProgress(progress, false, 0, nil, 0)
+	return r
+}
+
+// TestUnreadableRecords: files at a measurement's Record path that are not
+// its Record (a newer schema, a truncated file) are not replaced without
+// --resume: the run refuses, naming the file and why; with --resume they
+// are moved to records/.replaced/ when their measurement runs again.
+func TestUnreadableRecords(t *testing.T) {
+	p, out, recDir := absentServerPlan(t)
 	future := []byte(`{"schema":7,"kind":"step","outcome":"ok","version":"a","step":"point-query_range=100","threads":1,"repeat":1}` + "\n")
 	truncated := []byte(`{"schema":1,"kind":"step","outcome":"ok","version":"a","step":"read-only_range=100","thr`)
 	files := map[string][]byte{
@@ -142,9 +159,7 @@ socket = "/nonexistent/perfbench-test.sock"
 
 	// With --resume they are set aside when their measurement runs.
 	progress = syncBuffer{}
-	r := &runner{plan: p, opts: Options{Resume: true, Progress: &progress}, recDir: recDir,
-		logDir: filepath.Join(out, "logs"), profDir: filepath.Join(out, "profiles"), sum: &Summary{}}
-	r.prog = newProgress(&progress, false, 0, nil, 0)
+	r := resuming(p, out, &progress)
 	items, err := r.schedule()
 	if err != nil || plan.Measurements(items) != 2 || len(r.unreadable) != 2 {
 		t.Fatalf("schedule with --resume: %d measurements, %d unreadable, %v", plan.Measurements(items), len(r.unreadable), err)
@@ -166,6 +181,80 @@ socket = "/nonexistent/perfbench-test.sock"
 		if !bytes.Equal(b, future) && !bytes.Equal(b, truncated) {
 			t.Errorf("%s holds %q", k, b)
 		}
+	}
+}
+
+// TestResumeSchema1: --resume takes the schema-1 Records of an earlier
+// perfbench as they are: an ok one counts as done and stays untouched, a
+// failed one is measured again and kept, byte for byte, in
+// records/.replaced/; neither is rewritten in schema 2.
+func TestResumeSchema1(t *testing.T) {
+	p, out, recDir := absentServerPlan(t)
+	ok := []byte(`{"schema":1,"kind":"step","outcome":"ok","host":"h","version":"a","step":"point-query_range=100","threads":1,"repeat":1,` +
+		`"ops":{"source":"Questions","count":1000,"per":1},"warnings":["cpu-cycles was multiplexed: counted 50.0% of the time, value scaled"]}` + "\n")
+	failed := []byte(`{"schema":1,"kind":"step","outcome":"failed","error":"server gone","host":"h","version":"a","step":"read-only_range=100","threads":1,"repeat":1}` + "\n")
+	okPath := filepath.Join(recDir, "a__point-query_range=100__t1__r1.json")
+	failedPath := filepath.Join(recDir, "a__read-only_range=100__t1__r1.json")
+	for f, b := range map[string][]byte{okPath: ok, failedPath: failed} {
+		if err := os.WriteFile(f, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var progress syncBuffer
+	r := resuming(p, out, &progress)
+	items, err := r.schedule()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, it := range items {
+		if it.Action == plan.ActionMeasure {
+			ids = append(ids, it.ID)
+			r.setAside(it)
+		}
+	}
+	if len(ids) != 1 || !strings.Contains(ids[0], "read-only") || len(r.sum.Skipped) != 1 || len(r.unreadable) != 0 {
+		t.Fatalf("to measure %q, skipped %q, unreadable %v:\n%s", ids, r.sum.Skipped, r.unreadable, progress.String())
+	}
+	if b, err := os.ReadFile(okPath); err != nil || !bytes.Equal(b, ok) {
+		t.Errorf("the ok schema-1 Record was changed: %q, %v", b, err)
+	}
+	kept, _ := filepath.Glob(filepath.Join(recDir, ".replaced", "a__read-only_range=100__t1__r1.*.json"))
+	if len(kept) != 1 {
+		t.Fatalf("kept %v, want the failed Record", kept)
+	}
+	if b, _ := os.ReadFile(kept[0]); !bytes.Equal(b, failed) {
+		t.Errorf("the failed schema-1 Record was kept as %q", b)
+	}
+}
+
+// TestRecordGroup: a Record carries its step's group, the plan's when it
+// gives one (the checkpoint step of the plan's documentation is a write
+// step, though its name says nothing), else the suite's.
+func TestRecordGroup(t *testing.T) {
+	p := parsePlan(t, `
+[steps]
+list = ["point-query", "update-index", "checkpoint", "scan"]
+[[steps.custom]]
+name = "checkpoint"
+command = ["sh", "-c", "sleep {time}"]
+group = "writes"
+[[version]]
+label = "a"
+socket = "/s"
+`)
+	r := &runner{plan: p}
+	got := map[string]string{}
+	for _, it := range p.Expand() {
+		if it.Action == plan.ActionMeasure {
+			rec := record.New(record.KindStep)
+			r.identify(rec, it)
+			got[rec.Step] = rec.Group
+		}
+	}
+	want := map[string]string{"point-query_range=100": "point", "update-index_range=100": "writes", "checkpoint": "writes", "scan_range=100": "range"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("groups %v, want %v", got, want)
 	}
 }
 

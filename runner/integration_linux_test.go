@@ -330,7 +330,7 @@ func TestServerKilledMidStep(t *testing.T) {
 		}
 	}
 	after := recs["a/read-only_range=100/t1/r1"]
-	if after != nil && (after.Server == nil || after.Server.Pid == pid || !strings.Contains(strings.Join(after.Warnings, "\n"), "started again")) {
+	if after != nil && (after.Server == nil || after.Server.Pid == pid || !strings.Contains(strings.Join(after.WarningTexts(), "\n"), "started again")) {
 		t.Errorf("the step after the crash: server %+v, warnings %q", after.Server, after.Warnings)
 	}
 	if n := strings.Count(progress.String(), "perfbench run: loaded a:"); n != 1 {

@@ -142,7 +142,7 @@ func (p *progress) end(it plan.Item, rec *record.Record, werr error) {
 	defer p.mu.Unlock()
 	p.plannedDone += p.planned(it)
 	p.curPlanned = 0
-	how := rec.Outcome
+	how := string(rec.Outcome)
 	if rec.Outcome == record.OutcomeOK {
 		if rec.Ops.Count > 0 && rec.Window.Seconds > 0 {
 			how += fmt.Sprintf(", %.0f %s/s", rec.Ops.Count/rec.Window.Seconds, opsName(rec.Ops))
@@ -151,7 +151,7 @@ func (p *progress) end(it plan.Item, rec *record.Record, werr error) {
 		how += ": " + firstLine(rec.Error)
 	}
 	if n := len(rec.Warnings); n > 0 && rec.Outcome == record.OutcomeOK {
-		first := shorten(firstLine(rec.Warnings[0]), 100)
+		first := shorten(firstLine(rec.Warnings[0].Text), 100)
 		if n == 1 {
 			how += " (warning: " + first + ")"
 		} else {

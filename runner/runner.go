@@ -109,7 +109,7 @@ type Summary struct {
 // output folder.
 type Unwritten struct {
 	ID      string
-	Outcome string
+	Outcome record.Outcome
 	// Path is where the Record was to go; Err why it did not.
 	Path string
 	Err  error

@@ -161,7 +161,7 @@ basedir = "installed"
 	rec := record.New(record.KindStep)
 	rec.Ops = record.Ops{Source: "Questions", Count: 50000, Per: 1}
 	rec.Window.Seconds = 5
-	rec.Warnings = []string{"performance_schema is off: roles from thread names"}
+	rec.Warnings = []record.Warning{{Code: record.WarnRoles, Text: "performance_schema is off: roles from thread names"}}
 	pr.end(ms[0], rec, nil)
 	// Half the planned time done in 14 s: the other half is expected to
 	// take as long.
@@ -342,7 +342,7 @@ func TestProgressWarnings(t *testing.T) {
 	var buf bytes.Buffer
 	pr := newProgress(&buf, false, 0, items, time.Second)
 	rec := record.New(record.KindStep)
-	rec.Warnings = []string{strings.Repeat("x", 120) + "\nsecond line", "another"}
+	rec.Warnings = []record.Warning{{Code: record.WarnGeneral, Text: strings.Repeat("x", 120) + "\nsecond line"}, {Code: record.WarnGeneral, Text: "another"}}
 	var m plan.Item
 	for _, it := range items {
 		if it.Action == plan.ActionMeasure {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,6 +48,7 @@ func (r *runner) newRecord(it plan.Item) *record.Record {
 func (r *runner) identify(rec *record.Record, it plan.Item) {
 	rec.Kind = record.KindStep
 	rec.Version, rec.Step, rec.Threads, rec.Repeat = it.Version.Label, it.Step.Label, it.Threads, it.Repeat
+	rec.Group = string(it.Step.Group)
 	if rec.Provenance.Hostname == "" {
 		rec.Provenance.Hostname = r.prov.Hostname
 	}
@@ -71,8 +73,9 @@ func (r *runner) measure(ctx context.Context, s *server, it plan.Item) *record.R
 	r.setAside(it)
 	rec := r.runStep(ctx, s, it)
 	r.identify(rec, it)
-	rec.Warnings = append(rec.Warnings, r.flushNotes[it.ID]...)
-	rec.Warnings = append(rec.Warnings, s.notes...)
+	for _, n := range slices.Concat(r.flushNotes[it.ID], s.notes) {
+		rec.Warnf(record.WarnGeneral, "%s", n)
+	}
 	s.notes = nil
 	if rec.Server != nil && s.v.Managed != nil && rec.Server.Config == "" {
 		rec.Server.Config = s.v.Managed.Mycnf
@@ -212,7 +215,7 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 		load.Wait(r.tail + 2*time.Second)
 	default:
 		if load.Wait(r.tail + 30*time.Second) {
-			rec.Warn("sysbench did not end %s after the window closed: stopped", r.tail+30*time.Second)
+			rec.Warnf(record.WarnGeneral, "sysbench did not end %s after the window closed: stopped", r.tail+30*time.Second)
 		}
 	}
 	mu.Lock()
@@ -243,7 +246,7 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 		}
 		failed(rec, "%s before the window closed (%.1f s of %s)%s%s", r.loadEnd(st, load), rec.Window.Seconds, st.Duration, late, loadDetail(res, logPath))
 	case loadEnded:
-		rec.Warn("the command ended %.1f s into the %s window: the window is that long", rec.Window.Seconds, st.Duration)
+		rec.Warnf(record.WarnGeneral, "the command ended %.1f s into the %s window: the window is that long", rec.Window.Seconds, st.Duration)
 	case !st.Custom() && (load.ExitCode() != 0 || len(res.Fatal) > 0):
 		failed(rec, "%s%s", r.loadEnd(st, load), loadDetail(res, logPath))
 	case st.Custom() && load.ExitCode() > 0:

@@ -352,7 +352,7 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 		if res := load.Sysbench(); res != nil {
 			r.Threads = res.Threads
 			if !res.Complete && merr == nil {
-				r.Warn("sysbench's output has no final report: its counts are incomplete")
+				r.Warnf(record.WarnGeneral, "sysbench's output has no final report: its counts are incomplete")
 			}
 		}
 		measure.ApplyClient(r, c, a.op)

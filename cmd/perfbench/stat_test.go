@@ -129,6 +129,35 @@ func TestStatProcessJSON(t *testing.T) {
 	}
 }
 
+// TestStatIntervalAlias: an event given under another spelling (-e cs) is
+// keyed by its canonical name in the totals and in every interval point,
+// so the interval table prints its counts, not "not counted".
+func TestStatIntervalAlias(t *testing.T) {
+	needLinux(t)
+	busy(t)
+	args := []string{"stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", "cs,task-clock", "--duration", "300ms", "--interval", "100ms"}
+	r, _ := statRecord(t, append(args, "--format", "json")...)
+	if c, ok := r.Counter("context-switches"); !ok || c.Status != record.StatusCounted {
+		t.Errorf("context-switches total %+v", c)
+	}
+	if len(r.Series) < 2 {
+		t.Fatalf("%d series points", len(r.Series))
+	}
+	for i, p := range r.Series {
+		if _, ok := p.Counters["context-switches"]; !ok || len(p.Counters) != 2 {
+			t.Errorf("point %d counters %v, want context-switches and task-clock", i, p.Counters)
+		}
+	}
+	// The interval table: its header names the event, and no row says
+	// "not counted".
+	code, out, errs := runCLI(t, args...)
+	_, table, found := strings.Cut(out, "ends at (s)")
+	header, rows, _ := strings.Cut(table, "\n")
+	if code != exitOK || !found || !strings.Contains(header, "context-switches") || strings.Count(rows, "\n") < 2 || strings.Contains(rows, "not counted") {
+		t.Errorf("exit %d, stderr %q, output:\n%s", code, errs, out)
+	}
+}
+
 func TestStatNotAServer(t *testing.T) {
 	needLinux(t)
 	code, out, errs := runCLI(t, "stat", "--pid", strconv.Itoa(os.Getpid()), "-e", "task-clock", "--duration", "100ms")
@@ -442,7 +471,7 @@ func TestStatClientOpsCoverage(t *testing.T) {
 		sysbenchArgs(srv, "oltp_point_select", "--threads=2", "--time=5", "--report-interval=2")...)
 	r, errs := statRecord(t, args...)
 	cs, _ := r.Counter("context-switches")
-	w := strings.Join(r.Warnings, "|")
+	w := strings.Join(r.WarningTexts(), "|")
 	if r.Ops.Source != "client.queries" || r.Ops.Count != 0 || cs.PerOp != nil || !strings.Contains(w, "no client.queries count") || !strings.Contains(w, "--op Questions") {
 		t.Errorf("part covered: ops %+v, context-switches per op %v, warnings %q", r.Ops, cs.PerOp, r.Warnings)
 	}
@@ -795,7 +824,7 @@ func TestStatConcurrent(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		want := fmt.Sprintf("another perfbench (pid %d) was measuring this server at the same time", c.other)
-		if !strings.Contains(strings.Join(r.Warnings, "\n"), want) {
+		if !strings.Contains(strings.Join(r.WarningTexts(), "\n"), want) {
 			t.Errorf("%s stat's warnings %q do not say %q", c.name, r.Warnings, want)
 		}
 	}
