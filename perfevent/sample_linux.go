@@ -432,8 +432,8 @@ func readSysctlInt(root, name string) (int, bool) {
 }
 
 // mlockHint explains a ring buffer that could not be mapped: it is above
-// what may be locked. Root, whom the limits do not bind, is not told to run
-// as root.
+// what may be locked. Root is not told to run as root: it already is, and
+// what is left to it is a smaller buffer.
 func mlockHint() string {
 	if euid() == 0 {
 		return " (above kernel.perf_event_mlock_kb and RLIMIT_MEMLOCK: use a smaller buffer)"
