@@ -2,8 +2,6 @@ package perfevent
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,12 +15,7 @@ func TestRootNotToldRunAsRoot(t *testing.T) {
 	refused := func(cgroup bool) error {
 		root := fakeRoot(t, 100, threads(100))
 		if cgroup {
-			writeFile(t, filepath.Join(root, "proc/100/cgroup"), "0::/db\n")
-			writeFile(t, filepath.Join(root, "proc/self/mountinfo"), "30 25 0:26 / /cg rw - cgroup2 cgroup2 rw\n")
-			writeFile(t, filepath.Join(root, "sys/devices/system/cpu/online"), "0-1\n")
-			if err := os.MkdirAll(filepath.Join(root, "cg/db"), 0o755); err != nil {
-				t.Fatal(err)
-			}
+			root = fakeCgroupRoot(t)
 		}
 		f := newFakeSys()
 		f.fail = func(n int, o fakeOpen) error { return syscall.EACCES }
