@@ -81,8 +81,11 @@ func Doctor(h *Host, opt DoctorOptions) Report {
 		add("kernel", Fail, fmt.Sprintf("%s: no perf events (%v)", orUnknown(h.Kernel), h.SystemErr),
 			"boot a kernel built with CONFIG_PERF_EVENTS and mount sysfs at /sys")
 	} else if maj, min, ok := kernelVersion(h.Kernel); ok && (maj < 5 || maj == 5 && min < 8) {
-		add("kernel", Warn, fmt.Sprintf("%s: perf events present; CAP_PERFMON needs 5.8 or later", h.Kernel),
-			"run as root (CAP_SYS_ADMIN), or use a 5.8+ kernel to grant CAP_PERFMON alone")
+		fix := "run as root (CAP_SYS_ADMIN), or use a 5.8+ kernel to grant CAP_PERFMON alone"
+		if h.Privileges.EUID == 0 && h.Privileges.Known {
+			fix = "nothing to do as root (CAP_SYS_ADMIN); to count without root, use a 5.8+ kernel and grant CAP_PERFMON alone"
+		}
+		add("kernel", Warn, fmt.Sprintf("%s: perf events present; CAP_PERFMON needs 5.8 or later", h.Kernel), fix)
 	} else {
 		add("kernel", OK, fmt.Sprintf("%s: perf events present", orUnknown(h.Kernel)), "")
 	}

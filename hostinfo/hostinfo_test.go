@@ -302,4 +302,16 @@ func TestDoctorRootNotToldRunAsRoot(t *testing.T) {
 	// Another user is told to run as root.
 	r = Doctor(read(t, "metal-hybrid"), DoctorOptions{Probe: probeDenied, Pid: 2001})
 	expect(t, r, "target", Fail, "run as root or grant CAP_PERFMON")
+	// A kernel before 5.8 (no CAP_PERFMON): root is not told to run as root,
+	// another user is.
+	for _, euid := range []int{0, 1000} {
+		h = read(t, "vm")
+		h.Kernel = "5.4.0-150-generic"
+		h.Privileges.EUID = euid
+		r = Doctor(h, DoctorOptions{Probe: probeDenied})
+		if c := checkOf(t, r, "kernel"); strings.Contains(c.Fix, "run as root") != (euid != 0) {
+			t.Errorf("euid %d, kernel 5.4: fix %q", euid, c.Fix)
+		}
+		expect(t, r, "kernel", Warn, "CAP_PERFMON needs 5.8", "5.8+ kernel")
+	}
 }

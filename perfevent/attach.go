@@ -882,8 +882,10 @@ func (a *Attachment) openError(t *target, p int, err error) error {
 	what := fmt.Sprintf("open %s on %s", a.lay.partName(p), a.where(t))
 	switch {
 	case errors.Is(err, errEACCES), errors.Is(err, errEPERM):
-		msg := fmt.Sprintf("%s: %v (perf_event_paranoid=%s; run as root or grant CAP_PERFMON)", what, err, a.paranoid())
+		msg := fmt.Sprintf("%s: %v (perf_event_paranoid=%s; %s)", what, err, a.paranoid(), refusedFix())
 		switch {
+		case a.cgroup && euid() == 0:
+			msg = fmt.Sprintf("%s: %v (perf_event_paranoid=%s; cgroup mode counts per CPU: %s)", what, err, a.paranoid(), refusedFix())
 		case a.cgroup:
 			msg = fmt.Sprintf("%s: %v (perf_event_paranoid=%s; cgroup mode counts per CPU: run as root, grant CAP_PERFMON or set perf_event_paranoid to 0 or less)", what, err, a.paranoid())
 		case a.system != nil:
@@ -942,7 +944,11 @@ func (a *Attachment) filesError(what string, err error) error {
 	if lerr == nil {
 		limit = fmt.Sprintf("%d (hard limit %d)", cur, max)
 	}
-	msg := fmt.Sprintf("%s: %v: counting needs %d descriptors (%d %s × %d events), and perfbench holds %d others and keeps %d free for its own files: %d in all, but RLIMIT_NOFILE is %s: raise it with 'ulimit -n %d' as root in the shell that runs perfbench", what, err, need, targets, unit, per, held, spareFiles, want, limit, want)
+	asRoot := " as root" // a limit above the hard limit needs root
+	if euid() == 0 {
+		asRoot = ""
+	}
+	msg := fmt.Sprintf("%s: %v: counting needs %d descriptors (%d %s × %d events), and perfbench holds %d others and keeps %d free for its own files: %d in all, but RLIMIT_NOFILE is %s: raise it with 'ulimit -n %d'%s in the shell that runs perfbench", what, err, need, targets, unit, per, held, spareFiles, want, limit, want, asRoot)
 	if a.cgroup || need > 100000 {
 		msg += fmt.Sprintf(", or count per CPU with cgroup mode (%d descriptors per event)", runtime.NumCPU())
 	}

@@ -680,7 +680,9 @@ func TestAttachFakeSystemExplains(t *testing.T) {
 	}
 }
 
-func TestAttachFakeCgroupPermission(t *testing.T) {
+// fakeCgroupRoot is a /proc and /sys with pid 100 in cgroup v2 /db and
+// CPUs 0 and 1 online.
+func fakeCgroupRoot(t *testing.T) string {
 	root := fakeRoot(t, 100, threads(100))
 	writeFile(t, filepath.Join(root, "proc/100/cgroup"), "0::/db\n")
 	writeFile(t, filepath.Join(root, "proc/self/mountinfo"), "30 25 0:26 / /cg rw - cgroup2 cgroup2 rw\n")
@@ -688,6 +690,11 @@ func TestAttachFakeCgroupPermission(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(root, "cg/db"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	return root
+}
+
+func TestAttachFakeCgroupPermission(t *testing.T) {
+	root := fakeCgroupRoot(t)
 	f := newFakeSys()
 	f.fail = func(n int, o fakeOpen) error {
 		if o.cpu == 1 {

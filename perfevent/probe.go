@@ -1,6 +1,9 @@
 package perfevent
 
-import "fmt"
+import (
+	"fmt"
+	"os"
+)
 
 // OpenError is a failed perf_event_open, explained: which event, on what,
 // why, and how to fix it. It wraps one of the sentinels (ErrNotSupported,
@@ -32,4 +35,18 @@ func (e *OpenError) Unwrap() []error {
 		return []error{e.Err}
 	}
 	return []error{e.Kind, e.Err}
+}
+
+// euid is os.Geteuid; tests replace it.
+var euid = os.Geteuid
+
+// refusedFix is the advice on a perf_event_open refused for want of
+// privilege. Root is not told to run as root: a root that is refused lacks
+// the capabilities in its container or user namespace, or a security
+// module refuses it.
+func refusedFix() string {
+	if euid() == 0 {
+		return "refused even to root: grant CAP_PERFMON to its container or user namespace, or check lockdown and the security module"
+	}
+	return "run as root or grant CAP_PERFMON"
 }

@@ -3,7 +3,6 @@ package perfevent
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -91,17 +90,14 @@ func (s *System) OpenError(e Event, enc Encoding, target string, err error) erro
 	return oe
 }
 
-// euid is os.Geteuid; tests replace it.
-var euid = os.Geteuid
-
 // permissionHint says what perf_event_paranoid allows and what is needed.
 func (s *System) permissionHint(e Event) string {
 	if s == nil || s.Paranoid == nil {
-		return "perf_event_paranoid unknown; run as root or grant CAP_PERFMON"
+		return "perf_event_paranoid unknown; " + refusedFix()
 	}
 	p := *s.Paranoid
 	var b strings.Builder
-	fmt.Fprintf(&b, "perf_event_paranoid=%d; run as root or grant CAP_PERFMON", p)
+	fmt.Fprintf(&b, "perf_event_paranoid=%d; %s", p, refusedFix())
 	switch {
 	case p >= 3:
 		b.WriteString(", or lower it: sysctl kernel.perf_event_paranoid=2")

@@ -187,7 +187,7 @@ func (s *Sampling) openRing(cpu, cgFD, flags, pages int) (*ring, error) {
 		unix.Close(fd)
 		hint := ""
 		if errors.Is(err, unix.EPERM) || errors.Is(err, unix.ENOMEM) {
-			hint = " (above kernel.perf_event_mlock_kb and RLIMIT_MEMLOCK: run as root or use a smaller buffer)"
+			hint = mlockHint()
 		}
 		return nil, fmt.Errorf("sample pid %d: map the ring buffer of %s on CPU %d (%d pages)%s: %w", s.pid, e.Name, cpu, pages, hint, err)
 	}
@@ -429,4 +429,14 @@ func readSysctlInt(root, name string) (int, bool) {
 	}
 	v, err := strconv.Atoi(strings.TrimSpace(string(b)))
 	return v, err == nil
+}
+
+// mlockHint explains a ring buffer that could not be mapped: it is above
+// what may be locked. Root is not told to run as root: it already is, and
+// what is left to it is a smaller buffer.
+func mlockHint() string {
+	if euid() == 0 {
+		return " (above kernel.perf_event_mlock_kb and RLIMIT_MEMLOCK: use a smaller buffer)"
+	}
+	return " (above kernel.perf_event_mlock_kb and RLIMIT_MEMLOCK: run as root or use a smaller buffer)"
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,7 +13,19 @@ import (
 
 // ErrKernelHidden: /proc/kallsyms shows every address as 0 (kernel.kptr_restrict,
 // or not root): kernel frames cannot be named.
-var ErrKernelHidden = errors.New("kernel symbol addresses are hidden (run as root, or sysctl -w kernel.kptr_restrict=0)")
+var ErrKernelHidden = errors.New("kernel symbol addresses are hidden")
+
+// euid is os.Geteuid; tests replace it.
+var euid = os.Geteuid
+
+// hiddenFix says how to see kernel symbol addresses; root, who sees them
+// unless kernel.kptr_restrict is 2, is not told to run as root.
+func hiddenFix() string {
+	if euid() == 0 {
+		return "sysctl -w kernel.kptr_restrict=0: at 2 they are hidden even from root"
+	}
+	return "run as root, or sysctl -w kernel.kptr_restrict=0"
+}
 
 // maxKernelSymbolSpan bounds how far past a kernel symbol's address an
 // address is still taken to be in it (kallsyms has no sizes).
@@ -66,7 +79,7 @@ func ParseKallsyms(r io.Reader) (*Kernel, error) {
 		return nil, fmt.Errorf("read kallsyms: %w", err)
 	}
 	if lines > 0 && zero == lines {
-		return nil, ErrKernelHidden
+		return nil, fmt.Errorf("%w (%s)", ErrKernelHidden, hiddenFix())
 	}
 	sort.SliceStable(k.syms, func(i, j int) bool { return k.syms[i].addr < k.syms[j].addr })
 	return k, nil

@@ -78,8 +78,14 @@ ffffffffc0a01000 t xfs_fn	[xfs]
 		}
 	}
 	hidden := "0000000000000000 T _stext\n0000000000000000 t do_one_initcall\n"
-	if _, err := ParseKallsyms(strings.NewReader(hidden)); !errors.Is(err, ErrKernelHidden) {
-		t.Errorf("hidden kallsyms: %v", err)
+	defer func(f func() int) { euid = f }(euid)
+	for _, id := range []int{1000, 0} {
+		// Root is not told to run as root; another user is.
+		euid = func() int { return id }
+		_, err := ParseKallsyms(strings.NewReader(hidden))
+		if !errors.Is(err, ErrKernelHidden) || !strings.Contains(err.Error(), "kptr_restrict=0") || strings.Contains(err.Error(), "run as root") != (id != 0) {
+			t.Errorf("hidden kallsyms, euid %d: %v", id, err)
+		}
 	}
 	if _, err := ParseKallsyms(strings.NewReader("xyz T f\n")); err == nil {
 		t.Error("bad address accepted")
