@@ -444,18 +444,9 @@ func TestLegacyRatio(t *testing.T) {
 	}
 }
 
-func TestGroupsAndOrder(t *testing.T) {
-	for step, want := range map[string]Group{
-		"point-query_range=100": GroupPoint, "random-points.pre_range=10": GroupPoint, "hot-points_range=100": GroupPoint,
-		"range-covered-pk_range=100": GroupRange, "read-only_range=10": GroupRange, "scan_range=100": GroupRange,
-		"read-write_range=10": GroupWrites, "update-index_range=100": GroupWrites, "delete_range=100": GroupWrites,
-		"insert_range=100": GroupWrites, "write-only_range=10000": GroupWrites,
-		"l.i0": GroupInsert, "l.x": GroupInsert, "qr100": GroupInsert, "q1000.1": GroupInsert,
-	} {
-		if got := GroupOf(step); got != want {
-			t.Errorf("GroupOf(%q) = %v, want %v", step, got, want)
-		}
-	}
+// Steps in table order: by the suite's groups (suite.GroupOf), then by
+// label, largest range first.
+func TestStepOrder(t *testing.T) {
 	// The InnoDB block of the first seed post, rows typed in its order.
 	published := []string{
 		"hot-points_range=100", "point-query.pre_range=100", "point-query_range=100",
@@ -770,25 +761,6 @@ func TestAttributeBothZero(t *testing.T) {
 	a := Attribute(rqps, Val(1), Val(1), Val(1))
 	if a.Verdict != VerdictNA || a.NoShares != WhyBothZero || !math.IsNaN(a.Wait) {
 		t.Errorf("Attribute(0/0) = %+v, want n/a with no shares", a)
-	}
-}
-
-// sysbench's own test names keep their underscores: oltp_update_index is
-// a write step, oltp_point_select a point query (both landed in "range").
-func TestGroupsOfStockNames(t *testing.T) {
-	for step, want := range map[string]Group{
-		"oltp_update_index": GroupWrites, "oltp_update_non_index": GroupWrites, "oltp_delete": GroupWrites,
-		"oltp_insert": GroupWrites, "oltp_read_write": GroupWrites, "oltp_write_only": GroupWrites,
-		"bulk_insert": GroupWrites, "oltp_point_select": GroupPoint, "select_random_points": GroupPoint,
-		"oltp_read_only": GroupRange, "select_random_ranges": GroupRange,
-		"oltp_update_index_range=100": GroupWrites, "point-query_range=100": GroupPoint,
-	} {
-		if got := GroupOf(step); got != want {
-			t.Errorf("GroupOf(%q) = %v, want %v", step, got, want)
-		}
-	}
-	if got := StepName("oltp_read_only.pre_range=10_pk=1"); got != "oltp_read_only" {
-		t.Errorf("StepName = %q", got)
 	}
 }
 

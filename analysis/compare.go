@@ -13,6 +13,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/perfbench/perfbench/record"
+	"github.com/perfbench/perfbench/suite"
 )
 
 // ErrNoRecords is returned by New when there is nothing to compare.
@@ -157,13 +158,12 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 			}
 		}
 	}
-	c.Steps = orderSteps(steps, opt.Order, firstStart)
-	// Steps with insert-benchmark data go to that group even when their
-	// label does not look like one, after the others; each part keeps its
+	c.Steps = orderSteps(steps, opt.Order, firstStart, c.Group)
+	// Insert-benchmark steps come after the others; each part keeps its
 	// order.
 	var sys, ins []string
 	for _, s := range c.Steps {
-		if c.insertSteps[s] || GroupOf(s) == GroupInsert {
+		if c.Group(s) == suite.GroupInsert {
 			ins = append(ins, s)
 		} else {
 			sys = append(sys, s)
@@ -183,11 +183,11 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 var ErrUnknownOrder = errors.New("unknown step order")
 
 // orderSteps puts the steps, in input order, in the table order named by
-// order (see OrderRun), warm-up steps left out.
-func orderSteps(steps []string, order string, start map[string]time.Time) []string {
+// order (see OrderRun), warm-up steps left out; group gives their groups.
+func orderSteps(steps []string, order string, start map[string]time.Time, group func(string) suite.Group) []string {
 	switch order {
 	case OrderName:
-		return OrderSteps(steps)
+		return orderByGroup(steps, group)
 	case OrderInput:
 	default:
 		steps = slices.Clone(steps)
@@ -209,12 +209,14 @@ func orderSteps(steps []string, order string, start map[string]time.Time) []stri
 	return out
 }
 
-// Group returns the step's row group.
-func (c *Comparison) Group(step string) Group {
+// Group returns the step's row group: the insert benchmark's when its
+// Records carry insert-benchmark data, else the one the suite gives its
+// label (suite.GroupOf).
+func (c *Comparison) Group(step string) suite.Group {
 	if c.insertSteps[step] {
-		return GroupInsert
+		return suite.GroupInsert
 	}
-	return GroupOf(step)
+	return suite.GroupOf(step)
 }
 
 // Others returns the versions other than the base, in input order.
