@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfbench/perfbench/record"
+	"github.com/perfbench/perfbench/suite"
 )
 
 const tol = 1e-9
@@ -480,6 +481,43 @@ func TestStepOrder(t *testing.T) {
 	// Insert-benchmark steps keep their run order, after the others.
 	if got := OrderSteps([]string{"l.i0", "point-query", "l.x", "l.i1", "qr100"}); !reflect.DeepEqual(got, []string{"point-query", "l.i0", "l.x", "l.i1", "qr100"}) {
 		t.Errorf("insert order: %q", got)
+	}
+}
+
+// TestRecordGroups: a step's group is the one its Records give (the
+// first that gives one), else, for Records without one (schema 1), the
+// insert benchmark's when they carry its data, else the suite's for its
+// label; the name order sorts by those groups.
+func TestRecordGroups(t *testing.T) {
+	group := func(r *record.Record, g string) *record.Record { r.Group = g; return r }
+	ins := stepRecord("a", "load", 1, 100)
+	ins.Insert = &record.Insert{}
+	recs := []*record.Record{
+		group(stepRecord("a", "checkpoint", 1, 100), "writes"),
+		stepRecord("b", "checkpoint", 1, 100), // no group: the first Record's stands
+		stepRecord("a", "point-query_range=100", 1, 100),
+		group(stepRecord("a", "scan_range=100", 1, 100), "range"),
+		group(stepRecord("a", "flush", 1, 100), "maintenance"),
+		ins,
+		stepRecord("a", "l.i0", 1, 100),
+		stepRecord("a", "update-index_range=100", 1, 100),
+	}
+	c, err := New(recs, "", Options{Order: OrderName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]suite.Group{
+		"checkpoint": suite.GroupWrites, "point-query_range=100": suite.GroupPoint, "scan_range=100": suite.GroupRange,
+		"flush": "maintenance", "load": suite.GroupInsert, "l.i0": suite.GroupInsert, "update-index_range=100": suite.GroupWrites,
+	}
+	for step, g := range want {
+		if got := c.Group(step); got != g {
+			t.Errorf("Group(%s) = %s, want %s", step, got, g)
+		}
+	}
+	order := []string{"point-query_range=100", "scan_range=100", "checkpoint", "update-index_range=100", "flush", "load", "l.i0"}
+	if !reflect.DeepEqual(c.Steps, order) {
+		t.Errorf("steps %q, want %q", c.Steps, order)
 	}
 }
 

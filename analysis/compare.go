@@ -66,6 +66,9 @@ type Comparison struct {
 	Opt     Options
 
 	samples map[record.Key]*Sample
+	// groups are the steps' groups their Records give (the first Record
+	// that gives one, in input order).
+	groups map[string]suite.Group
 	// insertSteps are steps whose Records carry insert-benchmark data.
 	insertSteps map[string]bool
 	events      []string
@@ -97,7 +100,7 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 		return nil, fmt.Errorf("%w %q: choose from %s", ErrUnknownOrder, opt.Order, strings.Join(StepOrders, ", "))
 	}
 	c := &Comparison{Opt: opt, samples: map[record.Key]*Sample{}, insertSteps: map[string]bool{},
-		ratios: map[metricKey]Cell{}}
+		groups: map[string]suite.Group{}, ratios: map[metricKey]Cell{}}
 	firstStart := map[string]time.Time{}
 	seenV, seenH, seenT, seenS := map[string]bool{}, map[string]bool{}, map[int]bool{}, map[Scope]bool{}
 	seenE, seenR := map[string]bool{}, map[string]bool{}
@@ -131,6 +134,9 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 		}
 		if r.Insert != nil {
 			c.insertSteps[k.Step] = true
+		}
+		if _, ok := c.groups[k.Step]; !ok && r.Group != "" {
+			c.groups[k.Step] = suite.Group(r.Group)
 		}
 		if st := r.Window.Start; !st.IsZero() {
 			if f, ok := firstStart[k.Step]; !ok || st.Before(f) {
@@ -209,10 +215,14 @@ func orderSteps(steps []string, order string, start map[string]time.Time, group 
 	return out
 }
 
-// Group returns the step's row group: the insert benchmark's when its
-// Records carry insert-benchmark data, else the one the suite gives its
+// Group returns the step's row group: the one its Records give, else
+// (Records of schema 1, tables from a CSV) the insert benchmark's when
+// they carry insert-benchmark data, else the one the suite gives its
 // label (suite.GroupOf).
 func (c *Comparison) Group(step string) suite.Group {
+	if g, ok := c.groups[step]; ok {
+		return g
+	}
 	if c.insertSteps[step] {
 		return suite.GroupInsert
 	}
