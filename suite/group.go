@@ -39,10 +39,10 @@ func (g Group) Rank() int {
 
 var insertStep = regexp.MustCompile(`^(l\.[a-z]+[0-9]*|q[rp]?[0-9]+(\.[0-9]+)?)$`)
 
-// IsInsertStep reports whether the label names an insert-benchmark step:
+// isInsertStep reports whether the label names an insert-benchmark step:
 // l.i0, l.x, l.i1, l.i2, qr100, qp500, q1000.1 and the like. Their tables
 // keep them in the order they ran.
-func IsInsertStep(label string) bool { return insertStep.MatchString(label) }
+func isInsertStep(label string) bool { return insertStep.MatchString(label) }
 
 // withoutParams is the label without its parameters, the "_name=value"
 // parts: "read-only.pre_range=100_pk=1" gives "read-only.pre". The
@@ -69,7 +69,7 @@ func withoutParams(label string) string {
 // is a name whole ("l.i0").
 func StepName(label string) string {
 	name := withoutParams(label)
-	if i := strings.IndexByte(name, '.'); i > 0 && !IsInsertStep(name) {
+	if i := strings.IndexByte(name, '.'); i > 0 && !isInsertStep(name) {
 		name = name[:i]
 	}
 	return name
@@ -81,7 +81,7 @@ func StepName(label string) string {
 // write is a write step, read-write and bulk_insert included; else a name
 // with point is a point query; every other step is a range query.
 func GroupOf(nameOrLabel string) Group {
-	if IsInsertStep(nameOrLabel) {
+	if isInsertStep(nameOrLabel) {
 		return GroupInsert
 	}
 	name := withoutParams(nameOrLabel)
