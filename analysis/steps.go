@@ -49,12 +49,12 @@ const (
 var StepOrders = []string{OrderRun, OrderInput, OrderName}
 
 // OrderSteps returns the steps in table order, without warm-up steps: by
-// group (suite.GroupOf: point, range, writes, insert benchmark); inside the first three
-// groups by label with the trailing range number compared last and largest
-// first, which is the order of published tables (".pre" copies before the
-// step itself, "_range=1000" before "_range=100" before "_range=10");
-// insert-benchmark steps keep the order they were given in, which is the
-// order they run in.
+// group (suite.GroupOf: point, range, writes, insert benchmark); inside the
+// first three groups by label with the trailing range number compared last
+// and largest first, which is the order of published tables (".pre" copies
+// before the step itself, "_range=1000" before "_range=100" before
+// "_range=10"); insert-benchmark steps keep the order they were given in,
+// which is the order they run in.
 func OrderSteps(steps []string) []string {
 	return orderByGroup(steps, suite.GroupOf)
 }
