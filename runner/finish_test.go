@@ -309,16 +309,16 @@ func TestRecordGroupReported(t *testing.T) {
 		t.Errorf("text rows by name %q, want %q (point, range, writes)\n%s", rows, want, text)
 	}
 	md := render("markdown", analysis.OrderRun)
-	heading := ""
+	heading, found := "", false
 	for _, line := range strings.Split(md, "\n") {
 		if strings.HasPrefix(line, "| **") {
 			heading = strings.Trim(strings.Fields(line)[1], "*")
 		}
-		if strings.HasPrefix(line, "| checkpoint ") {
+		if found = strings.HasPrefix(line, "| checkpoint "); found {
 			break
 		}
 	}
-	if heading != "writes" {
+	if !found || heading != "writes" {
 		t.Errorf("checkpoint is under heading %q in Markdown, want writes\n%s", heading, md)
 	}
 }
