@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfbench/perfbench/record"
+	"github.com/perfbench/perfbench/suite"
 )
 
 const tol = 1e-9
@@ -444,18 +445,9 @@ func TestLegacyRatio(t *testing.T) {
 	}
 }
 
-func TestGroupsAndOrder(t *testing.T) {
-	for step, want := range map[string]Group{
-		"point-query_range=100": GroupPoint, "random-points.pre_range=10": GroupPoint, "hot-points_range=100": GroupPoint,
-		"range-covered-pk_range=100": GroupRange, "read-only_range=10": GroupRange, "scan_range=100": GroupRange,
-		"read-write_range=10": GroupWrites, "update-index_range=100": GroupWrites, "delete_range=100": GroupWrites,
-		"insert_range=100": GroupWrites, "write-only_range=10000": GroupWrites,
-		"l.i0": GroupInsert, "l.x": GroupInsert, "qr100": GroupInsert, "q1000.1": GroupInsert,
-	} {
-		if got := GroupOf(step); got != want {
-			t.Errorf("GroupOf(%q) = %v, want %v", step, got, want)
-		}
-	}
+// Steps in table order: by the suite's groups (suite.GroupOf), then by
+// label, largest range first.
+func TestStepOrder(t *testing.T) {
 	// The InnoDB block of the first seed post, rows typed in its order.
 	published := []string{
 		"hot-points_range=100", "point-query.pre_range=100", "point-query_range=100",
@@ -489,6 +481,43 @@ func TestGroupsAndOrder(t *testing.T) {
 	// Insert-benchmark steps keep their run order, after the others.
 	if got := OrderSteps([]string{"l.i0", "point-query", "l.x", "l.i1", "qr100"}); !reflect.DeepEqual(got, []string{"point-query", "l.i0", "l.x", "l.i1", "qr100"}) {
 		t.Errorf("insert order: %q", got)
+	}
+}
+
+// TestRecordGroups: a step's group is the one its Records give (the
+// first that gives one), else, for Records without one (schema 1), the
+// insert benchmark's when they carry its data, else the suite's for its
+// label; the name order sorts by those groups.
+func TestRecordGroups(t *testing.T) {
+	group := func(r *record.Record, g string) *record.Record { r.Group = g; return r }
+	ins := stepRecord("a", "load", 1, 100)
+	ins.Insert = &record.Insert{}
+	recs := []*record.Record{
+		group(stepRecord("a", "checkpoint", 1, 100), "writes"),
+		stepRecord("b", "checkpoint", 1, 100), // no group: the first Record's stands
+		stepRecord("a", "point-query_range=100", 1, 100),
+		group(stepRecord("a", "scan_range=100", 1, 100), "range"),
+		group(stepRecord("a", "flush", 1, 100), "maintenance"),
+		ins,
+		stepRecord("a", "l.i0", 1, 100),
+		stepRecord("a", "update-index_range=100", 1, 100),
+	}
+	c, err := New(recs, "", Options{Order: OrderName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]suite.Group{
+		"checkpoint": suite.GroupWrites, "point-query_range=100": suite.GroupPoint, "scan_range=100": suite.GroupRange,
+		"flush": "maintenance", "load": suite.GroupInsert, "l.i0": suite.GroupInsert, "update-index_range=100": suite.GroupWrites,
+	}
+	for step, g := range want {
+		if got := c.Group(step); got != g {
+			t.Errorf("Group(%s) = %s, want %s", step, got, g)
+		}
+	}
+	order := []string{"point-query_range=100", "scan_range=100", "checkpoint", "update-index_range=100", "flush", "load", "l.i0"}
+	if !reflect.DeepEqual(c.Steps, order) {
+		t.Errorf("steps %q, want %q", c.Steps, order)
 	}
 }
 
@@ -770,25 +799,6 @@ func TestAttributeBothZero(t *testing.T) {
 	a := Attribute(rqps, Val(1), Val(1), Val(1))
 	if a.Verdict != VerdictNA || a.NoShares != WhyBothZero || !math.IsNaN(a.Wait) {
 		t.Errorf("Attribute(0/0) = %+v, want n/a with no shares", a)
-	}
-}
-
-// sysbench's own test names keep their underscores: oltp_update_index is
-// a write step, oltp_point_select a point query (both landed in "range").
-func TestGroupsOfStockNames(t *testing.T) {
-	for step, want := range map[string]Group{
-		"oltp_update_index": GroupWrites, "oltp_update_non_index": GroupWrites, "oltp_delete": GroupWrites,
-		"oltp_insert": GroupWrites, "oltp_read_write": GroupWrites, "oltp_write_only": GroupWrites,
-		"bulk_insert": GroupWrites, "oltp_point_select": GroupPoint, "select_random_points": GroupPoint,
-		"oltp_read_only": GroupRange, "select_random_ranges": GroupRange,
-		"oltp_update_index_range=100": GroupWrites, "point-query_range=100": GroupPoint,
-	} {
-		if got := GroupOf(step); got != want {
-			t.Errorf("GroupOf(%q) = %v, want %v", step, got, want)
-		}
-	}
-	if got := StepName("oltp_read_only.pre_range=10_pk=1"); got != "oltp_read_only" {
-		t.Errorf("StepName = %q", got)
 	}
 }
 

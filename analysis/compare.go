@@ -13,6 +13,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/perfbench/perfbench/record"
+	"github.com/perfbench/perfbench/suite"
 )
 
 // ErrNoRecords is returned by New when there is nothing to compare.
@@ -65,6 +66,9 @@ type Comparison struct {
 	Opt     Options
 
 	samples map[record.Key]*Sample
+	// groups are the steps' groups their Records give (the first Record
+	// that gives one, in input order).
+	groups map[string]suite.Group
 	// insertSteps are steps whose Records carry insert-benchmark data.
 	insertSteps map[string]bool
 	events      []string
@@ -96,7 +100,7 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 		return nil, fmt.Errorf("%w %q: choose from %s", ErrUnknownOrder, opt.Order, strings.Join(StepOrders, ", "))
 	}
 	c := &Comparison{Opt: opt, samples: map[record.Key]*Sample{}, insertSteps: map[string]bool{},
-		ratios: map[metricKey]Cell{}}
+		groups: map[string]suite.Group{}, ratios: map[metricKey]Cell{}}
 	firstStart := map[string]time.Time{}
 	seenV, seenH, seenT, seenS := map[string]bool{}, map[string]bool{}, map[int]bool{}, map[Scope]bool{}
 	seenE, seenR := map[string]bool{}, map[string]bool{}
@@ -131,6 +135,9 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 		if r.Insert != nil {
 			c.insertSteps[k.Step] = true
 		}
+		if _, ok := c.groups[k.Step]; !ok && r.Group != "" {
+			c.groups[k.Step] = suite.Group(r.Group)
+		}
 		if st := r.Window.Start; !st.IsZero() {
 			if f, ok := firstStart[k.Step]; !ok || st.Before(f) {
 				firstStart[k.Step] = st
@@ -157,13 +164,12 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 			}
 		}
 	}
-	c.Steps = orderSteps(steps, opt.Order, firstStart)
-	// Steps with insert-benchmark data go to that group even when their
-	// label does not look like one, after the others; each part keeps its
+	c.Steps = orderSteps(steps, opt.Order, firstStart, c.Group)
+	// Insert-benchmark steps come after the others; each part keeps its
 	// order.
 	var sys, ins []string
 	for _, s := range c.Steps {
-		if c.insertSteps[s] || GroupOf(s) == GroupInsert {
+		if c.Group(s) == suite.GroupInsert {
 			ins = append(ins, s)
 		} else {
 			sys = append(sys, s)
@@ -183,11 +189,11 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 var ErrUnknownOrder = errors.New("unknown step order")
 
 // orderSteps puts the steps, in input order, in the table order named by
-// order (see OrderRun), warm-up steps left out.
-func orderSteps(steps []string, order string, start map[string]time.Time) []string {
+// order (see OrderRun), warm-up steps left out; group gives their groups.
+func orderSteps(steps []string, order string, start map[string]time.Time, group func(string) suite.Group) []string {
 	switch order {
 	case OrderName:
-		return OrderSteps(steps)
+		return orderByGroup(steps, group)
 	case OrderInput:
 	default:
 		steps = slices.Clone(steps)
@@ -209,12 +215,18 @@ func orderSteps(steps []string, order string, start map[string]time.Time) []stri
 	return out
 }
 
-// Group returns the step's row group.
-func (c *Comparison) Group(step string) Group {
-	if c.insertSteps[step] {
-		return GroupInsert
+// Group returns the step's row group: the one its Records give, else
+// (Records of schema 1, tables from a CSV) the insert benchmark's when
+// they carry insert-benchmark data, else the one the suite gives its
+// label (suite.GroupOf).
+func (c *Comparison) Group(step string) suite.Group {
+	if g, ok := c.groups[step]; ok {
+		return g
 	}
-	return GroupOf(step)
+	if c.insertSteps[step] {
+		return suite.GroupInsert
+	}
+	return suite.GroupOf(step)
 }
 
 // Others returns the versions other than the base, in input order.

@@ -3,6 +3,8 @@ package analysis
 import (
 	"math"
 	"sort"
+
+	"github.com/perfbench/perfbench/suite"
 )
 
 // Spearman is the rank correlation of x and y (Pearson correlation of their
@@ -94,7 +96,7 @@ func (c *Comparison) Correlate(sc Scope, version string, metrics []string) []Cor
 		var xs, ys []float64
 		mux, est, untested := false, false, 0
 		for _, step := range c.Steps {
-			if c.Group(step) == GroupInsert {
+			if c.Group(step) == suite.GroupInsert {
 				continue
 			}
 			k := Key(sc, version, step)

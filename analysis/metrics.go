@@ -319,23 +319,61 @@ func rowsRead(r *record.Record) (float64, string) {
 
 // Compute returns the per-op metrics of one Record.
 func Compute(r *record.Record, opt Options) *PerOp {
-	p := &PerOp{OpsPer: 1}
-	note := func(t Topic, text string) { p.Notes = append(p.Notes, Note{Text: text, Topic: t}) }
+	k := &computation{r: r, p: &PerOp{OpsPer: 1}, partial: r.Outcome == record.OutcomePartial}
 	if r.Outcome == record.OutcomeFailed {
-		p.Failed = true
-		return p
+		k.p.Failed = true
+		return k.p
 	}
-	partial := r.Outcome == record.OutcomePartial
-	set := func(name string, c Cell) {
-		if c.OK() && !finite(c.Value) {
-			c = NoValue(WhyNotFinite)
-		}
-		c.Partial = c.Partial || partial
-		p.set(name, c)
+	k.p.Seconds = windowSeconds(r)
+	k.countOps(opt)
+	k.throughput()
+	k.events()
+	k.cpu()
+	k.io()
+	if r.Kind == record.KindTable {
+		k.tableValues()
 	}
-	p.Seconds = windowSeconds(r)
+	insertMetrics(r, k.p, k.counters, k.set)
+	roleShares(r, k.set)
+	p := k.p
+	p.values = append(make([]namedCell, 0, len(p.values)), p.values...) // no spare capacity
+	return p
+}
 
-	// Ops.
+// computation is the state of Compute: the Record, the metrics computed so
+// far, its op count as a cell and its counters by event.
+type computation struct {
+	r        *record.Record
+	p        *PerOp
+	partial  bool
+	ops      Cell
+	haveOps  bool
+	counters map[string]Cell
+}
+
+// set records a metric: a non-finite value becomes "not finite", and
+// every value of a partial window is marked partial.
+func (k *computation) set(name string, c Cell) {
+	if c.OK() && !finite(c.Value) {
+		c = NoValue(WhyNotFinite)
+	}
+	c.Partial = c.Partial || k.partial
+	k.p.set(name, c)
+}
+
+func (k *computation) note(t Topic, text string) {
+	k.p.Notes = append(k.p.Notes, Note{Text: text, Topic: t})
+}
+
+// perOp divides a cell by the op count.
+func (k *computation) perOp(c Cell, scale float64) Cell {
+	return Combine(c, k.ops, func(x, y float64) float64 { return x * scale / y })
+}
+
+// countOps sets the op count: the Record's, a table's ops or qps × seconds,
+// thousands of rows read for a scan step (unless opt.KeepScanOps).
+func (k *computation) countOps(opt Options) {
+	r, p := k.r, k.p
 	p.Ops, p.OpsSource = r.Ops.Count, r.Ops.Source
 	if r.Ops.Per > 0 {
 		p.OpsPer = r.Ops.Per
@@ -352,68 +390,75 @@ func Compute(r *record.Record, opt Options) *PerOp {
 		if rows, name := rowsRead(r); rows > 0 {
 			p.Ops, p.OpsSource, p.OpsPer = rows/1000, name, 1000
 		} else if r.Kind != record.KindTable {
-			note(TopicPerOp, fmt.Sprintf("scan step normalized per %s: the record has no rows-read status to count 1,000-row operations", orDefault(p.OpsSource, "op")))
+			k.note(TopicPerOp, fmt.Sprintf("scan step normalized per %s: the record has no rows-read status to count 1,000-row operations", orDefault(p.OpsSource, "op")))
 		}
 	}
-	haveOps := p.Ops > 0
-	p.OpsEstimated = haveOps && OpsEstimated(r)
-	ops := Val(p.Ops)
-	ops.Estimated = p.OpsEstimated
+	k.haveOps = p.Ops > 0
+	p.OpsEstimated = k.haveOps && OpsEstimated(r)
+	k.ops = Val(p.Ops)
+	k.ops.Estimated = p.OpsEstimated
 	switch {
-	case !haveOps:
-		ops = NoValue(WhyNoOps)
+	case !k.haveOps:
+		k.ops = NoValue(WhyNoOps)
 	case !finite(p.Ops):
-		ops = NoValue(WhyNotFinite)
+		k.ops = NoValue(WhyNotFinite)
 	}
-	// perOp divides a cell by the op count.
-	perOp := func(c Cell, scale float64) Cell {
-		return Combine(c, ops, func(x, y float64) float64 { return x * scale / y })
-	}
+}
 
-	// Throughput. An insert-benchmark table's throughput is its queries/s
-	// when the step ran queries, else its inserts/s (load steps, whose qps
-	// is 0): a ratio of two zero query rates says nothing.
-	if q, ok := r.Metrics[TableQPS]; ok && r.Kind == record.KindTable && !(q == 0 && hasMetric(r, "ips")) {
-		set(OpsPerSecond, Val(q))
-	} else if ips, ok := r.Metrics["ips"]; ok && r.Kind == record.KindTable {
-		set(OpsPerSecond, Val(ips))
-	} else if q, ok := r.Metrics[OpsPerSecond]; ok && r.Kind == record.KindTable {
-		set(OpsPerSecond, Val(q))
-	} else if p.Seconds > 0 {
-		set(OpsPerSecond, Combine(ops, Val(p.Seconds), func(x, y float64) float64 { return x / y }))
-	} else if haveOps {
-		set(OpsPerSecond, NoValue(WhyNoDuration))
+// throughput sets the ops per second. An insert-benchmark table's
+// throughput is its queries/s when the step ran queries, else its
+// inserts/s (load steps, whose qps is 0): a ratio of two zero query rates
+// says nothing.
+func (k *computation) throughput() {
+	r, table := k.r, k.r.Kind == record.KindTable
+	if q, ok := r.Metrics[TableQPS]; ok && table && !(q == 0 && hasMetric(r, "ips")) {
+		k.set(OpsPerSecond, Val(q))
+	} else if ips, ok := r.Metrics["ips"]; ok && table {
+		k.set(OpsPerSecond, Val(ips))
+	} else if q, ok := r.Metrics[OpsPerSecond]; ok && table {
+		k.set(OpsPerSecond, Val(q))
+	} else if k.p.Seconds > 0 {
+		k.set(OpsPerSecond, Combine(k.ops, Val(k.p.Seconds), func(x, y float64) float64 { return x / y }))
+	} else if k.haveOps {
+		k.set(OpsPerSecond, NoValue(WhyNoDuration))
 	}
+}
 
-	// Counters per op, IPC, CPI, MPKI.
-	counters := map[string]Cell{}
-	for _, c := range EventCounters(r) {
-		if _, dup := counters[c.Event]; dup {
+// events sets the counters per op, IPC, CPI and MPKI.
+func (k *computation) events() {
+	p := k.p
+	k.counters = map[string]Cell{}
+	for _, c := range EventCounters(k.r) {
+		if _, dup := k.counters[c.Event]; dup {
 			continue
 		}
 		cell := counterCell(c)
-		counters[c.Event] = cell
+		k.counters[c.Event] = cell
 		p.Events = append(p.Events, c.Event)
-		set(PerOpName(c.Event), perOp(cell, 1))
+		k.set(PerOpName(c.Event), k.perOp(cell, 1))
 	}
-	if ins, ok := counters["instructions"]; ok {
-		if cyc, ok := counters["cycles"]; ok {
-			set(IPC, quotient(ins, cyc, "cycles", 1))
-			set(CPI, quotient(cyc, ins, "instructions", 1))
+	if ins, ok := k.counters["instructions"]; ok {
+		if cyc, ok := k.counters["cycles"]; ok {
+			k.set(IPC, quotient(ins, cyc, "cycles", 1))
+			k.set(CPI, quotient(cyc, ins, "instructions", 1))
 		}
 		for _, e := range p.Events {
 			if IsMissEvent(e) {
-				set(MPKIName(e), quotient(counters[e], ins, "instructions", 1000))
+				k.set(MPKIName(e), quotient(k.counters[e], ins, "instructions", 1000))
 			}
 		}
 	}
+}
 
-	// CPU per op: task-clock (ns), else cpu-clock, else /proc user+sys.
+// cpu sets CPU per op: task-clock (ns), else cpu-clock, else /proc
+// user+sys; and context switches per op: the counter, else /proc's.
+func (k *computation) cpu() {
+	r := k.r
 	cpu, cpuFound := Cell{}, false
 	for _, e := range []string{"task-clock", "cpu-clock"} {
-		if c, ok := counters[e]; ok {
+		if c, ok := k.counters[e]; ok {
 			if c.OK() {
-				cpu, cpuFound = perOp(c, 1e-3), true
+				cpu, cpuFound = k.perOp(c, 1e-3), true
 				break
 			}
 			if !cpuFound {
@@ -422,69 +467,68 @@ func Compute(r *record.Record, opt Options) *PerOp {
 		}
 	}
 	if (!cpuFound || !cpu.OK()) && r.OS != nil {
-		cpu, cpuFound = perOp(Val(r.OS.UserSeconds+r.OS.SystemSeconds), 1e6), true
-		if haveOps {
-			note(TopicCPU, "cpu/o from /proc user+system time (task-clock not measured)")
+		cpu, cpuFound = k.perOp(Val(r.OS.UserSeconds+r.OS.SystemSeconds), 1e6), true
+		if k.haveOps {
+			k.note(TopicCPU, "cpu/o from /proc user+system time (task-clock not measured)")
 		}
 	}
 	if cpuFound {
-		set(CPUPerOp, cpu)
+		k.set(CPUPerOp, cpu)
 	}
 
-	if c, ok := counters["context-switches"]; ok && (c.OK() || r.OS == nil) {
-		set(CSPerOp, perOp(c, 1))
+	if c, ok := k.counters["context-switches"]; ok && (c.OK() || r.OS == nil) {
+		k.set(CSPerOp, k.perOp(c, 1))
 	} else if r.OS != nil {
-		set(CSPerOp, perOp(Val(r.OS.VoluntaryCS+r.OS.InvoluntaryCS), 1))
+		k.set(CSPerOp, k.perOp(Val(r.OS.VoluntaryCS+r.OS.InvoluntaryCS), 1))
 	}
+}
 
-	// IO per op. Reads and writes per op exist only for the device: every
-	// process on it. KB per op come from the server's own /proc io whenever
-	// the Record has it, a 0 included; the device's sectors are the
-	// fallback of Records without it.
+// io sets IO per op. Reads and writes per op exist only for the device:
+// every process on it. KB per op come from the server's own /proc io
+// whenever the Record has it, a 0 included; the device's sectors are the
+// fallback of Records without it.
+func (k *computation) io() {
+	r, p := k.r, k.p
 	if r.OS != nil && r.OS.Disk != nil {
 		d := r.OS.Disk
 		p.Device = orDefault(d.Device, "the data directory's device")
-		set(ReadsPerOp, perOp(Val(d.Reads), 1))
-		set(WritesPerOp, perOp(Val(d.Writes), 1))
+		k.set(ReadsPerOp, k.perOp(Val(d.Reads), 1))
+		k.set(WritesPerOp, k.perOp(Val(d.Writes), 1))
 	}
 	switch {
 	case r.OS != nil && HasProcIO(r):
-		set(ReadKBPerOp, perOp(Val(r.OS.ReadBytes), 1.0/1024))
-		set(WriteKBPerOp, perOp(Val(r.OS.WriteBytes), 1.0/1024))
+		k.set(ReadKBPerOp, k.perOp(Val(r.OS.ReadBytes), 1.0/1024))
+		k.set(WriteKBPerOp, k.perOp(Val(r.OS.WriteBytes), 1.0/1024))
 	case r.OS != nil && r.OS.Disk != nil:
-		set(ReadKBPerOp, perOp(Val(r.OS.Disk.ReadSectors), 512.0/1024))
-		set(WriteKBPerOp, perOp(Val(r.OS.Disk.WriteSectors), 512.0/1024))
-		if haveOps {
-			note(TopicIO, fmt.Sprintf("rKB/o and wKB/o from the sectors of %s, device-wide: every process on %s (the Record has no /proc/PID/io of the server)", p.Device, p.Device))
+		k.set(ReadKBPerOp, k.perOp(Val(r.OS.Disk.ReadSectors), 512.0/1024))
+		k.set(WriteKBPerOp, k.perOp(Val(r.OS.Disk.WriteSectors), 512.0/1024))
+		if k.haveOps {
+			k.note(TopicIO, fmt.Sprintf("rKB/o and wKB/o from the sectors of %s, device-wide: every process on %s (the Record has no /proc/PID/io of the server)", p.Device, p.Device))
 		}
 	}
+}
 
-	// Values given directly by a table Record override computed ones; the
-	// insert benchmark's per-operation columns stand for the per-op
-	// metrics the table does not give (wpi and wkbpi only where an
-	// operation is an insert: steps without queries).
-	if r.Kind == record.KindTable {
-		for k, v := range r.Metrics {
-			if k == TableQPS || k == TableOps || k == TableSeconds {
-				continue
-			}
-			if reservedTableMetric(k) {
-				set(k, Val(v))
-			}
+// tableValues sets the values a table Record gives directly, over the
+// computed ones; the insert benchmark's per-operation columns stand for
+// the per-op metrics the table does not give (wpi and wkbpi only where an
+// operation is an insert: steps without queries).
+func (k *computation) tableValues() {
+	r := k.r
+	for m, v := range r.Metrics {
+		if m == TableQPS || m == TableOps || m == TableSeconds {
+			continue
 		}
-		inserts := hasMetric(r, "ips") && r.Metrics[TableQPS] == 0
-		for _, m := range insertPerOp {
-			v, ok := r.Metrics[m.column]
-			if _, given := r.Metrics[m.metric]; ok && !given && (inserts || !m.perInsert) {
-				set(m.metric, Val(v))
-			}
+		if reservedTableMetric(m) {
+			k.set(m, Val(v))
 		}
 	}
-
-	insertMetrics(r, p, counters, set)
-	roleShares(r, set)
-	p.values = append(make([]namedCell, 0, len(p.values)), p.values...) // no spare capacity
-	return p
+	inserts := hasMetric(r, "ips") && r.Metrics[TableQPS] == 0
+	for _, m := range insertPerOp {
+		v, ok := r.Metrics[m.column]
+		if _, given := r.Metrics[m.metric]; ok && !given && (inserts || !m.perInsert) {
+			k.set(m.metric, Val(v))
+		}
+	}
 }
 
 // insertPerOp maps the insert benchmark's per-operation columns to the

@@ -134,24 +134,10 @@ func Benchfmt(w io.Writer, recs []*record.Record, opt Options) error {
 	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# perfbench results in the Go benchmark format; compare the versions with the base (%s):\n#   benchstat -col /v FILE\n", c.Base)
-
-	type result struct {
-		comments []string
-		res      *benchfmt.Result
-	}
-	var results []result
-	var devices []string
-	units := map[string]int{}
-	var unitOrder []string
-	addUnit := func(u string, better int) {
-		if _, ok := units[u]; !ok {
-			units[u] = better
-			unitOrder = append(unitOrder, u)
-		}
-	}
+	b := &benchResults{units: map[string]int{},
+		metrics: append([]string{analysis.CPUPerOp, analysis.CSPerOp, analysis.ReadsPerOp, analysis.ReadKBPerOp, analysis.WriteKBPerOp, analysis.WritesPerOp},
+			c.CounterMetrics()...)}
 	versions := append([]string{c.Base}, c.Others()...)
-	metrics := append([]string{analysis.CPUPerOp, analysis.CSPerOp, analysis.ReadsPerOp, analysis.ReadKBPerOp, analysis.WriteKBPerOp, analysis.WritesPerOp},
-		c.CounterMetrics()...)
 	for _, step := range c.Steps {
 		for _, sc := range c.Scopes {
 			for _, v := range versions {
@@ -161,101 +147,147 @@ func Benchfmt(w io.Writer, recs []*record.Record, opt Options) error {
 				}
 				name := BenchName(step, v, sc.Threads)
 				for i, r := range s.Records {
-					p := s.PerOp[i]
-					var comments, na, nc, mux []string
-					if p.Failed {
-						comments = append(comments, fmt.Sprintf("# %s repeat %d: failed: %s", name, r.Repeat, oneLine(r.Error)))
-						results = append(results, result{comments: comments})
-						continue
-					}
-					if r.Outcome == record.OutcomePartial {
-						comments = append(comments, fmt.Sprintf("# %s repeat %d: partial window (%.0f s): %s", name, r.Repeat, p.Seconds, oneLine(r.Error)))
-					}
-					iters := 1
-					if p.Ops >= 1 && p.Ops < 1e15 {
-						iters = int(math.Round(p.Ops))
-					}
-					res := &benchfmt.Result{Name: benchfmt.Name(name), Iters: iters}
-					res.Config = []benchfmt.Config{{Key: "host", Value: []byte(orDash(r.Host)), File: true}}
-					if q := p.Get(analysis.OpsPerSecond); q.OK() && !math.IsInf(q.Value, 0) && !math.IsNaN(q.Value) {
-						u := throughputUnit(p)
-						addUnit(u, 1)
-						res.Values = append(res.Values, benchfmt.Value{Value: round12(q.Value), Unit: u})
-					}
-					for _, m := range metrics {
-						cell := p.Get(m)
-						bu := benchUnitOf(m)
-						if bu.unit == "" {
-							continue
-						}
-						switch cell.State {
-						case analysis.NotSupported:
-							na = append(na, m)
-							continue
-						case analysis.NotCounted:
-							nc = append(nc, m)
-							continue
-						case analysis.Measured:
-						default:
-							continue
-						}
-						// In the unit's scale (KB to bytes) a value near
-						// the float64 limit can overflow: no value then.
-						scaled := cell.Value * bu.scale
-						if math.IsInf(scaled, 0) || math.IsNaN(scaled) {
-							continue
-						}
-						if cell.Multiplexed() {
-							mux = append(mux, fmt.Sprintf("%s (counted %d%%)", m, runningPct(cell.Running)))
-						}
-						addUnit(bu.unit, better(m))
-						res.Values = append(res.Values, benchfmt.Value{Value: round12(scaled), Unit: bu.unit})
-					}
-					if len(mux) > 0 {
-						comments = append(comments, fmt.Sprintf("# %s repeat %d: multiplexed, values scaled: %s", name, r.Repeat, strings.Join(mux, ", ")))
-					}
-					if len(na) > 0 {
-						comments = append(comments, fmt.Sprintf("# %s repeat %d: not supported: %s", name, r.Repeat, strings.Join(na, ", ")))
-					}
-					if len(nc) > 0 {
-						comments = append(comments, fmt.Sprintf("# %s repeat %d: not counted: %s", name, r.Repeat, strings.Join(nc, ", ")))
-					}
-					if p.OpsEstimated {
-						comments = append(comments, fmt.Sprintf("# %s repeat %d: operations estimated from the client's whole-run rate, not counted in the window", name, r.Repeat))
-					}
-					for _, wn := range r.Warnings {
-						comments = append(comments, fmt.Sprintf("# %s repeat %d: %s", name, r.Repeat, oneLine(wn.Text)))
-					}
-					for _, n := range p.Notes {
-						comments = append(comments, fmt.Sprintf("# %s repeat %d: %s", name, r.Repeat, oneLine(n.Text)))
-					}
-					if p.Device != "" && !contains(devices, p.Device) {
-						devices = append(devices, p.Device)
-					}
-					if len(res.Values) == 0 {
-						comments = append(comments, fmt.Sprintf("# %s repeat %d: no measured value", name, r.Repeat))
-						res = nil
-					}
-					results = append(results, result{comments: comments, res: res})
+					b.results = append(b.results, b.repeat(name, r, s.PerOp[i]))
 				}
 			}
 		}
 	}
-	if _, ok := units["reads/op"]; ok && len(devices) > 0 {
-		sort.Strings(devices)
-		fmt.Fprintf(bw, "# reads/op and writes/op are device-wide: every process on %s, not only the server\n", strings.Join(devices, ", "))
+	if err := b.write(bw); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// benchResult is the result line of one repeat, if it has a measured
+// value, and the comment lines before it.
+type benchResult struct {
+	comments []string
+	res      *benchfmt.Result
+}
+
+// benchResults are the results of Benchfmt with the units they use, in
+// order of first use, and the devices their reads/op come from.
+type benchResults struct {
+	metrics   []string // the per-op metrics written, after throughput
+	results   []benchResult
+	devices   []string
+	units     map[string]int // unit → better (1 higher, -1 lower)
+	unitOrder []string
+}
+
+func (b *benchResults) addUnit(u string, better int) {
+	if _, ok := b.units[u]; !ok {
+		b.units[u] = better
+		b.unitOrder = append(b.unitOrder, u)
+	}
+}
+
+// repeat is the result of Record r (a repeat of benchmark name) with its
+// per-op metrics p.
+func (b *benchResults) repeat(name string, r *record.Record, p *analysis.PerOp) benchResult {
+	comment := func(format string, args ...any) string {
+		return fmt.Sprintf("# %s repeat %d: ", name, r.Repeat) + fmt.Sprintf(format, args...)
+	}
+	if p.Failed {
+		return benchResult{comments: []string{comment("failed: %s", oneLine(r.Error))}}
+	}
+	var comments []string
+	if r.Outcome == record.OutcomePartial {
+		comments = append(comments, comment("partial window (%.0f s): %s", p.Seconds, oneLine(r.Error)))
+	}
+	iters := 1
+	if p.Ops >= 1 && p.Ops < 1e15 {
+		iters = int(math.Round(p.Ops))
+	}
+	res := &benchfmt.Result{Name: benchfmt.Name(name), Iters: iters}
+	res.Config = []benchfmt.Config{{Key: "host", Value: []byte(orDash(r.Host)), File: true}}
+	if q := p.Get(analysis.OpsPerSecond); q.OK() && !math.IsInf(q.Value, 0) && !math.IsNaN(q.Value) {
+		u := throughputUnit(p)
+		b.addUnit(u, 1)
+		res.Values = append(res.Values, benchfmt.Value{Value: round12(q.Value), Unit: u})
+	}
+	na, nc, mux := b.values(res, p)
+	if len(mux) > 0 {
+		comments = append(comments, comment("multiplexed, values scaled: %s", strings.Join(mux, ", ")))
+	}
+	if len(na) > 0 {
+		comments = append(comments, comment("not supported: %s", strings.Join(na, ", ")))
+	}
+	if len(nc) > 0 {
+		comments = append(comments, comment("not counted: %s", strings.Join(nc, ", ")))
+	}
+	if p.OpsEstimated {
+		comments = append(comments, comment("operations estimated from the client's whole-run rate, not counted in the window"))
+	}
+	for _, wn := range r.Warnings {
+		comments = append(comments, comment("%s", oneLine(wn.Text)))
+	}
+	for _, n := range p.Notes {
+		comments = append(comments, comment("%s", oneLine(n.Text)))
+	}
+	if p.Device != "" && !contains(b.devices, p.Device) {
+		b.devices = append(b.devices, p.Device)
+	}
+	if len(res.Values) == 0 {
+		comments = append(comments, comment("no measured value"))
+		res = nil
+	}
+	return benchResult{comments: comments, res: res}
+}
+
+// values adds the measured per-op metrics of p to res; it returns the
+// metrics not supported, not counted, and multiplexed (with the share of
+// the window counted).
+func (b *benchResults) values(res *benchfmt.Result, p *analysis.PerOp) (na, nc, mux []string) {
+	for _, m := range b.metrics {
+		cell := p.Get(m)
+		bu := benchUnitOf(m)
+		if bu.unit == "" {
+			continue
+		}
+		switch cell.State {
+		case analysis.NotSupported:
+			na = append(na, m)
+			continue
+		case analysis.NotCounted:
+			nc = append(nc, m)
+			continue
+		case analysis.Measured:
+		default:
+			continue
+		}
+		// In the unit's scale (KB to bytes) a value near the float64
+		// limit can overflow: no value then.
+		scaled := cell.Value * bu.scale
+		if math.IsInf(scaled, 0) || math.IsNaN(scaled) {
+			continue
+		}
+		if cell.Multiplexed() {
+			mux = append(mux, fmt.Sprintf("%s (counted %d%%)", m, runningPct(cell.Running)))
+		}
+		b.addUnit(bu.unit, better(m))
+		res.Values = append(res.Values, benchfmt.Value{Value: round12(scaled), Unit: bu.unit})
+	}
+	return na, nc, mux
+}
+
+// write writes the device note, the units' metadata and the results.
+func (b *benchResults) write(bw *bufio.Writer) error {
+	if _, ok := b.units["reads/op"]; ok && len(b.devices) > 0 {
+		sort.Strings(b.devices)
+		fmt.Fprintf(bw, "# reads/op and writes/op are device-wide: every process on %s, not only the server\n", strings.Join(b.devices, ", "))
 	}
 	bwf := benchfmt.NewWriter(bw)
-	for _, u := range unitOrder {
+	for _, u := range b.unitOrder {
 		val := "lower"
-		if units[u] > 0 {
+		if b.units[u] > 0 {
 			val = "higher"
 		}
 		if err := bwf.Write(&benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: u, Key: "better"}, OrigUnit: u, Value: val}); err != nil {
 			return err
 		}
 	}
-	for _, r := range results {
+	for _, r := range b.results {
 		for _, cm := range r.comments {
 			bw.WriteString(cm + "\n")
 		}
@@ -265,7 +297,7 @@ func Benchfmt(w io.Writer, recs []*record.Record, opt Options) error {
 			}
 		}
 	}
-	return bw.Flush()
+	return nil
 }
 
 // round12 rounds to 12 significant digits, so that 9e-05 does not print as

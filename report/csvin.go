@@ -115,167 +115,230 @@ var csvColumns = []string{"version", "step", "threads", "metric", "value", "host
 // read adds the rows of one file. Rows are read one at a time: memory
 // grows with the Records and metrics, not with the file.
 func (t *csvTables) read(r io.Reader, name string) error {
-	file := int32(len(t.files))
+	f := &csvFile{t: t, name: name, file: int32(len(t.files)), cr: csv.NewReader(r)}
 	t.files = append(t.files, name)
-	bad := func(line int, format string, args ...any) error {
-		return fmt.Errorf("%w: %s line %d: %s", ErrCSV, name, line, fmt.Sprintf(format, args...))
-	}
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
-	cr.Comment = '#'
-	cr.ReuseRecord = true
-	header, err := cr.Read()
-	if err != nil {
-		if err == io.EOF {
-			return fmt.Errorf("%w: %s is empty: want a header line version,step,threads,metric,value", ErrCSV, name)
-		}
-		return csvReadError(name, err)
-	}
-	col := map[string]int{}
-	for i, h := range header {
-		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
-		if !slices.Contains(csvColumns, h) {
-			line, _ := cr.FieldPos(i)
-			return bad(line, "unknown column %q: the columns are version, step, threads, metric, value and optionally host, repeat, group", h)
-		}
-		if _, dup := col[h]; dup {
-			line, _ := cr.FieldPos(i)
-			return bad(line, "column %q appears twice", h)
-		}
-		col[h] = i
-	}
-	headerLine, _ := cr.FieldPos(0)
-	for _, need := range []string{"version", "step", "threads", "metric", "value"} {
-		if _, ok := col[need]; !ok {
-			return bad(headerLine, "no %q column (the header must name version, step, threads, metric, value)", need)
-		}
-	}
-	width := len(header)
-	get := func(row []string, c string) string {
-		i, ok := col[c]
-		if !ok || i >= len(row) {
-			return ""
-		}
-		return strings.TrimSpace(row[i])
+	f.cr.FieldsPerRecord = -1
+	f.cr.TrimLeadingSpace = true
+	f.cr.Comment = '#'
+	f.cr.ReuseRecord = true
+	if err := f.header(); err != nil {
+		return err
 	}
 	rows := 0
 	for {
-		row, err := cr.Read()
+		row, err := f.cr.Read()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return csvReadError(name, err)
 		}
-		line, _ := cr.FieldPos(0)
+		line, _ := f.cr.FieldPos(0)
 		if len(row) == 1 && strings.TrimSpace(row[0]) == "" {
 			continue
 		}
-		if len(row) != width {
-			return bad(line, "%d fields, the header has %d", len(row), width)
+		if len(row) != f.width {
+			return f.bad(line, "%d fields, the header has %d", len(row), f.width)
 		}
 		rows++
-		k := csvKey{Key: record.Key{Host: get(row, "host"), Version: get(row, "version"), Step: get(row, "step")}, repeat: 1}
-		if k.Version == "" || k.Step == "" {
-			return bad(line, "version and step must not be empty")
-		}
-		k.Host, k.Version, k.Step = t.intern(k.Host), t.intern(k.Version), t.intern(k.Step)
-		if s := get(row, "threads"); s != "" {
-			n, err := strconv.Atoi(s)
-			if err != nil || n < 0 {
-				return bad(line, "threads %q is not a whole number", s)
-			}
-			k.Threads = n
-		}
-		if s := get(row, "repeat"); s != "" {
-			n, err := strconv.Atoi(s)
-			if err != nil || n < 0 {
-				return bad(line, "repeat %q is not a whole number", s)
-			}
-			k.repeat = n
-		}
-		if g := get(row, "group"); g != "" {
-			if prev, ok := t.groups[k.Step]; ok && prev != g {
-				return bad(line, "step %s is in group %q here and in group %q on %s: give each step one group", k.Step, g, prev, t.groupAt[k.Step])
-			} else if !ok {
-				t.groups[k.Step], t.groupAt[k.Step] = t.intern(g), fmt.Sprintf("%s line %d", name, line)
-			}
-		}
-		given, value := get(row, "metric"), get(row, "value")
-		if given == "" {
-			return bad(line, "empty metric")
-		}
-		metric, event, err := CanonicalMetric(given)
-		if err != nil {
-			return bad(line, "%v", err)
-		}
-		metric = t.intern(metric)
-		cur := t.recs[k]
-		if cur == nil {
-			rec := record.New(record.KindTable)
-			rec.Host, rec.Version, rec.Step, rec.Threads, rec.Repeat = k.Host, k.Version, k.Step, k.Threads, k.repeat
-			rec.Metrics = map[string]float64{}
-			rec.Source = []string{name}
-			cur = &csvRecord{rec: rec, lines: map[string]csvPlace{}}
-			t.recs[k] = cur
-			t.order = append(t.order, rec)
-		}
-		rec := cur.rec
-		var status record.Status
-		switch strings.ToLower(value) {
-		case "n/a", "not supported", "<not supported>":
-			status = record.StatusNotSupported
-		case "nc", "not counted", "<not counted>":
-			status = record.StatusNotCounted
-		}
-		if status != "" && !event {
-			return bad(line, "%s: only a perf event can be %q", given, value)
-		}
-		var v float64
-		if status == "" {
-			if v, err = parseCSVValue(value); err != nil {
-				return bad(line, "value %q of %s %v", value, given, err)
-			}
-		}
-		// The same metric of the same Record again: a typo inside one
-		// file; the same observation when another file repeats it.
-		if prev, dup := cur.lines[metric]; dup {
-			old, oldStatus := rec.Metrics[metric], counterStatus(rec, metric)
-			what := fmt.Sprintf("%s of %s %s (threads %d, repeat %d)", given, k.Version, k.Step, k.Threads, k.repeat)
-			if k.Host != "" {
-				what += " on host " + k.Host
-			}
-			switch {
-			case prev.file == file:
-				return bad(line, "%s was already given on line %d", what, prev.line)
-			case oldStatus != status || (status == "" && old != v):
-				return bad(line, "%s was given as %s on %s line %d: one Record cannot have two values (give each run its own repeat number)", what, csvValueText(old, oldStatus), t.files[prev.file], prev.line)
-			}
-			t.Duplicates++
-			if !slices.Contains(t.dupFiles, name) {
-				t.dupFiles = append(t.dupFiles, name)
-			}
-			continue
-		}
-		cur.lines[metric] = csvPlace{file, int32(min(line, math.MaxInt32))}
-		if !slices.Contains(rec.Source, name) {
-			rec.Source = append(rec.Source, name)
-		}
-		if status != "" {
-			rec.Counters = append(rec.Counters, record.Counter{Event: metric, Status: status})
-			continue
-		}
-		rec.Metrics[metric] = v
-		switch metric {
-		case analysis.TableSeconds:
-			rec.Window.Seconds = v
-		case analysis.TableOps:
-			rec.Ops = record.Ops{Source: "ops", Count: v, Per: 1, Counted: true}
+		if err := f.row(row, line); err != nil {
+			return err
 		}
 	}
 	if rows == 0 {
 		return fmt.Errorf("%w: %s has a header but no rows", ErrCSV, name)
+	}
+	return nil
+}
+
+// csvFile is one file being read into a csvTables.
+type csvFile struct {
+	t    *csvTables
+	name string
+	file int32 // index in t.files
+	cr   *csv.Reader
+	// col is the index of each column the header names; width is the
+	// number of fields of every line.
+	col   map[string]int
+	width int
+}
+
+func (f *csvFile) bad(line int, format string, args ...any) error {
+	return fmt.Errorf("%w: %s line %d: %s", ErrCSV, f.name, line, fmt.Sprintf(format, args...))
+}
+
+// get is the field of column c in row, "" where the file has no such
+// column.
+func (f *csvFile) get(row []string, c string) string {
+	i, ok := f.col[c]
+	if !ok || i >= len(row) {
+		return ""
+	}
+	return strings.TrimSpace(row[i])
+}
+
+// header reads the header line: known columns, each once, the required
+// ones all there.
+func (f *csvFile) header() error {
+	header, err := f.cr.Read()
+	if err != nil {
+		if err == io.EOF {
+			return fmt.Errorf("%w: %s is empty: want a header line version,step,threads,metric,value", ErrCSV, f.name)
+		}
+		return csvReadError(f.name, err)
+	}
+	f.col = map[string]int{}
+	for i, h := range header {
+		h = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))
+		if !slices.Contains(csvColumns, h) {
+			line, _ := f.cr.FieldPos(i)
+			return f.bad(line, "unknown column %q: the columns are version, step, threads, metric, value and optionally host, repeat, group", h)
+		}
+		if _, dup := f.col[h]; dup {
+			line, _ := f.cr.FieldPos(i)
+			return f.bad(line, "column %q appears twice", h)
+		}
+		f.col[h] = i
+	}
+	headerLine, _ := f.cr.FieldPos(0)
+	for _, need := range []string{"version", "step", "threads", "metric", "value"} {
+		if _, ok := f.col[need]; !ok {
+			return f.bad(headerLine, "no %q column (the header must name version, step, threads, metric, value)", need)
+		}
+	}
+	f.width = len(header)
+	return nil
+}
+
+// row adds one line's metric to its Record.
+func (f *csvFile) row(row []string, line int) error {
+	t := f.t
+	k, err := f.key(row, line)
+	if err != nil {
+		return err
+	}
+	given, value := f.get(row, "metric"), f.get(row, "value")
+	if given == "" {
+		return f.bad(line, "empty metric")
+	}
+	metric, event, err := CanonicalMetric(given)
+	if err != nil {
+		return f.bad(line, "%v", err)
+	}
+	metric = t.intern(metric)
+	cur := t.recs[k]
+	if cur == nil {
+		rec := record.New(record.KindTable)
+		rec.Host, rec.Version, rec.Step, rec.Threads, rec.Repeat = k.Host, k.Version, k.Step, k.Threads, k.repeat
+		rec.Metrics = map[string]float64{}
+		rec.Source = []string{f.name}
+		cur = &csvRecord{rec: rec, lines: map[string]csvPlace{}}
+		t.recs[k] = cur
+		t.order = append(t.order, rec)
+	}
+	status, v, err := f.value(given, value, event, line)
+	if err != nil {
+		return err
+	}
+	// The same metric of the same Record again: a typo inside one
+	// file; the same observation when another file repeats it.
+	if prev, dup := cur.lines[metric]; dup {
+		return f.again(cur.rec, k, prev, given, metric, status, v, line)
+	}
+	cur.lines[metric] = csvPlace{f.file, int32(min(line, math.MaxInt32))}
+	rec := cur.rec
+	if !slices.Contains(rec.Source, f.name) {
+		rec.Source = append(rec.Source, f.name)
+	}
+	if status != "" {
+		rec.Counters = append(rec.Counters, record.Counter{Event: metric, Status: status})
+		return nil
+	}
+	rec.Metrics[metric] = v
+	switch metric {
+	case analysis.TableSeconds:
+		rec.Window.Seconds = v
+	case analysis.TableOps:
+		rec.Ops = record.Ops{Source: "ops", Count: v, Per: 1, Counted: true}
+	}
+	return nil
+}
+
+// key is the Record a line belongs to; the line's group, if any, is
+// noted for its step.
+func (f *csvFile) key(row []string, line int) (csvKey, error) {
+	t := f.t
+	k := csvKey{Key: record.Key{Host: f.get(row, "host"), Version: f.get(row, "version"), Step: f.get(row, "step")}, repeat: 1}
+	if k.Version == "" || k.Step == "" {
+		return k, f.bad(line, "version and step must not be empty")
+	}
+	k.Host, k.Version, k.Step = t.intern(k.Host), t.intern(k.Version), t.intern(k.Step)
+	if s := f.get(row, "threads"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return k, f.bad(line, "threads %q is not a whole number", s)
+		}
+		k.Threads = n
+	}
+	if s := f.get(row, "repeat"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return k, f.bad(line, "repeat %q is not a whole number", s)
+		}
+		k.repeat = n
+	}
+	if g := f.get(row, "group"); g != "" {
+		if prev, ok := t.groups[k.Step]; ok && prev != g {
+			return k, f.bad(line, "step %s is in group %q here and in group %q on %s: give each step one group", k.Step, g, prev, t.groupAt[k.Step])
+		} else if !ok {
+			t.groups[k.Step], t.groupAt[k.Step] = t.intern(g), fmt.Sprintf("%s line %d", f.name, line)
+		}
+	}
+	return k, nil
+}
+
+// value parses a line's value: a number, or for a perf event n/a or nc
+// (status set).
+func (f *csvFile) value(given, value string, event bool, line int) (record.Status, float64, error) {
+	var status record.Status
+	switch strings.ToLower(value) {
+	case "n/a", "not supported", "<not supported>":
+		status = record.StatusNotSupported
+	case "nc", "not counted", "<not counted>":
+		status = record.StatusNotCounted
+	}
+	if status != "" && !event {
+		return "", 0, f.bad(line, "%s: only a perf event can be %q", given, value)
+	}
+	if status != "" {
+		return status, 0, nil
+	}
+	v, err := parseCSVValue(value)
+	if err != nil {
+		return "", 0, f.bad(line, "value %q of %s %v", value, given, err)
+	}
+	return "", v, nil
+}
+
+// again handles a metric of a Record given before at prev: an error inside
+// one file or with another value, a duplicate counted once when another
+// file repeats the observation.
+func (f *csvFile) again(rec *record.Record, k csvKey, prev csvPlace, given, metric string, status record.Status, v float64, line int) error {
+	t := f.t
+	old, oldStatus := rec.Metrics[metric], counterStatus(rec, metric)
+	what := fmt.Sprintf("%s of %s %s (threads %d, repeat %d)", given, k.Version, k.Step, k.Threads, k.repeat)
+	if k.Host != "" {
+		what += " on host " + k.Host
+	}
+	switch {
+	case prev.file == f.file:
+		return f.bad(line, "%s was already given on line %d", what, prev.line)
+	case oldStatus != status || (status == "" && old != v):
+		return f.bad(line, "%s was given as %s on %s line %d: one Record cannot have two values (give each run its own repeat number)", what, csvValueText(old, oldStatus), t.files[prev.file], prev.line)
+	}
+	t.Duplicates++
+	if !slices.Contains(t.dupFiles, f.name) {
+		t.dupFiles = append(t.dupFiles, f.name)
 	}
 	return nil
 }

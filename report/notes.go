@@ -133,79 +133,109 @@ func (t *Table) tested() bool {
 // "?" first; when none was, a note says which ratios rest on a single
 // repeat, since no "?" marks them.
 func (b *builder) finish(t *Table) {
-	var mux, na, nc, missing, failed, partial, inf, ci, noCI, same, untested, bothZero, estimated, short bool
+	m := b.marks(t)
+	notes := b.scopeNotes(t)
+	notes = append(notes, b.statNotes(t, m)...)
+	notes = append(notes, m.markerNotes(t)...)
+	t.Notes = append(t.Notes, notes...)
+	topics, events := concerns(t)
+	t.Notes = append(t.Notes, b.c.Warnings(uniqueKeys(t.keys), topics, events)...)
+}
+
+// tableMarks is what the cells of a table show that its notes explain.
+type tableMarks struct {
+	mux, na, nc, missing, failed, partial, inf, ci, noCI, same, untested, bothZero, estimated, short bool
+	// whys are the reasons of the cells not computable.
+	whys []string
 	// few lists the repeat counts (version, base) of tested ratios with
 	// which the test cannot reach significance at all.
-	var few [][2]int
-	var whys []string
-	tested, repeats := 0, false
+	few [][2]int
+	// tested counts the tested cells; repeats is set when some cell is a
+	// median of repeats.
+	tested  int
+	repeats bool
 	// ratios counts the ratio cells with a value; unmarked those of them
 	// from a single repeat that carry no "?" (no ratio of the report was
 	// tested, so "?" would be on every one of them).
-	ratios, unmarked := 0, 0
+	ratios, unmarked int
+}
+
+// marks goes through the cells of t, marking "?" on the untested ratios
+// when some ratio of the report was tested.
+func (b *builder) marks(t *Table) *tableMarks {
+	m := &tableMarks{}
 	for si := range t.Sections {
 		for ri := range t.Sections[si].Rows {
 			row := &t.Sections[si].Rows[ri]
 			for j := range row.Cells {
-				c := &row.Cells[j]
-				if c.Empty || c.word {
-					continue
+				if c := &row.Cells[j]; !c.Empty && !c.word {
+					b.mark(m, t, row, c)
 				}
-				switch c.State {
-				case analysis.NotSupported:
-					na = true
-				case analysis.NotCounted:
-					nc = true
-				case analysis.Missing:
-					missing = true
-				case analysis.NotComputable:
-					if !contains(whys, c.Why) {
-						whys = append(whys, c.Why)
-					}
-				case analysis.Failed:
-					failed = true
-				}
-				if !c.OK() {
-					continue
-				}
-				if t.ID != TableLegacy && c.rel && row.Kind == RowValues {
-					ratios++
-					if c.FewRepeats && !c.Tested && c.format != nil {
-						if b.tested {
-							c.Text = markedText(c.Cell, c.format, textNone, true)
-							if c.BelowTarget {
-								c.Text += textBelowTarget
-							}
-							untested = true
-						} else {
-							unmarked++
-						}
-					}
-				}
-				mux = mux || c.Multiplexed()
-				partial = partial || c.Partial
-				inf = inf || math.IsInf(c.Value, 0)
-				bothZero = bothZero || (c.BothZero && c.Value == 1)
-				estimated = estimated || c.Estimated
-				if c.N >= 2 {
-					repeats = true
-					if c.HasCI() {
-						ci = true
-					} else {
-						noCI = true
-					}
-				}
-				if c.Tested {
-					tested++
-					same = same || c.Same
-					if p := analysis.SmallestP(c.N, c.BaseN); p >= b.alpha() && !slices.Contains(few, [2]int{c.N, c.BaseN}) {
-						few = append(few, [2]int{c.N, c.BaseN})
-					}
-				}
-				short = short || c.Short()
 			}
 		}
 	}
+	return m
+}
+
+// mark adds what cell c of row shows to m.
+func (b *builder) mark(m *tableMarks, t *Table, row *Row, c *Cell) {
+	switch c.State {
+	case analysis.NotSupported:
+		m.na = true
+	case analysis.NotCounted:
+		m.nc = true
+	case analysis.Missing:
+		m.missing = true
+	case analysis.NotComputable:
+		if !contains(m.whys, c.Why) {
+			m.whys = append(m.whys, c.Why)
+		}
+	case analysis.Failed:
+		m.failed = true
+	}
+	if !c.OK() {
+		return
+	}
+	if t.ID != TableLegacy && c.rel && row.Kind == RowValues {
+		m.ratios++
+		if c.FewRepeats && !c.Tested && c.format != nil {
+			if b.tested {
+				c.Text = markedText(c.Cell, c.format, textNone, true)
+				if c.BelowTarget {
+					c.Text += textBelowTarget
+				}
+				m.untested = true
+			} else {
+				m.unmarked++
+			}
+		}
+	}
+	m.mux = m.mux || c.Multiplexed()
+	m.partial = m.partial || c.Partial
+	m.inf = m.inf || math.IsInf(c.Value, 0)
+	m.bothZero = m.bothZero || (c.BothZero && c.Value == 1)
+	m.estimated = m.estimated || c.Estimated
+	if c.N >= 2 {
+		m.repeats = true
+		if c.HasCI() {
+			m.ci = true
+		} else {
+			m.noCI = true
+		}
+	}
+	if c.Tested {
+		m.tested++
+		m.same = m.same || c.Same
+		if p := analysis.SmallestP(c.N, c.BaseN); p >= b.alpha() && !slices.Contains(m.few, [2]int{c.N, c.BaseN}) {
+			m.few = append(m.few, [2]int{c.N, c.BaseN})
+		}
+	}
+	m.short = m.short || c.Short()
+}
+
+// scopeNotes say what the table's rows cover: scan steps' operations,
+// steps the base did not run, the device of r/o and w/o.
+func (b *builder) scopeNotes(t *Table) []string {
 	var notes []string
 	switch t.ID {
 	case TableCPUIO, TableCPUIORel, TableCounters, TableCountersRel, TableLegacy, TableAttribution:
@@ -227,84 +257,95 @@ func (b *builder) finish(t *Table) {
 	if dev := b.deviceNote(t); dev != "" {
 		notes = append(notes, dev)
 	}
-	if repeats {
+	return notes
+}
+
+// statNotes explain the statistics of the cells: medians, intervals,
+// significance and what the repeats allow.
+func (b *builder) statNotes(t *Table, m *tableMarks) []string {
+	var notes []string
+	if m.repeats {
 		notes = append(notes, "values are medians over repeats")
 	}
-	if ci {
+	if m.ci {
 		notes = append(notes, "±x%: half-width of the 95% confidence interval of the median, relative to the value")
 	}
-	if noCI {
+	if m.noCI {
 		notes = append(notes, "no confidence interval is shown for cells with fewer than 6 repeats: too few for a 95% interval of the median")
 	}
-	if same {
+	if m.same {
 		notes = append(notes, fmt.Sprintf("~: not significantly different from the base (Mann-Whitney U test, p >= %.2g)", b.alpha()))
 	}
-	if untested {
+	if m.untested {
 		notes = append(notes, "?: from a single repeat of the version or the base: cells from a single repeat are not tested for significance, so a ratio without ~ is not shown to differ from the base")
 	}
-	if unmarked > 0 && !t.singleWindowNoted {
-		what := fmt.Sprintf("%d of the %d ratios rest", unmarked, ratios)
-		if unmarked == ratios {
+	if m.unmarked > 0 && !t.singleWindowNoted {
+		what := fmt.Sprintf("%d of the %d ratios rest", m.unmarked, m.ratios)
+		if m.unmarked == m.ratios {
 			what = "every ratio rests"
-			if ratios == 1 {
+			if m.ratios == 1 {
 				what = "the ratio rests"
 			}
 		}
 		notes = append(notes, what+" on a single repeat (one window) of the version or the base: not tested for significance; run at least 4 repeats per version to get ~ (6 for ±x% intervals)")
 	}
-	if len(few) > 0 {
-		slices.SortFunc(few, func(a, b [2]int) int { return cmp.Or(a[0]-b[0], a[1]-b[1]) })
+	if len(m.few) > 0 {
+		slices.SortFunc(m.few, func(a, b [2]int) int { return cmp.Or(a[0]-b[0], a[1]-b[1]) })
 		var pairs, ps []string
-		for _, f := range few {
+		for _, f := range m.few {
 			pairs = append(pairs, fmt.Sprintf("%d against %d", f[0], f[1]))
 			ps = append(ps, fmt.Sprintf("%.2g", analysis.SmallestP(f[0], f[1])))
 		}
 		notes = append(notes, fmt.Sprintf("with %s repeats (version against base) no difference can be significant at α = %.2g: the smallest p-value the test can give is %s; 4 repeats of each can reach it",
 			strings.Join(pairs, " or "), b.alpha(), strings.Join(ps, ", ")))
 	}
-	if n := float64(tested); n*b.alpha() >= 0.5 {
-		notes = append(notes, fmt.Sprintf("%d comparisons to the base at α = %.2g: about %.1f of them are expected to look significant by chance alone", tested, b.alpha(), n*b.alpha()))
+	if n := float64(m.tested); n*b.alpha() >= 0.5 {
+		notes = append(notes, fmt.Sprintf("%d comparisons to the base at α = %.2g: about %.1f of them are expected to look significant by chance alone", m.tested, b.alpha(), n*b.alpha()))
 	}
-	if short {
+	return notes
+}
+
+// markerNotes explain the markers and words the cells of t use.
+func (m *tableMarks) markerNotes(t *Table) []string {
+	var notes []string
+	if m.short {
 		notes = append(notes, "[n/m]: from n of the m repeats (in a ratio: the version's, or the base's when the version's are all there); the others have no value for it (failed, not counted or not supported there: see below)")
 	}
-	if mux {
+	if m.mux {
 		notes = append(notes, "(N%): the counters behind the value were multiplexed and counted N% of the window; the value is scaled by time enabled / time running")
 	}
-	if estimated {
+	if m.estimated {
 		notes = append(notes, "e: operations estimated from the client's whole-run rate, not counted in the window")
 	}
-	if na {
+	if m.na {
 		notes = append(notes, "n/a: event not supported on the machine that measured it")
 	}
-	if nc {
+	if m.nc {
 		notes = append(notes, "nc: event enabled but never scheduled (not counted)")
 	}
 	if t.ID != TableInsertLine {
 		switch {
-		case missing && len(whys) > 0:
-			notes = append(notes, "-: not recorded, or not computable: "+strings.Join(whys, "; "))
-		case missing:
+		case m.missing && len(m.whys) > 0:
+			notes = append(notes, "-: not recorded, or not computable: "+strings.Join(m.whys, "; "))
+		case m.missing:
 			notes = append(notes, "-: not recorded")
-		case len(whys) > 0:
-			notes = append(notes, "-: not computable: "+strings.Join(whys, "; "))
+		case len(m.whys) > 0:
+			notes = append(notes, "-: not computable: "+strings.Join(m.whys, "; "))
 		}
 	}
-	if inf {
+	if m.inf {
 		notes = append(notes, "inf: the base's value is 0")
 	}
-	if bothZero {
+	if m.bothZero {
 		notes = append(notes, "1: both values are 0 (printed 1 by convention, not a measured equality)")
 	}
-	if failed {
+	if m.failed {
 		notes = append(notes, "failed: the step failed; its reason is listed below")
 	}
-	if partial {
+	if m.partial {
 		notes = append(notes, "p: from a window cut short (partial step); see below")
 	}
-	t.Notes = append(t.Notes, notes...)
-	topics, events := concerns(t)
-	t.Notes = append(t.Notes, b.c.Warnings(uniqueKeys(t.keys), topics, events)...)
+	return notes
 }
 
 func contains(list []string, s string) bool {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfbench/perfbench/analysis"
 	"github.com/perfbench/perfbench/record"
+	"github.com/perfbench/perfbench/suite"
 )
 
 type builder struct {
@@ -154,7 +155,7 @@ func (b *builder) baseLabel() string {
 func (b *builder) stepsIn(sc analysis.Scope, insert bool) []string {
 	var out []string
 	for _, s := range b.c.Steps {
-		if insert && b.c.Group(s) != analysis.GroupInsert {
+		if insert && b.c.Group(s) != suite.GroupInsert {
 			continue
 		}
 		for _, v := range b.c.Versions {
@@ -168,12 +169,16 @@ func (b *builder) stepsIn(sc analysis.Scope, insert bool) []string {
 }
 
 // group is the name of the step's row group: the one Options.Groups gives
-// it, else point, range, writes or insert benchmark.
+// it, else its Records' or the suite's (point, range, writes, insert
+// benchmark).
 func (b *builder) group(step string) string {
 	if g, ok := b.opt.Groups[step]; ok {
 		return g
 	}
-	return b.c.Group(step).String()
+	if g := b.c.Group(step); g != suite.GroupInsert {
+		return string(g)
+	}
+	return "insert benchmark"
 }
 
 // sections groups the steps' rows by row group. With Options.Groups the

@@ -15,8 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbench/perfbench/analysis"
 	"github.com/perfbench/perfbench/plan"
 	"github.com/perfbench/perfbench/record"
+	"github.com/perfbench/perfbench/report"
 	"github.com/perfbench/perfbench/suite"
 	"github.com/perfbench/perfbench/sysbench"
 )
@@ -228,11 +230,9 @@ func TestResumeSchema1(t *testing.T) {
 	}
 }
 
-// TestRecordGroup: a Record carries its step's group, the plan's when it
-// gives one (the checkpoint step of the plan's documentation is a write
-// step, though its name says nothing), else the suite's.
-func TestRecordGroup(t *testing.T) {
-	p := parsePlan(t, `
+// checkpointPlan has the custom step of the plan's documentation: a
+// checkpoint, a write step though its name says point.
+const checkpointPlan = `
 [steps]
 list = ["point-query", "update-index", "checkpoint", "scan"]
 [[steps.custom]]
@@ -242,7 +242,13 @@ group = "writes"
 [[version]]
 label = "a"
 socket = "/s"
-`)
+`
+
+// TestRecordGroup: a Record carries its step's group, the plan's when it
+// gives one (the checkpoint step of the plan's documentation is a write
+// step, though its name says nothing), else the suite's.
+func TestRecordGroup(t *testing.T) {
+	p := parsePlan(t, checkpointPlan)
 	r := &runner{plan: p}
 	got := map[string]string{}
 	for _, it := range p.Expand() {
@@ -255,6 +261,65 @@ socket = "/s"
 	want := map[string]string{"point-query_range=100": "point", "update-index_range=100": "writes", "checkpoint": "writes", "scan_range=100": "range"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("groups %v, want %v", got, want)
+	}
+}
+
+// TestRecordGroupReported: the checkpoint step the plan puts in the
+// writes group is reported under writes. Its Record, identified as the
+// runner identifies it and read back from its file, is a row of the
+// writes block: in text ordered by name, after the range step and before
+// update-index (by its name it would lead the point block); in Markdown,
+// under the writes heading.
+func TestRecordGroupReported(t *testing.T) {
+	p := parsePlan(t, checkpointPlan)
+	r := &runner{plan: p}
+	dir := t.TempDir()
+	for _, it := range p.Expand() {
+		if it.Action != plan.ActionMeasure {
+			continue
+		}
+		rec := record.New(record.KindStep)
+		r.identify(rec, it)
+		rec.Window.Seconds = 10
+		rec.Ops = record.Ops{Source: suite.OpsQuestions, Count: 1000, Per: 1, Counted: true}
+		if err := record.Write(filepath.Join(dir, record.FileName(rec)), rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in, err := report.LoadInput([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	render := func(format, order string) string {
+		var b bytes.Buffer
+		opt := report.Options{Tables: []string{report.TableQPS}, Analysis: analysis.Options{Order: order}}
+		if err := report.Write(&b, format, in.Records, in.Warnings, opt); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	text := render("text", analysis.OrderName)
+	var rows []string
+	for _, line := range strings.Split(text, "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "100" {
+			rows = append(rows, f[1])
+		}
+	}
+	if want := []string{"point-query_range=100", "scan_range=100", "checkpoint", "update-index_range=100"}; !reflect.DeepEqual(rows, want) {
+		t.Errorf("text rows by name %q, want %q (point, range, writes)\n%s", rows, want, text)
+	}
+	md := render("markdown", analysis.OrderRun)
+	heading, found := "", false
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "| **") {
+			heading = strings.Trim(strings.Fields(line)[1], "*")
+		}
+		if found = strings.HasPrefix(line, "| checkpoint "); found {
+			break
+		}
+	}
+	if !found || heading != "writes" {
+		t.Errorf("checkpoint is under heading %q in Markdown, want writes\n%s", heading, md)
 	}
 }
 

@@ -9,16 +9,6 @@ import (
 	"strings"
 )
 
-// Group is the block of a published table a step's row belongs to.
-type Group string
-
-// Groups, in the order tables print them.
-const (
-	GroupPoint  Group = "point"  // point queries: "point" is in the name
-	GroupRange  Group = "range"  // every other read step
-	GroupWrites Group = "writes" // delete, insert, update-*, write-only, read-write
-)
-
 // Ops sources of the suite's steps (see record.Ops).
 const (
 	// OpsQuestions is the default op count: the server's Questions delta.
@@ -217,7 +207,7 @@ var catalogue = func() []Step {
 	)
 	for i := range all {
 		s := &all[i]
-		s.Group = groupOf(s.Name)
+		s.Group = GroupOf(s.Name)
 		s.Write = s.Group == GroupWrites
 		s.FlushAfter = s.Write
 		s.OpsSource, s.OpsPer = OpsQuestions, 1
@@ -227,31 +217,6 @@ var catalogue = func() []Step {
 	}
 	return all
 }()
-
-// groupOf classifies a step name as published tables do: writes (delete,
-// insert, update, write in the name), point (point in the name), range (the
-// other reads).
-func groupOf(name string) Group {
-	n := strings.TrimSuffix(name, ".pre")
-	for _, w := range []string{"delete", "insert", "update", "write"} {
-		if strings.Contains(n, w) {
-			return GroupWrites
-		}
-	}
-	if strings.Contains(n, "point") {
-		return GroupPoint
-	}
-	return GroupRange
-}
-
-// GroupOf returns the table group of any step name or label, the suite's or
-// not, by the published rule: names with delete, insert, update or write are
-// writes, names with point are point queries, every other step is a range
-// query.
-func GroupOf(nameOrLabel string) Group {
-	name, _, _ := strings.Cut(nameOrLabel, "_range=")
-	return groupOf(name)
-}
 
 // Steps returns every step of the suite in run order (the full subset): the
 // .pre read steps on freshly loaded tables, the write steps, the read steps

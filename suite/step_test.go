@@ -188,19 +188,76 @@ func TestStepFields(t *testing.T) {
 	}
 }
 
+// TestGroupOf: the one rule for the group of a step name or label, the
+// suite's or not (imported labels, custom steps), used by run for the
+// steps of a plan and by report for Records that carry no group.
 func TestGroupOf(t *testing.T) {
 	for label, want := range map[string]Group{
 		"point-query.pre_range=100":  GroupPoint,
 		"points-covered-pk_range=10": GroupPoint,
+		"random-points.pre_range=10": GroupPoint,
+		"hot-points_range=100":       GroupPoint,
 		"read-only_range=10":         GroupRange,
 		"scan_range=100":             GroupRange,
 		"update-one_range=100":       GroupWrites,
 		"write-only_range=10000":     GroupWrites,
+		"read-write_range=10":        GroupWrites,
+		"delete_range=100":           GroupWrites,
 		"insert":                     GroupWrites,
 		"my-custom-step":             GroupRange,
+		// By its name alone a checkpoint is a point query: a plan gives
+		// such a step its group (Record.Group).
+		"checkpoint": GroupPoint,
+		// sysbench's own test names keep their underscores.
+		"oltp_update_index":           GroupWrites,
+		"oltp_update_non_index":       GroupWrites,
+		"oltp_delete":                 GroupWrites,
+		"oltp_insert":                 GroupWrites,
+		"oltp_read_write":             GroupWrites,
+		"oltp_write_only":             GroupWrites,
+		"oltp_update_index_range=100": GroupWrites,
+		"oltp_point_select":           GroupPoint,
+		"select_random_points":        GroupPoint,
+		"oltp_read_only":              GroupRange,
+		"select_random_ranges":        GroupRange,
+		// A step that writes rows is a write step however its name is
+		// spelt; a parameter is not the name.
+		"bulk_insert":           GroupWrites,
+		"bulk-insert":           GroupWrites,
+		"bulk.insert":           GroupWrites,
+		"bulk_insert_rows=1000": GroupWrites,
+		"points_write=1":        GroupPoint,
+		// Insert-benchmark labels, imported copies included.
+		"l.i0": GroupInsert, "l.x": GroupInsert, "l.i1": GroupInsert, "l.i2": GroupInsert,
+		"qr100": GroupInsert, "qp500": GroupInsert, "q1000.1": GroupInsert,
 	} {
 		if got := GroupOf(label); got != want {
 			t.Errorf("GroupOf(%s) = %s, want %s", label, got, want)
+		}
+	}
+}
+
+// TestGroupRank: tables print point, range, writes, any group this version
+// does not know, then the insert benchmark.
+func TestGroupRank(t *testing.T) {
+	order := []Group{GroupPoint, GroupRange, GroupWrites, Group("checkpoints"), GroupInsert}
+	for i := 1; i < len(order); i++ {
+		if order[i-1].Rank() >= order[i].Rank() {
+			t.Errorf("%s (rank %d) does not come before %s (rank %d)", order[i-1], order[i-1].Rank(), order[i], order[i].Rank())
+		}
+	}
+}
+
+func TestStepName(t *testing.T) {
+	for label, want := range map[string]string{
+		"oltp_read_only.pre_range=10_pk=1": "oltp_read_only",
+		"read-only.pre_range=100":          "read-only",
+		"scan_range=100":                   "scan",
+		"l.i0":                             "l.i0",
+		"q1000.1":                          "q1000.1",
+	} {
+		if got := StepName(label); got != want {
+			t.Errorf("StepName(%s) = %q, want %q", label, got, want)
 		}
 	}
 }
