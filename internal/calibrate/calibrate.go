@@ -21,7 +21,8 @@
 //
 // On every machine, with or without a PMU, task-clock on the thread is
 // checked against the thread's CPU time in /proc (schedstat's run time in
-// ns, and stat's utime+stime in clock ticks) within 2%.
+// ns, and stat's utime+stime in clock ticks) within 2%, and
+// context-switches against the switches /proc/PID/task/TID/status counts.
 package calibrate
 
 import (
@@ -59,9 +60,8 @@ const (
 )
 
 // Run lengths, in CPU time of the calibration thread. The task-clock check
-// covers the short and the long run together: 1.25 s, so that stat's
-// 10 ms clock ticks (an error under 2 ticks: utime and stime are each
-// rounded down) stay under its 2%.
+// covers the short and the long run together: 1.25 s, against which stat's
+// rounding to 10 ms clock ticks is small.
 const (
 	shortRun = 250 * time.Millisecond
 	longRun  = time.Second
@@ -151,7 +151,8 @@ type meter interface {
 	close() error
 }
 
-// cpuTime is a thread's CPU time as /proc gives it.
+// cpuTime is a thread's CPU time, and its context switches, as /proc gives
+// them.
 type cpuTime struct {
 	// sched is the first field of /proc/PID/task/TID/schedstat: the run
 	// time in ns; hasSched is false when the kernel has no schedstat.
@@ -161,6 +162,10 @@ type cpuTime struct {
 	// of tickNs each.
 	ticks  uint64
 	tickNs uint64
+	// switches is voluntary_ctxt_switches + nonvoluntary_ctxt_switches
+	// of /proc/PID/task/TID/status; hasSwitches is false without them.
+	switches    uint64
+	hasSwitches bool
 }
 
 // ns is the most precise CPU time there is, in ns.
@@ -310,12 +315,13 @@ func between(a, b sample, iters uint64) run {
 
 // events of the runs, by name.
 const (
-	evCycles       = "cycles"
+	evCycles = "cycles"
 	// evInstructions counts user space only: the loop's count is known,
 	// the kernel's (interrupts taken during the loop, the reads of the
 	// counters and of /proc) is not.
 	evInstructions = "instructions:u"
 	evTaskClock    = "task-clock"
+	evSwitches     = "context-switches"
 	evTSC          = "msr/tsc/"
 	evAPERF        = "msr/aperf/"
 	evMPERF        = "msr/mperf/"
@@ -326,11 +332,11 @@ const (
 // counters where it has them. It checks instructions, cycles and the
 // clock (with a PMU) and task-clock against /proc.
 func (c *calibration) runs(hw bool) error {
-	names := []string{evTaskClock}
-	spec := evTaskClock
+	names := []string{evTaskClock, evSwitches}
+	spec := evTaskClock + "," + evSwitches
 	if hw {
-		names = []string{evCycles, evInstructions, evTaskClock}
-		spec = "{" + evCycles + "," + evInstructions + "}," + evTaskClock
+		names = []string{evCycles, evInstructions, evTaskClock, evSwitches}
+		spec = "{" + evCycles + "," + evInstructions + "}," + spec
 		if p := c.sys.PMU("msr"); p != nil {
 			add := []string{"tsc"}
 			if _, ok := p.Aliases["aperf"]; ok {
@@ -404,6 +410,7 @@ func (c *calibration) runs(hw bool) error {
 		}
 	}
 	c.taskClock(short, long, at(evTaskClock))
+	c.switches(short, long, at(evSwitches))
 	return nil
 }
 

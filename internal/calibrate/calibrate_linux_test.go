@@ -38,6 +38,9 @@ func TestCalibrateHere(t *testing.T) {
 	if tc := checks["task-clock"]; tc.Verdict != hostinfo.OK || !strings.Contains(tc.Detail, "within 2%") {
 		t.Errorf("task-clock: %s %s", tc.Verdict, tc.Detail)
 	}
+	if cs := checks["context-switches"]; cs.Verdict != hostinfo.OK {
+		t.Errorf("context-switches: %s %s", cs.Verdict, cs.Detail)
+	}
 	if h.System.HasHardwarePMU() {
 		for _, n := range []string{"instructions", "cycles", "frequency", "counter group", "default events"} {
 			if _, ok := checks[n]; !ok {
@@ -46,7 +49,7 @@ func TestCalibrateHere(t *testing.T) {
 		}
 		return
 	}
-	want := []string{"workload", "hardware PMU", "task-clock"}
+	want := []string{"workload", "hardware PMU", "task-clock", "context-switches"}
 	if len(rep.Checks) != len(want) {
 		t.Errorf("%d checks without a PMU, want %v", len(rep.Checks), want)
 	}

@@ -32,17 +32,20 @@ type fakeMachine struct {
 	instrScale       float64 // what the PMU makes of instructions (1: right)
 	cyclesScale      float64 // and of cycles
 	procSkew         float64 // /proc's CPU time is the truth × (1+procSkew)
+	statSkew         float64 // stat's utime+stime is /proc's CPU time × (1+statSkew)
+	procSwitches     uint64  // /proc counts each switch this many times (1: right)
 	bigGroupFraction float64 // a group of more than 2 core PMU events runs this fraction of the time (1: no multiplexing)
 
-	iters uint64
-	ns    float64
+	iters    uint64
+	ns       float64
+	switches uint64 // one per 2^24 iterations: the thread is preempted
 }
 
 // goodMachine is a bare-metal core at its nominal 3 GHz running amd64's
 // loop as its PMU should count it.
 func goodMachine() *fakeMachine {
 	return &fakeMachine{cpu: 5, instr: 11, cycles: 8, coreGHz: 3, tscGHz: 3, readInstr: 2000, readNs: 3000,
-		instrScale: 1, cyclesScale: 1, bigGroupFraction: 1}
+		instrScale: 1, cyclesScale: 1, procSwitches: 1, bigGroupFraction: 1}
 }
 
 func (m *fakeMachine) where() (int, int) { return 4242, m.cpu }
@@ -50,11 +53,13 @@ func (m *fakeMachine) where() (int, int) { return 4242, m.cpu }
 func (m *fakeMachine) spin(n uint64) {
 	m.iters += n
 	m.ns += float64(n) * m.cycles / m.coreGHz
+	m.switches = m.iters >> 24
 }
 
 func (m *fakeMachine) threadTime() (cpuTime, error) {
 	ns := m.ns * (1 + m.procSkew)
-	return cpuTime{sched: uint64(ns), hasSched: true, ticks: uint64(ns / 1e7), tickNs: 1e7}, nil
+	return cpuTime{sched: uint64(ns), hasSched: true, ticks: uint64(ns * (1 + m.statSkew) / 1e7), tickNs: 1e7,
+		switches: m.switches * m.procSwitches, hasSwitches: true}, nil
 }
 
 func (m *fakeMachine) cpuFreq() (float64, bool) { return m.coreGHz * 1e6, true }
@@ -67,15 +72,16 @@ func (m *fakeMachine) probe(e perfevent.Event) error {
 }
 
 func (m *fakeMachine) count(l perfevent.List) (meter, error) {
-	return &fakeMeter{m: m, l: l, iters0: m.iters, ns0: m.ns}, nil
+	return &fakeMeter{m: m, l: l, iters0: m.iters, ns0: m.ns, switches0: m.switches}, nil
 }
 
 type fakeMeter struct {
-	m      *fakeMachine
-	l      perfevent.List
-	iters0 uint64
-	ns0    float64
-	reads  float64
+	m         *fakeMachine
+	l         perfevent.List
+	iters0    uint64
+	ns0       float64
+	switches0 uint64
+	reads     float64
 }
 
 func (fm *fakeMeter) read() ([]perfevent.Count, error) {
@@ -102,6 +108,8 @@ func (fm *fakeMeter) read() ([]perfevent.Count, error) {
 			v = iters
 		case "task-clock":
 			v = ns
+		case "context-switches":
+			v = float64(m.switches - fm.switches0)
 		case "msr/tsc/", "msr/mperf/":
 			v = ns * m.tscGHz
 		case "msr/aperf/":
@@ -197,7 +205,10 @@ func sameVerdicts(t *testing.T, got map[string]hostinfo.Check, want map[string]h
 func TestTrusted(t *testing.T) {
 	rep, checks := calibrateFake(t, bareMetal, goodMachine())
 	sameVerdicts(t, checks, map[string]hostinfo.Verdict{"workload": hostinfo.OK, "hardware PMU": hostinfo.OK, "instructions": hostinfo.OK,
-		"cycles": hostinfo.OK, "frequency": hostinfo.OK, "task-clock": hostinfo.OK, "counter group": hostinfo.OK, "default events": hostinfo.OK})
+		"cycles": hostinfo.OK, "frequency": hostinfo.OK, "task-clock": hostinfo.OK, "context-switches": hostinfo.OK, "counter group": hostinfo.OK, "default events": hostinfo.OK})
+	if d := checks["context-switches"].Detail; !strings.HasPrefix(d, "28 on the calibration thread; /proc/self/task/4242/status voluntary+nonvoluntary 28: within 2") {
+		t.Errorf("context-switches: %s", d)
+	}
 	if !rep.Usable || rep.Conclusion != "counts here can be trusted" {
 		t.Errorf("usable %v, conclusion %q", rep.Usable, rep.Conclusion)
 	}
@@ -238,6 +249,10 @@ func TestNotTrusted(t *testing.T) {
 			"a group of the PMU's full budget was multiplexed (the NMI watchdog holds a hardware counter (kernel.nmi_watchdog = 1))"},
 		{"task-clock 3% off /proc", bareMetal, func(m *fakeMachine) { m.procSkew = 0.03 }, []string{"task-clock"},
 			"task-clock and the thread's CPU time in /proc (schedstat) are 3.0% apart"},
+		{"stat 4% off: more than 2% and 2 ticks", bareMetal, func(m *fakeMachine) { m.statSkew = 0.04 }, []string{"task-clock"},
+			"task-clock and the thread's CPU time in /proc (stat) are 4.0% apart"},
+		{"context-switches half of /proc's", bareMetal, func(m *fakeMachine) { m.procSwitches = 2 }, []string{"context-switches"},
+			"context-switches 28 where /proc counts 56"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -272,7 +287,7 @@ func TestNoPMUFake(t *testing.T) {
 		if math.Abs(skew) > cpuTimeTolerance {
 			want = hostinfo.Fail
 		}
-		sameVerdicts(t, checks, map[string]hostinfo.Verdict{"workload": hostinfo.OK, "hardware PMU": hostinfo.Warn, "task-clock": want})
+		sameVerdicts(t, checks, map[string]hostinfo.Verdict{"workload": hostinfo.OK, "hardware PMU": hostinfo.Warn, "task-clock": want, "context-switches": hostinfo.OK})
 		if d := checks["hardware PMU"].Detail; !strings.HasPrefix(d, "none: cycles and instructions cannot be opened") {
 			t.Errorf("hardware PMU: %s", d)
 		}

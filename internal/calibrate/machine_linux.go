@@ -91,7 +91,7 @@ func (am *attachMeter) unsupported() map[string]string { return am.a.Unsupported
 
 func (am *attachMeter) close() error { return am.a.Close() }
 
-// threadTime reads schedstat and stat of the calibration thread. It yields
+// threadTime reads schedstat, stat and status of the calibration thread. It yields
 // the CPU first: the kernel adds a running thread's run time to what /proc
 // shows only at a scheduler event (a tick, a switch), so a thread reading
 // its own /proc would see its time up to one tick old; sched_yield brings
@@ -105,6 +105,9 @@ func (m *liveMachine) threadTime() (cpuTime, error) {
 		return t, fmt.Errorf("calibrate: %w", err)
 	}
 	t.ticks = st.UTime + st.STime
+	if ss, err := m.proc.Status(); err == nil && ss.HasCtxt {
+		t.switches, t.hasSwitches = ss.Voluntary+ss.Involuntary, true
+	}
 	if b, err := m.proc.ReadFile("schedstat"); err == nil {
 		t.sched, t.hasSched = parseSchedstat(b)
 	}
