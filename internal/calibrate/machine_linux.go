@@ -79,6 +79,11 @@ func (am *attachMeter) read() ([]perfevent.Count, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, e := range r.Events {
+		if e.Missing != "" {
+			return nil, fmt.Errorf("read counters: %s: %s", e.Event.Name, e.Missing)
+		}
+	}
 	for _, t := range r.Threads {
 		if t.Tid == am.tid && !t.Descendants {
 			return t.Counts, nil
