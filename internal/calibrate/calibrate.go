@@ -327,10 +327,11 @@ const (
 	evMPERF        = "msr/mperf/"
 )
 
-// runs counts a short and a long run of the loop: task-clock always,
-// cycles and instructions (one group) with a PMU, and the msr PMU's clock
-// counters where it has them. It checks instructions, cycles and the
-// clock (with a PMU) and task-clock against /proc.
+// runs counts a short and a long run of the loop: task-clock and
+// context-switches always, cycles and instructions (one group) with a PMU,
+// and the msr PMU's clock counters where it has them. It checks
+// instructions, cycles and the clock (with a PMU), and task-clock and
+// context-switches against /proc.
 func (c *calibration) runs(hw bool) error {
 	names := []string{evTaskClock, evSwitches}
 	spec := evTaskClock + "," + evSwitches
