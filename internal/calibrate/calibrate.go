@@ -269,7 +269,7 @@ func (c *calibration) noPMU() {
 	if len(why) > 0 {
 		detail += " (" + strings.Join(why, "; ") + ")"
 	}
-	detail += "; the instructions, cycles, frequency and counter-group checks cannot run here, only task-clock against /proc"
+	detail += "; the instructions, cycles, frequency and counter-group checks cannot run here, only task-clock and context-switches against /proc"
 	c.add("hardware PMU", hostinfo.Warn, detail,
 		"calibrate on bare metal, or in a VM with its virtual PMU enabled (KVM/QEMU: -cpu host with pmu=on)", "no hardware PMU")
 }
