@@ -434,3 +434,32 @@ func loopBody(t *testing.T, listing string) []string {
 	}
 	return body
 }
+
+// TestPickCPU: the last allowed CPU, a performance core on a hybrid CPU.
+func TestPickCPU(t *testing.T) {
+	hybrid := readHost(t, "../../hostinfo/testdata/metal-hybrid").System // cpu_core 0-15, cpu_atom 16-23
+	amd := readHost(t, bareMetal).System
+	for _, tc := range []struct {
+		sys     *perfevent.System
+		allowed string
+		want    int
+	}{
+		{hybrid, "0-23", 15},
+		{hybrid, "2,3,17-20", 3},
+		{hybrid, "16-23", 23}, // no performance core allowed
+		{amd, "0-7", 7},
+		{amd, "0", 0},
+	} {
+		if got := pickCPU(parseCPUList(tc.allowed), tc.sys); got != tc.want {
+			t.Errorf("allowed %s: CPU %d, want %d", tc.allowed, got, tc.want)
+		}
+	}
+	if got := parseCPUList("0-2,5"); !slices.Equal(got, []int{0, 1, 2, 5}) {
+		t.Errorf("0-2,5: %v", got)
+	}
+	for _, bad := range []string{"3-1", "a", "1,", ""} {
+		if got := parseCPUList(bad); got != nil {
+			t.Errorf("%q: %v, want nil", bad, got)
+		}
+	}
+}
