@@ -28,7 +28,7 @@ counters against it: with a hardware PMU, instructions per iteration
 of the PMU's full counter budget does not multiplex; on every machine,
 task-clock against the thread's CPU time in /proc (within 2%) and
 context-switches against its switches in /proc. It takes
-about 2 seconds of CPU and ends with a verdict: counts here can be
+a few seconds and ends with a verdict: counts here can be
 trusted, or why not.
 
 Exit status 0 when perfbench can count (with --calibrate: when no check
@@ -42,7 +42,7 @@ Examples:
 			format := fs.String("format", "text", "output format: text or json")
 			pid := fs.Int("pid", 0, "process to be measured: size the descriptor estimate by its threads and test-open a counter on it")
 			events := fs.StringP("events", "e", "", "events to test-open and to size the descriptor estimate (perf stat -e syntax)")
-			calib := fs.Bool("calibrate", false, "instead of the checks, count a built-in loop of known cost and check the counters against it (about 2 s)")
+			calib := fs.Bool("calibrate", false, "instead of the checks, count a built-in loop of known cost and check the counters against it (a few seconds)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
