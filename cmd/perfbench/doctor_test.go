@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -118,5 +119,40 @@ func TestZombieTarget(t *testing.T) {
 	code, out, errs = runCLI(t, "stat", "--pid", strconv.Itoa(pid), "--force", "-e", "task-clock", "--duration", "200ms")
 	if code != exitFailure || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, says) {
 		t.Errorf("stat: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// TestDoctorCalibrate runs perfbench doctor --calibrate on this machine:
+// one line per check with its verdict, then the verdict on the machine.
+// Without a hardware PMU it says so and checks task-clock against /proc.
+func TestDoctorCalibrate(t *testing.T) {
+	if code, _, errs := runCLI(t, "doctor", "--calibrate", "--pid", "1"); code != exitUsage || !strings.Contains(errs, "--calibrate counts its own loop") {
+		t.Errorf("--calibrate --pid: exit %d %q", code, errs)
+	}
+	if runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
+		t.Skipf("no calibration loop on %s", runtime.GOARCH)
+	}
+	code, out, errs := runCLI(t, "doctor", "--calibrate")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr: %s", code, out, errs)
+	}
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	for _, l := range lines[:len(lines)-1] {
+		if !strings.HasPrefix(l, "ok ") && !strings.HasPrefix(l, "warn ") && !strings.HasPrefix(l, "fail ") {
+			t.Errorf("line without a verdict: %q", l)
+		}
+	}
+	if last := lines[len(lines)-1]; !strings.Contains(last, "counts here can be trusted") {
+		t.Errorf("verdict: %q", last)
+	}
+	if !strings.Contains(out, "\nok    task-clock          ") {
+		t.Errorf("no ok task-clock line:\n%s", out)
+	}
+	sys, err := perfevent.LoadSystem("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sys.HasHardwarePMU() && !strings.Contains(out, "\nwarn  hardware PMU        none: cycles and instructions cannot be opened") {
+		t.Errorf("no PMU, and calibrate does not say so:\n%s", out)
 	}
 }

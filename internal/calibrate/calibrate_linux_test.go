@@ -1,0 +1,67 @@
+package calibrate
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/perfbench/perfbench/hostinfo"
+	"github.com/perfbench/perfbench/internal/testdb"
+)
+
+// TestCalibrateHere calibrates this machine for real: the loop on a pinned
+// thread, task-clock through perf_event_open, /proc. Without a hardware PMU
+// (this project's CI VMs) the report says so and checks task-clock only;
+// with one, every hardware check runs.
+func TestCalibrateHere(t *testing.T) {
+	if !loop.supported {
+		if testdb.Required() {
+			t.Fatalf("no calibration loop on this architecture")
+		}
+		t.Skip("no calibration loop on this architecture")
+	}
+	h, err := hostinfo.Read("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), h, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := map[string]hostinfo.Check{}
+	var text strings.Builder
+	for _, c := range rep.Checks {
+		checks[c.Name] = c
+		text.WriteString(string(c.Verdict) + "  " + c.Name + "  " + c.Detail + "\n")
+	}
+	t.Logf("\n%s%s", text.String(), rep.Conclusion)
+	if tc := checks["task-clock"]; tc.Verdict != hostinfo.OK || !strings.Contains(tc.Detail, "within 2%") {
+		t.Errorf("task-clock: %s %s", tc.Verdict, tc.Detail)
+	}
+	if cs := checks["context-switches"]; cs.Verdict != hostinfo.OK {
+		t.Errorf("context-switches: %s %s", cs.Verdict, cs.Detail)
+	}
+	if h.System.HasHardwarePMU() {
+		for _, n := range []string{"instructions", "cycles", "frequency", "counter group", "default events"} {
+			if _, ok := checks[n]; !ok {
+				t.Errorf("no %s check with a hardware PMU", n)
+			}
+		}
+		return
+	}
+	want := []string{"workload", "hardware PMU", "task-clock", "context-switches"}
+	if len(rep.Checks) != len(want) {
+		t.Errorf("%d checks without a PMU, want %v", len(rep.Checks), want)
+	}
+	for i, n := range want {
+		if i < len(rep.Checks) && rep.Checks[i].Name != n {
+			t.Errorf("check %d is %s, want %s", i, rep.Checks[i].Name, n)
+		}
+	}
+	if pmu := checks["hardware PMU"]; pmu.Verdict != hostinfo.Warn || !strings.HasPrefix(pmu.Detail, "none: cycles and instructions cannot be opened") || !strings.Contains(pmu.Detail, "ENOENT") {
+		t.Errorf("hardware PMU: %s %s", pmu.Verdict, pmu.Detail)
+	}
+	if !rep.Usable || !strings.Contains(rep.Conclusion, "there is no hardware PMU") {
+		t.Errorf("usable %v, conclusion %q", rep.Usable, rep.Conclusion)
+	}
+}
