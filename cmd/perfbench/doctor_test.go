@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/perfevent"
 )
 
@@ -130,7 +131,7 @@ func TestDoctorCalibrate(t *testing.T) {
 		t.Errorf("--calibrate --pid: exit %d %q", code, errs)
 	}
 	if runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
-		t.Skipf("no calibration loop on %s", runtime.GOARCH)
+		testenv.Skip(t, "no calibration loop on "+runtime.GOARCH, "perfbench calibrates on amd64 and arm64")
 	}
 	code, out, errs := runCLI(t, "doctor", "--calibrate")
 	if code != exitOK {
