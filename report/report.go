@@ -68,7 +68,7 @@ const (
 
 // TableIDs lists every table ID in report order.
 var TableIDs = []string{
-	TableRQPS, TableQPS, TableThreads, TableAverage, TableCPUIO, TableCPUIORel,
+	TableSummary, TableRQPS, TableQPS, TableThreads, TableAverage, TableCPUIO, TableCPUIORel,
 	TableCounters, TableCountersRel, TableLegacy, TableAttribution, TableCorrelation,
 	TableRoles, TableInsert, TableInsertRel, TableInsertTarget, TableInsertLine, TableInsertHist,
 }
