@@ -597,11 +597,16 @@ func opsSourceWarnings(c *analysis.Comparison, recs []*record.Record) []string {
 	}
 	sources := map[key]map[string][]string{}
 	var order []key
+	// The i-th Record of a key is the i-th repeat of its Sample, whose
+	// per-op values the comparison already computed.
+	nth := map[record.Key]int{}
 	for _, r := range recs {
+		i := nth[r.Key()]
+		nth[r.Key()]++
 		if r.Kind == record.KindTable || r.Outcome == record.OutcomeFailed {
 			continue
 		}
-		p := analysis.Compute(r, c.Opt)
+		p := c.Sample(r.Key()).PerOp[i]
 		if p.OpsSource == "" {
 			continue
 		}
