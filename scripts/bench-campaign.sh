@@ -3,7 +3,7 @@
 # 42 steps × 10 versions × 4 hosts × 5 repeats = 8,400 Records of about
 # 37 KB each, as perfbench run writes them (report/internal/campaign), and
 # in the same run, on the same files from the page cache:
-#   floor      reading every file's bytes (cat)
+#   floor      reading every file's bytes (Python, open and read)
 #   python     Python's json.load of every file, one after the other
 #   text       perfbench report DIR --format text (every table)
 #   summary    perfbench report DIR --tables summary
@@ -42,18 +42,24 @@ measure() {
 	printf '%-8s %6.2f s %6d MB peak RSS  %s\n' "$name" "$secs" $((kb / 1024)) "$(wc -l <"$tmp/out") lines out"
 }
 
-measure floor sh -c "find '$dir' -name '*.json' -print0 | xargs -0 cat >/dev/null"
-measure python python3 -c '
+# Both Python lines walk the folder alike; floor reads the bytes, python
+# decodes them as well.
+py='
 import json, os, sys
 n = 0
-for root, _, names in os.walk(sys.argv[1]):
+for root, _, names in os.walk(sys.argv[2]):
     for name in names:
         if name.endswith(".json"):
-            with open(os.path.join(root, name)) as f:
-                json.load(f)
+            with open(os.path.join(root, name), "rb") as f:
+                if sys.argv[1] == "json":
+                    json.load(f)
+                else:
+                    f.read()
             n += 1
 print(n)
-' "$dir"
+'
+measure floor python3 -c "$py" bytes "$dir"
+measure python python3 -c "$py" json "$dir"
 measure text "$pb" report "$dir" --format text
 if "$pb" report --help 2>&1 | grep -q summary; then
 	measure summary "$pb" report "$dir" --tables summary
