@@ -432,7 +432,7 @@ func TestReportStepOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		var out []string
-		for _, s := range rep.Tables[0].Sections {
+		for _, s := range firstTable(rep, TableRQPS).Sections {
 			for _, r := range s.Rows {
 				out = append(out, r.Label)
 			}
@@ -462,7 +462,7 @@ func TestReportLabels(t *testing.T) {
 	if got := cell(t, rep, TableRQPS, "", "point-query", "my8039").Text; got != "0.90" {
 		t.Errorf("labelled column: %q", got)
 	}
-	if p := strings.Join(rep.Tables[0].Preamble, "\n"); p != "Relative to: 8.0.28\nmy8039 : 8.0.39" {
+	if p := strings.Join(firstTable(rep, TableRQPS).Preamble, "\n"); p != "Relative to: 8.0.28\nmy8039 : 8.0.39" {
 		t.Errorf("preamble %q", p)
 	}
 	for _, labels := range []map[string]string{{"9.9": "x"}, {"8.0.28": "a", "8.0.39": "a"}} {

@@ -53,7 +53,11 @@ func Load(paths []string) (recs []*record.Record, warnings []string, err error) 
 // CSV file; one warning says how many were and where. Records without a
 // window start that share an identity but not their numbers are kept, and
 // a warning names them.
-func LoadInput(paths []string) (*Input, error) {
+func LoadInput(paths []string) (*Input, error) { return LoadInputWith(paths, AllFields) }
+
+// LoadInputWith is LoadInput reading of each Record only the parts f
+// names besides those every table needs.
+func LoadInputWith(paths []string, f Fields) (*Input, error) {
 	in := &Input{}
 	tables := newCSVTables()
 	seen := map[recordIdentity][]loadedFrom{}
@@ -79,7 +83,7 @@ func LoadInput(paths []string) (*Input, error) {
 			in.Records = append(in.Records, tables.order[before:]...)
 			continue
 		}
-		loaded, problems, err := record.Load([]string{p}, false)
+		loaded, problems, err := loadRecords(p, f)
 		if err != nil {
 			return nil, fmt.Errorf("read records from %s: %w", p, err)
 		}

@@ -68,7 +68,7 @@ const (
 
 // TableIDs lists every table ID in report order.
 var TableIDs = []string{
-	TableRQPS, TableQPS, TableThreads, TableAverage, TableCPUIO, TableCPUIORel,
+	TableSummary, TableRQPS, TableQPS, TableThreads, TableAverage, TableCPUIO, TableCPUIORel,
 	TableCounters, TableCountersRel, TableLegacy, TableAttribution, TableCorrelation,
 	TableRoles, TableInsert, TableInsertRel, TableInsertTarget, TableInsertLine, TableInsertHist,
 }
@@ -597,11 +597,16 @@ func opsSourceWarnings(c *analysis.Comparison, recs []*record.Record) []string {
 	}
 	sources := map[key]map[string][]string{}
 	var order []key
+	// The i-th Record of a key is the i-th repeat of its Sample, whose
+	// per-op values the comparison already computed.
+	nth := map[record.Key]int{}
 	for _, r := range recs {
+		i := nth[r.Key()]
+		nth[r.Key()]++
 		if r.Kind == record.KindTable || r.Outcome == record.OutcomeFailed {
 			continue
 		}
-		p := analysis.Compute(r, c.Opt)
+		p := c.Sample(r.Key()).PerOp[i]
 		if p.OpsSource == "" {
 			continue
 		}

@@ -27,6 +27,8 @@ type builder struct {
 
 func (b *builder) build(id string, emit func(*Table)) {
 	switch id {
+	case TableSummary:
+		b.summary(emit)
 	case TableRQPS:
 		b.rqps(emit)
 	case TableQPS:

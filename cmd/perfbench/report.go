@@ -122,7 +122,7 @@ Examples:
 				if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 					debug.SetMemoryLimit(reportMemoryLimit)
 				}
-				in, err := report.LoadInput(args)
+				in, err := report.LoadInputWith(args, report.FieldsFor(report.Options{Tables: o.tables}, o.charts != ""))
 				if err != nil {
 					return err
 				}

@@ -1,0 +1,201 @@
+package report
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/perfbench/perfbench/record"
+	"github.com/perfbench/perfbench/report/internal/campaign"
+)
+
+// campaignDir writes the full generated campaign (8,400 Records, 314 MB)
+// once per test binary, into campaignPath.
+var campaignDir = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "perfbench-campaign")
+	if err != nil {
+		return "", err
+	}
+	campaignPath = dir
+	_, _, err = campaign.Write(campaign.Full, dir)
+	return dir, err
+})
+
+var campaignPath string
+
+// TestMain removes the campaign after the benchmarks that wrote it.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if campaignPath != "" {
+		os.RemoveAll(campaignPath)
+	}
+	os.Exit(code)
+}
+
+func benchCampaign(b *testing.B) string {
+	b.Helper()
+	dir, err := campaignDir()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return dir
+}
+
+// BenchmarkCampaignLoad reads the 8,400 Records of a generated campaign:
+// floor reads every file's bytes and nothing more; all reads the Records
+// for every table and chart; lean for the tables that need neither the
+// roles nor the series (the summary among them).
+// go test -run '^$' -bench Campaign ./report
+func BenchmarkCampaignLoad(b *testing.B) {
+	dir := benchCampaign(b)
+	var files []string
+	var size int64
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if fi, err := d.Info(); err == nil && !d.IsDir() {
+			files = append(files, p)
+			size += fi.Size()
+		}
+		return nil
+	})
+	b.Run("floor", func(b *testing.B) {
+		b.SetBytes(size)
+		for b.Loop() {
+			for _, f := range files {
+				if _, err := os.ReadFile(f); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	for _, c := range []struct {
+		name string
+		f    Fields
+	}{{"all", AllFields}, {"lean", Fields{}}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(size)
+			for b.Loop() {
+				in, err := LoadInputWith([]string{dir}, c.f)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(in.Records) != campaign.Full.Count() {
+					b.Fatalf("%d Records loaded, want %d", len(in.Records), campaign.Full.Count())
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCampaignTable renders each table of the campaign's report as
+// text, from Records already loaded.
+func BenchmarkCampaignTable(b *testing.B) {
+	dir := benchCampaign(b)
+	in, err := LoadInput([]string{dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, id := range TableIDs {
+		b.Run(id, func(b *testing.B) {
+			for b.Loop() {
+				if err := Write(io.Discard, "text", in.Records, nil, Options{Tables: []string{id}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestLoadLean checks that Records read without the parts a report does
+// not need equal those record.Load reads whole but for those parts: old
+// Records (testdata/records) and a small generated campaign.
+func TestLoadLean(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := campaign.Write(campaign.Spec{Steps: 3, Versions: 2, Hosts: 2, Repeats: 2, Seconds: 5, Seed: 3}, dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{"../testdata/records", dir} {
+		whole, _, err := record.Load([]string{in}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []Fields{{}, {Roles: true}, AllFields} {
+			lean, problems, err := loadRecords(in, f)
+			if err != nil || len(problems) > 0 {
+				t.Fatalf("%s: %v %v", in, err, problems)
+			}
+			if len(lean) != len(whole) {
+				t.Fatalf("%s: %d Records read lean, %d whole", in, len(lean), len(whole))
+			}
+			roles, series := 0, 0
+			for i, l := range lean {
+				w := *whole[i].Record
+				roles += len(l.Record.Roles)
+				series += len(l.Record.Series)
+				if l.Path != whole[i].Path {
+					t.Fatalf("Record %d: %s read lean, %s whole", i, l.Path, whole[i].Path)
+				}
+				if !w.Window.Start.IsZero() {
+					if !f.Roles {
+						w.Roles = nil
+					}
+					if !f.Series {
+						w.Series = nil
+					}
+					if w.Client != nil {
+						c := *w.Client
+						c.Intervals, c.Histogram = nil, nil
+						w.Client = &c
+					}
+					var st map[string]float64
+					for _, k := range []string{"Rows_read", "Innodb_rows_read"} {
+						if v, ok := w.Status[k]; ok {
+							if st == nil {
+								st = map[string]float64{}
+							}
+							st[k] = v
+						}
+					}
+					if w.Status != nil && st == nil {
+						st = map[string]float64{}
+					}
+					w.Status = st
+				}
+				if !reflect.DeepEqual(l.Record, &w) {
+					t.Errorf("%s with %+v: read lean\n%+v\nwant\n%+v", l.Path, f, l.Record, &w)
+				}
+			}
+			if f.Roles != (roles > 0) || f.Series != (series > 0) {
+				t.Errorf("%s with %+v: %d roles and %d series points read", in, f, roles, series)
+			}
+		}
+	}
+}
+
+// TestPruneObject checks the pruning on JSON that trips naive scanners:
+// escaped quotes and backslashes in strings, brackets inside strings,
+// member names spelt in another case or with escapes, nested objects.
+func TestPruneObject(t *testing.T) {
+	spec := (Fields{}).pruning()
+	for _, c := range []struct{ in, want string }{
+		{`{"a":"x\\","Series":[{"t":"]}\""}],"b":1}`, `{"a":"x\\","b":1}`},
+		{` { "status" : {"Questions":3,"Rows_read":7, "rows_read":8} , "roles":[[{}]] } `, `{"status":{"Rows_read":7},"roles":[[{}]]}`},
+		{`{"client":{"tool":"s","intervals":[1,2],"queries":4},"rol\u0065s":null}`, `{"client":{"tool":"s","queries":4}}`},
+		{`{}`, `{}`},
+	} {
+		spec := spec
+		spec["roles"] = member{drop: strings.Contains(c.in, "\\u0065")}
+		got, ok := pruneObject(nil, []byte(c.in), spec)
+		if !ok || string(got) != c.want {
+			t.Errorf("pruneObject(%s) = %s, %v; want %s", c.in, got, ok, c.want)
+		}
+	}
+	for _, bad := range []string{`{"a":1`, `{"a" 1}`, `[1]`, `{"a":"x}`, `{"a":1} x`} {
+		if got, ok := pruneObject(nil, []byte(bad), spec); ok {
+			t.Errorf("pruneObject(%s) = %s, want a failure", bad, got)
+		}
+	}
+}
