@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/perfbench/perfbench/analysis"
+	"github.com/perfbench/perfbench/suite"
 )
 
 // TableSummary is the one-screen summary at the top of a report.
@@ -14,7 +15,7 @@ const TableSummary = "summary"
 const maxRegressions = 20
 
 // summaryGroups are the groups the summary averages over.
-var summaryGroups = []string{analysis.GroupPoint.String(), analysis.GroupRange.String(), analysis.GroupWrites.String()}
+var summaryGroups = []string{string(suite.GroupPoint), string(suite.GroupRange), string(suite.GroupWrites)}
 
 // summary builds, for each scope, the geometric mean of rQPS over the
 // steps of each group per version with the number of steps significantly
