@@ -192,92 +192,150 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 			return err
 		}
 	}
-	sys, err := perfevent.LoadSystem("/")
-	if err != nil {
+	st := &statRun{e: e, a: a}
+	defer st.close()
+	if err := st.find(ctx); err != nil {
 		return err
 	}
-	var list perfevent.List
+	if err := st.open(ctx); err != nil {
+		return err
+	}
+	if err := st.startLoad(); err != nil {
+		return err
+	}
+	return st.measure(ctx)
+}
+
+// statRun is one perfbench stat: the process counted, the server's
+// connection, the counters and the load command.
+type statRun struct {
+	e *env
+	a *statArgs
+
+	sys     *perfevent.System
+	list    perfevent.List
+	found   *mysqld.Found
+	db      *mysqld.DB // nil without a connection to the server
+	step    string
+	cfg     measure.Config
+	s       *measure.Session
+	load    *measure.Load // nil without a command
+	loadOut *os.File      // --load-output
+}
+
+// close closes what run opened, the last first.
+func (st *statRun) close() {
+	if st.loadOut != nil {
+		st.loadOut.Close()
+	}
+	if st.s != nil {
+		st.s.Close()
+	}
+	if st.db != nil {
+		st.db.Close()
+	}
+}
+
+// find parses the events, finds the process and connects to the server.
+func (st *statRun) find(ctx context.Context) error {
+	a, e := st.a, st.e
+	var err error
+	if st.sys, err = perfevent.LoadSystem("/"); err != nil {
+		return err
+	}
 	if a.events != "" {
-		if list, err = perfevent.Parse(a.events, sys); err != nil {
+		if st.list, err = perfevent.Parse(a.events, st.sys); err != nil {
 			return err
 		}
 	}
 	if measure.IsClientOp(a.op) && len(a.command) == 0 {
 		return usagef("--op %s counts ops from the load command: give one after --", a.op)
 	}
-	found, err := mysqld.Find(ctx, a.target)
+	if st.found, err = mysqld.Find(ctx, a.target); err != nil {
+		return err
+	}
+	if err := hostinfo.Alive(sysRoot, st.found.Pid); err != nil {
+		return fmt.Errorf("%w: nothing to count; give the pid of a running process", err)
+	}
+	notes, err := st.connect(ctx)
 	if err != nil {
 		return err
 	}
-	pid := found.Pid
-	if err := hostinfo.Alive(sysRoot, pid); err != nil {
-		return fmt.Errorf("%w: nothing to count; give the pid of a running process", err)
-	}
 	// Notes are printed once nothing can fail any more on the flags.
-	var notes []string
-	var db *mysqld.DB
-	if found.IsServer() {
-		db, err = connectServer(ctx, e, a, found)
-		if err != nil {
-			if !a.target.Force {
-				return fmt.Errorf("%w (with --force the process is counted without the server's status)", err)
-			}
-			notes = append(notes, fmt.Sprintf("no connection to the server (%s): counting the process only", oneLine(err.Error())))
-			db = nil
-		}
-	} else {
-		notes = append(notes, fmt.Sprintf("pid %d is not a server (--force): counting the process only", pid))
-	}
-	if db != nil {
-		defer db.Close()
-		notes = append(notes, db.Warnings...)
-	}
-	if db == nil && !measure.IsClientOp(a.op) {
-		if a.op != "" {
-			return fmt.Errorf("--op %s needs a connection to the server (or use --op client.queries with a sysbench command)", a.op)
-		}
-		notes = append(notes, "per-op values are unavailable without a connection to the server")
-	}
 	for _, n := range notes {
 		fmt.Fprintf(e.stderr, "perfbench stat: %s\n", n)
 	}
 	if a.events == "" {
-		spec, why := measure.DefaultEvents(sys, pid, nil)
+		spec, why := measure.DefaultEvents(st.sys, st.found.Pid, nil)
 		fmt.Fprintf(e.stderr, "perfbench stat: no -e: counting %s: %s\n", spec, why)
-		if list, err = perfevent.Parse(spec, sys); err != nil {
+		if st.list, err = perfevent.Parse(spec, st.sys); err != nil {
 			return err
 		}
 	}
+	return nil
+}
 
-	cfg := measure.Config{
-		Pid: pid, Events: list, System: sys, DB: db, Op: a.op,
+// connect connects to the server, when the process is one and it can; the
+// notes say what is not counted without it.
+func (st *statRun) connect(ctx context.Context) (notes []string, err error) {
+	a, found := st.a, st.found
+	if found.IsServer() {
+		db, err := connectServer(ctx, st.e, a, found)
+		if err != nil {
+			if !a.target.Force {
+				return nil, fmt.Errorf("%w (with --force the process is counted without the server's status)", err)
+			}
+			notes = append(notes, fmt.Sprintf("no connection to the server (%s): counting the process only", oneLine(err.Error())))
+		} else {
+			st.db = db
+		}
+	} else {
+		notes = append(notes, fmt.Sprintf("pid %d is not a server (--force): counting the process only", found.Pid))
+	}
+	if st.db != nil {
+		notes = append(notes, st.db.Warnings...)
+	}
+	if st.db == nil && !measure.IsClientOp(a.op) {
+		if a.op != "" {
+			return nil, fmt.Errorf("--op %s needs a connection to the server (or use --op client.queries with a sysbench command)", a.op)
+		}
+		notes = append(notes, "per-op values are unavailable without a connection to the server")
+	}
+	return notes, nil
+}
+
+// open opens the counters and says what they count.
+func (st *statRun) open(ctx context.Context) error {
+	a, e := st.a, st.e
+	st.cfg = measure.Config{
+		Pid: st.found.Pid, Events: st.list, System: st.sys, DB: st.db, Op: a.op,
 		Interval: a.interval, PerRole: a.perRole, Cgroup: a.cgroup,
 		Perfbench: Version(), Command: e.args,
 	}
-	step := a.step
-	if step == "" {
-		step = measure.SysbenchTest(a.command)
+	st.step = a.step
+	if st.step == "" {
+		st.step = measure.SysbenchTest(a.command)
 	}
-	if step == "" {
-		step = "stat"
+	if st.step == "" {
+		st.step = "stat"
 	}
 	if a.profile.Enabled() {
-		so, err := a.profile.SampleOptions(sys)
+		so, err := a.profile.SampleOptions(st.sys)
 		if err != nil {
 			return usagef("%v", err)
 		}
-		cfg.Profile = &measure.Profile{Sample: so, Path: a.profile.Path(a.out), RecordFile: a.out, Version: a.label, Step: step}
+		st.cfg.Profile = &measure.Profile{Sample: so, Path: a.profile.Path(a.out), RecordFile: a.out, Version: a.label, Step: st.step}
 	}
-	s, err := measure.Start(ctx, cfg)
+	s, err := measure.Start(ctx, st.cfg)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	if un := s.Attachment().Unsupported(); len(un) == len(list.Events) {
+	st.s = s
+	if un := s.Attachment().Unsupported(); len(un) == len(st.list.Events) {
 		// Nothing would be counted: say so before the window, not
 		// after a run whose every number is "not supported".
 		var names []string
-		for _, ev := range list.Events {
+		for _, ev := range st.list.Events {
 			names = append(names, ev.Name)
 		}
 		return fmt.Errorf("none of the events can be counted here (%s); perfbench events lists what this machine counts", groupReasons(names, un))
@@ -286,6 +344,15 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 	if a.cgroup {
 		where = "the cgroup"
 	}
+	fmt.Fprintf(e.stderr, "perfbench stat: counting %d events on %s of %s %s\n", len(st.list.Events), where, st.found.Describe(), statUntil(a))
+	if w := s.Concurrent(); w != "" {
+		fmt.Fprintf(e.stderr, "perfbench stat: warning: %s\n", w)
+	}
+	return nil
+}
+
+// statUntil says when the window ends: "for 10s (Ctrl-C ends early)".
+func statUntil(a *statArgs) string {
 	until := "until Ctrl-C"
 	switch {
 	case len(a.command) > 0 && a.duration > 0:
@@ -298,78 +365,61 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 	if a.warmup > 0 {
 		until += fmt.Sprintf(", after a %s warm-up", a.warmup)
 	}
-	fmt.Fprintf(e.stderr, "perfbench stat: counting %d events on %s of %s %s\n", len(list.Events), where, found.Describe(), until)
-	if w := s.Concurrent(); w != "" {
-		fmt.Fprintf(e.stderr, "perfbench stat: warning: %s\n", w)
-	}
+	return until
+}
 
-	spec2 := measure.WindowSpec{Warmup: a.warmup, Duration: a.duration}
-	var load *measure.Load
-	if len(a.command) > 0 {
-		var out io.Writer = e.stderr
-		if a.loadOutput != "" {
-			f, err := os.Create(a.loadOutput)
-			if err != nil {
-				return fmt.Errorf("write the command's output: %w", err)
-			}
-			defer f.Close()
-			out = f
-		}
-		load, err = measure.StartLoad(a.command, out)
+// startLoad starts the load command, if any.
+func (st *statRun) startLoad() error {
+	a := st.a
+	if len(a.command) == 0 {
+		return nil
+	}
+	var out io.Writer = st.e.stderr
+	if a.loadOutput != "" {
+		f, err := os.Create(a.loadOutput)
 		if err != nil {
-			return err
+			return fmt.Errorf("write the command's output: %w", err)
 		}
-		spec2.Done = load.Done()
+		st.loadOut = f
+		out = f
 	}
-	r, merr := s.Measure(ctx, spec2)
-	if r != nil {
-		if a.label != "" {
-			r.Version = a.label
-		}
-		r.Step, r.Repeat = step, a.repeat
+	load, err := measure.StartLoad(a.command, out)
+	if err != nil {
+		return err
 	}
-	if r == nil {
-		// The counters failed and nothing was counted: the load is not
-		// left to run on for nothing, and the failure is kept as a
-		// failed Record, as perfbench run keeps it.
-		r = s.Failed(merr)
-		if a.label != "" {
-			r.Version = a.label
-		}
-		r.Step, r.Repeat = step, a.repeat
-		if load != nil {
-			load.Stop(2 * time.Second)
-			r.Client = load.Client()
-		}
-		if err := writeStat(e, a, r); err != nil {
-			return fmt.Errorf("%w; and %w", merr, err)
-		}
-		return merr
-	}
-	if load != nil {
-		load.Wait(ctx, 10*time.Second)
-		c := load.Client()
-		if res := load.Sysbench(); res != nil {
-			r.Threads = res.Threads
-			if !res.Complete && merr == nil {
-				r.Warnf(record.WarnGeneral, "sysbench's output has no final report: its counts are incomplete")
-			}
-		}
-		measure.ApplyClient(r, c, a.op)
-		if w := measure.OpsWarning(r); w != "" && a.format == "json" {
-			fmt.Fprintf(e.stderr, "perfbench stat: warning: %s\n", w)
-		}
-		if c.ExitCode != 0 && r.Outcome == record.OutcomeOK {
-			r.Outcome = record.OutcomeFailed
-			r.Error = fmt.Sprintf("the load command %s exited with status %d", a.command[0], c.ExitCode)
-		}
-	}
+	st.load = load
+	return nil
+}
 
+// label sets the Record's label, step and repeat.
+func (st *statRun) label(r *record.Record) {
+	if st.a.label != "" {
+		r.Version = st.a.label
+	}
+	r.Step, r.Repeat = st.step, st.a.repeat
+}
+
+// measure measures the window, writes its Record and returns the run's
+// error.
+func (st *statRun) measure(ctx context.Context) error {
+	a, e := st.a, st.e
+	spec := measure.WindowSpec{Warmup: a.warmup, Duration: a.duration}
+	if st.load != nil {
+		spec.Done = st.load.Done()
+	}
+	r, merr := st.s.Measure(ctx, spec)
+	if r == nil {
+		return st.failed(merr)
+	}
+	st.label(r)
+	if st.load != nil {
+		st.applyLoad(ctx, r, merr)
+	}
 	if err := writeStat(e, a, r); err != nil {
 		return err
 	}
-	if cfg.Profile != nil && r.Profile != "" {
-		fmt.Fprintf(e.stderr, "perfbench stat: profile written to %s (go tool pprof %s)\n", cfg.Profile.Path, cfg.Profile.Path)
+	if st.cfg.Profile != nil && r.Profile != "" {
+		fmt.Fprintf(e.stderr, "perfbench stat: profile written to %s (go tool pprof %s)\n", st.cfg.Profile.Path, st.cfg.Profile.Path)
 	}
 	switch {
 	case merr != nil:
@@ -378,6 +428,43 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 		return errors.New(r.Error)
 	}
 	return nil
+}
+
+// failed keeps a failure of the counters, where nothing was counted, as a
+// failed Record, as perfbench run keeps it; the load is not left to run on
+// for nothing.
+func (st *statRun) failed(merr error) error {
+	r := st.s.Failed(merr)
+	st.label(r)
+	if st.load != nil {
+		st.load.Stop(2 * time.Second)
+		r.Client = st.load.Client()
+	}
+	if err := writeStat(st.e, st.a, r); err != nil {
+		return fmt.Errorf("%w; and %w", merr, err)
+	}
+	return merr
+}
+
+// applyLoad waits for the load command and sets its results on r.
+func (st *statRun) applyLoad(ctx context.Context, r *record.Record, merr error) {
+	a := st.a
+	st.load.Wait(ctx, 10*time.Second)
+	c := st.load.Client()
+	if res := st.load.Sysbench(); res != nil {
+		r.Threads = res.Threads
+		if !res.Complete && merr == nil {
+			r.Warnf(record.WarnGeneral, "sysbench's output has no final report: its counts are incomplete")
+		}
+	}
+	measure.ApplyClient(r, c, a.op)
+	if w := measure.OpsWarning(r); w != "" && a.format == "json" {
+		fmt.Fprintf(st.e.stderr, "perfbench stat: warning: %s\n", w)
+	}
+	if c.ExitCode != 0 && r.Outcome == record.OutcomeOK {
+		r.Outcome = record.OutcomeFailed
+		r.Error = fmt.Sprintf("the load command %s exited with status %d", a.command[0], c.ExitCode)
+	}
 }
 
 // groupReasons lists why events cannot be counted, one entry per reason in
