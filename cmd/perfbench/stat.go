@@ -25,7 +25,13 @@ func init() {
 		name:    "stat",
 		summary: "count perf events on a server (or any process) over a window, per query",
 		usage:   "stat [--pid PID | --socket S | --host H --port P ...] [-e EVENTS] [--label L --step S --repeat N] [--duration D | -- COMMAND [ARGS]]",
-		long: `Attaches counters to every thread of the server (with inheritance, so threads
+		long:    statLong,
+		setup:   setupStat,
+	})
+}
+
+// statLong is perfbench stat's --help text.
+const statLong = `Attaches counters to every thread of the server (with inheritance, so threads
 it creates are counted too and threads that exit keep their counts), reads the
 server's SHOW GLOBAL STATUS and /proc at the same instants as the counters, and
 prints for each event the total, the rate per second, the value per operation
@@ -110,64 +116,82 @@ Examples:
   perfbench stat --socket /tmp/s.sock --format json -- sysbench oltp_point_select --threads=2 --time=10 run
   perfbench stat --socket /tmp/s.sock --per-role --warmup 2s -- sysbench oltp_read_only --time=12 run
   perfbench stat --socket /tmp/s.sock --label 10.11.6 --repeat 2 --out r2.json -- sysbench oltp_point_select --time=10 run
-  perfbench stat --pid 4121 --force --duration 10s`,
-		setup: func(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error {
-			var a statArgs
-			a.target.AddFlags(fs)
-			fs.StringVarP(&a.events, "events", "e", "", "events to count, perf-style list (default: the hardware set where the PMU has it, plus software events)")
-			fs.DurationVar(&a.duration, "duration", 0, "length of the window; 0 counts until the command exits or Ctrl-C")
-			fs.DurationVar(&a.warmup, "warmup", 0, "wait this long before the window opens (the command's first seconds are left out)")
-			fs.DurationVar(&a.interval, "interval", 0, "also record (and print, in text) every interval inside the window, e.g. 1s ("+measure.MinInterval.String()+" or more)")
-			fs.StringVar(&a.op, "op", "", "what an operation is: a status counter (Questions, Com_select, rows/1000...) or client.queries, client.transactions, client.events (default Questions)")
-			fs.BoolVar(&a.perRole, "per-role", false, "split the counts by thread role (connection, InnoDB IO, purge, ...)")
-			fs.StringVar(&a.format, "format", "text", "output format: text or json")
-			fs.StringVar(&a.out, "out", "", "also write the Record (JSON) to this file, atomically")
-			fs.StringVar(&a.loadOutput, "load-output", "", "write the command's output to this file instead of stderr")
-			fs.StringVar(&a.label, "label", "", "version label of the Record, for perfbench report (default: the server's version string)")
-			fs.StringVar(&a.step, "step", "", "step label of the Record (default: the sysbench test of the command, else \"stat\")")
-			fs.IntVar(&a.repeat, "repeat", 1, "repeat number of the Record: runs of one label, step and thread count are a measurement's repeats")
-			a.profile.AddFlags(fs)
-			fs.BoolVar(&a.cgroup, "cgroup", false, "count per CPU, filtered by the process's cgroup v2 (every process in that cgroup; needs root or CAP_PERFMON)")
-			return func(ctx context.Context, e *env, args []string) error {
-				if dash := fs.ArgsLenAtDash(); dash >= 0 {
-					if dash > 0 {
-						return usagef("unexpected argument %q", args[0])
-					}
-					a.command = args
-					if len(a.command) == 0 {
-						return usagef("no command after --")
-					}
-				} else if len(args) > 0 {
-					return usagef("unexpected argument %q", args[0])
-				}
-				if a.format != "text" && a.format != "json" {
-					return usagef("--format must be text or json, not %q", a.format)
-				}
-				if a.duration < 0 || a.interval < 0 || a.warmup < 0 {
-					return usagef("--duration, --warmup and --interval cannot be negative")
-				}
-				if a.interval > 0 && a.interval < measure.MinInterval {
-					return usagef("--interval %s is below %s: each interval reads the server's status, which costs it 1-2 ms of CPU, so perfbench's own reads would weigh on what is measured; give --interval %s or more", a.interval, measure.MinInterval, measure.MinInterval)
-				}
-				if a.repeat < 1 {
-					return usagef("--repeat must be 1 or more, not %d", a.repeat)
-				}
-				if fs.Changed("label") && strings.TrimSpace(a.label) == "" || fs.Changed("step") && strings.TrimSpace(a.step) == "" {
-					return usagef("--label and --step cannot be empty")
-				}
-				if err := a.target.ValidateFlags(); err != nil {
-					return usagef("%v", err)
-				}
-				if err := a.profile.Validate(); err != nil {
-					return usagef("%v", err)
-				}
-				if fs.Changed("password") {
-					fmt.Fprintln(e.stderr, "perfbench stat: warning: --password on the command line can be read by other users until perfbench hides it as it starts; prefer MYSQL_PWD, a defaults file (--defaults-file, ~/.my.cnf) or --ask-password")
-				}
-				return runStat(ctx, e, &a)
-			}
-		},
-	})
+  perfbench stat --pid 4121 --force --duration 10s`
+
+// setupStat registers perfbench stat's flags on fs and returns the command.
+func setupStat(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error {
+	var a statArgs
+	a.target.AddFlags(fs)
+	a.addWindowFlags(fs)
+	a.addOutputFlags(fs)
+	a.profile.AddFlags(fs)
+	fs.BoolVar(&a.cgroup, "cgroup", false, "count per CPU, filtered by the process's cgroup v2 (every process in that cgroup; needs root or CAP_PERFMON)")
+	return func(ctx context.Context, e *env, args []string) error {
+		if err := a.check(fs, args); err != nil {
+			return err
+		}
+		if fs.Changed("password") {
+			fmt.Fprintln(e.stderr, "perfbench stat: warning: --password on the command line can be read by other users until perfbench hides it as it starts; prefer MYSQL_PWD, a defaults file (--defaults-file, ~/.my.cnf) or --ask-password")
+		}
+		return runStat(ctx, e, &a)
+	}
+}
+
+// addWindowFlags registers the flags of what is counted and when.
+func (a *statArgs) addWindowFlags(fs *pflag.FlagSet) {
+	fs.StringVarP(&a.events, "events", "e", "", "events to count, perf-style list (default: the hardware set where the PMU has it, plus software events)")
+	fs.DurationVar(&a.duration, "duration", 0, "length of the window; 0 counts until the command exits or Ctrl-C")
+	fs.DurationVar(&a.warmup, "warmup", 0, "wait this long before the window opens (the command's first seconds are left out)")
+	fs.DurationVar(&a.interval, "interval", 0, "also record (and print, in text) every interval inside the window, e.g. 1s ("+measure.MinInterval.String()+" or more)")
+	fs.StringVar(&a.op, "op", "", "what an operation is: a status counter (Questions, Com_select, rows/1000...) or client.queries, client.transactions, client.events (default Questions)")
+	fs.BoolVar(&a.perRole, "per-role", false, "split the counts by thread role (connection, InnoDB IO, purge, ...)")
+}
+
+// addOutputFlags registers the flags of the output and the Record's labels.
+func (a *statArgs) addOutputFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&a.format, "format", "text", "output format: text or json")
+	fs.StringVar(&a.out, "out", "", "also write the Record (JSON) to this file, atomically")
+	fs.StringVar(&a.loadOutput, "load-output", "", "write the command's output to this file instead of stderr")
+	fs.StringVar(&a.label, "label", "", "version label of the Record, for perfbench report (default: the server's version string)")
+	fs.StringVar(&a.step, "step", "", "step label of the Record (default: the sysbench test of the command, else \"stat\")")
+	fs.IntVar(&a.repeat, "repeat", 1, "repeat number of the Record: runs of one label, step and thread count are a measurement's repeats")
+}
+
+// check checks the parsed flags and arguments (the command after --).
+func (a *statArgs) check(fs *pflag.FlagSet, args []string) error {
+	if dash := fs.ArgsLenAtDash(); dash >= 0 {
+		if dash > 0 {
+			return usagef("unexpected argument %q", args[0])
+		}
+		a.command = args
+		if len(a.command) == 0 {
+			return usagef("no command after --")
+		}
+	} else if len(args) > 0 {
+		return usagef("unexpected argument %q", args[0])
+	}
+	if a.format != "text" && a.format != "json" {
+		return usagef("--format must be text or json, not %q", a.format)
+	}
+	if a.duration < 0 || a.interval < 0 || a.warmup < 0 {
+		return usagef("--duration, --warmup and --interval cannot be negative")
+	}
+	if a.interval > 0 && a.interval < measure.MinInterval {
+		return usagef("--interval %s is below %s: each interval reads the server's status, which costs it 1-2 ms of CPU, so perfbench's own reads would weigh on what is measured; give --interval %s or more", a.interval, measure.MinInterval, measure.MinInterval)
+	}
+	if a.repeat < 1 {
+		return usagef("--repeat must be 1 or more, not %d", a.repeat)
+	}
+	if fs.Changed("label") && strings.TrimSpace(a.label) == "" || fs.Changed("step") && strings.TrimSpace(a.step) == "" {
+		return usagef("--label and --step cannot be empty")
+	}
+	if err := a.target.ValidateFlags(); err != nil {
+		return usagef("%v", err)
+	}
+	if err := a.profile.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	return nil
 }
 
 type statArgs struct {
