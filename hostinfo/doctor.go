@@ -70,145 +70,24 @@ func Doctor(h *Host, opt DoctorOptions) Report {
 	if probe == nil {
 		probe = func(sys *perfevent.System, e perfevent.Event, pid int) error { return sys.ProbePid(e, pid) }
 	}
+	sys, pv := h.System, h.Privileges
 	var r Report
-	add := func(name string, v Verdict, detail, fix string) {
-		r.Checks = append(r.Checks, Check{Name: name, Verdict: v, Detail: detail, Fix: fix})
-	}
-	sys := h.System
-
-	// Kernel and perf events.
-	if sys == nil {
-		add("kernel", Fail, fmt.Sprintf("%s: no perf events (%v)", orUnknown(h.Kernel), h.SystemErr),
-			"boot a kernel built with CONFIG_PERF_EVENTS and mount sysfs at /sys")
-	} else if maj, min, ok := kernelVersion(h.Kernel); ok && (maj < 5 || maj == 5 && min < 8) {
-		fix := "run as root (CAP_SYS_ADMIN), or use a 5.8+ kernel to grant CAP_PERFMON alone"
-		if h.Privileges.EUID == 0 && h.Privileges.Known {
-			fix = "nothing to do as root (CAP_SYS_ADMIN); to count without root, use a 5.8+ kernel and grant CAP_PERFMON alone"
-		}
-		add("kernel", Warn, fmt.Sprintf("%s: perf events present; CAP_PERFMON needs 5.8 or later", h.Kernel), fix)
-	} else {
-		add("kernel", OK, fmt.Sprintf("%s: perf events present", orUnknown(h.Kernel)), "")
-	}
-
-	// Privileges.
-	pv := h.Privileges
-	var caps []string
-	for _, c := range []struct {
-		n    int
-		name string
-	}{{CapPerfmon, "CAP_PERFMON"}, {CapSysAdmin, "CAP_SYS_ADMIN"}, {CapSysPtrace, "CAP_SYS_PTRACE"}} {
-		if pv.Has(c.n) {
-			caps = append(caps, c.name)
-		}
-	}
-	who := "uid " + strconv.Itoa(pv.EUID)
-	if pv.EUID == 0 {
-		who = "root"
-	}
-	switch {
-	case !pv.Known:
-		add("privileges", Warn, "could not read /proc/self/status", "run as root to be sure perf_event_paranoid does not apply")
-	case pv.CanPerfmon() && pv.Has(CapSysPtrace):
-		add("privileges", OK, fmt.Sprintf("%s with %s: any process can be counted, perf_event_paranoid does not apply", who, strings.Join(caps, ", ")), "")
-	case pv.CanPerfmon():
-		add("privileges", Warn, fmt.Sprintf("%s with %s but not CAP_SYS_PTRACE: only processes of the same user can be counted", who, strings.Join(caps, ", ")),
-			"grant CAP_SYS_PTRACE too (mysqld runs as another user): setcap cap_perfmon,cap_sys_ptrace=ep $(command -v perfbench)")
-	default:
-		detail := who + " without CAP_PERFMON or CAP_SYS_ADMIN: perf_event_paranoid applies, and only processes of the same user can be counted"
-		if pv.EUID == 0 {
-			detail = "root but without CAP_PERFMON or CAP_SYS_ADMIN (a restricted container?): perf_event_paranoid applies"
-		}
-		fix := "run as root (sudo), or setcap cap_perfmon,cap_sys_ptrace=ep $(command -v perfbench)"
-		if pv.EUID == 0 {
-			fix = rootFix
-		}
-		add("privileges", Warn, detail, fix)
-	}
-
-	// perf_event_paranoid.
-	switch p := h.Paranoid; {
-	case p == nil:
-		add("perf_event_paranoid", Fail, "/proc/sys/kernel/perf_event_paranoid is missing: the kernel has no perf events", "boot a kernel built with CONFIG_PERF_EVENTS")
-	case pv.CanPerfmon():
-		add("perf_event_paranoid", OK, fmt.Sprintf("%d (%s); does not apply with CAP_PERFMON/CAP_SYS_ADMIN", *p, paranoidMeaning(*p)), "")
-	case *p <= 1:
-		add("perf_event_paranoid", OK, fmt.Sprintf("%d (%s)", *p, paranoidMeaning(*p)), "")
-	case *p == 2:
-		fix := "sysctl kernel.perf_event_paranoid=1, or run as root"
-		if pv.EUID == 0 {
-			fix = "sysctl kernel.perf_event_paranoid=1, or " + rootFix
-		}
-		add("perf_event_paranoid", Warn, fmt.Sprintf("2 (%s): counts of an unprivileged perfbench miss the server's kernel time", paranoidMeaning(2)), fix)
-	default:
-		fix := "run as root, grant CAP_PERFMON, or sysctl kernel.perf_event_paranoid=1"
-		if pv.EUID == 0 {
-			fix = "sysctl kernel.perf_event_paranoid=1, or " + rootFix
-		}
-		add("perf_event_paranoid", Fail, fmt.Sprintf("%d (%s)", *p, paranoidMeaning(*p)), fix)
-	}
-
+	r.Checks = append(r.Checks, kernelCheck(h), privilegesCheck(pv), paranoidCheck(h.Paranoid, pv))
 	// Can anything be counted at all?
 	var taskClock perfevent.Event
 	if sys != nil {
 		if l, err := perfevent.Parse("task-clock", sys); err == nil {
 			taskClock = l.Events[0]
-			if err := probe(sys, taskClock, 0); err != nil {
-				add("counting", Fail, "task-clock does not open on perfbench itself: "+err.Error(), fixFor(err, pv))
-			} else {
-				add("counting", OK, "software counters open (task-clock on perfbench itself)", "")
-			}
+			r.Checks = append(r.Checks, countingCheck(probe(sys, taskClock, 0), pv))
 		}
-	}
-
-	// PMUs and the counter budget.
-	if sys != nil {
 		r.Checks = append(r.Checks, pmuChecks(h, probe)...)
 	}
-
-	// NMI watchdog.
-	switch w := h.NMIWatchdog; {
-	case w == nil:
-		add("nmi_watchdog", OK, "not present", "")
-	case *w == 0 && (sys == nil || !sys.HasHardwarePMU()):
-		add("nmi_watchdog", OK, "off", "")
-	case *w == 0:
-		add("nmi_watchdog", OK, "off: every hardware counter is free", "")
-	case sys == nil || !sys.HasHardwarePMU():
-		add("nmi_watchdog", OK, "on, but there is no hardware PMU here for it to hold", "")
-	default:
-		add("nmi_watchdog", Warn, "on: it holds one hardware counter on every CPU, so one counter fewer is left for events and groups multiplex sooner",
-			"sysctl kernel.nmi_watchdog=0 while measuring (set it back to 1 after)")
-	}
-
-	// Virtualization.
-	virt := h.Virtualization
-	if h.Container != "" {
-		virt += ", in a " + h.Container + " container"
-	}
-	if h.Virtualization == "none" || h.Virtualization == "" {
-		add("virtualization", OK, "bare metal ("+h.VirtualizationDetail+")"+containerNote(h), "")
-	} else {
-		add("virtualization", Warn, fmt.Sprintf("%s (%s): the PMU may be missing or partial, some hypervisors return zeros without an error (a counter that reads 0 while instructions retired is suspect), and steal time adds noise", virt, h.VirtualizationDetail),
-			"measure on bare metal for publishable hardware counts")
-	}
-
-	// Descriptors: one per thread per counter (each encoding of an event).
-	r.Checks = append(r.Checks, fdCheck(h, opt, sys))
-
-	// tracefs.
-	switch {
-	case h.TraceFS != "":
-		n := ""
-		if sys != nil {
-			if tps, err := sys.Tracepoints(); err == nil {
-				n = fmt.Sprintf(" (%d tracepoints)", len(tps))
-			}
-		}
-		add("tracefs", OK, "mounted at "+h.TraceFS+n, "")
-	default:
-		add("tracefs", Warn, "not mounted: tracepoint events (sched:sched_switch, syscalls:...) cannot be named",
-			"mount -t tracefs nodev /sys/kernel/tracing")
-	}
+	r.Checks = append(r.Checks,
+		nmiWatchdogCheck(h.NMIWatchdog, sys != nil && sys.HasHardwarePMU()),
+		virtualizationCheck(h),
+		// Descriptors: one per thread per counter (each encoding of an event).
+		fdCheck(h, opt, sys),
+		tracefsCheck(h))
 
 	// The target process and the user's events.
 	var gone error // the target has exited or does not exist
@@ -227,24 +106,157 @@ func Doctor(h *Host, opt DoctorOptions) Report {
 		}
 		r.Checks = append(r.Checks, eventsCheck(eo, sys, probe, pv))
 	}
+	r.Usable, r.Conclusion = conclude(r.Checks, opt.Pid, gone)
+	return r
+}
 
-	r.Usable = true
+// conclude says whether perfbench can count here, given the checks and
+// whether the target pid is gone.
+func conclude(checks []Check, pid int, gone error) (usable bool, conclusion string) {
 	failed := 0
-	for _, c := range r.Checks {
+	for _, c := range checks {
 		if c.Verdict == Fail {
-			r.Usable = false
 			failed++
 		}
 	}
 	switch {
-	case r.Usable:
-		r.Conclusion = "perfbench can count here"
+	case failed == 0:
+		return true, "perfbench can count here"
 	case failed == 1 && gone != nil:
-		r.Conclusion = fmt.Sprintf("perfbench can count here, but not pid %d: %v", opt.Pid, gone)
-	default:
-		r.Conclusion = "perfbench cannot count here"
+		return false, fmt.Sprintf("perfbench can count here, but not pid %d: %v", pid, gone)
 	}
-	return r
+	return false, "perfbench cannot count here"
+}
+
+// kernelCheck checks the kernel has perf events, and CAP_PERFMON.
+func kernelCheck(h *Host) Check {
+	if h.System == nil {
+		return Check{Name: "kernel", Verdict: Fail, Detail: fmt.Sprintf("%s: no perf events (%v)", orUnknown(h.Kernel), h.SystemErr),
+			Fix: "boot a kernel built with CONFIG_PERF_EVENTS and mount sysfs at /sys"}
+	}
+	if maj, min, ok := kernelVersion(h.Kernel); ok && (maj < 5 || maj == 5 && min < 8) {
+		fix := "run as root (CAP_SYS_ADMIN), or use a 5.8+ kernel to grant CAP_PERFMON alone"
+		if h.Privileges.EUID == 0 && h.Privileges.Known {
+			fix = "nothing to do as root (CAP_SYS_ADMIN); to count without root, use a 5.8+ kernel and grant CAP_PERFMON alone"
+		}
+		return Check{Name: "kernel", Verdict: Warn, Detail: fmt.Sprintf("%s: perf events present; CAP_PERFMON needs 5.8 or later", h.Kernel),
+			Fix: fix}
+	}
+	return Check{Name: "kernel", Verdict: OK, Detail: fmt.Sprintf("%s: perf events present", orUnknown(h.Kernel))}
+}
+
+// privilegesCheck checks which processes perfbench's privileges let it
+// count.
+func privilegesCheck(pv Privileges) Check {
+	var caps []string
+	for _, c := range []struct {
+		n    int
+		name string
+	}{{CapPerfmon, "CAP_PERFMON"}, {CapSysAdmin, "CAP_SYS_ADMIN"}, {CapSysPtrace, "CAP_SYS_PTRACE"}} {
+		if pv.Has(c.n) {
+			caps = append(caps, c.name)
+		}
+	}
+	who := "uid " + strconv.Itoa(pv.EUID)
+	if pv.EUID == 0 {
+		who = "root"
+	}
+	c := Check{Name: "privileges", Verdict: Warn}
+	switch {
+	case !pv.Known:
+		c.Detail, c.Fix = "could not read /proc/self/status", "run as root to be sure perf_event_paranoid does not apply"
+	case pv.CanPerfmon() && pv.Has(CapSysPtrace):
+		c.Verdict, c.Detail = OK, fmt.Sprintf("%s with %s: any process can be counted, perf_event_paranoid does not apply", who, strings.Join(caps, ", "))
+	case pv.CanPerfmon():
+		c.Detail = fmt.Sprintf("%s with %s but not CAP_SYS_PTRACE: only processes of the same user can be counted", who, strings.Join(caps, ", "))
+		c.Fix = "grant CAP_SYS_PTRACE too (mysqld runs as another user): setcap cap_perfmon,cap_sys_ptrace=ep $(command -v perfbench)"
+	case pv.EUID == 0:
+		c.Detail, c.Fix = "root but without CAP_PERFMON or CAP_SYS_ADMIN (a restricted container?): perf_event_paranoid applies", rootFix
+	default:
+		c.Detail = who + " without CAP_PERFMON or CAP_SYS_ADMIN: perf_event_paranoid applies, and only processes of the same user can be counted"
+		c.Fix = "run as root (sudo), or setcap cap_perfmon,cap_sys_ptrace=ep $(command -v perfbench)"
+	}
+	return c
+}
+
+// paranoidCheck checks what perf_event_paranoid (nil: missing) lets
+// perfbench count with its privileges.
+func paranoidCheck(p *int, pv Privileges) Check {
+	c := Check{Name: "perf_event_paranoid"}
+	switch {
+	case p == nil:
+		c.Verdict, c.Detail, c.Fix = Fail, "/proc/sys/kernel/perf_event_paranoid is missing: the kernel has no perf events", "boot a kernel built with CONFIG_PERF_EVENTS"
+	case pv.CanPerfmon():
+		c.Verdict, c.Detail = OK, fmt.Sprintf("%d (%s); does not apply with CAP_PERFMON/CAP_SYS_ADMIN", *p, paranoidMeaning(*p))
+	case *p <= 1:
+		c.Verdict, c.Detail = OK, fmt.Sprintf("%d (%s)", *p, paranoidMeaning(*p))
+	case *p == 2:
+		c.Verdict, c.Detail = Warn, fmt.Sprintf("2 (%s): counts of an unprivileged perfbench miss the server's kernel time", paranoidMeaning(2))
+		c.Fix = "sysctl kernel.perf_event_paranoid=1, or run as root"
+	default:
+		c.Verdict, c.Detail = Fail, fmt.Sprintf("%d (%s)", *p, paranoidMeaning(*p))
+		c.Fix = "run as root, grant CAP_PERFMON, or sysctl kernel.perf_event_paranoid=1"
+	}
+	if c.Verdict != OK && p != nil && pv.EUID == 0 {
+		// Root without the capabilities: running as root would not help.
+		c.Fix = "sysctl kernel.perf_event_paranoid=1, or " + rootFix
+	}
+	return c
+}
+
+// countingCheck checks that task-clock opened on perfbench itself (err is
+// the probe's).
+func countingCheck(err error, pv Privileges) Check {
+	if err != nil {
+		return Check{Name: "counting", Verdict: Fail, Detail: "task-clock does not open on perfbench itself: " + err.Error(), Fix: fixFor(err, pv)}
+	}
+	return Check{Name: "counting", Verdict: OK, Detail: "software counters open (task-clock on perfbench itself)"}
+}
+
+// nmiWatchdogCheck checks whether the NMI watchdog (nil: not present)
+// holds a hardware counter.
+func nmiWatchdogCheck(w *int, hasPMU bool) Check {
+	c := Check{Name: "nmi_watchdog", Verdict: OK}
+	switch {
+	case w == nil:
+		c.Detail = "not present"
+	case *w == 0 && !hasPMU:
+		c.Detail = "off"
+	case *w == 0:
+		c.Detail = "off: every hardware counter is free"
+	case !hasPMU:
+		c.Detail = "on, but there is no hardware PMU here for it to hold"
+	default:
+		c.Verdict, c.Detail = Warn, "on: it holds one hardware counter on every CPU, so one counter fewer is left for events and groups multiplex sooner"
+		c.Fix = "sysctl kernel.nmi_watchdog=0 while measuring (set it back to 1 after)"
+	}
+	return c
+}
+
+// virtualizationCheck warns of counting under a hypervisor.
+func virtualizationCheck(h *Host) Check {
+	if h.Virtualization == "none" || h.Virtualization == "" {
+		return Check{Name: "virtualization", Verdict: OK, Detail: "bare metal (" + h.VirtualizationDetail + ")" + containerNote(h)}
+	}
+	virt := h.Virtualization + containerNote(h)
+	return Check{Name: "virtualization", Verdict: Warn,
+		Detail: fmt.Sprintf("%s (%s): the PMU may be missing or partial, some hypervisors return zeros without an error (a counter that reads 0 while instructions retired is suspect), and steal time adds noise", virt, h.VirtualizationDetail),
+		Fix:    "measure on bare metal for publishable hardware counts"}
+}
+
+// tracefsCheck checks tracepoints can be named.
+func tracefsCheck(h *Host) Check {
+	if h.TraceFS == "" {
+		return Check{Name: "tracefs", Verdict: Warn, Detail: "not mounted: tracepoint events (sched:sched_switch, syscalls:...) cannot be named",
+			Fix: "mount -t tracefs nodev /sys/kernel/tracing"}
+	}
+	n := ""
+	if h.System != nil {
+		if tps, err := h.System.Tracepoints(); err == nil {
+			n = fmt.Sprintf(" (%d tracepoints)", len(tps))
+		}
+	}
+	return Check{Name: "tracefs", Verdict: OK, Detail: "mounted at " + h.TraceFS + n}
 }
 
 // rootFix is the fix for a root perfbench that still lacks a privilege: it

@@ -110,65 +110,92 @@ func Dir(root string, opts DirOptions) *Result {
 	if naming == nil {
 		naming = DefaultNaming()
 	}
-	type step struct {
-		version, step string
-		perf, sb      []named
-	}
-	steps := map[[2]string]*step{}
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			res.fail(fmt.Errorf("read results folder: %w", err))
-			return nil
-		}
-		if d.IsDir() {
-			if path != root && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if strings.HasPrefix(d.Name(), ".") || strings.HasSuffix(d.Name(), ".json") {
-			return nil
-		}
-		rel, _ := filepath.Rel(root, path)
-		first := ""
-		if i := strings.IndexByte(filepath.ToSlash(rel), '/'); i > 0 {
-			first = filepath.ToSlash(rel)[:i]
-		}
-		n, ok := naming.match(rel, first)
-		if !ok {
-			res.warn("%s: name matches no naming scheme (see --pattern); skipped", path)
-			return nil
-		}
-		n.path = path
-		isPerf, isSB := false, false
-		switch n.prefix {
-		case naming.PerfPrefix:
-			isPerf = n.prefix != ""
-		case naming.SysbenchPrefix:
-			isSB = n.prefix != ""
-		}
-		if !isPerf && !isSB {
-			isSB = looksSysbench(path)
-			isPerf = !isSB
-		}
-		k := [2]string{n.version, n.step}
-		s := steps[k]
-		if s == nil {
-			s = &step{version: n.version, step: n.step}
-			steps[k] = s
-		}
-		if isPerf {
-			s.perf = append(s.perf, n)
-		} else {
-			s.sb = append(s.sb, n)
-		}
-		return nil
-	})
-	if err != nil {
+	w := &dirWalk{root: root, naming: naming, res: res, steps: map[[2]string]*dirStep{}}
+	if err := filepath.WalkDir(root, w.visit); err != nil {
 		res.fail(fmt.Errorf("read results folder %s: %w", root, err))
 	}
+	for _, s := range w.sorted() {
+		s.importTo(opts.Options, res)
+	}
+	warnNoThreads(res)
+	return res
+}
+
+// dirStep is the files of a version's step in a results folder.
+type dirStep struct {
+	version, step string
+	perf, sb      []named
+}
+
+// dirWalk gathers the files of a results folder by version and step.
+type dirWalk struct {
+	root   string
+	naming *Naming
+	res    *Result
+	steps  map[[2]string]*dirStep
+}
+
+// visit is the filepath.WalkDirFunc of Dir.
+func (w *dirWalk) visit(path string, d fs.DirEntry, err error) error {
+	if err != nil {
+		w.res.fail(fmt.Errorf("read results folder: %w", err))
+		return nil
+	}
+	if d.IsDir() {
+		if path != w.root && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		return nil
+	}
+	if strings.HasPrefix(d.Name(), ".") || strings.HasSuffix(d.Name(), ".json") {
+		return nil
+	}
+	rel, _ := filepath.Rel(w.root, path)
+	first := ""
+	if i := strings.IndexByte(filepath.ToSlash(rel), '/'); i > 0 {
+		first = filepath.ToSlash(rel)[:i]
+	}
+	n, ok := w.naming.match(rel, first)
+	if !ok {
+		w.res.warn("%s: name matches no naming scheme (see --pattern); skipped", path)
+		return nil
+	}
+	n.path = path
+	w.add(n)
+	return nil
+}
+
+// add files n under its step, as perf output or sysbench output: by its
+// prefix, else by its first lines.
+func (w *dirWalk) add(n named) {
+	isPerf, isSB := false, false
+	switch n.prefix {
+	case w.naming.PerfPrefix:
+		isPerf = n.prefix != ""
+	case w.naming.SysbenchPrefix:
+		isSB = n.prefix != ""
+	}
+	if !isPerf && !isSB {
+		isSB = looksSysbench(n.path)
+		isPerf = !isSB
+	}
+	k := [2]string{n.version, n.step}
+	s := w.steps[k]
+	if s == nil {
+		s = &dirStep{version: n.version, step: n.step}
+		w.steps[k] = s
+	}
+	if isPerf {
+		s.perf = append(s.perf, n)
+	} else {
+		s.sb = append(s.sb, n)
+	}
+}
+
+// sorted is the steps by version and step, each one's files by sample.
+func (w *dirWalk) sorted() []*dirStep {
 	var keys [][2]string
-	for k := range steps {
+	for k := range w.steps {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool {
@@ -185,45 +212,50 @@ func Dir(root string, opts DirOptions) *Result {
 			return ns[i].path < ns[j].path
 		})
 	}
+	out := make([]*dirStep, 0, len(keys))
 	for _, k := range keys {
-		s := steps[k]
+		s := w.steps[k]
 		bySample(s.perf)
 		bySample(s.sb)
-		o := opts.Options
-		o.Version, o.Step = s.version, s.step
-		if len(s.perf) == 0 {
-			var files []string
-			for _, n := range s.sb {
-				files = append(files, n.path)
-			}
-			sysbenchFiles(files, o, res)
-			continue
-		}
-		var sb *sysbench.Result
-		if len(s.sb) > 0 {
-			o.Sysbench = s.sb[0].path
-			if len(s.sb) > 1 {
-				res.warn("%s: %d sysbench outputs for %s %s; the first gives the op counts", s.sb[1].path, len(s.sb), s.version, s.step)
-			}
-			sb = readSysbench(o.Sysbench, res)
-			if sb == nil {
-				o.Sysbench = ""
-			}
-		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// importTo imports the step's files into res: its perf outputs, with the
+// op counts of its first sysbench output, or its sysbench outputs alone.
+func (s *dirStep) importTo(o Options, res *Result) {
+	o.Version, o.Step = s.version, s.step
+	if len(s.perf) == 0 {
 		var files []string
-		for _, n := range s.perf {
+		for _, n := range s.sb {
 			files = append(files, n.path)
 		}
-		pk := s.perf[0].pk
-		importRuns(files, sb, o, res, func(r *record.Record) {
-			if pk != "" {
-				r.Provenance.Origin["file.pk"] = pk
-			}
-			res.emit(r)
-		})
+		sysbenchFiles(files, o, res)
+		return
 	}
-	warnNoThreads(res)
-	return res
+	var sb *sysbench.Result
+	if len(s.sb) > 0 {
+		o.Sysbench = s.sb[0].path
+		if len(s.sb) > 1 {
+			res.warn("%s: %d sysbench outputs for %s %s; the first gives the op counts", s.sb[1].path, len(s.sb), s.version, s.step)
+		}
+		sb = readSysbench(o.Sysbench, res)
+		if sb == nil {
+			o.Sysbench = ""
+		}
+	}
+	var files []string
+	for _, n := range s.perf {
+		files = append(files, n.path)
+	}
+	pk := s.perf[0].pk
+	importRuns(files, sb, o, res, func(r *record.Record) {
+		if pk != "" {
+			r.Provenance.Origin["file.pk"] = pk
+		}
+		res.emit(r)
+	})
 }
 
 // looksSysbench reports whether a file starts like sysbench output.

@@ -626,146 +626,188 @@ func (p *parser) ops(key, ops string) {
 }
 
 func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
-	threads := []int{1}
+	set := &stepSet{p: p, plan: plan, def: p.runDefaults(r), customs: map[string]*Step{}, have: map[string]bool{}}
+	if set.def.profileEvent != "" {
+		set.eventKeys = append(set.eventKeys, "run.profile_event")
+	}
+	for i, c := range s.Custom {
+		set.custom(i, c)
+	}
+	set.selectSteps(s)
+	set.exclude(s.Exclude)
+	if len(set.selected) == 0 && len(p.errs) == 0 {
+		p.errorf("steps", "the plan selects no step: set steps.subset (full, published or fast), list steps in steps.list, or add [[steps.custom]]")
+	}
+	set.applyDefaults()
+	set.overrides(s.Override)
+	set.finish()
+}
+
+// stepDefaults are the settings of [run] that every step starts from.
+type stepDefaults struct {
+	threads               []int
+	warmup, dur, writeDur time.Duration
+	ops                   string
+	profile               int
+	profileEvent          string
+}
+
+// runDefaults reads the step settings of [run] and reports the bad ones.
+func (p *parser) runDefaults(r *rawRun) stepDefaults {
+	d := stepDefaults{threads: []int{1}, warmup: 5 * time.Second, dur: 60 * time.Second, ops: r.Ops}
 	if r.Threads != nil {
-		threads = p.threads("run.threads", r.Threads)
-		if len(threads) == 0 {
+		d.threads = p.threads("run.threads", r.Threads)
+		if len(d.threads) == 0 {
 			p.errorf("run.threads", "threads is empty: list at least one thread count")
 		}
 	}
-	warmup := 5 * time.Second
 	if r.Warmup.set {
-		warmup = r.Warmup.d
-	}
-	dur := 60 * time.Second
-	if r.Duration.set {
-		dur = r.Duration.d
-	}
-	writeDur := dur
-	if r.WriteDuration.set {
-		writeDur = r.WriteDuration.d
-	}
-	if r.Warmup.set {
-		p.checkDuration("run.warmup", "", warmup, false)
+		d.warmup = r.Warmup.d
 	}
 	if r.Duration.set {
-		p.checkDuration("run.duration", "", dur, true)
+		d.dur = r.Duration.d
+	}
+	d.writeDur = d.dur
+	if r.WriteDuration.set {
+		d.writeDur = r.WriteDuration.d
+	}
+	if r.Warmup.set {
+		p.checkDuration("run.warmup", "", d.warmup, false)
+	}
+	if r.Duration.set {
+		p.checkDuration("run.duration", "", d.dur, true)
 	}
 	if r.WriteDuration.set {
-		p.checkDuration("run.write_duration", "", writeDur, true)
+		p.checkDuration("run.write_duration", "", d.writeDur, true)
 	}
 	p.ops("run.ops", r.Ops)
-	profile, profileEvent := r.Profile.hz, p.profileEvent("run.profile_event", r.ProfileEvent)
-	eventKeys := []string{}
-	if profileEvent != "" {
-		eventKeys = append(eventKeys, "run.profile_event")
-	}
+	d.profile, d.profileEvent = r.Profile.hz, p.profileEvent("run.profile_event", r.ProfileEvent)
+	return d
+}
 
-	customs := map[string]*Step{}
-	var customOrder []string
-	for i, c := range s.Custom {
-		key := fmt.Sprintf("steps.custom[%d]", i)
-		k := func(f string) string { return key + "." + f }
-		if c.Name == "" {
-			p.errorf(key, "custom step %d has no name", i+1)
-			continue
-		}
-		if !labelRE.MatchString(c.Name) {
-			p.errorf(k("name"), "custom step %q: use letters, digits and . _ + = - in a name", c.Name)
-		}
-		if _, err := suite.Lookup(c.Name); err == nil {
-			p.errorf(k("name"), "custom step %q has the name of a suite step: choose another", c.Name)
-		}
-		if customs[c.Name] != nil {
-			p.errorf(k("name"), "custom step %q is defined twice", c.Name)
-			continue
-		}
-		if len(c.Command) == 0 {
-			p.errorf(key, "custom step %q has no command", c.Name)
-		}
-		p.checkCommand(k("command"), fmt.Sprintf("custom step %q", c.Name), c.Command, stepPlaceholders)
-		p.passwordOnCommandLine(plan, k("command"), c.Name, c.Command)
-		st := &Step{Label: c.Name, Command: c.Command, Ops: r.Ops, OpsPer: 1, Line: p.lines.line(key)}
-		st.Group = suite.GroupOf(c.Name)
-		switch suite.Group(c.Group) {
-		case "":
-		case suite.GroupPoint, suite.GroupRange, suite.GroupWrites:
-			st.Group = suite.Group(c.Group)
-		default:
-			p.errorf(k("group"), "custom step %q: group %q: use point, range or writes", c.Name, c.Group)
-		}
-		st.Write = st.Group == suite.GroupWrites
-		if c.Write != nil {
-			st.Write = *c.Write
-		}
-		if c.Ops != "" {
-			st.Ops = c.Ops
-			p.ops(k("ops"), c.Ops)
-		}
-		if st.Ops == "" {
-			st.Ops = suite.OpsQuestions
-		}
-		if p.checkOpsPer(k("ops_per"), fmt.Sprintf("custom step %q", c.Name), c.OpsPer) && c.OpsPer > 0 {
-			st.OpsPer = c.OpsPer
-		}
-		st.Warmup, st.Duration, st.Threads = warmup, dur, threads
-		if st.Write {
-			st.Duration = writeDur
-		}
-		if c.Warmup.set {
-			st.Warmup = c.Warmup.d
-			p.checkDuration(k("warmup"), fmt.Sprintf("custom step %q", c.Name), st.Warmup, false)
-		}
-		if c.Duration.set {
-			st.Duration = c.Duration.d
-			p.checkDuration(k("duration"), fmt.Sprintf("custom step %q", c.Name), st.Duration, true)
-		}
-		if c.Threads != nil {
-			st.Threads = p.threads(k("threads"), c.Threads)
-		}
-		st.Profile, st.ProfileEvent = profile, profileEvent
-		if c.Profile.set {
-			st.Profile = c.Profile.hz
-		}
-		if e := p.profileEvent(k("profile_event"), c.ProfileEvent); e != "" {
-			st.ProfileEvent = e
-			eventKeys = append(eventKeys, k("profile_event"))
-		}
-		customs[c.Name] = st
-		customOrder = append(customOrder, c.Name)
-	}
+// stepSet is the plan's steps as they are selected and configured.
+type stepSet struct {
+	p    *parser
+	plan *Plan
+	def  stepDefaults
 
-	// Select: the subset, then the list, then the custom steps not listed.
-	var selected []*Step
-	have := map[string]bool{}
-	add := func(st *Step) {
-		if !have[st.Label] {
-			have[st.Label] = true
-			selected = append(selected, st)
-		}
+	customs     map[string]*Step // the custom steps by name
+	customOrder []string         // their names in the plan's order
+	selected    []*Step
+	have        map[string]bool // the labels of selected
+	eventKeys   []string        // the keys that set a profile event
+}
+
+// custom reads the plan's ith custom step.
+func (set *stepSet) custom(i int, c rawCustom) {
+	p, def := set.p, set.def
+	key := fmt.Sprintf("steps.custom[%d]", i)
+	k := func(f string) string { return key + "." + f }
+	if c.Name == "" {
+		p.errorf(key, "custom step %d has no name", i+1)
+		return
 	}
-	fromSuite := func(key string, ss []suite.Step) {
-		for i := range ss {
-			st := &Step{Label: ss[i].Label(), Suite: &ss[i], Group: ss[i].Group, Write: ss[i].Write,
-				Ops: ss[i].OpsSource, OpsPer: ss[i].OpsPer, Line: p.lines.line(key)}
-			if st.Ops == suite.OpsQuestions && r.Ops != "" {
-				st.Ops = r.Ops
-			}
-			add(st)
-		}
+	if !labelRE.MatchString(c.Name) {
+		p.errorf(k("name"), "custom step %q: use letters, digits and . _ + = - in a name", c.Name)
 	}
+	if _, err := suite.Lookup(c.Name); err == nil {
+		p.errorf(k("name"), "custom step %q has the name of a suite step: choose another", c.Name)
+	}
+	if set.customs[c.Name] != nil {
+		p.errorf(k("name"), "custom step %q is defined twice", c.Name)
+		return
+	}
+	if len(c.Command) == 0 {
+		p.errorf(key, "custom step %q has no command", c.Name)
+	}
+	p.checkCommand(k("command"), fmt.Sprintf("custom step %q", c.Name), c.Command, stepPlaceholders)
+	p.passwordOnCommandLine(set.plan, k("command"), c.Name, c.Command)
+	st := &Step{Label: c.Name, Command: c.Command, Ops: def.ops, OpsPer: 1, Line: p.lines.line(key)}
+	st.Group = suite.GroupOf(c.Name)
+	switch suite.Group(c.Group) {
+	case "":
+	case suite.GroupPoint, suite.GroupRange, suite.GroupWrites:
+		st.Group = suite.Group(c.Group)
+	default:
+		p.errorf(k("group"), "custom step %q: group %q: use point, range or writes", c.Name, c.Group)
+	}
+	st.Write = st.Group == suite.GroupWrites
+	if c.Write != nil {
+		st.Write = *c.Write
+	}
+	if c.Ops != "" {
+		st.Ops = c.Ops
+		p.ops(k("ops"), c.Ops)
+	}
+	if st.Ops == "" {
+		st.Ops = suite.OpsQuestions
+	}
+	if p.checkOpsPer(k("ops_per"), fmt.Sprintf("custom step %q", c.Name), c.OpsPer) && c.OpsPer > 0 {
+		st.OpsPer = c.OpsPer
+	}
+	st.Warmup, st.Duration, st.Threads = def.warmup, def.dur, def.threads
+	if st.Write {
+		st.Duration = def.writeDur
+	}
+	if c.Warmup.set {
+		st.Warmup = c.Warmup.d
+		p.checkDuration(k("warmup"), fmt.Sprintf("custom step %q", c.Name), st.Warmup, false)
+	}
+	if c.Duration.set {
+		st.Duration = c.Duration.d
+		p.checkDuration(k("duration"), fmt.Sprintf("custom step %q", c.Name), st.Duration, true)
+	}
+	if c.Threads != nil {
+		st.Threads = p.threads(k("threads"), c.Threads)
+	}
+	st.Profile, st.ProfileEvent = def.profile, def.profileEvent
+	if c.Profile.set {
+		st.Profile = c.Profile.hz
+	}
+	if e := p.profileEvent(k("profile_event"), c.ProfileEvent); e != "" {
+		st.ProfileEvent = e
+		set.eventKeys = append(set.eventKeys, k("profile_event"))
+	}
+	set.customs[c.Name] = st
+	set.customOrder = append(set.customOrder, c.Name)
+}
+
+// add selects st unless a step of its label is selected.
+func (set *stepSet) add(st *Step) {
+	if !set.have[st.Label] {
+		set.have[st.Label] = true
+		set.selected = append(set.selected, st)
+	}
+}
+
+// fromSuite selects suite steps, selected by key.
+func (set *stepSet) fromSuite(key string, ss []suite.Step) {
+	for i := range ss {
+		st := &Step{Label: ss[i].Label(), Suite: &ss[i], Group: ss[i].Group, Write: ss[i].Write,
+			Ops: ss[i].OpsSource, OpsPer: ss[i].OpsPer, Line: set.p.lines.line(key)}
+		if st.Ops == suite.OpsQuestions && set.def.ops != "" {
+			st.Ops = set.def.ops
+		}
+		set.add(st)
+	}
+}
+
+// selectSteps selects the subset, then the list, then the custom steps not
+// listed.
+func (set *stepSet) selectSteps(s *rawSteps) {
+	p := set.p
 	if s.Subset != "" {
 		ss, err := suite.Subset(s.Subset)
 		if err != nil {
 			p.wrapf("steps.subset", err, "steps.subset: %v", err)
 		}
-		fromSuite("steps.subset", ss)
+		set.fromSuite("steps.subset", ss)
 	}
 	for _, name := range s.List {
 		key := "steps.list=" + name
-		if c := customs[name]; c != nil {
+		if c := set.customs[name]; c != nil {
 			c.Line = p.lines.line(key)
-			add(c)
+			set.add(c)
 			continue
 		}
 		ss, err := suite.Lookup(name)
@@ -773,51 +815,64 @@ func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
 			p.wrapf(key, err, "steps.list: %v", err)
 			continue
 		}
-		fromSuite(key, ss)
+		set.fromSuite(key, ss)
 	}
-	for _, name := range customOrder {
-		add(customs[name])
+	for _, name := range set.customOrder {
+		set.add(set.customs[name])
 	}
-	for _, name := range s.Exclude {
-		key := "steps.exclude=" + name
+}
+
+// exclude removes the steps steps.exclude names.
+func (set *stepSet) exclude(names []string) {
+	for _, name := range names {
 		matched := false
-		kept := selected[:0]
-		for _, st := range selected {
+		kept := set.selected[:0]
+		for _, st := range set.selected {
 			if matches(st, name) {
 				matched = true
 				continue
 			}
 			kept = append(kept, st)
 		}
-		selected = kept
+		set.selected = kept
 		if !matched {
-			if _, err := suite.Lookup(name); err != nil && customs[name] == nil {
-				p.wrapf(key, err, "steps.exclude: %v", err)
-			} else {
-				plan.Warnings = append(plan.Warnings, fmt.Sprintf("steps.exclude: %s is not among the selected steps", name))
-			}
+			set.unmatched("steps.exclude", "steps.exclude="+name, name)
 		}
 	}
-	if len(selected) == 0 && len(p.errs) == 0 {
-		p.errorf("steps", "the plan selects no step: set steps.subset (full, published or fast), list steps in steps.list, or add [[steps.custom]]")
-	}
+}
 
-	// Defaults, then overrides: a name's first, a label's after.
-	for _, st := range selected {
+// unmatched reports a name of section that matched no selected step: an
+// error when it names no step, else a warning.
+func (set *stepSet) unmatched(section, key, name string) {
+	if _, err := suite.Lookup(name); err != nil && set.customs[name] == nil {
+		set.p.wrapf(key, err, "%s: %v", section, err)
+	} else {
+		set.plan.Warnings = append(set.plan.Warnings, fmt.Sprintf("%s: %s is not among the selected steps", section, name))
+	}
+}
+
+// applyDefaults gives the selected suite steps the settings of [run].
+func (set *stepSet) applyDefaults() {
+	def := set.def
+	for _, st := range set.selected {
 		if st.Custom() {
 			continue
 		}
-		st.Warmup, st.Duration, st.Threads = warmup, dur, threads
+		st.Warmup, st.Duration, st.Threads = def.warmup, def.dur, def.threads
 		if st.Write {
-			st.Duration = writeDur
+			st.Duration = def.writeDur
 		}
-		st.Profile, st.ProfileEvent = profile, profileEvent
+		st.Profile, st.ProfileEvent = def.profile, def.profileEvent
 	}
-	keys := make([]string, 0, len(s.Override))
-	for k := range s.Override {
+}
+
+// overrides applies steps.override: a name's first, a label's after, so
+// that a label's settings win.
+func (set *stepSet) overrides(over map[string]rawOverride) {
+	keys := make([]string, 0, len(over))
+	for k := range over {
 		keys = append(keys, k)
 	}
-	// Names before labels, so that a label's settings win.
 	sort.Slice(keys, func(i, j int) bool {
 		li, lj := strings.Contains(keys[i], "_range="), strings.Contains(keys[j], "_range=")
 		if li != lj {
@@ -826,66 +881,71 @@ func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
 		return keys[i] < keys[j]
 	})
 	for _, name := range keys {
-		o := s.Override[name]
-		key := "steps.override." + name
-		k := func(f string) string { return key + "." + f }
-		p.ops(k("ops"), o.Ops)
-		p.checkOpsPer(k("ops_per"), "steps.override."+name, o.OpsPer)
+		set.override(name, over[name])
+	}
+}
+
+// override applies steps.override.name to the steps it matches.
+func (set *stepSet) override(name string, o rawOverride) {
+	p := set.p
+	key := "steps.override." + name
+	k := func(f string) string { return key + "." + f }
+	p.ops(k("ops"), o.Ops)
+	p.checkOpsPer(k("ops_per"), "steps.override."+name, o.OpsPer)
+	if o.Warmup.set {
+		p.checkDuration(k("warmup"), "steps.override."+name, o.Warmup.d, false)
+	}
+	if o.Duration.set {
+		p.checkDuration(k("duration"), "steps.override."+name, o.Duration.d, true)
+	}
+	var th []int
+	if o.Threads != nil {
+		th = p.threads(k("threads"), o.Threads)
+	}
+	event := p.profileEvent(k("profile_event"), o.ProfileEvent)
+	if event != "" {
+		set.eventKeys = append(set.eventKeys, k("profile_event"))
+	}
+	matched := false
+	for _, st := range set.selected {
+		if !matches(st, name) {
+			continue
+		}
+		matched = true
 		if o.Warmup.set {
-			p.checkDuration(k("warmup"), "steps.override."+name, o.Warmup.d, false)
+			st.Warmup = o.Warmup.d
 		}
 		if o.Duration.set {
-			p.checkDuration(k("duration"), "steps.override."+name, o.Duration.d, true)
+			st.Duration = o.Duration.d
 		}
-		var th []int
-		if o.Threads != nil {
-			th = p.threads(k("threads"), o.Threads)
+		if th != nil {
+			st.Threads = th
 		}
-		event := p.profileEvent(k("profile_event"), o.ProfileEvent)
+		if o.Ops != "" {
+			st.Ops = o.Ops
+		}
+		if o.OpsPer > 0 && o.OpsPer <= MaxOpsPer {
+			st.OpsPer = o.OpsPer
+		}
+		st.ExtraArgs = append(st.ExtraArgs, o.ExtraArgs...)
+		if o.Profile.set {
+			st.Profile = o.Profile.hz
+		}
 		if event != "" {
-			eventKeys = append(eventKeys, k("profile_event"))
-		}
-		matched := false
-		for _, st := range selected {
-			if !matches(st, name) {
-				continue
-			}
-			matched = true
-			if o.Warmup.set {
-				st.Warmup = o.Warmup.d
-			}
-			if o.Duration.set {
-				st.Duration = o.Duration.d
-			}
-			if th != nil {
-				st.Threads = th
-			}
-			if o.Ops != "" {
-				st.Ops = o.Ops
-			}
-			if o.OpsPer > 0 && o.OpsPer <= MaxOpsPer {
-				st.OpsPer = o.OpsPer
-			}
-			st.ExtraArgs = append(st.ExtraArgs, o.ExtraArgs...)
-			if o.Profile.set {
-				st.Profile = o.Profile.hz
-			}
-			if event != "" {
-				st.ProfileEvent = event
-			}
-		}
-		if !matched {
-			if _, err := suite.Lookup(name); err != nil && customs[name] == nil {
-				p.wrapf(key, err, "steps.override: %v", err)
-			} else {
-				plan.Warnings = append(plan.Warnings, fmt.Sprintf("steps.override: %s is not among the selected steps", name))
-			}
+			st.ProfileEvent = event
 		}
 	}
-	for _, st := range selected {
-		key := "steps"
+	if !matched {
+		set.unmatched("steps.override", key, name)
+	}
+}
+
+// finish checks the selected steps and puts them in the plan.
+func (set *stepSet) finish() {
+	p, plan := set.p, set.plan
+	for _, st := range set.selected {
 		if st.Line == 0 {
-			st.Line = p.lines.line(key)
+			st.Line = p.lines.line("steps")
 		}
 		// Negative and zero durations were reported at their keys.
 		if st.Duration > 0 && st.Duration < plan.Interval {
@@ -897,9 +957,9 @@ func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
 		}
 		plan.Steps = append(plan.Steps, *st)
 	}
-	if len(eventKeys) > 0 && !plan.Profiled() {
+	if len(set.eventKeys) > 0 && !plan.Profiled() {
 		plan.Warnings = append(plan.Warnings, fmt.Sprintf("%s is set (line %d) but no step samples: set profile = %d in [run] or for a step",
-			lastKey(eventKeys[0]), p.lines.line(eventKeys[0]), perfevent.DefaultSampleFreq))
+			lastKey(set.eventKeys[0]), p.lines.line(set.eventKeys[0]), perfevent.DefaultSampleFreq))
 	}
 }
 

@@ -93,33 +93,97 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 	if err := r.defaultEvents(s.pid); err != nil {
 		return failed(r.newRecord(it), "%v", err)
 	}
-	st := it.Step
 	cmd, removeOptions, err := r.stepCommand(s, it)
 	if err != nil {
 		return failed(r.newRecord(it), "%v", err)
 	}
 	defer removeOptions()
-	logPath := r.logPath(it)
-	log, err := os.Create(logPath)
+	sr := &stepRun{r: r, s: s, it: it, st: it.Step, cmd: cmd, logPath: r.logPath(it), parser: sysbench.NewParser()}
+	return sr.run(ctx)
+}
+
+// stepRun is one measurement of a step on a running server: the load, what
+// it printed, and the window measured beside it.
+type stepRun struct {
+	r       *runner
+	s       *server
+	it      plan.Item
+	st      *plan.Step
+	cmd     plan.Command
+	logPath string
+	load    *proc.Cmd
+
+	mu     sync.Mutex // guards parser, fed by the load's output
+	parser *sysbench.Parser
+}
+
+// run opens the counters, starts the load, measures the window and
+// decides the step's outcome.
+func (sr *stepRun) run(ctx context.Context) *record.Record {
+	log, err := os.Create(sr.logPath)
 	if err != nil {
-		return failed(r.newRecord(it), "create the load's log: %v", err)
+		return failed(sr.newRecord(), "create the load's log: %v", err)
 	}
 	defer log.Close()
-	fmt.Fprintf(log, "# %s\n", strings.Join(cmd.Shown, " "))
+	fmt.Fprintf(log, "# %s\n", strings.Join(sr.cmd.Shown, " "))
 
-	prof, err := r.profile(it)
-	if err != nil {
-		return failed(r.newRecord(it), "%v", err)
+	sess, rec := sr.open(ctx)
+	if rec != nil {
+		return rec
 	}
-	// Counters first: the load's connections are counted from their first
-	// instant (threads inherit the counters of the thread creating them).
-	op := opSpec(st)
+	defer sess.Close()
+
+	sr.load, err = proc.Start(sr.cmd.Argv, proc.Options{Log: log, Env: sr.cmd.Env, OnLine: sr.line})
+	if err != nil {
+		return failed(sr.newRecord(), "%v", err)
+	}
+	defer sr.load.Stop(2 * time.Second)
+	if !sr.st.Custom() {
+		select {
+		case <-sr.load.ThreadsStarted():
+		case <-sr.load.Exited():
+		case <-ctx.Done():
+		case <-time.After(startTimeout):
+		}
+	}
+	if !sr.load.Running() && ctx.Err() == nil {
+		return sr.endedBeforeWindow(ctx)
+	}
+	rec, merr := sr.window(ctx, sess)
+	return sr.finish(ctx, rec, merr)
+}
+
+func (sr *stepRun) newRecord() *record.Record { return sr.r.newRecord(sr.it) }
+
+// line feeds a line of the load's output to the parser.
+func (sr *stepRun) line(line string) {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	sr.parser.Line(line)
+}
+
+// result is what the parser read of the load's output so far.
+func (sr *stepRun) result() *sysbench.Result {
+	sr.mu.Lock()
+	defer sr.mu.Unlock()
+	return sr.parser.Result()
+}
+
+// open opens the counters; on failure it returns the step's Record instead.
+// Counters come first: the load's connections are counted from their first
+// instant (threads inherit the counters of the thread creating them).
+func (sr *stepRun) open(ctx context.Context) (session, *record.Record) {
+	r, s := sr.r, sr.s
+	prof, err := r.profile(sr.it)
+	if err != nil {
+		return nil, failed(sr.newRecord(), "%v", err)
+	}
 	sess, err := r.meter(ctx, measure.Config{
 		Pid:       s.pid,
 		Events:    r.events,
 		System:    r.sys,
 		DB:        s.db,
-		Op:        op,
+		Op:        opSpec(sr.st),
 		Interval:  r.plan.Interval,
 		Datadir:   s.datadir,
 		PerRole:   true,
@@ -129,102 +193,91 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 	})
 	if err != nil {
 		if !s.running() {
-			return r.crashed(r.newRecord(it), s)
+			return nil, r.crashed(sr.newRecord(), s)
 		}
-		return r.abandoned(ctx, it, "open the counters: %v", err)
+		return nil, r.abandoned(ctx, sr.it, "open the counters: %v", err)
 	}
-	defer sess.Close()
+	return sess, nil
+}
 
-	var (
-		mu     sync.Mutex
-		parser = sysbench.NewParser()
-	)
-	load, err := proc.Start(cmd.Argv, proc.Options{Log: log, Env: cmd.Env, OnLine: func(line string) {
-		mu.Lock()
-		defer mu.Unlock()
-		parser.Line(line)
-	}})
-	if err != nil {
-		return failed(r.newRecord(it), "%v", err)
+// clientStart is when the load's clients started running: the warm-up
+// counts from then, and so do sysbench's per-second lines.
+func (sr *stepRun) clientStart() time.Time {
+	if at, ok := sr.load.ThreadsStartedAt(); ok {
+		return at
 	}
-	defer load.Stop(2 * time.Second)
-	// The warm-up counts from the moment sysbench's clients run; sysbench's
-	// per-second lines count from then too.
-	clientStart := func() time.Time {
-		if at, ok := load.ThreadsStartedAt(); ok {
-			return at
-		}
-		return load.Started()
-	}
-	if !st.Custom() {
-		select {
-		case <-load.ThreadsStarted():
-		case <-load.Exited():
-		case <-ctx.Done():
-		case <-time.After(startTimeout):
-		}
-	}
+	return sr.load.Started()
+}
 
-	if !load.Running() && ctx.Err() == nil {
-		load.Wait(0)
-		mu.Lock()
-		res := parser.Result()
-		mu.Unlock()
-		rec := failed(r.newRecord(it), "%s before the window opened%s", r.loadEnd(st, load), loadDetail(res, logPath))
-		r.applyClient(rec, st, r.client(st, cmd.Shown, res, load, clientStart()))
-		if s.down(ctx) {
-			r.crashed(rec, s)
-		}
-		return rec
-	}
+// applyClient sets the load's results on rec.
+func (sr *stepRun) applyClient(rec *record.Record, res *sysbench.Result) {
+	sr.r.applyClient(rec, sr.st, sr.r.client(sr.st, sr.cmd.Shown, res, sr.load, sr.clientStart()))
+}
 
-	// The window ends early when the load or the server exits.
+// endedBeforeWindow is the Record of a load that ended before the window
+// opened.
+func (sr *stepRun) endedBeforeWindow(ctx context.Context) *record.Record {
+	sr.load.Wait(0)
+	res := sr.result()
+	rec := failed(sr.newRecord(), "%s before the window opened%s", sr.r.loadEnd(sr.st, sr.load), loadDetail(res, sr.logPath))
+	sr.applyClient(rec, res)
+	if sr.s.down(ctx) {
+		sr.r.crashed(rec, sr.s)
+	}
+	return rec
+}
+
+// window measures the step's window, which ends early when the load or the
+// server exits. The Record is never nil.
+func (sr *stepRun) window(ctx context.Context, sess session) (*record.Record, error) {
 	wctx, stopWatch := context.WithCancel(ctx)
 	ended := make(chan struct{})
 	go func() {
 		select {
-		case <-load.Exited():
-		case <-s.exited(wctx):
+		case <-sr.load.Exited():
+		case <-sr.s.exited(wctx):
 		case <-wctx.Done():
 			return
 		}
 		close(ended)
 	}()
-	rec, merr := sess.Measure(ctx, measure.WindowSpec{Warmup: st.Warmup, Duration: st.Duration, Done: ended})
+	rec, merr := sess.Measure(ctx, measure.WindowSpec{Warmup: sr.st.Warmup, Duration: sr.st.Duration, Done: ended})
 	stopWatch()
 	if rec == nil {
-		rec = r.newRecord(it)
+		rec = sr.newRecord()
 		if merr == nil {
 			merr = errors.New("no record")
 		}
 	}
+	return rec, merr
+}
+
+// finish lets the load end, sets its results on rec and decides the step's
+// outcome.
+func (sr *stepRun) finish(ctx context.Context, rec *record.Record, merr error) *record.Record {
+	st, load := sr.st, sr.load
 	interrupted := ctx.Err() != nil
 	loadEnded := !load.Running()
-	serverDown := !s.running()
+	serverDown := !sr.s.running()
 	if !serverDown && !interrupted && (loadEnded || merr != nil) {
-		serverDown = s.down(ctx)
+		serverDown = sr.s.down(ctx)
 	}
+	sr.endLoad(rec, interrupted || serverDown || loadEnded)
+	res := sr.result()
+	sr.applyClient(rec, res)
 
-	// Let the load end by itself (its tail), or end it.
-	switch {
-	case interrupted || serverDown || loadEnded:
-		load.Stop(2 * time.Second)
-	case st.Custom():
-		// A custom command still running after the window (and the tail
-		// its {time} gives it) is stopped.
-		load.Wait(r.tail + 2*time.Second)
-	default:
-		if load.Wait(r.tail + 30*time.Second) {
-			rec.Warnf(record.WarnGeneral, "sysbench did not end %s after the window closed: stopped", r.tail+30*time.Second)
-		}
+	f := stepFacts{
+		interrupted:   interrupted,
+		serverDown:    serverDown,
+		measureErr:    merr != nil,
+		loadEnded:     loadEnded,
+		custom:        st.Custom(),
+		exitCode:      load.ExitCode(),
+		fatal:         len(res.Fatal) > 0,
+		endedInWarmup: loadEnded && !rec.Window.Start.IsZero() && load.Ended().Before(rec.Window.Start),
 	}
-	mu.Lock()
-	res := parser.Result()
-	mu.Unlock()
-	r.applyClient(rec, st, r.client(st, cmd.Shown, res, load, clientStart()))
-
-	switch {
-	case interrupted:
+	switch decideOutcome(f) {
+	case stepInterrupted:
 		// measure marks a window cut short partial, and a warm-up cut
 		// short failed (nothing was measured).
 		if rec.Outcome == record.OutcomeOK {
@@ -233,26 +286,94 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 		if rec.Error == "" {
 			rec.Error = fmt.Sprintf("interrupted after %.1f s of the %s window", rec.Window.Seconds, st.Duration)
 		}
-	case serverDown:
-		r.crashed(rec, s)
-	case merr != nil:
+	case stepServerDown:
+		sr.r.crashed(rec, sr.s)
+	case stepMeasureFailed:
 		failed(rec, "measure the window: %v", merr)
-	case loadEnded && !rec.Window.Start.IsZero() && load.Ended().Before(rec.Window.Start):
-		failed(rec, "%s during the %s warm-up, before the window opened%s", r.loadEnd(st, load), st.Warmup, loadDetail(res, logPath))
-	case loadEnded && (load.ExitCode() != 0 || !st.Custom()):
+	case stepEndedInWarmup:
+		failed(rec, "%s during the %s warm-up, before the window opened%s", sr.r.loadEnd(st, load), st.Warmup, loadDetail(res, sr.logPath))
+	case stepEndedInWindow:
 		late := ""
-		if d := rec.Window.Warmup - st.Warmup.Seconds(); d > 0.5 && load.ExitCode() == 0 {
-			late = fmt.Sprintf("; the window opened %.1f s after the warm-up (the measurement's preparation was slow: a busy machine?) and the load runs only %s past the window", d, r.tail)
+		if d := rec.Window.Warmup - st.Warmup.Seconds(); d > 0.5 && f.exitCode == 0 {
+			late = fmt.Sprintf("; the window opened %.1f s after the warm-up (the measurement's preparation was slow: a busy machine?) and the load runs only %s past the window", d, sr.r.tail)
 		}
-		failed(rec, "%s before the window closed (%.1f s of %s)%s%s", r.loadEnd(st, load), rec.Window.Seconds, st.Duration, late, loadDetail(res, logPath))
-	case loadEnded:
+		failed(rec, "%s before the window closed (%.1f s of %s)%s%s", sr.r.loadEnd(st, load), rec.Window.Seconds, st.Duration, late, loadDetail(res, sr.logPath))
+	case stepShortWindow:
 		rec.Warnf(record.WarnGeneral, "the command ended %.1f s into the %s window: the window is that long", rec.Window.Seconds, st.Duration)
-	case !st.Custom() && (load.ExitCode() != 0 || len(res.Fatal) > 0):
-		failed(rec, "%s%s", r.loadEnd(st, load), loadDetail(res, logPath))
-	case st.Custom() && load.ExitCode() > 0:
-		failed(rec, "%s (after the window closed)%s", r.loadEnd(st, load), loadDetail(res, logPath))
+	case stepLoadFailed:
+		failed(rec, "%s%s", sr.r.loadEnd(st, load), loadDetail(res, sr.logPath))
+	case stepFailedAfterWindow:
+		failed(rec, "%s (after the window closed)%s", sr.r.loadEnd(st, load), loadDetail(res, sr.logPath))
 	}
 	return rec
+}
+
+// endLoad lets the load end by itself (its tail), or ends it now.
+func (sr *stepRun) endLoad(rec *record.Record, now bool) {
+	switch {
+	case now:
+		sr.load.Stop(2 * time.Second)
+	case sr.st.Custom():
+		// A custom command still running after the window (and the tail
+		// its {time} gives it) is stopped.
+		sr.load.Wait(sr.r.tail + 2*time.Second)
+	default:
+		if sr.load.Wait(sr.r.tail + 30*time.Second) {
+			rec.Warnf(record.WarnGeneral, "sysbench did not end %s after the window closed: stopped", sr.r.tail+30*time.Second)
+		}
+	}
+}
+
+// stepFacts is what is known of a step once its window closed and its load
+// ended.
+type stepFacts struct {
+	interrupted   bool // the run was interrupted
+	serverDown    bool // the server exited
+	measureErr    bool // measuring the window failed
+	loadEnded     bool // the load had ended when the window closed
+	endedInWarmup bool // the load ended before the window opened
+	custom        bool // the load is the plan's command, not sysbench
+	exitCode      int  // the load's exit status; -1 for a signal
+	fatal         bool // sysbench printed FATAL lines
+}
+
+// stepOutcome is how a step's measurement ended.
+type stepOutcome int
+
+const (
+	stepOK                stepOutcome = iota
+	stepInterrupted                   // partial, or failed in the warm-up
+	stepServerDown                    // failed: the server exited
+	stepMeasureFailed                 // failed: measuring the window failed
+	stepEndedInWarmup                 // failed: the load ended during the warm-up
+	stepEndedInWindow                 // failed: the load ended before the window closed
+	stepShortWindow                   // ok: a custom command ended in the window, which is that long
+	stepLoadFailed                    // failed: sysbench failed after the window
+	stepFailedAfterWindow             // failed: a custom command failed after the window
+)
+
+// decideOutcome decides how a step's measurement ended, the first cause
+// winning.
+func decideOutcome(f stepFacts) stepOutcome {
+	switch {
+	case f.interrupted:
+		return stepInterrupted
+	case f.serverDown:
+		return stepServerDown
+	case f.measureErr:
+		return stepMeasureFailed
+	case f.endedInWarmup:
+		return stepEndedInWarmup
+	case f.loadEnded && (f.exitCode != 0 || !f.custom):
+		return stepEndedInWindow
+	case f.loadEnded:
+		return stepShortWindow
+	case !f.custom && (f.exitCode != 0 || f.fatal):
+		return stepLoadFailed
+	case f.custom && f.exitCode > 0:
+		return stepFailedAfterWindow
+	}
+	return stepOK
 }
 
 // applyClient sets the load's results on rec, and the op count when the

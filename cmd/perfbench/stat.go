@@ -25,7 +25,13 @@ func init() {
 		name:    "stat",
 		summary: "count perf events on a server (or any process) over a window, per query",
 		usage:   "stat [--pid PID | --socket S | --host H --port P ...] [-e EVENTS] [--label L --step S --repeat N] [--duration D | -- COMMAND [ARGS]]",
-		long: `Attaches counters to every thread of the server (with inheritance, so threads
+		long:    statLong,
+		setup:   setupStat,
+	})
+}
+
+// statLong is perfbench stat's --help text.
+const statLong = `Attaches counters to every thread of the server (with inheritance, so threads
 it creates are counted too and threads that exit keep their counts), reads the
 server's SHOW GLOBAL STATUS and /proc at the same instants as the counters, and
 prints for each event the total, the rate per second, the value per operation
@@ -110,64 +116,82 @@ Examples:
   perfbench stat --socket /tmp/s.sock --format json -- sysbench oltp_point_select --threads=2 --time=10 run
   perfbench stat --socket /tmp/s.sock --per-role --warmup 2s -- sysbench oltp_read_only --time=12 run
   perfbench stat --socket /tmp/s.sock --label 10.11.6 --repeat 2 --out r2.json -- sysbench oltp_point_select --time=10 run
-  perfbench stat --pid 4121 --force --duration 10s`,
-		setup: func(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error {
-			var a statArgs
-			a.target.AddFlags(fs)
-			fs.StringVarP(&a.events, "events", "e", "", "events to count, perf-style list (default: the hardware set where the PMU has it, plus software events)")
-			fs.DurationVar(&a.duration, "duration", 0, "length of the window; 0 counts until the command exits or Ctrl-C")
-			fs.DurationVar(&a.warmup, "warmup", 0, "wait this long before the window opens (the command's first seconds are left out)")
-			fs.DurationVar(&a.interval, "interval", 0, "also record (and print, in text) every interval inside the window, e.g. 1s ("+measure.MinInterval.String()+" or more)")
-			fs.StringVar(&a.op, "op", "", "what an operation is: a status counter (Questions, Com_select, rows/1000...) or client.queries, client.transactions, client.events (default Questions)")
-			fs.BoolVar(&a.perRole, "per-role", false, "split the counts by thread role (connection, InnoDB IO, purge, ...)")
-			fs.StringVar(&a.format, "format", "text", "output format: text or json")
-			fs.StringVar(&a.out, "out", "", "also write the Record (JSON) to this file, atomically")
-			fs.StringVar(&a.loadOutput, "load-output", "", "write the command's output to this file instead of stderr")
-			fs.StringVar(&a.label, "label", "", "version label of the Record, for perfbench report (default: the server's version string)")
-			fs.StringVar(&a.step, "step", "", "step label of the Record (default: the sysbench test of the command, else \"stat\")")
-			fs.IntVar(&a.repeat, "repeat", 1, "repeat number of the Record: runs of one label, step and thread count are a measurement's repeats")
-			a.profile.AddFlags(fs)
-			fs.BoolVar(&a.cgroup, "cgroup", false, "count per CPU, filtered by the process's cgroup v2 (every process in that cgroup; needs root or CAP_PERFMON)")
-			return func(ctx context.Context, e *env, args []string) error {
-				if dash := fs.ArgsLenAtDash(); dash >= 0 {
-					if dash > 0 {
-						return usagef("unexpected argument %q", args[0])
-					}
-					a.command = args
-					if len(a.command) == 0 {
-						return usagef("no command after --")
-					}
-				} else if len(args) > 0 {
-					return usagef("unexpected argument %q", args[0])
-				}
-				if a.format != "text" && a.format != "json" {
-					return usagef("--format must be text or json, not %q", a.format)
-				}
-				if a.duration < 0 || a.interval < 0 || a.warmup < 0 {
-					return usagef("--duration, --warmup and --interval cannot be negative")
-				}
-				if a.interval > 0 && a.interval < measure.MinInterval {
-					return usagef("--interval %s is below %s: each interval reads the server's status, which costs it 1-2 ms of CPU, so perfbench's own reads would weigh on what is measured; give --interval %s or more", a.interval, measure.MinInterval, measure.MinInterval)
-				}
-				if a.repeat < 1 {
-					return usagef("--repeat must be 1 or more, not %d", a.repeat)
-				}
-				if fs.Changed("label") && strings.TrimSpace(a.label) == "" || fs.Changed("step") && strings.TrimSpace(a.step) == "" {
-					return usagef("--label and --step cannot be empty")
-				}
-				if err := a.target.ValidateFlags(); err != nil {
-					return usagef("%v", err)
-				}
-				if err := a.profile.Validate(); err != nil {
-					return usagef("%v", err)
-				}
-				if fs.Changed("password") {
-					fmt.Fprintln(e.stderr, "perfbench stat: warning: --password on the command line can be read by other users until perfbench hides it as it starts; prefer MYSQL_PWD, a defaults file (--defaults-file, ~/.my.cnf) or --ask-password")
-				}
-				return runStat(ctx, e, &a)
-			}
-		},
-	})
+  perfbench stat --pid 4121 --force --duration 10s`
+
+// setupStat registers perfbench stat's flags on fs and returns the command.
+func setupStat(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error {
+	var a statArgs
+	a.target.AddFlags(fs)
+	a.addWindowFlags(fs)
+	a.addOutputFlags(fs)
+	a.profile.AddFlags(fs)
+	fs.BoolVar(&a.cgroup, "cgroup", false, "count per CPU, filtered by the process's cgroup v2 (every process in that cgroup; needs root or CAP_PERFMON)")
+	return func(ctx context.Context, e *env, args []string) error {
+		if err := a.check(fs, args); err != nil {
+			return err
+		}
+		if fs.Changed("password") {
+			fmt.Fprintln(e.stderr, "perfbench stat: warning: --password on the command line can be read by other users until perfbench hides it as it starts; prefer MYSQL_PWD, a defaults file (--defaults-file, ~/.my.cnf) or --ask-password")
+		}
+		return runStat(ctx, e, &a)
+	}
+}
+
+// addWindowFlags registers the flags of what is counted and when.
+func (a *statArgs) addWindowFlags(fs *pflag.FlagSet) {
+	fs.StringVarP(&a.events, "events", "e", "", "events to count, perf-style list (default: the hardware set where the PMU has it, plus software events)")
+	fs.DurationVar(&a.duration, "duration", 0, "length of the window; 0 counts until the command exits or Ctrl-C")
+	fs.DurationVar(&a.warmup, "warmup", 0, "wait this long before the window opens (the command's first seconds are left out)")
+	fs.DurationVar(&a.interval, "interval", 0, "also record (and print, in text) every interval inside the window, e.g. 1s ("+measure.MinInterval.String()+" or more)")
+	fs.StringVar(&a.op, "op", "", "what an operation is: a status counter (Questions, Com_select, rows/1000...) or client.queries, client.transactions, client.events (default Questions)")
+	fs.BoolVar(&a.perRole, "per-role", false, "split the counts by thread role (connection, InnoDB IO, purge, ...)")
+}
+
+// addOutputFlags registers the flags of the output and the Record's labels.
+func (a *statArgs) addOutputFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&a.format, "format", "text", "output format: text or json")
+	fs.StringVar(&a.out, "out", "", "also write the Record (JSON) to this file, atomically")
+	fs.StringVar(&a.loadOutput, "load-output", "", "write the command's output to this file instead of stderr")
+	fs.StringVar(&a.label, "label", "", "version label of the Record, for perfbench report (default: the server's version string)")
+	fs.StringVar(&a.step, "step", "", "step label of the Record (default: the sysbench test of the command, else \"stat\")")
+	fs.IntVar(&a.repeat, "repeat", 1, "repeat number of the Record: runs of one label, step and thread count are a measurement's repeats")
+}
+
+// check checks the parsed flags and arguments (the command after --).
+func (a *statArgs) check(fs *pflag.FlagSet, args []string) error {
+	if dash := fs.ArgsLenAtDash(); dash >= 0 {
+		if dash > 0 {
+			return usagef("unexpected argument %q", args[0])
+		}
+		a.command = args
+		if len(a.command) == 0 {
+			return usagef("no command after --")
+		}
+	} else if len(args) > 0 {
+		return usagef("unexpected argument %q", args[0])
+	}
+	if a.format != "text" && a.format != "json" {
+		return usagef("--format must be text or json, not %q", a.format)
+	}
+	if a.duration < 0 || a.interval < 0 || a.warmup < 0 {
+		return usagef("--duration, --warmup and --interval cannot be negative")
+	}
+	if a.interval > 0 && a.interval < measure.MinInterval {
+		return usagef("--interval %s is below %s: each interval reads the server's status, which costs it 1-2 ms of CPU, so perfbench's own reads would weigh on what is measured; give --interval %s or more", a.interval, measure.MinInterval, measure.MinInterval)
+	}
+	if a.repeat < 1 {
+		return usagef("--repeat must be 1 or more, not %d", a.repeat)
+	}
+	if fs.Changed("label") && strings.TrimSpace(a.label) == "" || fs.Changed("step") && strings.TrimSpace(a.step) == "" {
+		return usagef("--label and --step cannot be empty")
+	}
+	if err := a.target.ValidateFlags(); err != nil {
+		return usagef("%v", err)
+	}
+	if err := a.profile.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	return nil
 }
 
 type statArgs struct {
@@ -192,92 +216,150 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 			return err
 		}
 	}
-	sys, err := perfevent.LoadSystem("/")
-	if err != nil {
+	st := &statRun{e: e, a: a}
+	defer st.close()
+	if err := st.find(ctx); err != nil {
 		return err
 	}
-	var list perfevent.List
+	if err := st.open(ctx); err != nil {
+		return err
+	}
+	if err := st.startLoad(); err != nil {
+		return err
+	}
+	return st.measure(ctx)
+}
+
+// statRun is one perfbench stat: the process counted, the server's
+// connection, the counters and the load command.
+type statRun struct {
+	e *env
+	a *statArgs
+
+	sys     *perfevent.System
+	list    perfevent.List
+	found   *mysqld.Found
+	db      *mysqld.DB // nil without a connection to the server
+	step    string
+	cfg     measure.Config
+	s       *measure.Session
+	load    *measure.Load // nil without a command
+	loadOut *os.File      // --load-output
+}
+
+// close closes what run opened, the last first.
+func (st *statRun) close() {
+	if st.loadOut != nil {
+		st.loadOut.Close()
+	}
+	if st.s != nil {
+		st.s.Close()
+	}
+	if st.db != nil {
+		st.db.Close()
+	}
+}
+
+// find parses the events, finds the process and connects to the server.
+func (st *statRun) find(ctx context.Context) error {
+	a, e := st.a, st.e
+	var err error
+	if st.sys, err = perfevent.LoadSystem("/"); err != nil {
+		return err
+	}
 	if a.events != "" {
-		if list, err = perfevent.Parse(a.events, sys); err != nil {
+		if st.list, err = perfevent.Parse(a.events, st.sys); err != nil {
 			return err
 		}
 	}
 	if measure.IsClientOp(a.op) && len(a.command) == 0 {
 		return usagef("--op %s counts ops from the load command: give one after --", a.op)
 	}
-	found, err := mysqld.Find(ctx, a.target)
+	if st.found, err = mysqld.Find(ctx, a.target); err != nil {
+		return err
+	}
+	if err := hostinfo.Alive(sysRoot, st.found.Pid); err != nil {
+		return fmt.Errorf("%w: nothing to count; give the pid of a running process", err)
+	}
+	notes, err := st.connect(ctx)
 	if err != nil {
 		return err
 	}
-	pid := found.Pid
-	if err := hostinfo.Alive(sysRoot, pid); err != nil {
-		return fmt.Errorf("%w: nothing to count; give the pid of a running process", err)
-	}
 	// Notes are printed once nothing can fail any more on the flags.
-	var notes []string
-	var db *mysqld.DB
-	if found.IsServer() {
-		db, err = connectServer(ctx, e, a, found)
-		if err != nil {
-			if !a.target.Force {
-				return fmt.Errorf("%w (with --force the process is counted without the server's status)", err)
-			}
-			notes = append(notes, fmt.Sprintf("no connection to the server (%s): counting the process only", oneLine(err.Error())))
-			db = nil
-		}
-	} else {
-		notes = append(notes, fmt.Sprintf("pid %d is not a server (--force): counting the process only", pid))
-	}
-	if db != nil {
-		defer db.Close()
-		notes = append(notes, db.Warnings...)
-	}
-	if db == nil && !measure.IsClientOp(a.op) {
-		if a.op != "" {
-			return fmt.Errorf("--op %s needs a connection to the server (or use --op client.queries with a sysbench command)", a.op)
-		}
-		notes = append(notes, "per-op values are unavailable without a connection to the server")
-	}
 	for _, n := range notes {
 		fmt.Fprintf(e.stderr, "perfbench stat: %s\n", n)
 	}
 	if a.events == "" {
-		spec, why := measure.DefaultEvents(sys, pid, nil)
+		spec, why := measure.DefaultEvents(st.sys, st.found.Pid, nil)
 		fmt.Fprintf(e.stderr, "perfbench stat: no -e: counting %s: %s\n", spec, why)
-		if list, err = perfevent.Parse(spec, sys); err != nil {
+		if st.list, err = perfevent.Parse(spec, st.sys); err != nil {
 			return err
 		}
 	}
+	return nil
+}
 
-	cfg := measure.Config{
-		Pid: pid, Events: list, System: sys, DB: db, Op: a.op,
+// connect connects to the server, when the process is one and it can; the
+// notes say what is not counted without it.
+func (st *statRun) connect(ctx context.Context) (notes []string, err error) {
+	a, found := st.a, st.found
+	if found.IsServer() {
+		db, err := connectServer(ctx, st.e, a, found)
+		if err != nil {
+			if !a.target.Force {
+				return nil, fmt.Errorf("%w (with --force the process is counted without the server's status)", err)
+			}
+			notes = append(notes, fmt.Sprintf("no connection to the server (%s): counting the process only", oneLine(err.Error())))
+		} else {
+			st.db = db
+		}
+	} else {
+		notes = append(notes, fmt.Sprintf("pid %d is not a server (--force): counting the process only", found.Pid))
+	}
+	if st.db != nil {
+		notes = append(notes, st.db.Warnings...)
+	}
+	if st.db == nil && !measure.IsClientOp(a.op) {
+		if a.op != "" {
+			return nil, fmt.Errorf("--op %s needs a connection to the server (or use --op client.queries with a sysbench command)", a.op)
+		}
+		notes = append(notes, "per-op values are unavailable without a connection to the server")
+	}
+	return notes, nil
+}
+
+// open opens the counters and says what they count.
+func (st *statRun) open(ctx context.Context) error {
+	a, e := st.a, st.e
+	st.cfg = measure.Config{
+		Pid: st.found.Pid, Events: st.list, System: st.sys, DB: st.db, Op: a.op,
 		Interval: a.interval, PerRole: a.perRole, Cgroup: a.cgroup,
 		Perfbench: Version(), Command: e.args,
 	}
-	step := a.step
-	if step == "" {
-		step = measure.SysbenchTest(a.command)
+	st.step = a.step
+	if st.step == "" {
+		st.step = measure.SysbenchTest(a.command)
 	}
-	if step == "" {
-		step = "stat"
+	if st.step == "" {
+		st.step = "stat"
 	}
 	if a.profile.Enabled() {
-		so, err := a.profile.SampleOptions(sys)
+		so, err := a.profile.SampleOptions(st.sys)
 		if err != nil {
 			return usagef("%v", err)
 		}
-		cfg.Profile = &measure.Profile{Sample: so, Path: a.profile.Path(a.out), RecordFile: a.out, Version: a.label, Step: step}
+		st.cfg.Profile = &measure.Profile{Sample: so, Path: a.profile.Path(a.out), RecordFile: a.out, Version: a.label, Step: st.step}
 	}
-	s, err := measure.Start(ctx, cfg)
+	s, err := measure.Start(ctx, st.cfg)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	if un := s.Attachment().Unsupported(); len(un) == len(list.Events) {
+	st.s = s
+	if un := s.Attachment().Unsupported(); len(un) == len(st.list.Events) {
 		// Nothing would be counted: say so before the window, not
 		// after a run whose every number is "not supported".
 		var names []string
-		for _, ev := range list.Events {
+		for _, ev := range st.list.Events {
 			names = append(names, ev.Name)
 		}
 		return fmt.Errorf("none of the events can be counted here (%s); perfbench events lists what this machine counts", groupReasons(names, un))
@@ -286,6 +368,15 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 	if a.cgroup {
 		where = "the cgroup"
 	}
+	fmt.Fprintf(e.stderr, "perfbench stat: counting %d events on %s of %s %s\n", len(st.list.Events), where, st.found.Describe(), statUntil(a))
+	if w := s.Concurrent(); w != "" {
+		fmt.Fprintf(e.stderr, "perfbench stat: warning: %s\n", w)
+	}
+	return nil
+}
+
+// statUntil says when the window ends: "for 10s (Ctrl-C ends early)".
+func statUntil(a *statArgs) string {
 	until := "until Ctrl-C"
 	switch {
 	case len(a.command) > 0 && a.duration > 0:
@@ -298,78 +389,61 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 	if a.warmup > 0 {
 		until += fmt.Sprintf(", after a %s warm-up", a.warmup)
 	}
-	fmt.Fprintf(e.stderr, "perfbench stat: counting %d events on %s of %s %s\n", len(list.Events), where, found.Describe(), until)
-	if w := s.Concurrent(); w != "" {
-		fmt.Fprintf(e.stderr, "perfbench stat: warning: %s\n", w)
-	}
+	return until
+}
 
-	spec2 := measure.WindowSpec{Warmup: a.warmup, Duration: a.duration}
-	var load *measure.Load
-	if len(a.command) > 0 {
-		var out io.Writer = e.stderr
-		if a.loadOutput != "" {
-			f, err := os.Create(a.loadOutput)
-			if err != nil {
-				return fmt.Errorf("write the command's output: %w", err)
-			}
-			defer f.Close()
-			out = f
-		}
-		load, err = measure.StartLoad(a.command, out)
+// startLoad starts the load command, if any.
+func (st *statRun) startLoad() error {
+	a := st.a
+	if len(a.command) == 0 {
+		return nil
+	}
+	var out io.Writer = st.e.stderr
+	if a.loadOutput != "" {
+		f, err := os.Create(a.loadOutput)
 		if err != nil {
-			return err
+			return fmt.Errorf("write the command's output: %w", err)
 		}
-		spec2.Done = load.Done()
+		st.loadOut = f
+		out = f
 	}
-	r, merr := s.Measure(ctx, spec2)
-	if r != nil {
-		if a.label != "" {
-			r.Version = a.label
-		}
-		r.Step, r.Repeat = step, a.repeat
+	load, err := measure.StartLoad(a.command, out)
+	if err != nil {
+		return err
 	}
-	if r == nil {
-		// The counters failed and nothing was counted: the load is not
-		// left to run on for nothing, and the failure is kept as a
-		// failed Record, as perfbench run keeps it.
-		r = s.Failed(merr)
-		if a.label != "" {
-			r.Version = a.label
-		}
-		r.Step, r.Repeat = step, a.repeat
-		if load != nil {
-			load.Stop(2 * time.Second)
-			r.Client = load.Client()
-		}
-		if err := writeStat(e, a, r); err != nil {
-			return fmt.Errorf("%w; and %w", merr, err)
-		}
-		return merr
-	}
-	if load != nil {
-		load.Wait(ctx, 10*time.Second)
-		c := load.Client()
-		if res := load.Sysbench(); res != nil {
-			r.Threads = res.Threads
-			if !res.Complete && merr == nil {
-				r.Warnf(record.WarnGeneral, "sysbench's output has no final report: its counts are incomplete")
-			}
-		}
-		measure.ApplyClient(r, c, a.op)
-		if w := measure.OpsWarning(r); w != "" && a.format == "json" {
-			fmt.Fprintf(e.stderr, "perfbench stat: warning: %s\n", w)
-		}
-		if c.ExitCode != 0 && r.Outcome == record.OutcomeOK {
-			r.Outcome = record.OutcomeFailed
-			r.Error = fmt.Sprintf("the load command %s exited with status %d", a.command[0], c.ExitCode)
-		}
-	}
+	st.load = load
+	return nil
+}
 
+// label sets the Record's label, step and repeat.
+func (st *statRun) label(r *record.Record) {
+	if st.a.label != "" {
+		r.Version = st.a.label
+	}
+	r.Step, r.Repeat = st.step, st.a.repeat
+}
+
+// measure measures the window, writes its Record and returns the run's
+// error.
+func (st *statRun) measure(ctx context.Context) error {
+	a, e := st.a, st.e
+	spec := measure.WindowSpec{Warmup: a.warmup, Duration: a.duration}
+	if st.load != nil {
+		spec.Done = st.load.Done()
+	}
+	r, merr := st.s.Measure(ctx, spec)
+	if r == nil {
+		return st.failed(merr)
+	}
+	st.label(r)
+	if st.load != nil {
+		st.applyLoad(ctx, r, merr)
+	}
 	if err := writeStat(e, a, r); err != nil {
 		return err
 	}
-	if cfg.Profile != nil && r.Profile != "" {
-		fmt.Fprintf(e.stderr, "perfbench stat: profile written to %s (go tool pprof %s)\n", cfg.Profile.Path, cfg.Profile.Path)
+	if st.cfg.Profile != nil && r.Profile != "" {
+		fmt.Fprintf(e.stderr, "perfbench stat: profile written to %s (go tool pprof %s)\n", st.cfg.Profile.Path, st.cfg.Profile.Path)
 	}
 	switch {
 	case merr != nil:
@@ -378,6 +452,43 @@ func runStat(ctx context.Context, e *env, a *statArgs) error {
 		return errors.New(r.Error)
 	}
 	return nil
+}
+
+// failed keeps a failure of the counters, where nothing was counted, as a
+// failed Record, as perfbench run keeps it; the load is not left to run on
+// for nothing.
+func (st *statRun) failed(merr error) error {
+	r := st.s.Failed(merr)
+	st.label(r)
+	if st.load != nil {
+		st.load.Stop(2 * time.Second)
+		r.Client = st.load.Client()
+	}
+	if err := writeStat(st.e, st.a, r); err != nil {
+		return fmt.Errorf("%w; and %w", merr, err)
+	}
+	return merr
+}
+
+// applyLoad waits for the load command and sets its results on r.
+func (st *statRun) applyLoad(ctx context.Context, r *record.Record, merr error) {
+	a := st.a
+	st.load.Wait(ctx, 10*time.Second)
+	c := st.load.Client()
+	if res := st.load.Sysbench(); res != nil {
+		r.Threads = res.Threads
+		if !res.Complete && merr == nil {
+			r.Warnf(record.WarnGeneral, "sysbench's output has no final report: its counts are incomplete")
+		}
+	}
+	measure.ApplyClient(r, c, a.op)
+	if w := measure.OpsWarning(r); w != "" && a.format == "json" {
+		fmt.Fprintf(st.e.stderr, "perfbench stat: warning: %s\n", w)
+	}
+	if c.ExitCode != 0 && r.Outcome == record.OutcomeOK {
+		r.Outcome = record.OutcomeFailed
+		r.Error = fmt.Sprintf("the load command %s exited with status %d", a.command[0], c.ExitCode)
+	}
 }
 
 // groupReasons lists why events cannot be counted, one entry per reason in

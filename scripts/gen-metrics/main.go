@@ -354,85 +354,114 @@ func buildSet(t *tree, sp spec, version string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	byName := map[string]entry{}
-	twice := map[string]bool{} // defined twice with different expressions
+	ms := newMetricSet(metrics)
+	if err := ms.choose(sp, metrics); err != nil {
+		return "", err
+	}
+	sort.SliceStable(ms.picked, func(i, j int) bool {
+		li, lj := order(ms.picked[i].level), order(ms.picked[j].level)
+		if li != lj {
+			return li < lj
+		}
+		return ms.picked[i].e.metric() < ms.picked[j].e.metric()
+	})
+	return writeSet(t, sp, version, ms.picked, events)
+}
+
+// metricSet is the metrics of a model and those chosen for a set.
+type metricSet struct {
+	byName map[string]entry // the model's metrics by lower-case name
+	twice  map[string]bool  // defined twice with different expressions
+	picked []*chosen
+	have   map[string]*chosen // picked by lower-case name
+}
+
+func newMetricSet(metrics []entry) *metricSet {
+	ms := &metricSet{byName: map[string]entry{}, twice: map[string]bool{}, have: map[string]*chosen{}}
 	for _, m := range metrics {
 		key := strings.ToLower(m.metric())
-		if d, dup := byName[key]; dup && d["MetricExpr"] != m["MetricExpr"] {
-			twice[key] = true
+		if d, dup := ms.byName[key]; dup && d["MetricExpr"] != m["MetricExpr"] {
+			ms.twice[key] = true
 		}
-		byName[key] = m
+		ms.byName[key] = m
 	}
-	isMetric := func(n string) bool { _, ok := byName[strings.ToLower(n)]; return ok }
-	var picked []*chosen
-	have := map[string]*chosen{}
-	add := func(e entry, level metric.Level, group string) error {
-		key := strings.ToLower(e.metric())
-		if twice[key] {
-			return fmt.Errorf("metric %s is defined twice, differently", e.metric())
+	return ms
+}
+
+func (ms *metricSet) isMetric(n string) bool { _, ok := ms.byName[strings.ToLower(n)]; return ok }
+
+// add picks metric e at level in group, or raises the level of a metric
+// picked as a helper.
+func (ms *metricSet) add(e entry, level metric.Level, group string) error {
+	key := strings.ToLower(e.metric())
+	if ms.twice[key] {
+		return fmt.Errorf("metric %s is defined twice, differently", e.metric())
+	}
+	if c := ms.have[key]; c != nil {
+		if c.level == metric.Helper && level != metric.Helper {
+			c.level, c.group = level, group
 		}
-		if c := have[key]; c != nil {
-			if c.level == metric.Helper && level != metric.Helper {
-				c.level, c.group = level, group
-			}
-			return nil
-		}
-		x, err := metric.Parse(e["MetricExpr"], isMetric)
-		if err != nil {
-			return fmt.Errorf("metric %s: %w", e.metric(), err)
-		}
-		x.Walk(func(n *metric.Expr) {
-			if n.Op == metric.OpMetric {
-				n.Name = byName[strings.ToLower(n.Name)].metric()
-			}
-		})
-		c := &chosen{e: e, level: level, group: group, expr: x}
-		have[key] = c
-		picked = append(picked, c)
 		return nil
 	}
+	x, err := metric.Parse(e["MetricExpr"], ms.isMetric)
+	if err != nil {
+		return fmt.Errorf("metric %s: %w", e.metric(), err)
+	}
+	x.Walk(func(n *metric.Expr) {
+		if n.Op == metric.OpMetric {
+			n.Name = ms.byName[strings.ToLower(n.Name)].metric()
+		}
+	})
+	c := &chosen{e: e, level: level, group: group, expr: x}
+	ms.have[key] = c
+	ms.picked = append(ms.picked, c)
+	return nil
+}
+
+// choose picks the set's top-down metrics, its architectural ones and the
+// metrics they refer to.
+func (ms *metricSet) choose(sp spec, metrics []entry) error {
 	for _, m := range metrics {
+		var err error
 		switch {
 		case sp.l1 != "" && inGroup(m, sp.l1):
-			err = add(m, metric.TopdownL1, sp.l1)
+			err = ms.add(m, metric.TopdownL1, sp.l1)
 		case sp.l2 != "" && inGroup(m, sp.l2):
-			err = add(m, metric.TopdownL2, sp.l2)
+			err = ms.add(m, metric.TopdownL2, sp.l2)
 		}
 		if err != nil {
-			return "", err
+			return err
 		}
 	}
-	if sp.l1 != "" && len(picked) == 0 {
-		return "", fmt.Errorf("no metric in group %s", sp.l1)
+	if sp.l1 != "" && len(ms.picked) == 0 {
+		return fmt.Errorf("no metric in group %s", sp.l1)
 	}
 	for _, n := range sp.arch {
-		if m, ok := byName[strings.ToLower(n)]; ok {
-			if err := add(m, metric.Architectural, m["MetricGroup"]); err != nil {
-				return "", err
+		if m, ok := ms.byName[strings.ToLower(n)]; ok {
+			if err := ms.add(m, metric.Architectural, m["MetricGroup"]); err != nil {
+				return err
 			}
 		}
 	}
 	// Metrics the chosen ones refer to, transitively.
-	for i := 0; i < len(picked); i++ {
+	for i := 0; i < len(ms.picked); i++ {
 		var refs []string
-		picked[i].expr.Walk(func(n *metric.Expr) {
+		ms.picked[i].expr.Walk(func(n *metric.Expr) {
 			if n.Op == metric.OpMetric {
 				refs = append(refs, n.Name)
 			}
 		})
 		for _, r := range refs {
-			if err := add(byName[strings.ToLower(r)], metric.Helper, byName[strings.ToLower(r)]["MetricGroup"]); err != nil {
-				return "", err
+			if err := ms.add(ms.byName[strings.ToLower(r)], metric.Helper, ms.byName[strings.ToLower(r)]["MetricGroup"]); err != nil {
+				return err
 			}
 		}
 	}
-	sort.SliceStable(picked, func(i, j int) bool {
-		li, lj := order(picked[i].level), order(picked[j].level)
-		if li != lj {
-			return li < lj
-		}
-		return picked[i].e.metric() < picked[j].e.metric()
-	})
+	return nil
+}
+
+// eventNames is the events the picked metrics read, sorted.
+func eventNames(picked []*chosen) []string {
 	names := map[string]bool{}
 	for _, c := range picked {
 		c.expr.Walk(func(n *metric.Expr) {
@@ -447,7 +476,11 @@ func buildSet(t *tree, sp spec, version string) (string, error) {
 		evNames = append(evNames, n)
 	}
 	sort.Strings(evNames)
+	return evNames
+}
 
+// writeSet is the Go source of a set of the picked metrics.
+func writeSet(t *tree, sp spec, version string, picked []*chosen, events map[string]entry) (string, error) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "{\nName: %q,\nSource: Source{Release: %q, Dir: %q, Version: %q},\n", path(sp.dir), t.release, sp.dir, version)
 	if sp.note != "" {
@@ -460,7 +493,7 @@ func buildSet(t *tree, sp spec, version string) (string, error) {
 			c.e.metric(), levelName(c.level), c.group, strconv.FormatFloat(scale, 'g', -1, 64), unit, c.e["_file"], c.expr)
 	}
 	b.WriteString("},\nEvents: []Event{\n")
-	for _, n := range evNames {
+	for _, n := range eventNames(picked) {
 		spelling, why, err := encode(n, events, strings.HasPrefix(sp.dir, "arm64"))
 		if err != nil {
 			return "", err

@@ -99,169 +99,224 @@ func onNewThread(wg *sync.WaitGroup, f func()) {
 
 func main() {
 	runtime.LockOSThread() // the command loop stays on the main thread
+	w := &workload{out: bufio.NewWriter(os.Stdout), release: make(chan struct{}), spawner: &ticking{}, forker: &ticking{}}
+	w.say("ready %d", os.Getpid())
 	in := bufio.NewScanner(os.Stdin)
-	out := bufio.NewWriter(os.Stdout)
-	say := func(format string, args ...any) {
-		fmt.Fprintf(out, format+"\n", args...)
-		out.Flush()
-	}
-	var (
-		parked    int
-		release   = make(chan struct{})
-		parkWG    sync.WaitGroup
-		churnStop chan struct{}
-		churnWG   sync.WaitGroup
-		churned   atomic.Int64
-		sleepers  []*exec.Cmd
-		spawner   = &ticking{}
-		forker    = &ticking{}
-		childCPU  atomic.Int64
-	)
-	say("ready %d", os.Getpid())
 	for in.Scan() {
 		f := strings.Fields(in.Text())
 		if len(f) == 0 {
 			continue
 		}
-		num := func(i int) int {
-			if i >= len(f) {
-				return 0
-			}
-			n, _ := strconv.Atoi(f[i])
-			return n
-		}
-		switch f[0] {
-		case "park":
-			n := num(1)
-			var started sync.WaitGroup
-			started.Add(n)
-			for range n {
-				onNewThread(&parkWG, func() {
-					started.Done()
-					<-release
-				})
-			}
-			started.Wait()
-			parked += n
-			say("parked %d", parked)
-		case "unpark":
-			close(release)
-			parkWG.Wait()
-			release = make(chan struct{})
-			parked = 0
-			say("unparked")
-		case "work":
-			threads, iters, pages := num(1), num(2), num(3)
-			var wg sync.WaitGroup
-			tids := make([]int, threads)
-			var ferr atomic.Value
-			for i := range threads {
-				onNewThread(&wg, func() {
-					tids[i] = unix.Gettid()
-					spin(iters)
-					if err := touch(pages); err != nil {
-						ferr.Store(err)
-					}
-				})
-			}
-			wg.Wait()
-			if err := ferr.Load(); err != nil {
-				say("error %v", err)
-				continue
-			}
-			waitExited(tids)
-			say("done %s", joinInts(tids))
-		case "churn":
-			if f[1] == "on" && churnStop == nil {
-				churnStop = make(chan struct{})
-				stop := churnStop
-				churnWG.Add(1)
-				go func() {
-					defer churnWG.Done()
-					for {
-						select {
-						case <-stop:
-							return
-						default:
-						}
-						var wg sync.WaitGroup
-						onNewThread(&wg, func() {})
-						wg.Wait()
-						churned.Add(1)
-					}
-				}()
-			} else if f[1] == "off" && churnStop != nil {
-				close(churnStop)
-				churnWG.Wait()
-				churnStop = nil
-			}
-			say("churn %s %d", f[1], churned.Load())
-		case "spawn":
-			switch {
-			case f[1] == "off":
-				spawner.stop()
-			case f[1] != "count":
-				rate, iters := num(1), num(2)
-				spawner.start(time.Second/time.Duration(max(rate, 1)), func() {
-					var wg sync.WaitGroup
-					onNewThread(&wg, func() { spin(iters) })
-					go func() { wg.Wait(); spawner.done.Add(1) }()
-				})
-			}
-			say("spawn %s %d", f[1], spawner.done.Load())
-		case "fork":
-			switch {
-			case f[1] == "off":
-				forker.stop()
-			case f[1] != "count":
-				forker.start(time.Duration(num(1))*time.Millisecond, func() {
-					cmd := exec.Command("true")
-					if err := cmd.Start(); err != nil {
-						return
-					}
-					go func() {
-						cmd.Wait()
-						if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-							childCPU.Add(ru.Utime.Nano() + ru.Stime.Nano())
-						}
-						forker.done.Add(1)
-					}()
-				})
-			}
-			say("fork %s %d %d", f[1], forker.done.Load(), childCPU.Load())
-		case "sleep":
-			for range num(1) {
-				cmd := exec.Command("sleep", "600")
-				if err := cmd.Start(); err != nil {
-					say("error %v", err)
-					continue
-				}
-				sleepers = append(sleepers, cmd)
-			}
-			say("sleeping %d", len(sleepers))
-		case "wake":
-			for _, cmd := range sleepers {
-				cmd.Process.Kill()
-				cmd.Wait()
-			}
-			sleepers = nil
-			say("woken")
-		case "tids":
-			ents, _ := os.ReadDir("/proc/self/task")
-			var tids []int
-			for _, e := range ents {
-				if n, err := strconv.Atoi(e.Name()); err == nil {
-					tids = append(tids, n)
-				}
-			}
-			sort.Ints(tids)
-			say("tids %s", joinInts(tids))
-		case "quit":
+		if !w.do(f) {
 			return
-		default:
-			say("error unknown command %q", f[0])
 		}
 	}
+}
+
+// workload is the state the commands share: the threads and child
+// processes it keeps.
+type workload struct {
+	out *bufio.Writer
+
+	parked  int
+	release chan struct{} // closed to let the parked threads exit
+	parkWG  sync.WaitGroup
+
+	churnStop chan struct{} // nil when not churning
+	churnWG   sync.WaitGroup
+	churned   atomic.Int64
+
+	sleepers []*exec.Cmd
+	spawner  *ticking
+	forker   *ticking
+	childCPU atomic.Int64 // user+system ns of the forked children reaped
+}
+
+// say answers a command.
+func (w *workload) say(format string, args ...any) {
+	fmt.Fprintf(w.out, format+"\n", args...)
+	w.out.Flush()
+}
+
+// num is the ith field of a command as a number; 0 when missing or not one.
+func num(f []string, i int) int {
+	if i >= len(f) {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[i])
+	return n
+}
+
+// do runs the command f; false means quit.
+func (w *workload) do(f []string) bool {
+	switch f[0] {
+	case "park":
+		w.park(num(f, 1))
+	case "unpark":
+		close(w.release)
+		w.parkWG.Wait()
+		w.release = make(chan struct{})
+		w.parked = 0
+		w.say("unparked")
+	case "work":
+		w.work(num(f, 1), num(f, 2), num(f, 3))
+	case "churn":
+		w.churn(f[1])
+	case "spawn":
+		w.spawn(f[1], num(f, 1), num(f, 2))
+	case "fork":
+		w.fork(f[1], num(f, 1))
+	case "sleep":
+		w.sleep(num(f, 1))
+	case "wake":
+		for _, cmd := range w.sleepers {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+		w.sleepers = nil
+		w.say("woken")
+	case "tids":
+		w.tids()
+	case "quit":
+		return false
+	default:
+		w.say("error unknown command %q", f[0])
+	}
+	return true
+}
+
+// park starts n idle threads.
+func (w *workload) park(n int) {
+	var started sync.WaitGroup
+	started.Add(n)
+	release := w.release
+	for range n {
+		onNewThread(&w.parkWG, func() {
+			started.Done()
+			<-release
+		})
+	}
+	started.Wait()
+	w.parked += n
+	w.say("parked %d", w.parked)
+}
+
+// work spins iters iterations and faults in pages fresh pages on each of
+// threads new threads, and waits for them to exit.
+func (w *workload) work(threads, iters, pages int) {
+	var wg sync.WaitGroup
+	tids := make([]int, threads)
+	var ferr atomic.Value
+	for i := range threads {
+		onNewThread(&wg, func() {
+			tids[i] = unix.Gettid()
+			spin(iters)
+			if err := touch(pages); err != nil {
+				ferr.Store(err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := ferr.Load(); err != nil {
+		w.say("error %v", err)
+		return
+	}
+	waitExited(tids)
+	w.say("done %s", joinInts(tids))
+}
+
+// churn starts (on) or stops (off) creating threads that exit at once.
+func (w *workload) churn(arg string) {
+	if arg == "on" && w.churnStop == nil {
+		w.churnStop = make(chan struct{})
+		stop := w.churnStop
+		w.churnWG.Add(1)
+		go func() {
+			defer w.churnWG.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				var wg sync.WaitGroup
+				onNewThread(&wg, func() {})
+				wg.Wait()
+				w.churned.Add(1)
+			}
+		}()
+	} else if arg == "off" && w.churnStop != nil {
+		close(w.churnStop)
+		w.churnWG.Wait()
+		w.churnStop = nil
+	}
+	w.say("churn %s %d", arg, w.churned.Load())
+}
+
+// spawn starts creating rate threads a second that spin iters iterations
+// each, or stops (off), or counts (count).
+func (w *workload) spawn(arg string, rate, iters int) {
+	switch {
+	case arg == "off":
+		w.spawner.stop()
+	case arg != "count":
+		w.spawner.start(time.Second/time.Duration(max(rate, 1)), func() {
+			var wg sync.WaitGroup
+			onNewThread(&wg, func() { spin(iters) })
+			go func() { wg.Wait(); w.spawner.done.Add(1) }()
+		})
+	}
+	w.say("spawn %s %d", arg, w.spawner.done.Load())
+}
+
+// fork starts forking a child that runs true(1) every ms milliseconds, or
+// stops (off), or counts (count).
+func (w *workload) fork(arg string, ms int) {
+	switch {
+	case arg == "off":
+		w.forker.stop()
+	case arg != "count":
+		w.forker.start(time.Duration(ms)*time.Millisecond, func() {
+			cmd := exec.Command("true")
+			if err := cmd.Start(); err != nil {
+				return
+			}
+			go func() {
+				cmd.Wait()
+				if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+					w.childCPU.Add(ru.Utime.Nano() + ru.Stime.Nano())
+				}
+				w.forker.done.Add(1)
+			}()
+		})
+	}
+	w.say("fork %s %d %d", arg, w.forker.done.Load(), w.childCPU.Load())
+}
+
+// sleep starts n child processes that sleep until wake.
+func (w *workload) sleep(n int) {
+	for range n {
+		cmd := exec.Command("sleep", "600")
+		if err := cmd.Start(); err != nil {
+			w.say("error %v", err)
+			continue
+		}
+		w.sleepers = append(w.sleepers, cmd)
+	}
+	w.say("sleeping %d", len(w.sleepers))
+}
+
+// tids lists the process's threads.
+func (w *workload) tids() {
+	ents, _ := os.ReadDir("/proc/self/task")
+	var tids []int
+	for _, e := range ents {
+		if n, err := strconv.Atoi(e.Name()); err == nil {
+			tids = append(tids, n)
+		}
+	}
+	sort.Ints(tids)
+	w.say("tids %s", joinInts(tids))
 }
 
 // ticking runs a function at a steady rate on a goroutine of its own
