@@ -497,6 +497,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		}
 		return nil, fmt.Errorf("measure pid %d: %w", s.cfg.Pid, err)
 	}
+	all := win.Total
 	win.Total = s.withoutOwn(win.Total)
 	// ctx ending is an interruption when the window had a planned end
 	// (Duration, or Done) that had not come yet.
@@ -531,6 +532,9 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	r.Warnings = append(r.Warnings, start.err...)
 	r.Warnings = append(r.Warnings, end.err...)
 	r.Warnings = append(r.Warnings, warns...)
+	if msg := exitGapWarning(all, start.os, end.os, s.cfg.Cgroup); msg != "" {
+		r.Warnings = append(r.Warnings, msg)
+	}
 	if s.mark != nil {
 		s.mark.look()
 		if msg := s.mark.warning(); msg != "" {
