@@ -46,6 +46,6 @@ func exitGapWarning(all perfevent.Reading, start, end *osstat.Snapshot, cgroup b
 	}
 	return fmt.Sprintf("task-clock %.1f ms is %.1f%% below the server's CPU time over the window (%.1f ms by its CPU clock, which /proc's utime+stime are cut from): "+
 		"threads that start and exit inside the window run a little before their per-thread counters are scheduled in and after they are detached, and no per-thread counter (perf stat -p's neither) sees that; "+
-		"count in cgroup mode (--cgroup), which sees it",
+		"count in cgroup mode (perfbench stat --cgroup, the server in a cgroup of its own), which sees it",
 		tc.Value/1e6, 100*(cpu-tc.Value)/cpu, cpu/1e6)
 }
