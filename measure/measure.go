@@ -532,9 +532,6 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	r.Warnings = append(r.Warnings, start.err...)
 	r.Warnings = append(r.Warnings, end.err...)
 	r.Warnings = append(r.Warnings, warns...)
-	if msg := exitGapWarning(all, start.os, end.os, s.cfg.Cgroup); msg != "" {
-		r.Warnings = append(r.Warnings, msg)
-	}
 	if s.mark != nil {
 		s.mark.look()
 		if msg := s.mark.warning(); msg != "" {
@@ -610,6 +607,9 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 			r.OS = o
 			r.Warnings = append(r.Warnings, ws...)
 		}
+	}
+	if msg := exitGapWarning(all, start.os, end.os, s.cfg.Cgroup); msg != "" {
+		r.Warn("%s", msg)
 	}
 
 	// Series.
