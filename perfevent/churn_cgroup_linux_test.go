@@ -43,7 +43,11 @@ func cgroupUsage(t *testing.T, dir string) float64 {
 // cut from) with threads alone, the cgroup's cpu.stat usage_usec with
 // forks: a child's CPU is added to its parent's (cutime, wait4's rusage)
 // only when it is reaped, so the process's clock plus its reaped children's
-// CPU was up to 10% off a 1 s window. Both are logged in each case.
+// CPU was up to 10% off a 1 s window. Both are logged in each case. As in
+// TestCgroupMode, the host's steal and interrupt time over the window is
+// allowed on the high side: the cgroup's counters run through interrupts
+// serviced while it is on a CPU, which the scheduler's run time leaves out
+// (on a loaded host, task-clock was seen 4.75% above the CPU clock).
 //
 // Per-CPU counters filtered by the cgroup see what per-thread counters
 // cannot (see TestChurnWindows): the end of a thread's exit after its
@@ -84,6 +88,7 @@ func TestChurnWindowsCgroup(t *testing.T) {
 					t.Fatal(err)
 				}
 				cpu0, use0 := processCPUClock(t, w.pid), cgroupUsage(t, dir)
+				host0 := hostSteal(t) + hostInterrupts(t)
 				_, child0 := forkCount(t, w.do(t, "fork count"))
 				time.Sleep(time.Second)
 				r1, err := a.Read()
@@ -91,6 +96,7 @@ func TestChurnWindowsCgroup(t *testing.T) {
 					t.Fatal(err)
 				}
 				cpu1, use1 := processCPUClock(t, w.pid), cgroupUsage(t, dir)
+				host := hostSteal(t) + hostInterrupts(t) - host0
 				pw.disable()
 				_, child1 := forkCount(t, w.do(t, "fork count"))
 				p := pw.values()["task-clock"] * 1e6
@@ -109,9 +115,9 @@ func TestChurnWindowsCgroup(t *testing.T) {
 				t.Logf("window %d: task-clock %.1f ms; process's CPU clock and reaped children %.1f ms (%+.2f%%), of it children %.1f ms; perf stat -a -G %.1f ms (%+.2f%%); cpu.stat usage %.1f ms (%+.2f%%)",
 					i+1, tcl/1e6, cpu/1e6, 100*(tcl-cpu)/cpu, (child1-child0)/1e6, p/1e6, 100*(tcl-p)/p, use/1e6, 100*(tcl-use)/use)
 				if tc.fork {
-					within(t, fmt.Sprintf("window %d: task-clock vs the cgroup's usage_usec (ns)", i+1), tcl, use, 0.03)
+					cpuWithin(t, fmt.Sprintf("window %d: task-clock vs the cgroup's usage_usec (ns)", i+1), tcl, use, host, 0.03)
 				} else {
-					within(t, fmt.Sprintf("window %d: task-clock vs the process's CPU clock (ns)", i+1), tcl, cpu, 0.03)
+					cpuWithin(t, fmt.Sprintf("window %d: task-clock vs the process's CPU clock (ns)", i+1), tcl, cpu, host, 0.03)
 				}
 				within(t, fmt.Sprintf("window %d: task-clock vs perf stat -a -G (ns)", i+1), tcl, p, 0.02)
 			}
