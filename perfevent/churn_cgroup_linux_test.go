@@ -92,12 +92,12 @@ func TestChurnWindowsCgroup(t *testing.T) {
 				_, child0 := forkCount(t, w.do(t, "fork count"))
 				time.Sleep(time.Second)
 				r1, err := a.Read()
+				pw.disable()
 				if err != nil {
 					t.Fatal(err)
 				}
 				cpu1, use1 := processCPUClock(t, w.pid), cgroupUsage(t, dir)
 				host := hostSteal(t) + hostInterrupts(t) - host0
-				pw.disable()
 				_, child1 := forkCount(t, w.do(t, "fork count"))
 				p := pw.values()["task-clock"] * 1e6
 				if err := a.Close(); err != nil {
