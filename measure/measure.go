@@ -497,6 +497,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		}
 		return nil, fmt.Errorf("measure pid %d: %w", s.cfg.Pid, err)
 	}
+	all := win.Total
 	win.Total = s.withoutOwn(win.Total)
 	// ctx ending is an interruption when the window had a planned end
 	// (Duration, or Done) that had not come yet.
@@ -606,6 +607,9 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 			r.OS = o
 			r.WarnText(ws...)
 		}
+	}
+	if msg := exitGapWarning(all, start.os, end.os, s.cfg.Cgroup); msg != "" {
+		r.Warnf(record.WarnGeneral, "%s", msg)
 	}
 
 	// Series.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -243,6 +244,13 @@ func TestChildProcess(t *testing.T) {
 	want := rusageTicks(t, ru2, ticks) - rusageTicks(t, ru1, ticks)
 	if diff := got - want; diff > 3+0.05*want || diff < -(3+0.05*want) {
 		t.Errorf("CPU %.1f ticks from /proc, %.1f from getrusage: want within 3 ticks + 5%%", got, want)
+	}
+	// The CPU clock is the time utime+stime are cut from in ticks (each
+	// of the two truncated, at both readings).
+	if !a.HasCPUClock || !b.HasCPUClock {
+		t.Errorf("CPU clock not read (%v, %v)", a.HasCPUClock, b.HasCPUClock)
+	} else if clock := (b.CPUClock - a.CPUClock).Seconds() * ticks; math.Abs(clock-got) > 2 {
+		t.Errorf("CPU clock %.2f ticks, /proc utime+stime %.0f: want within 2 ticks", clock, got)
 	}
 	if d.RSSBytes <= 0 || d.HostCPUSeconds <= 0 {
 		t.Errorf("rss %v, host CPU %v: want both positive", d.RSSBytes, d.HostCPUSeconds)

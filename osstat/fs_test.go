@@ -55,6 +55,9 @@ func TestSnapshotFixture(t *testing.T) {
 	if s.Process == nil || s.Host == nil || s.Disk == nil || s.Disk.WritesCompleted != 405080 || len(s.Problems) != 0 {
 		t.Fatalf("snapshot: %+v", s)
 	}
+	if s.HasCPUClock {
+		t.Error("a fixture's snapshot has a CPU clock: it can only be the running system's")
+	}
 	if _, err := fs.Snapshot(12122, "sdz"); !errors.Is(err, ErrNoBlockDevice) {
 		t.Errorf("unknown disk: %v, want ErrNoBlockDevice", err)
 	}

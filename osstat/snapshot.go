@@ -20,6 +20,13 @@ type Snapshot struct {
 	Ticks float64
 	// Process is nil when the snapshot was taken without a pid.
 	Process *Process
+	// CPUClock is the process's CPU time from its CPU-time clock, read
+	// first: the scheduler's run time of all its threads, those that
+	// exited included, which utime+stime are cut from in ticks, to the
+	// nanosecond. HasCPUClock is false when it was not read (no pid, a
+	// fixture root, not Linux).
+	CPUClock    time.Duration
+	HasCPUClock bool
 	// Host is the host's CPU times; nil if /proc/stat could not be read.
 	Host *HostCPU
 	// Disk is the device's counters; nil when no device was asked for.
@@ -36,6 +43,9 @@ type Snapshot struct {
 func (f FS) Snapshot(pid int, disk string) (*Snapshot, error) {
 	s := &Snapshot{Time: time.Now(), Ticks: f.ticks()}
 	if pid != 0 {
+		if f.Root == "" || f.Root == "/" {
+			s.CPUClock, s.HasCPUClock = processCPUClock(pid)
+		}
 		p, err := f.ReadProcess(pid)
 		if err != nil {
 			return nil, err

@@ -3,6 +3,7 @@ package osstat
 import (
 	"io/fs"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -36,6 +37,19 @@ var clockTicks = sync.OnceValue(func() float64 {
 // (USER_HZ, sysconf(_SC_CLK_TCK)): the AT_CLKTCK the kernel gave this
 // process, 100 if it gave none.
 func ClockTicks() float64 { return clockTicks() }
+
+// processCPUClock reads the CPU-time clock of process pid (the clock id
+// clock_getcpuclockid(3) makes of a pid, CPUCLOCK_SCHED): the run time of
+// all its threads, exited ones included. false if it cannot be read.
+func processCPUClock(pid int) (time.Duration, bool) {
+	const cpuClockSched = 2
+	clock := int32(^uint32(pid)<<3) | cpuClockSched
+	var ts unix.Timespec
+	if err := unix.ClockGettime(clock, &ts); err != nil {
+		return 0, false
+	}
+	return time.Duration(ts.Nano()), true
+}
 
 // readProcFile reads a small /proc file with plain open, read and close.
 // os.ReadFile also registers the descriptor with the runtime's poller and

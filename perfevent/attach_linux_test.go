@@ -434,27 +434,8 @@ func TestAttachRealUnsupported(t *testing.T) {
 // TestCgroupMode counts the workload through a cgroup v2 of its own, per
 // CPU, and compares with /proc.
 func TestCgroupMode(t *testing.T) {
-	mi, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mnt, ok := parseCgroup2Mount(mi)
-	if !ok {
-		testenv.Skip(t, "cgroup v2 is not mounted: cgroup mode cannot be tested here", "mount -t cgroup2 none /sys/fs/cgroup")
-	}
 	w := startWorkload(t)
-	dir := filepath.Join(mnt, fmt.Sprintf("perfbench-test-%d", os.Getpid()))
-	testenv.SkipUnless(t, os.Mkdir(dir, 0o755), "run the tests as root with a writable cgroup2", fs.ErrPermission, unix.EROFS)
-	t.Cleanup(func() {
-		// Move the workload back out, then remove the cgroup.
-		os.WriteFile(filepath.Join(mnt, "cgroup.procs"), []byte(strconv.Itoa(w.pid)), 0o644)
-		if err := os.Remove(dir); err != nil {
-			t.Errorf("remove test cgroup: %v", err)
-		}
-	})
-	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(w.pid)), 0o644); err != nil {
-		t.Fatalf("move the workload into a new cgroup: %v", err)
-	}
+	inCgroup(t, w)
 	before := countFDs(t)
 	a, err := Attach(w.pid, []Event{taskClock, pageFaults}, Options{Cgroup: true})
 	testenv.SkipUnless(t, err, "cgroup mode counts CPU-wide: run the tests as root", ErrPermission)
@@ -494,6 +475,36 @@ func TestCgroupMode(t *testing.T) {
 	if countFDs(t) != before {
 		t.Error("descriptors leaked")
 	}
+}
+
+// inCgroup moves the workload into a new cgroup v2 of its own and returns
+// the cgroup's directory and its path under the cgroup2 mount; cleanup
+// moves it back and removes the cgroup. It skips the test where cgroup v2
+// is not mounted or cannot be written.
+func inCgroup(t *testing.T, w *workProc) (dir, name string) {
+	t.Helper()
+	mi, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mnt, ok := parseCgroup2Mount(mi)
+	if !ok {
+		testenv.Skip(t, "cgroup v2 is not mounted: cgroup mode cannot be tested here", "mount -t cgroup2 none /sys/fs/cgroup")
+	}
+	name = fmt.Sprintf("perfbench-test-%d-%d", os.Getpid(), w.pid)
+	dir = filepath.Join(mnt, name)
+	testenv.SkipUnless(t, os.Mkdir(dir, 0o755), "run the tests as root with a writable cgroup2 at "+mnt, fs.ErrPermission, unix.EROFS)
+	t.Cleanup(func() {
+		// Move the workload back out, then remove the cgroup.
+		os.WriteFile(filepath.Join(mnt, "cgroup.procs"), []byte(strconv.Itoa(w.pid)), 0o644)
+		if err := os.Remove(dir); err != nil {
+			t.Errorf("remove test cgroup: %v", err)
+		}
+	})
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(w.pid)), 0o644); err != nil {
+		t.Fatalf("move the workload into a new cgroup: %v", err)
+	}
+	return dir, name
 }
 
 // procCPU is utime+stime of pid from /proc/PID/stat, in ns.
@@ -537,6 +548,13 @@ func (l *lockedBuffer) String() string {
 // disabled (--delay -1) and waits until it holds counters on the process.
 func startPerfWindow(t *testing.T, perf string, pid int, events string) *perfWindow {
 	t.Helper()
+	return startPerfWindowOn(t, perf, events, "-p", strconv.Itoa(pid))
+}
+
+// startPerfWindowOn is startPerfWindow counting target (perf stat's
+// arguments that say what to count: "-p", PID or "-a", "-G", CGROUP).
+func startPerfWindowOn(t *testing.T, perf string, events string, target ...string) *perfWindow {
+	t.Helper()
 	// perf splits --control at commas: a folder of the test's name may
 	// have some.
 	dir, err := os.MkdirTemp("", "perfctl")
@@ -560,7 +578,8 @@ func startPerfWindow(t *testing.T, perf string, pid int, events string) *perfWin
 		t.Fatal(err)
 	}
 	w := &perfWindow{t: t, out: &lockedBuffer{}, ctl: ctl, ack: ack, events: events}
-	w.cmd = exec.Command(perf, "stat", "-x,", "-e", events, "-p", strconv.Itoa(pid), "--delay", "-1", "--control", "fifo:"+ctlPath+","+ackPath)
+	args := append([]string{"stat", "-x,", "-e", events}, target...)
+	w.cmd = exec.Command(perf, append(args, "--delay", "-1", "--control", "fifo:"+ctlPath+","+ackPath)...)
 	w.cmd.Stderr = w.out
 	if err := w.cmd.Start(); err != nil {
 		t.Fatal(err)
