@@ -133,7 +133,14 @@ func TestDoctorCalibrate(t *testing.T) {
 	if runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64" {
 		testenv.Skip(t, "no calibration loop on "+runtime.GOARCH, "perfbench calibrates on amd64 and arm64")
 	}
+	// As in internal/calibrate's test: on a CPU shared with other tests,
+	// calibrate again, up to three times.
 	code, out, errs := runCLI(t, "doctor", "--calibrate")
+	for attempt := 2; attempt <= 3 && code != exitOK && strings.Contains(out, "(the CPU was busy)"); attempt++ {
+		t.Logf("attempt %d, the CPU was busy:\n%s", attempt-1, out)
+		time.Sleep(2 * time.Second)
+		code, out, errs = runCLI(t, "doctor", "--calibrate")
+	}
 	if code != exitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr: %s", code, out, errs)
 	}

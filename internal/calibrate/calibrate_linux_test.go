@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfbench/perfbench/hostinfo"
 	"github.com/perfbench/perfbench/internal/testenv"
@@ -21,17 +22,28 @@ func TestCalibrateHere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(context.Background(), h, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The comparison with /proc means something only on a quiet CPU: when
+	// the calibration thread shared its CPU (go test runs other packages'
+	// tests at the same time), calibrate again, up to three times.
+	var rep hostinfo.Report
 	checks := map[string]hostinfo.Check{}
-	var text strings.Builder
-	for _, c := range rep.Checks {
-		checks[c.Name] = c
-		text.WriteString(string(c.Verdict) + "  " + c.Name + "  " + c.Detail + "\n")
+	for attempt := 1; ; attempt++ {
+		rep, err = Run(context.Background(), h, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		clear(checks)
+		var text strings.Builder
+		for _, c := range rep.Checks {
+			checks[c.Name] = c
+			text.WriteString(string(c.Verdict) + "  " + c.Name + "  " + c.Detail + "\n")
+		}
+		t.Logf("attempt %d:\n%s%s", attempt, text.String(), rep.Conclusion)
+		if tc := checks["task-clock"]; attempt == 3 || tc.Verdict == hostinfo.OK || !strings.Contains(tc.Detail, "(the CPU was busy)") {
+			break
+		}
+		time.Sleep(2 * time.Second)
 	}
-	t.Logf("\n%s%s", text.String(), rep.Conclusion)
 	if tc := checks["task-clock"]; tc.Verdict != hostinfo.OK || !strings.Contains(tc.Detail, "within 2%") {
 		t.Errorf("task-clock: %s %s", tc.Verdict, tc.Detail)
 	}

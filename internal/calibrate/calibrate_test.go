@@ -463,3 +463,31 @@ func TestPickCPU(t *testing.T) {
 		}
 	}
 }
+
+// TestBusyCPU: a thread switched out a few times per second of its CPU time
+// ran alone; thousands of times, it shared its CPU (then the task-clock
+// check's failure says so), and without /proc's switch counts nothing is
+// said.
+func TestBusyCPU(t *testing.T) {
+	at := func(ticks, switches uint64) cpuTime {
+		return cpuTime{ticks: ticks, tickNs: 1e7, switches: switches, hasSwitches: true}
+	}
+	for _, tc := range []struct {
+		name       string
+		start, end cpuTime
+		want       int64
+		busy       bool
+	}{
+		{"alone: 9 switches in 1.25 s", at(100, 10), at(225, 19), 9, false},
+		{"shared: 6229 switches in 1.2 s", at(100, 10), at(220, 6239), 6229, true},
+		{"just under 100 per second", at(0, 0), at(200, 199), 199, false},
+		{"just over 100 per second", at(0, 0), at(200, 201), 201, true},
+		{"no switch counts", cpuTime{ticks: 0, tickNs: 1e7}, cpuTime{ticks: 120, tickNs: 1e7, switches: 6000}, 0, false},
+	} {
+		short := run{cpu: [2]cpuTime{tc.start, tc.start}}
+		long := run{cpu: [2]cpuTime{tc.start, tc.end}}
+		if n, busy := busyCPU(short, long); n != tc.want || busy != tc.busy {
+			t.Errorf("%s: busyCPU = %d, %v; want %d, %v", tc.name, n, busy, tc.want, tc.busy)
+		}
+	}
+}

@@ -170,9 +170,33 @@ func (c *calibration) taskClock(short, long run, i int) {
 		c.add("task-clock", hostinfo.OK, detail+fmt.Sprintf(": within %.0f%% (stat: and its 2 ticks of rounding)", 100*cpuTimeTolerance), "", "")
 		return
 	}
-	c.add("task-clock", hostinfo.Fail, detail+fmt.Sprintf(": more than %.0f%% apart", 100*cpuTimeTolerance),
-		"CPU time per query from task-clock will not match the kernel's accounting: report it with the kernel version",
+	fix := "CPU time per query from task-clock will not match the kernel's accounting: report it with the kernel version"
+	if n, busy := busyCPU(short, long); busy {
+		detail += fmt.Sprintf("; the calibration thread was switched out %d times (the CPU was busy)", n)
+		fix = "calibrate again with nothing else running; if they still differ, " + fix
+	}
+	c.add("task-clock", hostinfo.Fail, detail+fmt.Sprintf(": more than %.0f%% apart", 100*cpuTimeTolerance), fix,
 		fmt.Sprintf("task-clock and the thread's CPU time in /proc (%s) are %.1f%% apart", worst, 100*math.Abs(worstDev)))
+}
+
+// busySwitches is how many context switches per second of the runs mean
+// that the calibration thread shared its CPU: alone, it is switched out a
+// few times per second (under 10 in 1.25 s here); sharing a CPU, thousands.
+// On a shared CPU task-clock was seen 19% above schedstat's run time (6229
+// switches in 1.2 s, a 2-vCPU VM running other tests), for reasons not yet
+// known: the comparison only means something on a quiet CPU.
+const busySwitches = 100
+
+// busyCPU returns the switches of the calibration thread over both runs
+// and whether they were more than busySwitches per second of its CPU time.
+func busyCPU(short, long run) (int64, bool) {
+	t0, t1 := short.cpu[0], long.cpu[1]
+	if !t0.hasSwitches || !t1.hasSwitches {
+		return 0, false
+	}
+	n := int64(t1.switches - t0.switches)
+	secs := float64((t1.ticks-t0.ticks)*t1.tickNs) / 1e9
+	return n, float64(n) > busySwitches*max(secs, 0.1)
 }
 
 // switchesSlack is how far context-switches and /proc's count may be
@@ -190,11 +214,14 @@ func (c *calibration) switches(short, long run, i int) {
 	}
 	cs, proc := int64(short.counts[i].Raw+long.counts[i].Raw), int64(t1.switches-t0.switches)
 	detail := fmt.Sprintf("%d on the calibration thread; /proc/self/task/%d/status voluntary+nonvoluntary %d", cs, c.tid(), proc)
-	if d := cs - proc; d >= -switchesSlack && d <= switchesSlack {
-		c.add("context-switches", hostinfo.OK, fmt.Sprintf("%s: within %d", detail, switchesSlack), "", "")
+	// A thread switched out thousands of times is also switched out
+	// between the reads at an edge now and then: one more per thousand.
+	slack := switchesSlack + proc/1000
+	if d := cs - proc; d >= -slack && d <= slack {
+		c.add("context-switches", hostinfo.OK, fmt.Sprintf("%s: within %d", detail, slack), "", "")
 		return
 	}
-	c.add("context-switches", hostinfo.Fail, fmt.Sprintf("%s: more than %d apart", detail, switchesSlack),
+	c.add("context-switches", hostinfo.Fail, fmt.Sprintf("%s: more than %d apart", detail, slack),
 		"context switches per query from perfbench will not match the kernel's accounting: report it with the kernel version",
 		fmt.Sprintf("context-switches %d where /proc counts %d", cs, proc))
 }
