@@ -134,59 +134,107 @@ func topDownSetFits(s *metric.Set, event func(string) (Cell, bool)) (slots strin
 	return slots, true
 }
 
+// WhyTopDownAmbiguous is the reason of every category when the Record's
+// events fit several sets whose definitions give different values.
+const WhyTopDownAmbiguous = "the counted events fit the TopDown definitions of %s, which disagree here; the Record holds the CPU's model name, not perf's cpuid, so perfbench cannot tell which applies"
+
 // ComputeTopDown returns the TopDown level 1 per operation of a Record
 // whose op count is ops, and false when the Record did not count the
-// events of any set perfbench knows.
+// events of any set perfbench knows. Records hold the CPU's model name,
+// not the perf cpuid metric.Lookup takes, so the set is recognised from
+// the events: every set whose level-1 and slot events were all counted
+// is evaluated; when they agree the first (in perfevent/metric's order)
+// names the result, when they differ every category has no value and
+// says why (WhyTopDownAmbiguous).
 func ComputeTopDown(r *record.Record, ops Cell) (TopDown, bool) {
 	events := topDownEvents(r)
+	var fits []TopDown
 	for _, s := range metric.Sets() {
-		event := events(s)
-		slotsName, ok := topDownSetFits(s, event)
-		if !ok {
-			continue
+		if td, ok := topDownOfSet(s, events(s), ops); ok {
+			fits = append(fits, td)
 		}
-		running := 1.0
-		env := metric.Env{
-			Event: func(n string) (float64, bool) {
-				c, ok := event(n)
-				if ok {
-					running = math.Min(running, c.Running)
-				}
-				return c.Value, ok
-			},
-			Literals: TopDownLiterals,
+	}
+	if len(fits) == 0 {
+		return TopDown{}, false
+	}
+	td := fits[0]
+	var names []string
+	agree := true
+	for _, o := range fits {
+		names = append(names, o.Set)
+		agree = agree && sameTopDown(td, o)
+	}
+	if !agree {
+		why := NoValue(fmt.Sprintf(WhyTopDownAmbiguous, strings.Join(names, ", ")))
+		td.Slots = why
+		for c := range td.PerOp {
+			td.PerOp[c] = why
 		}
-		td := TopDown{Set: s.Name, PerOp: map[TopDownCategory]Cell{}}
-		eval := func(name string) Cell {
-			v, err := s.Eval(name, env)
-			if err != nil {
-				for _, lit := range s.Literals(name) {
-					if _, ok := TopDownLiterals[lit]; !ok && strings.Contains(err.Error(), "#"+lit+":") {
-						return NoValue(fmt.Sprintf(WhyTopDownLiteral, lit))
-					}
-				}
-				return NoValue(err.Error())
+	}
+	return td, true
+}
+
+// sameTopDown reports whether two sets gave the same categories, with the
+// same values (to 1e-9) or the same states.
+func sameTopDown(a, b TopDown) bool {
+	if len(a.PerOp) != len(b.PerOp) {
+		return false
+	}
+	for c, x := range a.PerOp {
+		y, ok := b.PerOp[c]
+		if !ok || x.State != y.State || x.OK() && math.Abs(x.Value-y.Value) > 1e-9*math.Max(1, math.Abs(x.Value)) {
+			return false
+		}
+	}
+	return true
+}
+
+// topDownOfSet evaluates set s's level 1 on the Record's counters (event),
+// or returns false when the Record did not count its events.
+func topDownOfSet(s *metric.Set, event func(string) (Cell, bool), ops Cell) (TopDown, bool) {
+	slotsName, ok := topDownSetFits(s, event)
+	if !ok {
+		return TopDown{}, false
+	}
+	running := 1.0
+	env := metric.Env{
+		Event: func(n string) (float64, bool) {
+			c, ok := event(n)
+			if ok {
+				running = math.Min(running, c.Running)
 			}
-			if running < 1 {
-				return Scaled(v, running)
-			}
-			return Val(v)
-		}
-		slots := eval(slotsName)
-		perOp := func(x, y float64) float64 { return x / y }
-		td.Slots = Combine(slots, ops, perOp)
-		for _, c := range TopDownCategories {
-			for _, m := range topDownMetrics[c] {
-				if s.Metric(m) == nil {
-					continue
+			return c.Value, ok
+		},
+		Literals: TopDownLiterals,
+	}
+	eval := func(name string) Cell {
+		v, err := s.Eval(name, env)
+		if err != nil {
+			for _, lit := range s.Literals(name) {
+				if _, ok := TopDownLiterals[lit]; !ok && strings.Contains(err.Error(), "#"+lit+":") {
+					return NoValue(fmt.Sprintf(WhyTopDownLiteral, lit))
 				}
+			}
+			return NoValue(err.Error())
+		}
+		if running < 1 {
+			return Scaled(v, running)
+		}
+		return Val(v)
+	}
+	perOp := func(x, y float64) float64 { return x / y }
+	td := TopDown{Set: s.Name, PerOp: map[TopDownCategory]Cell{}}
+	slots := eval(slotsName)
+	td.Slots = Combine(slots, ops, perOp)
+	for _, c := range TopDownCategories {
+		for _, m := range topDownMetrics[c] {
+			if s.Metric(m) != nil {
 				frac := eval(m)
 				td.PerOp[c] = Combine(Combine(frac, slots, func(x, y float64) float64 { return x * y }), ops, perOp)
 			}
 		}
-		return td, true
 	}
-	return TopDown{}, false
+	return td, true
 }
 
 // topDown sets the TopDown per-op metrics of the Record, when it counted
@@ -209,6 +257,7 @@ func (k *computation) topDown() {
 const (
 	VerdictFrontend Verdict = "frontend"        // more frontend-bound slots per op
 	VerdictBadSpec  Verdict = "bad-speculation" // more slots per op thrown away
+	VerdictSMT      Verdict = "smt-contention"  // more slots per op taken by the sibling thread (AMD)
 )
 
 // topDownVerdicts is the verdict each category's growth gives: backend-
@@ -216,7 +265,7 @@ const (
 // retiring slots are more work done: code.
 var topDownVerdicts = map[TopDownCategory]Verdict{
 	TDRetiring: VerdictCode, TDBackend: VerdictMemory, TDFrontend: VerdictFrontend,
-	TDBadSpec: VerdictBadSpec, TDSMTContention: VerdictWait,
+	TDBadSpec: VerdictBadSpec, TDSMTContention: VerdictSMT,
 }
 
 // TopDownShift says which TopDown category's slots per op grew most from
@@ -238,8 +287,7 @@ type TopDownShift struct {
 	// op (the sum of every category's growth); NaN without Grew.
 	Share float64
 	// Verdict is Grew's verdict: memory for backend, code for retiring,
-	// frontend, bad-speculation (wait for AMD's SMT contention); n/a
-	// without Grew.
+	// frontend, bad-speculation, smt-contention; n/a without Grew.
 	Verdict Verdict
 }
 
