@@ -61,13 +61,9 @@ const WhyTopDownLiteral = "its TopDown definition reads #%s, which the Record do
 
 // TopDown is the TopDown level 1 of one Record, per operation.
 type TopDown struct {
-	// Set is the metric set whose definitions were used ("icelakex"):
-	// the first set, in perfevent/metric's order, all of whose level-1
-	// and slot events the Record counted. Records keep the CPU's model
-	// name, not perf's cpuid, so the set is recognised from the events.
+	// Set is the metric set whose definitions were used ("icelakex"); see
+	// ComputeTopDown for how it is chosen.
 	Set string
-	// Slots is the set's slot count per operation.
-	Slots Cell
 	// PerOp is each category's slots per operation: its level-1 fraction
 	// × slots ÷ ops.
 	PerOp map[TopDownCategory]Cell
@@ -76,8 +72,10 @@ type TopDown struct {
 // topDownEvents maps a set's event names to the Record's counters. A
 // counter is found under the event's name, its perfevent spelling, or the
 // name on the core PMU ("cpu/topdown-retiring/"); TOPDOWN.SLOTS also as
-// perf's "slots".
-func topDownEvents(r *record.Record) func(s *metric.Set) func(string) (Cell, bool) {
+// perf's "slots". found is false when the Record has no such counter; a
+// counter it has without a value (not counted, not supported) is found,
+// with that state.
+func topDownEvents(r *record.Record) func(s *metric.Set) func(string) (c Cell, found bool) {
 	byName := map[string]record.Counter{}
 	for _, c := range EventCounters(r) {
 		byName[c.Event] = c
@@ -93,8 +91,7 @@ func topDownEvents(r *record.Record) func(s *metric.Set) func(string) (Cell, boo
 			}
 			for _, n := range names {
 				if c, ok := byName[n]; ok {
-					cell := counterCell(c)
-					return cell, cell.OK()
+					return counterCell(c), true
 				}
 			}
 			return Cell{}, false
@@ -102,8 +99,8 @@ func topDownEvents(r *record.Record) func(s *metric.Set) func(string) (Cell, boo
 	}
 }
 
-// topDownSetFits reports whether the Record counted every event the set's
-// level-1 metrics and slot helper read.
+// topDownSetFits reports whether the Record has a counter for every event
+// the set's level-1 metrics and slot helper read.
 func topDownSetFits(s *metric.Set, event func(string) (Cell, bool)) (slots string, ok bool) {
 	for _, h := range topDownSlots {
 		if s.Metric(h) != nil {
@@ -127,7 +124,7 @@ func topDownSetFits(s *metric.Set, event func(string) (Cell, bool)) (slots strin
 		return "", false
 	}
 	for _, e := range need {
-		if _, ok := event(e); !ok {
+		if _, found := event(e); !found {
 			return "", false
 		}
 	}
@@ -142,8 +139,9 @@ const WhyTopDownAmbiguous = "the counted events fit the TopDown definitions of %
 // whose op count is ops, and false when the Record did not count the
 // events of any set perfbench knows. Records hold the CPU's model name,
 // not the perf cpuid metric.Lookup takes, so the set is recognised from
-// the events: every set whose level-1 and slot events were all counted
-// is evaluated; when they agree the first (in perfevent/metric's order)
+// the events: every set for whose level-1 and slot events the Record has
+// counters is evaluated (a counter without a value gives its state to
+// the categories that read it); when they agree the first (in perfevent/metric's order)
 // names the result, when they differ every category has no value and
 // says why (WhyTopDownAmbiguous).
 func ComputeTopDown(r *record.Record, ops Cell) (TopDown, bool) {
@@ -166,7 +164,6 @@ func ComputeTopDown(r *record.Record, ops Cell) (TopDown, bool) {
 	}
 	if !agree {
 		why := NoValue(fmt.Sprintf(WhyTopDownAmbiguous, strings.Join(names, ", ")))
-		td.Slots = why
 		for c := range td.PerOp {
 			td.PerOp[c] = why
 		}
@@ -196,18 +193,23 @@ func topDownOfSet(s *metric.Set, event func(string) (Cell, bool), ops Cell) (Top
 	if !ok {
 		return TopDown{}, false
 	}
-	running := 1.0
+	var running float64
 	env := metric.Env{
 		Event: func(n string) (float64, bool) {
-			c, ok := event(n)
-			if ok {
-				running = math.Min(running, c.Running)
-			}
-			return c.Value, ok
+			c, _ := event(n)
+			running = math.Min(running, c.Running)
+			return c.Value, c.OK()
 		},
 		Literals: TopDownLiterals,
 	}
 	eval := func(name string) Cell {
+		// A counter the Record has without a value gives its state.
+		for _, e := range s.Needs(name) {
+			if c, _ := event(e); !c.OK() {
+				return c
+			}
+		}
+		running = 1
 		v, err := s.Eval(name, env)
 		if err != nil {
 			for _, lit := range s.Literals(name) {
@@ -225,7 +227,6 @@ func topDownOfSet(s *metric.Set, event func(string) (Cell, bool), ops Cell) (Top
 	perOp := func(x, y float64) float64 { return x / y }
 	td := TopDown{Set: s.Name, PerOp: map[TopDownCategory]Cell{}}
 	slots := eval(slotsName)
-	td.Slots = Combine(slots, ops, perOp)
 	for _, c := range TopDownCategories {
 		for _, m := range topDownMetrics[c] {
 			if s.Metric(m) != nil {

@@ -164,8 +164,9 @@ func TestTopDownAmbiguous(t *testing.T) {
 	}
 }
 
-// TestTopDownMultiplexed: a scaled topdown counter makes every category
-// it enters scaled, for the smallest running fraction.
+// TestTopDownMultiplexed: a scaled counter makes the categories it enters
+// scaled, for its running fraction, and only those; a counter without a
+// value gives its state to the categories that read it.
 func TestTopDownMultiplexed(t *testing.T) {
 	s := metric.SetNamed("sapphirerapids")
 	cs := tdCounters(t, s, map[string]float64{"TOPDOWN.SLOTS": 1e7, "topdown-retiring": 4e6, "topdown-bad-spec": 1e6,
@@ -180,6 +181,21 @@ func TestTopDownMultiplexed(t *testing.T) {
 	// counter that ran half the window.
 	if got := p.Get(TopDownName(TDFrontend)); !got.OK() || !near(got.Value, 1000) || !near(got.Running, 0.5) {
 		t.Errorf("frontend = %+v, want 1000 scaled from 50%%", got)
+	}
+	if got := p.Get(TopDownName(TDRetiring)); !got.OK() || !near(got.Value, 4000) || got.Running != 1 {
+		t.Errorf("retiring = %+v, want 4000 counted the whole window", got)
+	}
+	for i := range cs {
+		if cs[i].Event == "cpu/topdown-be-bound/" {
+			cs[i] = record.Counter{Event: cs[i].Event, Status: record.StatusNotSupported, Reason: "no such event"}
+		}
+	}
+	p = Compute(stepRecord("v", "point-query", 1, 1000, cs...), Options{})
+	// Every level-1 fraction divides by the sum of the four topdown events.
+	for _, cat := range []TopDownCategory{TDRetiring, TDBackend, TDFrontend, TDBadSpec} {
+		if got := p.Get(TopDownName(cat)); got.State != NotSupported {
+			t.Errorf("%s = %+v, want not supported", TopDownName(cat), got)
+		}
 	}
 }
 
