@@ -60,6 +60,10 @@ type Attribution struct {
 	// zero throughputs); empty otherwise.
 	NoShares string
 	Verdict  Verdict
+	// TopDown is the change of each TopDown category's slots per op, and
+	// the category that grew most when the throughput dropped (filled by
+	// Comparison.Attribute).
+	TopDown TopDownShift
 }
 
 // Attribute computes the attribution from the four ratios (median ratios of
@@ -140,5 +144,9 @@ func Attribute(rqps, rcpu, rinstr, rcpi Cell) Attribution {
 
 // Attribute is the attribution of key k's version against the base.
 func (c *Comparison) Attribute(k record.Key) Attribution {
-	return Attribute(c.ThroughputRatio(k), c.Ratio(k, CPUPerOp), c.Ratio(k, PerOpName("instructions")), c.Ratio(k, CPI))
+	a := Attribute(c.ThroughputRatio(k), c.Ratio(k, CPUPerOp), c.Ratio(k, PerOpName("instructions")), c.Ratio(k, CPI))
+	// A drop: rQPS below the none band and not tested equal to 1.
+	drop := a.Drop > NoChange*(1+1e-9) && !(a.RQPS.Tested && a.RQPS.Same)
+	a.TopDown = c.topDownShift(k, drop)
+	return a
 }

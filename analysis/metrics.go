@@ -127,6 +127,9 @@ type PerOp struct {
 	Device string
 	// Notes say which fallbacks were taken ("cpu/o from /proc").
 	Notes []Note
+	// TopDownSet is the metric set whose TopDown definitions gave the
+	// topdown.*/o metrics ("" without them; see ComputeTopDown).
+	TopDownSet string
 }
 
 // Get returns the metric's cell: Failed for a failed Record, Missing when the
@@ -328,6 +331,7 @@ func Compute(r *record.Record, opt Options) *PerOp {
 	k.countOps(opt)
 	k.throughput()
 	k.events()
+	k.topDown()
 	k.cpu()
 	k.io()
 	if r.Kind == record.KindTable {

@@ -608,7 +608,8 @@ func (b *builder) attribution(emit func(*Table)) {
 			t := b.newTable(TableAttribution, "Where the throughput change comes from: "+v, sc)
 			t.Version = v
 			t.Preamble = []string{"Relative to: " + b.c.Base, "Version: " + v}
-			t.Header = []string{"rQPS", "r(cpu/o)", "r(instr/o)", "r(CPI)", "code", "memory", "rest", "wait", "verdict"}
+			t.Header = []string{"rQPS", "r(cpu/o)", "r(instr/o)", "r(CPI)", "code", "memory", "rest", "wait", topDownHeader, "verdict"}
+			hasTopDown := false
 			var steps []string
 			for _, s := range b.stepsIn(sc, false) {
 				if b.c.Has(analysis.Key(sc, v, s)) {
@@ -630,13 +631,20 @@ func (b *builder) attribution(emit func(*Table)) {
 					shareCell(a.Memory, a.NoShares, k, "share:memory", a.RQPS, a.RCPI),
 					shareCell(a.Rest, a.NoShares, k, "share:rest", a.RQPS, a.RInstructions, a.RCPI),
 					shareCell(a.Wait, a.NoShares, k, "share:wait", a.RQPS, a.RCPU),
+					topDownCell(a.TopDown, k),
 					Cell{Cell: analysis.Stated(analysis.Missing), Text: string(a.Verdict), Version: v, Step: step, Metric: "verdict", word: true},
 				)
+				hasTopDown = hasTopDown || a.TopDown.Set != ""
 				return row
 			})
 			t.Notes = []string{
 				"ln(1/rQPS) = ln r(instr/o) + ln r(CPI) + ln r(rest); code, memory and rest are each term's share of ln(1/rQPS); wait is the share not explained by CPU per operation, 1 − ln r(cpu/o) / ln(1/rQPS)",
 				fmt.Sprintf("verdict: none when rQPS is within %.2f–%.3f or not significantly different; code, memory or wait when that share is the largest and at least %.0f%%; cpu when only CPU per operation was measured and explains at least %.0f%%; mixed otherwise", math.Exp(-analysis.NoChange), math.Exp(analysis.NoChange), 100*analysis.Dominant, 100*analysis.Dominant),
+			}
+			if hasTopDown {
+				t.Notes = append(t.Notes, topDownNote)
+			} else {
+				dropTopDownColumn(t)
 			}
 			if n, of := singleWindowVerdicts(t); n > 0 {
 				what := fmt.Sprintf("%d of the %d verdicts rest", n, of)

@@ -1,0 +1,337 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/perfbench/perfbench/perfevent/metric"
+	"github.com/perfbench/perfbench/record"
+)
+
+// TopDownCategory is a TopDown level-1 category: where the pipeline's
+// issue slots went.
+type TopDownCategory string
+
+// The level-1 categories. SMTContention exists only in AMD's pipeline
+// utilization (slots lost to the sibling thread).
+const (
+	TDRetiring      TopDownCategory = "retiring"
+	TDBadSpec       TopDownCategory = "bad-speculation"
+	TDFrontend      TopDownCategory = "frontend"
+	TDBackend       TopDownCategory = "backend"
+	TDSMTContention TopDownCategory = "smt-contention"
+)
+
+// TopDownCategories are the categories in table order.
+var TopDownCategories = []TopDownCategory{TDRetiring, TDBadSpec, TDFrontend, TDBackend, TDSMTContention}
+
+// TopDownName is the per-op metric of a category: slots of that category
+// per operation ("topdown.backend/o").
+func TopDownName(c TopDownCategory) string { return "topdown." + string(c) + "/o" }
+
+// topDownMetrics names each category's level-1 metric in perf's tables:
+// Intel's TMA names, then AMD's pipeline utilization names.
+var topDownMetrics = map[TopDownCategory][]string{
+	TDRetiring:      {"tma_retiring", "retiring"},
+	TDBadSpec:       {"tma_bad_speculation", "bad_speculation"},
+	TDFrontend:      {"tma_frontend_bound", "frontend_bound"},
+	TDBackend:       {"tma_backend_bound", "backend_bound"},
+	TDSMTContention: {"smt_contention"},
+}
+
+// topDownSlots are the helper metrics that count a set's slots: Intel's
+// SLOTS (TOPDOWN.SLOTS from Ice Lake on, 4 × core clocks before),
+// AMD's total_dispatch_slots (6 or 8 × ls_not_halted_cyc). Sets without
+// one (Arm's, whose slot count is the #slots literal of the PMU's
+// PMMIR_EL1) get no TopDown per op.
+var topDownSlots = []string{"SLOTS", "total_dispatch_slots"}
+
+// TopDownLiterals are the #literal values perfbench's counting fixes:
+// #core_wide is 0 because perfbench counts the threads of one process,
+// never whole cores (perf sets it to 1 only when counting system-wide).
+// #smt_on and #slots are not here: Records do not hold the machine's SMT
+// state nor an Arm PMU's slot count, so the metrics that read them are not
+// computed (WhyTopDownLiteral).
+var TopDownLiterals = map[string]float64{"core_wide": 0}
+
+// WhyTopDownLiteral is the reason of a category the Record cannot give
+// because its definition reads a literal Records do not hold.
+const WhyTopDownLiteral = "its TopDown definition reads #%s, which the Record does not hold"
+
+// TopDown is the TopDown level 1 of one Record, per operation.
+type TopDown struct {
+	// Set is the metric set whose definitions were used ("icelakex"); see
+	// ComputeTopDown for how it is chosen.
+	Set string
+	// PerOp is each category's slots per operation: its level-1 fraction
+	// × slots ÷ ops.
+	PerOp map[TopDownCategory]Cell
+}
+
+// topDownEvents maps a set's event names to the Record's counters. A
+// counter is found under the event's name, its perfevent spelling, or the
+// name on the core PMU ("cpu/topdown-retiring/"); TOPDOWN.SLOTS also as
+// perf's "slots". found is false when the Record has no such counter; a
+// counter it has without a value (not counted, not supported) is found,
+// with that state.
+func topDownEvents(r *record.Record) func(s *metric.Set) func(string) (c Cell, found bool) {
+	byName := map[string]record.Counter{}
+	for _, c := range EventCounters(r) {
+		byName[c.Event] = c
+	}
+	return func(s *metric.Set) func(string) (Cell, bool) {
+		return func(name string) (Cell, bool) {
+			names := []string{name, "cpu/" + name + "/"}
+			if e := s.Event(name); e != nil && e.Spelling != "" {
+				names = append(names, e.Spelling)
+			}
+			if name == "TOPDOWN.SLOTS" {
+				names = append(names, "slots", "cpu/slots/")
+			}
+			for _, n := range names {
+				if c, ok := byName[n]; ok {
+					return counterCell(c), true
+				}
+			}
+			return Cell{}, false
+		}
+	}
+}
+
+// topDownSetFits reports whether the Record has a counter for every event
+// the set's level-1 metrics and slot helper read.
+func topDownSetFits(s *metric.Set, event func(string) (Cell, bool)) (slots string, ok bool) {
+	for _, h := range topDownSlots {
+		if s.Metric(h) != nil {
+			slots = h
+		}
+	}
+	if slots == "" {
+		return "", false
+	}
+	need := s.Needs(slots)
+	n := 0
+	for _, c := range TopDownCategories {
+		for _, m := range topDownMetrics[c] {
+			if s.Metric(m) != nil {
+				need = append(need, s.Needs(m)...)
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return "", false
+	}
+	for _, e := range need {
+		if _, found := event(e); !found {
+			return "", false
+		}
+	}
+	return slots, true
+}
+
+// WhyTopDownAmbiguous is the reason of every category when the Record's
+// events fit several sets whose definitions give different values.
+const WhyTopDownAmbiguous = "the counted events fit the TopDown definitions of %s, which disagree here; the Record holds the CPU's model name, not perf's cpuid, so perfbench cannot tell which applies"
+
+// ComputeTopDown returns the TopDown level 1 per operation of a Record
+// whose op count is ops, and false when the Record did not count the
+// events of any set perfbench knows. Records hold the CPU's model name,
+// not the perf cpuid metric.Lookup takes, so the set is recognised from
+// the events: every set for whose level-1 and slot events the Record has
+// counters is evaluated (a counter without a value gives its state to
+// the categories that read it); when they agree the first (in perfevent/metric's order)
+// names the result, when they differ every category has no value and
+// says why (WhyTopDownAmbiguous).
+func ComputeTopDown(r *record.Record, ops Cell) (TopDown, bool) {
+	events := topDownEvents(r)
+	var fits []TopDown
+	for _, s := range metric.Sets() {
+		if td, ok := topDownOfSet(s, events(s), ops); ok {
+			fits = append(fits, td)
+		}
+	}
+	if len(fits) == 0 {
+		return TopDown{}, false
+	}
+	td := fits[0]
+	var names []string
+	agree := true
+	for _, o := range fits {
+		names = append(names, o.Set)
+		agree = agree && sameTopDown(td, o)
+	}
+	if !agree {
+		why := NoValue(fmt.Sprintf(WhyTopDownAmbiguous, strings.Join(names, ", ")))
+		for c := range td.PerOp {
+			td.PerOp[c] = why
+		}
+	}
+	return td, true
+}
+
+// sameTopDown reports whether two sets gave the same categories, with the
+// same values (to 1e-9) or the same states.
+func sameTopDown(a, b TopDown) bool {
+	if len(a.PerOp) != len(b.PerOp) {
+		return false
+	}
+	for c, x := range a.PerOp {
+		y, ok := b.PerOp[c]
+		if !ok || x.State != y.State || x.OK() && math.Abs(x.Value-y.Value) > 1e-9*math.Max(1, math.Abs(x.Value)) {
+			return false
+		}
+	}
+	return true
+}
+
+// topDownOfSet evaluates set s's level 1 on the Record's counters (event),
+// or returns false when the Record did not count its events.
+func topDownOfSet(s *metric.Set, event func(string) (Cell, bool), ops Cell) (TopDown, bool) {
+	slotsName, ok := topDownSetFits(s, event)
+	if !ok {
+		return TopDown{}, false
+	}
+	var running float64
+	env := metric.Env{
+		Event: func(n string) (float64, bool) {
+			c, _ := event(n)
+			running = math.Min(running, c.Running)
+			return c.Value, c.OK()
+		},
+		Literals: TopDownLiterals,
+	}
+	eval := func(name string) Cell {
+		// A counter the Record has without a value gives its state.
+		for _, e := range s.Needs(name) {
+			if c, _ := event(e); !c.OK() {
+				return c
+			}
+		}
+		running = 1
+		v, err := s.Eval(name, env)
+		if err != nil {
+			for _, lit := range s.Literals(name) {
+				if _, ok := TopDownLiterals[lit]; !ok && strings.Contains(err.Error(), "#"+lit+":") {
+					return NoValue(fmt.Sprintf(WhyTopDownLiteral, lit))
+				}
+			}
+			return NoValue(err.Error())
+		}
+		if running < 1 {
+			return Scaled(v, running)
+		}
+		return Val(v)
+	}
+	perOp := func(x, y float64) float64 { return x / y }
+	td := TopDown{Set: s.Name, PerOp: map[TopDownCategory]Cell{}}
+	slots := eval(slotsName)
+	for _, c := range TopDownCategories {
+		for _, m := range topDownMetrics[c] {
+			if s.Metric(m) != nil {
+				frac := eval(m)
+				td.PerOp[c] = Combine(Combine(frac, slots, func(x, y float64) float64 { return x * y }), ops, perOp)
+			}
+		}
+	}
+	return td, true
+}
+
+// topDown sets the TopDown per-op metrics of the Record, when it counted
+// the events of a set.
+func (k *computation) topDown() {
+	td, ok := ComputeTopDown(k.r, k.ops)
+	if !ok {
+		return
+	}
+	k.p.TopDownSet = td.Set
+	for _, c := range TopDownCategories {
+		if cell, ok := td.PerOp[c]; ok {
+			k.set(TopDownName(c), cell)
+		}
+	}
+}
+
+// Verdicts of a TopDown category that has no term of its own in the
+// three-term split of Attribution.
+const (
+	VerdictFrontend Verdict = "frontend"        // more frontend-bound slots per op
+	VerdictBadSpec  Verdict = "bad-speculation" // more slots per op thrown away
+	VerdictSMT      Verdict = "smt-contention"  // more slots per op taken by the sibling thread (AMD)
+)
+
+// topDownVerdicts is the verdict each category's growth gives: backend-
+// bound slots are the memory side (stalls on data, and core resources),
+// retiring slots are more work done: code.
+var topDownVerdicts = map[TopDownCategory]Verdict{
+	TDRetiring: VerdictCode, TDBackend: VerdictMemory, TDFrontend: VerdictFrontend,
+	TDBadSpec: VerdictBadSpec, TDSMTContention: VerdictSMT,
+}
+
+// TopDownShift says which TopDown category's slots per op grew most from
+// the base to the version.
+type TopDownShift struct {
+	// Set is the metric set of the version's Records ("" when they have
+	// no TopDown metrics).
+	Set string
+	// Base and Version are each category's slots per op: the median over
+	// the repeats.
+	Base, Version map[TopDownCategory]Cell
+	// Growth is Version − Base, slots per op, of each category measured
+	// on both sides.
+	Growth map[TopDownCategory]float64
+	// Grew is the category whose slots per op grew most, "" when no
+	// category grew or the throughput did not drop.
+	Grew TopDownCategory
+	// Share is Grew's growth as a fraction of the growth of all slots per
+	// op (the sum of every category's growth); NaN without Grew.
+	Share float64
+	// Verdict is Grew's verdict: memory for backend, code for retiring,
+	// frontend, bad-speculation, smt-contention; n/a without Grew.
+	Verdict Verdict
+}
+
+// topDownShift compares the TopDown per-op metrics of k and its base; the
+// category that grew is named only when drop says the throughput fell.
+func (c *Comparison) topDownShift(k record.Key, drop bool) TopDownShift {
+	t := TopDownShift{Base: map[TopDownCategory]Cell{}, Version: map[TopDownCategory]Cell{},
+		Growth: map[TopDownCategory]float64{}, Share: math.NaN(), Verdict: VerdictNA}
+	if s := c.samples[k]; s != nil {
+		for _, p := range s.PerOp {
+			if p.TopDownSet != "" {
+				t.Set = p.TopDownSet
+				break
+			}
+		}
+	}
+	total := 0.0
+	for _, cat := range TopDownCategories {
+		v, b := c.Value(k, TopDownName(cat)), c.Value(c.BaseKey(k), TopDownName(cat))
+		if v.State == Missing && b.State == Missing {
+			continue
+		}
+		t.Version[cat], t.Base[cat] = v, b
+		if v.OK() && b.OK() {
+			g := v.Value - b.Value
+			t.Growth[cat] = g
+			total += g
+		}
+	}
+	if !drop {
+		return t
+	}
+	best := 0.0
+	for _, cat := range TopDownCategories {
+		if g, ok := t.Growth[cat]; ok && g > best {
+			t.Grew, best = cat, g
+		}
+	}
+	if t.Grew != "" {
+		t.Verdict = topDownVerdicts[t.Grew]
+		if total > 0 {
+			t.Share = best / total
+		}
+	}
+	return t
+}

@@ -1,0 +1,58 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/perfbench/perfbench/analysis"
+	"github.com/perfbench/perfbench/record"
+)
+
+// topDownHeader is the attribution table's TopDown column: the level-1
+// category whose slots per operation grew most, and its share of the
+// growth of all slots per operation.
+const topDownHeader = "topdown"
+
+// topDownNote explains the TopDown column of the attribution table.
+var topDownNote = fmt.Sprintf("topdown: when the throughput dropped, the TopDown level-1 category whose slots per operation grew most (see the topdown.*/o tables) and its share of the growth of all slots per operation (n/a when they did not grow in all); backend-bound slots point to the memory side (verdict %s), retiring slots to the code (verdict %s); frontend, bad-speculation and smt-contention name themselves; none when no category grew or the throughput did not drop",
+	analysis.VerdictMemory, analysis.VerdictCode)
+
+// topDownCell is the TopDown column of an attribution row: not recorded
+// when the version and the base have no TopDown category measured on both
+// sides.
+func topDownCell(t analysis.TopDownShift, k record.Key) Cell {
+	c := Cell{Cell: analysis.Stated(analysis.Missing), Version: k.Version, Step: k.Step, Metric: topDownHeader}
+	switch {
+	case len(t.Growth) == 0:
+		c.Text = textNone
+		return c
+	case t.Grew == "":
+		c.Text = string(analysis.VerdictNone)
+	default:
+		c.Text = string(t.Grew) + " " + fmtShare(t.Share)
+	}
+	c.word = true
+	return c
+}
+
+// dropTopDownColumn removes the TopDown column from an attribution table
+// none of whose Records had TopDown metrics.
+func dropTopDownColumn(t *Table) {
+	col := -1
+	for i, h := range t.Header {
+		if h == topDownHeader {
+			col = i
+		}
+	}
+	if col < 0 {
+		return
+	}
+	t.Header = append(t.Header[:col:col], t.Header[col+1:]...)
+	for si := range t.Sections {
+		for ri := range t.Sections[si].Rows {
+			r := &t.Sections[si].Rows[ri]
+			if len(r.Cells) > col {
+				r.Cells = append(r.Cells[:col:col], r.Cells[col+1:]...)
+			}
+		}
+	}
+}
