@@ -249,6 +249,9 @@ func (c *Campaign) runRemote(ctx context.Context, r Ready, planData []byte, recD
 		cancel()
 	}
 	switch {
+	case errors.Is(runErr, ErrUnreachable) && ctx.Err() == nil:
+		// The last line ssh passed on is the run's progress, not a reason.
+		return fmt.Errorf("host %s (%s): %w: the connection was lost during the run", h.Name, h.Destination, ErrUnreachable)
 	case runErr != nil:
 		return runErr
 	case recErr != nil:
