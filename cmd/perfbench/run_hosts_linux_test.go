@@ -275,7 +275,8 @@ func TestRunHosts(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != exitFailure || !strings.Contains(stderr, "perfbench run: interrupted; run again with --resume to finish") {
 		t.Errorf("interrupted: exit %v; want status 1 and how to finish", err)
 	}
-	if n := strings.Count(stderr, "perfbench stopped: context canceled"); n != len(names) || strings.Contains(stderr, "may still be running") {
+	stopped := regexp.MustCompile(`(?m)^perfbench run: host (h[123]) failed: host (h[123]): \S+/perfbench stopped: context canceled$`)
+	if n := len(stopped.FindAllString(stderr, -1)); n != len(names) || strings.Contains(stderr, "may still be running") {
 		t.Errorf("interrupted: %d hosts say their run stopped, want %d, and none that it may still run", n, len(names))
 	}
 	for _, h := range names {

@@ -50,7 +50,7 @@ type Campaign struct {
 	// Resume and Only are passed to each host's perfbench run.
 	Resume bool
 	Only   []string
-	// Console receives the hosts' progress lines.
+	// Console receives the hosts' progress lines (nil: discarded).
 	Console *Console
 }
 
@@ -98,6 +98,9 @@ func (c *Campaign) Run(ctx context.Context, done func(HostResult)) ([]HostResult
 		if plans[i], err = hostPlan(planData, c.Plan, h); err != nil {
 			return nil, err
 		}
+	}
+	if c.Console == nil {
+		c.Console = NewConsole(io.Discard)
 	}
 	g, err := NewGroup()
 	if err != nil {
