@@ -66,7 +66,7 @@ type HostResult struct {
 	// the host did not bring back.
 	OK, Failed, Partial, Lost int
 	// Started is how long the host took from the start of the campaign to
-	// the start of its remote run (connect, copy, check, copy the plan).
+	// the moment it was ready to run the plan (connect, copy, check).
 	Started time.Duration
 	Elapsed time.Duration
 }
