@@ -17,7 +17,7 @@ func init() {
 	register(&command{
 		name:    "run",
 		summary: "run a benchmark plan: start servers, load data, measure every step with counters attached, write Records",
-		usage:   "run PLAN [--out DIR] [--resume] [--only STEP,...]",
+		usage:   "run PLAN [--out DIR] [--resume] [--only STEP,...] [--hosts HOSTS.toml [--binary PATH]]",
 		long: `PLAN is a TOML benchmark plan (see examples/plans/ and 'go doc ./plan'):
 server versions × steps × thread counts × repeats. For each version perfbench
 starts the server (or finds a running one), loads the data once, and for each
@@ -54,8 +54,18 @@ folder; to load the data again, remove servers/.
 One run at a time per output folder: .perfbench.lock holds the running
 perfbench's pid, and a second run into the folder exits at once naming it.
 
+--hosts HOSTS.toml runs the plan on the test servers of a hosts file (see
+perfbench hosts --help) instead of here, on every host at once: perfbench is
+copied there and checked (as hosts check does), the plan is copied there and
+run, each host's progress lines are printed with its name before them, and
+its Records and logs come back as they are written, into records/HOST/ and
+hosts/HOST/ of the output folder. A host that cannot be reached or is lost
+during its run leaves the others running; the measurements it did not bring
+back are recorded failed with the reason, and --resume runs them there.
+
 Examples:
   perfbench run examples/plans/smoke.toml --out /tmp/smoke
+  perfbench run examples/plans/smoke.toml --hosts lab.toml --out /tmp/lab
   perfbench run plan.toml --out results --resume
   perfbench run plan.toml --out results --only point-query,read-only_range=100
   perfbench report results/records`,
@@ -63,6 +73,8 @@ Examples:
 			out := fs.String("out", "", "output folder (default: the plan's output.dir, else <plan name>-results)")
 			resume := fs.Bool("resume", false, "skip the measurements that have ok Records in the output folder")
 			only := fs.StringSlice("only", nil, "run only these steps: names (every range), labels or custom step names, comma-separated or repeated")
+			hosts := fs.String("hosts", "", "run the plan on the test servers of this hosts file, all at once")
+			binary := fs.String("binary", "", "with --hosts: the perfbench to copy to the hosts, built for their platform (default: this one)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("no plan given: perfbench run PLAN")
@@ -85,6 +97,12 @@ Examples:
 						return errSilent
 					}
 					return err
+				}
+				if *hosts != "" {
+					return runHosts(ctx, e, p, hostsRun{file: *hosts, binary: *binary, out: *out, resume: *resume, only: steps})
+				}
+				if *binary != "" {
+					return usagef("--binary is for --hosts")
 				}
 				o := runner.Options{
 					Out:       *out,

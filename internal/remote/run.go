@@ -41,14 +41,16 @@ const startScript = `mkdir -p %[1]s && cd %[1]s && exec setsid -w sh -c 'echo "`
 
 // stopScript stops the session %[1]d: SIGTERM to its leader's process
 // group (the command's), then SIGKILL to every process left in the session
-// after %[2]d ticks of 0.1 s. It prints the pids still alive, if any.
+// after %[2]d ticks of 0.1 s. It prints the pids still alive, if any, and
+// exits 0 (a process that ends while the script reads /proc is no error).
 const stopScript = `sid=%[1]d
 members() {
 	for s in /proc/[0-9]*/stat; do
-		read -r l <"$s" 2>/dev/null || continue
+		read -r l 2>/dev/null <"$s" || continue
 		set -- ${l##*) }
 		[ "$4" = "$sid" ] && [ "$1" != Z ] && { p=${s#/proc/}; echo "${p%%/stat}"; }
 	done
+	return 0
 }
 kill -TERM -"$sid" 2>/dev/null
 i=0
