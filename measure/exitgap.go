@@ -45,7 +45,8 @@ func exitGapWarning(all perfevent.Reading, start, end *osstat.Snapshot, cgroup b
 		return ""
 	}
 	return fmt.Sprintf("task-clock %.1f ms is %.1f%% below the server's CPU time over the window (%.1f ms by its CPU clock, which /proc's utime+stime are cut from): "+
-		"threads that start and exit inside the window run a little before their per-thread counters are scheduled in and after they are detached, and no per-thread counter (perf stat -p's neither) sees that; "+
-		"count in cgroup mode (perfbench stat --cgroup, the server in a cgroup of its own), which sees it",
+		"per-thread counters (perf stat -p's too) do not see all the CPU the kernel charges to the server's threads — threads that start or exit inside the window run a little outside their counters, "+
+		"and a busy shared CPU widened the gap without any thread coming or going; CPU per op from task-clock is low by as much. "+
+		"Cgroup mode (perfbench stat --cgroup, the server in a cgroup of its own) counts per CPU and sees the exits",
 		tc.Value/1e6, 100*(cpu-tc.Value)/cpu, cpu/1e6)
 }

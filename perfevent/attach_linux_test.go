@@ -495,9 +495,20 @@ func inCgroup(t *testing.T, w *workProc) (dir, name string) {
 	dir = filepath.Join(mnt, name)
 	testenv.SkipUnless(t, os.Mkdir(dir, 0o755), "run the tests as root with a writable cgroup2 at "+mnt, fs.ErrPermission, unix.EROFS)
 	t.Cleanup(func() {
-		// Move the workload back out, then remove the cgroup.
-		os.WriteFile(filepath.Join(mnt, "cgroup.procs"), []byte(strconv.Itoa(w.pid)), 0o644)
-		if err := os.Remove(dir); err != nil {
+		// Move every process still in it back out (the workload, and the
+		// children it forked that have not been reaped yet), then remove
+		// the cgroup; a child that is exiting leaves it a moment later.
+		var err error
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			procs, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+			for _, pid := range strings.Fields(string(procs)) {
+				os.WriteFile(filepath.Join(mnt, "cgroup.procs"), []byte(pid), 0o644)
+			}
+			if err = os.Remove(dir); err == nil || time.Now().After(deadline) {
+				break
+			}
+		}
+		if err != nil {
 			t.Errorf("remove test cgroup: %v", err)
 		}
 	})

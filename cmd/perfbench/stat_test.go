@@ -483,13 +483,17 @@ func TestStatClientOpsCoverage(t *testing.T) {
 	}
 
 	// Lines every second of a 4 s run, a window [1 s, 3 s]: covered, and
-	// counted within 2% of the server's Questions over the same window.
+	// counted within 4% of the server's Questions over the same window. The
+	// count pro-rates the intervals cut by the window's edges at their
+	// average rate; on a CPU shared with other tests the rate moves within
+	// a second (seen: 2.2% apart), where a window a third uncovered would
+	// be a third short.
 	args = append([]string{"stat", "--socket", srv.Socket, "--user", "root", "--format", "json", "-e", "task-clock",
 		"--op", "client.queries", "--warmup", "1s", "--duration", "2s", "--"},
 		sysbenchArgs(srv, "oltp_point_select", "--threads=2", "--time=4", "--report-interval=1")...)
 	r, errs = statRecord(t, args...)
 	q := r.Status["Questions"]
-	if q <= 0 || math.Abs(r.Ops.Count-q) > 0.02*q || r.Ops.Estimated {
+	if q <= 0 || math.Abs(r.Ops.Count-q) > 0.04*q || r.Ops.Estimated {
 		t.Errorf("covered window: client.queries %+v, Questions %.0f; warnings %q; window %+v client started %s seconds %v intervals %+v", r.Ops, q, r.Warnings, r.Window, r.Client.Started, r.Client.Seconds, r.Client.Intervals)
 	}
 	t.Logf("covered window: client.queries %.0f, Questions %.0f", r.Ops.Count, q)
