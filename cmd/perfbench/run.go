@@ -33,6 +33,7 @@ The output folder (--out, else the plan's output.dir):
              perfbench profile
   scripts/   the Lua scripts of the steps stock sysbench cannot run
   servers/   each managed server's data directory, socket and error log
+             (in the plan's output.datadir instead when it gives one)
 
 A failed measurement (the server crashed, sysbench failed, counters could not
 be opened) is written with outcome failed and the reason, and the plan goes on;
