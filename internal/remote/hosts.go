@@ -119,20 +119,17 @@ var managedOptions = []string{"controlmaster", "controlpath", "controlpersist"}
 // name it and a relative identity file is resolved against its folder. The
 // error, when not nil, is an Errors listing every problem with its line.
 func ParseHosts(name string, data []byte) ([]Host, error) {
-	p := &hostsParser{file: name}
-	hosts := p.parse(data)
-	if len(p.errs) > 0 {
-		sort.SliceStable(p.errs, func(i, j int) bool { return p.errs[i].Line < p.errs[j].Line })
-		return nil, p.errs
-	}
-	return hosts, nil
+	return parseHosts(&hostsParser{file: name}, data)
 }
 
 // PlanHosts parses the [[host]] tables of a plan file (the same tables as
 // a hosts file's), leaving its other keys to package plan. A plan without
 // [[host]] tables has no hosts and no error.
 func PlanHosts(name string, data []byte) ([]Host, error) {
-	p := &hostsParser{file: name, inPlan: true}
+	return parseHosts(&hostsParser{file: name, inPlan: true}, data)
+}
+
+func parseHosts(p *hostsParser, data []byte) ([]Host, error) {
 	hosts := p.parse(data)
 	if len(p.errs) > 0 {
 		sort.SliceStable(p.errs, func(i, j int) bool { return p.errs[i].Line < p.errs[j].Line })

@@ -206,6 +206,13 @@ func TestPlanHosts(t *testing.T) {
 	src := `name = "lab"
 [steps]
 list = ["point-query"]
+[steps.override."read-write"]
+threads = [1, 16]
+[[steps.custom]]
+name = "sleep"
+command = [
+  "sleep", "{time}",
+]
 [[version]]
 label = "a"
 basedir = "installed"
@@ -229,9 +236,9 @@ destination = "h2"
 	}
 	want := []Host{{
 		Name: "h1", Destination: "bench@10.0.0.5", WorkDir: DefaultWorkDir, DataDir: "/data/pb",
-		Basedirs: map[string]string{"a": "/opt/a"}, File: "/plans/lab.toml", Line: 8,
+		Basedirs: map[string]string{"a": "/opt/a"}, File: "/plans/lab.toml", Line: 15,
 	}, {
-		Name: "h2", Destination: "h2", WorkDir: DefaultWorkDir, File: "/plans/lab.toml", Line: 17,
+		Name: "h2", Destination: "h2", WorkDir: DefaultWorkDir, File: "/plans/lab.toml", Line: 24,
 	}}
 	if !reflect.DeepEqual(hosts, want) {
 		t.Errorf("got  %+v\nwant %+v", hosts, want)
@@ -246,8 +253,8 @@ destination = "h2"
 	_, err = PlanHosts("/plans/lab.toml", []byte(bad))
 	var es Errors
 	if !errors.As(err, &es) || len(es) != 2 ||
-		es[0].Error() != "/plans/lab.toml:20: host h2: port 0 is not a TCP port (1 to 65535)" ||
-		!strings.HasPrefix(es[1].Error(), "/plans/lab.toml:21: unknown key user in [[host]]") {
+		es[0].Error() != "/plans/lab.toml:27: host h2: port 0 is not a TCP port (1 to 65535)" ||
+		!strings.HasPrefix(es[1].Error(), "/plans/lab.toml:28: unknown key user in [[host]]") {
 		t.Errorf("errors: %v", err)
 	}
 }
