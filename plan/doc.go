@@ -20,6 +20,9 @@
 //	[output]
 //	dir = "results/smoke" # where Records go (relative to this file); perfbench run --out wins;
 //	                      # default: "<name>-results" in the current folder
+//	datadir = "/data/pb"  # where the managed servers' folders go (data directory, socket, error log;
+//	                      # one per version, named by its label; relative to this file);
+//	                      # default: servers/ in the output folder. One run at a time per datadir.
 //
 // [run] — how each step is measured (all optional):
 //
@@ -143,6 +146,21 @@
 //	socket = "/var/run/mysqld/mysqld.sock"  # or host and port, pid, pid_file
 //	defaults_file = "~/.my.perfbench.cnf"   # credentials for perfbench's own connection
 //	user = "root"                           # (password: prefer defaults_file)
+//
+// [[host]] — test servers to run the plan on, with the keys of a hosts file
+// (see perfbench hosts --help): perfbench run PLAN then runs a campaign on
+// them, as perfbench run PLAN --hosts HOSTS.toml does (giving --hosts too is
+// a usage error). Package plan leaves these tables to perfbench run, which
+// checks them with their lines; each host runs a copy of the plan without
+// them, with the host's basedirs as its versions' basedir and its datadir as
+// output.datadir:
+//
+//	[[host]]
+//	name = "icelake"
+//	destination = "bench@10.0.0.5"
+//	datadir = "/data/perfbench"     # optional; absolute or ~/... on the host
+//	[host.basedirs]
+//	"10.11-pfs" = "/opt/mariadb-10.11.9"
 //
 // # Profiles
 //

@@ -140,7 +140,8 @@ type rawPlan struct {
 }
 
 type rawOutput struct {
-	Dir string `toml:"dir"`
+	Dir     string `toml:"dir"`
+	Datadir string `toml:"datadir"`
 }
 
 type rawRun struct {
@@ -260,6 +261,10 @@ func (p *parser) parse(data []byte) *Plan {
 	}
 	p.lines = indexLines(string(data))
 	for _, k := range md.Undecoded() {
+		if k[0] == "host" {
+			// [[host]] tables are perfbench run's (package internal/remote).
+			continue
+		}
 		key := p.keyPath(k)
 		p.errorf(key, "unknown key %s", k)
 	}
@@ -278,6 +283,9 @@ func (p *parser) parse(data []byte) *Plan {
 		plan.OutDir = p.path("output.dir", raw.Output.Dir, dir, nil)
 	} else {
 		plan.OutDir = plan.Name + "-results"
+	}
+	if raw.Output.Datadir != "" {
+		plan.ServersDir = p.path("output.datadir", raw.Output.Datadir, dir, nil)
 	}
 
 	p.run(plan, &raw.Run)

@@ -29,6 +29,11 @@ type Plan struct {
 	// otherwise: output.dir resolved against Dir, or "<name>-results" in
 	// the current folder when the plan does not say.
 	OutDir string
+	// ServersDir is the folder of the managed servers' folders (data
+	// directory, socket, error log; one per version, named by its label):
+	// output.datadir resolved against Dir, or "" for servers/ in the
+	// output folder.
+	ServersDir string
 
 	// Repeats is how many times every measurement runs (default 1).
 	// Repeats are numbered from 1.

@@ -54,10 +54,31 @@ label = "a"
 socket = "/run/mysqld.sock"
 `
 
+// TestHostTables: a plan's [[host]] tables are perfbench run's (package
+// internal/remote checks them); the plan itself is the same with them as
+// without, and an unknown key elsewhere is still refused.
+func TestHostTables(t *testing.T) {
+	withHosts := minimal + `
+[[host]]
+name = "h1"
+destination = "bench@10.0.0.5"
+anything = 1
+[host.basedirs]
+"a" = "/opt/a"
+`
+	p, q := mustParse(t, minimal), mustParse(t, withHosts)
+	if !reflect.DeepEqual(p, q) {
+		t.Errorf("with [[host]] tables: %+v\nwithout: %+v", q, p)
+	}
+	if got := parseErrors(t, withHosts+"[hosts]\nx = 1\n"); !reflect.DeepEqual(got, []string{"15: unknown key hosts", "16: unknown key hosts.x"}) {
+		t.Errorf("errors: %q", got)
+	}
+}
+
 func TestDefaults(t *testing.T) {
 	p := mustParse(t, minimal)
-	if p.Name != "test" || p.Base != "a" || p.OutDir != "test-results" || p.Dir != "/plans" {
-		t.Errorf("name %q base %q out %q dir %q", p.Name, p.Base, p.OutDir, p.Dir)
+	if p.Name != "test" || p.Base != "a" || p.OutDir != "test-results" || p.Dir != "/plans" || p.ServersDir != "" {
+		t.Errorf("name %q base %q out %q dir %q servers %q", p.Name, p.Base, p.OutDir, p.Dir, p.ServersDir)
 	}
 	if p.Repeats != 1 || p.Interval != time.Second || p.Servers != ServersOneAtATime || p.FlushTimeout != 10*time.Minute || p.Events != nil {
 		t.Errorf("run defaults: %+v", p)
@@ -86,6 +107,7 @@ name = "full-test"
 base = "b"
 [output]
 dir = "out/x"
+datadir = "data"
 [run]
 repeats = 3
 threads = [1, 4]
@@ -131,7 +153,7 @@ options = { innodb_buffer_pool_size = "1G", performance_schema = true, max_conne
 start = ["{basedir}/bin/mysqld_safe", "--datadir={datadir}"]
 stop = ["kill", "{pid_file}"]
 `)
-	if p.Name != "full-test" || p.Base != "b" || p.OutDir != "/plans/out/x" || p.Repeats != 3 || p.Interval != 2*time.Second ||
+	if p.Name != "full-test" || p.Base != "b" || p.OutDir != "/plans/out/x" || p.ServersDir != "/plans/data" || p.Repeats != 3 || p.Interval != 2*time.Second ||
 		p.Servers != ServersAllRunning || p.FlushTimeout != time.Minute || !reflect.DeepEqual(p.Events, []string{"task-clock", "{cycles,instructions}"}) {
 		t.Errorf("plan %+v", p)
 	}

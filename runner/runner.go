@@ -567,7 +567,7 @@ func (r *runner) server(v *plan.Version) *server {
 	if s == nil {
 		s = &server{r: r, v: v}
 		if v.Managed != nil {
-			s.dir = filepath.Join(r.out, "servers", v.Label)
+			s.dir = filepath.Join(r.serversDir(), v.Label)
 		}
 		r.servers[v.Label] = s
 	}
@@ -698,10 +698,18 @@ func (r *runner) summary(interrupted bool) {
 func (r *runner) managedDirs() string {
 	for _, s := range r.servers {
 		if s.v.Managed != nil {
-			return filepath.Join(r.out, "servers")
+			return r.serversDir()
 		}
 	}
 	return ""
+}
+
+// serversDir is the folder of the managed servers' folders.
+func (r *runner) serversDir() string {
+	if r.plan.ServersDir != "" {
+		return r.plan.ServersDir
+	}
+	return filepath.Join(r.out, "servers")
 }
 
 // count is "1 step", "2 steps".

@@ -33,6 +33,7 @@ The output folder (--out, else the plan's output.dir):
              perfbench profile
   scripts/   the Lua scripts of the steps stock sysbench cannot run
   servers/   each managed server's data directory, socket and error log
+             (in the plan's output.datadir instead when it gives one)
 
 A failed measurement (the server crashed, sysbench failed, counters could not
 be opened) is written with outcome failed and the reason, and the plan goes on;
@@ -62,6 +63,10 @@ its Records and logs come back as they are written, into records/HOST/ and
 hosts/HOST/ of the output folder. A host that cannot be reached or is lost
 during its run leaves the others running; the measurements it did not bring
 back are recorded failed with the reason, and --resume runs them there.
+A plan with [[host]] tables (the keys of a hosts file) runs on those hosts
+the same way without --hosts; giving --hosts too is a usage error. Each host
+runs a copy of the plan without the [[host]] tables, with that host's
+basedirs and datadir (the plan's output.datadir); cpus is refused for now.
 
 Examples:
   perfbench run examples/plans/smoke.toml --out /tmp/smoke
@@ -74,7 +79,7 @@ Examples:
 			resume := fs.Bool("resume", false, "skip the measurements that have ok Records in the output folder")
 			only := fs.StringSlice("only", nil, "run only these steps: names (every range), labels or custom step names, comma-separated or repeated")
 			hosts := fs.String("hosts", "", "run the plan on the test servers of this hosts file, all at once")
-			binary := fs.String("binary", "", "with --hosts: the perfbench to copy to the hosts, built for their platform (default: this one)")
+			binary := fs.String("binary", "", "with hosts: the perfbench to copy to the hosts, built for their platform (default: this one)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("no plan given: perfbench run PLAN")
@@ -98,11 +103,15 @@ Examples:
 					}
 					return err
 				}
-				if *hosts != "" {
-					return runHosts(ctx, e, p, hostsRun{file: *hosts, binary: *binary, out: *out, resume: *resume, only: steps})
+				campaign, err := loadRunHosts(e, args[0], *hosts)
+				if err != nil {
+					return err
+				}
+				if len(campaign) > 0 {
+					return runHosts(ctx, e, p, hostsRun{hosts: campaign, binary: *binary, out: *out, resume: *resume, only: steps})
 				}
 				if *binary != "" {
-					return usagef("--binary is for --hosts")
+					return usagef("--binary is for a campaign (--hosts or [[host]] tables in the plan)")
 				}
 				o := runner.Options{
 					Out:       *out,

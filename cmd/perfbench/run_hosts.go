@@ -13,28 +13,46 @@ import (
 	"github.com/perfbench/perfbench/plan"
 )
 
-// hostsRun is perfbench run --hosts: the hosts file and the run's flags.
+// hostsRun is a campaign's hosts (of --hosts or of the plan's [[host]]
+// tables) and the run's flags.
 type hostsRun struct {
-	file, binary, out string
-	resume            bool
-	only              []string
+	hosts       []remote.Host
+	binary, out string
+	resume      bool
+	only        []string
 }
 
-// runHosts runs plan p on the hosts of a hosts file (a campaign), prints
-// one line per host as it ends and a summary, and fails naming each host
-// that failed and why.
-func runHosts(ctx context.Context, e *env, p *plan.Plan, o hostsRun) error {
-	hosts, err := remote.LoadHosts(o.file)
+// loadRunHosts reads the hosts of perfbench run: those of the hosts file
+// when one is given, else the plan's [[host]] tables (none: the plan runs
+// here). A plan with [[host]] tables and --hosts too is a usage error.
+// Problems in the tables are printed with their lines.
+func loadRunHosts(e *env, planFile, hostsFile string) ([]remote.Host, error) {
+	data, err := os.ReadFile(planFile)
 	if err != nil {
-		var es remote.Errors
-		if errors.As(err, &es) {
-			for _, he := range es {
-				fmt.Fprintf(e.stderr, "perfbench run: %v\n", he)
-			}
-			return errSilent
-		}
-		return err
+		return nil, fmt.Errorf("read plan: %w", err)
 	}
+	hosts, err := remote.PlanHosts(planFile, data)
+	if err == nil && hostsFile != "" {
+		if len(hosts) > 0 {
+			return nil, usagef("plan %s has [[host]] tables (line %d) and --hosts %s names hosts too: remove the tables or leave out --hosts", planFile, hosts[0].Line, hostsFile)
+		}
+		hosts, err = remote.LoadHosts(hostsFile)
+	}
+	var es remote.Errors
+	if errors.As(err, &es) {
+		for _, he := range es {
+			fmt.Fprintf(e.stderr, "perfbench run: %v\n", he)
+		}
+		return nil, errSilent
+	}
+	return hosts, err
+}
+
+// runHosts runs plan p on hosts (a campaign), prints one line per host as
+// it ends and a summary, and fails naming each host that failed and why.
+func runHosts(ctx context.Context, e *env, p *plan.Plan, o hostsRun) error {
+	hosts := o.hosts
+	var err error
 	for _, name := range o.only {
 		if !planHasStep(p, name) {
 			return usagef("--only %s: no such step in plan %s", name, p.File)

@@ -255,9 +255,24 @@ func TestRunHosts(t *testing.T) {
 
 	// 3. SIGINT while every host is in the window of its first step
 	// (8 s): each writes it partial and leaves nothing running.
+	// The hosts are the plan's [[host]] tables this time, h1 with a
+	// datadir of its own.
 	planFile = hostsPlan(t, password, "8s")
+	hostTables, err := os.ReadFile(set.HostsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tables := strings.Replace(string(hostTables), "name = \"h1\"\n", "name = \"h1\"\ndatadir = \"~/pbdata\"\n", 1)
+	if tables == string(hostTables) {
+		t.Fatalf("no host h1 in %s:\n%s", set.HostsFile, hostTables)
+	}
+	planText, err := os.ReadFile(planFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	planFile = writeRunPlan(t, string(planText)+"\n"+tables)
 	out2 := filepath.Join(t.TempDir(), "out")
-	run = startRun(t, "run", planFile, "--hosts", set.HostsFile, "--binary", bin, "--out", out2)
+	run = startRun(t, "run", planFile, "--binary", bin, "--out", out2)
 	for _, h := range names {
 		log := filepath.Join(set.Host(t, h).Home, "perfbench", remote.RemoteOut(out2), "logs", "default__point-query_range=100__t1__r1.sysbench.txt")
 		waitFor(t, "sysbench threads on "+h, run.exited, run.output, func() bool {
@@ -289,6 +304,22 @@ func TestRunHosts(t *testing.T) {
 			if strings.Contains(p.Command, "perfbench") || strings.Contains(p.Command, "mariadbd") || strings.Contains(p.Command, "sysbench") {
 				t.Errorf("%s: still running after the interrupt: pid %d %s", h, p.Pid, p.Command)
 			}
+		}
+	}
+	// h1's server ran in its datadir, the others' in their output folders.
+	for _, h := range names {
+		home := set.Host(t, h).Home
+		inOut := filepath.Join(home, "perfbench", remote.RemoteOut(out2), "servers", "default")
+		inDatadir := filepath.Join(home, "pbdata", "default")
+		want, notWant := inOut, inDatadir
+		if h == "h1" {
+			want, notWant = inDatadir, inOut
+		}
+		if _, err := os.Stat(want); err != nil {
+			t.Errorf("%s: no server folder where it should be: %v", h, err)
+		}
+		if _, err := os.Stat(notWant); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: a server folder in %s (%v)", h, notWant, err)
 		}
 	}
 	close(stopWatch)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,6 +57,30 @@ func TestRunUsageErrors(t *testing.T) {
 		if code != c.code || out != "" || !strings.Contains(errs, c.want) {
 			t.Errorf("perfbench %s: exit %d, stdout %q, stderr %q; want exit %d and %q", strings.Join(c.args, " "), code, out, errs, c.code, c.want)
 		}
+	}
+}
+
+// TestRunPlanHostsErrors: a plan's [[host]] tables are checked as a hosts
+// file's, each problem with the plan's line, before anything connects; a
+// plan with [[host]] tables and --hosts too is a usage error.
+func TestRunPlanHostsErrors(t *testing.T) {
+	line := strings.Count(runTestPlan, "\n") + 1
+	path := writeRunPlan(t, runTestPlan+"[[host]]\nname = \"h1\"\nport = 70000\n")
+	code, out, errs := runCLI(t, "run", path, "--out", t.TempDir())
+	want := fmt.Sprintf("perfbench run: %s:%d: host h1 has no destination; add destination = \"user@address\" (or an alias of your ssh config)\n"+
+		"perfbench run: %s:%d: host h1: port 70000 is not a TCP port (1 to 65535)\n", path, line, path, line+2)
+	if code != exitFailure || out != "" || errs != want {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s\nwant exit %d and:\n%s", code, out, errs, exitFailure, want)
+	}
+
+	path = writeRunPlan(t, runTestPlan+"[[host]]\nname = \"h1\"\ndestination = \"h1.invalid\"\n")
+	hosts := filepath.Join(t.TempDir(), "hosts.toml")
+	if err := os.WriteFile(hosts, []byte("[[host]]\nname = \"h2\"\ndestination = \"h2.invalid\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs = runCLI(t, "run", path, "--hosts", hosts, "--out", t.TempDir())
+	if code != exitUsage || out != "" || !strings.Contains(errs, fmt.Sprintf("plan %s has [[host]] tables (line %d) and --hosts %s names hosts too", path, line, hosts)) {
+		t.Errorf("with --hosts too: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
 

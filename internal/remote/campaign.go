@@ -92,9 +92,6 @@ func (c *Campaign) Run(ctx context.Context, done func(HostResult)) ([]HostResult
 	}
 	plans := make([][]byte, len(c.Hosts))
 	for i, h := range c.Hosts {
-		if h.DataDir != "" || h.CPUs != "" {
-			return nil, fmt.Errorf("%s:%d: host %s: datadir and cpus are not applied by perfbench run yet; remove them from the hosts file", h.File, h.Line, h.Name)
-		}
 		if plans[i], err = hostPlan(planData, c.Plan, h); err != nil {
 			return nil, err
 		}
@@ -126,11 +123,23 @@ func (c *Campaign) Run(ctx context.Context, done func(HostResult)) ([]HostResult
 }
 
 // hostPlan is the plan file a host runs: the plan as written, or, when
-// the host gives basedirs of versions, the plan with those basedirs.
+// the plan has [[host]] tables or the host overrides it, the plan without
+// its [[host]] tables and with the host's basedirs (a version's basedir)
+// and datadir (output.datadir). A host's cpus are refused: the plan has no
+// key for CPU placement.
 func hostPlan(data []byte, p *plan.Plan, h Host) ([]byte, error) {
-	if len(h.Basedirs) == 0 {
+	if h.CPUs != "" {
+		return nil, fmt.Errorf("%s:%d: host %s: cpus is not applied by perfbench run yet (a plan has no CPU placement); remove it", h.File, h.Line, h.Name)
+	}
+	var doc map[string]any
+	if _, err := toml.Decode(string(data), &doc); err != nil {
+		return nil, fmt.Errorf("host %s: read plan %s: %w", h.Name, p.File, err)
+	}
+	_, hasHosts := doc["host"]
+	if !hasHosts && len(h.Basedirs) == 0 && h.DataDir == "" {
 		return data, nil
 	}
+	delete(doc, "host")
 	labels := map[string]bool{}
 	for _, v := range p.Versions {
 		labels[v.Label] = true
@@ -140,10 +149,6 @@ func hostPlan(data []byte, p *plan.Plan, h Host) ([]byte, error) {
 			return nil, fmt.Errorf("%s:%d: host %s: basedirs names version %q, which plan %s does not have", h.File, h.Line, h.Name, l, p.File)
 		}
 	}
-	var doc map[string]any
-	if _, err := toml.Decode(string(data), &doc); err != nil {
-		return nil, fmt.Errorf("host %s: read plan %s: %w", h.Name, p.File, err)
-	}
 	versions, _ := doc["version"].([]map[string]any)
 	for _, v := range versions {
 		label, _ := v["label"].(string)
@@ -151,9 +156,17 @@ func hostPlan(data []byte, p *plan.Plan, h Host) ([]byte, error) {
 			v["basedir"] = dir
 		}
 	}
+	if h.DataDir != "" {
+		out, ok := doc["output"].(map[string]any)
+		if !ok {
+			out = map[string]any{}
+			doc["output"] = out
+		}
+		out["datadir"] = h.DataDir
+	}
 	var b bytes.Buffer
 	if err := toml.NewEncoder(&b).Encode(doc); err != nil {
-		return nil, fmt.Errorf("host %s: write plan %s with its basedirs: %w", h.Name, p.File, err)
+		return nil, fmt.Errorf("host %s: write plan %s for the host: %w", h.Name, p.File, err)
 	}
 	return b.Bytes(), nil
 }

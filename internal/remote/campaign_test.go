@@ -23,9 +23,10 @@ options = ["performance_schema=ON"]
 `
 
 // TestHostPlan: a host's basedirs replace the basedir of those versions
-// alone in the plan it runs; without basedirs it runs the plan as written;
-// a basedir of a version the plan does not have is refused with the
-// hosts file's line.
+// alone in the plan it runs, and its datadir becomes the plan's
+// output.datadir; without overrides or [[host]] tables it runs the plan as
+// written; a basedir of a version the plan does not have is refused with
+// the hosts file's line.
 func TestHostPlan(t *testing.T) {
 	p, err := plan.Parse("two.toml", []byte(campaignPlan))
 	if err != nil {
@@ -33,10 +34,10 @@ func TestHostPlan(t *testing.T) {
 	}
 	same, err := hostPlan([]byte(campaignPlan), p, Host{Name: "h1"})
 	if err != nil || !bytes.Equal(same, []byte(campaignPlan)) {
-		t.Errorf("without basedirs: %v, plan changed:\n%s", err, same)
+		t.Errorf("without overrides: %v, plan changed:\n%s", err, same)
 	}
 
-	got, err := hostPlan([]byte(campaignPlan), p, Host{Name: "h1", Basedirs: map[string]string{"b": "/opt/mariadb-11.4.5"}})
+	got, err := hostPlan([]byte(campaignPlan), p, Host{Name: "h1", Basedirs: map[string]string{"b": "/opt/mariadb-11.4.5"}, DataDir: "/data/pb"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,8 +46,8 @@ func TestHostPlan(t *testing.T) {
 		t.Fatalf("the host's plan does not parse: %v\n%s", err, got)
 	}
 	if len(q.Versions) != 2 || q.Versions[0].Managed.Basedir != plan.Installed || q.Versions[1].Managed.Basedir != "/opt/mariadb-11.4.5" ||
-		len(q.Versions[1].Managed.Options) != 1 || q.Name != "two" || len(q.Steps) != 1 {
-		t.Errorf("the host's plan: %+v %+v\n%s", q.Versions[0].Managed, q.Versions[1].Managed, got)
+		len(q.Versions[1].Managed.Options) != 1 || q.Name != "two" || len(q.Steps) != 1 || q.ServersDir != "/data/pb" || p.ServersDir != "" {
+		t.Errorf("the host's plan: %+v %+v %q\n%s", q.Versions[0].Managed, q.Versions[1].Managed, q.ServersDir, got)
 	}
 
 	_, err = hostPlan([]byte(campaignPlan), p, Host{Name: "h2", File: "lab.toml", Line: 7, Basedirs: map[string]string{"c": "/opt/x"}})
@@ -55,9 +56,57 @@ func TestHostPlan(t *testing.T) {
 	}
 }
 
-// TestCampaignRefusesDatadirAndCPUs: overrides perfbench run does not
-// apply yet are refused, with the line, before anything connects.
-func TestCampaignRefusesDatadirAndCPUs(t *testing.T) {
+// TestHostPlanWithoutHostTables: the plan a host runs has none of the
+// plan's [[host]] tables (the host would otherwise see a campaign) and
+// keeps the rest, the plan's own output.datadir included unless the host
+// gives one.
+func TestHostPlanWithoutHostTables(t *testing.T) {
+	src := campaignPlan + `[output]
+dir = "out"
+datadir = "/srv/pb"
+[[host]]
+name = "h1"
+destination = "bench@10.0.0.5"
+[[host]]
+name = "h2"
+destination = "h2"
+datadir = "/data/pb"
+`
+	p, err := plan.Parse("/plans/two.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hosts, err := PlanHosts("/plans/two.toml", []byte(src))
+	if err != nil || len(hosts) != 2 {
+		t.Fatalf("hosts: %v, %v", hosts, err)
+	}
+	for _, tc := range []struct {
+		h       Host
+		datadir string
+	}{{hosts[0], "/srv/pb"}, {hosts[1], "/data/pb"}} {
+		got, err := hostPlan([]byte(src), p, tc.h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(got), "host") || strings.Contains(string(got), "bench@") {
+			t.Errorf("host %s: the plan it runs has [[host]] tables:\n%s", tc.h.Name, got)
+		}
+		if hs, err := PlanHosts("/plans/two.toml", got); hs != nil || err != nil {
+			t.Errorf("host %s: hosts in its plan: %v, %v", tc.h.Name, hs, err)
+		}
+		q, err := plan.Parse("/plans/two.toml", got)
+		if err != nil {
+			t.Fatalf("host %s: the plan does not parse: %v\n%s", tc.h.Name, err, got)
+		}
+		if q.ServersDir != tc.datadir || q.OutDir != "/plans/out" || len(q.Versions) != 2 || q.Versions[1].Managed.Options[0] != "performance_schema=ON" {
+			t.Errorf("host %s: datadir %q, out %q, versions %+v", tc.h.Name, q.ServersDir, q.OutDir, q.Versions)
+		}
+	}
+}
+
+// TestCampaignRefusesCPUs: cpus, which a plan cannot take, is refused
+// with the line before anything connects.
+func TestCampaignRefusesCPUs(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "two.toml")
 	if err := os.WriteFile(file, []byte(campaignPlan), 0o644); err != nil {
 		t.Fatal(err)
@@ -67,10 +116,10 @@ func TestCampaignRefusesDatadirAndCPUs(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Were it contacted, ssh would run false instead of connecting.
-	h := Host{Name: "h1", Destination: "h1.invalid", SSHOptions: []string{"ProxyCommand=false"}, File: "lab.toml", Line: 3, CPUs: "0-3"}
+	h := Host{Name: "h1", Destination: "h1.invalid", SSHOptions: []string{"ProxyCommand=false"}, File: "lab.toml", Line: 3, CPUs: "0-3", DataDir: "/data/pb"}
 	c := &Campaign{Hosts: []Host{h}, Plan: p, Out: t.TempDir()}
 	res, err := c.Run(t.Context(), nil)
-	if res != nil || err == nil || err.Error() != "lab.toml:3: host h1: datadir and cpus are not applied by perfbench run yet; remove them from the hosts file" {
+	if res != nil || err == nil || err.Error() != "lab.toml:3: host h1: cpus is not applied by perfbench run yet (a plan has no CPU placement); remove it" {
 		t.Errorf("Run: %v, %v", res, err)
 	}
 }

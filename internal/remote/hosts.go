@@ -21,8 +21,8 @@ import (
 //	identity = "~/.ssh/lab_ed25519"       # optional: ssh -i (relative to the hosts file)
 //	ssh_options = ["ProxyJump=gw.lab"]    # optional: ssh -o, each "Key=Value"
 //	workdir = "perfbench"                 # optional: perfbench's folder on the host
-//	datadir = "/data/perfbench"           # optional: where servers keep their data
-//	cpus = "0-15"                         # optional: CPU placement
+//	datadir = "/data/perfbench"           # optional: where servers keep their data (the plan's output.datadir)
+//	cpus = "0-15"                         # refused for now: a plan has no CPU placement
 //	[host.basedirs]                       # optional: a version's basedir on this host
 //	"10.11" = "/opt/mariadb-10.11.9"
 type Host struct {
@@ -36,8 +36,9 @@ type Host struct {
 	// WorkDir is perfbench's folder on the host, relative to the login
 	// folder unless absolute; DefaultWorkDir when not given.
 	WorkDir string
-	// DataDir, CPUs and Basedirs (by version label) override the plan on
-	// this host. They are kept as written.
+	// DataDir (the plan's output.datadir, absolute or ~/...), CPUs and
+	// Basedirs (by version label) override the plan on this host. They are
+	// kept as written; CPUs is refused by Campaign.Run.
 	DataDir  string
 	CPUs     string
 	Basedirs map[string]string
@@ -118,7 +119,17 @@ var managedOptions = []string{"controlmaster", "controlpath", "controlpersist"}
 // name it and a relative identity file is resolved against its folder. The
 // error, when not nil, is an Errors listing every problem with its line.
 func ParseHosts(name string, data []byte) ([]Host, error) {
-	p := &hostsParser{file: name}
+	return parseHosts(&hostsParser{file: name}, data)
+}
+
+// PlanHosts parses the [[host]] tables of a plan file (the same tables as
+// a hosts file's), leaving its other keys to package plan. A plan without
+// [[host]] tables has no hosts and no error.
+func PlanHosts(name string, data []byte) ([]Host, error) {
+	return parseHosts(&hostsParser{file: name, inPlan: true}, data)
+}
+
+func parseHosts(p *hostsParser, data []byte) ([]Host, error) {
 	hosts := p.parse(data)
 	if len(p.errs) > 0 {
 		sort.SliceStable(p.errs, func(i, j int) bool { return p.errs[i].Line < p.errs[j].Line })
@@ -131,6 +142,8 @@ type hostsParser struct {
 	file  string
 	lines keyLines
 	errs  Errors
+	// inPlan: the document is a plan, whose other keys are not ours.
+	inPlan bool
 }
 
 func (p *hostsParser) errorf(key string, format string, args ...any) {
@@ -150,7 +163,7 @@ func (p *hostsParser) parse(data []byte) []Host {
 	}
 	p.lines = scanKeyLines(string(data))
 	for k := range doc {
-		if k != "host" {
+		if k != "host" && !p.inPlan {
 			p.errorf(k, "unknown key %s: a hosts file has [[host]] tables only", k)
 		}
 	}
@@ -158,7 +171,7 @@ func (p *hostsParser) parse(data []byte) []Host {
 	if !ok {
 		if _, present := doc["host"]; present {
 			p.errorf("host", "host must be [[host]] tables, not %s", tomlType(doc["host"]))
-		} else {
+		} else if !p.inPlan {
 			p.errs = append(p.errs, &Error{File: p.file, Msg: "no [[host]] table: give each test server one, with a name and a destination"})
 		}
 		return nil
@@ -262,7 +275,11 @@ func (p *hostsParser) host(i int, m map[string]any, dir string) (Host, bool) {
 		}
 	}
 	if s, ok := str("datadir"); ok {
-		h.DataDir = s
+		if !strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "~/") {
+			p.errorf(key("datadir"), "%s: datadir %q must be an absolute path on the host (or ~/...)", label, s)
+		} else {
+			h.DataDir = s
+		}
 	}
 	if s, ok := str("cpus"); ok {
 		h.CPUs = s

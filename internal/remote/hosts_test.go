@@ -74,6 +74,12 @@ port = 22
 [[host]]
 destination = "x@h"
 `, []string{"2: [[host]] has no name"}},
+		{"relative datadir", `
+[[host]]
+name = "a"
+destination = "x@h"
+datadir = "data/pb"
+`, []string{`5: host a: datadir "data/pb" must be an absolute path on the host`}},
 		{"unknown key", `
 [[host]]
 name = "a"
@@ -190,6 +196,66 @@ identity = 5
 				}
 			}
 		})
+	}
+}
+
+// TestPlanHosts: the [[host]] tables of a plan are read as a hosts file's,
+// with the plan file's lines, and the plan's own keys are not theirs; a
+// plan without them has no hosts.
+func TestPlanHosts(t *testing.T) {
+	src := `name = "lab"
+[steps]
+list = ["point-query"]
+[steps.override."read-write"]
+threads = [1, 16]
+[[steps.custom]]
+name = "sleep"
+command = [
+  "sleep", "{time}",
+]
+[[version]]
+label = "a"
+basedir = "installed"
+
+[[host]]
+name = "h1"
+destination = "bench@10.0.0.5"
+datadir = "/data/pb"
+[host.basedirs]
+"a" = "/opt/a"
+[[version]]
+label = "b"
+basedir = "installed"
+[[host]]
+name = "h2"
+destination = "h2"
+`
+	hosts, err := PlanHosts("/plans/lab.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Host{{
+		Name: "h1", Destination: "bench@10.0.0.5", WorkDir: DefaultWorkDir, DataDir: "/data/pb",
+		Basedirs: map[string]string{"a": "/opt/a"}, File: "/plans/lab.toml", Line: 15,
+	}, {
+		Name: "h2", Destination: "h2", WorkDir: DefaultWorkDir, File: "/plans/lab.toml", Line: 24,
+	}}
+	if !reflect.DeepEqual(hosts, want) {
+		t.Errorf("got  %+v\nwant %+v", hosts, want)
+	}
+
+	hosts, err = PlanHosts("/plans/lab.toml", []byte(src[:strings.Index(src, "\n[[host]]")]))
+	if hosts != nil || err != nil {
+		t.Errorf("a plan without hosts: %v, %v", hosts, err)
+	}
+
+	bad := strings.Replace(src, `destination = "h2"`, `destination = "h2"`+"\nport = 0\nuser = \"x\"", 1)
+	_, err = PlanHosts("/plans/lab.toml", []byte(bad))
+	var es Errors
+	if !errors.As(err, &es) || len(es) != 2 ||
+		es[0].Error() != "/plans/lab.toml:27: host h2: port 0 is not a TCP port (1 to 65535)" ||
+		!strings.HasPrefix(es[1].Error(), "/plans/lab.toml:28: unknown key user in [[host]]") {
+		t.Errorf("errors: %v", err)
 	}
 }
 
