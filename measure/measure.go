@@ -526,8 +526,8 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	if w.Warmup == 0 {
 		r.Window.Warmup = 0
 	}
-	r.Counters = win.Total.RecordCounters()
-	r.WarnText(win.Total.Warnings...)
+	r.Counters = recordCounters(win.Total)
+	r.AddWarning(noteWarnings(win.Total.Notes)...)
 	r.WarnText(start.err...)
 	r.WarnText(end.err...)
 	r.WarnText(warns...)

@@ -2,12 +2,8 @@ package perfevent
 
 import (
 	"fmt"
-	"math"
-	"slices"
 	"strings"
 	"time"
-
-	"github.com/perfbench/perfbench/record"
 )
 
 // Count is what the kernel reports for one counter, or a sum or a difference
@@ -74,17 +70,18 @@ const (
 	StatusCounted
 )
 
-// String returns the status as perf stat and the Record spell it.
+// String returns the status as perf stat spells it (and the Record: see
+// record.Status).
 func (s Status) String() string {
 	switch s {
 	case StatusNotSupported:
-		return string(record.StatusNotSupported)
+		return "not supported"
 	case StatusNotCounted:
-		return string(record.StatusNotCounted)
+		return "not counted"
 	case StatusScaled:
-		return string(record.StatusScaled)
+		return "scaled"
 	case StatusCounted:
-		return string(record.StatusCounted)
+		return "counted"
 	}
 	return fmt.Sprintf("Status(%d)", int(s))
 }
@@ -180,10 +177,11 @@ type Reading struct {
 	// order they were attached (two for a thread counted twice); it is
 	// empty in cgroup mode. They add up to Events.
 	Threads []ThreadCounts
-	// Warnings are conditions that weaken the reading without voiding it:
-	// multiplexed or never-counted events, threads that may be uncounted.
-	// A window keeps those of both its readings.
-	Warnings []string
+	// Notes are conditions that weaken the reading without voiding it:
+	// the attachment's (threads that may be uncounted, ...), then
+	// multiplexed events, then never-counted events. A window keeps those
+	// of both its readings.
+	Notes []Note
 
 	lay     *layout
 	targets []int     // tid (thread mode) or CPU (cgroup mode) of each row of parts
@@ -453,27 +451,7 @@ func (r *Reading) finish() {
 			r.Threads = append(r.Threads, r.threadRow(tid, start, false, own, open), r.threadRow(tid, start, true, desc, open))
 		}
 	}
-	r.Warnings = appendNew(nil, r.notes...)
-	// Not-counted events with the same reason share one warning.
-	var reasons []string
-	notCounted := map[string][]string{}
-	for _, ec := range r.Events {
-		switch ec.Status {
-		case StatusScaled:
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s was multiplexed: counted %.1f%% of the time, value scaled", ec.Event.Name, 100*ec.Count.Fraction()))
-		case StatusNotCounted:
-			if r.Start.IsZero() && ec.Missing == "" {
-				break
-			}
-			if _, ok := notCounted[ec.Reason]; !ok {
-				reasons = append(reasons, ec.Reason)
-			}
-			notCounted[ec.Reason] = append(notCounted[ec.Reason], ec.Event.Name)
-		}
-	}
-	for _, why := range reasons {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%s not counted: %s", strings.Join(notCounted[why], ", "), why))
-	}
+	r.Notes = eventNotes(r.notes, r.Events, !r.Start.IsZero())
 }
 
 // threadRow is the ThreadCounts of one row of part counts.
@@ -485,42 +463,4 @@ func (r *Reading) threadRow(tid int, start uint64, desc bool, row []Count, open 
 		}
 	}
 	return tc
-}
-
-// appendNew appends to dst the strings of add it does not hold yet.
-func appendNew(dst []string, add ...string) []string {
-	for _, a := range add {
-		if !slices.Contains(dst, a) {
-			dst = append(dst, a)
-		}
-	}
-	return dst
-}
-
-// RecordCounters converts r's events into Record counters: raw, enabled and
-// running deltas, the scaled value and the status, in the events' order.
-// Values that were not measured are 0 with a not supported or not counted
-// status and the reason.
-func (r Reading) RecordCounters() []record.Counter {
-	out := make([]record.Counter, len(r.Events))
-	for i, ec := range r.Events {
-		// Records carry the catalogue spelling ("context-switches" for
-		// "cs"), so Records written from different spellings compare.
-		c := record.Counter{
-			Event:   ec.Event.RecordName(),
-			Group:   ec.Group,
-			Raw:     ec.Count.Raw,
-			Enabled: ec.Count.Enabled,
-			Running: ec.Count.Running,
-			Status:  record.Status(ec.Status.String()),
-			Reason:  ec.Reason,
-			Unit:    ec.Event.Unit,
-			Scale:   ec.Event.Scale,
-		}
-		if ec.Status.Measured() && !math.IsNaN(ec.Value) {
-			c.Value = ec.Value
-		}
-		out[i] = c
-	}
-	return out
 }
