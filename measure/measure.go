@@ -604,7 +604,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 			r.Warn("no /proc deltas: %v", err)
 		} else {
 			r.OS = o
-			r.WarnText(ws...)
+			r.AddWarning(ws...)
 		}
 	}
 
