@@ -130,7 +130,7 @@ type Session struct {
 	server *record.Server
 	prov   record.Provenance
 	disk   string // block device name for osstat, "" for none
-	notes  []string
+	notes  []record.Warning
 	// ownTid is the server thread of perfbench's own connection (its
 	// start time in ownStart), 0 when unknown: its counts are left out
 	// of the windows, as its statements are left out of Questions.
@@ -215,7 +215,9 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 			s.note("server identity could not be read: %v", err)
 			srv = &record.Server{Pid: cfg.Pid}
 		}
-		s.notes = append(s.notes, warns...)
+		for _, w := range warns {
+			s.note("%s", w)
+		}
 		srv.Pid = cfg.Pid
 		s.server = srv
 	} else {
@@ -249,8 +251,15 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 	return s, nil
 }
 
+// note adds a general warning to every Record of the session.
 func (s *Session) note(format string, args ...any) {
-	s.notes = append(s.notes, fmt.Sprintf(format, args...))
+	s.notes = append(s.notes, general(format, args...))
+}
+
+// general is a warning of code general, its text formatted as by
+// fmt.Sprintf.
+func general(format string, args ...any) record.Warning {
+	return record.Warning{Code: record.WarnGeneral, Text: fmt.Sprintf(format, args...)}
 }
 
 // Attachment returns the counters currently open (Measure may replace them
@@ -287,7 +296,7 @@ type edge struct {
 	status *mysqld.Status
 	lag    time.Duration // counter read → end of the status query
 	os     *osstat.Snapshot
-	err    []string
+	err    []record.Warning
 }
 
 // readEdge reads the server status then /proc, right after a counter read at
@@ -297,7 +306,7 @@ func (s *Session) readEdge(ctx context.Context, at time.Time, what string) edge 
 	if s.cfg.DB != nil {
 		st, err := s.cfg.DB.Status(ctx)
 		if err != nil {
-			e.err = append(e.err, fmt.Sprintf("server status at the window's %s could not be read: %v", what, err))
+			e.err = append(e.err, general("server status at the window's %s could not be read: %v", what, err))
 		} else {
 			e.status = st
 			e.lag = st.Time.Add(st.Took / 2).Sub(at)
@@ -305,7 +314,7 @@ func (s *Session) readEdge(ctx context.Context, at time.Time, what string) edge 
 	}
 	snap, err := s.fs.Snapshot(s.cfg.Pid, s.disk)
 	if err != nil {
-		e.err = append(e.err, fmt.Sprintf("/proc at the window's %s could not be read: %v", what, err))
+		e.err = append(e.err, general("/proc at the window's %s could not be read: %v", what, err))
 	} else {
 		e.os = snap
 	}
@@ -337,12 +346,12 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		case <-t.C:
 		}
 	}
-	var warns []string
-	warn := func(format string, args ...any) {
-		msg := fmt.Sprintf(format, args...)
-		warns = append(warns, msg)
+	var warns []record.Warning
+	warn := func(code record.Code, format string, args ...any) {
+		w := record.Warning{Code: code, Text: fmt.Sprintf(format, args...)}
+		warns = append(warns, w)
 		if s.cfg.OnWarning != nil {
-			s.cfg.OnWarning(msg)
+			s.cfg.OnWarning(w.Text)
 		}
 	}
 
@@ -352,10 +361,10 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	perRole := s.cfg.PerRole
 	switch {
 	case perRole && s.cfg.Cgroup:
-		warn("no split by thread role in cgroup mode: the counters are per CPU, not per thread")
+		warn(record.WarnRoles, "no split by thread role in cgroup mode: the counters are per CPU, not per thread")
 		perRole = false
 	case perRole && s.cfg.DB == nil:
-		warn("no split by thread role without a connection to the server")
+		warn(record.WarnRoles, "no split by thread role without a connection to the server")
 		perRole = false
 	}
 	var roles *roleLog
@@ -370,7 +379,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	if roles != nil {
 		m, err := s.cfg.DB.ThreadRoles(ctx, s.cfg.Pid)
 		if err != nil {
-			warn("thread roles at the window's start could not be read: %v", err)
+			warn(record.WarnRoles, "thread roles at the window's start could not be read: %v", err)
 		} else {
 			roles.add(m)
 		}
@@ -421,7 +430,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 				got, err := s.cfg.DB.Status(rctx)
 				if err != nil && !opWarned {
 					opWarned = true
-					warn("series: server status could not be read: %v", err)
+					warn(record.WarnGeneral, "series: server status could not be read: %v", err)
 				}
 				st = got
 			}
@@ -434,7 +443,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 				}
 			} else if !opWarned {
 				opWarned = true
-				warn("series: ops could not be counted: %v", err)
+				warn(record.WarnGeneral, "series: ops could not be counted: %v", err)
 			}
 		}
 		if st != nil {
@@ -444,7 +453,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 			p.CPUSeconds = max(cpu-prevCPU, 0)
 		} else if !cpuOK && !cpuWarned {
 			cpuWarned = true
-			warn("series: the server's CPU time could not be read from /proc")
+			warn(record.WarnGeneral, "series: the server's CPU time could not be read from /proc")
 		}
 		if cpuOK {
 			prevCPU, prevCPUok = cpu, true
@@ -478,7 +487,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	if p := s.cfg.Profile; p != nil {
 		sw, err := pprofout.Start(s.cfg.Pid, p.Sample)
 		if err != nil {
-			warn("no profile: %v", err)
+			warn(record.WarnGeneral, "no profile: %v", err)
 		} else {
 			// The profile covers the counters' window: samples
 			// from right before their first read to right before
@@ -514,7 +523,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		m, err := s.cfg.DB.ThreadRoles(rctx, s.cfg.Pid)
 		if err != nil {
 			if roles.listings() == 0 {
-				warn("thread roles at the window's end could not be read: %v", err)
+				warn(record.WarnRoles, "thread roles at the window's end could not be read: %v", err)
 			}
 		} else {
 			roles.add(m)
@@ -528,19 +537,19 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	}
 	r.Counters = recordCounters(win.Total)
 	r.AddWarning(noteWarnings(win.Total.Notes)...)
-	r.WarnText(start.err...)
-	r.WarnText(end.err...)
-	r.WarnText(warns...)
+	r.AddWarning(start.err...)
+	r.AddWarning(end.err...)
+	r.AddWarning(warns...)
 	if s.mark != nil {
 		s.mark.look()
 		if msg := s.mark.warning(); msg != "" {
-			r.WarnText(msg)
+			r.Warnf(record.WarnGeneral, "%s", msg)
 		}
 	}
 	if lag := max(start.lag, end.lag); lag > 0 {
 		r.Window.StatusLag = lag.Seconds()
 		if lag > MaxStatusLag {
-			r.Warn("the server status was read %.0f ms after the counters at an edge of the window (more than %s): counters and status cover slightly different windows", lag.Seconds()*1e3, MaxStatusLag)
+			r.Warnf(record.WarnGeneral, "the server status was read %.0f ms after the counters at an edge of the window (more than %s): counters and status cover slightly different windows", lag.Seconds()*1e3, MaxStatusLag)
 		}
 	}
 
@@ -569,7 +578,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 			}
 			r.Status = diff.Counters
 			r.Gauges = diff.Gauges
-			r.WarnText(diff.Warnings...)
+			r.AddWarning(diff.Warnings...)
 			diff.FillServer(r.Server)
 			if s.op != nil {
 				n, err := diff.Ops(*s.op)
@@ -601,7 +610,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	if start.os != nil && end.os != nil {
 		o, ws, err := osstat.Delta(start.os, end.os)
 		if err != nil {
-			r.Warn("no /proc deltas: %v", err)
+			r.Warnf(record.WarnGeneral, "no /proc deltas: %v", err)
 		} else {
 			r.OS = o
 			r.AddWarning(ws...)
@@ -622,7 +631,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	}
 	// Stalls: a window or an interval much longer than planned.
 	for _, msg := range stallWarnings(w.Duration, r.Window.Seconds, s.cfg.Interval, r.Series) {
-		r.WarnText(msg)
+		r.Warnf(record.WarnGeneral, "%s", msg)
 		if s.cfg.OnWarning != nil {
 			s.cfg.OnWarning(msg)
 		}
@@ -630,7 +639,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 
 	// Roles.
 	if roles != nil {
-		r.WarnText(roles.warnings...)
+		r.AddWarning(roles.warnings...)
 	}
 	if perRole {
 		r.Roles = SplitRoles(win.Total, roles.roleOf)
@@ -642,8 +651,8 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 				r.Roles[i].Threads += inside[mysqld.RoleConnection]
 			}
 		}
-		if msg := inheritedNote(inside); msg != "" {
-			r.WarnText(msg)
+		if w, ok := inheritedNote(inside); ok {
+			r.AddWarning(w)
 		}
 	}
 
@@ -698,7 +707,7 @@ func (s *Session) fill(r *record.Record, win *perfevent.Window) {
 		r.Host, _ = os.Hostname()
 	}
 	r.Version = srv.Version
-	r.WarnText(s.notes...)
+	r.AddWarning(s.notes...)
 	if win != nil {
 		if r.Version == "" {
 			r.Version = win.Name
@@ -806,22 +815,6 @@ func (s *Session) reattachForRoles() error {
 	return nil
 }
 
-func appendNew(dst []string, add ...string) []string {
-	for _, a := range add {
-		dup := false
-		for _, d := range dst {
-			if d == a {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			dst = append(dst, a)
-		}
-	}
-	return dst
-}
-
 // finishProfile writes the window's profile, labelled with thread roles and
 // the op count, and points the Record at it.
 func (s *Session) finishProfile(r *record.Record, w *pprofout.Window, roles *roleLog, failed bool) {
@@ -844,10 +837,12 @@ func (s *Session) finishProfile(r *record.Record, w *pprofout.Window, roles *rol
 	}
 	res, err := w.Finish(p.Path, opts)
 	if err != nil {
-		r.Warn("no profile: %v", err)
+		r.Warnf(record.WarnGeneral, "no profile: %v", err)
 		return
 	}
-	r.WarnText(res.Warnings...)
+	for _, w := range res.Warnings {
+		r.Warnf(record.WarnGeneral, "%s", w)
+	}
 	r.Profile = res.Path
 	if p.RecordFile != "" {
 		if rel, err := pprofout.RelPath(p.RecordFile, res.Path); err == nil {
