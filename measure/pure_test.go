@@ -635,3 +635,27 @@ func TestInheritedNote(t *testing.T) {
 		}
 	}
 }
+
+// TestWasInterrupted: ctx ending interrupts a window only before its
+// planned end (Duration not reached, Done not closed first); a window with
+// no planned end ends by ctx as planned.
+func TestWasInterrupted(t *testing.T) {
+	done := make(chan struct{})
+	for _, c := range []struct {
+		name                        string
+		ctxDone, doneFirst, partial bool
+		w                           WindowSpec
+		want                        bool
+	}{
+		{"ctx not done", false, false, false, WindowSpec{Duration: time.Second}, false},
+		{"duration cut short", true, false, true, WindowSpec{Duration: time.Second}, true},
+		{"duration reached, then ctx", true, false, false, WindowSpec{Duration: time.Second}, false},
+		{"load ended first", true, true, false, WindowSpec{Done: done}, false},
+		{"ctx before the load ended", true, false, false, WindowSpec{Done: done}, true},
+		{"no planned end", true, false, false, WindowSpec{}, false},
+	} {
+		if got := wasInterrupted(c.ctxDone, c.doneFirst, c.w, c.partial); got != c.want {
+			t.Errorf("%s: interrupted %v, want %v", c.name, got, c.want)
+		}
+	}
+}
