@@ -307,7 +307,7 @@ func (r Reading) Without(tid int, start uint64) (Reading, bool) {
 }
 
 // Missing says why the counts of some events are unknown ("" when every
-// count is known): what RecordCounters marks not counted for that reason.
+// count is known): the Record of the window fails for that reason.
 func (r Reading) Missing() string {
 	var names []string
 	why := ""
