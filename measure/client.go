@@ -63,7 +63,7 @@ func ApplyClient(r *record.Record, c *record.Client, op string) {
 		return
 	}
 	for _, w := range clientGaps(c, r.Window.Start, r.Window.End) {
-		r.WarnText(w)
+		r.Warnf(record.WarnGeneral, "%s", w)
 	}
 	if !IsClientOp(op) {
 		return

@@ -130,7 +130,7 @@ type Session struct {
 	server *record.Server
 	prov   record.Provenance
 	disk   string // block device name for osstat, "" for none
-	notes  []string
+	notes  []record.Warning
 	// ownTid is the server thread of perfbench's own connection (its
 	// start time in ownStart), 0 when unknown: its counts are left out
 	// of the windows, as its statements are left out of Questions.
@@ -215,7 +215,9 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 			s.note("server identity could not be read: %v", err)
 			srv = &record.Server{Pid: cfg.Pid}
 		}
-		s.notes = append(s.notes, warns...)
+		for _, w := range warns {
+			s.note("%s", w)
+		}
 		srv.Pid = cfg.Pid
 		s.server = srv
 	} else {
@@ -249,8 +251,15 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 	return s, nil
 }
 
+// note adds a general warning to every Record of the session.
 func (s *Session) note(format string, args ...any) {
-	s.notes = append(s.notes, fmt.Sprintf(format, args...))
+	s.notes = append(s.notes, general(format, args...))
+}
+
+// general is a warning of code general, its text formatted as by
+// fmt.Sprintf.
+func general(format string, args ...any) record.Warning {
+	return record.Warning{Code: record.WarnGeneral, Text: fmt.Sprintf(format, args...)}
 }
 
 // Attachment returns the counters currently open (Measure may replace them
@@ -287,7 +296,7 @@ type edge struct {
 	status *mysqld.Status
 	lag    time.Duration // counter read → end of the status query
 	os     *osstat.Snapshot
-	err    []string
+	err    []record.Warning
 }
 
 // readEdge reads the server status then /proc, right after a counter read at
@@ -297,7 +306,7 @@ func (s *Session) readEdge(ctx context.Context, at time.Time, what string) edge 
 	if s.cfg.DB != nil {
 		st, err := s.cfg.DB.Status(ctx)
 		if err != nil {
-			e.err = append(e.err, fmt.Sprintf("server status at the window's %s could not be read: %v", what, err))
+			e.err = append(e.err, general("server status at the window's %s could not be read: %v", what, err))
 		} else {
 			e.status = st
 			e.lag = st.Time.Add(st.Took / 2).Sub(at)
@@ -305,7 +314,7 @@ func (s *Session) readEdge(ctx context.Context, at time.Time, what string) edge 
 	}
 	snap, err := s.fs.Snapshot(s.cfg.Pid, s.disk)
 	if err != nil {
-		e.err = append(e.err, fmt.Sprintf("/proc at the window's %s could not be read: %v", what, err))
+		e.err = append(e.err, general("/proc at the window's %s could not be read: %v", what, err))
 	} else {
 		e.os = snap
 	}
@@ -325,55 +334,17 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	called := time.Now()
 	r := record.New(record.KindStat)
 	r.Step = "stat"
-	if w.Warmup > 0 {
-		t := time.NewTimer(w.Warmup)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			s.fill(r, nil)
-			r.Outcome = record.OutcomeFailed
-			r.Error = fmt.Sprintf("interrupted during the %s warm-up: nothing was measured", w.Warmup)
-			return r, ctx.Err()
-		case <-t.C:
-		}
+	if !warmUp(ctx, w.Warmup) {
+		s.fill(r, nil)
+		r.Outcome = record.OutcomeFailed
+		r.Error = fmt.Sprintf("interrupted during the %s warm-up: nothing was measured", w.Warmup)
+		return r, ctx.Err()
 	}
-	var warns []string
-	warn := func(format string, args ...any) {
-		msg := fmt.Sprintf(format, args...)
-		warns = append(warns, msg)
-		if s.cfg.OnWarning != nil {
-			s.cfg.OnWarning(msg)
-		}
-	}
-
-	// Roles are named when the window opens, while it runs and when it
-	// closes (see roleLog); with PerRole, threads that appeared since the
-	// attach get counters of their own first.
-	perRole := s.cfg.PerRole
-	switch {
-	case perRole && s.cfg.Cgroup:
-		warn("no split by thread role in cgroup mode: the counters are per CPU, not per thread")
-		perRole = false
-	case perRole && s.cfg.DB == nil:
-		warn("no split by thread role without a connection to the server")
-		perRole = false
-	}
-	var roles *roleLog
-	if s.cfg.DB != nil && (perRole || s.cfg.Profile != nil) {
-		roles = newRoleLog(s.cfg.Pid)
-	}
-	if perRole {
-		if err := s.reattachForRoles(); err != nil {
-			return nil, err
-		}
-	}
-	if roles != nil {
-		m, err := s.cfg.DB.ThreadRoles(ctx, s.cfg.Pid)
-		if err != nil {
-			warn("thread roles at the window's start could not be read: %v", err)
-		} else {
-			roles.add(m)
-		}
+	live := &liveWarnings{on: s.cfg.OnWarning}
+	warn := live.add
+	perRole, roles, err := s.startRoles(ctx, warn)
+	if err != nil {
+		return nil, err
 	}
 
 	// The window.
@@ -393,73 +364,14 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	// Reads at the edges must not be cut short by the end of ctx.
 	rctx := context.WithoutCancel(ctx)
 	var start, end edge
-	var points []record.Point
-	var prevStatus *mysqld.Status
-	var prevCPU float64
-	var prevCPUok bool
-	endSet := false
-	var opWarned, cpuWarned bool
+	ser := &series{s: s, ctx: rctx, end: &end, warn: warn}
 	stopWatch := func() {}
-	seriesPoint := func(d perfevent.Reading) {
-		d = s.withoutOwn(d)
-		p := record.Point{Seconds: d.Seconds(), Counters: map[string]float64{}}
-		for _, ec := range d.Events {
-			if ec.Status.Measured() {
-				p.Counters[ec.Event.RecordName()] = ec.Value
-			}
-		}
-		var st *mysqld.Status
-		var cpu float64
-		var cpuOK bool
-		if endSet && d.End.Equal(end.at) {
-			st = end.status
-			if end.os != nil && end.os.Process != nil {
-				cpu, cpuOK = cpuSeconds(end.os.Process.Stat, end.os.Ticks), true
-			}
-		} else {
-			if s.op != nil {
-				got, err := s.cfg.DB.Status(rctx)
-				if err != nil && !opWarned {
-					opWarned = true
-					warn("series: server status could not be read: %v", err)
-				}
-				st = got
-			}
-			cpu, cpuOK = s.processCPU()
-		}
-		if s.op != nil && st != nil && prevStatus != nil {
-			if diff, err := mysqld.Delta(prevStatus, st); err == nil {
-				if n, err := diff.Ops(*s.op); err == nil {
-					p.Ops = n
-				}
-			} else if !opWarned {
-				opWarned = true
-				warn("series: ops could not be counted: %v", err)
-			}
-		}
-		if st != nil {
-			prevStatus = st
-		}
-		if cpuOK && prevCPUok {
-			p.CPUSeconds = max(cpu-prevCPU, 0)
-		} else if !cpuOK && !cpuWarned {
-			cpuWarned = true
-			warn("series: the server's CPU time could not be read from /proc")
-		}
-		if cpuOK {
-			prevCPU, prevCPUok = cpu, true
-		}
-		points = append(points, p)
-	}
 	opts := perfevent.WindowOptions{
 		Duration: w.Duration,
 		Interval: s.cfg.Interval,
 		OnStart: func(at time.Time) error {
 			start = s.readEdge(rctx, at, "start")
-			prevStatus = start.status
-			if start.os != nil && start.os.Process != nil {
-				prevCPU, prevCPUok = cpuSeconds(start.os.Process.Stat, start.os.Ticks), true
-			}
+			ser.begin(start)
 			if roles != nil {
 				stopWatch = s.watchRoles(rctx, roles)
 			}
@@ -467,27 +379,14 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		},
 		OnEnd: func(at time.Time) error {
 			end = s.readEdge(rctx, at, "end")
-			endSet = true
+			ser.endSet = true
 			return nil
 		},
 	}
 	if s.cfg.Interval > 0 {
-		opts.OnInterval = seriesPoint
+		opts.OnInterval = ser.point
 	}
-	var sampling *pprofout.Window
-	if p := s.cfg.Profile; p != nil {
-		sw, err := pprofout.Start(s.cfg.Pid, p.Sample)
-		if err != nil {
-			warn("no profile: %v", err)
-		} else {
-			// The profile covers the counters' window: samples
-			// from right before their first read to right before
-			// their last, not perfbench's status and thread
-			// queries after it.
-			sampling = sw
-			opts.BeforeStart, opts.BeforeEnd = sw.Begin, sw.End
-		}
-	}
+	sampling := s.startProfile(&opts, warn)
 	opened := time.Now()
 	win, err := perfevent.Measure(wctx, s.att, opts)
 	stopWatch()
@@ -499,98 +398,23 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	}
 	all := win.Total
 	win.Total = s.withoutOwn(win.Total)
-	// ctx ending is an interruption when the window had a planned end
-	// (Duration, or Done) that had not come yet.
-	interrupted := false
-	if ctx.Err() != nil && !doneFirst.Load() {
-		if w.Duration > 0 {
-			interrupted = win.Partial
-		} else {
-			interrupted = w.Done != nil
-		}
-	}
+	interrupted := wasInterrupted(ctx.Err() != nil, doneFirst.Load(), w, win.Partial)
 
-	// Roles at the end.
-	if roles != nil {
-		m, err := s.cfg.DB.ThreadRoles(rctx, s.cfg.Pid)
-		if err != nil {
-			if roles.listings() == 0 {
-				warn("thread roles at the window's end could not be read: %v", err)
-			}
-		} else {
-			roles.add(m)
-		}
-	}
+	s.endRoles(rctx, roles, warn)
 
 	s.fill(r, win)
 	r.Window.Warmup = opened.Sub(called).Seconds()
 	if w.Warmup == 0 {
 		r.Window.Warmup = 0
 	}
-	r.Counters = win.Total.RecordCounters()
-	r.WarnText(win.Total.Warnings...)
-	r.WarnText(start.err...)
-	r.WarnText(end.err...)
-	r.WarnText(warns...)
-	if s.mark != nil {
-		s.mark.look()
-		if msg := s.mark.warning(); msg != "" {
-			r.WarnText(msg)
-		}
-	}
-	if lag := max(start.lag, end.lag); lag > 0 {
-		r.Window.StatusLag = lag.Seconds()
-		if lag > MaxStatusLag {
-			r.Warn("the server status was read %.0f ms after the counters at an edge of the window (more than %s): counters and status cover slightly different windows", lag.Seconds()*1e3, MaxStatusLag)
-		}
-	}
+	r.Counters = recordCounters(win.Total)
+	r.AddWarning(noteWarnings(win.Total.Notes)...)
+	r.AddWarning(start.err...)
+	r.AddWarning(end.err...)
+	r.AddWarning(live.list...)
+	s.edgeWarnings(r, start, end)
 
-	// Server status and ops.
-	failed := ""
-	if s.cfg.DB != nil {
-		switch {
-		case start.status == nil || end.status == nil:
-			failed = "the server status could not be read at both edges of the window: no status deltas and no op count"
-			if err := hostinfo.Alive("/", s.cfg.Pid); err != nil {
-				now := "no longer exists"
-				if errors.Is(err, hostinfo.ErrExited) {
-					now = "is a zombie now"
-				}
-				failed = fmt.Sprintf("the server (pid %d) exited during the window (it %s): no status at the window's end, so no status deltas and no op count; its counts up to its exit are kept", s.cfg.Pid, now)
-			}
-		default:
-			diff, err := mysqld.Delta(start.status, end.status)
-			if err != nil {
-				failed = err.Error()
-				if errors.Is(err, mysqld.ErrRestarted) || errors.Is(err, mysqld.ErrStatusReset) {
-					r.Server.UptimeStart = start.status.Values["Uptime"]
-					r.Server.UptimeEnd = end.status.Values["Uptime"]
-				}
-				break
-			}
-			r.Status = diff.Counters
-			r.Gauges = diff.Gauges
-			r.WarnText(diff.Warnings...)
-			diff.FillServer(r.Server)
-			if s.op != nil {
-				n, err := diff.Ops(*s.op)
-				r.Ops = record.Ops{Source: s.op.Source(), Per: s.op.Per}
-				if err != nil {
-					r.Warnf(record.WarnOpsNotCounted, noOpCount+": %v", err)
-				} else {
-					r.Ops.Count, r.Ops.Counted = n, true
-				}
-			}
-		}
-	}
-	if IsClientOp(s.cfg.Op) {
-		r.Ops = record.Ops{Source: s.cfg.Op, Per: 1}
-	}
-	if failed != "" {
-		r.Outcome = record.OutcomeFailed
-		r.Error = failed
-		r.Status, r.Gauges, r.Ops = nil, nil, record.Ops{}
-	}
+	failed := s.statusAndOps(r, start, end)
 	if m := win.Total.Missing(); m != "" {
 		// A counter the window could not measure: the Record fails,
 		// its other numbers stand, that one is not counted.
@@ -598,79 +422,85 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		r.Error = strings.TrimPrefix(r.Error+"; "+m, "; ")
 	}
 
-	// /proc.
-	if start.os != nil && end.os != nil {
-		o, ws, err := osstat.Delta(start.os, end.os)
-		if err != nil {
-			r.Warn("no /proc deltas: %v", err)
-		} else {
-			r.OS = o
-			r.WarnText(ws...)
-		}
-	}
+	s.osDelta(r, start, end)
 	if msg := exitGapWarning(all, start.os, end.os, s.cfg.Cgroup); msg != "" {
 		r.Warnf(record.WarnGeneral, "%s", msg)
 	}
-
-	// Series.
-	if len(points) > 0 {
-		t := 0.0
-		for i := range points {
-			t += points[i].Seconds
-			points[i].T = t
-			if s.op == nil || failed != "" {
-				points[i].Ops = 0
-			}
-		}
-		r.Series = points
-	}
-	// Stalls: a window or an interval much longer than planned.
-	for _, msg := range stallWarnings(w.Duration, r.Window.Seconds, s.cfg.Interval, r.Series) {
-		r.WarnText(msg)
-		if s.cfg.OnWarning != nil {
-			s.cfg.OnWarning(msg)
-		}
-	}
-
-	// Roles.
-	if roles != nil {
-		r.WarnText(roles.warnings...)
-	}
-	if perRole {
-		r.Roles = SplitRoles(win.Total, roles.roleOf)
-		// The connections the main thread created inside the window
-		// are in the connection role through its descendants' row.
-		inside := roles.startedInside(s.att)
-		for i := range r.Roles {
-			if r.Roles[i].Name == mysqld.RoleConnection {
-				r.Roles[i].Threads += inside[mysqld.RoleConnection]
-			}
-		}
-		if msg := inheritedNote(inside); msg != "" {
-			r.WarnText(msg)
-		}
-	}
+	s.finishSeries(r, ser.points, failed != "", w.Duration)
+	s.finishRoles(r, win, roles, perRole)
 
 	SetPerOp(r)
 	if sampling != nil {
 		s.finishProfile(r, sampling, roles, failed != "")
 	}
 	if interrupted {
-		if r.Outcome == record.OutcomeOK {
-			r.Outcome = record.OutcomePartial
-		}
-		why := fmt.Sprintf("interrupted after %.3f s, before the load ended", r.Window.Seconds)
-		if w.Duration > 0 {
-			why = fmt.Sprintf("interrupted after %.3f s of the %s planned", r.Window.Seconds, w.Duration)
-		}
-		if r.Error == "" {
-			r.Error = why
-		} else {
-			r.Error = why + "; " + r.Error
-		}
+		markInterrupted(r, w.Duration)
 		return r, ctx.Err()
 	}
 	return r, nil
+}
+
+// warmUp waits d, or until ctx ends: then it returns false.
+func warmUp(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// liveWarnings are the warnings of a window met while it runs, told to on
+// (Config.OnWarning) as they come.
+type liveWarnings struct {
+	list []record.Warning
+	on   func(msg string)
+}
+
+// add adds a warning of the given code, its text formatted as by
+// fmt.Sprintf.
+func (l *liveWarnings) add(code record.Code, format string, args ...any) {
+	w := record.Warning{Code: code, Text: fmt.Sprintf(format, args...)}
+	l.list = append(l.list, w)
+	if l.on != nil {
+		l.on(w.Text)
+	}
+}
+
+// wasInterrupted decides whether ctx ending (ctxDone) interrupted a window
+// planned as w: only when the window had a planned end (Duration, or Done)
+// that had not come yet: perfevent found the window Partial (ended before
+// Duration), or Done was not closed first.
+func wasInterrupted(ctxDone, doneFirst bool, w WindowSpec, partial bool) bool {
+	switch {
+	case !ctxDone || doneFirst:
+		return false
+	case w.Duration > 0:
+		return partial
+	}
+	return w.Done != nil
+}
+
+// markInterrupted makes r partial (unless it failed) and puts the
+// interruption first in its error.
+func markInterrupted(r *record.Record, planned time.Duration) {
+	if r.Outcome == record.OutcomeOK {
+		r.Outcome = record.OutcomePartial
+	}
+	why := fmt.Sprintf("interrupted after %.3f s, before the load ended", r.Window.Seconds)
+	if planned > 0 {
+		why = fmt.Sprintf("interrupted after %.3f s of the %s planned", r.Window.Seconds, planned)
+	}
+	if r.Error == "" {
+		r.Error = why
+	} else {
+		r.Error = why + "; " + r.Error
+	}
 }
 
 // Failed returns the Record of a window whose counters failed (Measure
@@ -702,7 +532,7 @@ func (s *Session) fill(r *record.Record, win *perfevent.Window) {
 		r.Host, _ = os.Hostname()
 	}
 	r.Version = srv.Version
-	r.WarnText(s.notes...)
+	r.AddWarning(s.notes...)
 	if win != nil {
 		if r.Version == "" {
 			r.Version = win.Name
@@ -810,22 +640,6 @@ func (s *Session) reattachForRoles() error {
 	return nil
 }
 
-func appendNew(dst []string, add ...string) []string {
-	for _, a := range add {
-		dup := false
-		for _, d := range dst {
-			if d == a {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			dst = append(dst, a)
-		}
-	}
-	return dst
-}
-
 // finishProfile writes the window's profile, labelled with thread roles and
 // the op count, and points the Record at it.
 func (s *Session) finishProfile(r *record.Record, w *pprofout.Window, roles *roleLog, failed bool) {
@@ -848,10 +662,12 @@ func (s *Session) finishProfile(r *record.Record, w *pprofout.Window, roles *rol
 	}
 	res, err := w.Finish(p.Path, opts)
 	if err != nil {
-		r.Warn("no profile: %v", err)
+		r.Warnf(record.WarnGeneral, "no profile: %v", err)
 		return
 	}
-	r.WarnText(res.Warnings...)
+	for _, w := range res.Warnings {
+		r.Warnf(record.WarnGeneral, "%s", w)
+	}
 	r.Profile = res.Path
 	if p.RecordFile != "" {
 		if rel, err := pprofout.RelPath(p.RecordFile, res.Path); err == nil {

@@ -114,18 +114,19 @@ func TestSplitRoles(t *testing.T) {
 }
 
 func TestRoleLog(t *testing.T) {
+	noProcess := record.Warning{Code: record.WarnRoles, Roles: []string{mysqld.RoleConnection, mysqld.RoleOther}, Text: "no PROCESS privilege"}
 	l := newRoleLog(10)
 	l.startOf = func(pid, tid int) uint64 { return uint64(tid) * 10 }
 	// Opening: 13 is a connection thread in the server's thread cache
 	// (nothing names it); 11 serves a connection.
 	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 10, Role: mysqld.RoleMain}, {Tid: 11, Role: mysqld.RoleConnection}, {Tid: 13, Role: mysqld.RoleOther}},
-		Warnings: []string{"no PROCESS privilege"}})
+		Warnings: []record.Warning{noProcess}})
 	// While the load runs: 13 serves one of its connections; 12 appears.
 	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 10, Role: mysqld.RoleMain}, {Tid: 11, Role: mysqld.RoleConnection}, {Tid: 12, Role: mysqld.RoleOther}, {Tid: 13, Role: mysqld.RoleConnection}}})
 	// Closing, after the load disconnected: 11 and 13 are back in the
 	// cache; 12 is named now.
 	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 11, Role: mysqld.RoleOther}, {Tid: 12, Role: mysqld.RoleLog}, {Tid: 13, Role: mysqld.RoleOther}},
-		Warnings: []string{"no PROCESS privilege"}})
+		Warnings: []record.Warning{noProcess}})
 	for tid, want := range map[int]string{10: "main", 11: "connection", 12: "log", 13: "connection", 14: RoleUnattributed} {
 		if got := l.roleOf(perfevent.ThreadCounts{Tid: tid, Start: uint64(tid) * 10}); got != want {
 			t.Errorf("role of %d = %q, want %q", tid, got, want)
@@ -139,7 +140,7 @@ func TestRoleLog(t *testing.T) {
 	if got := l.roleOf(perfevent.ThreadCounts{Tid: 12, Start: 120, Descendants: true}); got != mysqld.RoleLog {
 		t.Errorf("12's descendants: %q", got)
 	}
-	if l.listings() != 3 || !reflect.DeepEqual(l.warnings, []string{"no PROCESS privilege"}) {
+	if l.listings() != 3 || !reflect.DeepEqual(l.warnings, []record.Warning{noProcess}) {
 		t.Errorf("%d listings, warnings %q", l.listings(), l.warnings)
 	}
 	if want := map[int]string{10: "main", 11: "connection", 12: "log", 13: "connection"}; !reflect.DeepEqual(l.all(), want) {
@@ -604,6 +605,57 @@ func TestSplitRolesDescendants(t *testing.T) {
 	for _, role := range SplitRoles(r, l.roleOf) {
 		if c := role.Counters[0]; c.Status != record.StatusNotCounted || c.Value != 0 || c.Raw != 0 || c.Reason != r.Events[0].Missing {
 			t.Errorf("role %s with an unknown count: %+v", role.Name, c)
+		}
+	}
+}
+
+// TestInheritedNote: threads started inside the window make a roles
+// warning about their roles, and about the connection role when the main
+// thread may have created some that are not connections.
+func TestInheritedNote(t *testing.T) {
+	for _, c := range []struct {
+		inside map[string]int
+		roles  []string
+		text   string
+		others bool // the text says some are not connections
+	}{
+		{map[string]int{}, nil, "", false},
+		{map[string]int{mysqld.RoleConnection: 3}, []string{"connection"}, "3 threads started inside the window (connection 3): ", false},
+		{map[string]int{mysqld.RoleInnoDBPurge: 1, "zz": 2}, []string{"innodb-purge", "zz", "connection"}, "3 threads started inside the window (innodb-purge 1, zz 2): ", true},
+		{map[string]int{RoleUnattributed: 1, mysqld.RoleConnection: 1}, []string{"connection", "unattributed"}, "2 threads started inside the window (connection 1, unattributed 1): ", true},
+	} {
+		w, ok := inheritedNote(c.inside)
+		code := record.Code("")
+		if ok {
+			code = record.WarnRoles
+		}
+		if ok != (c.text != "") || w.Code != code || !reflect.DeepEqual(w.Roles, c.roles) || !strings.HasPrefix(w.Text, c.text) ||
+			strings.Contains(w.Text, "of them are not connections") != c.others {
+			t.Errorf("%v: %v %+v, want roles %q, text starting %q", c.inside, ok, w, c.roles, c.text)
+		}
+	}
+}
+
+// TestWasInterrupted: ctx ending interrupts a window only before its
+// planned end (Duration not reached, Done not closed first); a window with
+// no planned end ends by ctx as planned.
+func TestWasInterrupted(t *testing.T) {
+	done := make(chan struct{})
+	for _, c := range []struct {
+		name                        string
+		ctxDone, doneFirst, partial bool
+		w                           WindowSpec
+		want                        bool
+	}{
+		{"ctx not done", false, false, false, WindowSpec{Duration: time.Second}, false},
+		{"duration cut short", true, false, true, WindowSpec{Duration: time.Second}, true},
+		{"duration reached, then ctx", true, false, false, WindowSpec{Duration: time.Second}, false},
+		{"load ended first", true, true, false, WindowSpec{Done: done}, false},
+		{"ctx before the load ended", true, false, false, WindowSpec{Done: done}, true},
+		{"no planned end", true, false, false, WindowSpec{}, false},
+	} {
+		if got := wasInterrupted(c.ctxDone, c.doneFirst, c.w, c.partial); got != c.want {
+			t.Errorf("%s: interrupted %v, want %v", c.name, got, c.want)
 		}
 	}
 }

@@ -3,8 +3,10 @@ package measure
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -169,7 +171,7 @@ type roleLog struct {
 	mu       sync.Mutex
 	roles    map[threadKey]string
 	n        int
-	warnings []string
+	warnings []record.Warning
 	// startOf reads a thread's start time (ticks since boot); tests
 	// replace it.
 	startOf func(pid, tid int) uint64
@@ -215,7 +217,11 @@ func (l *roleLog) add(m *mysqld.ThreadMap) {
 		k := threadKey{th.Tid, starts[i]}
 		l.roles[k] = preferRole(l.roles[k], th.Role)
 	}
-	l.warnings = appendNew(l.warnings, m.Warnings...)
+	for _, w := range m.Warnings {
+		if !slices.ContainsFunc(l.warnings, func(o record.Warning) bool { return o.Text == w.Text }) {
+			l.warnings = append(l.warnings, w)
+		}
+	}
 }
 
 // preferRole returns the more telling of a thread's role so far (old, "" for
@@ -348,8 +354,10 @@ func (l *roleLog) startedInside(att *perfevent.Attachment) map[string]int {
 }
 
 // inheritedNote says how many threads started inside the window (by role,
-// from startedInside), counted through the thread that created them.
-func inheritedNote(inside map[string]int) string {
+// from startedInside), counted through the thread that created them: a
+// roles warning about their roles and the connection role (that of the
+// threads the main thread creates). ok is false when none started.
+func inheritedNote(inside map[string]int) (w record.Warning, ok bool) {
 	count := map[string]int{}
 	n := 0
 	for r, k := range inside {
@@ -357,26 +365,29 @@ func inheritedNote(inside map[string]int) string {
 		n += k
 	}
 	if n == 0 {
-		return ""
+		return record.Warning{}, false
 	}
 	others := n - count[mysqld.RoleConnection]
-	var parts []string
+	var parts, roles []string
 	for _, r := range append(append([]string(nil), mysqld.RoleNames...), RoleUnattributed) {
 		if count[r] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", r, count[r]))
+			roles = append(roles, r)
 			delete(count, r)
 		}
 	}
-	var rest []string
-	for r := range count {
-		rest = append(rest, fmt.Sprintf("%s %d", r, count[r]))
+	rest := slices.Sorted(maps.Keys(count))
+	for _, r := range rest {
+		parts = append(parts, fmt.Sprintf("%s %d", r, count[r]))
 	}
-	sort.Strings(rest)
-	parts = append(parts, rest...)
+	roles = append(roles, rest...)
+	if others > 0 && !slices.Contains(roles, mysqld.RoleConnection) {
+		roles = append(roles, mysqld.RoleConnection)
+	}
 	msg := fmt.Sprintf("%d threads started inside the window (%s): they have no counters of their own and are counted through the thread that created them, those of the main thread (which accepts connections) as connection, others in their creator's role",
 		n, strings.Join(parts, ", "))
 	if others > 0 {
 		msg += fmt.Sprintf("; %d of them are not connections: if the main thread created them, they are counted as connection", others)
 	}
-	return msg
+	return record.Warning{Code: record.WarnRoles, Roles: roles, Text: msg}, true
 }

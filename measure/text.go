@@ -34,6 +34,34 @@ type TextOptions struct {
 // notation (20,000; 25.00; 1.050; 0.0004764; 0.00002027), 0 as 0.
 func WriteText(w io.Writer, r *record.Record, o TextOptions) error {
 	bw := bufio.NewWriter(w)
+	writeHeader(bw, r)
+	writeCounters(bw, r)
+	if derived := derivedLines(r); len(derived) > 0 {
+		fmt.Fprintln(bw)
+		for _, d := range derived {
+			fmt.Fprintln(bw, d)
+		}
+	}
+	if len(r.Series) > 0 {
+		writeSeries(bw, r, o.Interval)
+	}
+	if len(r.Roles) > 0 {
+		writeRoles(bw, r)
+	}
+	if r.Error != "" || len(r.Warnings) > 0 {
+		fmt.Fprintln(bw)
+	}
+	if r.Error != "" {
+		fmt.Fprintf(bw, "%s: %s\n", r.Outcome, r.Error)
+	}
+	for _, wn := range r.Warnings {
+		fmt.Fprintf(bw, "warning: %s\n", wn.Text)
+	}
+	return bw.Flush()
+}
+
+// writeHeader prints the server, the window and the op count.
+func writeHeader(bw *bufio.Writer, r *record.Record) {
 	name := "process"
 	if r.Server != nil && r.Server.Version != "" {
 		name = "server " + r.Server.Version
@@ -73,9 +101,14 @@ func WriteText(w io.Writer, r *record.Record, o TextOptions) error {
 		fmt.Fprintln(bw, "ops: none (no connection to the server): no per-op values")
 	}
 	fmt.Fprintln(bw)
+}
 
+// writeCounters prints the table of events: total, per second, per op and
+// status.
+func writeCounters(bw *bufio.Writer, r *record.Record) {
+	opName := opLabel(r.Ops)
 	perOpHead := "per op"
-	if hasOps {
+	if r.Ops.Count > 0 {
 		perOpHead = "per " + opName
 	}
 	rows := [][]string{{"event", "total", "per second", perOpHead, "status"}}
@@ -107,95 +140,81 @@ func WriteText(w io.Writer, r *record.Record, o TextOptions) error {
 		rows = append(rows, row)
 	}
 	writeTable(bw, rows, []bool{false, true, true, true, false})
+}
 
-	if derived := derivedLines(r); len(derived) > 0 {
-		fmt.Fprintln(bw)
-		for _, d := range derived {
-			fmt.Fprintln(bw, d)
+// writeSeries prints one row per interval of the series, flagging those
+// that lasted over StallFactor times interval.
+func writeSeries(bw *bufio.Writer, r *record.Record, interval time.Duration) {
+	fmt.Fprintln(bw)
+	head := []string{"ends at (s)", "length (s)", "ops", "CPU s"}
+	var names []string
+	for _, c := range r.Counters {
+		if c.Measured() {
+			names = append(names, c.Event)
 		}
 	}
-
-	if len(r.Series) > 0 {
-		fmt.Fprintln(bw)
-		head := []string{"ends at (s)", "length (s)", "ops", "CPU s"}
-		var names []string
-		for _, c := range r.Counters {
-			if c.Measured() {
-				names = append(names, c.Event)
-			}
+	head = append(head, names...)
+	rows := [][]string{head}
+	stalled := 0
+	for _, p := range r.Series {
+		length := strconv.FormatFloat(p.Seconds, 'f', 3, 64)
+		if LongInterval(p, interval) {
+			length += " (stall)"
+			stalled++
 		}
-		head = append(head, names...)
-		rows := [][]string{head}
-		stalled := 0
-		for _, p := range r.Series {
-			length := strconv.FormatFloat(p.Seconds, 'f', 3, 64)
-			if LongInterval(p, o.Interval) {
-				length += " (stall)"
-				stalled++
-			}
-			row := []string{strconv.FormatFloat(p.T, 'f', 3, 64), length, "", strconv.FormatFloat(p.CPUSeconds, 'f', 3, 64)}
-			if r.Ops.Source != "" && !IsClientOp(r.Ops.Source) && !OpsMissing(r) {
-				row[2] = count(p.Ops)
+		row := []string{strconv.FormatFloat(p.T, 'f', 3, 64), length, "", strconv.FormatFloat(p.CPUSeconds, 'f', 3, 64)}
+		if r.Ops.Source != "" && !IsClientOp(r.Ops.Source) && !OpsMissing(r) {
+			row[2] = count(p.Ops)
+		} else {
+			row[2] = "n/a"
+		}
+		for _, n := range names {
+			if v, ok := p.Counters[n]; ok {
+				row = append(row, count(v))
 			} else {
-				row[2] = "n/a"
+				row = append(row, "not counted")
 			}
-			for _, n := range names {
-				if v, ok := p.Counters[n]; ok {
-					row = append(row, count(v))
-				} else {
-					row = append(row, "not counted")
-				}
-			}
-			rows = append(rows, row)
 		}
-		right := make([]bool, len(head))
-		for i := range right {
-			right[i] = true
-		}
-		writeTable(bw, rows, right)
-		if stalled > 0 {
-			fmt.Fprintf(bw, "(stall): the interval lasted more than %gx the planned %g s: the machine or the server stalled\n", StallFactor, o.Interval.Seconds())
-		}
+		rows = append(rows, row)
 	}
+	right := make([]bool, len(head))
+	for i := range right {
+		right[i] = true
+	}
+	writeTable(bw, rows, right)
+	if stalled > 0 {
+		fmt.Fprintf(bw, "(stall): the interval lasted more than %gx the planned %g s: the machine or the server stalled\n", StallFactor, interval.Seconds())
+	}
+}
 
-	if len(r.Roles) > 0 {
-		fmt.Fprintln(bw)
-		head := []string{"by thread role", "threads"}
-		for _, c := range r.Counters {
-			head = append(head, c.Event)
-		}
-		rows := [][]string{head}
-		threads := 0
-		for _, role := range r.Roles {
-			threads += role.Threads
-			row := []string{role.Name, strconv.Itoa(role.Threads)}
-			for _, c := range role.Counters {
-				row = append(row, cell(c))
-			}
-			rows = append(rows, row)
-		}
-		tot := []string{"total", strconv.Itoa(threads)}
-		for _, c := range r.Counters {
-			tot = append(tot, cell(c))
-		}
-		rows = append(rows, tot)
-		right := make([]bool, len(head))
-		for i := 1; i < len(right); i++ {
-			right[i] = true
-		}
-		writeTable(bw, rows, right)
+// writeRoles prints the split of the counters by thread role, and the
+// total.
+func writeRoles(bw *bufio.Writer, r *record.Record) {
+	fmt.Fprintln(bw)
+	head := []string{"by thread role", "threads"}
+	for _, c := range r.Counters {
+		head = append(head, c.Event)
 	}
-
-	if r.Error != "" || len(r.Warnings) > 0 {
-		fmt.Fprintln(bw)
+	rows := [][]string{head}
+	threads := 0
+	for _, role := range r.Roles {
+		threads += role.Threads
+		row := []string{role.Name, strconv.Itoa(role.Threads)}
+		for _, c := range role.Counters {
+			row = append(row, cell(c))
+		}
+		rows = append(rows, row)
 	}
-	if r.Error != "" {
-		fmt.Fprintf(bw, "%s: %s\n", r.Outcome, r.Error)
+	tot := []string{"total", strconv.Itoa(threads)}
+	for _, c := range r.Counters {
+		tot = append(tot, cell(c))
 	}
-	for _, wn := range r.Warnings {
-		fmt.Fprintf(bw, "warning: %s\n", wn.Text)
+	rows = append(rows, tot)
+	right := make([]bool, len(head))
+	for i := 1; i < len(right); i++ {
+		right[i] = true
 	}
-	return bw.Flush()
+	writeTable(bw, rows, right)
 }
 
 // opLabel names the op source as the tables say it: "Questions",

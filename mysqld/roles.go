@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/perfbench/perfbench/record"
 )
 
 // Thread roles. Counts split by role add up to the process total.
@@ -153,8 +155,19 @@ type ThreadMap struct {
 	// PerformanceSchema tells whether performance_schema.threads was read.
 	PerformanceSchema bool
 	// Warnings: what limited the naming (no privilege on
-	// performance_schema, no PROCESS privilege, ...).
-	Warnings []string
+	// performance_schema, no PROCESS privilege, ...), all of code roles,
+	// with the roles they make less sure (none: the split as a whole).
+	Warnings []record.Warning
+}
+
+// unseenConnections are the roles a warning about connection threads the
+// processlist did not show concerns: they count as other-background.
+var unseenConnections = []string{RoleConnection, RoleOther}
+
+// warn adds a roles warning about roles (nil: the split as a whole), its
+// text formatted as by fmt.Sprintf.
+func (m *ThreadMap) warn(roles []string, format string, args ...any) {
+	m.Warnings = append(m.Warnings, record.Warning{Code: record.WarnRoles, Roles: roles, Text: fmt.Sprintf(format, args...)})
 }
 
 // Roles returns tid → role (one of RoleNames) for every thread of the
@@ -315,12 +328,12 @@ func (d *DB) ThreadRoles(ctx context.Context, pid int) (*ThreadMap, error) {
 		case err == nil:
 			m.PerformanceSchema = true
 		case isDenied(err):
-			m.Warnings = append(m.Warnings, fmt.Sprintf("no SELECT privilege on performance_schema.threads for %s: roles come from the processlist and thread names (GRANT SELECT ON performance_schema.* TO the user for finer roles)", d.User))
+			m.warn(nil, "no SELECT privilege on performance_schema.threads for %s: roles come from the processlist and thread names (GRANT SELECT ON performance_schema.* TO the user for finer roles)", d.User)
 		default:
 			return nil, d.wrap(err, "name the threads of pid %d: read performance_schema.threads", pid)
 		}
 	} else {
-		m.Warnings = append(m.Warnings, "performance_schema is off: roles come from the processlist, thread names and /proc, and background threads that nothing names count as other-background")
+		m.warn(nil, "performance_schema is off: roles come from the processlist, thread names and /proc, and background threads that nothing names count as %s", RoleOther)
 	}
 
 	// The processlist: needed without performance_schema, and for
@@ -343,7 +356,9 @@ func (d *DB) ThreadRoles(ctx context.Context, pid int) (*ThreadMap, error) {
 	})
 	if err != nil && !m.PerformanceSchema {
 		// MySQL's PROCESSLIST has no TID column.
-		m.Warnings = append(m.Warnings, d.wrap(err, "read the processlist's thread ids").Error())
+		// Connection threads are then told by thread names and /proc
+		// only: those not found count as other-background.
+		m.warn(unseenConnections, "%s", d.wrap(err, "read the processlist's thread ids").Error())
 	}
 	if err == nil && !m.PerformanceSchema {
 		var connected float64
@@ -355,7 +370,7 @@ func (d *DB) ThreadRoles(ctx context.Context, pid int) (*ThreadMap, error) {
 			return nil
 		})
 		if err == nil && float64(plRows) < connected {
-			m.Warnings = append(m.Warnings, fmt.Sprintf("the processlist shows %d of %.0f connections (%s lacks the PROCESS privilege?): the other connection threads count as other-background", plRows, connected, d.User))
+			m.warn(unseenConnections, "the processlist shows %d of %.0f connections (%s lacks the PROCESS privilege?): the other connection threads count as %s", plRows, connected, d.User, RoleOther)
 		}
 	}
 	m.Threads = assignRoles(in)

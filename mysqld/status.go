@@ -236,7 +236,13 @@ type Diff struct {
 	Own map[string]float64
 	// Warnings are conditions that weaken the numbers without voiding
 	// them.
-	Warnings []string
+	Warnings []record.Warning
+}
+
+// warn adds a general warning: status conditions weaken every number of
+// the window, not some.
+func (d *Diff) warn(text string) {
+	d.Warnings = append(d.Warnings, record.Warning{Code: record.WarnGeneral, Text: text})
 }
 
 // restartSlack is how far the server's start time (snapshot time − Uptime)
@@ -272,7 +278,7 @@ func Delta(a, b *Status) (*Diff, error) {
 			return nil, fmt.Errorf("status delta over %.1f s: %w (Uptime %g s at the start, %g s at the end); measure the window again", d.Seconds, ErrRestarted, ua, ub)
 		}
 	} else {
-		d.Warnings = append(d.Warnings, "the server reports no Uptime: a restart inside the window would go unnoticed")
+		d.warn("the server reports no Uptime: a restart inside the window would go unnoticed")
 	}
 	if fa, ok := a.Values["Uptime_since_flush_status"]; ok {
 		if fb, ok := b.Values["Uptime_since_flush_status"]; ok {
@@ -288,7 +294,7 @@ func Delta(a, b *Status) (*Diff, error) {
 			}
 		}
 	} else if a.db != b.db {
-		d.Warnings = append(d.Warnings, "the two snapshots come from different connections: perfbench's own statements are not taken out of Questions")
+		d.warn("the two snapshots come from different connections: perfbench's own statements are not taken out of Questions")
 	}
 	var backwards []string
 	for n, vb := range b.Values {
@@ -317,7 +323,7 @@ func Delta(a, b *Status) (*Diff, error) {
 	}
 	if len(backwards) > 0 {
 		sort.Strings(backwards)
-		d.Warnings = append(d.Warnings, "status counters went backwards and are left out: "+strings.Join(backwards, ", "))
+		d.warn("status counters went backwards and are left out: " + strings.Join(backwards, ", "))
 	}
 	return d, nil
 }

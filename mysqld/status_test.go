@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfbench/perfbench/record"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -90,7 +92,7 @@ func TestDelta(t *testing.T) {
 	if d.Seconds != 10 || d.UptimeStart != 1000 || d.UptimeEnd != 1010 {
 		t.Errorf("Seconds %v, uptime %v→%v", d.Seconds, d.UptimeStart, d.UptimeEnd)
 	}
-	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "Handler_read_key (70 → 60)") {
+	if len(d.Warnings) != 1 || d.Warnings[0].Code != record.WarnGeneral || !strings.Contains(d.Warnings[0].Text, "Handler_read_key (70 → 60)") {
 		t.Errorf("Warnings = %q, want one naming Handler_read_key", d.Warnings)
 	}
 	op, err := ResolveOp("", b)
@@ -139,7 +141,7 @@ func TestDeltaRestart(t *testing.T) {
 	}
 	// Without Uptime: a warning, not an error.
 	d, err := Delta(snap(0, "Questions", "1"), snap(1, "Questions", "2"))
-	if err != nil || len(d.Warnings) == 0 || !strings.Contains(d.Warnings[0], "Uptime") {
+	if err != nil || len(d.Warnings) == 0 || !strings.Contains(d.Warnings[0].Text, "Uptime") {
 		t.Errorf("no Uptime: %v, warnings %q", err, d.Warnings)
 	}
 }

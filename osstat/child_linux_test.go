@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/perfbench/perfbench/record"
 	"time"
 
 	"github.com/perfbench/perfbench/internal/testenv"
@@ -289,7 +291,7 @@ func TestExitedThread(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(warn) != 1 || !strings.Contains(warn[0], "1 threads exited inside the window") {
+	if len(warn) != 1 || warn[0].Code != record.WarnCSSplit || !strings.Contains(warn[0].Text, "1 threads exited inside the window") {
 		t.Errorf("warnings %q, want one about the exited thread", warn)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -89,7 +90,7 @@ func TestDeltaLostThreads(t *testing.T) {
 		t.Errorf("voluntary %v, want 12", got.VoluntaryCS)
 	}
 	// CPU: process 300 ticks, live threads 100 + 60: 1.40 s unseen.
-	if len(warn) != 1 || !strings.Contains(warn[0], "1 threads exited inside the window") || !strings.Contains(warn[0], "used 1.40 s of the process's 3.00 s CPU") {
+	if len(warn) != 1 || warn[0].Code != record.WarnCSSplit || !strings.Contains(warn[0].Text, "1 threads exited inside the window") || !strings.Contains(warn[0].Text, "used 1.40 s of the process's 3.00 s CPU") {
 		t.Errorf("warnings %q, want one about 1 exited thread and 1.40 s", warn)
 	}
 
@@ -97,7 +98,7 @@ func TestDeltaLostThreads(t *testing.T) {
 	// came and went between the readings.
 	b.Process.Threads = []Thread{{TID: 500, StartTime: 1000, UTime: 150, Voluntary: 15}, {TID: 501, StartTime: 1001, UTime: 60, Voluntary: 25}}
 	_, warn, _ = Delta(a, b)
-	if len(warn) != 1 || !strings.Contains(warn[0], "started and exited inside the window used 1.90 s") {
+	if len(warn) != 1 || warn[0].Code != record.WarnCSSplit || !strings.Contains(warn[0].Text, "started and exited inside the window used 1.90 s") {
 		t.Errorf("warnings %q, want one about 1.90 s of short-lived threads", warn)
 	}
 
@@ -109,19 +110,49 @@ func TestDeltaLostThreads(t *testing.T) {
 	}
 }
 
+// TestDeltaProblems: what a snapshot could not read, and what is therefore
+// not measured, are warnings with the code of the numbers they void.
 func TestDeltaProblems(t *testing.T) {
-	a := &Snapshot{Time: t0, Ticks: 100, Process: proc(1, 1), Problems: []string{"IO of pid 500 not read: permission denied (run as root)"}}
+	a := &Snapshot{Time: t0, Ticks: 100, Process: proc(1, 1), Problems: []record.Warning{
+		{Code: record.WarnIONotMeasured, Text: "IO of pid 500 not read: permission denied (run as root)"}}}
 	a.Process.IO = nil
 	b := &Snapshot{Time: t0.Add(time.Second), Ticks: 100, Process: proc(1, 1), Host: &HostCPU{}}
 	_, warn, err := Delta(a, b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	joined := strings.Join(warn, "\n")
-	for _, w := range []string{"at the window's start: IO of pid 500 not read", "IO of the process not measured", "host CPU not measured"} {
-		if !strings.Contains(joined, w) {
-			t.Errorf("warnings %q lack %q", warn, w)
-		}
+	want := []record.Warning{
+		{Code: record.WarnIONotMeasured, Text: "at the window's start: IO of pid 500 not read: permission denied (run as root)"},
+		{Code: record.WarnIONotMeasured, Text: "IO of the process not measured: read_bytes, write_bytes, rchar, wchar, syscr and syscw are not measurements"},
+		{Code: record.WarnHostCPUNotMeasured, Text: "host CPU not measured: host_cpu_seconds is not a measurement"},
+	}
+	if !reflect.DeepEqual(warn, want) {
+		t.Errorf("warnings\n%+v\nwant\n%+v", warn, want)
+	}
+}
+
+// TestDeltaBackwards: a counter that went backwards counts as 0 with a
+// warning, of code io for the /proc/PID/io counters (rchar as much as
+// read_bytes), general for the others.
+func TestDeltaBackwards(t *testing.T) {
+	a := &Snapshot{Time: t0, Ticks: 100, Process: proc(200, 0), Host: &HostCPU{}}
+	b := &Snapshot{Time: t0.Add(time.Second), Ticks: 100, Process: proc(100, 0), Host: &HostCPU{}}
+	a.Process.IO = &IO{RChar: 9000, ReadBytes: 10}
+	b.Process.IO = &IO{RChar: 8000, ReadBytes: 20}
+	got, warn, err := Delta(a, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ReadChars != 0 || got.ReadBytes != 10 || got.UserSeconds != 0 {
+		t.Errorf("rchar %v read_bytes %v user %v, want 0, 10, 0", got.ReadChars, got.ReadBytes, got.UserSeconds)
+	}
+	codes := map[string]record.Code{}
+	for _, w := range warn {
+		codes[strings.SplitN(w.Text, " went backwards", 2)[0]] = w.Code
+	}
+	want := map[string]record.Code{"process user time": record.WarnGeneral, "rchar": record.WarnIO}
+	if !reflect.DeepEqual(codes, want) {
+		t.Errorf("warnings %+v, want backwards user time (general) and rchar (io)", warn)
 	}
 }
 

@@ -31,9 +31,9 @@ type Snapshot struct {
 	Host *HostCPU
 	// Disk is the device's counters; nil when no device was asked for.
 	Disk *DiskStats
-	// Problems are parts that could not be read. Delta turns them into
-	// warnings.
-	Problems []string
+	// Problems are parts that could not be read, each with the code of
+	// the numbers it voids and the text. Delta makes them warnings.
+	Problems []record.Warning
 }
 
 // Snapshot reads process pid (none when pid is 0), the host CPU and the
@@ -52,11 +52,12 @@ func (f FS) Snapshot(pid int, disk string) (*Snapshot, error) {
 		}
 		s.Process = p
 		if p.IOErr != nil {
-			s.Problems = append(s.Problems, fmt.Sprintf("IO of pid %d not read: %v%s", pid, p.IOErr, ioHint(p.IOErr, os.Geteuid())))
+			s.Problems = append(s.Problems, record.Warning{Code: record.WarnIONotMeasured,
+				Text: fmt.Sprintf("IO of pid %d not read: %v%s", pid, p.IOErr, ioHint(p.IOErr, os.Geteuid()))})
 		}
 	}
 	if c, err := f.ReadHostCPU(); err != nil {
-		s.Problems = append(s.Problems, fmt.Sprintf("host CPU not read: %v", err))
+		s.Problems = append(s.Problems, record.Warning{Code: record.WarnHostCPUNotMeasured, Text: fmt.Sprintf("host CPU not read: %v", err)})
 	} else {
 		s.Host = &c
 	}
@@ -77,8 +78,10 @@ var ErrRestarted = errors.New("process restarted between the two readings")
 // Delta returns what happened between snapshots a and b (a first): the
 // process's CPU time, context switches, IO, its RSS at b, the host's busy
 // CPU and the disk's counters (record.OS with its Disk). Fields whose
-// sources were not read in both snapshots stay zero and a warning says so;
-// warnings also report threads whose context switches could not be counted.
+// sources were not read in both snapshots stay zero and a warning says so
+// (io-not-measured, host-cpu-not-measured); warnings also report IO
+// counters that went backwards (io), other counters that did (general) and
+// threads whose context switches could not be counted (cs-split).
 //
 // Context switches are summed over the threads' /proc/PID/task/TID/status,
 // because the process's own status counts the main thread only and the
@@ -90,7 +93,7 @@ var ErrRestarted = errors.New("process restarted between the two readings")
 // that happened: by the threads of a missing from b, and by the CPU time of
 // the process not found in its live threads (threads that came and went
 // between the readings).
-func Delta(a, b *Snapshot) (*record.OS, []string, error) {
+func Delta(a, b *Snapshot) (*record.OS, []record.Warning, error) {
 	if a == nil || b == nil {
 		return nil, nil, errors.New("os delta: a snapshot is missing")
 	}
@@ -98,25 +101,30 @@ func Delta(a, b *Snapshot) (*record.OS, []string, error) {
 		return nil, nil, fmt.Errorf("os delta: the second snapshot (%s) is older than the first (%s)",
 			b.Time.Format(time.RFC3339Nano), a.Time.Format(time.RFC3339Nano))
 	}
-	var warn []string
+	var warn []record.Warning
 	for _, p := range a.Problems {
-		warn = append(warn, "at the window's start: "+p)
+		p.Text = "at the window's start: " + p.Text
+		warn = append(warn, p)
 	}
 	for _, p := range b.Problems {
-		warn = append(warn, "at the window's end: "+p)
+		p.Text = "at the window's end: " + p.Text
+		warn = append(warn, p)
 	}
 	ticks := a.Ticks
 	if ticks <= 0 {
 		ticks = ClockTicks()
 	}
 	out := &record.OS{}
-	sub := func(what string, x, y uint64) float64 {
+	// sub is y − x, or 0 with a warning of code c when the counter went
+	// backwards.
+	sub := func(c record.Code, what string, x, y uint64) float64 {
 		if y < x {
-			warn = append(warn, fmt.Sprintf("%s went backwards (%d to %d): counted as 0", what, x, y))
+			warn = append(warn, record.Warning{Code: c, Text: fmt.Sprintf("%s went backwards (%d to %d): counted as 0", what, x, y)})
 			return 0
 		}
 		return float64(y - x)
 	}
+	ioc, other := record.WarnIO, record.WarnGeneral
 
 	switch {
 	case a.Process == nil && b.Process == nil:
@@ -130,28 +138,29 @@ func Delta(a, b *Snapshot) (*record.OS, []string, error) {
 		if pa.Stat.StartTime != pb.Stat.StartTime {
 			return nil, nil, fmt.Errorf("os delta: pid %d: %w (start time %d, then %d)", pa.Stat.PID, ErrRestarted, pa.Stat.StartTime, pb.Stat.StartTime)
 		}
-		out.UserSeconds = sub("process user time", pa.Stat.UTime, pb.Stat.UTime) / ticks
-		out.SystemSeconds = sub("process system time", pa.Stat.STime, pb.Stat.STime) / ticks
+		out.UserSeconds = sub(other, "process user time", pa.Stat.UTime, pb.Stat.UTime) / ticks
+		out.SystemSeconds = sub(other, "process system time", pa.Stat.STime, pb.Stat.STime) / ticks
 		if pb.Status.HasRSS {
 			out.RSSBytes = float64(pb.Status.RSSBytes)
 		}
 		if pa.IO != nil && pb.IO != nil {
-			out.ReadBytes = sub("read_bytes", pa.IO.ReadBytes, pb.IO.ReadBytes)
-			out.WriteBytes = sub("write_bytes", pa.IO.WriteBytes, pb.IO.WriteBytes)
-			out.ReadChars = sub("rchar", pa.IO.RChar, pb.IO.RChar)
-			out.WriteChars = sub("wchar", pa.IO.WChar, pb.IO.WChar)
-			out.ReadCalls = sub("syscr", pa.IO.SyscR, pb.IO.SyscR)
-			out.WriteCalls = sub("syscw", pa.IO.SyscW, pb.IO.SyscW)
+			out.ReadBytes = sub(ioc, "read_bytes", pa.IO.ReadBytes, pb.IO.ReadBytes)
+			out.WriteBytes = sub(ioc, "write_bytes", pa.IO.WriteBytes, pb.IO.WriteBytes)
+			out.ReadChars = sub(ioc, "rchar", pa.IO.RChar, pb.IO.RChar)
+			out.WriteChars = sub(ioc, "wchar", pa.IO.WChar, pb.IO.WChar)
+			out.ReadCalls = sub(ioc, "syscr", pa.IO.SyscR, pb.IO.SyscR)
+			out.WriteCalls = sub(ioc, "syscw", pa.IO.SyscW, pb.IO.SyscW)
 		} else {
-			warn = append(warn, "IO of the process not measured: read_bytes, write_bytes, rchar, wchar, syscr and syscw are not measurements")
+			warn = append(warn, record.Warning{Code: record.WarnIONotMeasured,
+				Text: "IO of the process not measured: read_bytes, write_bytes, rchar, wchar, syscr and syscw are not measurements"})
 		}
 		warn = append(warn, threadDelta(out, pa, pb, ticks)...)
 	}
 
 	if a.Host != nil && b.Host != nil {
-		out.HostCPUSeconds = sub("host busy CPU time", a.Host.Busy(), b.Host.Busy()) / ticks
+		out.HostCPUSeconds = sub(other, "host busy CPU time", a.Host.Busy(), b.Host.Busy()) / ticks
 	} else {
-		warn = append(warn, "host CPU not measured: host_cpu_seconds is not a measurement")
+		warn = append(warn, record.Warning{Code: record.WarnHostCPUNotMeasured, Text: "host CPU not measured: host_cpu_seconds is not a measurement"})
 	}
 
 	switch {
@@ -162,11 +171,11 @@ func Delta(a, b *Snapshot) (*record.OS, []string, error) {
 		da, db := a.Disk, b.Disk
 		out.Disk = &record.Disk{
 			Device:       db.Name,
-			Reads:        sub(db.Name+" reads", da.ReadsCompleted, db.ReadsCompleted),
-			ReadSectors:  sub(db.Name+" sectors read", da.SectorsRead, db.SectorsRead),
-			Writes:       sub(db.Name+" writes", da.WritesCompleted, db.WritesCompleted),
-			WriteSectors: sub(db.Name+" sectors written", da.SectorsWritten, db.SectorsWritten),
-			IOTicks:      sub(db.Name+" io time", da.IOMs, db.IOMs),
+			Reads:        sub(other, db.Name+" reads", da.ReadsCompleted, db.ReadsCompleted),
+			ReadSectors:  sub(other, db.Name+" sectors read", da.SectorsRead, db.SectorsRead),
+			Writes:       sub(other, db.Name+" writes", da.WritesCompleted, db.WritesCompleted),
+			WriteSectors: sub(other, db.Name+" sectors written", da.SectorsWritten, db.SectorsWritten),
+			IOTicks:      sub(other, db.Name+" io time", da.IOMs, db.IOMs),
 		}
 	}
 	return out, warn, nil
@@ -174,7 +183,7 @@ func Delta(a, b *Snapshot) (*record.OS, []string, error) {
 
 // threadDelta sums the context switches of the threads and says what could
 // not be counted.
-func threadDelta(out *record.OS, pa, pb *Process, ticks float64) []string {
+func threadDelta(out *record.OS, pa, pb *Process, ticks float64) []record.Warning {
 	type key struct {
 		tid   int
 		start uint64
@@ -200,7 +209,7 @@ func threadDelta(out *record.OS, pa, pb *Process, ticks float64) []string {
 	}
 	out.VoluntaryCS, out.InvoluntaryCS = float64(vol), float64(invol)
 
-	var warn []string
+	var warn []record.Warning
 	// Threads of a not found in b exited (or vanished while b was read).
 	exited := len(before)
 	procCPU := (pb.Stat.UTime + pb.Stat.STime) - min(pa.Stat.UTime+pa.Stat.STime, pb.Stat.UTime+pb.Stat.STime)
@@ -213,11 +222,11 @@ func threadDelta(out *record.OS, pa, pb *Process, ticks float64) []string {
 	noise := math.Max(5, 0.02*float64(procCPU))
 	switch {
 	case exited > 0:
-		warn = append(warn, fmt.Sprintf("%d threads exited inside the window: the voluntary and involuntary context switches they made after its start are not counted in /proc's per-thread split (perf counters keep exited threads' counts); threads not alive at the end used %.2f s of the process's %.2f s CPU",
-			exited, unseen/ticks, float64(procCPU)/ticks))
+		warn = append(warn, record.Warning{Code: record.WarnCSSplit, Text: fmt.Sprintf("%d threads exited inside the window: the voluntary and involuntary context switches they made after its start are not counted in /proc's per-thread split (perf counters keep exited threads' counts); threads not alive at the end used %.2f s of the process's %.2f s CPU",
+			exited, unseen/ticks, float64(procCPU)/ticks)})
 	case unseen > noise:
-		warn = append(warn, fmt.Sprintf("threads that started and exited inside the window used %.2f s of the process's %.2f s CPU: their context switches are not counted in /proc's voluntary/involuntary split (perf counters keep exited threads' counts)",
-			unseen/ticks, float64(procCPU)/ticks))
+		warn = append(warn, record.Warning{Code: record.WarnCSSplit, Text: fmt.Sprintf("threads that started and exited inside the window used %.2f s of the process's %.2f s CPU: their context switches are not counted in /proc's voluntary/involuntary split (perf counters keep exited threads' counts)",
+			unseen/ticks, float64(procCPU)/ticks)})
 	}
 	return warn
 }

@@ -169,8 +169,8 @@ func TestAttachFakeAttrsAndGroups(t *testing.T) {
 	if len(d.Threads) != 3 || d.Threads[0].Tid != 100 || d.Threads[2].Counts[4] != (Count{Raw: 2, Enabled: 1000, Running: 1000}) {
 		t.Errorf("threads %+v", d.Threads)
 	}
-	if len(d.Warnings) != 0 {
-		t.Errorf("warnings %q", d.Warnings)
+	if len(noteTexts(d.Notes)) != 0 {
+		t.Errorf("warnings %q", noteTexts(d.Notes))
 	}
 	if got := d.Seconds(); got < 0 {
 		t.Errorf("window of %v s", got)
@@ -262,9 +262,8 @@ func TestAttachFakeNotSupported(t *testing.T) {
 			t.Errorf("%s: reason %q value %v count %+v", ec.Event.Name, ec.Reason, ec.Value, ec.Count)
 		}
 	}
-	rc := d.RecordCounters()
-	if rc[0].Status != "not supported" || rc[0].Reason == "" || rc[1].Status != "counted" || rc[1].Raw != 4 || rc[1].Unit != "ns" || rc[1].Group != 0 {
-		t.Errorf("record counters %+v", rc)
+	if tc := d.Events[1]; tc.Status != StatusCounted || tc.Count.Raw != 4 || tc.Group != 0 {
+		t.Errorf("task-clock %+v", tc)
 	}
 }
 
@@ -469,8 +468,14 @@ func TestAttachFakeScaling(t *testing.T) {
 		"instructions was multiplexed: counted 25.0% of the time, value scaled",
 		"branch-misses not counted: " + bm.Reason,
 	}
-	if !reflect.DeepEqual(d.Warnings, want) {
-		t.Errorf("warnings\n%q\nwant\n%q", d.Warnings, want)
+	if !reflect.DeepEqual(noteTexts(d.Notes), want) {
+		t.Errorf("warnings\n%q\nwant\n%q", noteTexts(d.Notes), want)
+	}
+	kinds := []NoteKind{NoteMultiplexed, NoteMultiplexed, NoteNotCounted}
+	for i, n := range d.Notes {
+		if i < len(kinds) && (n.Kind != kinds[i] || !slices.Equal(n.Events, []string{d.Events[i].Event.RecordName()})) {
+			t.Errorf("note %d: kind %v events %q, want %v [%s]", i, n.Kind, n.Events, kinds[i], d.Events[i].Event.RecordName())
+		}
 	}
 }
 
@@ -527,8 +532,8 @@ func TestAttachFakeHybrid(t *testing.T) {
 			if c.Count != tc.want || c.Value != tc.value || c.Status != tc.status {
 				t.Errorf("cycles %+v value %v %v; want %+v value %v %v", c.Count, c.Value, c.Status, tc.want, tc.value, tc.status)
 			}
-			if !reflect.DeepEqual(d.Warnings, tc.warnings) {
-				t.Errorf("warnings %q, want %q", d.Warnings, tc.warnings)
+			if !reflect.DeepEqual(noteTexts(d.Notes), tc.warnings) {
+				t.Errorf("warnings %q, want %q", noteTexts(d.Notes), tc.warnings)
 			}
 		})
 	}

@@ -2,12 +2,8 @@ package perfevent
 
 import (
 	"fmt"
-	"math"
-	"slices"
 	"strings"
 	"time"
-
-	"github.com/perfbench/perfbench/record"
 )
 
 // Count is what the kernel reports for one counter, or a sum or a difference
@@ -74,17 +70,18 @@ const (
 	StatusCounted
 )
 
-// String returns the status as perf stat and the Record spell it.
+// String returns the status as perf stat spells it (and the Record: see
+// record.Status).
 func (s Status) String() string {
 	switch s {
 	case StatusNotSupported:
-		return string(record.StatusNotSupported)
+		return "not supported"
 	case StatusNotCounted:
-		return string(record.StatusNotCounted)
+		return "not counted"
 	case StatusScaled:
-		return string(record.StatusScaled)
+		return "scaled"
 	case StatusCounted:
-		return string(record.StatusCounted)
+		return "counted"
 	}
 	return fmt.Sprintf("Status(%d)", int(s))
 }
@@ -180,10 +177,11 @@ type Reading struct {
 	// order they were attached (two for a thread counted twice); it is
 	// empty in cgroup mode. They add up to Events.
 	Threads []ThreadCounts
-	// Warnings are conditions that weaken the reading without voiding it:
-	// multiplexed or never-counted events, threads that may be uncounted.
-	// A window keeps those of both its readings.
-	Warnings []string
+	// Notes are conditions that weaken the reading without voiding it:
+	// the attachment's (threads that may be uncounted, ...), then
+	// multiplexed events, then never-counted events. A window keeps those
+	// of both its readings.
+	Notes []Note
 
 	lay     *layout
 	targets []int     // tid (thread mode) or CPU (cgroup mode) of each row of parts
@@ -309,7 +307,7 @@ func (r Reading) Without(tid int, start uint64) (Reading, bool) {
 }
 
 // Missing says why the counts of some events are unknown ("" when every
-// count is known): what RecordCounters marks not counted for that reason.
+// count is known): the Record of the window fails for that reason.
 func (r Reading) Missing() string {
 	var names []string
 	why := ""
@@ -342,13 +340,26 @@ func combine(row []Count, parts []int) Count {
 	return c
 }
 
-// finish derives Events, Threads and Warnings from the per-target, per-part
+// finish derives Events, Threads and Notes from the per-target, per-part
 // counts.
 func (r *Reading) finish() {
 	lay := r.lay
-	nev := len(lay.events)
-	// The opened parts of each event, nil for an event missing a part.
-	open := make([][]int, nev)
+	open := lay.openedByEvent()
+	missing := r.missing()
+	r.Events = make([]EventCount, len(lay.events))
+	for i := range lay.events {
+		r.Events[i] = r.eventCount(i, open[i], missing[i])
+	}
+	if !lay.cgroup {
+		r.Threads = r.threadRows(open)
+	}
+	r.Notes = eventNotes(r.notes, r.Events, !r.Start.IsZero())
+}
+
+// openedByEvent are the opened parts of each event, nil for an event missing a
+// part.
+func (lay *layout) openedByEvent() [][]int {
+	open := make([][]int, len(lay.events))
 	for i := range lay.events {
 		ps := lay.eventParts[i]
 		for _, p := range ps {
@@ -360,9 +371,16 @@ func (r *Reading) finish() {
 			open[i] = nil
 		}
 	}
-	// Why the count of each event is unknown, if it is.
-	missing := make([]string, nev)
-	more := make([]int, nev)
+	return open
+}
+
+// missing says, per event, why its count is unknown ("" when it is known):
+// the first reason of its gaps (and how many other reasons there are), or
+// in cgroup mode the CPUs that came online.
+func (r *Reading) missing() []string {
+	lay := r.lay
+	missing := make([]string, len(lay.events))
+	more := make([]int, len(lay.events))
 	for _, g := range r.gaps {
 		i := lay.parts[g.part].event
 		if missing[i] == "" {
@@ -371,109 +389,91 @@ func (r *Reading) finish() {
 			more[i]++
 		}
 	}
-	if r.cpuGap != "" {
-		for i := range missing {
-			if missing[i] == "" {
-				missing[i] = r.cpuGap
-			}
-		}
-	}
-	r.Events = make([]EventCount, nev)
-	for i, ev := range lay.events {
-		ec := EventCount{Event: ev, Status: StatusCounted}
-		ps := open[i]
+	for i := range missing {
 		switch {
-		case len(lay.eventParts[i]) == 0 || ps == nil:
-			// No part, or a hybrid event that opened on some of its
-			// PMUs only: a sum that misses a PMU is not the event's
-			// count.
-			ec.Status = StatusNotSupported
-			ec.Reason = lay.eventReason(i)
-			r.Events[i] = ec
-			continue
-		case missing[i] != "":
-			ec.Status = StatusNotCounted
-			ec.Missing = missing[i]
-			if more[i] > 0 {
-				ec.Missing += fmt.Sprintf(" (and %d more such counters)", more[i])
-			}
-			ec.Reason = ec.Missing
-			r.Events[i] = ec
-			continue
+		case more[i] > 0:
+			missing[i] += fmt.Sprintf(" (and %d more such counters)", more[i])
+		case missing[i] == "":
+			missing[i] = r.cpuGap
 		}
-		ec.Group = lay.groupNumber(lay.parts[ps[0]].group)
-		ran, scaled := false, false
-		for _, row := range r.parts {
-			c := combine(row, ps)
-			ec.Count = ec.Count.Add(c)
-			ec.Value += c.Scaled()
-			ran = ran || c.Running > 0
-			scaled = scaled || (c.Enabled > 0 && c.Running < c.Enabled)
-		}
+	}
+	return missing
+}
+
+// eventCount is event i's count over the reading's rows: ps are its opened
+// parts (nil: not supported), missing why its count is unknown ("" when
+// known).
+func (r *Reading) eventCount(i int, ps []int, missing string) EventCount {
+	lay := r.lay
+	ec := EventCount{Event: lay.events[i], Status: StatusCounted}
+	switch {
+	case len(lay.eventParts[i]) == 0 || ps == nil:
+		// No part, or a hybrid event that opened on some of its PMUs
+		// only: a sum that misses a PMU is not the event's count.
+		ec.Status = StatusNotSupported
+		ec.Reason = lay.eventReason(i)
+		return ec
+	case missing != "":
+		ec.Status = StatusNotCounted
+		ec.Missing = missing
+		ec.Reason = ec.Missing
+		return ec
+	}
+	ec.Group = lay.groupNumber(lay.parts[ps[0]].group)
+	ran, scaled := false, false
+	for _, row := range r.parts {
+		c := combine(row, ps)
+		ec.Count = ec.Count.Add(c)
+		ec.Value += c.Scaled()
+		ran = ran || c.Running > 0
+		scaled = scaled || (c.Enabled > 0 && c.Running < c.Enabled)
+	}
+	switch {
+	case ec.Count.Enabled == 0 || !ran:
+		ec.Status = StatusNotCounted
+		ec.Value = 0
 		switch {
-		case ec.Count.Enabled == 0 || !ran:
-			ec.Status = StatusNotCounted
-			ec.Value = 0
-			switch {
-			case ec.Count.Enabled > 0:
-				ec.Reason = "enabled but never scheduled on the PMU (counters busy: other events, NMI watchdog, or a group that does not fit)"
-			case lay.cgroup:
-				ec.Reason = "no task of the cgroup ran during the window"
-			default:
-				ec.Reason = "the counted threads did not run during the window"
-			}
-		case scaled:
-			ec.Status = StatusScaled
+		case ec.Count.Enabled > 0:
+			ec.Reason = "enabled but never scheduled on the PMU (counters busy: other events, NMI watchdog, or a group that does not fit)"
+		case lay.cgroup:
+			ec.Reason = "no task of the cgroup ran during the window"
+		default:
+			ec.Reason = "the counted threads did not run during the window"
 		}
-		r.Events[i] = ec
+	case scaled:
+		ec.Status = StatusScaled
 	}
-	if !lay.cgroup {
-		r.Threads = nil
-		for t, tid := range r.targets {
-			start := uint64(0)
-			if t < len(r.starts) {
-				start = r.starts[t]
-			}
-			if t >= len(r.own) || r.own[t] == nil {
-				r.Threads = append(r.Threads, r.threadRow(tid, start, false, r.parts[t], open))
-				continue
-			}
-			// The thread's own counts were read just before its
-			// inherited ones: what it ran between the two reads
-			// counts as its own, and over a window its own delta is
-			// capped by the inherited one, so that the rows add up.
-			own := make([]Count, len(r.parts[t]))
-			desc := make([]Count, len(r.parts[t]))
-			for p, inh := range r.parts[t] {
-				o := r.own[t][p]
-				o = Count{Raw: min(o.Raw, inh.Raw), Enabled: min(o.Enabled, inh.Enabled), Running: min(o.Running, inh.Running)}
-				own[p] = o
-				desc[p], _ = inh.Sub(o)
-			}
-			r.Threads = append(r.Threads, r.threadRow(tid, start, false, own, open), r.threadRow(tid, start, true, desc, open))
+	return ec
+}
+
+// threadRows are the rows of Threads (thread mode): one per target, two for
+// a thread counted twice.
+func (r *Reading) threadRows(open [][]int) []ThreadCounts {
+	var rows []ThreadCounts
+	for t, tid := range r.targets {
+		start := uint64(0)
+		if t < len(r.starts) {
+			start = r.starts[t]
 		}
-	}
-	r.Warnings = appendNew(nil, r.notes...)
-	// Not-counted events with the same reason share one warning.
-	var reasons []string
-	notCounted := map[string][]string{}
-	for _, ec := range r.Events {
-		switch ec.Status {
-		case StatusScaled:
-			r.Warnings = append(r.Warnings, fmt.Sprintf("%s was multiplexed: counted %.1f%% of the time, value scaled", ec.Event.Name, 100*ec.Count.Fraction()))
-		case StatusNotCounted:
-			if r.Start.IsZero() && ec.Missing == "" {
-				break
-			}
-			if _, ok := notCounted[ec.Reason]; !ok {
-				reasons = append(reasons, ec.Reason)
-			}
-			notCounted[ec.Reason] = append(notCounted[ec.Reason], ec.Event.Name)
+		if t >= len(r.own) || r.own[t] == nil {
+			rows = append(rows, r.threadRow(tid, start, false, r.parts[t], open))
+			continue
 		}
+		// The thread's own counts were read just before its inherited
+		// ones: what it ran between the two reads counts as its own,
+		// and over a window its own delta is capped by the inherited
+		// one, so that the rows add up.
+		own := make([]Count, len(r.parts[t]))
+		desc := make([]Count, len(r.parts[t]))
+		for p, inh := range r.parts[t] {
+			o := r.own[t][p]
+			o = Count{Raw: min(o.Raw, inh.Raw), Enabled: min(o.Enabled, inh.Enabled), Running: min(o.Running, inh.Running)}
+			own[p] = o
+			desc[p], _ = inh.Sub(o)
+		}
+		rows = append(rows, r.threadRow(tid, start, false, own, open), r.threadRow(tid, start, true, desc, open))
 	}
-	for _, why := range reasons {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%s not counted: %s", strings.Join(notCounted[why], ", "), why))
-	}
+	return rows
 }
 
 // threadRow is the ThreadCounts of one row of part counts.
@@ -485,42 +485,4 @@ func (r *Reading) threadRow(tid int, start uint64, desc bool, row []Count, open 
 		}
 	}
 	return tc
-}
-
-// appendNew appends to dst the strings of add it does not hold yet.
-func appendNew(dst []string, add ...string) []string {
-	for _, a := range add {
-		if !slices.Contains(dst, a) {
-			dst = append(dst, a)
-		}
-	}
-	return dst
-}
-
-// RecordCounters converts r's events into Record counters: raw, enabled and
-// running deltas, the scaled value and the status, in the events' order.
-// Values that were not measured are 0 with a not supported or not counted
-// status and the reason.
-func (r Reading) RecordCounters() []record.Counter {
-	out := make([]record.Counter, len(r.Events))
-	for i, ec := range r.Events {
-		// Records carry the catalogue spelling ("context-switches" for
-		// "cs"), so Records written from different spellings compare.
-		c := record.Counter{
-			Event:   ec.Event.RecordName(),
-			Group:   ec.Group,
-			Raw:     ec.Count.Raw,
-			Enabled: ec.Count.Enabled,
-			Running: ec.Count.Running,
-			Status:  record.Status(ec.Status.String()),
-			Reason:  ec.Reason,
-			Unit:    ec.Event.Unit,
-			Scale:   ec.Event.Scale,
-		}
-		if ec.Status.Measured() && !math.IsNaN(ec.Value) {
-			c.Value = ec.Value
-		}
-		out[i] = c
-	}
-	return out
 }

@@ -30,5 +30,24 @@ func FakeWindowRecord(t *testing.T, sys *System, list List, perRead func(typ uin
 	if err != nil {
 		t.Fatalf("measure on the fake kernel: %v", err)
 	}
-	return w.Record()
+	// The Record's counters as perfbench writes them (measure's
+	// recordCounters, which this package cannot import): canonical name,
+	// raw, enabled, running, the scaled value and the status.
+	r := &record.Record{Schema: record.SchemaVersion}
+	for _, ec := range w.Total.Events {
+		c := record.Counter{Event: ec.Event.RecordName(), Group: ec.Group, Raw: ec.Count.Raw, Enabled: ec.Count.Enabled,
+			Running: ec.Count.Running, Reason: ec.Reason, Unit: ec.Event.Unit, Scale: ec.Event.Scale}
+		switch ec.Status {
+		case StatusCounted:
+			c.Status, c.Value = record.StatusCounted, ec.Value
+		case StatusScaled:
+			c.Status, c.Value = record.StatusScaled, ec.Value
+		case StatusNotCounted:
+			c.Status = record.StatusNotCounted
+		default:
+			c.Status = record.StatusNotSupported
+		}
+		r.Counters = append(r.Counters, c)
+	}
+	return r
 }

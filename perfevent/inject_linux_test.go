@@ -239,8 +239,8 @@ func TestPartialGroupForReal(t *testing.T) {
 	}
 	cpu1 := processCPUClock(t, w.pid)
 	d, _ := r1.Sub(r0)
-	if m := d.Missing(); m != "" || len(d.Warnings) != 0 {
-		t.Errorf("missing %q, warnings %q", m, d.Warnings)
+	if m := d.Missing(); m != "" || len(noteTexts(d.Notes)) != 0 {
+		t.Errorf("missing %q, warnings %q", m, noteTexts(d.Notes))
 	}
 	// Two threads came and went: within 2% of the CPU clock.
 	within(t, "task-clock vs the CPU clock (ns)", d.Events[0].Value, cpu1-cpu0, 0.02)

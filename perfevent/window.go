@@ -2,14 +2,11 @@ package perfevent
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/perfbench/perfbench/record"
 )
 
 // WindowOptions say how long a window lasts and what happens inside it. The
@@ -144,90 +141,6 @@ loop:
 		return nil, err
 	}
 	return w, nil
-}
-
-// StatOptions are the options of Stat.
-type StatOptions struct {
-	Attach Options
-	Window WindowOptions
-	// OnAttach, when set, is called once the counters are open, before the
-	// window starts (for progress messages).
-	OnAttach func(*Attachment)
-}
-
-// Stat counts events on process pid over one window and closes the counters:
-// what perfbench stat does. Attach errors are returned as they are.
-func Stat(ctx context.Context, pid int, events []Event, opts StatOptions) (*Window, error) {
-	a, err := Attach(pid, events, opts.Attach)
-	if err != nil {
-		return nil, err
-	}
-	if opts.OnAttach != nil {
-		opts.OnAttach(a)
-	}
-	w, err := Measure(ctx, a, opts.Window)
-	if cerr := a.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
-	return w, nil
-}
-
-// Warnings are the window's warnings: the attachment's, multiplexed and
-// never-counted events, and an interrupted window.
-func (w *Window) Warnings() []string {
-	out := append([]string(nil), w.Total.Warnings...)
-	if w.Partial {
-		out = append(out, fmt.Sprintf("interrupted: the window lasted %.3f s of the %s planned", w.Total.Seconds(), w.Planned))
-	}
-	return out
-}
-
-// Record builds the stat Record of the window: outcome (failed, with the
-// reason, when a count is unknown: see Reading.Missing), window, counters with
-// raw, enabled, running, value and status, the series, warnings, and the
-// process as the Record's server. The Record's version label is the
-// process's command name ("pid N" when unknown), its step "stat"; callers add
-// provenance.
-func (w *Window) Record() *record.Record {
-	r := record.New(record.KindStat)
-	if w.Partial {
-		r.Outcome = record.OutcomePartial
-		r.Error = fmt.Sprintf("interrupted after %.3f s of %s", w.Total.Seconds(), w.Planned)
-	}
-	if m := w.Total.Missing(); m != "" {
-		// A count the window could not measure fails it: its other
-		// counters stand, this one is not a number.
-		r.Outcome = record.OutcomeFailed
-		r.Error = strings.TrimPrefix(r.Error+"; "+m, "; ")
-	}
-	r.Step = "stat"
-	r.Version = w.Name
-	if r.Version == "" {
-		r.Version = fmt.Sprintf("pid %d", w.Pid)
-	}
-	r.Host, _ = os.Hostname()
-	if !w.Cgroup {
-		r.Threads = w.Coverage.Attached
-	}
-	r.Window = record.Window{Start: w.Total.Start, End: w.Total.End, Seconds: w.Total.Seconds()}
-	r.Counters = w.Total.RecordCounters()
-	r.WarnText(w.Warnings()...)
-	r.Server = &record.Server{Pid: w.Pid, Exe: w.Exe}
-	t := 0.0
-	for _, s := range w.Series {
-		t += s.Seconds()
-		p := record.Point{T: t, Seconds: s.Seconds(), Counters: map[string]float64{}}
-		for _, ec := range s.Events {
-			if ec.Status.Measured() {
-				p.Counters[ec.Event.RecordName()] = ec.Value
-			}
-		}
-		r.Series = append(r.Series, p)
-	}
-	return r
 }
 
 // processIdentity reads the command name (/proc/PID/comm) and executable

@@ -1,11 +1,9 @@
 package perfevent
 
 import (
-	"strings"
+	"reflect"
 	"testing"
 	"time"
-
-	"github.com/perfbench/perfbench/record"
 )
 
 // handWindow is a 2-second window with one event of each status, built by
@@ -14,7 +12,9 @@ func handWindow(t *testing.T) *Window {
 	t.Helper()
 	tc := Event{Name: "task-clock", Kind: KindSoftware, Unit: "ns", Encodings: []Encoding{{PMU: "software", Type: 1, Config: 1}}}
 	pf := Event{Name: "page-faults", Kind: KindSoftware, Encodings: []Encoding{{PMU: "software", Type: 1, Config: 2}}}
-	cyc := Event{Name: "cycles", Kind: KindHardware, Encodings: []Encoding{{PMU: "cpu"}}}
+	// cycles as the user spelled it: notes name it so, and key it by its
+	// canonical name.
+	cyc := Event{Name: "cpu-cycles", Canonical: "cycles", Kind: KindHardware, Encodings: []Encoding{{PMU: "cpu"}}}
 	ins := Event{Name: "instructions", Kind: KindHardware, Encodings: []Encoding{{PMU: "cpu", Config: 1}}}
 	bm := Event{Name: "branch-misses", Kind: KindHardware, Encodings: []Encoding{{PMU: "cpu", Config: 5}}}
 	lay, err := planLayout([]Event{tc, pf, cyc, ins, bm}, nil, map[string]int{"cpu": 1})
@@ -38,62 +38,38 @@ func handWindow(t *testing.T) *Window {
 		Coverage: Coverage{Listed: 3, Attached: 2, Exited: 2, Missed: []int{50}, Attempts: 2}, Groups: lay.describe()}
 }
 
-func TestWindowText(t *testing.T) {
-	var b strings.Builder
-	if err := handWindow(t).WriteText(&b); err != nil {
-		t.Fatal(err)
+// TestHandReadingNotes: the hand-built window's events have one status
+// each, and its notes say which were multiplexed and which were never
+// counted, after the attachment's own: by kind and canonical event name,
+// and in words with the events as the user spelled them.
+func TestHandReadingNotes(t *testing.T) {
+	r := handWindow(t).Total
+	want := []Status{StatusCounted, StatusCounted, StatusScaled, StatusNotSupported, StatusNotCounted}
+	for i, ec := range r.Events {
+		if ec.Status != want[i] {
+			t.Errorf("%s: status %v, want %v", ec.Event.Name, ec.Status, want[i])
+		}
 	}
-	// task-clock: 2032.66 msec over 2 s = 1016.33 msec/s; page-faults
-	// 40069 / 2 = 20034.50 /s; cycles ran a quarter of the time: 4000.
-	want := `perfbench stat: pid 42 (mariadbd), 2 threads, window 2.000 s (partial: 10s planned)
-groups: task-clock,page-faults,cycles,branch-misses
-threads: 2 exited before their counters opened; 1 created during the attach by uncounted threads, found by the rescan and attached; attached 2 times, as threads started during the attach
-
-           2032.66 msec  task-clock             1016.33 msec/s   counted
-             40069       page-faults           20034.50 /s       counted
-              4000       cycles                 2000.00 /s       scaled (running 25.0%)
-   <not supported>       instructions                            no hardware PMU on this machine (perf_event_open: no such file or directory)
-     <not counted>       branch-misses                           enabled but never scheduled on the PMU (counters busy: other events, NMI watchdog, or a group that does not fit)
-
-warning: 2 threads started while counters were being opened
-warning: cycles was multiplexed: counted 25.0% of the time, value scaled
-warning: branch-misses not counted: enabled but never scheduled on the PMU (counters busy: other events, NMI watchdog, or a group that does not fit)
-warning: interrupted: the window lasted 2.000 s of the 10s planned
-`
-	if got := b.String(); got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
+	// cycles ran a quarter of the time: 1000 raw scale to 4000.
+	if v := r.Events[2].Value; v != 4000 {
+		t.Errorf("cycles value %v, want 4000", v)
+	}
+	never := "enabled but never scheduled on the PMU (counters busy: other events, NMI watchdog, or a group that does not fit)"
+	notes := []Note{
+		{Kind: NoteAttach, Text: "2 threads started while counters were being opened"},
+		{Kind: NoteMultiplexed, Events: []string{"cycles"}, Running: 0.25, Text: "cpu-cycles was multiplexed: counted 25.0% of the time, value scaled"},
+		{Kind: NoteNotCounted, Events: []string{"branch-misses"}, Reason: never, Text: "branch-misses not counted: " + never},
+	}
+	if !reflect.DeepEqual(r.Notes, notes) {
+		t.Errorf("notes\n%+v\nwant\n%+v", r.Notes, notes)
 	}
 }
 
-func TestWindowRecord(t *testing.T) {
-	w := handWindow(t)
-	r := w.Record()
-	if err := r.Validate(); err != nil {
-		t.Fatal(err)
+// noteTexts returns the texts of notes, in order.
+func noteTexts(notes []Note) []string {
+	var out []string
+	for _, n := range notes {
+		out = append(out, n.Text)
 	}
-	if r.Kind != record.KindStat || r.Outcome != record.OutcomePartial || r.Version != "mariadbd" || r.Step != "stat" || r.Server.Pid != 42 || r.Window.Seconds != 2 {
-		t.Errorf("record %+v", r)
-	}
-	want := []record.Counter{
-		{Event: "task-clock", Raw: 2032660000, Enabled: 2032660000, Running: 2032660000, Value: 2032660000, Status: "counted", Unit: "ns"},
-		{Event: "page-faults", Raw: 40069, Enabled: 2032660000, Running: 2032660000, Value: 40069, Status: "counted"},
-		{Event: "cycles", Raw: 1000, Enabled: 4000, Running: 1000, Value: 4000, Status: "scaled"},
-		{Event: "instructions", Status: "not supported", Reason: "no hardware PMU on this machine (perf_event_open: no such file or directory)"},
-		{Event: "branch-misses", Enabled: 4000, Status: "not counted", Reason: w.Total.Events[4].Reason},
-	}
-	for i, c := range r.Counters {
-		if c != want[i] {
-			t.Errorf("counter %d:\n got %+v\nwant %+v", i, c, want[i])
-		}
-	}
-	if len(r.Warnings) != 4 || !strings.HasPrefix(r.Error, "interrupted after 2.000 s") {
-		t.Errorf("warnings %q error %q", r.Warnings, r.Error)
-	}
-	b, err := record.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := record.Parse(b); err != nil {
-		t.Errorf("the JSON does not parse back: %v", err)
-	}
+	return out
 }

@@ -69,7 +69,9 @@ func measure(t *testing.T, srv *sandbox.Server, res *symbols.Resolver, dir, v st
 	}
 	r := &record.Record{Schema: record.SchemaVersion, Kind: record.KindStep, Outcome: record.OutcomeOK, Version: v, Step: "point-query",
 		Ops: record.Ops{Source: "Questions", Count: ops}, Profile: rel}
-	r.WarnText(out.Warnings...)
+	for _, w := range out.Warnings {
+		r.Warnf(record.WarnGeneral, "%s", w)
+	}
 	if err := record.Write(recPath, r); err != nil {
 		t.Fatal(err)
 	}

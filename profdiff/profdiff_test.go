@@ -327,7 +327,9 @@ func TestLoadRecordsAndProfiles(t *testing.T) {
 		sub := filepath.Join(dir, "run", x.Version, string(rune('0'+i)))
 		writeProf(filepath.Join(sub, "profile.pb.gz"), x.Profile)
 		r := &record.Record{Schema: record.SchemaVersion, Kind: record.KindStep, Outcome: record.OutcomeOK, Version: x.Version, Step: x.Step, Ops: record.Ops{Source: "Questions", Count: x.Ops}, Profile: "profile.pb.gz"}
-		r.WarnText(x.Warnings...)
+		for _, w := range x.Warnings {
+			r.Warnf(record.WarnGeneral, "%s", w)
+		}
 		if err := record.Write(filepath.Join(sub, "rec.json"), r); err != nil {
 			t.Fatal(err)
 		}

@@ -207,21 +207,3 @@ func TestSchema2RoundTrip(t *testing.T) {
 		t.Errorf("read back warnings %+v group %q ops %+v", got.Warnings, got.Group, got.Ops)
 	}
 }
-
-// TestWarnTextBridge: a warning a producer still writes as a sentence
-// (perfevent's multiplexing note names the event as the user spelled it)
-// gets its code and canonical events by the schema-1 rules.
-func TestWarnTextBridge(t *testing.T) {
-	r := New(KindStat)
-	r.Ops.Source = "Questions"
-	r.Warn("%s was multiplexed: counted %.1f%% of the time, value scaled", "cpu-cycles", 40.0)
-	r.WarnText("cs not counted: never scheduled", "no Questions count for the window")
-	want := []Warning{
-		{Code: WarnMultiplexed, Events: []string{"cycles"}, Text: "cpu-cycles was multiplexed: counted 40.0% of the time, value scaled"},
-		{Code: WarnNotCounted, Events: []string{"context-switches"}, Text: "cs not counted: never scheduled"},
-		{Code: WarnOpsNotCounted, Text: "no Questions count for the window"},
-	}
-	if !reflect.DeepEqual(r.Warnings, want) {
-		t.Errorf("warnings %+v, want %+v", r.Warnings, want)
-	}
-}

@@ -1,0 +1,295 @@
+package measure
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/perfbench/perfbench/hostinfo"
+	"github.com/perfbench/perfbench/mysqld"
+	"github.com/perfbench/perfbench/osstat"
+	"github.com/perfbench/perfbench/perfevent"
+	"github.com/perfbench/perfbench/pprofout"
+	"github.com/perfbench/perfbench/record"
+)
+
+// series builds a window's series points, one per interval delta: the
+// counters, the ops from the server status and the server's CPU time read
+// next to each interval's end (at the window's end, those of its end edge).
+type series struct {
+	s      *Session
+	ctx    context.Context
+	end    *edge // the window's end edge, once endSet
+	endSet bool
+	warn   func(code record.Code, format string, args ...any)
+
+	points     []record.Point
+	prevStatus *mysqld.Status
+	prevCPU    float64
+	prevCPUok  bool
+	// opWarned and cpuWarned: a failed status or CPU read was warned
+	// about (once per window).
+	opWarned, cpuWarned bool
+}
+
+// begin starts the series from the window's start edge.
+func (x *series) begin(start edge) {
+	x.prevStatus = start.status
+	if start.os != nil && start.os.Process != nil {
+		x.prevCPU, x.prevCPUok = cpuSeconds(start.os.Process.Stat, start.os.Ticks), true
+	}
+}
+
+// point adds the point of interval delta d.
+func (x *series) point(d perfevent.Reading) {
+	s := x.s
+	d = s.withoutOwn(d)
+	p := record.Point{Seconds: d.Seconds(), Counters: map[string]float64{}}
+	for _, ec := range d.Events {
+		if ec.Status.Measured() {
+			p.Counters[ec.Event.RecordName()] = ec.Value
+		}
+	}
+	var st *mysqld.Status
+	var cpu float64
+	var cpuOK bool
+	if x.endSet && d.End.Equal(x.end.at) {
+		st = x.end.status
+		if x.end.os != nil && x.end.os.Process != nil {
+			cpu, cpuOK = cpuSeconds(x.end.os.Process.Stat, x.end.os.Ticks), true
+		}
+	} else {
+		if s.op != nil {
+			got, err := s.cfg.DB.Status(x.ctx)
+			if err != nil && !x.opWarned {
+				x.opWarned = true
+				x.warn(record.WarnGeneral, "series: server status could not be read: %v", err)
+			}
+			st = got
+		}
+		cpu, cpuOK = s.processCPU()
+	}
+	if s.op != nil && st != nil && x.prevStatus != nil {
+		if diff, err := mysqld.Delta(x.prevStatus, st); err == nil {
+			if n, err := diff.Ops(*s.op); err == nil {
+				p.Ops = n
+			}
+		} else if !x.opWarned {
+			x.opWarned = true
+			x.warn(record.WarnGeneral, "series: ops could not be counted: %v", err)
+		}
+	}
+	if st != nil {
+		x.prevStatus = st
+	}
+	if cpuOK && x.prevCPUok {
+		p.CPUSeconds = max(cpu-x.prevCPU, 0)
+	} else if !cpuOK && !x.cpuWarned {
+		x.cpuWarned = true
+		x.warn(record.WarnGeneral, "series: the server's CPU time could not be read from /proc")
+	}
+	if cpuOK {
+		x.prevCPU, x.prevCPUok = cpu, true
+	}
+	x.points = append(x.points, p)
+}
+
+// statusAndOps sets r's status deltas and op count from the window's edges
+// and returns why the window failed ("" when it did not): the status could
+// not be read at both edges (the server exited, say), or the server
+// restarted or its status was reset in between. A failed window keeps no
+// status and no op count.
+func (s *Session) statusAndOps(r *record.Record, start, end edge) (failed string) {
+	if s.cfg.DB != nil {
+		switch {
+		case start.status == nil || end.status == nil:
+			failed = "the server status could not be read at both edges of the window: no status deltas and no op count"
+			if err := hostinfo.Alive("/", s.cfg.Pid); err != nil {
+				now := "no longer exists"
+				if errors.Is(err, hostinfo.ErrExited) {
+					now = "is a zombie now"
+				}
+				failed = fmt.Sprintf("the server (pid %d) exited during the window (it %s): no status at the window's end, so no status deltas and no op count; its counts up to its exit are kept", s.cfg.Pid, now)
+			}
+		default:
+			diff, err := mysqld.Delta(start.status, end.status)
+			if err != nil {
+				failed = err.Error()
+				if errors.Is(err, mysqld.ErrRestarted) || errors.Is(err, mysqld.ErrStatusReset) {
+					r.Server.UptimeStart = start.status.Values["Uptime"]
+					r.Server.UptimeEnd = end.status.Values["Uptime"]
+				}
+				break
+			}
+			r.Status = diff.Counters
+			r.Gauges = diff.Gauges
+			r.AddWarning(diff.Warnings...)
+			diff.FillServer(r.Server)
+			if s.op != nil {
+				n, err := diff.Ops(*s.op)
+				r.Ops = record.Ops{Source: s.op.Source(), Per: s.op.Per}
+				if err != nil {
+					r.Warnf(record.WarnOpsNotCounted, noOpCount+": %v", err)
+				} else {
+					r.Ops.Count, r.Ops.Counted = n, true
+				}
+			}
+		}
+	}
+	if IsClientOp(s.cfg.Op) {
+		r.Ops = record.Ops{Source: s.cfg.Op, Per: 1}
+	}
+	if failed != "" {
+		r.Outcome = record.OutcomeFailed
+		r.Error = failed
+		r.Status, r.Gauges, r.Ops = nil, nil, record.Ops{}
+	}
+	return failed
+}
+
+// osDelta sets r's /proc deltas from the window's edges.
+func (s *Session) osDelta(r *record.Record, start, end edge) {
+	if start.os == nil || end.os == nil {
+		return
+	}
+	o, ws, err := osstat.Delta(start.os, end.os)
+	if err != nil {
+		r.Warnf(record.WarnGeneral, "no /proc deltas: %v", err)
+		return
+	}
+	r.OS = o
+	r.AddWarning(ws...)
+}
+
+// finishSeries puts points in r (their ends, and no ops when there is no
+// server op or the window failed) and warns about stalls: a window planned
+// to last planned, or an interval, that lasted much longer.
+func (s *Session) finishSeries(r *record.Record, points []record.Point, failed bool, planned time.Duration) {
+	if len(points) > 0 {
+		t := 0.0
+		for i := range points {
+			t += points[i].Seconds
+			points[i].T = t
+			if s.op == nil || failed {
+				points[i].Ops = 0
+			}
+		}
+		r.Series = points
+	}
+	for _, msg := range stallWarnings(planned, r.Window.Seconds, s.cfg.Interval, r.Series) {
+		r.Warnf(record.WarnGeneral, "%s", msg)
+		if s.cfg.OnWarning != nil {
+			s.cfg.OnWarning(msg)
+		}
+	}
+}
+
+// finishRoles adds the thread naming's warnings to r and, with perRole,
+// the split of win by role, with the threads started inside the window.
+func (s *Session) finishRoles(r *record.Record, win *perfevent.Window, roles *roleLog, perRole bool) {
+	if roles != nil {
+		r.AddWarning(roles.warnings...)
+	}
+	if !perRole {
+		return
+	}
+	r.Roles = SplitRoles(win.Total, roles.roleOf)
+	// The connections the main thread created inside the window are in
+	// the connection role through its descendants' row.
+	inside := roles.startedInside(s.att)
+	for i := range r.Roles {
+		if r.Roles[i].Name == mysqld.RoleConnection {
+			r.Roles[i].Threads += inside[mysqld.RoleConnection]
+		}
+	}
+	if w, ok := inheritedNote(inside); ok {
+		r.AddWarning(w)
+	}
+}
+
+// startRoles prepares the naming of thread roles: they are named when the
+// window opens (here), while it runs and when it closes (see roleLog);
+// with PerRole, threads that appeared since the attach get counters of
+// their own first. perRole says whether the window is split by role;
+// roles is nil when no role is named.
+func (s *Session) startRoles(ctx context.Context, warn func(record.Code, string, ...any)) (perRole bool, roles *roleLog, err error) {
+	perRole = s.cfg.PerRole
+	switch {
+	case perRole && s.cfg.Cgroup:
+		warn(record.WarnRoles, "no split by thread role in cgroup mode: the counters are per CPU, not per thread")
+		perRole = false
+	case perRole && s.cfg.DB == nil:
+		warn(record.WarnRoles, "no split by thread role without a connection to the server")
+		perRole = false
+	}
+	if s.cfg.DB != nil && (perRole || s.cfg.Profile != nil) {
+		roles = newRoleLog(s.cfg.Pid)
+	}
+	if perRole {
+		if err := s.reattachForRoles(); err != nil {
+			return false, nil, err
+		}
+	}
+	if roles != nil {
+		m, err := s.cfg.DB.ThreadRoles(ctx, s.cfg.Pid)
+		if err != nil {
+			warn(record.WarnRoles, "thread roles at the window's start could not be read: %v", err)
+		} else {
+			roles.add(m)
+		}
+	}
+	return perRole, roles, nil
+}
+
+// endRoles names the threads when the window closes.
+func (s *Session) endRoles(ctx context.Context, roles *roleLog, warn func(record.Code, string, ...any)) {
+	if roles == nil {
+		return
+	}
+	m, err := s.cfg.DB.ThreadRoles(ctx, s.cfg.Pid)
+	if err != nil {
+		if roles.listings() == 0 {
+			warn(record.WarnRoles, "thread roles at the window's end could not be read: %v", err)
+		}
+		return
+	}
+	roles.add(m)
+}
+
+// startProfile starts sampling call stacks when the session profiles, and
+// has opts open and close the samples with the counters' window: from
+// right before their first read to right before their last, not
+// perfbench's status and thread queries after it. nil when it does not
+// profile, or sampling could not start (a warning says why).
+func (s *Session) startProfile(opts *perfevent.WindowOptions, warn func(record.Code, string, ...any)) *pprofout.Window {
+	p := s.cfg.Profile
+	if p == nil {
+		return nil
+	}
+	sw, err := pprofout.Start(s.cfg.Pid, p.Sample)
+	if err != nil {
+		warn(record.WarnGeneral, "no profile: %v", err)
+		return nil
+	}
+	opts.BeforeStart, opts.BeforeEnd = sw.Begin, sw.End
+	return sw
+}
+
+// edgeWarnings warns about what weakens the window's edges: another
+// perfbench measuring the server, and a status read long after the
+// counters (the lag is kept in r.Window.StatusLag).
+func (s *Session) edgeWarnings(r *record.Record, start, end edge) {
+	if s.mark != nil {
+		s.mark.look()
+		if msg := s.mark.warning(); msg != "" {
+			r.Warnf(record.WarnGeneral, "%s", msg)
+		}
+	}
+	if lag := max(start.lag, end.lag); lag > 0 {
+		r.Window.StatusLag = lag.Seconds()
+		if lag > MaxStatusLag {
+			r.Warnf(record.WarnGeneral, "the server status was read %.0f ms after the counters at an edge of the window (more than %s): counters and status cover slightly different windows", lag.Seconds()*1e3, MaxStatusLag)
+		}
+	}
+}
