@@ -18,62 +18,7 @@ func init() {
 		name:    "run",
 		summary: "run a benchmark plan: start servers, load data, measure every step with counters attached, write Records",
 		usage:   "run PLAN [--out DIR] [--resume] [--only STEP,...] [--hosts HOSTS.toml [--binary PATH]]",
-		long: `PLAN is a TOML benchmark plan (see examples/plans/ and 'go doc ./plan'):
-server versions × steps × thread counts × repeats. For each version perfbench
-starts the server (or finds a running one), loads the data once, and for each
-step opens counters on every thread of the server, starts the load, waits out
-the warm-up, measures the window (counters, SHOW GLOBAL STATUS, /proc, the data
-directory's disk, a per-second series) and writes one Record. Repeats
-interleave versions (A B A B ...). Run it as root.
-
-The output folder (--out, else the plan's output.dir):
-  records/   one Record per measurement (JSON), written when it ends
-  logs/      the load's output next to each Record's name, data loads, servers
-  profiles/  pprof profiles of the steps the plan samples (profile = 99): see
-             perfbench profile
-  scripts/   the Lua scripts of the steps stock sysbench cannot run
-  servers/   each managed server's data directory, socket and error log
-             (in the plan's output.datadir instead when it gives one)
-
-A failed measurement (the server crashed, sysbench failed, counters could not
-be opened) is written with outcome failed and the reason, and the plan goes on;
-a server that died is started again before the next step. The exit status is
-then 1. Ctrl-C or SIGTERM stops the load, writes what was measured marked
-partial, stops every server perfbench started and exits with status 1.
-
-A measurement counts once its Record is written and read back. A Record that
-cannot be written (a full disk) is kept in a temporary folder, named in the
-summary, and the exit status is 1: free space, then --resume measures it again.
-
---resume runs only what has no ok Record yet: failed and partial measurements
-run again (their earlier Records move to records/.replaced/, as do files there
-that are not their measurement's Record: a newer schema, a truncated file),
-and servers keep their data directories so the data is not loaded again.
-Without --resume a run replaces nothing. To start over, remove the output
-folder; to load the data again, remove servers/.
-
-One run at a time per output folder: .perfbench.lock holds the running
-perfbench's pid, and a second run into the folder exits at once naming it.
-
---hosts HOSTS.toml runs the plan on the test servers of a hosts file (see
-perfbench hosts --help) instead of here, on every host at once: perfbench is
-copied there and checked (as hosts check does), the plan is copied there and
-run, each host's progress lines are printed with its name before them, and
-its Records and logs come back as they are written, into records/HOST/ and
-hosts/HOST/ of the output folder. A host that cannot be reached or is lost
-during its run leaves the others running; the measurements it did not bring
-back are recorded failed with the reason, and --resume runs them there.
-A plan with [[host]] tables (the keys of a hosts file) runs on those hosts
-the same way without --hosts; giving --hosts too is a usage error. Each host
-runs a copy of the plan without the [[host]] tables, with that host's
-basedirs and datadir (the plan's output.datadir); cpus is refused for now.
-
-Examples:
-  perfbench run examples/plans/smoke.toml --out /tmp/smoke
-  perfbench run examples/plans/smoke.toml --hosts lab.toml --out /tmp/lab
-  perfbench run plan.toml --out results --resume
-  perfbench run plan.toml --out results --only point-query,read-only_range=100
-  perfbench report results/records`,
+		long:    runHelp,
 		setup: func(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error {
 			out := fs.String("out", "", "output folder (default: the plan's output.dir, else <plan name>-results)")
 			resume := fs.Bool("resume", false, "skip the measurements that have ok Records in the output folder")
@@ -140,3 +85,61 @@ Examples:
 		},
 	})
 }
+
+// runHelp is perfbench run --help's text after the usage line.
+const runHelp = `PLAN is a TOML benchmark plan (see examples/plans/ and 'go doc ./plan'):
+server versions × steps × thread counts × repeats. For each version perfbench
+starts the server (or finds a running one), loads the data once, and for each
+step opens counters on every thread of the server, starts the load, waits out
+the warm-up, measures the window (counters, SHOW GLOBAL STATUS, /proc, the data
+directory's disk, a per-second series) and writes one Record. Repeats
+interleave versions (A B A B ...). Run it as root.
+
+The output folder (--out, else the plan's output.dir):
+  records/   one Record per measurement (JSON), written when it ends
+  logs/      the load's output next to each Record's name, data loads, servers
+  profiles/  pprof profiles of the steps the plan samples (profile = 99): see
+             perfbench profile
+  scripts/   the Lua scripts of the steps stock sysbench cannot run
+  servers/   each managed server's data directory, socket and error log
+             (in the plan's output.datadir instead when it gives one)
+
+A failed measurement (the server crashed, sysbench failed, counters could not
+be opened) is written with outcome failed and the reason, and the plan goes on;
+a server that died is started again before the next step. The exit status is
+then 1. Ctrl-C or SIGTERM stops the load, writes what was measured marked
+partial, stops every server perfbench started and exits with status 1.
+
+A measurement counts once its Record is written and read back. A Record that
+cannot be written (a full disk) is kept in a temporary folder, named in the
+summary, and the exit status is 1: free space, then --resume measures it again.
+
+--resume runs only what has no ok Record yet: failed and partial measurements
+run again (their earlier Records move to records/.replaced/, as do files there
+that are not their measurement's Record: a newer schema, a truncated file),
+and servers keep their data directories so the data is not loaded again.
+Without --resume a run replaces nothing. To start over, remove the output
+folder; to load the data again, remove servers/.
+
+One run at a time per output folder: .perfbench.lock holds the running
+perfbench's pid, and a second run into the folder exits at once naming it.
+
+--hosts HOSTS.toml runs the plan on the test servers of a hosts file (see
+perfbench hosts --help) instead of here, on every host at once: perfbench is
+copied there and checked (as hosts check does), the plan is copied there and
+run, each host's progress lines are printed with its name before them, and
+its Records and logs come back as they are written, into records/HOST/ and
+hosts/HOST/ of the output folder. A host that cannot be reached or is lost
+during its run leaves the others running; the measurements it did not bring
+back are recorded failed with the reason, and --resume runs them there.
+A plan with [[host]] tables (the keys of a hosts file) runs on those hosts
+the same way without --hosts; giving --hosts too is a usage error. Each host
+runs a copy of the plan without the [[host]] tables, with that host's
+basedirs and datadir (the plan's output.datadir); cpus is refused for now.
+
+Examples:
+  perfbench run examples/plans/smoke.toml --out /tmp/smoke
+  perfbench run examples/plans/smoke.toml --hosts lab.toml --out /tmp/lab
+  perfbench run plan.toml --out results --resume
+  perfbench run plan.toml --out results --only point-query,read-only_range=100
+  perfbench report results/records`
