@@ -26,11 +26,14 @@ func busyNotes(recs []*record.Record) []string {
 		if n++; n > maxBusyListed {
 			continue
 		}
-		threads := "threads"
-		if r.Threads == 1 {
-			threads = "thread"
+		s := fmt.Sprintf("host %s, %s, step %s", r.Host, r.Version, r.Step)
+		switch {
+		case r.Threads == 1:
+			s += ", 1 thread"
+		case r.Threads > 1:
+			s += fmt.Sprintf(", %d threads", r.Threads)
 		}
-		s := fmt.Sprintf("host %s, %s, step %s, %d %s, repeat %d", r.Host, r.Version, r.Step, r.Threads, threads, r.Repeat)
+		s += fmt.Sprintf(", repeat %d", r.Repeat)
 		if in := r.Interference; in != nil && in.Seconds > 0 && in.HostCPUs > 0 {
 			s += fmt.Sprintf(" (others %.2f CPU, %.0f%% of the host)", in.OtherSeconds/in.Seconds, 100*in.OtherSeconds/(in.Seconds*in.HostCPUs))
 		}
