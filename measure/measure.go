@@ -296,6 +296,7 @@ type edge struct {
 	status *mysqld.Status
 	lag    time.Duration // counter read → end of the status query
 	os     *osstat.Snapshot
+	busy   *busyEdge // nil when /proc/stat or the process list was not read
 	err    []record.Warning
 }
 
@@ -318,6 +319,7 @@ func (s *Session) readEdge(ctx context.Context, at time.Time, what string) edge 
 	} else {
 		e.os = snap
 	}
+	e.busy, _ = readBusyEdge(s.fs.Root)
 	return e
 }
 
@@ -423,6 +425,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	}
 
 	s.osDelta(r, start, end)
+	s.checkBusy(r, start.busy, end.busy)
 	if msg := exitGapWarning(all, start.os, end.os, s.cfg.Cgroup); msg != "" {
 		r.Warnf(record.WarnGeneral, "%s", msg)
 	}

@@ -99,6 +99,8 @@ type Record struct {
 
 	OS     *OS     `json:"os,omitempty"`
 	Client *Client `json:"client,omitempty"`
+	// Interference is other processes' CPU on the host over the window.
+	Interference *Interference `json:"interference,omitempty"`
 	// Series is a 1-second view inside the window, so stalls show.
 	Series []Point `json:"series,omitempty"`
 

@@ -61,6 +61,11 @@ const (
 	// another span (Ops.Estimated is set); the text says how. Concerns
 	// every per-op value.
 	WarnOpsEstimated Code = "ops-estimated"
+	// WarnBusy: processes other than the server, the load client and
+	// perfbench used more of the host's CPU over the window than
+	// measure.BusyCPUs and measure.BusyShare allow (Interference says how
+	// much and who). Concerns every number of the Record.
+	WarnBusy Code = "busy"
 	// WarnGeneral: any other condition. Concerns every number of the
 	// Record.
 	WarnGeneral Code = "general"
@@ -71,7 +76,7 @@ const (
 var codes = map[Code]bool{
 	WarnMultiplexed: true, WarnNotCounted: true,
 	WarnRoles: false, WarnIONotMeasured: false, WarnIO: false, WarnHostCPUNotMeasured: false,
-	WarnCSSplit: false, WarnOpsNotCounted: false, WarnOpsEstimated: false, WarnGeneral: false,
+	WarnCSSplit: false, WarnOpsNotCounted: false, WarnOpsEstimated: false, WarnBusy: false, WarnGeneral: false,
 }
 
 // validate checks that w has a known code and, when its code needs them,

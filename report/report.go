@@ -290,7 +290,7 @@ func prepare(recs []*record.Record, opt Options) (*builder, *Report, error) {
 		b.ranges.add(t)
 		b.tested = b.tested || t.tested()
 	})
-	rep.Notes = leftOut.notes()
+	rep.Notes = append(leftOut.notes(), busyNotes(recs)...)
 	if len(c.LeftOut) > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("warm-up steps left out of the tables: %s", strings.Join(c.LeftOut, ", ")))
 	}

@@ -1,0 +1,194 @@
+package measure
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/osstat"
+	"github.com/perfbench/perfbench/record"
+)
+
+// A window is busy when the CPU that other processes used on the host
+// (record.Interference.OtherSeconds) averages more than BusyCPUs CPUs and
+// more than BusyShare of the host's CPUs over it. On a machine of 2 to 20
+// CPUs one busy loop (1 CPU) is over both, as is a tenth of a CPU on 2; on a
+// large host the share keeps the daemons and kernel threads of a quiet
+// machine, which add up to more than a tenth of a CPU there, from flagging
+// every window. The measurement itself is exact to a few clock ticks (10 ms
+// each) per window edge, well below either bound in a 1 s window.
+const (
+	BusyCPUs  = 0.1
+	BusyShare = 0.05
+)
+
+// BusyTop is how many other processes a busy warning names.
+const BusyTop = 3
+
+// isBusy decides whether other CPU-seconds over a window of seconds, on a
+// host of hostCPUs CPUs, make the window busy.
+func isBusy(other, seconds, hostCPUs float64) bool {
+	if seconds <= 0 || hostCPUs <= 0 {
+		return false
+	}
+	rate := other / seconds
+	return rate > BusyCPUs && rate > BusyShare*hostCPUs
+}
+
+// procTimes is one process's CPU time read at a window edge.
+type procTimes struct {
+	comm  string
+	ppid  int
+	start uint64 // start time: tells a reused pid apart
+	ticks uint64 // utime + stime
+}
+
+// busyEdge is the host's CPU times and every process's at one edge.
+type busyEdge struct {
+	at    time.Time
+	host  osstat.HostCPU
+	procs map[int]procTimes
+	took  time.Duration
+}
+
+// readBusyEdge reads /proc/stat then every process's stat under root. A
+// process that exits while the list is read is left out. The error is that
+// of /proc/stat or of the process list.
+func readBusyEdge(root string) (*busyEdge, error) {
+	fs := procfs.New(root)
+	e := &busyEdge{at: time.Now()}
+	b, err := fs.ReadFile("stat")
+	if err != nil {
+		return nil, err
+	}
+	if e.host, err = osstat.ParseHostCPU(b); err != nil {
+		return nil, err
+	}
+	pids, err := fs.PIDs()
+	if err != nil {
+		return nil, err
+	}
+	e.procs = make(map[int]procTimes, len(pids))
+	for _, pid := range pids {
+		st, err := fs.Proc(pid).Stat()
+		if err != nil {
+			continue
+		}
+		e.procs[pid] = procTimes{comm: st.Comm, ppid: st.PPID, start: st.StartTime, ticks: st.UTime + st.STime}
+	}
+	e.took = time.Since(e.at)
+	return e, nil
+}
+
+// descendants returns the processes of e below pid (pid not included).
+func (e *busyEdge) descendants(pid int) map[int]bool {
+	children := map[int][]int{}
+	for p, t := range e.procs {
+		children[t.ppid] = append(children[t.ppid], p)
+	}
+	out := map[int]bool{}
+	todo := children[pid]
+	for len(todo) > 0 {
+		p := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		if !out[p] {
+			out[p] = true
+			todo = append(todo, children[p]...)
+		}
+	}
+	return out
+}
+
+// interference is what other processes did between edges a and b: the
+// server is pid, perfbench is self, the load client is self's other
+// descendants at either edge.
+func interference(a, b *busyEdge, pid, self int, ticks float64) record.Interference {
+	own := map[int]bool{pid: true, self: true}
+	client := false
+	for _, e := range []*busyEdge{a, b} {
+		for p := range e.descendants(self) {
+			if !own[p] {
+				own[p], client = true, true
+			}
+		}
+	}
+	host := func(c osstat.HostCPU) uint64 { return c.User + c.Nice + c.System }
+	total := func(c osstat.HostCPU) uint64 {
+		return c.User + c.Nice + c.System + c.Idle + c.IOWait + c.IRQ + c.SoftIRQ + c.Steal
+	}
+	sub := func(x, y uint64) float64 {
+		if y < x {
+			return 0
+		}
+		return float64(y-x) / ticks
+	}
+	in := record.Interference{
+		Seconds:      b.at.Sub(a.at).Seconds(),
+		StealSeconds: sub(a.host.Steal, b.host.Steal),
+		ClientKnown:  client,
+	}
+	if in.Seconds > 0 {
+		in.HostCPUs = sub(total(a.host), total(b.host)) / in.Seconds
+	}
+	other := sub(host(a.host), host(b.host))
+	for p, end := range b.procs {
+		was, ok := a.procs[p]
+		if !ok || was.start != end.start {
+			was = procTimes{} // started inside the window
+		}
+		used := sub(was.ticks, end.ticks)
+		if own[p] {
+			other -= used
+		} else if used > 0 {
+			in.Top = append(in.Top, record.OtherProcess{Pid: p, Comm: end.comm, Seconds: used})
+		}
+	}
+	in.OtherSeconds = max(other, 0)
+	slices.SortFunc(in.Top, func(x, y record.OtherProcess) int {
+		return cmp.Or(cmp.Compare(y.Seconds, x.Seconds), cmp.Compare(x.Pid, y.Pid))
+	})
+	in.Top = in.Top[:min(len(in.Top), BusyTop)]
+	return in
+}
+
+// busyWarning is the warning of a busy window, "" for a window that is not.
+func busyWarning(in record.Interference) string {
+	if !isBusy(in.OtherSeconds, in.Seconds, in.HostCPUs) {
+		return ""
+	}
+	var top []string
+	for _, p := range in.Top {
+		top = append(top, fmt.Sprintf("%s (pid %d) %.2f CPU", p.Comm, p.Pid, p.Seconds/in.Seconds))
+	}
+	msg := fmt.Sprintf("busy host: other processes used %.2f CPU over the window (%.0f%% of the host's %.0f CPUs; more than %g CPU and %.0f%% counts as busy)",
+		in.OtherSeconds/in.Seconds, 100*in.OtherSeconds/(in.Seconds*in.HostCPUs), in.HostCPUs, BusyCPUs, 100*BusyShare)
+	if len(top) > 0 {
+		msg += ": " + strings.Join(top, ", ")
+	}
+	if !in.ClientKnown {
+		msg += "; the load client was not started by perfbench: if it ran on this host, its CPU is counted here"
+	}
+	return msg + "; every number of this window may be off: repeat it on a quiet host"
+}
+
+// checkBusy sets r.Interference from the edges and flags r busy when
+// other processes used too much of the host's CPU; a missing edge leaves r
+// alone (/proc could not be read: other warnings say so).
+func (s *Session) checkBusy(r *record.Record, a, b *busyEdge) {
+	if a == nil || b == nil {
+		return
+	}
+	ticks := s.fs.Ticks
+	if ticks <= 0 {
+		ticks = osstat.ClockTicks()
+	}
+	in := interference(a, b, s.cfg.Pid, os.Getpid(), ticks)
+	r.Interference = &in
+	if msg := busyWarning(in); msg != "" {
+		r.AddWarning(record.Warning{Code: record.WarnBusy, Text: msg})
+	}
+}
