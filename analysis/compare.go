@@ -73,10 +73,12 @@ type Comparison struct {
 	insertSteps map[string]bool
 	events      []string
 	roles       []string
-	// ratios caches the ratios with a bootstrap interval, which tables
-	// ask for more than once and which take a few thousand resamples
-	// each; the others are cheaper to compute again than to keep.
-	ratios map[metricKey]Cell
+	// medians and ratios cache values and Ratio: a report's tables ask
+	// for the same cells several times (a report goes through its tables
+	// twice), and each is a median with its interval, a rank test or a
+	// bootstrap over the repeats.
+	medians map[metricKey]sorted
+	ratios  map[metricKey]Cell
 	// counterMetrics caches CounterMetrics.
 	counterMetrics      []string
 	counterMetricsFound bool
@@ -86,6 +88,13 @@ type Comparison struct {
 type metricKey struct {
 	record.Key
 	metric string
+}
+
+// sorted is what values returns: the measured values, sorted, and their
+// summary.
+type sorted struct {
+	vals []float64
+	cell Cell
 }
 
 // New groups Records by (host, version, step, threads) and compares every
@@ -100,7 +109,7 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 		return nil, fmt.Errorf("%w %q: choose from %s", ErrUnknownOrder, opt.Order, strings.Join(StepOrders, ", "))
 	}
 	c := &Comparison{Opt: opt, samples: map[record.Key]*Sample{}, insertSteps: map[string]bool{},
-		groups: map[string]suite.Group{}, ratios: map[metricKey]Cell{}}
+		groups: map[string]suite.Group{}, medians: map[metricKey]sorted{}, ratios: map[metricKey]Cell{}}
 	firstStart := map[string]time.Time{}
 	seenV, seenH, seenT, seenS := map[string]bool{}, map[string]bool{}, map[int]bool{}, map[Scope]bool{}
 	seenE, seenR := map[string]bool{}, map[string]bool{}
@@ -326,6 +335,16 @@ func Key(sc Scope, version, step string) record.Key {
 // values returns the measured values of the metric over the repeats of k,
 // sorted, and the cell summarizing them.
 func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
+	mk := metricKey{k, metric}
+	if m, ok := c.medians[mk]; ok {
+		return m.vals, m.cell
+	}
+	vals, cell := c.computeValues(k, metric)
+	c.medians[mk] = sorted{vals, cell}
+	return vals, cell
+}
+
+func (c *Comparison) computeValues(k record.Key, metric string) ([]float64, Cell) {
 	s := c.samples[k]
 	if s == nil {
 		return nil, Stated(Missing)
@@ -410,8 +429,8 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 	}
 	if r.OK() && !r.BothZero && !math.IsInf(r.Value, 0) && len(vv) >= MinIntervalRepeats && len(bv) >= MinIntervalRepeats {
 		r.Lo, r.Hi = RatioInterval(vv, bv, c.Opt.confidence())
-		c.ratios[mk] = r
 	}
+	c.ratios[mk] = r
 	return r
 }
 
