@@ -73,10 +73,12 @@ type Comparison struct {
 	insertSteps map[string]bool
 	events      []string
 	roles       []string
-	// medians and ratios cache values and Ratio: a report's tables ask
-	// for the same cells several times (a report goes through its tables
-	// twice), and each is a median with its interval, a rank test or a
-	// bootstrap over the repeats.
+	// ratios caches Ratio, and medians the base's values, which every
+	// other version's ratio reads: a report's tables ask for the same
+	// ratios several times (a report goes through its tables twice), and
+	// each is a median with its interval, a rank test or a bootstrap over
+	// the repeats. Other medians take more memory to keep than time to
+	// compute again.
 	medians map[metricKey]sorted
 	ratios  map[metricKey]Cell
 	// counterMetrics caches CounterMetrics.
@@ -335,16 +337,6 @@ func Key(sc Scope, version, step string) record.Key {
 // values returns the measured values of the metric over the repeats of k,
 // sorted, and the cell summarizing them.
 func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
-	mk := metricKey{k, metric}
-	if m, ok := c.medians[mk]; ok {
-		return m.vals, m.cell
-	}
-	vals, cell := c.computeValues(k, metric)
-	c.medians[mk] = sorted{vals, cell}
-	return vals, cell
-}
-
-func (c *Comparison) computeValues(k record.Key, metric string) ([]float64, Cell) {
 	s := c.samples[k]
 	if s == nil {
 		return nil, Stated(Missing)
@@ -418,7 +410,13 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 		return r
 	}
 	vv, v := c.values(k, metric)
-	bv, b := c.values(c.BaseKey(k), metric)
+	bk := metricKey{c.BaseKey(k), metric}
+	base, ok := c.medians[bk]
+	if !ok {
+		base.vals, base.cell = c.values(bk.Key, metric)
+		c.medians[bk] = base
+	}
+	bv, b := base.vals, base.cell
 	r := Ratio(v, b)
 	if r.OK() && len(vv) >= 2 && len(bv) >= 2 {
 		th := benchmath.DefaultThresholds
