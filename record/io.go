@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	gojson "github.com/goccy/go-json"
 )
 
 // ErrNotRecord is returned for JSON that is not a perfbench Record.
@@ -32,10 +34,7 @@ func Parse(data []byte) (*Record, error) {
 	// One pass over the bytes: the warnings, the one member whose form
 	// depends on the schema (sentences in schema 1), are kept raw and
 	// decoded once the schema is known.
-	var w struct {
-		Record
-		Warnings json.RawMessage `json:"warnings,omitempty"`
-	}
+	var w wireRecord
 	if err := decode(data, &w); err != nil {
 		// A later schema may change what a member holds: say so rather
 		// than what fails to decode.
@@ -71,6 +70,13 @@ func Parse(data []byte) (*Record, error) {
 	return r, nil
 }
 
+// wireRecord is a Record of any schema as decoded: the outer Warnings
+// hides the embedded Record's.
+type wireRecord struct {
+	Record
+	Warnings json.RawMessage `json:"warnings,omitempty"`
+}
+
 func newerSchema(schema int) error {
 	return fmt.Errorf("record schema %d is newer than this perfbench understands (%d): upgrade perfbench", schema, SchemaVersion)
 }
@@ -86,9 +92,11 @@ func decodeWarnings(raw json.RawMessage, v any) error {
 	return nil
 }
 
-// decode decodes the first JSON value of data into v.
+// decode decodes the first JSON value of data into v, with
+// github.com/goccy/go-json: the same rules as encoding/json, a few times
+// faster on Records.
 func decode(data []byte, v any) error {
-	if err := json.NewDecoder(bytes.NewReader(data)).Decode(v); err != nil {
+	if err := gojson.NewDecoder(bytes.NewReader(data)).Decode(v); err != nil {
 		return fmt.Errorf("decode record: %w", err)
 	}
 	return nil
