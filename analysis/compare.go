@@ -73,10 +73,14 @@ type Comparison struct {
 	insertSteps map[string]bool
 	events      []string
 	roles       []string
-	// ratios caches the ratios with a bootstrap interval, which tables
-	// ask for more than once and which take a few thousand resamples
-	// each; the others are cheaper to compute again than to keep.
-	ratios map[metricKey]Cell
+	// ratios caches Ratio, and medians the base's values, which every
+	// other version's ratio reads: a report's tables ask for the same
+	// ratios several times (a report goes through its tables twice), and
+	// each is a median with its interval, a rank test or a bootstrap over
+	// the repeats. Other medians take more memory to keep than time to
+	// compute again.
+	medians map[metricKey]sorted
+	ratios  map[metricKey]Cell
 	// counterMetrics caches CounterMetrics.
 	counterMetrics      []string
 	counterMetricsFound bool
@@ -86,6 +90,13 @@ type Comparison struct {
 type metricKey struct {
 	record.Key
 	metric string
+}
+
+// sorted is what values returns: the measured values, sorted, and their
+// summary.
+type sorted struct {
+	vals []float64
+	cell Cell
 }
 
 // New groups Records by (host, version, step, threads) and compares every
@@ -100,7 +111,7 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 		return nil, fmt.Errorf("%w %q: choose from %s", ErrUnknownOrder, opt.Order, strings.Join(StepOrders, ", "))
 	}
 	c := &Comparison{Opt: opt, samples: map[record.Key]*Sample{}, insertSteps: map[string]bool{},
-		groups: map[string]suite.Group{}, ratios: map[metricKey]Cell{}}
+		groups: map[string]suite.Group{}, medians: map[metricKey]sorted{}, ratios: map[metricKey]Cell{}}
 	firstStart := map[string]time.Time{}
 	seenV, seenH, seenT, seenS := map[string]bool{}, map[string]bool{}, map[int]bool{}, map[Scope]bool{}
 	seenE, seenR := map[string]bool{}, map[string]bool{}
@@ -399,7 +410,13 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 		return r
 	}
 	vv, v := c.values(k, metric)
-	bv, b := c.values(c.BaseKey(k), metric)
+	bk := metricKey{c.BaseKey(k), metric}
+	base, ok := c.medians[bk]
+	if !ok {
+		base.vals, base.cell = c.values(bk.Key, metric)
+		c.medians[bk] = base
+	}
+	bv, b := base.vals, base.cell
 	r := Ratio(v, b)
 	if r.OK() && len(vv) >= 2 && len(bv) >= 2 {
 		th := benchmath.DefaultThresholds
@@ -410,8 +427,8 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 	}
 	if r.OK() && !r.BothZero && !math.IsInf(r.Value, 0) && len(vv) >= MinIntervalRepeats && len(bv) >= MinIntervalRepeats {
 		r.Lo, r.Hi = RatioInterval(vv, bv, c.Opt.confidence())
-		c.ratios[mk] = r
 	}
+	c.ratios[mk] = r
 	return r
 }
 

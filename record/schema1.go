@@ -11,26 +11,8 @@ import (
 // schema 2 once, as they are read: this file is the only place that reads
 // meaning into a warning's wording. docs/record.md lists the mapping.
 
-// record1 is a schema-1 Record: warnings are sentences. The outer Warnings
-// field hides the embedded Record's.
-type record1 struct {
-	Record
-	Warnings []string `json:"warnings,omitempty"`
-}
-
-// parseSchema1 decodes a schema-1 Record and converts it to schema 2.
-func parseSchema1(data []byte) (*Record, error) {
-	var v record1
-	if err := decode(data, &v); err != nil {
-		return nil, err
-	}
-	r := &v.Record
-	convertSchema1(r, v.Warnings)
-	return r, nil
-}
-
 // convertSchema1 turns r, decoded from schema 1 with its warnings' texts
-// apart, into a schema-2 Record: typed warnings, Ops.Counted and
+// apart (Parse), into a schema-2 Record: typed warnings, Ops.Counted and
 // Ops.Estimated from the warnings' wording, canonical event names.
 func convertSchema1(r *Record, texts []string) {
 	r.Schema = SchemaVersion

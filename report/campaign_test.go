@@ -14,8 +14,12 @@ import (
 )
 
 // campaignDir writes the full generated campaign (8,400 Records, 314 MB)
-// once per test binary, into campaignPath.
+// once per test binary, into campaignPath, or reads the one that
+// PERFBENCH_CAMPAIGN names (as gencampaign writes it), kept.
 var campaignDir = sync.OnceValues(func() (string, error) {
+	if dir := os.Getenv("PERFBENCH_CAMPAIGN"); dir != "" {
+		return dir, nil
+	}
 	dir, err := os.MkdirTemp("", "perfbench-campaign")
 	if err != nil {
 		return "", err
@@ -106,6 +110,21 @@ func BenchmarkCampaignTable(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkCampaignReport renders the campaign's whole report (every
+// table) as text, from Records already loaded.
+func BenchmarkCampaignReport(b *testing.B) {
+	dir := benchCampaign(b)
+	in, err := LoadInput([]string{dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := Write(io.Discard, "text", in.Records, nil, Options{}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
