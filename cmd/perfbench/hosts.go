@@ -37,6 +37,13 @@ A hosts file has one [[host]] table per test server:
   identity = "~/.ssh/lab_ed25519"   # optional, as ssh -i
   ssh_options = ["ProxyJump=gw"]    # optional, as ssh -o
   workdir = "perfbench"             # optional: perfbench's folder on the host (under the login folder)
+  datadir = "/data/perfbench"       # optional, for run --hosts: where servers keep their data (the plan's output.datadir)
+  [host.basedirs]                   # optional, for run --hosts: a version's basedir on this host
+  "10.11" = "/opt/mariadb-10.11.9"
+
+The same tables may stand in a plan (perfbench run PLAN runs it on them). A
+cpus key (CPU placement per host) is refused for now: a plan has no CPU
+placement yet.
 
 hosts watch DIR is what perfbench runs on a host to send back the files
 written under DIR (Records as they are written): a tar stream on stdout,
