@@ -283,27 +283,10 @@ func Load(paths []string, lenient bool) (recs []Loaded, problems []error, err er
 			}
 			continue
 		}
-		var files []string
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			name := d.Name()
-			if path != p && strings.HasPrefix(name, ".") {
-				if d.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !d.IsDir() && strings.HasSuffix(name, ".json") {
-				files = append(files, path)
-			}
-			return nil
-		})
+		files, err := Files(p)
 		if err != nil {
 			return nil, problems, err
 		}
-		sort.Strings(files)
 		for _, f := range files {
 			if err := add(f, true); err != nil {
 				return nil, problems, err
@@ -311,4 +294,32 @@ func Load(paths []string, lenient bool) (recs []Loaded, problems []error, err er
 		}
 	}
 	return recs, problems, nil
+}
+
+// Files returns the Record files under dir, sorted: every .json file of dir
+// and its subfolders, leaving out hidden files and folders (records/.replaced
+// keeps the Records --resume set aside).
+func Files(dir string) ([]string, error) {
+	var files []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if path != dir && strings.HasPrefix(name, ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() && strings.HasSuffix(name, ".json") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	return files, nil
 }

@@ -6,11 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 
@@ -84,27 +81,9 @@ func loadRecords(p string, f Fields) ([]record.Loaded, []error, error) {
 	}
 	files := []string{p}
 	if fi.IsDir() {
-		files = nil
-		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			name := d.Name()
-			if path != p && strings.HasPrefix(name, ".") {
-				if d.IsDir() {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !d.IsDir() && strings.HasSuffix(name, ".json") {
-				files = append(files, path)
-			}
-			return nil
-		})
-		if err != nil {
+		if files, err = record.Files(p); err != nil {
 			return nil, nil, err
 		}
-		sort.Strings(files)
 	}
 	recs := make([]*record.Record, len(files))
 	errs := make([]error, len(files))
