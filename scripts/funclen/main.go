@@ -16,11 +16,11 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
+
+	"github.com/perfbench/perfbench/scripts/internal/gosrc"
 )
 
 func main() {
@@ -47,23 +47,14 @@ type long struct {
 func run(w io.Writer, root string, max int) (int, error) {
 	fset := token.NewFileSet()
 	var found []long
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != root && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
+	files, err := gosrc.Files(root)
+	if err != nil {
+		return 0, err
+	}
+	for _, path := range files {
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		for _, decl := range f.Decls {
 			fd, ok := decl.(*ast.FuncDecl)
@@ -75,10 +66,6 @@ func run(w io.Writer, root string, max int) (int, error) {
 				found = append(found, long{start, funcName(fd), n})
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
 	}
 	slices.SortFunc(found, func(a, b long) int {
 		return cmp.Or(b.lines-a.lines, cmp.Compare(a.pos.Filename, b.pos.Filename), a.pos.Line-b.pos.Line)

@@ -17,12 +17,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/perfbench/perfbench/scripts/internal/gosrc"
 )
 
 func main() {
@@ -110,30 +111,20 @@ func tableFolders(readme []byte) ([]string, error) {
 // packages returns the folders under root that hold non-test Go code,
 // relative to root, leaving out testdata, vendor and hidden folders.
 func packages(root string) ([]string, error) {
+	files, err := gosrc.Files(root)
+	if err != nil {
+		return nil, err
+	}
 	var out []string
-	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != root && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			return nil
-		}
+	for _, path := range files {
 		rel, err := filepath.Rel(root, filepath.Dir(path))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if rel = filepath.ToSlash(rel); !slices.Contains(out, rel) {
 			out = append(out, rel)
 		}
-		return nil
-	})
+	}
 	slices.Sort(out)
-	return out, err
+	return out, nil
 }
