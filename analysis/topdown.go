@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/perfbench/perfbench/perfevent/metric"
 	"github.com/perfbench/perfbench/record"
@@ -102,33 +103,55 @@ func topDownEvents(r *record.Record) func(s *metric.Set) func(string) (c Cell, f
 // topDownSetFits reports whether the Record has a counter for every event
 // the set's level-1 metrics and slot helper read.
 func topDownSetFits(s *metric.Set, event func(string) (Cell, bool)) (slots string, ok bool) {
-	for _, h := range topDownSlots {
-		if s.Metric(h) != nil {
-			slots = h
-		}
-	}
-	if slots == "" {
+	r := topDownReads(s)
+	if !r.ok {
 		return "", false
 	}
-	need := s.Needs(slots)
-	n := 0
-	for _, c := range TopDownCategories {
-		for _, m := range topDownMetrics[c] {
-			if s.Metric(m) != nil {
-				need = append(need, s.Needs(m)...)
-				n++
-			}
-		}
-	}
-	if n == 0 {
-		return "", false
-	}
-	for _, e := range need {
+	for _, e := range r.need {
 		if _, found := event(e); !found {
 			return "", false
 		}
 	}
-	return slots, true
+	return r.slots, true
+}
+
+// setReads is what topDownSetFits needs of a set: its slot helper, the
+// events its level-1 metrics and slot helper read, and whether it has a
+// slot helper and a level-1 metric at all.
+type setReads struct {
+	slots string
+	need  []string
+	ok    bool
+}
+
+// topDownReadsOf caches setReads by set: the sets are fixed tables, and
+// walking their expressions again for every Record was most of the time
+// of a report over thousands of Records.
+var topDownReadsOf sync.Map // *metric.Set → setReads
+
+func topDownReads(s *metric.Set) setReads {
+	if r, ok := topDownReadsOf.Load(s); ok {
+		return r.(setReads)
+	}
+	var r setReads
+	for _, h := range topDownSlots {
+		if s.Metric(h) != nil {
+			r.slots = h
+		}
+	}
+	if r.slots != "" {
+		r.need = s.Needs(r.slots)
+		for _, c := range TopDownCategories {
+			for _, m := range topDownMetrics[c] {
+				if s.Metric(m) != nil {
+					r.need = append(r.need, s.Needs(m)...)
+					r.ok = true
+				}
+			}
+		}
+	}
+	topDownReadsOf.Store(s, r)
+	return r
 }
 
 // WhyTopDownAmbiguous is the reason of every category when the Record's
