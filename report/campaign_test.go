@@ -204,6 +204,7 @@ func TestPruneObject(t *testing.T) {
 		{` { "status" : {"Questions":3,"Rows_read":7, "rows_read":8} , "roles":[[{}]] } `, `{"status":{"Rows_read":7},"roles":[[{}]]}`},
 		{`{"client":{"tool":"s","intervals":[1,2],"queries":4},"rol\u0065s":null}`, `{"client":{"tool":"s","queries":4}}`},
 		{`{}`, `{}`},
+		{`{"a":"\\\"]","series":{"k":"\u0022}"},"b":[{"c":"\\"}]}`, `{"a":"\\\"]","b":[{"c":"\\"}]}`},
 	} {
 		spec := spec
 		spec["roles"] = member{drop: strings.Contains(c.in, "\\u0065")}
@@ -212,7 +213,7 @@ func TestPruneObject(t *testing.T) {
 			t.Errorf("pruneObject(%s) = %s, %v; want %s", c.in, got, ok, c.want)
 		}
 	}
-	for _, bad := range []string{`{"a":1`, `{"a" 1}`, `[1]`, `{"a":"x}`, `{"a":1} x`} {
+	for _, bad := range []string{`{"a":1`, `{"a" 1}`, `[1]`, `{"a":"x}`, `{"a":1} x`, `{"a":"x\"}`, `{"a":"x\`, `{"series":[{"a":"\"]}`} {
 		if got, ok := pruneObject(nil, []byte(bad), spec); ok {
 			t.Errorf("pruneObject(%s) = %s, want a failure", bad, got)
 		}
