@@ -103,6 +103,21 @@ func TestTopDownReadsCached(t *testing.T) {
 				}
 			}
 		}
+		// counted agrees with topDownSetFits: with a counter for every
+		// event (under its core PMU name), and without the last one.
+		byName := map[string]record.Counter{}
+		for _, e := range want.need {
+			byName["cpu/"+e+"/"] = counted(e, 1)
+		}
+		for _, drop := range []bool{false, true} {
+			if drop && len(want.need) > 0 {
+				delete(byName, "cpu/"+want.need[len(want.need)-1]+"/")
+			}
+			_, fits := topDownSetFits(s, topDownEvents(byName)(s))
+			if got := want.counted(byName); got != fits || got != (want.ok && !drop) {
+				t.Errorf("%s without the last event %v: counted %v, topDownSetFits %v", s.Name, drop, got, fits)
+			}
+		}
 		if again := topDownReads(s); !reflect.DeepEqual(again, want) {
 			t.Errorf("%s: second look %+v, first %+v", s.Name, again, want)
 		}

@@ -71,26 +71,13 @@ type TopDown struct {
 }
 
 // topDownEvents maps a set's event names to the Record's counters. A
-// counter is found under the event's name, its perfevent spelling, or the
-// name on the core PMU ("cpu/topdown-retiring/"); TOPDOWN.SLOTS also as
-// perf's "slots". found is false when the Record has no such counter; a
-// counter it has without a value (not counted, not supported) is found,
-// with that state.
-func topDownEvents(r *record.Record) func(s *metric.Set) func(string) (c Cell, found bool) {
-	byName := map[string]record.Counter{}
-	for _, c := range EventCounters(r) {
-		byName[c.Event] = c
-	}
+// counter is found under any of the event's names (topDownNames). found
+// is false when the Record has no such counter; a counter it has without
+// a value (not counted, not supported) is found, with that state.
+func topDownEvents(byName map[string]record.Counter) func(s *metric.Set) func(string) (c Cell, found bool) {
 	return func(s *metric.Set) func(string) (Cell, bool) {
 		return func(name string) (Cell, bool) {
-			names := []string{name, "cpu/" + name + "/"}
-			if e := s.Event(name); e != nil && e.Spelling != "" {
-				names = append(names, e.Spelling)
-			}
-			if name == "TOPDOWN.SLOTS" {
-				names = append(names, "slots", "cpu/slots/")
-			}
-			for _, n := range names {
+			for _, n := range topDownNames(s, name) {
 				if c, ok := byName[n]; ok {
 					return counterCell(c), true
 				}
@@ -98,6 +85,20 @@ func topDownEvents(r *record.Record) func(s *metric.Set) func(string) (c Cell, f
 			return Cell{}, false
 		}
 	}
+}
+
+// topDownNames are the names a Record's counter of set s's event may
+// have: the event's name, its perfevent spelling, the name on the core
+// PMU ("cpu/topdown-retiring/"); TOPDOWN.SLOTS also perf's "slots".
+func topDownNames(s *metric.Set, name string) []string {
+	names := []string{name, "cpu/" + name + "/"}
+	if e := s.Event(name); e != nil && e.Spelling != "" {
+		names = append(names, e.Spelling)
+	}
+	if name == "TOPDOWN.SLOTS" {
+		names = append(names, "slots", "cpu/slots/")
+	}
+	return names
 }
 
 // topDownSetFits reports whether the Record has a counter for every event
@@ -122,6 +123,26 @@ type setReads struct {
 	slots string
 	need  []string
 	ok    bool
+	// names are the names of each event of need (topDownNames).
+	names [][]string
+}
+
+// counted reports whether byName has a counter for every event of need,
+// as topDownSetFits does, without making the names again.
+func (r setReads) counted(byName map[string]record.Counter) bool {
+	if !r.ok {
+		return false
+	}
+next:
+	for _, names := range r.names {
+		for _, n := range names {
+			if _, ok := byName[n]; ok {
+				continue next
+			}
+		}
+		return false
+	}
+	return true
 }
 
 // topDownReadsOf caches setReads by set: the sets are fixed tables, and
@@ -150,6 +171,9 @@ func topDownReads(s *metric.Set) setReads {
 			}
 		}
 	}
+	for _, e := range r.need {
+		r.names = append(r.names, topDownNames(s, e))
+	}
 	topDownReadsOf.Store(s, r)
 	return r
 }
@@ -168,9 +192,16 @@ const WhyTopDownAmbiguous = "the counted events fit the TopDown definitions of %
 // names the result, when they differ every category has no value and
 // says why (WhyTopDownAmbiguous).
 func ComputeTopDown(r *record.Record, ops Cell) (TopDown, bool) {
-	events := topDownEvents(r)
+	byName := map[string]record.Counter{}
+	for _, c := range EventCounters(r) {
+		byName[c.Event] = c
+	}
+	events := topDownEvents(byName)
 	var fits []TopDown
 	for _, s := range metric.Sets() {
+		if !topDownReads(s).counted(byName) {
+			continue
+		}
 		if td, ok := topDownOfSet(s, events(s), ops); ok {
 			fits = append(fits, td)
 		}
