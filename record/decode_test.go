@@ -88,15 +88,15 @@ func TestParsePacksCounters(t *testing.T) {
 		if got.Roles[1].Counters != nil {
 			t.Errorf("role without counters has %v, want nil", got.Roles[1].Counters)
 		}
-		next := &got.Counters[0]
+		next := uintptr(unsafe.Pointer(&got.Counters[0]))
 		for i, l := range lists {
 			if cap(l) != len(l) {
 				t.Errorf("counter list %d: cap %d, len %d", i, cap(l), len(l))
 			}
-			if &l[0] != next {
+			if uintptr(unsafe.Pointer(&l[0])) != next {
 				t.Errorf("counter list %d does not follow the one before it in one array", i)
 			}
-			next = (*Counter)(unsafe.Add(unsafe.Pointer(&l[0]), uintptr(len(l))*unsafe.Sizeof(Counter{})))
+			next += uintptr(len(l)) * unsafe.Sizeof(Counter{})
 		}
 	}
 }
