@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -217,5 +218,42 @@ func TestPruneObject(t *testing.T) {
 		if got, ok := pruneObject(nil, []byte(bad), spec); ok {
 			t.Errorf("pruneObject(%s) = %s, want a failure", bad, got)
 		}
+	}
+}
+
+// TestLoadMemoryLinear checks that the memory Records hold once loaded
+// grows in proportion to their number, and is a fraction of the files'
+// bytes: loading keeps neither the bytes of every file nor the parts of
+// a Record no table reads. (Heap in use after a collection, not time.)
+func TestLoadMemoryLinear(t *testing.T) {
+	held := func(hosts int) (heap uint64, raw int64) {
+		dir := t.TempDir()
+		_, raw, err := campaign.Write(campaign.Spec{Steps: 6, Versions: 2, Hosts: hosts, Repeats: 5, Seconds: 60, Seed: 5}, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		in, err := LoadInputWith([]string{dir}, Fields{Roles: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		if want := 6 * 2 * hosts * 5; len(in.Records) != want {
+			t.Fatalf("%d Records loaded, want %d", len(in.Records), want)
+		}
+		runtime.KeepAlive(in)
+		return after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc), raw
+	}
+	h1, raw1 := held(2)
+	h2, raw2 := held(4)
+	t.Logf("120 Records: %d KB held of %d KB of files; 240: %d KB of %d KB", h1>>10, raw1>>10, h2>>10, raw2>>10)
+	if r := float64(h2) / float64(h1); r < 1.6 || r > 2.4 {
+		t.Errorf("twice the Records hold %.2f× the memory, want about 2×", r)
+	}
+	if float64(h2) > 0.5*float64(raw2) {
+		t.Errorf("240 Records hold %d KB, more than half their files' %d KB", h2>>10, raw2>>10)
 	}
 }
