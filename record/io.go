@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -128,6 +129,9 @@ func decode(data []byte, v any) error {
 	if gojson.Unmarshal(data, v) == nil {
 		return nil
 	}
+	// Start again from nothing: a map the failed call filled would
+	// otherwise keep its members.
+	reflect.ValueOf(v).Elem().SetZero()
 	if err := gojson.NewDecoder(bytes.NewReader(data)).Decode(v); err != nil {
 		return fmt.Errorf("decode record: %w", err)
 	}
