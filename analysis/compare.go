@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/perf/benchmath"
@@ -78,7 +80,9 @@ type Comparison struct {
 	// ratios several times (a report goes through its tables twice), and
 	// each is a median with its interval, a rank test or a bootstrap over
 	// the repeats. Other medians take more memory to keep than time to
-	// compute again.
+	// compute again. mu guards the caches: reports build tables on
+	// several goroutines.
+	mu      sync.Mutex
 	medians map[metricKey]sorted
 	ratios  map[metricKey]Cell
 	// counterMetrics caches CounterMetrics.
@@ -117,7 +121,8 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 	seenE, seenR := map[string]bool{}, map[string]bool{}
 	var steps []string
 	seenStep := map[string]bool{}
-	for _, r := range recs {
+	perOps := computeAll(recs, opt)
+	for i, r := range recs {
 		k := r.Key()
 		if !seenV[k.Version] {
 			seenV[k.Version] = true
@@ -159,7 +164,7 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 			s = &Sample{Key: k}
 			c.samples[k] = s
 		}
-		p := Compute(r, opt)
+		p := perOps[i]
 		s.Records = append(s.Records, r)
 		s.PerOp = append(s.PerOp, p)
 		for _, e := range p.Events {
@@ -194,6 +199,25 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 	}
 	c.Base = base
 	return c, nil
+}
+
+// computeAll computes the metrics of every Record (Compute), on every
+// CPU: each Record's are its own.
+func computeAll(recs []*record.Record, opt Options) []*PerOp {
+	out := make([]*PerOp, len(recs))
+	workers := min(runtime.GOMAXPROCS(0), len(recs))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(recs); i += workers {
+				out[i] = Compute(recs[i], opt)
+			}
+		}()
+	}
+	wg.Wait()
+	return out
 }
 
 // ErrUnknownOrder is returned by New for an Options.Order it does not know.
@@ -261,6 +285,8 @@ func (c *Comparison) Roles() []string { return c.roles }
 // per op, then IPC and CPI, then the MPKI of each miss event. The caller
 // must not change the list.
 func (c *Comparison) CounterMetrics() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if !c.counterMetricsFound {
 		c.counterMetrics, c.counterMetricsFound = c.findCounterMetrics(), true
 	}
@@ -406,18 +432,26 @@ func (c *Comparison) BaseKey(k record.Key) record.Key {
 // samples (RatioInterval).
 func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 	mk := metricKey{k, metric}
-	if r, ok := c.ratios[mk]; ok {
+	c.mu.Lock()
+	r, ok := c.ratios[mk]
+	c.mu.Unlock()
+	if ok {
 		return r
 	}
 	vv, v := c.values(k, metric)
 	bk := metricKey{c.BaseKey(k), metric}
+	c.mu.Lock()
 	base, ok := c.medians[bk]
+	c.mu.Unlock()
 	if !ok {
+		// Two goroutines may both compute it: the same values.
 		base.vals, base.cell = c.values(bk.Key, metric)
+		c.mu.Lock()
 		c.medians[bk] = base
+		c.mu.Unlock()
 	}
 	bv, b := base.vals, base.cell
-	r := Ratio(v, b)
+	r = Ratio(v, b)
 	if r.OK() && len(vv) >= 2 && len(bv) >= 2 {
 		th := benchmath.DefaultThresholds
 		th.CompareAlpha = c.Opt.alpha()
@@ -428,7 +462,9 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 	if r.OK() && !r.BothZero && !math.IsInf(r.Value, 0) && len(vv) >= MinIntervalRepeats && len(bv) >= MinIntervalRepeats {
 		r.Lo, r.Hi = RatioInterval(vv, bv, c.Opt.confidence())
 	}
+	c.mu.Lock()
 	c.ratios[mk] = r
+	c.mu.Unlock()
 	return r
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/perfbench/perfbench/perfevent/metric"
 	"github.com/perfbench/perfbench/record"
@@ -70,26 +71,13 @@ type TopDown struct {
 }
 
 // topDownEvents maps a set's event names to the Record's counters. A
-// counter is found under the event's name, its perfevent spelling, or the
-// name on the core PMU ("cpu/topdown-retiring/"); TOPDOWN.SLOTS also as
-// perf's "slots". found is false when the Record has no such counter; a
-// counter it has without a value (not counted, not supported) is found,
-// with that state.
-func topDownEvents(r *record.Record) func(s *metric.Set) func(string) (c Cell, found bool) {
-	byName := map[string]record.Counter{}
-	for _, c := range EventCounters(r) {
-		byName[c.Event] = c
-	}
+// counter is found under any of the event's names (topDownNames). found
+// is false when the Record has no such counter; a counter it has without
+// a value (not counted, not supported) is found, with that state.
+func topDownEvents(byName map[string]record.Counter) func(s *metric.Set) func(string) (c Cell, found bool) {
 	return func(s *metric.Set) func(string) (Cell, bool) {
 		return func(name string) (Cell, bool) {
-			names := []string{name, "cpu/" + name + "/"}
-			if e := s.Event(name); e != nil && e.Spelling != "" {
-				names = append(names, e.Spelling)
-			}
-			if name == "TOPDOWN.SLOTS" {
-				names = append(names, "slots", "cpu/slots/")
-			}
-			for _, n := range names {
+			for _, n := range topDownNames(s, name) {
 				if c, ok := byName[n]; ok {
 					return counterCell(c), true
 				}
@@ -99,36 +87,95 @@ func topDownEvents(r *record.Record) func(s *metric.Set) func(string) (c Cell, f
 	}
 }
 
+// topDownNames are the names a Record's counter of set s's event may
+// have: the event's name, its perfevent spelling, the name on the core
+// PMU ("cpu/topdown-retiring/"); TOPDOWN.SLOTS also perf's "slots".
+func topDownNames(s *metric.Set, name string) []string {
+	names := []string{name, "cpu/" + name + "/"}
+	if e := s.Event(name); e != nil && e.Spelling != "" {
+		names = append(names, e.Spelling)
+	}
+	if name == "TOPDOWN.SLOTS" {
+		names = append(names, "slots", "cpu/slots/")
+	}
+	return names
+}
+
 // topDownSetFits reports whether the Record has a counter for every event
 // the set's level-1 metrics and slot helper read.
 func topDownSetFits(s *metric.Set, event func(string) (Cell, bool)) (slots string, ok bool) {
-	for _, h := range topDownSlots {
-		if s.Metric(h) != nil {
-			slots = h
-		}
-	}
-	if slots == "" {
+	r := topDownReads(s)
+	if !r.ok {
 		return "", false
 	}
-	need := s.Needs(slots)
-	n := 0
-	for _, c := range TopDownCategories {
-		for _, m := range topDownMetrics[c] {
-			if s.Metric(m) != nil {
-				need = append(need, s.Needs(m)...)
-				n++
-			}
-		}
-	}
-	if n == 0 {
-		return "", false
-	}
-	for _, e := range need {
+	for _, e := range r.need {
 		if _, found := event(e); !found {
 			return "", false
 		}
 	}
-	return slots, true
+	return r.slots, true
+}
+
+// setReads is what topDownSetFits needs of a set: its slot helper, the
+// events its level-1 metrics and slot helper read, and whether it has a
+// slot helper and a level-1 metric at all.
+type setReads struct {
+	slots string
+	need  []string
+	ok    bool
+	// names are the names of each event of need (topDownNames).
+	names [][]string
+}
+
+// counted reports whether byName has a counter for every event of need,
+// as topDownSetFits does, without making the names again.
+func (r setReads) counted(byName map[string]record.Counter) bool {
+	if !r.ok {
+		return false
+	}
+next:
+	for _, names := range r.names {
+		for _, n := range names {
+			if _, ok := byName[n]; ok {
+				continue next
+			}
+		}
+		return false
+	}
+	return true
+}
+
+// topDownReadsOf caches setReads by set: the sets are fixed tables, and
+// walking their expressions again for every Record was most of the time
+// of a report over thousands of Records.
+var topDownReadsOf sync.Map // *metric.Set → setReads
+
+func topDownReads(s *metric.Set) setReads {
+	if r, ok := topDownReadsOf.Load(s); ok {
+		return r.(setReads)
+	}
+	var r setReads
+	for _, h := range topDownSlots {
+		if s.Metric(h) != nil {
+			r.slots = h
+		}
+	}
+	if r.slots != "" {
+		r.need = s.Needs(r.slots)
+		for _, c := range TopDownCategories {
+			for _, m := range topDownMetrics[c] {
+				if s.Metric(m) != nil {
+					r.need = append(r.need, s.Needs(m)...)
+					r.ok = true
+				}
+			}
+		}
+	}
+	for _, e := range r.need {
+		r.names = append(r.names, topDownNames(s, e))
+	}
+	topDownReadsOf.Store(s, r)
+	return r
 }
 
 // WhyTopDownAmbiguous is the reason of every category when the Record's
@@ -145,9 +192,16 @@ const WhyTopDownAmbiguous = "the counted events fit the TopDown definitions of %
 // names the result, when they differ every category has no value and
 // says why (WhyTopDownAmbiguous).
 func ComputeTopDown(r *record.Record, ops Cell) (TopDown, bool) {
-	events := topDownEvents(r)
+	byName := map[string]record.Counter{}
+	for _, c := range EventCounters(r) {
+		byName[c.Event] = c
+	}
+	events := topDownEvents(byName)
 	var fits []TopDown
 	for _, s := range metric.Sets() {
+		if !topDownReads(s).counted(byName) {
+			continue
+		}
 		if td, ok := topDownOfSet(s, events(s), ops); ok {
 			fits = append(fits, td)
 		}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -204,6 +205,7 @@ func TestPruneObject(t *testing.T) {
 		{` { "status" : {"Questions":3,"Rows_read":7, "rows_read":8} , "roles":[[{}]] } `, `{"status":{"Rows_read":7},"roles":[[{}]]}`},
 		{`{"client":{"tool":"s","intervals":[1,2],"queries":4},"rol\u0065s":null}`, `{"client":{"tool":"s","queries":4}}`},
 		{`{}`, `{}`},
+		{`{"a":"\\\"]","series":{"k":"\u0022}"},"b":[{"c":"\\"}]}`, `{"a":"\\\"]","b":[{"c":"\\"}]}`},
 	} {
 		spec := spec
 		spec["roles"] = member{drop: strings.Contains(c.in, "\\u0065")}
@@ -212,9 +214,46 @@ func TestPruneObject(t *testing.T) {
 			t.Errorf("pruneObject(%s) = %s, %v; want %s", c.in, got, ok, c.want)
 		}
 	}
-	for _, bad := range []string{`{"a":1`, `{"a" 1}`, `[1]`, `{"a":"x}`, `{"a":1} x`} {
+	for _, bad := range []string{`{"a":1`, `{"a" 1}`, `[1]`, `{"a":"x}`, `{"a":1} x`, `{"a":"x\"}`, `{"a":"x\`, `{"series":[{"a":"\"]}`} {
 		if got, ok := pruneObject(nil, []byte(bad), spec); ok {
 			t.Errorf("pruneObject(%s) = %s, want a failure", bad, got)
 		}
+	}
+}
+
+// TestLoadMemoryLinear checks that the memory Records hold once loaded
+// grows in proportion to their number, and is a fraction of the files'
+// bytes: loading keeps neither the bytes of every file nor the parts of
+// a Record no table reads. (Heap in use after a collection, not time.)
+func TestLoadMemoryLinear(t *testing.T) {
+	held := func(hosts int) (heap uint64, raw int64) {
+		dir := t.TempDir()
+		_, raw, err := campaign.Write(campaign.Spec{Steps: 6, Versions: 2, Hosts: hosts, Repeats: 5, Seconds: 60, Seed: 5}, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		in, err := LoadInputWith([]string{dir}, Fields{Roles: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		if want := 6 * 2 * hosts * 5; len(in.Records) != want {
+			t.Fatalf("%d Records loaded, want %d", len(in.Records), want)
+		}
+		runtime.KeepAlive(in)
+		return after.HeapAlloc - min(after.HeapAlloc, before.HeapAlloc), raw
+	}
+	h1, raw1 := held(2)
+	h2, raw2 := held(4)
+	t.Logf("120 Records: %d KB held of %d KB of files; 240: %d KB of %d KB", h1>>10, raw1>>10, h2>>10, raw2>>10)
+	if r := float64(h2) / float64(h1); r < 1.6 || r > 2.4 {
+		t.Errorf("twice the Records hold %.2f× the memory, want about 2×", r)
+	}
+	if float64(h2) > 0.5*float64(raw2) {
+		t.Errorf("240 Records hold %d KB, more than half their files' %d KB", h2>>10, raw2>>10)
 	}
 }

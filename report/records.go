@@ -280,24 +280,22 @@ func skipSpace(src []byte, i int) int {
 }
 
 // skipString returns the index after the string that starts at src[i].
+// A backslash escapes the byte after it (\uXXXX goes on with plain hex
+// digits); strings in Records are short, so a loop beats a search.
 func skipString(src []byte, i int) (int, bool) {
-	j := i + 1
-	for {
-		k := bytes.IndexByte(src[j:], '"')
-		if k < 0 {
-			return j, false
-		}
-		j += k
-		n := 0
-		for b := j - 1; b > i && src[b] == '\\'; b-- {
-			n++
-		}
-		j++
-		if n%2 == 0 {
-			return j, true
+	for j := i + 1; j < len(src); j++ {
+		switch src[j] {
+		case '"':
+			return j + 1, true
+		case '\\':
+			j++
 		}
 	}
+	return len(src), false
 }
+
+// container marks the bytes skipValue looks at inside an object or array.
+var container = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
 
 // skipValue returns the index after the JSON value that starts at src[i].
 // Brackets are counted, not matched: what is kept is checked again by the
@@ -312,6 +310,12 @@ func skipValue(src []byte, i int) (int, bool) {
 	case '{', '[':
 		depth := 0
 		for i < len(src) {
+			for i < len(src) && !container[src[i]] {
+				i++
+			}
+			if i == len(src) {
+				break
+			}
 			switch src[i] {
 			case '"':
 				e, ok := skipString(src, i)
@@ -322,7 +326,7 @@ func skipValue(src []byte, i int) (int, bool) {
 				continue
 			case '{', '[':
 				depth++
-			case '}', ']':
+			default:
 				depth--
 				if depth == 0 {
 					return i + 1, true

@@ -37,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -300,8 +301,12 @@ func prepare(recs []*record.Record, opt Options) (*builder, *Report, error) {
 
 // each builds the tables asked for, in report order, and calls f with
 // each that has values: kept, or left out because none of its cells could
-// be measured (why, and whether failed steps' cells are among them).
+// be measured (why, and whether failed steps' cells are among them). The
+// tables are built on every CPU, f is called on the caller's goroutine in
+// report order, and at most one table ID per CPU is built ahead of f, so
+// the tables are not all held at once.
 func (b *builder) each(f func(t *Table, why string, failed, kept bool)) {
+	var ids []string
 	for _, id := range TableIDs {
 		if len(b.want) > 0 && !b.want[id] {
 			continue
@@ -309,22 +314,64 @@ func (b *builder) each(f func(t *Table, why string, failed, kept bool)) {
 		if id == TableLegacy && !b.opt.Legacy && !b.want[id] {
 			continue
 		}
-		b.build(id, func(t *Table) {
-			t.dropEmptyRows()
-			if id == TableCPUIO || id == TableCPUIORel {
-				// Tables from CSV tables often have only some of these
-				// columns; one with throughput alone repeats the QPS table.
-				if t.dropEmptyColumns(); len(t.Header) < 2 {
-					return
-				}
-			}
-			if !t.hasValues() {
-				return
-			}
-			why, failed, left := t.unmeasured()
-			f(t, why, failed, !left)
-		})
+		ids = append(ids, id)
 	}
+	type built struct {
+		t            *Table
+		why          string
+		failed, kept bool
+	}
+	done := make([]chan []built, len(ids))
+	for i := range done {
+		done[i] = make(chan []built, 1)
+	}
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(ids)))
+	ahead := make(chan struct{}, workers)
+	next := make(chan int)
+	go func() {
+		for i := range ids {
+			ahead <- struct{}{}
+			next <- i
+		}
+		close(next)
+	}()
+	for range workers {
+		go func() {
+			for i := range next {
+				var out []built
+				b.build(ids[i], func(t *Table) {
+					if why, failed, kept, ok := check(ids[i], t); ok {
+						out = append(out, built{t, why, failed, kept})
+					}
+				})
+				done[i] <- out
+			}
+		}()
+	}
+	for i := range ids {
+		for _, t := range <-done[i] {
+			f(t.t, t.why, t.failed, t.kept)
+		}
+		<-ahead
+	}
+}
+
+// check drops the empty rows of a table built for id, and reports whether
+// it has values (ok) and whether it is kept or left out, and why.
+func check(id string, t *Table) (why string, failed, kept, ok bool) {
+	t.dropEmptyRows()
+	if id == TableCPUIO || id == TableCPUIORel {
+		// Tables from CSV tables often have only some of these
+		// columns; one with throughput alone repeats the QPS table.
+		if t.dropEmptyColumns(); len(t.Header) < 2 {
+			return "", false, false, false
+		}
+	}
+	if !t.hasValues() {
+		return "", false, false, false
+	}
+	why, failed, left := t.unmeasured()
+	return why, failed, !left, true
 }
 
 // tables builds the tables kept by prepare again, colours them, adds

@@ -167,9 +167,15 @@ func runReport(e *env, o *reportArgs, args []string, labels map[string]string) e
 	// The report holds every Record and one table at a time; a
 	// soft limit makes the garbage collector run sooner as the
 	// heap nears it, so a 100 MB CSV reports in under 1 GB
-	// (GOMEMLIMIT overrides it).
+	// (GOMEMLIMIT overrides it). Below it, the heap may grow by half
+	// of what is live before a collection, not double (GOGC overrides
+	// it): what is live is mostly Records held to the end, and a few
+	// more collections cost less than the memory.
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 		debug.SetMemoryLimit(reportMemoryLimit)
+	}
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(reportGCPercent)
 	}
 	in, err := report.LoadInputWith(args, report.FieldsFor(report.Options{Tables: o.tables}, o.charts != ""))
 	if err != nil {
@@ -243,3 +249,6 @@ func writeReportCharts(e *env, o *reportArgs, recs []*record.Record, opt report.
 
 // reportMemoryLimit is the soft memory limit of perfbench report.
 const reportMemoryLimit = 880 << 20
+
+// reportGCPercent is the GOGC of perfbench report.
+const reportGCPercent = 50
