@@ -214,11 +214,17 @@ func (r *runner) decideRotation() error {
 	if err != nil || len(clock.Events) != 1 {
 		return fmt.Errorf("task-clock for the events' rotation: %w", err)
 	}
-	rot, err := splitEvents(r.events, budget, counts, clock.Events[0])
-	if err != nil {
-		return fmt.Errorf("events of the run under a budget of %d (%s): %w", budget, source, err)
+	if source == "pmu" && len(r.events.Groups) > 0 {
+		return nil // the user's {...} groups decide
 	}
-	if rot == nil {
+	rot, err := splitEvents(r.events, budget, counts, clock.Events[0])
+	switch {
+	case err != nil && source == "pmu":
+		r.prog.printf("perfbench run: the events are not counted in rotation over the repeats: %v; they multiplex inside each window", err)
+		return nil
+	case err != nil:
+		return fmt.Errorf("events of the run under a budget of %d (%s): %w", budget, source, err)
+	case rot == nil:
 		return nil
 	}
 	rot.source = source

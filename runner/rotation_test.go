@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -165,5 +166,52 @@ func TestRotateRecordWarnsUncounted(t *testing.T) {
 	(&runner{plan: &plan.Plan{Repeats: 2}}).rotate(rec, plan.Item{Repeat: 1})
 	if rec.Rotation != nil || len(rec.Warnings) != 0 {
 		t.Errorf("no rotation: %+v %+v", rec.Rotation, rec.Warnings)
+	}
+}
+
+// On a machine whose PMU has 6 general-purpose counters (an AMD Zen from
+// its cpuinfo), 8 hardware events and a software one rotate over 2 groups
+// when the plan has 2 repeats or more, and multiplex as before with 1.
+func TestRotationFromPMUBudget(t *testing.T) {
+	sys, err := perfevent.LoadSystem("../perfevent/testdata/amd-zen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, core := pmuBudget(sys); b != 6 || len(core) != 1 {
+		t.Fatalf("budget %d of %v, want 6 of one core PMU", b, core)
+	}
+	events, err := perfevent.Parse("cycles,instructions,cache-misses,branch-misses,L1-dcache-loads,L1-dcache-load-misses,dTLB-load-misses,iTLB-load-misses,context-switches", sys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, repeats := range []int{1, 2} {
+		var progress bytes.Buffer
+		r := &runner{plan: &plan.Plan{Repeats: repeats}, sys: sys, events: events}
+		r.prog = newProgress(&progress, false, 0, nil, 0)
+		if err := r.setRotation(); err != nil {
+			t.Fatalf("%d repeats: %v", repeats, err)
+		}
+		r.prog.close()
+		said := progress.String()
+		if repeats == 1 {
+			if r.rot != nil || !strings.Contains(said, "do not fit the PMU's 6 counters: with 2 repeats or more") {
+				t.Errorf("1 repeat: rotation %v, said %q", r.rot, said)
+			}
+			if got := r.eventsOf(plan.Item{Repeat: 1}); len(got.Events) != len(events.Events) {
+				t.Errorf("1 repeat counts %d events, want all %d", len(got.Events), len(events.Events))
+			}
+			continue
+		}
+		if r.rot == nil || r.rot.source != "pmu" {
+			t.Fatalf("2 repeats: no rotation; said %q", said)
+		}
+		want := [][]string{{"cache-misses", "branch-misses", "L1-dcache-loads", "L1-dcache-load-misses"}, {"dTLB-load-misses", "iTLB-load-misses"}}
+		if got := groupNames(r.rot); !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("groups %v, want %v", got, want)
+		}
+		l := r.eventsOf(plan.Item{Repeat: 2})
+		if got := names(l.Events); !slices.Equal(got, []string{"cycles", "instructions", "context-switches", "task-clock", "dTLB-load-misses", "iTLB-load-misses"}) {
+			t.Errorf("repeat 2 counts %v", got)
+		}
 	}
 }
