@@ -331,6 +331,7 @@ func Compute(r *record.Record, opt Options) *PerOp {
 	k.countOps(opt)
 	k.throughput()
 	k.events()
+	k.rotation()
 	k.topDown()
 	k.cpu()
 	k.io()

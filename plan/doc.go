@@ -37,6 +37,9 @@
 //	                      # (scan keeps its own: Rows_read per 1,000 rows)
 //	events = ["task-clock", "context-switches", "{cycles,instructions}"]
 //	                      # perf events as perf -e takes them ({...} is a group); default: perfbench's set
+//	pmu_budget = 4        # events a repeat counts besides task-clock (perfbench run --pmu-budget):
+//	                      # more are counted in rotation, one group a repeat (see package runner);
+//	                      # default: the core PMU's general-purpose counters
 //	servers = "one-at-a-time" # managed servers: "one-at-a-time" (start before a version's steps of a
 //	                      # repeat, stop after) or "all-running" (start once, stop at the end)
 //	flush_timeout = "10m" # bound on the post-write flush

@@ -153,6 +153,7 @@ type rawRun struct {
 	Interval      duration    `toml:"interval"`
 	Ops           string      `toml:"ops"`
 	Events        []string    `toml:"events"`
+	PMUBudget     *int        `toml:"pmu_budget"`
 	Servers       string      `toml:"servers"`
 	FlushTimeout  duration    `toml:"flush_timeout"`
 	Profile       profileFreq `toml:"profile"`
@@ -418,6 +419,12 @@ func (p *parser) run(plan *Plan, r *rawRun) {
 		}
 		seen[e] = true
 		plan.Events = append(plan.Events, e)
+	}
+	if r.PMUBudget != nil {
+		plan.PMUBudget = *r.PMUBudget
+		if plan.PMUBudget < 1 || plan.PMUBudget > MaxPMUBudget {
+			p.errorf("run.pmu_budget", "pmu_budget is %d, must be 1 to %d (events a repeat counts besides task-clock)", plan.PMUBudget, MaxPMUBudget)
+		}
 	}
 }
 

@@ -48,6 +48,11 @@ type Plan struct {
 	// Events are the perf events to count, as perf -e takes them; empty
 	// means perfbench's default set.
 	Events []string
+	// PMUBudget, when set (run.pmu_budget), is the number of events a
+	// repeat counts besides task-clock: more events than that are counted
+	// in rotation over the repeats (see package runner); 0 means the core
+	// PMU's counters decide.
+	PMUBudget int
 
 	Data     Data
 	Steps    []Step
@@ -214,6 +219,7 @@ const (
 	MaxOpsPer       = 1e9                  // ops_per
 	MaxMeasurements = 100000               // repeats × versions × steps × thread counts
 	MaxPlanTime     = 366 * 24 * time.Hour // warm-ups and windows of every measurement
+	MaxPMUBudget    = 64                   // run.pmu_budget
 )
 
 // ErrInvalid is wrapped by every problem found in a plan file.

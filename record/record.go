@@ -90,6 +90,11 @@ type Record struct {
 	// Roles splits the counters by thread role (connection, innodb-io, ...).
 	// The roles' values add up to Counters.
 	Roles []Role `json:"roles,omitempty"`
+	// Rotation is set when the events asked for did not fit the PMU
+	// budget and were counted in rotation, one group a repeat: Counters
+	// then hold this repeat's group only (and the anchors); the other
+	// events are absent, not "not counted".
+	Rotation *Rotation `json:"rotation,omitempty"`
 
 	// Status holds the server's SHOW GLOBAL STATUS changes over the window
 	// (counters as deltas); Gauges holds gauge variables read at the end
@@ -207,6 +212,25 @@ func (c Counter) RunningFraction() float64 {
 		return 0
 	}
 	return float64(c.Running) / float64(c.Enabled)
+}
+
+// Rotation says how the events of a measurement were split over its
+// repeats so that none multiplexes: each repeat counts the anchors and one
+// group, repeat r the group (r-1) mod len(Groups) (Group is that group's
+// 1-based number).
+type Rotation struct {
+	// Budget is the number of events a repeat counts besides the free
+	// anchors; Source says where it came from: "--pmu-budget",
+	// "run.pmu_budget" (the plan) or "pmu" (the core PMU's general-purpose
+	// counters).
+	Budget int    `json:"budget"`
+	Source string `json:"source"`
+	// Anchors are the events counted in every repeat: task-clock, and
+	// cycles and instructions when asked for (these count against Budget).
+	Anchors []string `json:"anchors"`
+	// Groups are the other events, group by group, in canonical spelling.
+	Groups [][]string `json:"groups"`
+	Group  int        `json:"group"`
 }
 
 // Role is the counters of the threads of one role.

@@ -76,6 +76,11 @@ type Options struct {
 	// directories after a run in which every measurement succeeded (perfbench
 	// demo): the summary then does not offer them for --resume.
 	DataRemovedWhenOK bool
+	// PMUBudget, when set, is the number of events a repeat counts besides
+	// task-clock (--pmu-budget): more are counted in rotation over the
+	// repeats. It overrides the plan's run.pmu_budget; 0 means the plan's,
+	// else the core PMU's counters.
+	PMUBudget int
 
 	// meter opens the counters of a measurement; nil means measure.Start.
 	meter meter
@@ -133,6 +138,11 @@ type runner struct {
 	sys     *perfevent.System
 	// events are the plan's, or measure.DefaultEvents once a server runs.
 	events perfevent.List
+	// rot, when set, splits the events over the repeats (see rotation.go);
+	// rotated says it was decided, rotErr why it could not be.
+	rot     *rotation
+	rotated bool
+	rotErr  error
 	// resolver names the frames of every profile of the run, so that each
 	// binary is read once.
 	resolver *symbols.Resolver
@@ -227,6 +237,9 @@ func Run(ctx context.Context, p *plan.Plan, o Options) (*Summary, error) {
 	}
 	r.prog = newProgress(o.Progress, o.Terminal, o.Width, pending, r.tail)
 	defer r.prog.close()
+	if err := r.setRotation(); err != nil {
+		return nil, err
+	}
 	r.prog.printf("perfbench run: %s: %s (%s, %s), about %s; output in %s",
 		p.Name, count(n, "measurement"), count(len(p.Versions), "version"), count(len(p.Steps), "step"), fmtDuration(r.prog.plannedTotal), out)
 

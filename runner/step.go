@@ -73,6 +73,7 @@ func (r *runner) measure(ctx context.Context, s *server, it plan.Item) *record.R
 	r.setAside(it)
 	rec := r.runStep(ctx, s, it)
 	r.identify(rec, it)
+	r.rotate(rec, it)
 	for _, n := range slices.Concat(r.flushNotes[it.ID], s.notes) {
 		rec.Warnf(record.WarnGeneral, "%s", n)
 	}
@@ -91,6 +92,9 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 		return r.abandoned(ctx, it, "the data set is not loaded: %v", err)
 	}
 	if err := r.defaultEvents(s.pid); err != nil {
+		return failed(r.newRecord(it), "%v", err)
+	}
+	if err := r.setRotation(); err != nil {
 		return failed(r.newRecord(it), "%v", err)
 	}
 	cmd, removeOptions, err := r.stepCommand(s, it)
@@ -180,7 +184,7 @@ func (sr *stepRun) open(ctx context.Context) (session, *record.Record) {
 	}
 	sess, err := r.meter(ctx, measure.Config{
 		Pid:       s.pid,
-		Events:    r.events,
+		Events:    r.eventsOf(sr.it),
 		System:    r.sys,
 		DB:        s.db,
 		Op:        opSpec(sr.st),

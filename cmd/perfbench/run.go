@@ -17,7 +17,7 @@ func init() {
 	register(&command{
 		name:    "run",
 		summary: "run a benchmark plan: start servers, load data, measure every step with counters attached, write Records",
-		usage:   "run PLAN [--out DIR] [--resume] [--only STEP,...] [--hosts HOSTS.toml [--binary PATH]]",
+		usage:   "run PLAN [--out DIR] [--resume] [--only STEP,...] [--pmu-budget N] [--hosts HOSTS.toml [--binary PATH]]",
 		long:    runHelp,
 		setup: func(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error {
 			out := fs.String("out", "", "output folder (default: the plan's output.dir, else <plan name>-results)")
@@ -25,6 +25,7 @@ func init() {
 			only := fs.StringSlice("only", nil, "run only these steps: names (every range), labels or custom step names, comma-separated or repeated")
 			hosts := fs.String("hosts", "", "run the plan on the test servers of this hosts file, all at once")
 			binary := fs.String("binary", "", "with hosts: the perfbench to copy to the hosts, built for their platform (default: this one)")
+			budget := fs.Int("pmu-budget", 0, "events a repeat counts besides task-clock; more are counted in rotation, one group a repeat (default: the plan's run.pmu_budget, else the PMU's counters)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("no plan given: perfbench run PLAN")
@@ -48,9 +49,15 @@ func init() {
 					}
 					return err
 				}
+				if *budget < 0 || *budget > plan.MaxPMUBudget {
+					return usagef("--pmu-budget %d: give 1 to %d events a repeat", *budget, plan.MaxPMUBudget)
+				}
 				campaign, err := loadRunHosts(e, args[0], *hosts)
 				if err != nil {
 					return err
+				}
+				if len(campaign) > 0 && *budget > 0 {
+					return usagef("--pmu-budget is not passed to the hosts of a campaign: set pmu_budget in the plan's [run] instead")
 				}
 				if len(campaign) > 0 {
 					return runHosts(ctx, e, p, hostsRun{hosts: campaign, binary: *binary, out: *out, resume: *resume, only: steps})
@@ -65,6 +72,7 @@ func init() {
 					Progress:  e.stderr,
 					Command:   e.args,
 					Perfbench: Version(),
+					PMUBudget: *budget,
 				}
 				if f, ok := e.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 					o.Terminal = true
@@ -123,6 +131,16 @@ folder; to load the data again, remove servers/.
 
 One run at a time per output folder: .perfbench.lock holds the running
 perfbench's pid, and a second run into the folder exits at once naming it.
+
+When the events do not fit the PMU budget, they are not multiplexed inside
+each window: each repeat counts one group of them, repeat r group (r-1) mod G,
+with task-clock (and cycles and instructions, when asked for) in every group,
+and the report gives each event's value from the repeats that counted it.
+The budget is the core PMU's general-purpose counters (perfbench doctor prints
+them; without enough repeats for every group the events multiplex as before),
+or N with --pmu-budget N (or pmu_budget in the plan's [run]): then every event
+but task-clock counts against N, software ones included, and a group no
+repeat reaches is a warning in every Record.
 
 --hosts HOSTS.toml runs the plan on the test servers of a hosts file (see
 perfbench hosts --help) instead of here, on every host at once: perfbench is
