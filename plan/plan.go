@@ -48,6 +48,8 @@ type Plan struct {
 	// Events are the perf events to count, as perf -e takes them; empty
 	// means perfbench's default set.
 	Events []string
+	// Placement is where the servers and the loads run.
+	Placement Placement
 
 	Data     Data
 	Steps    []Step

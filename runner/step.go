@@ -71,8 +71,10 @@ func failed(rec *record.Record, format string, args ...any) *record.Record {
 // measure runs one measurement and returns its Record (never nil).
 func (r *runner) measure(ctx context.Context, s *server, it plan.Item) *record.Record {
 	r.setAside(it)
+	s.placed = nil
 	rec := r.runStep(ctx, s, it)
 	r.identify(rec, it)
+	r.recordPlacement(rec, s)
 	for _, n := range slices.Concat(r.flushNotes[it.ID], s.notes) {
 		rec.Warnf(record.WarnGeneral, "%s", n)
 	}
@@ -133,7 +135,7 @@ func (sr *stepRun) run(ctx context.Context) *record.Record {
 	}
 	defer sess.Close()
 
-	sr.load, err = proc.Start(sr.cmd.Argv, proc.Options{Log: log, Env: sr.cmd.Env, OnLine: sr.line})
+	sr.load, err = proc.Start(sr.cmd.Argv, proc.Options{Log: log, Env: sr.cmd.Env, OnLine: sr.line, CPUs: sr.r.place.client})
 	if err != nil {
 		return failed(sr.newRecord(), "%v", err)
 	}
@@ -149,6 +151,7 @@ func (sr *stepRun) run(ctx context.Context) *record.Record {
 	if !sr.load.Running() && ctx.Err() == nil {
 		return sr.endedBeforeWindow(ctx)
 	}
+	sr.s.placed = sr.r.observePlacement(sr.s, sr.load.Pid())
 	rec, merr := sr.window(ctx, sess)
 	return sr.finish(ctx, rec, merr)
 }

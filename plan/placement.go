@@ -1,0 +1,139 @@
+package plan
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/perfbench/perfbench/internal/cpuset"
+)
+
+// Placement modes: where the server and the load run.
+const (
+	// PlacementSplit runs the load on the first half of the CPUs and the
+	// server on the rest (on 2 CPUs: the load on one, the server on the
+	// other), so that the scheduler cannot move them onto one CPU in one
+	// repeat and apart in the next.
+	PlacementSplit = "split"
+	// PlacementShared runs the server and the load on the same CPUs: all
+	// of Placement.CPUs (cpus = "0" puts both on CPU 0).
+	PlacementShared = "shared"
+	// PlacementNone sets no affinity: the scheduler places both.
+	PlacementNone = "none"
+	// PlacementCPUs is the mode of a plan that sets server_cpus or
+	// client_cpus: those CPUs, as given.
+	PlacementCPUs = "cpus"
+)
+
+// DefaultPlacement is the mode of a plan that sets none.
+const DefaultPlacement = PlacementSplit
+
+// Placement is where a plan's servers and loads run: [run] placement,
+// cpus, server_cpus and client_cpus.
+type Placement struct {
+	// Mode is PlacementSplit, PlacementShared, PlacementNone or
+	// PlacementCPUs.
+	Mode string
+	// CPUs are the CPUs the split and shared modes use; empty for all
+	// those perfbench may run on where the plan runs.
+	CPUs cpuset.Set
+	// Server and Client are the CPUs of mode PlacementCPUs; an empty one
+	// is not placed.
+	Server, Client cpuset.Set
+	// Line is where the placement is set in the plan file (0: default).
+	Line int
+}
+
+// Resolve returns the CPUs of the server and of the load on a machine
+// where perfbench may run on own; an empty Set is not placed. A CPU the
+// plan names that is not in own is an error.
+func (pl Placement) Resolve(own cpuset.Set) (server, client cpuset.Set, err error) {
+	where := ""
+	if pl.Line > 0 {
+		where = fmt.Sprintf(" (line %d of the plan)", pl.Line)
+	}
+	for _, s := range []struct {
+		key string
+		set cpuset.Set
+	}{{"cpus", pl.CPUs}, {"server_cpus", pl.Server}, {"client_cpus", pl.Client}} {
+		if out := s.set.Minus(own); len(out) > 0 {
+			return nil, nil, fmt.Errorf("%s %s%s: CPU %s is not among those perfbench may run on here (%s): name CPUs of %s", s.key, s.set, where, out, own, own)
+		}
+	}
+	cpus := pl.CPUs
+	if len(cpus) == 0 {
+		cpus = own
+	}
+	switch pl.Mode {
+	case PlacementCPUs:
+		return pl.Server, pl.Client, nil
+	case PlacementShared:
+		return cpus, cpus, nil
+	case PlacementSplit:
+		if len(cpus) < 2 {
+			return cpus, cpus, nil
+		}
+		half := len(cpus) / 2
+		return cpus[half:], cpus[:half], nil
+	}
+	return nil, nil, nil
+}
+
+// cpuList is a CPU list in a plan: a string ("0-3,8") or one CPU number.
+type cpuList string
+
+func (c *cpuList) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case string:
+		*c = cpuList(x)
+	case int64:
+		*c = cpuList(fmt.Sprint(x))
+	default:
+		return fmt.Errorf("a CPU list is a string like \"0-3,8\" or one CPU number, not %v", v)
+	}
+	if *c == "" {
+		*c = " " // set but empty: Parse says so
+	}
+	return nil
+}
+
+// placement reads [run] placement, cpus, server_cpus and client_cpus.
+func (p *parser) placement(plan *Plan, r *rawRun) {
+	pl := Placement{Mode: DefaultPlacement}
+	set := func(key string, v cpuList) cpuset.Set {
+		if v == "" {
+			return nil
+		}
+		s, err := cpuset.Parse(string(v))
+		if err != nil {
+			p.wrapf("run."+key, err, "%s %q: %v", key, strings.TrimSpace(string(v)), err)
+		}
+		if pl.Line == 0 {
+			pl.Line = p.lines.line("run." + key)
+		}
+		return s
+	}
+	if r.Placement != "" {
+		pl.Line = p.lines.line("run.placement")
+	}
+	pl.CPUs = set("cpus", r.CPUs)
+	pl.Server = set("server_cpus", r.ServerCPUs)
+	pl.Client = set("client_cpus", r.ClientCPUs)
+	explicit := r.ServerCPUs != "" || r.ClientCPUs != ""
+	switch r.Placement {
+	case "":
+		if explicit {
+			pl.Mode = PlacementCPUs
+		}
+	case PlacementSplit, PlacementShared, PlacementNone:
+		pl.Mode = r.Placement
+		if explicit {
+			p.errorf("run.placement", "placement %q and server_cpus/client_cpus say two things: keep one (server_cpus and client_cpus alone place the server and the load on those CPUs)", r.Placement)
+		}
+	default:
+		p.errorf("run.placement", "placement %q: use %q (the load and the server on separate CPUs), %q (on the same CPUs) or %q (no affinity); or set server_cpus and client_cpus", r.Placement, PlacementSplit, PlacementShared, PlacementNone)
+	}
+	if r.CPUs != "" && (pl.Mode == PlacementNone || pl.Mode == PlacementCPUs) {
+		p.errorf("run.cpus", "cpus is the CPUs placement %q or %q divides; with %s it does nothing: remove it", PlacementSplit, PlacementShared, map[bool]string{true: "server_cpus/client_cpus", false: "placement \"none\""}[pl.Mode == PlacementCPUs])
+	}
+	plan.Placement = pl
+}
