@@ -39,23 +39,24 @@ type Placement struct {
 	// Server and Client are the CPUs of mode PlacementCPUs; an empty one
 	// is not placed.
 	Server, Client cpuset.Set
-	// Line is where the placement is set in the plan file (0: default).
-	Line int
+	// lines are the lines of the keys cpus, server_cpus and client_cpus
+	// in the plan file, for Resolve's errors.
+	lines map[string]int
 }
 
 // Resolve returns the CPUs of the server and of the load on a machine
 // where perfbench may run on own; an empty Set is not placed. A CPU the
 // plan names that is not in own is an error.
 func (pl Placement) Resolve(own cpuset.Set) (server, client cpuset.Set, err error) {
-	where := ""
-	if pl.Line > 0 {
-		where = fmt.Sprintf(" (line %d of the plan)", pl.Line)
-	}
 	for _, s := range []struct {
 		key string
 		set cpuset.Set
 	}{{"cpus", pl.CPUs}, {"server_cpus", pl.Server}, {"client_cpus", pl.Client}} {
 		if out := s.set.Minus(own); len(out) > 0 {
+			where := ""
+			if n := pl.lines[s.key]; n > 0 {
+				where = fmt.Sprintf(" (line %d of the plan)", n)
+			}
 			return nil, nil, fmt.Errorf("%s %s%s: CPU %s is not among those perfbench may run on here (%s): name CPUs of %s", s.key, s.set, where, out, own, own)
 		}
 	}
@@ -98,22 +99,17 @@ func (c *cpuList) UnmarshalTOML(v any) error {
 
 // placement reads [run] placement, cpus, server_cpus and client_cpus.
 func (p *parser) placement(plan *Plan, r *rawRun) {
-	pl := Placement{Mode: DefaultPlacement}
+	pl := Placement{Mode: DefaultPlacement, lines: map[string]int{}}
 	set := func(key string, v cpuList) cpuset.Set {
 		if v == "" {
 			return nil
 		}
+		pl.lines[key] = p.lines.line("run." + key)
 		s, err := cpuset.Parse(string(v))
 		if err != nil {
 			p.wrapf("run."+key, err, "%s %q: %v", key, strings.TrimSpace(string(v)), err)
 		}
-		if pl.Line == 0 {
-			pl.Line = p.lines.line("run." + key)
-		}
 		return s
-	}
-	if r.Placement != "" {
-		pl.Line = p.lines.line("run.placement")
 	}
 	pl.CPUs = set("cpus", r.CPUs)
 	pl.Server = set("server_cpus", r.ServerCPUs)
@@ -133,7 +129,11 @@ func (p *parser) placement(plan *Plan, r *rawRun) {
 		p.errorf("run.placement", "placement %q: use %q (the load and the server on separate CPUs), %q (on the same CPUs) or %q (no affinity); or set server_cpus and client_cpus", r.Placement, PlacementSplit, PlacementShared, PlacementNone)
 	}
 	if r.CPUs != "" && (pl.Mode == PlacementNone || pl.Mode == PlacementCPUs) {
-		p.errorf("run.cpus", "cpus is the CPUs placement %q or %q divides; with %s it does nothing: remove it", PlacementSplit, PlacementShared, map[bool]string{true: "server_cpus/client_cpus", false: "placement \"none\""}[pl.Mode == PlacementCPUs])
+		with := `placement "none"`
+		if pl.Mode == PlacementCPUs {
+			with = "server_cpus/client_cpus"
+		}
+		p.errorf("run.cpus", "cpus is the CPUs placement %q or %q divides; with %s it does nothing: remove it", PlacementSplit, PlacementShared, with)
 	}
 	plan.Placement = pl
 }

@@ -34,9 +34,6 @@ func TestPlacementKeys(t *testing.T) {
 		if pl.Mode != c.mode || pl.CPUs.String() != c.cpus || pl.Server.String() != c.server || pl.Client.String() != c.client {
 			t.Errorf("%q: placement %+v, want mode %s cpus %q server %q client %q", c.run, pl, c.mode, c.cpus, c.server, c.client)
 		}
-		if c.run != "" && pl.Line != 2 {
-			t.Errorf("%q: placement line %d, want 2", c.run, pl.Line)
-		}
 	}
 }
 
@@ -89,7 +86,7 @@ func TestPlacementResolve(t *testing.T) {
 		{Placement{Mode: PlacementShared, CPUs: set("0")}, "0-1", "0", "0", ""},
 		{Placement{Mode: PlacementNone}, "0-1", "", "", ""},
 		{Placement{Mode: PlacementCPUs, Server: set("1")}, "0-1", "1", "", ""},
-		{Placement{Mode: PlacementCPUs, Server: set("1-2"), Client: set("0"), Line: 7}, "0-1", "", "",
+		{Placement{Mode: PlacementCPUs, Server: set("1-2"), Client: set("0"), lines: map[string]int{"server_cpus": 7}}, "0-1", "", "",
 			"server_cpus 1-2 (line 7 of the plan): CPU 2 is not among those perfbench may run on here (0-1)"},
 		{Placement{Mode: PlacementShared, CPUs: set("4")}, "0-1", "", "", "cpus 4: CPU 4 is not among"},
 	} {
