@@ -47,17 +47,21 @@
 //	                      # included) or, where the CPU has a PMU, cycles or another counter
 //	placement = "split"   # where the server and the load (sysbench, a custom step's command) run:
 //	                      # "split" (default: the load on the first half of the CPUs, the server on
-//	                      # the rest; on 2 CPUs one each), "shared" (both on the same CPUs) or
-//	                      # "none" (no affinity: the scheduler decides, run by run)
-//	cpus = "0-3"          # the CPUs split and shared use; default: all perfbench may run on
+//	                      # the rest; on 2 CPUs one each), "shared" (both on the same CPUs),
+//	                      # "threads" (both on the same CPUs, as many as the measurement's client
+//	                      # threads: at 1 thread one CPU) or "none" (no affinity: the scheduler
+//	                      # decides, run by run)
+//	cpus = "0-3"          # the CPUs split, shared and threads use; default: all perfbench may run on
 //	server_cpus = "2-3"   # instead of placement: the server's CPUs and the load's, as lists
 //	client_cpus = "0-1"   # like taskset -c takes ("0", "0-3,8"); either alone pins that one only
 //
 // Placement pins a managed server as it starts (every thread it creates
-// inherits the CPUs) and the load as it starts; a running server that
-// perfbench did not start is pinned (every thread it has, by
-// sched_setaffinity) only when server_cpus names its CPUs. Every Record
-// says what was set and what the kernel reported (provenance.placement).
+// inherits the CPUs; with "threads" it is moved, every thread, before a
+// measurement of another thread count) and the load as it starts; a
+// running server that perfbench did not start is pinned (every thread it
+// has, by sched_setaffinity) only when server_cpus names its CPUs. Every
+// Record says what was set and what the kernel reported
+// (provenance.placement).
 //
 // Durations are strings ("90s", "10m") or numbers of seconds.
 //

@@ -17,6 +17,10 @@ const (
 	// PlacementShared runs the server and the load on the same CPUs: all
 	// of Placement.CPUs (cpus = "0" puts both on CPU 0).
 	PlacementShared = "shared"
+	// PlacementThreads runs the server and the load on the same CPUs, as
+	// many as the measurement has client threads (the first of
+	// Placement.CPUs): at 1 thread both on one CPU, at 2 threads on two.
+	PlacementThreads = "threads"
 	// PlacementNone sets no affinity: the scheduler places both.
 	PlacementNone = "none"
 	// PlacementCPUs is the mode of a plan that sets server_cpus or
@@ -44,10 +48,11 @@ type Placement struct {
 	lines map[string]int
 }
 
-// Resolve returns the CPUs of the server and of the load on a machine
-// where perfbench may run on own; an empty Set is not placed. A CPU the
-// plan names that is not in own is an error.
-func (pl Placement) Resolve(own cpuset.Set) (server, client cpuset.Set, err error) {
+// Resolve returns the CPUs of the server and of the load, for a
+// measurement at threads client threads, on a machine where perfbench may
+// run on own; an empty Set is not placed. A CPU the plan names that is not
+// in own is an error.
+func (pl Placement) Resolve(own cpuset.Set, threads int) (server, client cpuset.Set, err error) {
 	for _, s := range []struct {
 		key string
 		set cpuset.Set
@@ -69,6 +74,9 @@ func (pl Placement) Resolve(own cpuset.Set) (server, client cpuset.Set, err erro
 		return pl.Server, pl.Client, nil
 	case PlacementShared:
 		return cpus, cpus, nil
+	case PlacementThreads:
+		n := min(max(threads, 1), len(cpus))
+		return cpus[:n], cpus[:n], nil
 	case PlacementSplit:
 		if len(cpus) < 2 {
 			return cpus, cpus, nil
@@ -120,20 +128,20 @@ func (p *parser) placement(plan *Plan, r *rawRun) {
 		if explicit {
 			pl.Mode = PlacementCPUs
 		}
-	case PlacementSplit, PlacementShared, PlacementNone:
+	case PlacementSplit, PlacementShared, PlacementThreads, PlacementNone:
 		pl.Mode = r.Placement
 		if explicit {
 			p.errorf("run.placement", "placement %q and server_cpus/client_cpus say two things: keep one (server_cpus and client_cpus alone place the server and the load on those CPUs)", r.Placement)
 		}
 	default:
-		p.errorf("run.placement", "placement %q: use %q (the load and the server on separate CPUs), %q (on the same CPUs) or %q (no affinity); or set server_cpus and client_cpus", r.Placement, PlacementSplit, PlacementShared, PlacementNone)
+		p.errorf("run.placement", "placement %q: use %q (the load and the server on separate CPUs), %q (on the same CPUs), %q (on the same CPUs, one per client thread) or %q (no affinity); or set server_cpus and client_cpus", r.Placement, PlacementSplit, PlacementShared, PlacementThreads, PlacementNone)
 	}
 	if r.CPUs != "" && (pl.Mode == PlacementNone || pl.Mode == PlacementCPUs) {
 		with := `placement "none"`
 		if pl.Mode == PlacementCPUs {
 			with = "server_cpus/client_cpus"
 		}
-		p.errorf("run.cpus", "cpus is the CPUs placement %q or %q divides; with %s it does nothing: remove it", PlacementSplit, PlacementShared, with)
+		p.errorf("run.cpus", "cpus is the CPUs placement %q, %q or %q uses; with %s it does nothing: remove it", PlacementSplit, PlacementShared, PlacementThreads, with)
 	}
 	plan.Placement = pl
 }

@@ -9,17 +9,29 @@ import (
 )
 
 // placement is where this run puts the servers and the loads: the plan's
-// placement resolved on this machine. An empty Set is not pinned.
+// placement and the CPUs perfbench may run on here.
 type placement struct {
-	mode           string
-	server, client cpuset.Set
+	mode string
+	pl   plan.Placement
+	own  cpuset.Set
 }
 
-// resolvePlacement resolves the plan's placement against the CPUs
-// perfbench may run on.
+// at returns the CPUs of the server and of the load of a measurement at
+// threads client threads; an empty Set is not pinned. The plan's CPUs
+// were checked against this machine's by resolvePlacement.
+func (p placement) at(threads int) (server, client cpuset.Set) {
+	if p.mode == plan.PlacementNone {
+		return nil, nil
+	}
+	server, client, _ = p.pl.Resolve(p.own, threads)
+	return server, client
+}
+
+// resolvePlacement checks the plan's placement against the CPUs perfbench
+// may run on.
 func (r *runner) resolvePlacement() error {
 	pl := r.plan.Placement
-	r.place = placement{mode: pl.Mode}
+	r.place = placement{mode: pl.Mode, pl: pl}
 	if pl.Mode == plan.PlacementNone || pl.Mode == "" {
 		r.place.mode = plan.PlacementNone
 		return nil
@@ -28,13 +40,33 @@ func (r *runner) resolvePlacement() error {
 	if err != nil {
 		return fmt.Errorf("placement %s: %w", pl.Mode, err)
 	}
-	if r.place.server, r.place.client, err = pl.Resolve(own); err != nil {
+	server, client, err := pl.Resolve(own, 1)
+	if err != nil {
 		return err
 	}
-	if pl.Mode == plan.PlacementSplit && len(r.place.server) > 0 && r.place.server.Equal(r.place.client) {
-		fmt.Fprintf(r.opts.Progress, "perfbench run: placement split: only CPU %s here, so the server and the load share it\n", r.place.server)
+	r.place.own = own
+	if pl.Mode == plan.PlacementSplit && len(server) > 0 && server.Equal(client) {
+		fmt.Fprintf(r.opts.Progress, "perfbench run: placement split: only CPU %s here, so the server and the load share it\n", server)
 	}
 	return nil
+}
+
+// placeServer moves a managed server to the CPUs of a measurement at
+// threads client threads, when they are not those it has (placement
+// threads): every thread it has, and those it creates later inherit them.
+func (s *server) placeServer(threads int) {
+	if s.v.Managed == nil || s.r.place.mode != plan.PlacementThreads {
+		return
+	}
+	want, _ := s.r.place.at(threads)
+	if want.Equal(s.cpus) {
+		return
+	}
+	if _, err := cpuset.PinProcess(s.pid, want); err != nil {
+		s.notes = append(s.notes, fmt.Sprintf("the server could not be moved to CPUs %s: %v", want, err))
+		return
+	}
+	s.cpus = want
 }
 
 // pinRunning pins a running server perfbench did not start, when the plan
@@ -43,23 +75,24 @@ func (r *runner) resolvePlacement() error {
 // server someone else runs.
 func (s *server) pinRunning() {
 	r := s.r
-	if r.place.mode != plan.PlacementCPUs || len(r.place.server) == 0 {
+	want, _ := r.place.at(1)
+	if r.place.mode != plan.PlacementCPUs || len(want) == 0 {
 		return
 	}
 	s.cpus = nil
-	n, err := cpuset.PinProcess(s.pid, r.place.server)
+	n, err := cpuset.PinProcess(s.pid, want)
 	if err != nil {
-		s.notes = append(s.notes, fmt.Sprintf("the server could not be pinned to CPUs %s: %v", r.place.server, err))
+		s.notes = append(s.notes, fmt.Sprintf("the server could not be pinned to CPUs %s: %v", want, err))
 		return
 	}
-	s.cpus = r.place.server
-	r.prog.printf("perfbench run: pinned %s (pid %d, %d threads) to CPUs %s", s.v.Label, s.pid, n, r.place.server)
+	s.cpus = want
+	r.prog.printf("perfbench run: pinned %s (pid %d, %d threads) to CPUs %s", s.v.Label, s.pid, n, want)
 }
 
 // observePlacement reads where the server and the load may run, once the
 // load runs: what the kernel says, next to what perfbench set.
-func (r *runner) observePlacement(s *server, loadPid int) *record.Placement {
-	pl := r.placement(s)
+func (r *runner) observePlacement(s *server, client cpuset.Set, loadPid int) *record.Placement {
+	pl := r.placement(s, client)
 	if set, others, err := cpuset.Allowed(s.pid); err == nil {
 		pl.ServerAllowed, pl.ServerThreadsElsewhere = set.String(), others
 	}
@@ -73,8 +106,8 @@ func (r *runner) observePlacement(s *server, loadPid int) *record.Placement {
 
 // placement is the Record's placement of what perfbench set for a
 // server and its load, without observations.
-func (r *runner) placement(s *server) *record.Placement {
-	return &record.Placement{Mode: r.place.mode, Server: s.cpus.String(), Client: r.place.client.String()}
+func (r *runner) placement(s *server, client cpuset.Set) *record.Placement {
+	return &record.Placement{Mode: r.place.mode, Server: s.cpus.String(), Client: client.String()}
 }
 
 // placementWarning says when the kernel's lists differ from what
@@ -95,13 +128,20 @@ func placementWarning(pl *record.Placement) string {
 // recordPlacement sets the Record's placement: what the step observed
 // once its load ran, else what perfbench set; and a warning when the
 // kernel's lists are not what perfbench set.
-func (r *runner) recordPlacement(rec *record.Record, s *server) {
+func (r *runner) recordPlacement(rec *record.Record, s *server, threads int) {
 	pl := s.placed
 	if pl == nil {
-		pl = r.placement(s)
+		_, client := r.place.at(threads)
+		pl = r.placement(s, client)
 	}
 	rec.Provenance.Placement = pl
 	if w := placementWarning(pl); w != "" {
 		rec.Warnf(record.WarnGeneral, "%s", w)
 	}
+}
+
+// serverCPUs are the CPUs a managed server starts on.
+func serverCPUs(r *runner) cpuset.Set {
+	cpus, _ := r.place.at(1)
+	return cpus
 }

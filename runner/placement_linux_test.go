@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/perfbench/perfbench/internal/cpuset"
+	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/plan"
 	"github.com/perfbench/perfbench/record"
 )
@@ -73,5 +74,51 @@ options = ["innodb_buffer_pool_size=64M"]
 	}
 	if pl.Mode != plan.PlacementSplit || pl.Server != wantServer.String() || pl.Client != wantClient.String() {
 		t.Errorf("placement %+v, want split, server %s, load %s (of %s)", pl, wantServer, wantClient, own)
+	}
+}
+
+// TestPlacementThreads runs a plan with placement threads at 1 and 2
+// client threads: the server (started before both) and the load share
+// one CPU at 1 thread and two at 2, every thread of the server moved
+// between the measurements, and the Records say so.
+func TestPlacementThreads(t *testing.T) {
+	needTools(t)
+	own, err := cpuset.Own()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(own) < 2 {
+		testenv.Skip(t, "one CPU only: 1 and 2 threads would run on the same CPU", "run on a machine of 2 CPUs or more")
+	}
+	p := parsePlan(t, `
+name = "threads"
+[run]
+warmup = "1s"
+duration = "2s"
+threads = [1, 2]
+placement = "threads"
+servers = "all-running"
+events = ["task-clock"]
+[data]
+table_size = 1000
+[steps]
+list = ["point-query"]
+[[version]]
+label = "a"
+basedir = "installed"
+options = ["innodb_buffer_pool_size=64M"]
+`)
+	_, _, _, recs := runOK(t, p)
+	for _, th := range []int{1, 2} {
+		id := plan.MeasurementID("a", "point-query_range=100", th, 1)
+		r := recs[id]
+		if r == nil {
+			t.Fatalf("no Record of %s: %v", id, recs)
+		}
+		checkMeasured(t, id, r)
+		want := own[:th].String()
+		if pl := r.Provenance.Placement; pl == nil || pl.Mode != plan.PlacementThreads || pl.Server != want || pl.Client != want {
+			t.Errorf("%s: placement %+v, want threads, server and load on %s", id, pl, want)
+		}
 	}
 }

@@ -148,7 +148,7 @@ func (s *server) start(ctx context.Context) error {
 func (s *server) startManaged(ctx context.Context) error {
 	m := s.v.Managed
 	p := s.r.plan
-	s.cpus = s.r.place.server
+	s.cpus = serverCPUs(s.r)
 	if len(m.Start) > 0 {
 		cs, err := startCustom(ctx, s.r, s.v, s.dir)
 		if err != nil {
@@ -252,7 +252,7 @@ func (s *server) ensure(ctx context.Context) error {
 			if s.sb != nil {
 				err = s.sb.Restart(ctx)
 				if err == nil {
-					s.pid = s.sb.Pid
+					s.pid, s.cpus = s.sb.Pid, serverCPUs(s.r)
 				}
 			} else {
 				s.cs.stop()

@@ -74,7 +74,7 @@ func (r *runner) measure(ctx context.Context, s *server, it plan.Item) *record.R
 	s.placed = nil
 	rec := r.runStep(ctx, s, it)
 	r.identify(rec, it)
-	r.recordPlacement(rec, s)
+	r.recordPlacement(rec, s, it.Threads)
 	for _, n := range slices.Concat(r.flushNotes[it.ID], s.notes) {
 		rec.Warnf(record.WarnGeneral, "%s", n)
 	}
@@ -135,7 +135,9 @@ func (sr *stepRun) run(ctx context.Context) *record.Record {
 	}
 	defer sess.Close()
 
-	sr.load, err = proc.Start(sr.cmd.Argv, proc.Options{Log: log, Env: sr.cmd.Env, OnLine: sr.line, CPUs: sr.r.place.client})
+	sr.s.placeServer(sr.it.Threads)
+	_, client := sr.r.place.at(sr.it.Threads)
+	sr.load, err = proc.Start(sr.cmd.Argv, proc.Options{Log: log, Env: sr.cmd.Env, OnLine: sr.line, CPUs: client})
 	if err != nil {
 		return failed(sr.newRecord(), "%v", err)
 	}
@@ -151,7 +153,7 @@ func (sr *stepRun) run(ctx context.Context) *record.Record {
 	if !sr.load.Running() && ctx.Err() == nil {
 		return sr.endedBeforeWindow(ctx)
 	}
-	sr.s.placed = sr.r.observePlacement(sr.s, sr.load.Pid())
+	sr.s.placed = sr.r.observePlacement(sr.s, client, sr.load.Pid())
 	rec, merr := sr.window(ctx, sess)
 	return sr.finish(ctx, rec, merr)
 }

@@ -127,7 +127,7 @@ func (c *Campaign) Run(ctx context.Context, done func(HostResult)) ([]HostResult
 // the plan has [[host]] tables or the host overrides it, the plan without
 // its [[host]] tables and with the host's basedirs (a version's basedir),
 // datadir (output.datadir) and cpus (run.cpus: the CPUs the plan's
-// placement divides on that host).
+// placement uses on that host).
 func hostPlan(data []byte, p *plan.Plan, h Host) ([]byte, error) {
 	if err := checkHostCPUs(p, h); err != nil {
 		return nil, err
@@ -181,7 +181,7 @@ func hostPlan(data []byte, p *plan.Plan, h Host) ([]byte, error) {
 }
 
 // checkHostCPUs checks a host's cpus: a CPU list, for a plan whose
-// placement divides CPUs (split or shared).
+// placement uses CPUs (split, shared or threads).
 func checkHostCPUs(p *plan.Plan, h Host) error {
 	if h.CPUs == "" {
 		return nil
@@ -189,9 +189,9 @@ func checkHostCPUs(p *plan.Plan, h Host) error {
 	if _, err := cpuset.Parse(h.CPUs); err != nil {
 		return fmt.Errorf("%s:%d: host %s: cpus %q: %w", h.File, h.Line, h.Name, h.CPUs, err)
 	}
-	if m := p.Placement.Mode; m != plan.PlacementSplit && m != plan.PlacementShared {
-		return fmt.Errorf("%s:%d: host %s: cpus are the CPUs the plan's placement divides on the host, and plan %s has placement %q, which divides none: remove cpus, or set placement = %q or %q in the plan's [run]",
-			h.File, h.Line, h.Name, p.File, m, plan.PlacementSplit, plan.PlacementShared)
+	if m := p.Placement.Mode; m == plan.PlacementNone || m == plan.PlacementCPUs {
+		return fmt.Errorf("%s:%d: host %s: cpus are the CPUs the plan's placement uses on the host, and plan %s has placement %q, which uses none: remove cpus, or set placement = %q, %q or %q in the plan's [run]",
+			h.File, h.Line, h.Name, p.File, m, plan.PlacementSplit, plan.PlacementShared, plan.PlacementThreads)
 	}
 	return nil
 }

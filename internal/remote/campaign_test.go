@@ -106,7 +106,7 @@ datadir = "/data/pb"
 }
 
 // TestHostCPUs: a host's cpus become the run.cpus of the plan it runs,
-// which the plan's placement divides there.
+// which the plan's placement uses there.
 func TestHostCPUs(t *testing.T) {
 	p, err := plan.Parse("/plans/two.toml", []byte(campaignPlan))
 	if err != nil {
@@ -123,7 +123,7 @@ func TestHostCPUs(t *testing.T) {
 	if q.Placement.Mode != plan.DefaultPlacement || q.Placement.CPUs.String() != "2-5" {
 		t.Errorf("the host's placement is %+v, want %s on CPUs 2-5", q.Placement, plan.DefaultPlacement)
 	}
-	server, client, err := q.Placement.Resolve(q.Placement.CPUs)
+	server, client, err := q.Placement.Resolve(q.Placement.CPUs, 1)
 	if err != nil || server.String() != "4-5" || client.String() != "2-3" {
 		t.Errorf("on the host: server %v, load %v, %v; want 4-5 and 2-3", server, client, err)
 	}
@@ -135,8 +135,8 @@ func TestHostCPUs(t *testing.T) {
 func TestCampaignRefusesCPUs(t *testing.T) {
 	for _, tc := range []struct{ run, cpus, want string }{
 		{"", "0-x", `lab.toml:3: host h1: cpus "0-x": not a CPU list: "0-x" is not a CPU number or range`},
-		{`server_cpus = "1"`, "0-3", `lab.toml:3: host h1: cpus are the CPUs the plan's placement divides on the host, and plan %s has placement "cpus", which divides none`},
-		{`placement = "none"`, "0-3", `lab.toml:3: host h1: cpus are the CPUs the plan's placement divides on the host, and plan %s has placement "none", which divides none`},
+		{`server_cpus = "1"`, "0-3", `lab.toml:3: host h1: cpus are the CPUs the plan's placement uses on the host, and plan %s has placement "cpus", which uses none`},
+		{`placement = "none"`, "0-3", `lab.toml:3: host h1: cpus are the CPUs the plan's placement uses on the host, and plan %s has placement "none", which uses none`},
 	} {
 		file := filepath.Join(t.TempDir(), "two.toml")
 		src := campaignPlan + "[run]\n" + tc.run + "\n"
