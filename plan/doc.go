@@ -45,11 +45,11 @@
 //	                      # true means 99; default 0 (false): no sampling
 //	profile_event = "cpu-clock" # the event sampled: cpu-clock (default; works everywhere, VMs
 //	                      # included) or, where the CPU has a PMU, cycles or another counter
-//	placement = "split"   # where the server and the load (sysbench, a custom step's command) run:
-//	                      # "split" (default: the load on the first half of the CPUs, the server on
-//	                      # the rest; on 2 CPUs one each), "shared" (both on the same CPUs),
-//	                      # "threads" (both on the same CPUs, as many as the measurement's client
-//	                      # threads: at 1 thread one CPU) or "none" (no affinity: the scheduler
+//	placement = "threads" # where the server and the load (sysbench, a custom step's command) run:
+//	                      # "threads" (default: both on the same CPUs, as many as the measurement's
+//	                      # client threads: at 1 thread one CPU), "split" (the load on the first
+//	                      # half of the CPUs, the server on the rest; on 2 CPUs one each),
+//	                      # "shared" (both on the same CPUs) or "none" (no affinity: the scheduler
 //	                      # decides, run by run)
 //	cpus = "0-3"          # the CPUs split, shared and threads use; default: all perfbench may run on
 //	server_cpus = "2-3"   # instead of placement: the server's CPUs and the load's, as lists

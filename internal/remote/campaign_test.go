@@ -123,9 +123,9 @@ func TestHostCPUs(t *testing.T) {
 	if q.Placement.Mode != plan.DefaultPlacement || q.Placement.CPUs.String() != "2-5" {
 		t.Errorf("the host's placement is %+v, want %s on CPUs 2-5", q.Placement, plan.DefaultPlacement)
 	}
-	server, client, err := q.Placement.Resolve(q.Placement.CPUs, 1)
-	if err != nil || server.String() != "4-5" || client.String() != "2-3" {
-		t.Errorf("on the host: server %v, load %v, %v; want 4-5 and 2-3", server, client, err)
+	server, client, err := q.Placement.Resolve(q.Placement.CPUs, 2)
+	if err != nil || server.String() != "2-3" || client.String() != "2-3" {
+		t.Errorf("on the host at 2 threads: server %v, load %v, %v; want 2-3 and 2-3", server, client, err)
 	}
 }
 
