@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/cpuset"
 	"github.com/perfbench/perfbench/internal/proc"
 	"github.com/perfbench/perfbench/record"
 	"github.com/perfbench/perfbench/sysbench"
@@ -30,11 +31,17 @@ type Load struct {
 // StartLoad starts args[0] with args[1:], its stdout and stderr written to
 // out line by line. stdin is /dev/null.
 func StartLoad(args []string, out io.Writer) (*Load, error) {
+	return StartLoadOn(args, out, nil)
+}
+
+// StartLoadOn is StartLoad with the command, and what it starts, pinned
+// to cpus (none when empty).
+func StartLoadOn(args []string, out io.Writer, cpus cpuset.Set) (*Load, error) {
 	if len(args) == 0 {
 		return nil, errors.New("start the load command: no command")
 	}
 	l := &Load{args: args}
-	o := proc.Options{Log: out}
+	o := proc.Options{Log: out, CPUs: cpus}
 	if isSysbench(args[0]) {
 		l.parser = sysbench.NewParser()
 		o.OnLine = func(line string) {
@@ -54,6 +61,9 @@ func StartLoad(args []string, out io.Writer) (*Load, error) {
 func isSysbench(path string) bool {
 	return filepath.Base(path) == "sysbench"
 }
+
+// Pid is the command's process id.
+func (l *Load) Pid() int { return l.cmd.Pid() }
 
 // Done is closed when the command has exited and its output is read.
 func (l *Load) Done() <-chan struct{} { return l.cmd.Done() }

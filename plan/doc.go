@@ -48,6 +48,23 @@
 //	                      # true means 99; default 0 (false): no sampling
 //	profile_event = "cpu-clock" # the event sampled: cpu-clock (default; works everywhere, VMs
 //	                      # included) or, where the CPU has a PMU, cycles or another counter
+//	placement = "threads" # where the server and the load (sysbench, a custom step's command) run:
+//	                      # "threads" (default: both on the same CPUs, as many as the measurement's
+//	                      # client threads: at 1 thread one CPU), "split" (the load on the first
+//	                      # half of the CPUs, the server on the rest; on 2 CPUs one each),
+//	                      # "shared" (both on the same CPUs) or "none" (no affinity: the scheduler
+//	                      # decides, run by run)
+//	cpus = "0-3"          # the CPUs split, shared and threads use; default: all perfbench may run on
+//	server_cpus = "2-3"   # instead of placement: the server's CPUs and the load's, as lists
+//	client_cpus = "0-1"   # like taskset -c takes ("0", "0-3,8"); either alone pins that one only
+//
+// Placement pins a managed server as it starts (every thread it creates
+// inherits the CPUs; with "threads" it is moved, every thread, before a
+// measurement of another thread count) and the load as it starts; a
+// running server that perfbench did not start is pinned (every thread it
+// has, by sched_setaffinity) only when server_cpus names its CPUs. Every
+// Record says what was set and what the kernel reported
+// (provenance.placement).
 //
 // Durations are strings ("90s", "10m") or numbers of seconds.
 //
@@ -155,8 +172,8 @@
 // them, as perfbench run PLAN --hosts HOSTS.toml does (giving --hosts too is
 // a usage error). Package plan leaves these tables to perfbench run, which
 // checks them with their lines; each host runs a copy of the plan without
-// them, with the host's basedirs as its versions' basedir and its datadir as
-// output.datadir:
+// them, with the host's basedirs as its versions' basedir, its datadir as
+// output.datadir and its cpus as run.cpus:
 //
 //	[[host]]
 //	name = "icelake"

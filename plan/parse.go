@@ -158,6 +158,11 @@ type rawRun struct {
 	FlushTimeout  duration    `toml:"flush_timeout"`
 	Profile       profileFreq `toml:"profile"`
 	ProfileEvent  string      `toml:"profile_event"`
+	// Placement (placement.go).
+	Placement  string  `toml:"placement"`
+	CPUs       cpuList `toml:"cpus"`
+	ServerCPUs cpuList `toml:"server_cpus"`
+	ClientCPUs cpuList `toml:"client_cpus"`
 }
 
 type rawData struct {
@@ -290,6 +295,7 @@ func (p *parser) parse(data []byte) *Plan {
 	}
 
 	p.run(plan, &raw.Run)
+	p.placement(plan, &raw.Run)
 	p.data(plan, &raw.Data, dir)
 	p.versions(plan, raw.Version, dir)
 	p.steps(plan, &raw.Steps, &raw.Run)

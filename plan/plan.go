@@ -53,6 +53,8 @@ type Plan struct {
 	// in rotation over the repeats (see package runner); 0 means the core
 	// PMU's counters decide.
 	PMUBudget int
+	// Placement is where the servers and the loads run.
+	Placement Placement
 
 	Data     Data
 	Steps    []Step

@@ -391,6 +391,8 @@ type Provenance struct {
 	// "perf.target" ("process id '4121'"), "perf.command", "perf.started",
 	// "perf.format", "perf.repeats", "sysbench.version", "sysbench.threads".
 	Origin map[string]string `json:"origin,omitempty"`
+	// Placement is where the server and the load ran.
+	Placement *Placement `json:"placement,omitempty"`
 }
 
 // Insert holds the columns of an insert-benchmark step that are not derived

@@ -108,7 +108,7 @@ func startCustom(ctx context.Context, r *runner, v *plan.Version, dir string) (*
 	}
 	defer log.Close()
 	fmt.Fprintf(log, "# %s: %s\n", time.Now().UTC().Format(time.RFC3339), strings.Join(argv, " "))
-	cs.cmd, err = proc.Start(start.Argv, proc.Options{Log: log, Env: start.Env})
+	cs.cmd, err = proc.Start(start.Argv, proc.Options{Log: log, Env: start.Env, CPUs: serverCPUs(r)})
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", v.Label, err)
 	}

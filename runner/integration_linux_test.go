@@ -178,6 +178,7 @@ func checkMeasured(t *testing.T, id string, r *record.Record) {
 	if r.Client == nil || r.Client.Tool != "sysbench" || r.Client.Queries <= 0 || len(r.Client.Intervals) == 0 || r.Client.Started.IsZero() {
 		t.Errorf("%s: client %+v", id, r.Client)
 	}
+	checkPlacement(t, id, r)
 	// The window ends before the load does: sysbench ran warm-up +
 	// window + tail.
 	if r.Client != nil && r.Client.Seconds > 0 && r.Client.Seconds < r.Window.Warmup+r.Window.Seconds {

@@ -147,6 +147,7 @@ type runner struct {
 	// binary is read once.
 	resolver *symbols.Resolver
 	prov     record.Provenance
+	place    placement
 	servers  map[string]*server
 	// flushNotes are warnings of the post-write flush, for the Record of
 	// the measurement it preceded.
@@ -513,6 +514,9 @@ func (r *runner) prepare(pending []plan.Item) error {
 		}
 	}
 	if err := r.prepareProfiles(pending); err != nil {
+		return err
+	}
+	if err := r.resolvePlacement(); err != nil {
 		return err
 	}
 	if r.prov, err = hostinfo.Provenance("/"); err != nil {

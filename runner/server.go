@@ -13,10 +13,12 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/perfbench/perfbench/internal/cpuset"
 	"github.com/perfbench/perfbench/internal/proc"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/mysqld/sandbox"
 	"github.com/perfbench/perfbench/plan"
+	"github.com/perfbench/perfbench/record"
 	"github.com/perfbench/perfbench/suite"
 )
 
@@ -51,6 +53,11 @@ type server struct {
 	loadErr  error
 	// notes are warnings for the next Record of this version.
 	notes []string
+	// cpus are the CPUs perfbench pinned the server to (empty: none).
+	cpus cpuset.Set
+	// placed is where the server and the load of the current
+	// measurement were seen to run (nil until its load runs).
+	placed *record.Placement
 	// crashRecorded: a Record holds the end of the error log of the
 	// server that exited last.
 	crashRecorded bool
@@ -141,6 +148,7 @@ func (s *server) start(ctx context.Context) error {
 func (s *server) startManaged(ctx context.Context) error {
 	m := s.v.Managed
 	p := s.r.plan
+	s.cpus = serverCPUs(s.r)
 	if len(m.Start) > 0 {
 		cs, err := startCustom(ctx, s.r, s.v, s.dir)
 		if err != nil {
@@ -155,6 +163,7 @@ func (s *server) startManaged(ctx context.Context) error {
 		s.r.prog.printf("perfbench run: started %s with its start command: pid %d, socket %s", s.v.Label, cs.pid, cs.socket)
 	} else {
 		cfg := sandboxConfig(m, s.dir, p)
+		cfg.CPUs = s.cpus
 		// The server's lifetime is the run's, not the signal's: on Ctrl-C
 		// the partial window is read and written first, then the servers
 		// are stopped. Ctrl-C during the start itself aborts it.
@@ -243,7 +252,7 @@ func (s *server) ensure(ctx context.Context) error {
 			if s.sb != nil {
 				err = s.sb.Restart(ctx)
 				if err == nil {
-					s.pid = s.sb.Pid
+					s.pid, s.cpus = s.sb.Pid, serverCPUs(s.r)
 				}
 			} else {
 				s.cs.stop()
@@ -290,6 +299,7 @@ func (s *server) resolve(ctx context.Context) error {
 		s.notes = append(s.notes, fmt.Sprintf("the server is another process than at the previous step (pid %d, was %d): it was restarted", found.Pid, s.pid))
 	}
 	s.pid = found.Pid
+	s.pinRunning()
 	switch {
 	case t.Socket != "":
 		s.conn = suite.Options{Socket: t.Socket}

@@ -71,9 +71,11 @@ func failed(rec *record.Record, format string, args ...any) *record.Record {
 // measure runs one measurement and returns its Record (never nil).
 func (r *runner) measure(ctx context.Context, s *server, it plan.Item) *record.Record {
 	r.setAside(it)
+	s.placed = nil
 	rec := r.runStep(ctx, s, it)
 	r.identify(rec, it)
 	r.rotate(rec, it)
+	r.recordPlacement(rec, s, it.Threads)
 	for _, n := range slices.Concat(r.flushNotes[it.ID], s.notes) {
 		rec.Warnf(record.WarnGeneral, "%s", n)
 	}
@@ -137,7 +139,9 @@ func (sr *stepRun) run(ctx context.Context) *record.Record {
 	}
 	defer sess.Close()
 
-	sr.load, err = proc.Start(sr.cmd.Argv, proc.Options{Log: log, Env: sr.cmd.Env, OnLine: sr.line})
+	sr.s.placeServer(sr.it.Threads)
+	_, client := sr.r.place.at(sr.it.Threads)
+	sr.load, err = proc.Start(sr.cmd.Argv, proc.Options{Log: log, Env: sr.cmd.Env, OnLine: sr.line, CPUs: client})
 	if err != nil {
 		return failed(sr.newRecord(), "%v", err)
 	}
@@ -153,6 +157,7 @@ func (sr *stepRun) run(ctx context.Context) *record.Record {
 	if !sr.load.Running() && ctx.Err() == nil {
 		return sr.endedBeforeWindow(ctx)
 	}
+	sr.s.placed = sr.r.observePlacement(sr.s, client, sr.load.Pid())
 	rec, merr := sr.window(ctx, sess)
 	return sr.finish(ctx, rec, merr)
 }

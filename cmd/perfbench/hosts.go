@@ -42,8 +42,8 @@ A hosts file has one [[host]] table per test server:
   "10.11" = "/opt/mariadb-10.11.9"
 
 The same tables may stand in a plan (perfbench run PLAN runs it on them). A
-cpus key (CPU placement per host) is refused for now: a plan has no CPU
-placement yet.
+cpus key ("0-15") is the CPUs the plan's placement (split, shared or
+threads) uses on that host: the plan's run.cpus there.
 
 hosts watch DIR is what perfbench runs on a host to send back the files
 written under DIR (Records as they are written): a tar stream on stdout,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfbench/perfbench/hostinfo"
+	"github.com/perfbench/perfbench/internal/cpuset"
 	"github.com/perfbench/perfbench/measure"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/perfevent"
@@ -152,6 +153,7 @@ func (a *statArgs) addOutputFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&a.format, "format", "text", "output format: text or json")
 	fs.StringVar(&a.out, "out", "", "also write the Record (JSON) to this file, atomically")
 	fs.StringVar(&a.loadOutput, "load-output", "", "write the command's output to this file instead of stderr")
+	fs.StringVar(&a.cpusFlag, "cpus", "", "run the command (and what it starts) on these CPUs only, like taskset -c: \"0\", \"0-3,8\"")
 	fs.StringVar(&a.label, "label", "", "version label of the Record, for perfbench report (default: the server's version string)")
 	fs.StringVar(&a.step, "step", "", "step label of the Record (default: the sysbench test of the command, else \"stat\")")
 	fs.IntVar(&a.repeat, "repeat", 1, "repeat number of the Record: runs of one label, step and thread count are a measurement's repeats")
@@ -172,6 +174,9 @@ func (a *statArgs) check(fs *pflag.FlagSet, args []string) error {
 	}
 	if a.format != "text" && a.format != "json" {
 		return usagef("--format must be text or json, not %q", a.format)
+	}
+	if err := a.checkCPUs(); err != nil {
+		return err
 	}
 	if a.duration < 0 || a.interval < 0 || a.warmup < 0 {
 		return usagef("--duration, --warmup and --interval cannot be negative")
@@ -203,6 +208,9 @@ type statArgs struct {
 	perRole, cgroup            bool
 	command                    []string
 	profile                    pprofout.Flags
+	// cpus is --cpus, parsed in check.
+	cpusFlag string
+	cpus     cpuset.Set
 }
 
 func runStat(ctx context.Context, e *env, a *statArgs) error {
@@ -245,6 +253,8 @@ type statRun struct {
 	s       *measure.Session
 	load    *measure.Load // nil without a command
 	loadOut *os.File      // --load-output
+	// placed is where the server and the command were seen to run.
+	placed *record.Placement
 }
 
 // close closes what run opened, the last first.
@@ -407,11 +417,12 @@ func (st *statRun) startLoad() error {
 		st.loadOut = f
 		out = f
 	}
-	load, err := measure.StartLoad(a.command, out)
+	load, err := measure.StartLoadOn(a.command, out, a.cpus)
 	if err != nil {
 		return err
 	}
 	st.load = load
+	st.placed = observePlacement(a.cpus, st.found.Pid, load.Pid())
 	return nil
 }
 
@@ -421,6 +432,9 @@ func (st *statRun) label(r *record.Record) {
 		r.Version = st.a.label
 	}
 	r.Step, r.Repeat = st.step, st.a.repeat
+	if st.placed != nil {
+		r.Provenance.Placement = st.placed
+	}
 }
 
 // measure measures the window, writes its Record and returns the run's

@@ -26,6 +26,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/perfbench/perfbench/internal/cpuset"
 )
 
 // ThreadsStartedLine is what sysbench prints once its client threads run.
@@ -51,6 +53,9 @@ type Options struct {
 	// Env are NAME=value pairs the command gets on top of perfbench's
 	// environment.
 	Env []string
+	// CPUs, when not empty, are the CPUs the command and everything it
+	// starts may run on: its affinity is set before it runs (Linux).
+	CPUs cpuset.Set
 }
 
 // Cmd is a running (or ended) command.
@@ -95,7 +100,7 @@ func Start(argv []string, o Options) (*Cmd, error) {
 		// unlocked).
 		runtime.LockOSThread()
 		c.started = time.Now()
-		if err := cmd.Start(); err != nil {
+		if err := cpuset.StartOn(o.CPUs, cmd.Start); err != nil {
 			started <- err
 			return
 		}

@@ -49,6 +49,9 @@ func formatStatus(s Status) []byte {
 	if s.HasCapEff {
 		fmt.Fprintf(&b, "CapEff:\t%016x\n", s.CapEff)
 	}
+	if s.CPUsAllowed != "" {
+		fmt.Fprintf(&b, "Cpus_allowed_list:\t%s\n", s.CPUsAllowed)
+	}
 	if s.HasCtxt || s.Voluntary != 0 {
 		fmt.Fprintf(&b, "voluntary_ctxt_switches:\t%d\n", s.Voluntary)
 	}

@@ -68,7 +68,7 @@ func TestParseStatus(t *testing.T) {
 	// Read by hand off the file.
 	want := Status{Name: "mariadbd", State: 'S', Tgid: 12122, Pid: 12122, PPid: 1, Threads: 11, EUID: 0,
 		CapEff: 0x1fffeffffff, HasCapEff: true, RSSBytes: 194256 * 1024, HasRSS: true,
-		Voluntary: 232, Involuntary: 329, HasCtxt: true}
+		Voluntary: 232, Involuntary: 329, HasCtxt: true, CPUsAllowed: "0-1"}
 	if got != want {
 		t.Errorf("mariadbd:\n got %+v\nwant %+v", got, want)
 	}

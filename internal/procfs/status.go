@@ -35,6 +35,9 @@ type Status struct {
 	Voluntary   uint64
 	Involuntary uint64
 	HasCtxt     bool
+	// CPUsAllowed is Cpus_allowed_list: the CPUs the task may run on, in
+	// the kernel's list format ("0-3,8").
+	CPUsAllowed string
 }
 
 // parseStatus parses the contents of a status file: "Key:\tvalue" lines,
@@ -109,6 +112,8 @@ func parseStatus(b []byte) (Status, error) {
 				return s, bad()
 			}
 			s.RSSBytes, s.HasRSS = n*1024, true
+		case "Cpus_allowed_list":
+			s.CPUsAllowed = string(bytes.TrimSpace(v))
 		case "voluntary_ctxt_switches":
 			s.Voluntary, err = num(math.MaxUint64)
 			hasVol = true

@@ -16,6 +16,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/perfbench/perfbench/internal/cpuset"
 	"github.com/perfbench/perfbench/plan"
 	"github.com/perfbench/perfbench/record"
 )
@@ -124,19 +125,19 @@ func (c *Campaign) Run(ctx context.Context, done func(HostResult)) ([]HostResult
 
 // hostPlan is the plan file a host runs: the plan as written, or, when
 // the plan has [[host]] tables or the host overrides it, the plan without
-// its [[host]] tables and with the host's basedirs (a version's basedir)
-// and datadir (output.datadir). A host's cpus are refused: the plan has no
-// key for CPU placement.
+// its [[host]] tables and with the host's basedirs (a version's basedir),
+// datadir (output.datadir) and cpus (run.cpus: the CPUs the plan's
+// placement uses on that host).
 func hostPlan(data []byte, p *plan.Plan, h Host) ([]byte, error) {
-	if h.CPUs != "" {
-		return nil, fmt.Errorf("%s:%d: host %s: cpus is not applied by perfbench run yet (a plan has no CPU placement); remove it", h.File, h.Line, h.Name)
+	if err := checkHostCPUs(p, h); err != nil {
+		return nil, err
 	}
 	var doc map[string]any
 	if _, err := toml.Decode(string(data), &doc); err != nil {
 		return nil, fmt.Errorf("host %s: read plan %s: %w", h.Name, p.File, err)
 	}
 	_, hasHosts := doc["host"]
-	if !hasHosts && len(h.Basedirs) == 0 && h.DataDir == "" {
+	if !hasHosts && len(h.Basedirs) == 0 && h.DataDir == "" && h.CPUs == "" {
 		return data, nil
 	}
 	delete(doc, "host")
@@ -164,11 +165,35 @@ func hostPlan(data []byte, p *plan.Plan, h Host) ([]byte, error) {
 		}
 		out["datadir"] = h.DataDir
 	}
+	if h.CPUs != "" {
+		run, ok := doc["run"].(map[string]any)
+		if !ok {
+			run = map[string]any{}
+			doc["run"] = run
+		}
+		run["cpus"] = h.CPUs
+	}
 	var b bytes.Buffer
 	if err := toml.NewEncoder(&b).Encode(doc); err != nil {
 		return nil, fmt.Errorf("host %s: write plan %s for the host: %w", h.Name, p.File, err)
 	}
 	return b.Bytes(), nil
+}
+
+// checkHostCPUs checks a host's cpus: a CPU list, for a plan whose
+// placement uses CPUs (split, shared or threads).
+func checkHostCPUs(p *plan.Plan, h Host) error {
+	if h.CPUs == "" {
+		return nil
+	}
+	if _, err := cpuset.Parse(h.CPUs); err != nil {
+		return fmt.Errorf("%s:%d: host %s: cpus %q: %w", h.File, h.Line, h.Name, h.CPUs, err)
+	}
+	if m := p.Placement.Mode; m == plan.PlacementNone || m == plan.PlacementCPUs {
+		return fmt.Errorf("%s:%d: host %s: cpus are the CPUs the plan's placement uses on the host, and plan %s has placement %q, which uses none: remove cpus, or set placement = %q, %q or %q in the plan's [run]",
+			h.File, h.Line, h.Name, p.File, m, plan.PlacementSplit, plan.PlacementShared, plan.PlacementThreads)
+	}
+	return nil
 }
 
 // runHost runs the host's part: ready the host, run the plan there, bring

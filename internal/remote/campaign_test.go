@@ -2,6 +2,7 @@ package remote
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,22 +105,58 @@ datadir = "/data/pb"
 	}
 }
 
-// TestCampaignRefusesCPUs: cpus, which a plan cannot take, is refused
-// with the line before anything connects.
-func TestCampaignRefusesCPUs(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "two.toml")
-	if err := os.WriteFile(file, []byte(campaignPlan), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := plan.Load(file)
+// TestHostCPUs: a host's cpus become the run.cpus of the plan it runs,
+// which the plan's placement uses there.
+func TestHostCPUs(t *testing.T) {
+	p, err := plan.Parse("/plans/two.toml", []byte(campaignPlan))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Were it contacted, ssh would run false instead of connecting.
-	h := Host{Name: "h1", Destination: "h1.invalid", SSHOptions: []string{"ProxyCommand=false"}, File: "lab.toml", Line: 3, CPUs: "0-3", DataDir: "/data/pb"}
-	c := &Campaign{Hosts: []Host{h}, Plan: p, Out: t.TempDir()}
-	res, err := c.Run(t.Context(), nil)
-	if res != nil || err == nil || err.Error() != "lab.toml:3: host h1: cpus is not applied by perfbench run yet (a plan has no CPU placement); remove it" {
-		t.Errorf("Run: %v, %v", res, err)
+	got, err := hostPlan([]byte(campaignPlan), p, Host{Name: "h1", CPUs: "2-5", File: "lab.toml", Line: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, err := plan.Parse("/plans/two.toml", got)
+	if err != nil {
+		t.Fatalf("the host's plan does not parse: %v\n%s", err, got)
+	}
+	if q.Placement.Mode != plan.DefaultPlacement || q.Placement.CPUs.String() != "2-5" {
+		t.Errorf("the host's placement is %+v, want %s on CPUs 2-5", q.Placement, plan.DefaultPlacement)
+	}
+	server, client, err := q.Placement.Resolve(q.Placement.CPUs, 2)
+	if err != nil || server.String() != "2-3" || client.String() != "2-3" {
+		t.Errorf("on the host at 2 threads: server %v, load %v, %v; want 2-3 and 2-3", server, client, err)
+	}
+}
+
+// TestCampaignRefusesCPUs: a host's cpus that are no CPU list, or that a
+// plan's placement would not use, are refused with the line before
+// anything connects.
+func TestCampaignRefusesCPUs(t *testing.T) {
+	for _, tc := range []struct{ run, cpus, want string }{
+		{"", "0-x", `lab.toml:3: host h1: cpus "0-x": not a CPU list: "0-x" is not a CPU number or range`},
+		{`server_cpus = "1"`, "0-3", `lab.toml:3: host h1: cpus are the CPUs the plan's placement uses on the host, and plan %s has placement "cpus", which uses none`},
+		{`placement = "none"`, "0-3", `lab.toml:3: host h1: cpus are the CPUs the plan's placement uses on the host, and plan %s has placement "none", which uses none`},
+	} {
+		file := filepath.Join(t.TempDir(), "two.toml")
+		src := campaignPlan + "[run]\n" + tc.run + "\n"
+		if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := plan.Load(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Were it contacted, ssh would run false instead of connecting.
+		h := Host{Name: "h1", Destination: "h1.invalid", SSHOptions: []string{"ProxyCommand=false"}, File: "lab.toml", Line: 3, CPUs: tc.cpus, DataDir: "/data/pb"}
+		c := &Campaign{Hosts: []Host{h}, Plan: p, Out: t.TempDir()}
+		want := tc.want
+		if strings.Contains(want, "%s") {
+			want = fmt.Sprintf(want, file)
+		}
+		res, err := c.Run(t.Context(), nil)
+		if res != nil || err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q, cpus %q: Run: %v, %v; want %s", tc.run, tc.cpus, res, err, want)
+		}
 	}
 }

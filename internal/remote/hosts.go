@@ -22,7 +22,7 @@ import (
 //	ssh_options = ["ProxyJump=gw.lab"]    # optional: ssh -o, each "Key=Value"
 //	workdir = "perfbench"                 # optional: perfbench's folder on the host
 //	datadir = "/data/perfbench"           # optional: where servers keep their data (the plan's output.datadir)
-//	cpus = "0-15"                         # refused for now: a plan has no CPU placement
+//	cpus = "0-15"                         # optional: the CPUs the plan's placement divides (its run.cpus there)
 //	[host.basedirs]                       # optional: a version's basedir on this host
 //	"10.11" = "/opt/mariadb-10.11.9"
 type Host struct {
@@ -38,7 +38,8 @@ type Host struct {
 	WorkDir string
 	// DataDir (the plan's output.datadir, absolute or ~/...), CPUs and
 	// Basedirs (by version label) override the plan on this host. They are
-	// kept as written; CPUs is refused by Campaign.Run.
+	// kept as written; Campaign.Run checks CPUs (the plan's run.cpus on
+	// this host).
 	DataDir  string
 	CPUs     string
 	Basedirs map[string]string

@@ -44,6 +44,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/perfbench/perfbench/internal/cpuset"
 )
 
 // Flavors of server, as detected from mysqld --version.
@@ -99,6 +101,10 @@ type Config struct {
 	Password string
 	// NoLoadUser skips creating Database and User.
 	NoLoadUser bool
+	// CPUs, when not empty, are the CPUs the server may run on: set on
+	// the process before it runs, so every thread it creates has them
+	// (Linux).
+	CPUs cpuset.Set
 }
 
 // Server is a running sandbox server.
@@ -514,7 +520,7 @@ func (s *Server) start(ctx context.Context) error {
 		// The thread is never unlocked: it dies with the goroutine,
 		// after the server has been reaped, so Pdeathsig cannot fire
 		// early.
-		if err := cmd.Start(); err != nil {
+		if err := cpuset.StartOn(s.cfg.CPUs, cmd.Start); err != nil {
 			started <- err
 			return
 		}
