@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfbench/perfbench/insertbench"
 	"github.com/perfbench/perfbench/suite"
 )
 
@@ -186,6 +187,10 @@ type Step struct {
 	// CPU has a PMU).
 	Profile      int
 	ProfileEvent string
+	// Insert, for an insert-benchmark step (l.i0, l.x, l.i1, l.i2, qrN,
+	// qpN), is how the driver runs it (package insertbench); Suite and
+	// Command are nil then.
+	Insert *insertbench.Options
 	// Line is where the step is selected or defined in the plan file.
 	Line int
 }
