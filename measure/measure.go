@@ -118,6 +118,10 @@ type WindowSpec struct {
 	// Done, when not nil, ends the window when it is closed (a load command
 	// exited): a planned end, like Duration.
 	Done <-chan struct{}
+	// Opened, when not nil, is called once the window has opened (its
+	// start edge read), with the instant it opened: a load started there
+	// is inside the window from its first operation.
+	Opened func(at time.Time)
 }
 
 // Session is a measurement in progress on one process: counters open from
@@ -376,6 +380,9 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 			ser.begin(start)
 			if roles != nil {
 				stopWatch = s.watchRoles(rctx, roles)
+			}
+			if w.Opened != nil {
+				w.Opened(at)
 			}
 			return nil
 		},

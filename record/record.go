@@ -404,6 +404,11 @@ type Insert struct {
 	// keyed like Histograms. Without an entry for the main operation,
 	// readers take MaxOpSeconds as its maximum.
 	MaxSeconds map[string]float64 `json:"max_seconds,omitempty"`
+	// RowsBefore and RowsAfter are the rows of the benchmark's tables,
+	// summed, before and after the step, as the driver read them from the
+	// tables' id ranges (perfbench run; l.i1 and l.i2 keep them equal).
+	RowsBefore float64 `json:"rows_before,omitempty"`
+	RowsAfter  float64 `json:"rows_after,omitempty"`
 }
 
 // New returns a Record of the given kind with the schema set and the
