@@ -190,6 +190,7 @@ func (sr *stepRun) open(ctx context.Context) (session, *record.Record) {
 		Interval:  r.plan.Interval,
 		Datadir:   s.datadir,
 		PerRole:   true,
+		OwnLoad:   sr.st.Insert != nil,
 		Perfbench: r.opts.Perfbench,
 		Command:   r.opts.Command,
 		Profile:   prof,
