@@ -125,6 +125,13 @@ list = ["qp100", "l.i0"]
 [steps]
 list = ["l.i0", "l.i1"]
 `, []string{"3: step l.i1: the secondary indexes do not exist yet: run l.x first"}},
+		{"override", `
+[steps]
+list = ["l.i0"]
+
+[steps.override."l.i0"]
+duration = "5s"
+`, []string{`5: steps.override.l.i0: l.i0 is an insert-benchmark step: set it in [insert.step."l.i0"]`}},
 		{"a step the plan does not run", `
 [insert.step."l.i2"]
 rows = 10

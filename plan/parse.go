@@ -929,6 +929,10 @@ func (set *stepSet) override(name string, o rawOverride) {
 			continue
 		}
 		matched = true
+		if st.Insert != nil {
+			p.errorf(key, "steps.override.%s: %s is an insert-benchmark step: set it in [insert.step.%q] (rows, rows_per_commit, rate, duration)", name, name, name)
+			continue
+		}
 		if o.Warmup.set {
 			st.Warmup = o.Warmup.d
 		}
