@@ -189,7 +189,7 @@ type Step struct {
 	ProfileEvent string
 	// Insert, for an insert-benchmark step (l.i0, l.x, l.i1, l.i2, qrN,
 	// qpN), is how the driver runs it (package insertbench); Suite and
-	// Command are nil then.
+	// Command are nil then (Custom reports true: it needs no sysbench).
 	Insert *insertbench.Options
 	// Line is where the step is selected or defined in the plan file.
 	Line int

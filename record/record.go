@@ -405,8 +405,10 @@ type Insert struct {
 	// readers take MaxOpSeconds as its maximum.
 	MaxSeconds map[string]float64 `json:"max_seconds,omitempty"`
 	// RowsBefore and RowsAfter are the rows of the benchmark's tables,
-	// summed, before and after the step, as the driver read them from the
-	// tables' id ranges (perfbench run; l.i1 and l.i2 keep them equal).
+	// summed, before and after the step (perfbench run): before from the
+	// tables' id ranges, after counted (before + inserted - deleted) and
+	// checked against the id ranges, a warning saying when they differ.
+	// l.i1, l.i2 and the q steps keep them equal.
 	RowsBefore float64 `json:"rows_before,omitempty"`
 	RowsAfter  float64 `json:"rows_after,omitempty"`
 }
