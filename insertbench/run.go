@@ -565,10 +565,12 @@ func (r *run) load(ctx context.Context, setup *sql.Conn, rls []roles) (*Result, 
 	for _, c := range r.clients {
 		c.running.Store(true)
 	}
-	start := r.clock.Now()
 	if o.AtStart != nil {
-		o.AtStart(start)
+		o.AtStart(r.clock.Now())
 	}
+	// The load starts when AtStart returns: it may wait (for a window to
+	// open).
+	start := r.clock.Now()
 	user0, sys0, cpuErr := selfCPU()
 	smp := newSampler(r.clock, start, r.clients)
 	smpCtx, stopSampler := context.WithCancel(runCtx)

@@ -124,10 +124,11 @@ type Options struct {
 
 	// AtStart, when set, is called once every connection is open and every
 	// statement prepared, right before the first operation, with the
-	// instant the load starts; AtEnd right after the last operation
-	// finished, before anything is closed. A caller reads counters and
-	// server status there so that its window holds the load and nothing
-	// else.
+	// instant it is called; the load (and Result.Start) starts when it
+	// returns, so AtStart may wait, for a measurement window to open.
+	// AtEnd is called right after the last operation finished, before
+	// anything is closed. A caller reads counters and server status there
+	// so that its window holds the load and nothing else.
 	AtStart func(time.Time)
 	AtEnd   func(time.Time)
 

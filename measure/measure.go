@@ -74,6 +74,9 @@ type Config struct {
 	PerRole bool
 	// Cgroup counts in cgroup mode (perfevent.Options.Cgroup).
 	Cgroup bool
+	// OwnLoad says the load runs inside perfbench (the insert benchmark's
+	// driver): the busy-host check then knows where the client is.
+	OwnLoad bool
 
 	// Perfbench and Command are perfbench's version and command line, for
 	// the Record's provenance. Passwords in Command are masked (ScrubArgs).
@@ -118,6 +121,10 @@ type WindowSpec struct {
 	// Done, when not nil, ends the window when it is closed (a load command
 	// exited): a planned end, like Duration.
 	Done <-chan struct{}
+	// Opened, when not nil, is called once the window has opened (its
+	// start edge read), with the instant it opened: a load started there
+	// is inside the window from its first operation.
+	Opened func(at time.Time)
 }
 
 // Session is a measurement in progress on one process: counters open from
@@ -376,6 +383,9 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 			ser.begin(start)
 			if roles != nil {
 				stopWatch = s.watchRoles(rctx, roles)
+			}
+			if w.Opened != nil {
+				w.Opened(at)
 			}
 			return nil
 		},

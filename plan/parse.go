@@ -136,6 +136,7 @@ type rawPlan struct {
 	Run     rawRun       `toml:"run"`
 	Data    rawData      `toml:"data"`
 	Steps   rawSteps     `toml:"steps"`
+	Insert  rawInsert    `toml:"insert"`
 	Version []rawVersion `toml:"version"`
 }
 
@@ -298,7 +299,8 @@ func (p *parser) parse(data []byte) *Plan {
 	p.placement(plan, &raw.Run)
 	p.data(plan, &raw.Data, dir)
 	p.versions(plan, raw.Version, dir)
-	p.steps(plan, &raw.Steps, &raw.Run)
+	p.steps(plan, &raw.Steps, &raw.Run, &raw.Insert)
+	p.insertPlan(plan, &raw.Insert)
 	p.checkSize(plan, raw.Run.Repeats != nil)
 
 	plan.Base = raw.Base
@@ -646,8 +648,8 @@ func (p *parser) ops(key, ops string) {
 	}
 }
 
-func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun) {
-	set := &stepSet{p: p, plan: plan, def: p.runDefaults(r), customs: map[string]*Step{}, have: map[string]bool{}}
+func (p *parser) steps(plan *Plan, s *rawSteps, r *rawRun, in *rawInsert) {
+	set := &stepSet{p: p, plan: plan, insert: in, def: p.runDefaults(r), customs: map[string]*Step{}, have: map[string]bool{}}
 	if set.def.profileEvent != "" {
 		set.eventKeys = append(set.eventKeys, "run.profile_event")
 	}
@@ -717,6 +719,7 @@ type stepSet struct {
 	selected    []*Step
 	have        map[string]bool // the labels of selected
 	eventKeys   []string        // the keys that set a profile event
+	insert      *rawInsert      // the [insert] table
 }
 
 // custom reads the plan's ith custom step.
@@ -831,6 +834,12 @@ func (set *stepSet) selectSteps(s *rawSteps) {
 			set.add(c)
 			continue
 		}
+		if IsInsertStep(name) || insertLike.MatchString(name) {
+			if st := p.insertStep(key, name, set.insert); st != nil {
+				set.add(st)
+			}
+			continue
+		}
 		ss, err := suite.Lookup(name)
 		if err != nil {
 			p.wrapf(key, err, "steps.list: %v", err)
@@ -933,6 +942,10 @@ func (set *stepSet) override(name string, o rawOverride) {
 			continue
 		}
 		matched = true
+		if st.Insert != nil {
+			p.errorf(key, "steps.override.%s: %s is an insert-benchmark step: set it in [insert.step.%q] (rows, rows_per_commit, rate, duration)", name, name, name)
+			continue
+		}
 		if o.Warmup.set {
 			st.Warmup = o.Warmup.d
 		}

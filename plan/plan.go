@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfbench/perfbench/insertbench"
 	"github.com/perfbench/perfbench/suite"
 )
 
@@ -193,6 +194,10 @@ type Step struct {
 	// CPU has a PMU).
 	Profile      int
 	ProfileEvent string
+	// Insert, for an insert-benchmark step (l.i0, l.x, l.i1, l.i2, qrN,
+	// qpN), is how the driver runs it (package insertbench); Suite and
+	// Command are nil then (Custom reports true: it needs no sysbench).
+	Insert *insertbench.Options
 	// Line is where the step is selected or defined in the plan file.
 	Line int
 }

@@ -430,6 +430,13 @@ type Insert struct {
 	// keyed like Histograms. Without an entry for the main operation,
 	// readers take MaxOpSeconds as its maximum.
 	MaxSeconds map[string]float64 `json:"max_seconds,omitempty"`
+	// RowsBefore and RowsAfter are the rows of the benchmark's tables,
+	// summed, before and after the step (perfbench run): before from the
+	// tables' id ranges, after counted (before + inserted - deleted) and
+	// checked against the id ranges, a warning saying when they differ.
+	// l.i1, l.i2 and the q steps keep them equal.
+	RowsBefore float64 `json:"rows_before,omitempty"`
+	RowsAfter  float64 `json:"rows_after,omitempty"`
 }
 
 // New returns a Record of the given kind with the schema set and the

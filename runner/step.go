@@ -99,6 +99,9 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 	if err := r.setRotation(); err != nil {
 		return failed(r.newRecord(it), "%v", err)
 	}
+	if it.Step.Insert != nil {
+		return r.runInsert(ctx, &stepRun{r: r, s: s, it: it, st: it.Step, logPath: r.logPath(it)})
+	}
 	cmd, removeOptions, err := r.stepCommand(s, it)
 	if err != nil {
 		return failed(r.newRecord(it), "%v", err)
@@ -196,6 +199,7 @@ func (sr *stepRun) open(ctx context.Context) (session, *record.Record) {
 		Interval:  r.plan.Interval,
 		Datadir:   s.datadir,
 		PerRole:   true,
+		OwnLoad:   sr.st.Insert != nil,
 		Perfbench: r.opts.Perfbench,
 		Command:   r.opts.Command,
 		Profile:   prof,
@@ -557,7 +561,10 @@ func withOptionFile(o suite.Options) (suite.Options, func(), error) {
 // name: <out>/logs/<record>.sysbench.txt (or .command.txt).
 func (r *runner) logPath(it plan.Item) string {
 	kind := "sysbench"
-	if it.Step.Custom() {
+	switch {
+	case it.Step.Insert != nil:
+		kind = "insert"
+	case it.Step.Custom():
 		kind = "command"
 	}
 	return filepath.Join(r.logDir, recordName(it)+"."+kind+".txt")
