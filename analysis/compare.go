@@ -382,6 +382,10 @@ func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
 		sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(vals, &th), c.Opt.confidence())
 		out.Value, out.Lo, out.Hi = sum.Center, sum.Lo, sum.Hi
 	}
+	if metric == OpsPerSecond {
+		out.Disagree = Disagreeing(vals)
+		c.markRepeats(&out, k)
+	}
 	return vals, out
 }
 
@@ -427,6 +431,10 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 	}
 	if r.OK() && !r.BothZero && !math.IsInf(r.Value, 0) && len(vv) >= MinIntervalRepeats && len(bv) >= MinIntervalRepeats {
 		r.Lo, r.Hi = RatioInterval(vv, bv, c.Opt.confidence())
+	}
+	if metric == OpsPerSecond {
+		r.Disagree = v.Disagree || b.Disagree
+		c.markRepeats(&r, k, bk.Key)
 	}
 	c.ratios[mk] = r
 	return r
