@@ -28,9 +28,9 @@ func TestAutoRepeats(t *testing.T) {
 	for src, want := range map[string]string{
 		"[run]\nrepeats = \"often\"\n":                   `2: repeats "often": give a number of repeats, or "auto" to repeat until run.precision is reached`,
 		"[run]\nrepeats = \"auto\"\nmax_repeats = 5\n":   "3: max_repeats is 5, must be 6 to 1000: the rQPS interval needs 6 repeats of each version",
-		"[run]\nrepeats = \"auto\"\nprecision = 2\n":      "3: precision 2: give the half-width wanted of the rQPS interval as a fraction, 0.02 for ±2%",
-		"[run]\nrepeats = 4\nprecision = 0.01\n":          `3: precision and max_repeats go with repeats = "auto": set it, or leave them out`,
-		"[run]\nretry_busy = -1\n":                        "2: retry_busy is -1, must be 0 to 10 (how many times a window flagged busy is measured again)",
+		"[run]\nrepeats = \"auto\"\nprecision = 2\n":     "3: precision 2: give the half-width wanted of the rQPS interval as a fraction, 0.02 for ±2%",
+		"[run]\nrepeats = 4\nprecision = 0.01\n":         `3: precision and max_repeats go with repeats = "auto": set it, or leave them out`,
+		"[run]\nretry_busy = -1\n":                       "2: retry_busy is -1, must be 0 to 10 (how many times a window flagged busy is measured again)",
 		"[run]\nrepeats = \"auto\"\nprecision = -0.01\n": "3: precision -0.01: give the half-width wanted of the rQPS interval as a fraction, 0.02 for ±2%",
 	} {
 		got := parseErrors(t, src+minimal)
