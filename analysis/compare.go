@@ -420,7 +420,28 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 		base.vals, base.cell = c.values(bk.Key, metric)
 		c.medians[bk] = base
 	}
-	bv, b := base.vals, base.cell
+	r := c.ratioOf(k, bk.Key, metric, vv, v, base.vals, base.cell)
+	c.ratios[mk] = r
+	return r
+}
+
+// RatioTo is Ratio with another version as the base: the metric of k
+// divided by version base's at the same host, step and threads (the
+// noise floor of an A/A pair against its first label, for example).
+func (c *Comparison) RatioTo(k record.Key, base, metric string) Cell {
+	if base == c.Base {
+		return c.Ratio(k, metric)
+	}
+	bk := k
+	bk.Version = base
+	vv, v := c.values(k, metric)
+	bv, b := c.values(bk, metric)
+	return c.ratioOf(k, bk, metric, vv, v, bv, b)
+}
+
+// ratioOf is the ratio of k's values vv (summarized in v) to bk's bv (b),
+// with its test, interval and flags.
+func (c *Comparison) ratioOf(k, bk record.Key, metric string, vv []float64, v Cell, bv []float64, b Cell) Cell {
 	r := Ratio(v, b)
 	if r.OK() && len(vv) >= 2 && len(bv) >= 2 {
 		th := benchmath.DefaultThresholds
@@ -434,9 +455,8 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 	}
 	if metric == OpsPerSecond {
 		r.Disagree = v.Disagree || b.Disagree
-		c.markRepeats(&r, k, bk.Key)
+		c.markRepeats(&r, k, bk)
 	}
-	c.ratios[mk] = r
 	return r
 }
 
