@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -179,6 +181,78 @@ func TestRetryBusy(t *testing.T) {
 		}
 		if said := strings.Count(progress.String(), "measuring it again"); said != c.calls {
 			t.Errorf("%s: said %d times: %s", c.name, said, progress.String())
+		}
+	}
+}
+
+// TestAutoRoundsDropped: a run of repeats = "auto" resumed after 6 rounds
+// measures in round 7 only the step whose rQPS are not yet precise (its
+// measurements fail: no server answers), says which steps are, and none
+// at all when every step is.
+func TestAutoRoundsDropped(t *testing.T) {
+	p := parsePlan(t, `
+[run]
+repeats = "auto"
+max_repeats = 7
+warmup = "1s"
+duration = "1s"
+[data]
+load = false
+[steps]
+list = ["steady", "noisy"]
+[[steps.custom]]
+name = "steady"
+command = ["true"]
+[[steps.custom]]
+name = "noisy"
+command = ["true"]
+[[version]]
+label = "a"
+socket = "/nonexistent/perfbench-test.sock"
+[[version]]
+label = "b"
+socket = "/nonexistent/perfbench-test.sock"
+`)
+	for _, noisy := range []bool{true, false} {
+		out := t.TempDir()
+		recDir := filepath.Join(out, "records")
+		if err := os.MkdirAll(recDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		spread := []float64{1000, 1200, 900, 1100, 1050, 950}
+		for i := range 6 {
+			for _, rec := range []*record.Record{
+				qpsRecord("a", "steady", 1, i+1, 1000+float64(i)), qpsRecord("b", "steady", 1, i+1, 1100+float64(i)),
+				qpsRecord("a", "noisy", 1, i+1, 1000+float64(i)), qpsRecord("b", "noisy", 1, i+1, 1000+float64(i)),
+			} {
+				if noisy && rec.Version == "b" && rec.Step == "noisy" {
+					rec.Ops.Count = 10 * spread[i]
+				}
+				if err := record.Write(filepath.Join(recDir, record.FileName(rec)), rec); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		var progress syncBuffer
+		sum, err := Run(context.Background(), p, Options{Out: out, Resume: true, Progress: &progress})
+		said := progress.String()
+		if !noisy {
+			if err != nil || sum.Ran != 0 || !strings.Contains(said, "perfbench run: repeats = auto: rQPS within ±2% after 6 repeats, no more rounds of steady at 1 thread, noisy at 1 thread\n") {
+				t.Errorf("every step precise: ran %d, %v:\n%s", sum.Ran, err, said)
+			}
+			continue
+		}
+		if sum == nil || sum.Ran != 2 || sum.Failed != 2 || !strings.Contains(said, "no more rounds of steady at 1 thread\n") {
+			t.Fatalf("noisy b: %+v, %v:\n%s", sum, err, said)
+		}
+		for _, f := range sum.Files {
+			if !strings.Contains(f, "__noisy__t1__r7.json") {
+				t.Errorf("measured %s", f)
+			}
+		}
+		rec, rerr := record.Read(sum.Files[0])
+		if rerr != nil || rec.AutoRepeats == nil || *rec.AutoRepeats != (record.AutoRepeats{Precision: 0.02, Max: 7, Base: "a"}) {
+			t.Errorf("round 7's Record: auto_repeats %+v, %v", rec.AutoRepeats, rerr)
 		}
 	}
 }
