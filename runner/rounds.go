@@ -20,8 +20,9 @@ type cell struct {
 // settled returns the cells of plan p whose rQPS are precise enough to stop
 // repeating them (repeats = "auto"): for every version but the base, the
 // 95% interval of its rQPS against the base, as reports compute it
-// (analysis.Comparison.ThroughputRatio), is within ±p.Auto.Precision; in a
-// plan of one version, the interval of its QPS. A cell with fewer than
+// (analysis.Comparison.ThroughputRatio), is within ±p.Auto.Precision, and
+// so is that of the second label of an A/A pair against its first (the
+// report's floor); in a plan of one version, the interval of its QPS. A cell with fewer than
 // plan.MinAutoRepeats repeats on a side has no interval and is not settled.
 func settled(recs []*record.Record, p *plan.Plan) map[cell]bool {
 	out := map[cell]bool{}
@@ -43,6 +44,9 @@ func settled(recs []*record.Record, p *plan.Plan) map[cell]bool {
 				switch {
 				case v.Label != p.Base:
 					precise = precise && c.ThroughputRatio(k).Precise(p.Auto.Precision)
+					if v.AAOf != "" && v.AAOf != p.Base {
+						precise = precise && c.RatioTo(k, v.AAOf, analysis.OpsPerSecond).Precise(p.Auto.Precision)
+					}
 				case len(p.Versions) == 1:
 					precise = precise && c.Value(k, analysis.OpsPerSecond).Precise(p.Auto.Precision)
 				}

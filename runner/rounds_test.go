@@ -66,6 +66,24 @@ func TestSettled(t *testing.T) {
 	if got := settled(recs, p); got[cell{pq, 1}] {
 		t.Errorf("5 ok repeats of b settled point-query: %v", got)
 	}
+	// c, the A/A twin of b: b and c against a have ±1% intervals, c
+	// against b ±1.5% (0.9852–1.0101 around 1.00). At ±1.2% the cell is
+	// settled when c is just another version, not when c is b's twin.
+	a, b, c := []float64{1000, 1000, 1000, 1000, 1000, 1000, 1000}, []float64{985, 990, 1000, 1000, 1010, 1015, 1000}, []float64{1015, 1010, 1000, 1000, 990, 985, 1000}
+	var three []*record.Record
+	for i := range 7 {
+		three = append(three, qpsRecord("a", ro, 1, i+1, a[i]), qpsRecord("b", ro, 1, i+1, b[i]), qpsRecord("c", ro, 1, i+1, c[i]))
+	}
+	p3 := *p
+	p3.Auto = &plan.AutoRepeats{Precision: 0.012, Max: 8}
+	p3.Versions = append(append([]plan.Version(nil), p.Versions...), plan.Version{Label: "c"})
+	if got := settled(three, &p3); !got[cell{ro, 1}] {
+		t.Errorf("b and c at ±1%% against a, not settled at ±1.2%%: %v", got)
+	}
+	p3.Versions[2].AAOf = "b"
+	if got := settled(three, &p3); got[cell{ro, 1}] {
+		t.Errorf("c's floor against b is ±1.5%%, yet settled at ±1.2%%: %v", got)
+	}
 	p.Auto = nil
 	if got := settled(recs, p); len(got) > 0 {
 		t.Errorf("a plan without repeats = auto settled %v", got)
