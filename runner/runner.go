@@ -155,8 +155,8 @@ type runner struct {
 	write   func(path string, r *record.Record) error
 	prog    *progress
 	sum     *Summary
-	// ran are the Records of the measurements this run made;
-	// settledSaid the cells repeats = "auto" said were precise enough.
+	// ran are the Records of the measurements this run made, kept for
+	// repeats = "auto"; settledSaid the cells it said were precise enough.
 	ran         []*record.Record
 	settledSaid map[cell]bool
 }
@@ -558,7 +558,9 @@ func (r *runner) loop(ctx context.Context, pending []plan.Item) (interrupted boo
 			r.prog.begin(i, it)
 			rec := r.measure(ctx, s, it)
 			rec = r.retryBusy(ctx, it, rec, func() *record.Record { return r.measure(ctx, s, it) })
-			r.ran = append(r.ran, rec)
+			if r.plan.Auto != nil {
+				r.ran = append(r.ran, rec)
+			}
 			werr := r.finish(rec)
 			r.prog.end(it, rec, werr)
 			if rec.Outcome == record.OutcomePartial {
