@@ -109,7 +109,7 @@ func TestInterference(t *testing.T) {
 		grand: {comm: "sh", ppid: client, ticks: 5}, hog: a.procs[hog], quiet: a.procs[quiet],
 	}}
 	a.procs[client] = procTimes{comm: "sysbench", ppid: self, ticks: 10}
-	if in := interference(a, quietB, server, self, 100); in.OtherSeconds != 0 || len(in.Top) != 0 || busyWarning(in) != "" {
+	if in := interference(a, quietB, server, self, 100); in.OtherSeconds > 1e-9 || len(in.Top) != 0 || busyWarning(in) != "" {
 		t.Errorf("a quiet window under load: %+v, warning %q", in, busyWarning(in))
 	}
 	b.procs[server] = procTimes{comm: "mariadbd", ppid: 1, ticks: 100000}
