@@ -129,6 +129,14 @@ type Cell struct {
 	// whose version or base has fewer than 2 repeats with a value: such a
 	// ratio cannot be tested for significance.
 	FewRepeats bool
+	// Disagree is set on a throughput cell whose repeats disagree (a CV
+	// above DisagreeCV, or bimodal; see DisagreeCV), on a ratio when the
+	// version's or the base's do.
+	Disagree bool
+	// MaxReached is set on a throughput cell of a plan with repeats =
+	// "auto" whose step ran the most repeats allowed without its interval
+	// reaching the precision asked for.
+	MaxReached bool
 	// Why says why a NotComputable cell has no value.
 	Why string
 }

@@ -408,6 +408,10 @@ func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
 		sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(vals, &th), c.Opt.confidence())
 		out.Value, out.Lo, out.Hi = sum.Center, sum.Lo, sum.Hi
 	}
+	if metric == OpsPerSecond {
+		out.Disagree = Disagreeing(vals)
+		c.markRepeats(&out, k)
+	}
 	return vals, out
 }
 
@@ -450,8 +454,31 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 		c.medians[bk] = base
 		c.mu.Unlock()
 	}
-	bv, b := base.vals, base.cell
-	r = Ratio(v, b)
+	r = c.ratioOf(k, bk.Key, metric, vv, v, base.vals, base.cell)
+	c.mu.Lock()
+	c.ratios[mk] = r
+	c.mu.Unlock()
+	return r
+}
+
+// RatioTo is Ratio with another version as the base: the metric of k
+// divided by version base's at the same host, step and threads (the
+// noise floor of an A/A pair against its first label, for example).
+func (c *Comparison) RatioTo(k record.Key, base, metric string) Cell {
+	if base == c.Base {
+		return c.Ratio(k, metric)
+	}
+	bk := k
+	bk.Version = base
+	vv, v := c.values(k, metric)
+	bv, b := c.values(bk, metric)
+	return c.ratioOf(k, bk, metric, vv, v, bv, b)
+}
+
+// ratioOf is the ratio of k's values vv (summarized in v) to bk's bv (b),
+// with its test, interval and flags.
+func (c *Comparison) ratioOf(k, bk record.Key, metric string, vv []float64, v Cell, bv []float64, b Cell) Cell {
+	r := Ratio(v, b)
 	if r.OK() && len(vv) >= 2 && len(bv) >= 2 {
 		th := benchmath.DefaultThresholds
 		th.CompareAlpha = c.Opt.alpha()
@@ -462,9 +489,10 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 	if r.OK() && !r.BothZero && !math.IsInf(r.Value, 0) && len(vv) >= MinIntervalRepeats && len(bv) >= MinIntervalRepeats {
 		r.Lo, r.Hi = RatioInterval(vv, bv, c.Opt.confidence())
 	}
-	c.mu.Lock()
-	c.ratios[mk] = r
-	c.mu.Unlock()
+	if metric == OpsPerSecond {
+		r.Disagree = v.Disagree || b.Disagree
+		c.markRepeats(&r, k, bk)
+	}
 	return r
 }
 

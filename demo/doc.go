@@ -20,7 +20,9 @@
 //  3. Writes the plan (PlanTOML) into the output folder as plan.toml: the
 //     older release as the base, the newer one, and the installed release
 //     with the binary log synced at every commit (VariantOptions), a
-//     configuration whose cost shows on writes and not on reads; point,
+//     configuration whose cost shows on writes and not on reads, then the
+//     base again under a second label (an A/A pair, aa_of), whose rQPS the
+//     report prints as the noise floor next to the others; point,
 //     range and write steps, interleaved repeats, short windows
 //     (FullSettings, or QuickSettings for CI).
 //  4. Runs it with package runner: sandbox servers on their own data

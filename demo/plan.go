@@ -17,6 +17,28 @@ type Version struct {
 	Options []string
 	// About says what the version is, in a comment above it in the plan.
 	About string
+	// AAOf is the label of the version this one measures again (the A/A
+	// pair whose rQPS is the demo's noise floor).
+	AAOf string
+}
+
+// AASuffix is added to the base's label for its A/A twin.
+const AASuffix = "-aa"
+
+// withTwin appends the A/A twin of the base to vs: the same server under a
+// second label, whose rQPS against the base is the noise floor the report
+// prints next to the other versions'.
+func withTwin(vs []Version, base string) []Version {
+	for _, v := range vs {
+		if v.Label == base {
+			twin := v
+			twin.Label, twin.AAOf = base+AASuffix, base
+			twin.Options = append([]string(nil), v.Options...)
+			twin.About = "The base again, under a second label (an A/A pair): its rQPS against " + base + " would be 1.00 without noise, and the report prints it as the floor next to the other versions"
+			return append(vs, twin)
+		}
+	}
+	return vs
 }
 
 // ServerOptions are the options every server of the demo starts with: a
@@ -37,7 +59,8 @@ const VariantSuffix = "-binlog"
 
 // Versions returns the demo's versions, and the base the others are
 // compared to: the older of the two releases, the newer, then the installed
-// release with the configuration variant. installed is the installed
+// release with the configuration variant, then the base again under a second
+// label (its A/A twin). installed is the installed
 // server's release ("10.11.19"); other, when not nil, the unpacked one.
 func Versions(installed string, other *Release) (vs []Version, base string) {
 	inst := Version{Label: installed, Basedir: plan.Installed,
@@ -47,15 +70,15 @@ func Versions(installed string, other *Release) (vs []Version, base string) {
 		Options: append(append([]string(nil), ServerOptions...), VariantOptions...),
 		About:   "MariaDB " + installed + " with the binary log synced at every commit (sync_binlog=1): a known cost on writes, none on reads"}
 	if other == nil {
-		return []Version{inst, variant}, installed
+		return withTwin([]Version{inst, variant}, installed), installed
 	}
 	o := Version{Label: other.Upstream, Basedir: other.Basedir,
 		Options: append([]string(nil), ServerOptions...),
 		About:   fmt.Sprintf("MariaDB %s, %s %s unpacked (not installed) in %s", other.Upstream, ServerPackage, other.Version, other.Dir)}
 	if CompareVersions(other.Upstream, installed) < 0 {
-		return []Version{o, inst, variant}, o.Label
+		return withTwin([]Version{o, inst, variant}, o.Label), o.Label
 	}
-	return []Version{inst, o, variant}, inst.Label
+	return withTwin([]Version{inst, o, variant}, inst.Label), inst.Label
 }
 
 // Settings are the size of the demo's plan.
@@ -72,9 +95,9 @@ type Settings struct {
 }
 
 // QuickSettings is what CI can afford: three steps (a point query, a range
-// query, a write), one client thread, two repeats, 2-second windows: 18
-// measurements of about 6 s each with three versions, under 3 minutes on a
-// 2-core VM.
+// query, a write), one client thread, two repeats, 2-second windows: 24
+// measurements of about 6 s each with three versions and the base's A/A
+// twin, about 3 minutes on a 2-core VM.
 var QuickSettings = Settings{
 	Steps:     []string{"point-query", "read-only_range=100", "update-index"},
 	Threads:   []int{1},
@@ -86,8 +109,9 @@ var QuickSettings = Settings{
 
 // FullSettings is the demo proper: two point, a range and a write step at 1
 // and 2 client threads (random-points, the slowest, at 1 only), three
-// interleaved repeats, 3-second windows: 63 measurements of about 7 s each
-// with three versions, about 8 minutes on a 2-core VM.
+// interleaved repeats, 3-second windows: 84 measurements of about 7 s each
+// with three versions and the base's A/A twin, about 11 minutes on a 2-core
+// VM.
 var FullSettings = Settings{
 	Steps:     []string{"point-query", "random-points_range=100", "read-only_range=100", "update-index"},
 	Threads:   []int{1, 2},
@@ -174,6 +198,9 @@ func PlanTOML(vs []Version, base string, s Settings, quick bool) []byte {
 		w("label = %s\n", q(v.Label))
 		w("basedir = %s\n", q(v.Basedir))
 		w("options = %s\n", strList(v.Options))
+		if v.AAOf != "" {
+			w("aa_of = %s\n", q(v.AAOf))
+		}
 	}
 	return b.Bytes()
 }

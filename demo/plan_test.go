@@ -21,7 +21,7 @@ func labelsOf(vs []Version) []string {
 
 func TestVersions(t *testing.T) {
 	vs, base := Versions("10.11.19", older)
-	if want := []string{"10.11.18", "10.11.19", "10.11.19-binlog"}; !reflect.DeepEqual(labelsOf(vs), want) || base != "10.11.18" {
+	if want := []string{"10.11.18", "10.11.19", "10.11.19-binlog", "10.11.18-aa"}; !reflect.DeepEqual(labelsOf(vs), want) || base != "10.11.18" {
 		t.Errorf("older release unpacked: versions %q base %q, want %q base 10.11.18", labelsOf(vs), base, want)
 	}
 	if vs[0].Basedir != older.Basedir || vs[1].Basedir != plan.Installed || vs[2].Basedir != plan.Installed {
@@ -33,15 +33,19 @@ func TestVersions(t *testing.T) {
 	if want := append(append([]string(nil), ServerOptions...), VariantOptions...); !reflect.DeepEqual(vs[2].Options, want) {
 		t.Errorf("variant options %q, want %q", vs[2].Options, want)
 	}
+	// The A/A twin is the base again: the same server, the same options.
+	if tw := vs[3]; tw.AAOf != "10.11.18" || tw.Basedir != older.Basedir || !reflect.DeepEqual(tw.Options, ServerOptions) {
+		t.Errorf("A/A twin %+v", tw)
+	}
 
 	newer := &Release{Version: "1:10.11.20-0+deb12u1", Upstream: "10.11.20", Basedir: "/c/usr"}
 	vs, base = Versions("10.11.19", newer)
-	if want := []string{"10.11.19", "10.11.20", "10.11.19-binlog"}; !reflect.DeepEqual(labelsOf(vs), want) || base != "10.11.19" {
+	if want := []string{"10.11.19", "10.11.20", "10.11.19-binlog", "10.11.19-aa"}; !reflect.DeepEqual(labelsOf(vs), want) || base != "10.11.19" {
 		t.Errorf("newer release unpacked: versions %q base %q, want %q base 10.11.19", labelsOf(vs), base, want)
 	}
 
 	vs, base = Versions("10.11.19", nil)
-	if want := []string{"10.11.19", "10.11.19-binlog"}; !reflect.DeepEqual(labelsOf(vs), want) || base != "10.11.19" {
+	if want := []string{"10.11.19", "10.11.19-binlog", "10.11.19-aa"}; !reflect.DeepEqual(labelsOf(vs), want) || base != "10.11.19" {
 		t.Errorf("no second release: versions %q base %q, want %q base 10.11.19", labelsOf(vs), base, want)
 	}
 }
@@ -62,10 +66,10 @@ func TestPlanTOML(t *testing.T) {
 	}{
 		{"quick", QuickSettings, true,
 			[]string{"point-query_range=100", "read-only_range=100", "update-index_range=100"},
-			[]int{1}, 2, time.Second, 2 * time.Second, 3 * 1 * 2 * 3},
+			[]int{1}, 2, time.Second, 2 * time.Second, 3 * 1 * 2 * 4},
 		{"full", FullSettings, false,
 			[]string{"point-query_range=100", "random-points_range=100", "read-only_range=100", "update-index_range=100"},
-			[]int{1, 2}, 3, time.Second, 3 * time.Second, (3*2 + 1) * 3 * 3},
+			[]int{1, 2}, 3, time.Second, 3 * time.Second, (3*2 + 1) * 3 * 4},
 	}
 	vs, base := Versions("10.11.19", older)
 	for _, tt := range tests {
@@ -98,8 +102,11 @@ func TestPlanTOML(t *testing.T) {
 			if !reflect.DeepEqual(labels, tt.labels) {
 				t.Errorf("steps %q, want %q", labels, tt.labels)
 			}
-			if len(p.Versions) != 3 {
+			if len(p.Versions) != 4 {
 				t.Fatalf("%d versions", len(p.Versions))
+			}
+			if tw := p.Versions[3]; tw.Label != "10.11.18-aa" || tw.AAOf != "10.11.18" || tw.Managed == nil || tw.Managed.Basedir != older.Basedir {
+				t.Errorf("A/A twin: %+v", tw)
 			}
 			if m := p.Versions[0].Managed; m == nil || m.Basedir != older.Basedir {
 				t.Errorf("base version is not the unpacked release: %+v", p.Versions[0].Managed)
@@ -115,14 +122,15 @@ func TestPlanTOML(t *testing.T) {
 				t.Errorf("%d measurements, want %d", n, tt.measurements)
 			}
 			// Versions interleave: the first measurement of each block
-			// goes 10.11.18, 10.11.19, 10.11.19-binlog, 10.11.18, ...
+			// goes 10.11.18, 10.11.19, 10.11.19-binlog, 10.11.18-aa,
+			// 10.11.18, ...
 			var order []string
 			for _, it := range items {
 				if it.Action == plan.ActionStart {
 					order = append(order, it.Version.Label)
 				}
 			}
-			if len(order) != 3*tt.repeats || order[0] != "10.11.18" || order[1] != "10.11.19" || order[2] != "10.11.19-binlog" || order[3] != "10.11.18" {
+			if len(order) != 4*tt.repeats || order[0] != "10.11.18" || order[1] != "10.11.19" || order[2] != "10.11.19-binlog" || order[3] != "10.11.18-aa" || order[4] != "10.11.18" {
 				t.Errorf("server starts in order %q", order)
 			}
 		})

@@ -101,6 +101,17 @@ func TestInterference(t *testing.T) {
 	if w := busyWarning(in); !strings.Contains(w, "not started by perfbench") {
 		t.Errorf("client unknown, not said: %s", w)
 	}
+	// A quiet window under load: the server, perfbench and the client
+	// used all the host's busy time (40 + 5 + 30 + 5 = 80 ticks), the
+	// others none: not busy, nobody named.
+	quietB := &busyEdge{at: b.at, host: osstat.HostCPU{User: 1070, System: 510, Idle: 5320, Steal: 7}, procs: map[int]procTimes{
+		server: b.procs[server], self: b.procs[self], client: {comm: "sysbench", ppid: self, ticks: 40},
+		grand: {comm: "sh", ppid: client, ticks: 5}, hog: a.procs[hog], quiet: a.procs[quiet],
+	}}
+	a.procs[client] = procTimes{comm: "sysbench", ppid: self, ticks: 10}
+	if in := interference(a, quietB, server, self, 100); in.OtherSeconds > 1e-9 || len(in.Top) != 0 || busyWarning(in) != "" {
+		t.Errorf("a quiet window under load: %+v, warning %q", in, busyWarning(in))
+	}
 	b.procs[server] = procTimes{comm: "mariadbd", ppid: 1, ticks: 100000}
 	if in = interference(a, b, server, self, 100); in.OtherSeconds != 0 || busyWarning(in) != "" {
 		t.Errorf("own CPU over the host's: %+v", in)
@@ -191,6 +202,11 @@ func TestMeasureBusyWindow(t *testing.T) {
 		t.Errorf("the first window counts the test's own processes as others: %+v %v", quiet.Interference, quiet.WarningTexts())
 	}
 	if k := slices.IndexFunc(quiet.Warnings, busyCode); k >= 0 {
+		// Flagged only for work the test did not start: another process
+		// is named (the checks above hold that it is none of the test's).
+		if len(quiet.Interference.Top) == 0 {
+			t.Errorf("the first window is flagged busy and names no other process: %s", quiet.Warnings[k].Text)
+		}
 		t.Logf("the first window was busy with other work: %s", quiet.Warnings[k].Text)
 	}
 	t.Logf("other CPU: first window %.2f CPU, second %.2f CPU: %s", quiet.Interference.OtherSeconds/quiet.Interference.Seconds, in.OtherSeconds/in.Seconds, busy.Warnings[i].Text)

@@ -26,7 +26,15 @@
 //
 // [run] — how each step is measured (all optional):
 //
-//	repeats = 3           # every measurement runs this many times (numbered from 1); default 1
+//	repeats = 3           # every measurement runs this many times (numbered from 1); default 1;
+//	                      # or "auto": rounds (every version of every step once, interleaved) until
+//	                      # every rQPS of a step and thread count has a 95% interval within
+//	                      # ±precision (the interval the report prints), at least 6 and at most
+//	                      # max_repeats rounds; the report marks m the cells that stopped at the maximum
+//	precision = 0.02      # with repeats = "auto": the wanted half-width of the rQPS interval; default 0.02
+//	max_repeats = 10      # with repeats = "auto": 6 to 1000; default 10
+//	retry_busy = 2        # measure a window flagged busy (other processes used the host's CPU) again,
+//	                      # up to this many times; the Record kept says so; default 0
 //	threads = [1, 2, 4]   # client thread counts; default [1]
 //	warmup = "5s"         # load before the window opens (excluded from it); default 5s
 //	duration = "600s"     # the measured window of read steps; default 60s
@@ -156,6 +164,11 @@
 //	                                # {basedir} {datadir} {socket} {port} {pid_file} {mycnf} {error_log} {out}
 //	optional = true                 # leave the version out, with a warning, when a ${VAR} in its
 //	                                # paths is not set
+//	aa_of = "10.11"                 # this version measures version "10.11" again under a second
+//	                                # label (an A/A pair): the report prints their rQPS as the noise
+//	                                # floor. A managed version that starts the same server as an
+//	                                # earlier one (basedir, mycnf, options, init, start, stop) is its
+//	                                # A/A pair without it
 //
 // Each managed server runs on its own data directory, socket and port under
 // the output folder. Or a version is a running server, found as

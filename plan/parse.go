@@ -146,19 +146,22 @@ type rawOutput struct {
 }
 
 type rawRun struct {
-	Repeats       *int        `toml:"repeats"`
-	Threads       []int       `toml:"threads"`
-	Warmup        duration    `toml:"warmup"`
-	Duration      duration    `toml:"duration"`
-	WriteDuration duration    `toml:"write_duration"`
-	Interval      duration    `toml:"interval"`
-	Ops           string      `toml:"ops"`
-	Events        []string    `toml:"events"`
-	PMUBudget     *int        `toml:"pmu_budget"`
-	Servers       string      `toml:"servers"`
-	FlushTimeout  duration    `toml:"flush_timeout"`
-	Profile       profileFreq `toml:"profile"`
-	ProfileEvent  string      `toml:"profile_event"`
+	Repeats       repeatsValue `toml:"repeats"`
+	Precision     *float64     `toml:"precision"`
+	MaxRepeats    *int         `toml:"max_repeats"`
+	RetryBusy     *int         `toml:"retry_busy"`
+	Threads       []int        `toml:"threads"`
+	Warmup        duration     `toml:"warmup"`
+	Duration      duration     `toml:"duration"`
+	WriteDuration duration     `toml:"write_duration"`
+	Interval      duration     `toml:"interval"`
+	Ops           string       `toml:"ops"`
+	Events        []string     `toml:"events"`
+	PMUBudget     *int         `toml:"pmu_budget"`
+	Servers       string       `toml:"servers"`
+	FlushTimeout  duration     `toml:"flush_timeout"`
+	Profile       profileFreq  `toml:"profile"`
+	ProfileEvent  string       `toml:"profile_event"`
 	// Placement (placement.go).
 	Placement  string  `toml:"placement"`
 	CPUs       cpuList `toml:"cpus"`
@@ -215,6 +218,8 @@ type rawCustom struct {
 type rawVersion struct {
 	Label    string `toml:"label"`
 	Optional bool   `toml:"optional"`
+	// AAOf names the version this one measures again (an A/A pair).
+	AAOf string `toml:"aa_of"`
 	// A server perfbench manages.
 	Basedir string     `toml:"basedir"`
 	Mycnf   string     `toml:"mycnf"`
@@ -299,9 +304,10 @@ func (p *parser) parse(data []byte) *Plan {
 	p.placement(plan, &raw.Run)
 	p.data(plan, &raw.Data, dir)
 	p.versions(plan, raw.Version, dir)
+	p.aaOf(plan, raw.Version)
 	p.steps(plan, &raw.Steps, &raw.Run, &raw.Insert)
 	p.insertPlan(plan, &raw.Insert)
-	p.checkSize(plan, raw.Run.Repeats != nil)
+	p.checkSize(plan, raw.Run.Repeats.set)
 
 	plan.Base = raw.Base
 	if plan.Base == "" && len(plan.Versions) > 0 {
@@ -389,13 +395,7 @@ func lastKey(key string) string {
 }
 
 func (p *parser) run(plan *Plan, r *rawRun) {
-	plan.Repeats = 1
-	if r.Repeats != nil {
-		plan.Repeats = *r.Repeats
-		if plan.Repeats < 1 || plan.Repeats > MaxRepeats {
-			p.errorf("run.repeats", "repeats is %d, must be 1 to %d", plan.Repeats, MaxRepeats)
-		}
-	}
+	p.repeats(plan, r)
 	plan.Interval = time.Second
 	if r.Interval.set {
 		plan.Interval = r.Interval.d

@@ -37,8 +37,14 @@ type Plan struct {
 	ServersDir string
 
 	// Repeats is how many times every measurement runs (default 1).
-	// Repeats are numbered from 1.
+	// Repeats are numbered from 1. With Auto it is the most a step runs.
 	Repeats int
+	// Auto, when not nil, runs repeats until the rQPS are precise enough
+	// (run.repeats = "auto"; see AutoRepeats).
+	Auto *AutoRepeats
+	// RetryBusy is how many times a window flagged busy (other processes
+	// used the host's CPU) is measured again (run.retry_busy, default 0).
+	RetryBusy int
 	// Servers is ServersOneAtATime (default) or ServersAllRunning.
 	Servers string
 	// FlushTimeout bounds the post-write flush (default 10 minutes).
@@ -119,6 +125,11 @@ type Version struct {
 	// Exactly one of Managed and Target is set.
 	Managed *Managed
 	Target  *Target
+	// AAOf is the label of the version this one measures again under
+	// another label (an A/A pair: aa_of in the plan, or a managed version
+	// that starts the same server as an earlier one): their rQPS is the
+	// noise floor of the run.
+	AAOf string
 	// Line is where the version is defined in the plan file.
 	Line int
 }

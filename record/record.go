@@ -123,6 +123,12 @@ type Record struct {
 	Profile string `json:"profile,omitempty"`
 	// Insert holds insert-benchmark step results, when the step is one.
 	Insert *Insert `json:"insert,omitempty"`
+	// AutoRepeats is set when the plan chose the number of repeats
+	// (repeats = "auto").
+	AutoRepeats *AutoRepeats `json:"auto_repeats,omitempty"`
+	// AAOf is the version this one measured again under another label (an
+	// A/A pair of the plan): their rQPS is the run's noise floor.
+	AAOf string `json:"aa_of,omitempty"`
 }
 
 // Window is the measured interval. Start and End are the instants at which

@@ -99,6 +99,11 @@ func fmtHist(v float64) string {
 //	        the report was tested, so that no "~" does not read as
 //	        significant; when none was, the table's notes say that its
 //	        ratios rest on a single repeat instead)
+//	d       throughput: the repeats disagree (a coefficient of variation
+//	        above 3%, or two groups of repeats far apart: see
+//	        analysis.DisagreeCV); on a ratio, the version's or the base's
+//	m       throughput, repeats = "auto": the step ran the most repeats the
+//	        plan allows and the interval is still wider than it asks
 //	e       the op count behind the value was estimated from the client's
 //	        whole-run rate, not counted in the window
 //	p       the value comes from a window cut short (partial step)
@@ -118,6 +123,10 @@ const (
 	textNone   = "-"
 	// textBelowTarget follows the text of a BelowTarget cell.
 	textBelowTarget = "!"
+	// textDisagree and textMaxReached mark throughput cells whose repeats
+	// disagree, or that stopped at the maximum of repeats = "auto".
+	textDisagree   = "d"
+	textMaxReached = "m"
 )
 
 // cellText decorates the formatted value with the markers above, the "?"
@@ -154,8 +163,7 @@ func markedText(c analysis.Cell, f numFormat, missing string, untested bool) str
 	case c.BaseN < c.BaseOf:
 		fmt.Fprintf(&b, "[%d/%d]", c.BaseN, c.BaseOf)
 	}
-	if c.HasCI() && c.Value != 0 && !math.IsInf(c.Value, 0) {
-		w := math.Max(c.Hi-c.Value, c.Value-c.Lo) / math.Abs(c.Value) * 100
+	if w := c.HalfWidth() * 100; !math.IsNaN(w) {
 		if w < 1 {
 			fmt.Fprintf(&b, "±%.1f%%", w)
 		} else {
@@ -166,6 +174,12 @@ func markedText(c analysis.Cell, f numFormat, missing string, untested bool) str
 		b.WriteString("~")
 	} else if untested && c.FewRepeats && !c.Tested {
 		b.WriteString("?")
+	}
+	if c.Disagree {
+		b.WriteString(textDisagree)
+	}
+	if c.MaxReached {
+		b.WriteString(textMaxReached)
 	}
 	if c.Estimated {
 		b.WriteString("e")

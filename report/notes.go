@@ -145,6 +145,8 @@ func (b *builder) finish(t *Table) {
 // tableMarks is what the cells of a table show that its notes explain.
 type tableMarks struct {
 	mux, na, nc, missing, failed, partial, inf, ci, noCI, same, untested, bothZero, estimated, short bool
+	// disagree and maxReached: throughput cells marked d and m.
+	disagree, maxReached bool
 	// whys are the reasons of the cells not computable.
 	whys []string
 	// few lists the repeat counts (version, base) of tested ratios with
@@ -215,6 +217,8 @@ func (b *builder) mark(m *tableMarks, t *Table, row *Row, c *Cell) {
 	m.inf = m.inf || math.IsInf(c.Value, 0)
 	m.bothZero = m.bothZero || (c.BothZero && c.Value == 1)
 	m.estimated = m.estimated || c.Estimated
+	m.disagree = m.disagree || c.Disagree
+	m.maxReached = m.maxReached || c.MaxReached
 	if c.N >= 2 {
 		m.repeats = true
 		if c.HasCI() {
@@ -313,6 +317,13 @@ func (m *tableMarks) markerNotes(t *Table) []string {
 	}
 	if m.mux {
 		notes = append(notes, "(N%): the counters behind the value were multiplexed and counted N% of the window; the value is scaled by time enabled / time running")
+	}
+	if m.disagree {
+		notes = append(notes, fmt.Sprintf("d: the repeats' throughputs disagree (in a ratio: the version's or the base's): a coefficient of variation above %g%%, or two groups of repeats, each of at least two, with a gap more than %g times either group's range and more than %g%% of the median; the median describes neither group: look for what changed between repeats (CPU placement, other processes)",
+			100*analysis.DisagreeCV, analysis.BimodalGap, 100*analysis.DisagreeCV))
+	}
+	if m.maxReached {
+		notes = append(notes, "m: repeats = \"auto\": the step ran the most repeats the plan allows and this interval is still wider than the precision asked for (the note at the top says which)")
 	}
 	if m.estimated {
 		notes = append(notes, "e: operations estimated from the client's whole-run rate, not counted in the window")

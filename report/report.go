@@ -279,7 +279,7 @@ func prepare(recs []*record.Record, opt Options) (*builder, *Report, error) {
 			return nil, nil, fmt.Errorf("%w %q to compare with the base: the versions are %s", ErrUnknownVersion, v, strings.Join(c.Versions, ", "))
 		}
 	}
-	b := &builder{c: c, opt: opt, want: want, ranges: colourRanges{}}
+	b := &builder{c: c, opt: opt, want: want, ranges: colourRanges{}, aa: aaPairs(recs, c.Versions)}
 	rep := &Report{Base: c.Base, Versions: c.Versions}
 	leftOut := newLeftOut()
 	b.each(func(t *Table, why string, failed, kept bool) {
@@ -291,7 +291,7 @@ func prepare(recs []*record.Record, opt Options) (*builder, *Report, error) {
 		b.ranges.add(t)
 		b.tested = b.tested || t.tested()
 	})
-	rep.Notes = append(leftOut.notes(), busyNotes(recs)...)
+	rep.Notes = append(append(leftOut.notes(), busyNotes(recs)...), autoNotes(recs)...)
 	if len(c.LeftOut) > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("warm-up steps left out of the tables: %s", strings.Join(c.LeftOut, ", ")))
 	}

@@ -23,6 +23,8 @@ type builder struct {
 	tested bool
 	// ranges are the value ranges of the absolute colour rule.
 	ranges colourRanges
+	// aa maps the second label of an A/A pair to the first (aaPairs).
+	aa map[string]string
 }
 
 func (b *builder) build(id string, emit func(*Table)) {
@@ -242,20 +244,29 @@ func ratioCell(ac analysis.Cell, f numFormat, k record.Key, metric string) Cell 
 }
 
 func (b *builder) rqps(emit func(*Table)) {
-	others := b.others()
-	if len(others) == 0 {
+	floors := b.floors()
+	others := slices.DeleteFunc(b.others(), func(v string) bool { return slices.Contains(floors, v) })
+	if len(others)+len(floors) == 0 {
 		return
 	}
+	floorLegend, floorNotes := b.floorNotes(floors)
 	for _, sc := range b.c.Scopes {
 		t := b.newTable(TableRQPS, "Relative QPS", sc)
 		t.Relative, t.pad, t.padIfWide = true, padNone, true
-		t.Preamble = append([]string{"Relative to: " + b.c.Base}, b.legend(others)...)
+		t.Preamble = append(append([]string{"Relative to: " + b.c.Base}, b.legend(others)...), floorLegend...)
 		t.Header = b.colHeader(others)
+		for i := range floors {
+			t.Header = append(t.Header, floorHeader(i, len(floors)))
+		}
+		t.Notes = append(t.Notes, floorNotes...)
 		b.grouped(t)
 		t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
-			row := Row{Label: step, Cells: make([]Cell, 0, len(others))}
+			row := Row{Label: step, Cells: make([]Cell, 0, len(others)+len(floors))}
 			for _, v := range others {
 				row.Cells = append(row.Cells, b.ratio(t, analysis.Key(sc, v, step), analysis.OpsPerSecond, fmtRatio))
+			}
+			for _, v := range floors {
+				row.Cells = append(row.Cells, b.floorCell(t, analysis.Key(sc, v, step)))
 			}
 			return row
 		})

@@ -63,6 +63,17 @@ func newProgress(w io.Writer, term bool, width int, pending []plan.Item, tail ti
 	return p
 }
 
+// drop takes measurements the run will not make after all (repeats =
+// "auto") out of the totals.
+func (p *progress) drop(items []plan.Item) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, it := range items {
+		p.total--
+		p.plannedTotal -= p.planned(it)
+	}
+}
+
 // planned is the time a measurement is expected to take.
 func (p *progress) planned(it plan.Item) time.Duration {
 	w, d := it.Window()

@@ -166,6 +166,10 @@ type runner struct {
 	write   func(path string, r *record.Record) error
 	prog    *progress
 	sum     *Summary
+	// ran are the Records of the measurements this run made, kept for
+	// repeats = "auto"; settledSaid the cells it said were precise enough.
+	ran         []*record.Record
+	settledSaid map[cell]bool
 }
 
 // Run runs plan p: it starts and stops the managed servers, loads the data,
@@ -182,7 +186,7 @@ func Run(ctx context.Context, p *plan.Plan, o Options) (*Summary, error) {
 		o.Progress = io.Discard
 	}
 	r := &runner{plan: p, opts: o, tail: o.Tail, meter: o.meter, write: o.write,
-		servers: map[string]*server{}, flushNotes: map[string][]string{}}
+		servers: map[string]*server{}, flushNotes: map[string][]string{}, settledSaid: map[cell]bool{}}
 	if r.tail <= 0 {
 		r.tail = DefaultTail
 	}
@@ -527,11 +531,18 @@ func (r *runner) prepare(pending []plan.Item) error {
 
 // loop runs the items in order; it reports whether ctx ended first.
 func (r *runner) loop(ctx context.Context, pending []plan.Item) (interrupted bool) {
-	i := 0
-	for _, it := range pending {
+	i, round := 0, 0
+	for j := 0; j < len(pending); j++ {
 		if ctx.Err() != nil {
 			return true
 		}
+		if it := pending[j]; it.Repeat > round {
+			round = it.Repeat
+			if pending = append(pending[:j:j], r.nextRound(round, pending[j:])...); j == len(pending) {
+				break
+			}
+		}
+		it := pending[j]
 		s := r.server(it.Version)
 		switch it.Action {
 		case plan.ActionStart:
@@ -563,6 +574,10 @@ func (r *runner) loop(ctx context.Context, pending []plan.Item) (interrupted boo
 			i++
 			r.prog.begin(i, it)
 			rec := r.measure(ctx, s, it)
+			rec = r.retryBusy(ctx, it, rec, func() *record.Record { return r.measure(ctx, s, it) })
+			if r.plan.Auto != nil {
+				r.ran = append(r.ran, rec)
+			}
 			werr := r.finish(rec)
 			r.prog.end(it, rec, werr)
 			if rec.Outcome == record.OutcomePartial {

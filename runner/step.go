@@ -49,6 +49,10 @@ func (r *runner) identify(rec *record.Record, it plan.Item) {
 	rec.Kind = record.KindStep
 	rec.Version, rec.Step, rec.Threads, rec.Repeat = it.Version.Label, it.Step.Label, it.Threads, it.Repeat
 	rec.Group = string(it.Step.Group)
+	rec.AAOf = it.Version.AAOf
+	if a := r.plan.Auto; a != nil {
+		rec.AutoRepeats = &record.AutoRepeats{Precision: a.Precision, Max: a.Max, Base: r.plan.Base}
+	}
 	if rec.Provenance.Hostname == "" {
 		rec.Provenance.Hostname = r.prov.Hostname
 	}

@@ -29,15 +29,17 @@ func init() {
      side by side; with no network it goes on with the installed one alone;
   3. writes a plan into DIR/plan.toml: the older release as the base, the
      newer one, and the installed one with the binary log synced at every
-     commit (a known cost on writes, none on reads); point, range and write
+     commit (a known cost on writes, none on reads), and the base again under
+     a second label (an A/A pair: the report prints its rQPS as the noise
+     floor next to the others); point, range and write
      steps at 1 and 2 client threads, 3 interleaved repeats, 3 s windows;
   4. runs it like 'perfbench run': a sandbox server per version on its own
      data directory, counters on every server thread, one Record per window;
   5. writes the report (report.txt, .md, .html, .csv, .json, .bench.txt) and
      SVG/PNG charts into DIR, and says where everything is.
 
-The full demo takes about 8 minutes on a 2-core machine, --quick (3 steps,
-1 thread, 2 repeats, 2 s windows) about 2. The servers' data directories are
+The full demo takes about 11 minutes on a 2-core machine, --quick (3 steps,
+1 thread, 2 repeats, 2 s windows) about 3. The servers' data directories are
 removed at the end unless --keep-servers; after an interruption or a failed
 measurement they are kept, so that 'perfbench run DIR/plan.toml --out DIR
 --resume' finishes the plan. Ctrl-C stops every server the demo started,
@@ -50,7 +52,7 @@ Examples:
 		setup: func(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []string) error {
 			var o demo.Options
 			fs.StringVar(&o.Out, "out", "perfbench-demo", "output folder for the plan, Records, report and charts")
-			fs.BoolVar(&o.Quick, "quick", false, "run the short plan CI can afford (under 3 minutes)")
+			fs.BoolVar(&o.Quick, "quick", false, "run the short plan CI can afford (about 3 minutes)")
 			fs.BoolVar(&o.KeepServers, "keep-servers", false, "keep the servers' data directories under DIR/servers (removed after a run where every measurement succeeded)")
 			fs.BoolVar(&o.InstalledOnly, "installed-only", false, "do not fetch a second release: compare the installed one with its configuration variant")
 			fs.StringVar(&o.CacheDir, "cache", "", "folder where the second release is unpacked (default /var/cache/perfbench as root, else ~/.cache/perfbench)")
