@@ -17,7 +17,10 @@
 // it, when it is an embedded field, or when an external test needs an alias
 // that cannot be written (a generic func or type, a variable something
 // assigns). The renames table below gives such a name a form by hand.
-// Running it twice changes nothing the second time.
+// Files for other platforms count: the module's code (not its tests, which
+// need Linux) is also type-checked for each of platforms, and their files
+// are renamed too. Running it twice changes
+// nothing the second time.
 package main
 
 import (
@@ -62,27 +65,41 @@ var renames = map[string]string{
 	"symbols.Demangle":           "demangleName",
 }
 
+// platforms are the platforms besides this machine's whose files are
+// type-checked and renamed too: the build constraints of the tree's
+// *_other.go and *_windows.go files.
+var platforms = []string{"darwin/amd64", "windows/amd64", "linux/arm64"}
+
 func main() {
 	write := flag.Bool("w", false, "rewrite the files (without: print the plan)")
 	flag.Parse()
-	if err := run(os.Stdout, ".", *write, renames); err != nil {
+	if err := run(os.Stdout, ".", *write, renames, platforms); err != nil {
 		fmt.Fprintln(os.Stderr, "unexport:", err)
 		os.Exit(2)
 	}
 }
 
 // run plans, and with write makes, the renaming of the module in dir;
-// renames gives forms by hand.
-func run(w io.Writer, dir string, write bool, renames map[string]string) error {
+// renames gives forms by hand, and the files of others (platforms) are
+// renamed too.
+func run(w io.Writer, dir string, write bool, renames map[string]string, others []string) error {
 	t, err := exports.Load(dir)
 	if err != nil {
 		return err
+	}
+	trees := []*exports.Tree{t}
+	for _, pl := range others {
+		o, err := exports.LoadFor(dir, pl, false) // the tests are Linux's
+		if err != nil {
+			return fmt.Errorf("%s: %w", pl, err)
+		}
+		trees = append(trees, o)
 	}
 	root, err := filepath.Abs(dir)
 	if err != nil {
 		return err
 	}
-	p := newPlan(t, root, renames)
+	p := newPlan(trees, root, renames)
 	p.print(w)
 	if !write {
 		return nil
@@ -94,30 +111,44 @@ func run(w io.Writer, dir string, write bool, renames map[string]string) error {
 type target struct {
 	exports.Name
 	to     string
-	obj    types.Object     // in the package's non-test code
-	own    []token.Pos      // its identifiers in the package's own files
-	xtest  bool             // used by the package's external tests
-	others []string         // places in other packages' tests that use it
-	skip   string           // why it is left as it is
-	edits  []edit           // beyond the identifiers: doc comment, name tables
-	checks []*exports.Check // of the package's own files that name it
+	obj    types.Object // in the package's non-test code, this machine's
+	own    []ref        // its identifiers in the package's own files
+	xtest  bool         // used by the package's external tests
+	others []string     // places in other packages' tests that use it
+	skip   string       // why it is left as it is
+	edits  []edit       // beyond the identifiers: doc comment, name tables
+	checks []check      // of the package's own files that name it
 }
 
-// edit replaces the text at pos (len(old) bytes) by new.
+// check is a type-check of one of the trees.
+type check struct {
+	*exports.Check
+	fset *token.FileSet
+}
+
+// ref is an identifier of a check.
+type ref struct {
+	check
+	id *ast.Ident
+}
+
+// edit replaces the text at a place (len(old) bytes) by new.
 type edit struct {
-	pos      token.Pos
+	at       token.Position
 	old, new string
 }
 
 type plan struct {
-	t       *exports.Tree
-	root    string // the module's folder, for the places it prints
+	t       *exports.Tree   // this machine's
+	trees   []*exports.Tree // t and the other platforms'
+	root    string          // the module's folder, for the places it prints
 	targets []*target
 	byName  map[exports.Name]*target
 }
 
-func newPlan(t *exports.Tree, root string, renames map[string]string) *plan {
-	p := &plan{t: t, root: root, byName: map[exports.Name]*target{}}
+func newPlan(trees []*exports.Tree, root string, renames map[string]string) *plan {
+	t := trees[0]
+	p := &plan{t: t, trees: trees, root: root, byName: map[exports.Name]*target{}}
 	for _, n := range t.Unused() {
 		tg := &target{Name: n}
 		p.targets = append(p.targets, tg)
@@ -138,16 +169,16 @@ func newPlan(t *exports.Tree, root string, renames map[string]string) *plan {
 // collect finds every identifier naming a target, in every check.
 func (p *plan) collect() {
 	seen := map[token.Position]bool{}
-	for _, c := range p.t.Checks {
+	for _, c := range p.checks() {
 		for _, m := range []map[*ast.Ident]types.Object{c.Info.Defs, c.Info.Uses} {
 			for id, obj := range m {
-				p.note(c, id, obj, seen)
+				p.note(c, id, obj)
 			}
 		}
 		for _, f := range c.Files {
 			ast.Inspect(f, func(n ast.Node) bool {
 				if kv, ok := n.(*ast.KeyValueExpr); ok {
-					p.nameTable(c, kv)
+					p.nameTable(c, kv, seen)
 				}
 				return true
 			})
@@ -159,9 +190,20 @@ func (p *plan) collect() {
 	}
 }
 
-// note notes id, naming obj in c. A file of the package's code is in two
-// checks (its code, and with its tests): seen holds the places noted.
-func (p *plan) note(c *exports.Check, id *ast.Ident, obj types.Object, seen map[token.Position]bool) {
+// checks are the type-checks of every tree.
+func (p *plan) checks() []check {
+	var out []check
+	for _, t := range p.trees {
+		for _, c := range t.Checks {
+			out = append(out, check{c, t.Fset})
+		}
+	}
+	return out
+}
+
+// note notes id, naming obj in c. A file is in several checks (its code,
+// with its tests, for each platform): write applies an edit once.
+func (p *plan) note(c check, id *ast.Ident, obj types.Object) {
 	if v, ok := obj.(*types.Var); ok && v.Embedded() {
 		if n := named(v.Type()); n != nil {
 			if tg := p.target(n.Obj()); tg != nil {
@@ -176,20 +218,19 @@ func (p *plan) note(c *exports.Check, id *ast.Ident, obj types.Object, seen map[
 	}
 	switch {
 	case c.Pkg.ImportPath != tg.Path:
-		tg.others = append(tg.others, p.pos(id.Pos()))
+		if at := p.pos(c.fset, id.Pos()); !slices.Contains(tg.others, at) {
+			tg.others = append(tg.others, at)
+		}
 	case c.Variant == exports.XTest:
 		tg.xtest = true
 	default:
-		if c.Variant == exports.Code && c.Info.Defs[id] != nil {
+		if c.Variant == exports.Code && c.Info.Defs[id] != nil && c.fset == p.t.Fset {
 			tg.obj = obj
 		}
-		if !slices.Contains(tg.checks, c) {
+		if !slices.ContainsFunc(tg.checks, func(x check) bool { return x.Check == c.Check }) {
 			tg.checks = append(tg.checks, c)
 		}
-		if at := p.t.Fset.Position(id.Pos()); !seen[at] {
-			seen[at] = true
-			tg.own = append(tg.own, id.Pos())
-		}
+		tg.own = append(tg.own, ref{c, id})
 	}
 }
 
@@ -203,7 +244,7 @@ func named(t types.Type) *types.Named {
 
 // target is the target obj names, if any.
 func (p *plan) target(obj types.Object) *target {
-	obj = p.t.TopLevel(obj)
+	obj = p.t.TopLevel(obj) // the trees hold the same packages
 	if obj == nil {
 		return nil
 	}
@@ -212,7 +253,7 @@ func (p *plan) target(obj types.Object) *target {
 
 // nameTable notes a string spelling a target's name beside it in a
 // composite literal of its package: OpAdd: "OpAdd".
-func (p *plan) nameTable(c *exports.Check, kv *ast.KeyValueExpr) {
+func (p *plan) nameTable(c check, kv *ast.KeyValueExpr, seen map[token.Position]bool) {
 	for _, pair := range [][2]ast.Expr{{kv.Key, kv.Value}, {kv.Value, kv.Key}} {
 		id, ok := pair[0].(*ast.Ident)
 		lit, ok2 := pair[1].(*ast.BasicLit)
@@ -220,8 +261,10 @@ func (p *plan) nameTable(c *exports.Check, kv *ast.KeyValueExpr) {
 			continue
 		}
 		tg := p.target(c.Info.Uses[id])
-		if s, err := strconv.Unquote(lit.Value); tg != nil && err == nil && s == tg.Name.Name && c.Pkg.ImportPath == tg.Path {
-			tg.edits = append(tg.edits, edit{pos: lit.Pos(), old: lit.Value})
+		at := c.fset.Position(lit.Pos())
+		if s, err := strconv.Unquote(lit.Value); tg != nil && err == nil && s == tg.Name.Name && c.Pkg.ImportPath == tg.Path && !seen[at] {
+			seen[at] = true
+			tg.edits = append(tg.edits, edit{at: at, old: lit.Value})
 		}
 	}
 }
@@ -277,21 +320,18 @@ func (p *plan) collides(tg *target) string {
 	}
 	for _, c := range tg.checks {
 		if obj := c.Types.Scope().Lookup(tg.to); obj != nil {
-			return fmt.Sprintf("%s is already declared at %s", tg.to, p.pos(obj.Pos()))
+			return fmt.Sprintf("%s is already declared at %s", tg.to, p.pos(c.fset, obj.Pos()))
 		}
 		for _, f := range c.Files {
 			if obj := c.Info.Scopes[f].Lookup(tg.to); obj != nil {
-				return fmt.Sprintf("%s is imported at %s", tg.to, p.pos(obj.Pos()))
+				return fmt.Sprintf("%s is imported at %s", tg.to, p.pos(c.fset, obj.Pos()))
 			}
 		}
-		for _, pos := range tg.own {
-			s := c.Types.Scope().Innermost(pos)
-			if s == nil {
-				continue // in a file of another check
-			}
-			if _, obj := s.LookupParent(tg.to, pos); obj != nil && obj.Parent() != c.Types.Scope() {
-				return fmt.Sprintf("%s is declared at %s, in scope where it is used at %s", tg.to, p.pos(obj.Pos()), p.pos(pos))
-			}
+	}
+	for _, r := range tg.own {
+		pkg := r.Types.Scope()
+		if _, obj := pkg.Innermost(r.id.Pos()).LookupParent(tg.to, r.id.Pos()); obj != nil && obj.Parent() != pkg {
+			return fmt.Sprintf("%s is declared at %s, in scope where it is used at %s", tg.to, p.pos(r.fset, obj.Pos()), p.pos(r.fset, r.id.Pos()))
 		}
 	}
 	return ""
@@ -314,8 +354,8 @@ func (p *plan) newNamesDistinct() {
 	}
 }
 
-func (p *plan) pos(pos token.Pos) string {
-	ps := p.t.Fset.Position(pos)
+func (p *plan) pos(fset *token.FileSet, pos token.Pos) string {
+	ps := fset.Position(pos)
 	if rel, err := filepath.Rel(p.root, ps.Filename); err == nil {
 		ps.Filename = rel
 	}
@@ -344,7 +384,7 @@ func (p *plan) aliasable(tg *target) string {
 // assigned says whether any file assigns tg's variable or takes its address.
 func (p *plan) assigned(tg *target) bool {
 	found := false
-	for _, c := range p.t.Checks {
+	for _, c := range p.checks() {
 		refers := func(e ast.Expr) bool {
 			var id *ast.Ident
 			switch x := ast.Unparen(e).(type) {
@@ -378,6 +418,9 @@ func (p *plan) assigned(tg *target) bool {
 func (p *plan) docEdits(tg *target) []edit {
 	decl := tg.obj.Pos()
 	for _, c := range tg.checks {
+		if c.fset != p.t.Fset {
+			continue // tg.obj is this machine's
+		}
 		for _, f := range c.Files {
 			if decl < f.Pos() || decl > f.End() {
 				continue
@@ -395,7 +438,7 @@ func (p *plan) docEdits(tg *target) []edit {
 			if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' {
 				return nil
 			}
-			return []edit{{pos: first.Pos() + 3, old: tg.Name.Name}}
+			return []edit{{at: c.fset.Position(first.Pos() + 3), old: tg.Name.Name}}
 		}
 	}
 	return nil
@@ -436,6 +479,15 @@ func docOf(f *ast.File, pos token.Pos) *ast.CommentGroup {
 	return nil
 }
 
+// places is the number of places tg's identifiers are at.
+func (p *plan) places(tg *target) int {
+	seen := map[token.Position]bool{}
+	for _, r := range tg.own {
+		seen[r.fset.Position(r.id.Pos())] = true
+	}
+	return len(seen)
+}
+
 func (p *plan) print(w io.Writer) {
 	var done, left, aliases int
 	for i := 0; i < len(p.targets); {
@@ -451,7 +503,7 @@ func (p *plan) print(w io.Writer) {
 				s += "(alias)"
 				aliases++
 			}
-			if len(tg.own) == 1 && !tg.xtest {
+			if p.places(tg) == 1 && !tg.xtest {
 				s += "(unused)"
 			}
 			line = append(line, s)
@@ -475,16 +527,13 @@ func (p *plan) print(w io.Writer) {
 func (p *plan) write() error {
 	byFile := map[string][]edit{}
 	xtest := map[string][]*target{} // package dir → aliases
-	add := func(e edit) {
-		name := p.t.Fset.File(e.pos).Name()
-		byFile[name] = append(byFile[name], e)
-	}
+	add := func(e edit) { byFile[e.at.Filename] = append(byFile[e.at.Filename], e) }
 	for _, tg := range p.targets {
 		if tg.skip != "" {
 			continue
 		}
-		for _, pos := range tg.own {
-			add(edit{pos: pos, old: tg.Name.Name, new: tg.to})
+		for _, r := range tg.own {
+			add(edit{at: r.fset.Position(r.id.Pos()), old: tg.Name.Name, new: tg.to})
 		}
 		for _, e := range tg.edits {
 			e.new = tg.to
@@ -516,13 +565,12 @@ func (p *plan) rewrite(name string, edits []edit) error {
 	if err != nil {
 		return err
 	}
-	// The same place may come from two parses of the file: by offset, last
-	// first.
-	off := func(e edit) int { return p.t.Fset.Position(e.pos).Offset }
-	slices.SortFunc(edits, func(a, b edit) int { return off(b) - off(a) })
-	edits = slices.CompactFunc(edits, func(a, b edit) bool { return off(a) == off(b) })
+	// The same place may come from several parses of the file: by offset,
+	// last first.
+	slices.SortFunc(edits, func(a, b edit) int { return b.at.Offset - a.at.Offset })
+	edits = slices.CompactFunc(edits, func(a, b edit) bool { return a.at.Offset == b.at.Offset })
 	for _, e := range edits {
-		off := off(e)
+		off := e.at.Offset
 		if !bytes.HasPrefix(src[off:], []byte(e.old)) {
 			return fmt.Errorf("%s: %q is not at offset %d", name, e.old, off)
 		}

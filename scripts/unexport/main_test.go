@@ -9,16 +9,16 @@ import (
 	"testing"
 )
 
-// TestFixture: unexport renames testdata/mod's names in place, leaves those
-// it cannot rename with the reason, and the module still builds and passes
-// its tests; a second run changes nothing.
+// TestFixture: unexport renames testdata/mod's names in place, in its
+// darwin file too, leaves those it cannot rename with the reason, and the
+// module still builds and passes its tests; a second run changes nothing.
 func TestFixture(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS("testdata/mod")); err != nil {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := run(&out, dir, true, map[string]string{"p.Op": "opcode"}); err != nil {
+	if err := run(&out, dir, true, map[string]string{"p.Op": "opcode"}, []string{"darwin/amd64"}); err != nil {
 		t.Fatal(err)
 	}
 	want := "" +
@@ -51,6 +51,9 @@ func TestFixture(t *testing.T) {
 			t.Errorf("p.go has no %q:\n%s", s, src)
 		}
 	}
+	if s := read(t, filepath.Join(dir, "p/darwin.go")); !strings.Contains(s, "return table") {
+		t.Errorf("the file for another platform is not renamed:\n%s", s)
+	}
 	if s := read(t, filepath.Join(dir, "p/p_test.go")); !strings.Contains(s, `if table != "qps"`) {
 		t.Errorf("the in-package test is not renamed:\n%s", s)
 	}
@@ -65,7 +68,7 @@ func TestFixture(t *testing.T) {
 	}
 
 	out.Reset()
-	if err := run(&out, dir, true, map[string]string{"p.Op": "opcode"}); err != nil {
+	if err := run(&out, dir, true, map[string]string{"p.Op": "opcode"}, []string{"darwin/amd64"}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasSuffix(out.String(), "unexport: 0 names renamed (0 with an alias for the external tests), 7 left\n") {

@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -39,9 +40,10 @@ type Package struct {
 	Module                             *struct{ Path string }
 }
 
-func goList(dir string, args ...string) ([]*Package, error) {
+func goList(dir string, env []string, args ...string) ([]*Package, error) {
 	cmd := exec.Command("go", append([]string{"list", "-e", "-json"}, args...)...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -95,6 +97,7 @@ type Tree struct {
 	Pkgs   map[string]*Package
 	Checks []*Check // in a fixed order: by path, Code, Tests, XTest
 
+	sizes   types.Sizes
 	gc      types.Importer
 	export  map[string]string         // import path → export data file
 	checked map[string]*types.Package // our packages' non-test code
@@ -102,9 +105,19 @@ type Tree struct {
 	tested  map[use]bool              // by other packages' tests
 }
 
-// Load type-checks the module in dir and its tests.
-func Load(dir string) (*Tree, error) {
-	all, err := goList(dir, "./...")
+// Load type-checks the module in dir and its tests for this machine's
+// platform.
+func Load(dir string) (*Tree, error) { return LoadFor(dir, "", true) }
+
+// LoadFor type-checks the module in dir for platform ("darwin/amd64"; ""
+// for this machine's), with the files its build constraints select, and
+// with tests its tests.
+func LoadFor(dir, platform string, tests bool) (*Tree, error) {
+	var env []string
+	if goos, goarch, ok := strings.Cut(platform, "/"); ok {
+		env = []string{"GOOS=" + goos, "GOARCH=" + goarch}
+	}
+	all, err := goList(dir, env, "./...")
 	if err != nil {
 		return nil, err
 	}
@@ -126,13 +139,18 @@ func Load(dir string) (*Tree, error) {
 			}
 		}
 	}
-	deps, err := goList(dir, append([]string{"-export", "-deps"}, slices.Sorted(maps.Keys(external))...)...)
+	deps, err := goList(dir, env, append([]string{"-export", "-deps"}, slices.Sorted(maps.Keys(external))...)...)
 	if err != nil {
 		return nil, err
 	}
 	for _, p := range deps {
 		t.export[p.ImportPath] = p.Export
 	}
+	goarch := runtime.GOARCH
+	if _, arch, ok := strings.Cut(platform, "/"); ok {
+		goarch = arch
+	}
+	t.sizes = types.SizesFor("gc", goarch)
 	t.gc = importer.ForCompiler(t.Fset, "gc", func(path string) (io.ReadCloser, error) {
 		f := t.export[path]
 		if f == "" {
@@ -147,7 +165,7 @@ func Load(dir string) (*Tree, error) {
 		}
 	}
 	for _, path := range paths {
-		if err := t.checkTests(path); err != nil {
+		if err := t.checkTests(path, tests); err != nil {
 			return nil, err
 		}
 	}
@@ -207,10 +225,13 @@ func (t *Tree) check(path string) (*types.Package, error) {
 	return tp, nil
 }
 
-// checkTests type-checks path's tests: its in-package tests with its code,
-// and its external tests against that.
-func (t *Tree) checkTests(path string) error {
+// checkTests type-checks path's tests, when tests: its in-package tests
+// with its code, and its external tests against that.
+func (t *Tree) checkTests(path string, tests bool) error {
 	p := t.Pkgs[path]
+	if !tests {
+		return nil
+	}
 	own := t.checked[path]
 	if len(p.TestGoFiles) > 0 {
 		var err error
@@ -244,7 +265,7 @@ func (t *Tree) checkFiles(p *Package, v Variant, names []string, imp types.Impor
 	if v == XTest {
 		path += "_test"
 	}
-	conf := types.Config{Importer: imp}
+	conf := types.Config{Importer: imp, Sizes: t.sizes}
 	tp, err := conf.Check(path, t.Fset, files, info)
 	if err != nil {
 		return nil, fmt.Errorf("type-check %s: %w", path, err)
