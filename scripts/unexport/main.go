@@ -144,6 +144,7 @@ type plan struct {
 	root    string          // the module's folder, for the places it prints
 	targets []*target
 	byName  map[exports.Name]*target
+	fields  map[token.Position]*target // fields embedding a target, by place
 }
 
 func newPlan(trees []*exports.Tree, root string, renames map[string]string) *plan {
@@ -168,6 +169,7 @@ func newPlan(trees []*exports.Tree, root string, renames map[string]string) *pla
 
 // collect finds every identifier naming a target, in every check.
 func (p *plan) collect() {
+	p.embedded()
 	seen := map[token.Position]bool{}
 	for _, c := range p.checks() {
 		for _, m := range []map[*ast.Ident]types.Object{c.Info.Defs, c.Info.Uses} {
@@ -190,6 +192,36 @@ func (p *plan) collect() {
 	}
 }
 
+// embedded notes the fields that embed a target's type: renaming the type
+// renames them, so their uses are the target's too. A field embedding a
+// pointer is left: encoding/json leaves out the fields of an unexported
+// type embedded by pointer, and would change what the Records hold.
+func (p *plan) embedded() {
+	p.fields = map[token.Position]*target{}
+	for _, c := range p.checks() {
+		for id, obj := range c.Info.Defs {
+			v, ok := obj.(*types.Var)
+			if !ok || !v.Embedded() {
+				continue
+			}
+			if tg := p.target(typeName(v.Type())); tg != nil {
+				p.fields[c.fset.Position(id.Pos())] = tg
+				if _, ptr := v.Type().(*types.Pointer); ptr {
+					tg.skip = "embedded by pointer (encoding/json would leave out its fields)"
+				}
+			}
+		}
+	}
+}
+
+// typeName is t's type name, through a pointer, or nil.
+func typeName(t types.Type) types.Object {
+	if n := named(t); n != nil {
+		return n.Obj()
+	}
+	return nil
+}
+
 // checks are the type-checks of every tree.
 func (p *plan) checks() []check {
 	var out []check
@@ -204,15 +236,13 @@ func (p *plan) checks() []check {
 // note notes id, naming obj in c. A file is in several checks (its code,
 // with its tests, for each platform): write applies an edit once.
 func (p *plan) note(c check, id *ast.Ident, obj types.Object) {
-	if v, ok := obj.(*types.Var); ok && v.Embedded() {
-		if n := named(v.Type()); n != nil {
-			if tg := p.target(n.Obj()); tg != nil {
-				tg.skip = "an embedded field (renaming the type renames the field)"
-			}
-		}
-		return
-	}
 	tg := p.target(obj)
+	if v, ok := obj.(*types.Var); ok && v.IsField() {
+		if c.Info.Defs[id] == obj {
+			return // an embedded field's name: its type's identifier is noted
+		}
+		tg = p.fields[c.fset.Position(v.Pos())]
+	}
 	if tg == nil {
 		return
 	}

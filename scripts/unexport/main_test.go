@@ -22,7 +22,7 @@ func TestFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "" +
-		"p                              8  ErrX→errX(alias) F→f HTTP→http(unused) HTTPServer→httpServer(unused) Kind→kind(alias) Op→opcode OpAdd→opAdd Table→table\n" +
+		"p                             10  Counts→counts ErrX→errX(alias) F→f HTTP→http(unused) HTTPServer→httpServer(unused) Kind→kind(alias) Op→opcode OpAdd→opAdd Point→point Table→table\n" +
 		"q                              1  Q→q(unused)\n" +
 		"left: p.Error: error is predeclared\n" +
 		"left: p.Gen: the external tests use it and a generic func has no alias\n" +
@@ -31,7 +31,7 @@ func TestFixture(t *testing.T) {
 		"left: p.Strings: strings is imported at p/p.go:7\n" +
 		"left: p.Tested: other packages' tests use it: q/q_test.go:9\n" +
 		"left: p.Type: type is a keyword\n" +
-		"unexport: 9 names renamed (2 with an alias for the external tests), 7 left\n"
+		"unexport: 11 names renamed (2 with an alias for the external tests), 7 left\n"
 	if out.String() != want {
 		t.Errorf("plan:\n%s\nwant:\n%s", out.String(), want)
 	}
@@ -46,6 +46,8 @@ func TestFixture(t *testing.T) {
 		"var errX = errors.New",
 		"var Local = 1",
 		"return local + Local",
+		"type point struct {\n\tcounts\n",
+		"return pt.counts.N + pt.N + pt.M",
 	} {
 		if !strings.Contains(src, s) {
 			t.Errorf("p.go has no %q:\n%s", s, src)

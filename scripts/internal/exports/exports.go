@@ -111,8 +111,8 @@ func Load(dir string) (*Tree, error) { return LoadFor(dir, "", true) }
 
 // LoadFor type-checks the module in dir for platform ("darwin/amd64"; ""
 // for this machine's), with the files its build constraints select, and
-// with tests its tests.
-func LoadFor(dir, platform string, tests bool) (*Tree, error) {
+// with withTests its tests.
+func LoadFor(dir, platform string, withTests bool) (*Tree, error) {
 	var env []string
 	if goos, goarch, ok := strings.Cut(platform, "/"); ok {
 		env = []string{"GOOS=" + goos, "GOARCH=" + goarch}
@@ -165,7 +165,7 @@ func LoadFor(dir, platform string, tests bool) (*Tree, error) {
 		}
 	}
 	for _, path := range paths {
-		if err := t.checkTests(path, tests); err != nil {
+		if err := t.checkTests(path, withTests); err != nil {
 			return nil, err
 		}
 	}

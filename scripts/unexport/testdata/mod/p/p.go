@@ -57,3 +57,13 @@ func Type() {}
 func HTTPServer() {}
 
 var HTTP = 1
+
+// Counts is embedded in Point: the field is renamed with it.
+type Counts struct{ N int }
+
+type Point struct {
+	Counts
+	M int
+}
+
+func (pt Point) Total() int { return pt.Counts.N + pt.N + pt.M }
