@@ -165,7 +165,10 @@ func LoadFor(dir, platform string, withTests bool) (*Tree, error) {
 		}
 	}
 	for _, path := range paths {
-		if err := t.checkTests(path, withTests); err != nil {
+		if !withTests {
+			break
+		}
+		if err := t.checkTests(path); err != nil {
 			return nil, err
 		}
 	}
@@ -225,13 +228,10 @@ func (t *Tree) check(path string) (*types.Package, error) {
 	return tp, nil
 }
 
-// checkTests type-checks path's tests, when tests: its in-package tests
-// with its code, and its external tests against that.
-func (t *Tree) checkTests(path string, tests bool) error {
+// checkTests type-checks path's tests: its in-package tests with its code,
+// and its external tests against that.
+func (t *Tree) checkTests(path string) error {
 	p := t.Pkgs[path]
-	if !tests {
-		return nil
-	}
 	own := t.checked[path]
 	if len(p.TestGoFiles) > 0 {
 		var err error
