@@ -11,16 +11,18 @@
 // package's external tests (package x_test) keep working through an alias
 // it adds to export_test.go (var X = x, type X = x, const X = x).
 //
+// A type embedded as a field is renamed with the field's uses. Files for
+// other platforms count: the module's code (not its tests, which need
+// Linux) is also type-checked for each of platforms, and their files are
+// renamed too.
+//
 // It leaves a name, and says why, when the new form would be a keyword, a
 // predeclared identifier or a name already visible where a use sits (an
 // import, another top-level name, a local), when another package's tests use
-// it, when it is an embedded field, or when an external test needs an alias
-// that cannot be written (a generic func or type, a variable something
-// assigns). The renames table below gives such a name a form by hand.
-// Files for other platforms count: the module's code (not its tests, which
-// need Linux) is also type-checked for each of platforms, and their files
-// are renamed too. Running it twice changes
-// nothing the second time.
+// it, when it is a type embedded by pointer, or when an external test needs
+// an alias that cannot be written (a generic func or type, a variable
+// something assigns). The renames table below gives such a name a form by
+// hand. Running it twice changes nothing the second time.
 package main
 
 import (
@@ -59,7 +61,6 @@ var renames = map[string]string{
 	"report.Benchfmt":            "writeBenchfmt",
 	"report.CSV":                 "writeCSV",
 	"report.Cell":                "tableCell",
-	"report.HTML":                "writeHTML",
 	"report.JSON":                "writeJSON",
 	"report.Text":                "writeText",
 	"symbols.Demangle":           "demangleName",
