@@ -58,7 +58,7 @@ func TestTopDownPerOpMatchesMetricEval(t *testing.T) {
 		{"amdzen5", "total_dispatch_slots", map[TopDownCategory]string{TDRetiring: "retiring", TDBadSpec: "bad_speculation", TDFrontend: "frontend_bound", TDBackend: "backend_bound", TDSMTContention: "smt_contention"}, "amdzen4"},
 	}
 	for _, tc := range cases {
-		s := metric.SetNamed(tc.set)
+		s := metricSet(tc.set)
 		for trial := range 20 {
 			vals := randomTopDownValues(s, rng)
 			ops := float64(1 + rng.IntN(1e6))
@@ -89,7 +89,7 @@ func TestTopDownPerOpMatchesMetricEval(t *testing.T) {
 // TestTopDownZen4ByHand: on Zen 4 each level-1 metric is its events ÷ 6 ×
 // ls_not_halted_cyc, so slots per op are the events per op themselves.
 func TestTopDownZen4ByHand(t *testing.T) {
-	s := metric.SetNamed("amdzen4")
+	s := metricSet("amdzen4")
 	r := stepRecord("v", "point-query", 1, 1000, tdCounters(t, s, map[string]float64{
 		"ls_not_halted_cyc":  1e6, // 6e6 dispatch slots
 		"ex_ret_ops":         2e6,
@@ -117,7 +117,7 @@ func TestTopDownZen4ByHand(t *testing.T) {
 // #smt_on, which Records do not hold; retiring and frontend do not (with
 // #core_wide 0, as perfbench counts one process).
 func TestTopDownSkylakeNeedsSMT(t *testing.T) {
-	s := metric.SetNamed("skylakex")
+	s := metricSet("skylakex")
 	vals := map[string]float64{
 		"CPU_CLK_UNHALTED.THREAD":            2e6,
 		"CPU_CLK_UNHALTED.THREAD_ANY":        3e6,
@@ -168,7 +168,7 @@ func TestTopDownAmbiguous(t *testing.T) {
 // scaled, for its running fraction, and only those; a counter without a
 // value gives its state to the categories that read it.
 func TestTopDownMultiplexed(t *testing.T) {
-	s := metric.SetNamed("sapphirerapids")
+	s := metricSet("sapphirerapids")
 	cs := tdCounters(t, s, map[string]float64{"TOPDOWN.SLOTS": 1e7, "topdown-retiring": 4e6, "topdown-bad-spec": 1e6,
 		"topdown-fe-bound": 2e6, "topdown-be-bound": 3e6, "INT_MISC.UOP_DROPPING": 1e6})
 	for i := range cs {
@@ -203,7 +203,7 @@ func TestTopDownMultiplexed(t *testing.T) {
 // names the verdict (frontend, bad speculation here), and none is named
 // without a drop.
 func TestTopDownShiftVerdicts(t *testing.T) {
-	s := metric.SetNamed("amdzen4")
+	s := metricSet("amdzen4")
 	rec := func(version string, ops float64, retOps, disp, fe, be float64) *record.Record {
 		return stepRecord(version, "point-query", 1, ops, tdCounters(t, s, map[string]float64{
 			"ls_not_halted_cyc": 1e7, "ex_ret_ops": retOps, "de_src_op_disp.all": disp,
@@ -246,4 +246,14 @@ func TestTopDownShiftVerdicts(t *testing.T) {
 	if g := c.Attribute(Key(sc, "small", "point-query")).TopDown.Growth[TDBackend]; !near(g, 1000) {
 		t.Errorf("small: backend growth %v, want 1000 (growth is kept without a drop)", g)
 	}
+}
+
+// metricSet is perfbench's metric set of that name (nil when none).
+func metricSet(name string) *metric.Set {
+	for _, s := range metric.Sets() {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
 }

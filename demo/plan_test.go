@@ -1,6 +1,8 @@
 package demo
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 	"time"
@@ -75,7 +77,7 @@ func TestPlanTOML(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			text := PlanTOML(vs, base, tt.s, tt.quick)
-			p, err := plan.Parse("/out/plan.toml", text)
+			p, err := loadPlan(t, text)
 			if err != nil {
 				t.Fatalf("the plan does not parse: %v\n%s", err, text)
 			}
@@ -141,7 +143,7 @@ func TestPlanQuoting(t *testing.T) {
 	// An unpacked tree in a folder with characters TOML must escape.
 	odd := &Release{Version: "1:10.11.18-0+deb12u1", Upstream: "10.11.18", Basedir: `/tmp/a "b" \c/usr`}
 	vs, base := Versions("10.11.19", odd)
-	p, err := plan.Parse("/out/plan.toml", PlanTOML(vs, base, QuickSettings, true))
+	p, err := loadPlan(t, PlanTOML(vs, base, QuickSettings, true))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,4 +156,13 @@ func TestPlanQuoting(t *testing.T) {
 	if got := wrap("a bb ccc dddddd e", 4); !reflect.DeepEqual(got, []string{"a bb", "ccc", "dddddd", "e"}) {
 		t.Errorf("wrap = %q", got)
 	}
+}
+
+// loadPlan writes a plan to a file and loads it as perfbench run does.
+func loadPlan(t *testing.T, text []byte) (*plan.Plan, error) {
+	file := filepath.Join(t.TempDir(), "plan.toml")
+	if err := os.WriteFile(file, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return plan.Load(file)
 }

@@ -16,14 +16,18 @@ func TestImportedNotSupportedIsNotARatio(t *testing.T) {
 	if len(res.Records) != 1 {
 		t.Fatalf("%d records, failures %v", len(res.Records), res.Failures)
 	}
-	p := analysis.Compute(res.Records[0], analysis.Options{})
+	cmp, err := analysis.New(res.Records, "v", analysis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := analysis.Key(cmp.Scopes[0], "v", res.Records[0].Step)
 	for _, m := range []string{analysis.PerOpName("cycles"), analysis.PerOpName("instructions"), analysis.IPC} {
-		if c := p.Get(m); c.OK() || c.State != analysis.NotSupported {
+		if c := cmp.Value(k, m); c.OK() || c.State != analysis.NotSupported {
 			t.Errorf("%s: state %v value %v, want not supported", m, c.State, c.Value)
 		}
 	}
 	// 67687 context switches over 1000 ops.
-	if c := p.Get(analysis.PerOpName("context-switches")); !c.OK() || c.Value != 67.687 {
+	if c := cmp.Value(k, analysis.PerOpName("context-switches")); !c.OK() || c.Value != 67.687 {
 		t.Errorf("context-switches/o: %+v", c)
 	}
 }

@@ -21,7 +21,7 @@ func TestFromReading(t *testing.T) {
 			{Event: perfevent.Event{Name: "cs", Canonical: "context-switches"}, Count: cnt(0, 4000, 0), Value: 12, Status: perfevent.StatusNotCounted, Reason: never},
 		},
 		Notes: []perfevent.Note{
-			{Kind: perfevent.NoteAttach, Text: "cgroup mode: counting every process in cgroup /x, not only pid 1"},
+			{Text: "cgroup mode: counting every process in cgroup /x, not only pid 1"}, // the zero Kind: a note of the attachment
 			{Kind: perfevent.NoteMultiplexed, Events: []string{"cycles"}, Running: 0.25, Text: "cpu-cycles was multiplexed: counted 25.0% of the time, value scaled"},
 			{Kind: perfevent.NoteNotCounted, Events: []string{"context-switches"}, Reason: never, Text: "cs not counted: " + never},
 		},

@@ -56,7 +56,7 @@ func byTid(roles map[int]string) func(perfevent.ThreadCounts) string {
 }
 
 func TestSplitRoles(t *testing.T) {
-	roles := map[int]string{100: mysqld.RoleMain, 101: mysqld.RoleConnection, 102: mysqld.RoleConnection, 104: mysqld.RoleInnoDBIO}
+	roles := map[int]string{100: mysqld.RoleMain, 101: mysqld.RoleConnection, 102: mysqld.RoleConnection, 104: "innodb-io"}
 	got := SplitRoles(window(), byTid(roles))
 	var names []string
 	for _, r := range got {
@@ -125,7 +125,7 @@ func TestRoleLog(t *testing.T) {
 	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 10, Role: mysqld.RoleMain}, {Tid: 11, Role: mysqld.RoleConnection}, {Tid: 12, Role: mysqld.RoleOther}, {Tid: 13, Role: mysqld.RoleConnection}}})
 	// Closing, after the load disconnected: 11 and 13 are back in the
 	// cache; 12 is named now.
-	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 11, Role: mysqld.RoleOther}, {Tid: 12, Role: mysqld.RoleLog}, {Tid: 13, Role: mysqld.RoleOther}},
+	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 11, Role: mysqld.RoleOther}, {Tid: 12, Role: "log"}, {Tid: 13, Role: mysqld.RoleOther}},
 		Warnings: []record.Warning{noProcess}})
 	for tid, want := range map[int]string{10: "main", 11: "connection", 12: "log", 13: "connection", 14: RoleUnattributed} {
 		if got := l.roleOf(perfevent.ThreadCounts{Tid: tid, Start: uint64(tid) * 10}); got != want {
@@ -137,7 +137,7 @@ func TestRoleLog(t *testing.T) {
 	if got := l.roleOf(perfevent.ThreadCounts{Tid: 10, Start: 100, Descendants: true}); got != mysqld.RoleConnection {
 		t.Errorf("main's descendants: %q", got)
 	}
-	if got := l.roleOf(perfevent.ThreadCounts{Tid: 12, Start: 120, Descendants: true}); got != mysqld.RoleLog {
+	if got := l.roleOf(perfevent.ThreadCounts{Tid: 12, Start: 120, Descendants: true}); got != "log" {
 		t.Errorf("12's descendants: %q", got)
 	}
 	if l.listings() != 3 || !reflect.DeepEqual(l.warnings, []record.Warning{noProcess}) {
@@ -150,7 +150,7 @@ func TestRoleLog(t *testing.T) {
 		t.Errorf("leader without listings: %q", got)
 	}
 	// A named background role is not replaced by a later one.
-	if got := preferRole(mysqld.RoleLog, mysqld.RoleInnoDBIO); got != mysqld.RoleLog {
+	if got := preferRole("log", "innodb-io"); got != "log" {
 		t.Errorf("log then innodb-io: %q", got)
 	}
 }
@@ -560,11 +560,11 @@ func TestRoleLogReusedTid(t *testing.T) {
 	// Tid 11 serves a connection, then exits; a log thread gets tid 11.
 	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 11, Role: mysqld.RoleConnection}}})
 	start[11] = 900
-	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 11, Role: mysqld.RoleLog}}})
+	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 11, Role: "log"}}})
 	if got := l.roleOf(perfevent.ThreadCounts{Tid: 11, Start: 500}); got != mysqld.RoleConnection {
 		t.Errorf("the first thread 11: %q", got)
 	}
-	if got := l.roleOf(perfevent.ThreadCounts{Tid: 11, Start: 900}); got != mysqld.RoleLog {
+	if got := l.roleOf(perfevent.ThreadCounts{Tid: 11, Start: 900}); got != "log" {
 		t.Errorf("the second thread 11: %q", got)
 	}
 	// A thread 11 that started at another time was never listed.
@@ -589,7 +589,7 @@ func TestSplitRolesDescendants(t *testing.T) {
 	}
 	l := newRoleLog(10)
 	l.startOf = func(pid, tid int) uint64 { return 0 }
-	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 10, Role: mysqld.RoleMain}, {Tid: 12, Role: mysqld.RoleLog}}})
+	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 10, Role: mysqld.RoleMain}, {Tid: 12, Role: "log"}}})
 	got := SplitRoles(r, l.roleOf)
 	want := map[string][2]float64{"connection": {0, 9000}, "log": {1, 1000}, "main": {1, 100}}
 	for _, role := range got {
@@ -621,7 +621,7 @@ func TestInheritedNote(t *testing.T) {
 	}{
 		{map[string]int{}, nil, "", false},
 		{map[string]int{mysqld.RoleConnection: 3}, []string{"connection"}, "3 threads started inside the window (connection 3): ", false},
-		{map[string]int{mysqld.RoleInnoDBPurge: 1, "zz": 2}, []string{"innodb-purge", "zz", "connection"}, "3 threads started inside the window (innodb-purge 1, zz 2): ", true},
+		{map[string]int{"innodb-purge": 1, "zz": 2}, []string{"innodb-purge", "zz", "connection"}, "3 threads started inside the window (innodb-purge 1, zz 2): ", true},
 		{map[string]int{RoleUnattributed: 1, mysqld.RoleConnection: 1}, []string{"connection", "unattributed"}, "2 threads started inside the window (connection 1, unattributed 1): ", true},
 	} {
 		w, ok := inheritedNote(c.inside)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfbench/perfbench/internal/eventname"
 	"github.com/perfbench/perfbench/internal/testenv"
 )
 
@@ -77,9 +76,28 @@ func lastLines(b []byte, n int) string {
 
 // cacheSpellings returns every cache event spelling perf's tables allow that
 // perfbench accepts: each cache name alone, with one operation or result
-// word, and with an operation and a result in either order.
+// word, and with an operation and a result in either order. The words are
+// perf's (tools/perf/util/evsel.c), written out here rather than taken from
+// the tables the test checks.
 func cacheSpellings() []string {
-	cacheTypes, cacheOps, cacheResults := eventname.CacheSpellings()
+	cacheTypes := [][]string{
+		{"L1-dcache", "l1-d", "l1d", "L1-data"},
+		{"L1-icache", "l1-i", "l1i", "L1-instruction"},
+		{"LLC", "L2"},
+		{"dTLB", "d-tlb", "Data-TLB"},
+		{"iTLB", "i-tlb", "Instruction-TLB"},
+		{"branch", "branches", "bpu", "btb", "bpc"},
+		{"node"},
+	}
+	cacheOps := [][]string{
+		{"load", "loads", "read"},
+		{"store", "stores", "write"},
+		{"prefetch", "prefetches", "speculative-read", "speculative-load"},
+	}
+	cacheResults := [][]string{
+		{"refs", "Reference", "ops", "access"},
+		{"misses", "miss"},
+	}
 	var out []string
 	for _, types := range cacheTypes {
 		for _, ty := range types {

@@ -162,34 +162,35 @@ func TestTopDownAttributionFakeKernel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	perOp := map[string]map[analysis.TopDownCategory]float64{
-		"base":    {analysis.TDRetiring: 4000, analysis.TDBackend: 3000, analysis.TDFrontend: 1000, analysis.TDBadSpec: 2000},
-		"backend": {analysis.TDRetiring: 4200, analysis.TDBackend: 5500, analysis.TDFrontend: 900, analysis.TDBadSpec: 2000},
-		"code":    {analysis.TDRetiring: 5600, analysis.TDBackend: 3100, analysis.TDFrontend: 1000, analysis.TDBadSpec: 2000},
+	// Categories and verdicts as the report prints them.
+	perOp := map[string]map[string]float64{
+		"base":    {"retiring": 4000, "backend": 3000, "frontend": 1000, "bad-speculation": 2000},
+		"backend": {"retiring": 4200, "backend": 5500, "frontend": 900, "bad-speculation": 2000},
+		"code":    {"retiring": 5600, "backend": 3100, "frontend": 1000, "bad-speculation": 2000},
 	}
 	sc := c.Scopes[0]
 	for v, want := range perOp {
 		k := analysis.Key(sc, v, "point-query")
 		for cat, w := range want {
-			if got := c.Value(k, analysis.TopDownName(cat)); !got.OK() || !near(got.Value, w) {
-				t.Errorf("%s: %s = %+v, want %v slots per query", v, analysis.TopDownName(cat), got, w)
+			m := "topdown." + cat + "/o"
+			if got := c.Value(k, m); !got.OK() || !near(got.Value, w) {
+				t.Errorf("%s: %s = %+v, want %v slots per query", v, m, got, w)
 			}
 		}
-		if got := c.Value(k, analysis.TopDownName(analysis.TDSMTContention)); got.State != analysis.Missing {
+		if got := c.Value(k, "topdown.smt-contention/o"); got.State != analysis.Missing {
 			t.Errorf("%s: Sapphire Rapids has no SMT contention category, got %+v", v, got)
 		}
 	}
 	cases := []struct {
-		version        string
-		grew           analysis.TopDownCategory
+		version, grew  string
 		share          float64
-		verdict, three analysis.Verdict
-		growth         map[analysis.TopDownCategory]float64
+		verdict, three string
+		growth         map[string]float64
 	}{
-		{"backend", analysis.TDBackend, 2500.0 / 2600, analysis.VerdictMemory, analysis.VerdictMemory,
-			map[analysis.TopDownCategory]float64{analysis.TDRetiring: 200, analysis.TDBackend: 2500, analysis.TDFrontend: -100, analysis.TDBadSpec: 0}},
-		{"code", analysis.TDRetiring, 1600.0 / 1700, analysis.VerdictCode, analysis.VerdictCode,
-			map[analysis.TopDownCategory]float64{analysis.TDRetiring: 1600, analysis.TDBackend: 100, analysis.TDFrontend: 0, analysis.TDBadSpec: 0}},
+		{"backend", "backend", 2500.0 / 2600, "memory", "memory",
+			map[string]float64{"retiring": 200, "backend": 2500, "frontend": -100, "bad-speculation": 0}},
+		{"code", "retiring", 1600.0 / 1700, "code", "code",
+			map[string]float64{"retiring": 1600, "backend": 100, "frontend": 0, "bad-speculation": 0}},
 	}
 	for _, tc := range cases {
 		a := c.Attribute(analysis.Key(sc, tc.version, "point-query"))
@@ -200,14 +201,18 @@ func TestTopDownAttributionFakeKernel(t *testing.T) {
 		if td.Set != "sapphirerapids" {
 			t.Errorf("%s: TopDown set %q, want sapphirerapids", tc.version, td.Set)
 		}
-		if td.Grew != tc.grew || td.Verdict != tc.verdict || !near(td.Share, tc.share) {
+		if string(td.Grew) != tc.grew || string(td.Verdict) != tc.verdict || !near(td.Share, tc.share) {
 			t.Errorf("%s: TopDown says %s grew (%v of the growth), verdict %s; want %s (%v), %s", tc.version, td.Grew, td.Share, td.Verdict, tc.grew, tc.share, tc.verdict)
 		}
-		if a.Verdict != tc.three {
+		if string(a.Verdict) != tc.three {
 			t.Errorf("%s: three-term verdict %s, want %s", tc.version, a.Verdict, tc.three)
 		}
+		growth := map[string]float64{}
+		for cat, g := range td.Growth {
+			growth[string(cat)] = g
+		}
 		for cat, w := range tc.growth {
-			if g, ok := td.Growth[cat]; !ok || !near(g, w) {
+			if g, ok := growth[cat]; !ok || !near(g, w) {
 				t.Errorf("%s: growth of %s %v, want %v", tc.version, cat, g, w)
 			}
 		}

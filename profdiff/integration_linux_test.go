@@ -57,7 +57,7 @@ func measure(t *testing.T, srv *sandbox.Server, res *symbols.Resolver, dir, v st
 	time.Sleep(2 * time.Second)
 	ops := questions(t, srv) - q0
 	sub := filepath.Join(dir, v)
-	prof := filepath.Join(sub, pprofout.DefaultFileName)
+	prof := filepath.Join(sub, "profile.pb.gz")
 	out, err := w.Finish(prof, pprofout.Options{Ops: ops, OpsSource: "Questions", Version: v, Step: "point-query", Resolver: res})
 	if err != nil {
 		t.Fatal(err)

@@ -425,8 +425,8 @@ func TestReportAttributionSmallChange(t *testing.T) {
 			continue
 		}
 		shares++
-		if r[col["value"]] != "" || r[col["text"]] != "-" || r[col["state"]] != "not computable" || r[col["why"]] != analysis.WhyNoChange {
-			t.Errorf("CSV share row %q: want empty value, text -, not computable, why %q", r, analysis.WhyNoChange)
+		if r[col["value"]] != "" || r[col["text"]] != "-" || r[col["state"]] != "not computable" || r[col["why"]] != whyNoChange {
+			t.Errorf("CSV share row %q: want empty value, text -, not computable, why %q", r, whyNoChange)
 		}
 	}
 	if shares != 4 {
@@ -465,8 +465,8 @@ func TestReportAttributionSmallChange(t *testing.T) {
 						continue
 					}
 					shares++
-					if ce.Value != nil || ce.Text != "-" || ce.State != "not computable" || ce.Why != analysis.WhyNoChange {
-						t.Errorf("JSON share cell %+v: want no value, -, not computable, why %q", ce, analysis.WhyNoChange)
+					if ce.Value != nil || ce.Text != "-" || ce.State != "not computable" || ce.Why != whyNoChange {
+						t.Errorf("JSON share cell %+v: want no value, -, not computable, why %q", ce, whyNoChange)
 					}
 				}
 			}
@@ -517,3 +517,7 @@ func TestReportMultiplexedAlias(t *testing.T) {
 		}
 	}
 }
+
+// whyNoChange is why a share of a change within the noise band is not
+// computed, as the report prints it.
+const whyNoChange = "rQPS is within 0.95–1.053: a share of a change that small is noise"

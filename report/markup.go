@@ -3,7 +3,6 @@ package report
 import (
 	"bufio"
 	"html"
-	"io"
 	"strings"
 )
 
@@ -32,10 +31,6 @@ func showSections(t *Table) bool {
 func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "~", `\~`, "*", `\*`).Replace(s)
 }
-
-// Markdown writes the report as Markdown: a heading per table, the preamble
-// as a list, the table with the label column first, notes as a list.
-func Markdown(w io.Writer, rep *Report) error { return render(w, rep, markdownRenderer()) }
 
 func markdownRenderer() renderer {
 	return renderer{
@@ -149,11 +144,6 @@ ul.notes { font-size: smaller; }
 </head>
 <body>
 `
-
-// HTML writes the report as one self-contained HTML document: no scripts,
-// no external resources; colours are inline styles on the cells, so they
-// survive being pasted into a blog post.
-func HTML(w io.Writer, rep *Report) error { return render(w, rep, htmlRenderer()) }
 
 func htmlRenderer() renderer {
 	e := html.EscapeString

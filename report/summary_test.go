@@ -15,13 +15,20 @@ import (
 // its verdict against the attribution table and its counter against the
 // correlation table's first row.
 func TestSummaryEqualsTables(t *testing.T) {
-	var recs []*record.Record
-	err := campaign.Generate(campaign.Spec{Steps: 42, Versions: 4, Hosts: 2, Repeats: 5, Seconds: 3, Seed: 7}, func(r *record.Record) error {
-		recs = append(recs, r)
-		return nil
-	})
-	if err != nil {
+	dir := t.TempDir()
+	if _, _, err := campaign.Write(campaign.Spec{Steps: 42, Versions: 4, Hosts: 2, Repeats: 5, Seconds: 3, Seed: 7}, dir); err != nil {
 		t.Fatal(err)
+	}
+	loaded, problems, err := record.Load([]string{dir}, false)
+	if err != nil || len(problems) > 0 {
+		t.Fatal(err, problems)
+	}
+	var recs []*record.Record
+	for _, l := range loaded {
+		recs = append(recs, l.Record)
+	}
+	if len(recs) != 42*4*2*5 {
+		t.Fatalf("%d Records, want 42 steps × 4 versions × 2 hosts × 5 repeats", len(recs))
 	}
 	rep, err := Build(recs, Options{})
 	if err != nil {

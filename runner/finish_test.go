@@ -286,19 +286,19 @@ func TestRecordGroupReported(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	in, err := report.LoadInput([]string{dir})
+	in, err := report.LoadInputWith([]string{dir}, report.FieldsFor(report.Options{Tables: []string{"qps"}}, false))
 	if err != nil {
 		t.Fatal(err)
 	}
 	render := func(format, order string) string {
 		var b bytes.Buffer
-		opt := report.Options{Tables: []string{report.TableQPS}, Analysis: analysis.Options{Order: order}}
+		opt := report.Options{Tables: []string{"qps"}, Analysis: analysis.Options{Order: order}}
 		if err := report.Write(&b, format, in.Records, in.Warnings, opt); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()
 	}
-	text := render("text", analysis.OrderName)
+	text := render("text", "name")
 	var rows []string
 	for _, line := range strings.Split(text, "\n") {
 		if f := strings.Fields(line); len(f) == 2 && f[0] == "100" {

@@ -223,7 +223,7 @@ func TestSmokePlan(t *testing.T) {
 	// One Record per (version, step).
 	for _, v := range []string{"default", "pfs"} {
 		for _, st := range []string{"point-query_range=100", "update-index_range=100", "read-only_range=100"} {
-			id := plan.MeasurementID(v, st, 1, 1)
+			id := v + "/" + st + "/t1/r1" // the measurement ID: version/step/threads/repeat
 			r := recs[id]
 			if r == nil {
 				t.Errorf("no Record of %s", id)

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbench/perfbench/internal/remote"
 	"github.com/perfbench/perfbench/internal/testdb"
 	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/internal/testhosts"
@@ -271,12 +270,12 @@ func TestRunHosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	planFile = writeRunPlan(t, string(planText)+"\n"+tables)
-	out2 := filepath.Join(t.TempDir(), "out")
+	out2 := filepath.Join(t.TempDir(), "out2") // named apart from out: remoteOut finds its folder by name
 	run = startRun(t, "run", planFile, "--binary", bin, "--out", out2)
 	for _, h := range names {
-		log := filepath.Join(set.Host(t, h).Home, "perfbench", remote.RemoteOut(out2), "logs", "default__point-query_range=100__t1__r1.sysbench.txt")
+		home := set.Host(t, h).Home
 		waitFor(t, "sysbench threads on "+h, run.exited, run.output, func() bool {
-			b, err := os.ReadFile(log)
+			b, err := os.ReadFile(filepath.Join(remoteOut(home, out2), "logs", "default__point-query_range=100__t1__r1.sysbench.txt"))
 			return err == nil && strings.Contains(string(b), "Threads started!")
 		})
 	}
@@ -309,7 +308,7 @@ func TestRunHosts(t *testing.T) {
 	// h1's server ran in its datadir, the others' in their output folders.
 	for _, h := range names {
 		home := set.Host(t, h).Home
-		inOut := filepath.Join(home, "perfbench", remote.RemoteOut(out2), "servers", "default")
+		inOut := filepath.Join(remoteOut(home, out2), "servers", "default")
 		inDatadir := filepath.Join(home, "pbdata", "default")
 		want, notWant := inOut, inDatadir
 		if h == "h1" {
@@ -343,4 +342,15 @@ func killSSHD(t *testing.T, set *testhosts.Set, name string) {
 	if killed < 2 {
 		t.Fatalf("killed %d sshd processes of %s, want the listener and a session", killed, name)
 	}
+}
+
+// remoteOut is the folder of a host's run, in its home, for a run that
+// writes to out here: perfbench/runs/<out's name>-<hash of out's path>; ""
+// while there is none.
+func remoteOut(home, out string) string {
+	m, _ := filepath.Glob(filepath.Join(home, "perfbench", "runs", filepath.Base(out)+"-*"))
+	if len(m) != 1 {
+		return ""
+	}
+	return m[0]
 }

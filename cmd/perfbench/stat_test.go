@@ -23,7 +23,6 @@ import (
 	"github.com/google/pprof/profile"
 	"github.com/perfbench/perfbench/internal/testdb"
 	"github.com/perfbench/perfbench/internal/testenv"
-	"github.com/perfbench/perfbench/measure"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/mysqld/sandbox"
 	"github.com/perfbench/perfbench/perfevent"
@@ -410,7 +409,7 @@ func TestStatPerRole(t *testing.T) {
 		t.Fatalf("roles %+v: want a connection role with sysbench's 2 threads", r.Roles)
 	}
 	background := 0
-	for _, n := range []string{mysqld.RoleInnoDBIO, mysqld.RoleInnoDBPurge, mysqld.RolePageCleaner, mysqld.RoleInnoDBPool, mysqld.RoleLog, mysqld.RoleOther} {
+	for _, n := range []string{"innodb-io", "innodb-purge", "page-cleaner", "innodb-pool", "log", mysqld.RoleOther} {
 		background += roles[n].Threads
 	}
 	if background == 0 {
@@ -797,7 +796,7 @@ func TestGroupReasons(t *testing.T) {
 func TestStatConcurrent(t *testing.T) {
 	needLinux(t)
 	noMyCnf(t)
-	t.Setenv(measure.RuntimeDirEnv, t.TempDir())
+	t.Setenv("PERFBENCH_RUNTIME_DIR", t.TempDir())
 	srv := testdb.Shared(t)
 	type result struct {
 		code      int

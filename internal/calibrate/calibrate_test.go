@@ -65,7 +65,7 @@ func (m *fakeMachine) threadTime() (cpuTime, error) {
 func (m *fakeMachine) cpuFreq() (float64, bool) { return m.coreGHz * 1e6, true }
 
 func (m *fakeMachine) probe(e perfevent.Event) error {
-	if m.noPMU && e.Kind != perfevent.KindSoftware {
+	if m.noPMU && e.Kind.String() != "software" {
 		return errors.New("open " + e.Name + " on this process: not supported: this machine has no hardware PMU (ENOENT)")
 	}
 	return nil
@@ -118,7 +118,7 @@ func (fm *fakeMeter) read() ([]perfevent.Count, error) {
 			panic("fake machine: no count for " + e.Name)
 		}
 		frac := 1.0
-		if core > 2 && e.Kind != perfevent.KindSoftware {
+		if core > 2 && e.Kind.String() != "software" {
 			frac = m.bigGroupFraction
 		}
 		out[i] = perfevent.Count{Raw: uint64(v * frac), Enabled: uint64(ns), Running: uint64(ns * frac)}
@@ -129,7 +129,7 @@ func (fm *fakeMeter) read() ([]perfevent.Count, error) {
 func (fm *fakeMeter) unsupported() map[string]string {
 	bad := map[string]string{}
 	for _, e := range fm.l.Events {
-		if fm.m.noPMU && e.Kind != perfevent.KindSoftware {
+		if fm.m.noPMU && e.Kind.String() != "software" {
 			bad[e.Name] = "not supported"
 		}
 	}

@@ -106,20 +106,6 @@ var (
 	}
 )
 
-// CacheSpellings returns copies of the cache event word tables: the caches,
-// the operations and the results, each a list of spellings with the
-// canonical one first.
-func CacheSpellings() (caches, ops, results [][]string) {
-	cp := func(t [][]string) [][]string {
-		out := make([][]string, len(t))
-		for i, ws := range t {
-			out[i] = append([]string(nil), ws...)
-		}
-		return out
-	}
-	return cp(cacheTypes), cp(cacheOps), cp(cacheResults)
-}
-
 // cacheName is perf's name for a cache event: "L1-dcache-loads" for
 // accesses, "L1-dcache-load-misses" for misses.
 func cacheName(cache, op, result int) string {

@@ -29,7 +29,8 @@ options = ["performance_schema=ON"]
 // written; a basedir of a version the plan does not have is refused with
 // the hosts file's line.
 func TestHostPlan(t *testing.T) {
-	p, err := plan.Parse("two.toml", []byte(campaignPlan))
+	file := filepath.Join(t.TempDir(), "two.toml")
+	p, err := loadPlan(t, file, []byte(campaignPlan))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestHostPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := plan.Parse("two.toml", got)
+	q, err := loadPlan(t, filepath.Join(t.TempDir(), "two.toml"), got)
 	if err != nil {
 		t.Fatalf("the host's plan does not parse: %v\n%s", err, got)
 	}
@@ -52,7 +53,7 @@ func TestHostPlan(t *testing.T) {
 	}
 
 	_, err = hostPlan([]byte(campaignPlan), p, Host{Name: "h2", File: "lab.toml", Line: 7, Basedirs: map[string]string{"c": "/opt/x"}})
-	if err == nil || !strings.HasPrefix(err.Error(), `lab.toml:7: host h2: basedirs names version "c", which plan two.toml does not have`) {
+	if err == nil || !strings.HasPrefix(err.Error(), `lab.toml:7: host h2: basedirs names version "c", which plan `+file+` does not have`) {
 		t.Errorf("unknown version: %v", err)
 	}
 }
@@ -73,7 +74,8 @@ name = "h2"
 destination = "h2"
 datadir = "/data/pb"
 `
-	p, err := plan.Parse("/plans/two.toml", []byte(src))
+	dir := t.TempDir()
+	p, err := loadPlan(t, filepath.Join(dir, "two.toml"), []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,11 +97,11 @@ datadir = "/data/pb"
 		if hs, err := PlanHosts("/plans/two.toml", got); hs != nil || err != nil {
 			t.Errorf("host %s: hosts in its plan: %v, %v", tc.h.Name, hs, err)
 		}
-		q, err := plan.Parse("/plans/two.toml", got)
+		q, err := loadPlan(t, filepath.Join(dir, "two.toml"), got)
 		if err != nil {
 			t.Fatalf("host %s: the plan does not parse: %v\n%s", tc.h.Name, err, got)
 		}
-		if q.ServersDir != tc.datadir || q.OutDir != "/plans/out" || len(q.Versions) != 2 || q.Versions[1].Managed.Options[0] != "performance_schema=ON" {
+		if q.ServersDir != tc.datadir || q.OutDir != filepath.Join(dir, "out") || len(q.Versions) != 2 || q.Versions[1].Managed.Options[0] != "performance_schema=ON" {
 			t.Errorf("host %s: datadir %q, out %q, versions %+v", tc.h.Name, q.ServersDir, q.OutDir, q.Versions)
 		}
 	}
@@ -159,4 +161,12 @@ func TestCampaignRefusesCPUs(t *testing.T) {
 			t.Errorf("%q, cpus %q: Run: %v, %v; want %s", tc.run, tc.cpus, res, err, want)
 		}
 	}
+}
+
+// loadPlan writes data to file and loads it as perfbench run does.
+func loadPlan(t *testing.T, file string, data []byte) (*plan.Plan, error) {
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return plan.Load(file)
 }

@@ -61,8 +61,6 @@ var (
 	// ErrNotReady means the server did not answer a ping in time, or
 	// exited while starting.
 	ErrNotReady = errors.New("server did not become ready")
-	// ErrNotRunning is returned by operations on a server that has exited.
-	ErrNotRunning = errors.New("server is not running")
 	// ErrPortInUse means the server could not listen on its TCP port:
 	// another process has it.
 	ErrPortInUse = errors.New("the port is in use")

@@ -1,0 +1,5 @@
+//go:build darwin
+
+package p
+
+func darwinTable() string { return Table }
