@@ -74,26 +74,6 @@ func (p *churnProc) do(t *testing.T, command string) string {
 	return p.out.Text()
 }
 
-// usage is usage_usec of cgroup dir's cpu.stat, in ns.
-func usage(t *testing.T, dir string) float64 {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "cpu.stat"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range bytes.Split(b, []byte("\n")) {
-		if v, ok := bytes.CutPrefix(line, []byte("usage_usec ")); ok {
-			n, err := strconv.ParseFloat(string(v), 64)
-			if err != nil {
-				t.Fatalf("cpu.stat: %q", line)
-			}
-			return n * 1e3
-		}
-	}
-	t.Fatalf("%s/cpu.stat has no usage_usec", dir)
-	return 0
-}
-
 // delayFirstOpen has strace delay the return of this test process's first
 // perf_event_open by 3 ms (fault injection); stop detaches it.
 func delayFirstOpen(t *testing.T, strace string) (stop func()) {
@@ -201,9 +181,9 @@ func TestChurnRecords(t *testing.T) {
 			}
 			failed, beyond3 := 0, 0
 			for i := range n {
-				u0, t0 := usage(t, dir), time.Now()
+				u0, t0 := testenv.CgroupUsage(t, dir), time.Now()
 				r, err := s.Measure(context.Background(), WindowSpec{Warmup: warmup, Duration: time.Second})
-				u1, t1 := usage(t, dir), time.Now()
+				u1, t1 := testenv.CgroupUsage(t, dir), time.Now()
 				if err != nil {
 					t.Fatal(err)
 				}

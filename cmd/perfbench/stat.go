@@ -88,6 +88,15 @@ names, pmu/term=value/ and pmu/alias/, rNNNN, tracepoints, :ukh modifiers and
 branches, branch-misses where the PMU counts them (probed on the process), and
 task-clock, context-switches, cpu-migrations, page-faults; stderr says which.
 
+When the process is alone in its cgroup v2 (with the processes it forks),
+as a server under systemd is, the counters count per CPU filtered by that
+cgroup (cgroup mode, as --cgroup): they see the CPU of threads that start and
+exit inside the window, which per-thread counters miss (perf stat -p's too).
+Otherwise, and with --per-thread or --per-role (roles need counters per
+thread), they count per thread, and a window whose task-clock is more than 3%
+below the process's CPU time (its CPU clock, plus its child processes' CPU)
+is failed with the reason (warning cpu-gap).
+
 --per-role splits the counts by thread role (connection, innodb-io, purge,
 page-cleaner, log, other-background, main...); the roles add up to the total.
 The server's threads are named (performance_schema, else the processlist and

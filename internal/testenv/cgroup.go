@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -54,4 +55,25 @@ func Cgroup(t testing.TB) string {
 		}
 	})
 	return dir
+}
+
+// CgroupUsage is usage_usec of cgroup dir's cpu.stat (the CPU time of
+// everything that ran in it), in ns.
+func CgroupUsage(t testing.TB, dir string) float64 {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "cpu.stat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "usage_usec "); ok {
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("%s/cpu.stat: %q", dir, line)
+			}
+			return n * 1e3
+		}
+	}
+	t.Fatalf("%s/cpu.stat has no usage_usec", dir)
+	return 0
 }
