@@ -133,9 +133,11 @@ func churnWindows(t *testing.T) int {
 // over the window's seconds.
 //
 // Every attach succeeds with every event supported. A Record that is ok
-// has task-clock within 5% of the reference: per thread, a window whose
-// counters missed more (threads' and children's exits) must be failed with
-// the cpu-gap reason, never ok; in cgroup mode every window is ok.
+// has task-clock within 5% of the reference, or is marked busy (other
+// processes used the host's CPUs, which makes the reference's rate
+// unsteady too): per thread, a window whose counters missed more (threads'
+// and children's exits) must be failed with the cpu-gap reason, never ok;
+// in cgroup mode every window is ok.
 func TestChurnRecords(t *testing.T) {
 	needLinux(t)
 	testenv.NeedRoot(t, "cgroup mode opens counters on every CPU")
@@ -179,10 +181,14 @@ func TestChurnRecords(t *testing.T) {
 			if un := s.Attachment().Unsupported(); len(un) > 0 {
 				t.Fatalf("not supported: %q", un)
 			}
-			failed, beyond3 := 0, 0
+			failed, beyond3, busy := 0, 0, 0
 			for i := range n {
+				// The warm-up is waited here, so that the reference
+				// spans the window alone: the workload's rate of CPU
+				// changes when the host is busy.
+				time.Sleep(warmup)
 				u0, t0 := testenv.CgroupUsage(t, dir), time.Now()
-				r, err := s.Measure(context.Background(), WindowSpec{Warmup: warmup, Duration: time.Second})
+				r, err := s.Measure(context.Background(), WindowSpec{Duration: time.Second})
 				u1, t1 := testenv.CgroupUsage(t, dir), time.Now()
 				if err != nil {
 					t.Fatal(err)
@@ -193,7 +199,10 @@ func TestChurnRecords(t *testing.T) {
 				}
 				ref := (u1 - u0) / t1.Sub(t0).Seconds() * r.Window.Seconds
 				off := (c.Value - ref) / ref
-				gap := slices.ContainsFunc(r.Warnings, func(w record.Warning) bool { return w.Code == record.WarnCPUGap })
+				has := func(code record.Code) bool {
+					return slices.ContainsFunc(r.Warnings, func(w record.Warning) bool { return w.Code == code })
+				}
+				gap := has(record.WarnCPUGap)
 				t.Logf("window %d: task-clock %.1f ms, cgroup CPU %.1f ms (%+.2f%%): %s %s", i+1, c.Value/1e6, ref/1e6, 100*off, r.Outcome, r.Error)
 				if math.Abs(off) > 0.03 {
 					beyond3++
@@ -203,12 +212,16 @@ func TestChurnRecords(t *testing.T) {
 					failed++
 				case r.Outcome != record.OutcomeOK:
 					t.Errorf("window %d: %s: %s", i+1, r.Outcome, r.Error)
+				case math.Abs(off) > 0.05 && has(record.WarnBusy):
+					// Marked: other processes used the host's CPUs
+					// over the window (and the reference's rate).
+					busy++
 				case math.Abs(off) > 0.05:
 					t.Errorf("window %d: task-clock %.1f ms is %+.2f%% off the cgroup's CPU time %.1f ms, and the Record is ok: %q",
 						i+1, c.Value/1e6, 100*off, ref/1e6, r.WarningTexts())
 				}
 			}
-			t.Logf("%d windows of %d failed for the CPU their counters missed; %d more than 3%% off the cgroup's CPU time", failed, n, beyond3)
+			t.Logf("%d windows of %d failed for the CPU their counters missed; %d more than 3%% off the cgroup's CPU time; %d ok, more than 5%% off and marked busy", failed, n, beyond3, busy)
 		})
 	}
 }
