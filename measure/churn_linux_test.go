@@ -136,8 +136,7 @@ func churnWindows(t *testing.T) int {
 // has task-clock within 5% of the reference, or is marked busy (other
 // processes used the host's CPUs, which makes the reference's rate
 // unsteady too): per thread, a window whose counters missed more (threads'
-// and children's exits) must be failed with the cpu-gap reason, never ok;
-// in cgroup mode every window is ok.
+// and children's exits) must carry the cpu-gap warning.
 func TestChurnRecords(t *testing.T) {
 	needLinux(t)
 	testenv.NeedRoot(t, "cgroup mode opens counters on every CPU")
@@ -181,7 +180,7 @@ func TestChurnRecords(t *testing.T) {
 			if un := s.Attachment().Unsupported(); len(un) > 0 {
 				t.Fatalf("not supported: %q", un)
 			}
-			failed, beyond3, busy := 0, 0, 0
+			marked, beyond3, busy := 0, 0, 0
 			for i := range n {
 				// The warm-up is waited here, so that the reference
 				// spans the window alone: the workload's rate of CPU
@@ -208,10 +207,10 @@ func TestChurnRecords(t *testing.T) {
 					beyond3++
 				}
 				switch {
-				case r.Outcome == record.OutcomeFailed && gap && !tc.cgroup:
-					failed++
 				case r.Outcome != record.OutcomeOK:
 					t.Errorf("window %d: %s: %s", i+1, r.Outcome, r.Error)
+				case gap:
+					marked++
 				case math.Abs(off) > 0.05 && has(record.WarnBusy):
 					// Marked: other processes used the host's CPUs
 					// over the window (and the reference's rate).
@@ -221,7 +220,7 @@ func TestChurnRecords(t *testing.T) {
 						i+1, c.Value/1e6, 100*off, ref/1e6, r.WarningTexts())
 				}
 			}
-			t.Logf("%d windows of %d failed for the CPU their counters missed; %d more than 3%% off the cgroup's CPU time; %d ok, more than 5%% off and marked busy", failed, n, beyond3, busy)
+			t.Logf("%d windows of %d marked cpu-gap for the CPU their counters missed; %d more than 3%% off the cgroup's CPU time; %d ok, more than 5%% off and marked busy", marked, n, beyond3, busy)
 		})
 	}
 }

@@ -9,8 +9,8 @@ import (
 )
 
 // MaxExitGap is how far below the process's own CPU time a window's
-// per-thread task-clock may fall before the Record fails; minExitGap is
-// the least shortfall that fails it, in ns: the clock is read after the
+// per-thread task-clock may fall before the Record says so; minExitGap is
+// the least shortfall that is said, in ns: the clock is read after the
 // server status at each edge, a little after the counters, and on a nearly
 // idle server what runs in between is a large fraction of little.
 const (
@@ -30,20 +30,19 @@ const (
 // counter, for perf stat -p as for perfbench; a server that creates
 // threads all the time loses a few percent of its CPU that way. When
 // task-clock falls short by more than MaxExitGap (and minExitGap), it
-// returns the reason the Record fails with and a warning (code cpu-gap)
-// with both numbers and the cure: cgroup mode, whose per-CPU counters see
-// that CPU. "" and a zero Warning otherwise, in cgroup mode, or when
-// either number is missing.
-func exitGap(all perfevent.Reading, start, end *osstat.Snapshot, cgroup bool) (string, record.Warning) {
+// returns a warning (code cpu-gap) with both numbers and the cure: cgroup
+// mode, whose per-CPU counters see that CPU. A zero Warning otherwise, in
+// cgroup mode, or when either number is missing.
+func exitGap(all perfevent.Reading, start, end *osstat.Snapshot, cgroup bool) record.Warning {
 	if cgroup || start == nil || end == nil || !start.HasCPUClock || !end.HasCPUClock {
-		return "", record.Warning{}
+		return record.Warning{}
 	}
 	if start.Process == nil || end.Process == nil || start.Process.Stat.StartTime != end.Process.Stat.StartTime {
-		return "", record.Warning{} // not one process from edge to edge
+		return record.Warning{} // not one process from edge to edge
 	}
 	tc, ok := all.Event("task-clock")
 	if !ok || !tc.Status.Measured() {
-		return "", record.Warning{}
+		return record.Warning{}
 	}
 	cpu := float64(end.CPUClock - start.CPUClock)
 	what := "by its CPU clock"
@@ -54,14 +53,13 @@ func exitGap(all perfevent.Reading, start, end *osstat.Snapshot, cgroup bool) (s
 	}
 	short := cpu - tc.Value
 	if short <= MaxExitGap*cpu || short <= minExitGap {
-		return "", record.Warning{}
+		return record.Warning{}
 	}
 	pct := 100 * short / cpu
-	reason := fmt.Sprintf("task-clock is %.1f%% below the server's CPU time over the window, more than the %.0f%% per-thread counters may miss (see the warnings; perfbench stat --cgroup counts it all)", pct, 100*MaxExitGap)
-	return reason, record.Warning{Code: record.WarnCPUGap, Text: fmt.Sprintf(
+	return record.Warning{Code: record.WarnCPUGap, Text: fmt.Sprintf(
 		"task-clock %.1f ms is %.1f%% below the server's CPU time over the window (%.1f ms: %s; /proc's utime+stime are cut from the clock): "+
 			"per-thread counters (perf stat -p's too) do not see all the CPU the kernel charges to the server's threads — threads and processes that start or exit inside the window run a little outside their counters, "+
-			"and a busy shared CPU widened the gap without any thread coming or going; CPU per op from task-clock is low by as much, so the window is failed. "+
+			"and a busy shared CPU widened the gap without any thread coming or going; CPU per op from task-clock is low by as much. "+
 			"Cgroup mode (perfbench stat --cgroup, the server in a cgroup of its own; the default when it is alone in its cgroup) counts per CPU and sees the exits",
 		tc.Value/1e6, pct, cpu/1e6, what)}
 }

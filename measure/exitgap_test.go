@@ -13,7 +13,7 @@ import (
 // TestExitGap: a per-thread window whose task-clock is more than 3% below
 // the process's CPU time over the window (its CPU clock, plus its child
 // processes' CPU when read at both edges: inherited counters count them)
-// fails, with a cpu-gap warning giving both numbers and the cure (cgroup
+// carries a cpu-gap warning giving both numbers and the cure (cgroup
 // mode); 3% or less, 2 ms or less, cgroup mode, a clock not read at both
 // edges, a process restarted in between, or a task-clock not counted do
 // not.
@@ -65,15 +65,15 @@ func TestExitGap(t *testing.T) {
 		{"children read at one edge only", 776, perfevent.StatusCounted, snap(t0, true, 1), withChildren(t1, 100*time.Millisecond), false, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			why, w := exitGap(reading(tc.taskClock, tc.status), tc.start, tc.end, tc.cgroup)
+			w := exitGap(reading(tc.taskClock, tc.status), tc.start, tc.end, tc.cgroup)
 			if tc.want == nil {
-				if why != "" || w.Text != "" {
-					t.Errorf("failed with %q, warning %q; want neither", why, w.Text)
+				if w.Text != "" {
+					t.Errorf("warning %q, want none", w.Text)
 				}
 				return
 			}
-			if w.Code != record.WarnCPUGap || !strings.Contains(why, "task-clock is") || !strings.Contains(why, "below the server's CPU time") {
-				t.Errorf("reason %q, warning code %q: want the shortfall and code %s", why, w.Code, record.WarnCPUGap)
+			if w.Code != record.WarnCPUGap {
+				t.Errorf("warning code %q, want %s", w.Code, record.WarnCPUGap)
 			}
 			for _, s := range tc.want {
 				if !strings.Contains(w.Text, s) {

@@ -95,7 +95,7 @@ exit inside the window, which per-thread counters miss (perf stat -p's too).
 Otherwise, and with --per-thread or --per-role (roles need counters per
 thread), they count per thread, and a window whose task-clock is more than 3%
 below the process's CPU time (its CPU clock, plus its child processes' CPU)
-is failed with the reason (warning cpu-gap).
+carries a warning saying so (code cpu-gap).
 
 --per-role splits the counts by thread role (connection, innodb-io, purge,
 page-cleaner, log, other-background, main...); the roles add up to the total.
@@ -377,7 +377,7 @@ func (st *statRun) open(ctx context.Context) error {
 	}
 	st.s = s
 	if mode != "" && !a.perThread {
-		fmt.Fprintf(e.stderr, "perfbench stat: counting per thread: %s; task-clock misses the CPU of threads that start or exit in the window, and a window where that is over %.0f%% is failed\n", mode, 100*measure.MaxExitGap)
+		fmt.Fprintf(e.stderr, "perfbench stat: counting per thread: %s; task-clock misses the CPU of threads that start or exit in the window, and a window where that is over %.0f%% says so\n", mode, 100*measure.MaxExitGap)
 	}
 	if un := s.Attachment().Unsupported(); len(un) == len(st.list.Events) {
 		// Nothing would be counted: say so before the window, not

@@ -43,22 +43,13 @@ func TestStatCountMode(t *testing.T) {
 	cgroupNote := func(r *record.Record) bool {
 		return slices.ContainsFunc(r.WarningTexts(), func(s string) bool { return strings.HasPrefix(s, "cgroup mode: counting every process in cgroup ") })
 	}
-	// stat runs perfbench stat; a window failed for the CPU its counters
-	// missed (per thread, the children's exits) exits 1 with its Record.
+	// stat runs perfbench stat; a window per thread may carry the
+	// cpu-gap warning (the children's exits its counters missed).
 	stat := func(extra ...string) (*record.Record, string) {
 		t.Helper()
-		code, out, errs := runCLI(t, append([]string{"stat", "--pid", pid, "--force", "-e", "task-clock", "--duration", "300ms", "--format", "json"}, extra...)...)
-		r, err := record.Parse([]byte(out))
-		if err != nil {
-			t.Fatalf("exit %d: not a Record: %v\n%s", code, err, errs)
-		}
-		gap := slices.ContainsFunc(r.Warnings, func(w record.Warning) bool { return w.Code == record.WarnCPUGap })
-		switch {
-		case code == exitOK && r.Outcome == record.OutcomeOK && !gap:
-		case code == exitFailure && r.Outcome == record.OutcomeFailed && gap && strings.Contains(r.Error, "below the server's CPU time"):
-			t.Logf("%v: failed: %s", extra, r.Error)
-		default:
-			t.Fatalf("%v: exit %d, outcome %s (%s), cpu-gap warning %v: %s", extra, code, r.Outcome, r.Error, gap, errs)
+		r, errs := statRecord(t, append([]string{"stat", "--pid", pid, "--force", "-e", "task-clock", "--duration", "300ms", "--format", "json"}, extra...)...)
+		if slices.ContainsFunc(r.Warnings, func(w record.Warning) bool { return w.Code == record.WarnCPUGap }) {
+			t.Logf("%v: cpu-gap", extra)
 		}
 		return r, errs
 	}
