@@ -5,48 +5,61 @@ import (
 
 	"github.com/perfbench/perfbench/osstat"
 	"github.com/perfbench/perfbench/perfevent"
+	"github.com/perfbench/perfbench/record"
 )
 
-// maxExitGap is how far below the process's own CPU time a window's
+// MaxExitGap is how far below the process's own CPU time a window's
 // per-thread task-clock may fall before the Record says so; minExitGap is
 // the least shortfall that is said, in ns: the clock is read after the
 // server status at each edge, a little after the counters, and on a nearly
 // idle server what runs in between is a large fraction of little.
 const (
-	maxExitGap = 0.03
+	MaxExitGap = 0.03
 	minExitGap = 2e6
 )
 
-// exitGapWarning compares a window's task-clock, counted per thread with
-// perfbench's own connection thread still in it (all), with the process's
-// CPU time over the same window, from its CPU clock at both edges (start
-// and end): the run time of all its threads, those that exited included,
-// that /proc's utime+stime are cut from. The CPU a thread spends in its
-// exit after its counters are detached, and before they are first
-// scheduled in, is in that clock and in no per-thread counter, for perf
-// stat -p as for perfbench; a server that creates threads all the time
-// loses a few percent of its CPU that way. When task-clock falls short by
-// more than maxExitGap, the warning gives both numbers and the cure: cgroup
-// mode, whose per-CPU counters see that CPU. "" otherwise, in cgroup mode,
-// or when either number is missing.
-func exitGapWarning(all perfevent.Reading, start, end *osstat.Snapshot, cgroup bool) string {
+// exitGap compares a window's task-clock, counted per thread with
+// perfbench's own connection thread still in it (all), with the CPU time
+// the same counters are there to count over the window: the process's CPU
+// clock at both edges (start and end), the run time of all its threads,
+// those that exited included, that /proc's utime+stime are cut from; plus,
+// when read at both edges, its child processes' CPU (reaped or not), which
+// counters opened with inherit count too. The CPU a thread or child
+// process spends in its exit after its counters are detached, and before
+// they are first scheduled in, is in that time and in no per-thread
+// counter, for perf stat -p as for perfbench; a server that creates
+// threads all the time loses a few percent of its CPU that way. When
+// task-clock falls short by more than MaxExitGap (and minExitGap), it
+// returns a warning (code cpu-gap) with both numbers and the cure: cgroup
+// mode, whose per-CPU counters see that CPU. A zero Warning otherwise, in
+// cgroup mode, or when either number is missing.
+func exitGap(all perfevent.Reading, start, end *osstat.Snapshot, cgroup bool) record.Warning {
 	if cgroup || start == nil || end == nil || !start.HasCPUClock || !end.HasCPUClock {
-		return ""
+		return record.Warning{}
 	}
 	if start.Process == nil || end.Process == nil || start.Process.Stat.StartTime != end.Process.Stat.StartTime {
-		return "" // not one process from edge to edge
+		return record.Warning{} // not one process from edge to edge
 	}
 	tc, ok := all.Event("task-clock")
 	if !ok || !tc.Status.Measured() {
-		return ""
+		return record.Warning{}
 	}
 	cpu := float64(end.CPUClock - start.CPUClock)
-	if short := cpu - tc.Value; short <= maxExitGap*cpu || short <= minExitGap {
-		return ""
+	what := "by its CPU clock"
+	if start.HasChildrenCPU && end.HasChildrenCPU && end.ChildrenCPU != start.ChildrenCPU {
+		children := float64(end.ChildrenCPU - start.ChildrenCPU)
+		what = fmt.Sprintf("%.1f ms by its CPU clock and %.1f ms of its child processes', which inherited counters count too", cpu/1e6, children/1e6)
+		cpu += children
 	}
-	return fmt.Sprintf("task-clock %.1f ms is %.1f%% below the server's CPU time over the window (%.1f ms by its CPU clock, which /proc's utime+stime are cut from): "+
-		"per-thread counters (perf stat -p's too) do not see all the CPU the kernel charges to the server's threads — threads that start or exit inside the window run a little outside their counters, "+
-		"and a busy shared CPU widened the gap without any thread coming or going; CPU per op from task-clock is low by as much. "+
-		"Cgroup mode (perfbench stat --cgroup, the server in a cgroup of its own) counts per CPU and sees the exits",
-		tc.Value/1e6, 100*(cpu-tc.Value)/cpu, cpu/1e6)
+	short := cpu - tc.Value
+	if short <= MaxExitGap*cpu || short <= minExitGap {
+		return record.Warning{}
+	}
+	pct := 100 * short / cpu
+	return record.Warning{Code: record.WarnCPUGap, Text: fmt.Sprintf(
+		"task-clock %.1f ms is %.1f%% below the server's CPU time over the window (%.1f ms: %s; /proc's utime+stime are cut from the clock): "+
+			"per-thread counters (perf stat -p's too) do not see all the CPU the kernel charges to the server's threads — threads and processes that start or exit inside the window run a little outside their counters, "+
+			"and a busy shared CPU widened the gap without any thread coming or going; CPU per op from task-clock is low by as much. "+
+			"Cgroup mode (perfbench stat --cgroup, the server in a cgroup of its own; the default when it is alone in its cgroup) counts per CPU and sees the exits",
+		tc.Value/1e6, pct, cpu/1e6, what)}
 }

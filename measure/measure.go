@@ -436,8 +436,8 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 
 	s.osDelta(r, start, end)
 	s.checkBusy(r, start.busy, end.busy)
-	if msg := exitGapWarning(all, start.os, end.os, s.cfg.Cgroup); msg != "" {
-		r.Warnf(record.WarnGeneral, "%s", msg)
+	if w := exitGap(all, start.os, end.os, s.cfg.Cgroup); w.Text != "" {
+		r.AddWarning(w)
 	}
 	s.finishSeries(r, ser.points, failed != "", w.Duration)
 	s.finishRoles(r, win, roles, perRole)

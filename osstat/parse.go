@@ -24,6 +24,11 @@ type ProcStat struct {
 	// UTime and STime are user and system CPU time in clock ticks (USER_HZ).
 	UTime uint64
 	STime uint64
+	// CUTime and CSTime are the user and system CPU time of its reaped
+	// children (and of theirs), in clock ticks: a child's time is added
+	// when it is reaped, not while it runs.
+	CUTime uint64
+	CSTime uint64
 	// NumThreads is the thread count of the process.
 	NumThreads int
 	// StartTime is when the task started, in clock ticks after boot: with
@@ -69,6 +74,7 @@ func ParseProcStat(b []byte) (ProcStat, error) {
 		return v
 	}
 	s.UTime, s.STime = u(14), u(15)
+	s.CUTime, s.CSTime = u(16), u(17)
 	s.NumThreads = int(u(20))
 	s.StartTime = u(22)
 	if err == nil {

@@ -29,12 +29,12 @@ func TestParseProcStat(t *testing.T) {
 	}
 
 	// A command name with spaces and parentheses runs to the last ')'.
-	line := "77 (a) (b c) R 1 77 77 0 -1 4194560 0 0 0 0 12 34 0 0 20 0 3 0 999 0 25 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n"
+	line := "77 (a) (b c) R 1 77 77 0 -1 4194560 0 0 0 0 12 34 5 6 20 0 3 0 999 0 25 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0\n"
 	s, err = ParseProcStat([]byte(line))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = ProcStat{PID: 77, Comm: "a) (b c", State: 'R', UTime: 12, STime: 34, NumThreads: 3, StartTime: 999, RSSPages: 25}
+	want = ProcStat{PID: 77, Comm: "a) (b c", State: 'R', UTime: 12, STime: 34, CUTime: 5, CSTime: 6, NumThreads: 3, StartTime: 999, RSSPages: 25}
 	if s != want {
 		t.Errorf("got %+v\nwant %+v", s, want)
 	}

@@ -233,3 +233,86 @@ func parseCPURanges(s string) ([]int, error) {
 	}
 	return out, nil
 }
+
+// AloneInCgroup reports whether process pid is alone in its cgroup v2 and
+// the cgroups below it, but for processes it forked (and theirs, which
+// counters opened with inherit count too): then cgroup mode counts exactly
+// the process. It returns the cgroup's directory, or "" and why not (no
+// cgroup v2, the root cgroup, another process found there, a cgroup not
+// read).
+func AloneInCgroup(pid int) (dir, why string) {
+	return aloneInCgroup("", pid)
+}
+
+func aloneInCgroup(root string, pid int) (string, string) {
+	dir, err := cgroupDirOf(root, pid)
+	if err != nil {
+		return "", err.Error()
+	}
+	var other []string
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path != dir && errors.Is(err, fs.ErrNotExist) {
+				return nil // a cgroup removed while walked
+			}
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		b, err := os.ReadFile(filepath.Join(path, "cgroup.procs"))
+		if err != nil {
+			if path != dir && errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		for _, f := range strings.Fields(string(b)) {
+			p, err := strconv.Atoi(f)
+			if err != nil || p == pid || descends(root, p, pid) {
+				continue
+			}
+			if len(other) < 3 {
+				other = append(other, f)
+			}
+			if len(other) == 3 {
+				return filepath.SkipAll
+			}
+		}
+		return nil
+	})
+	switch {
+	case err != nil:
+		return "", fmt.Sprintf("read cgroup %s: %v", dir, err)
+	case len(other) > 0:
+		return "", fmt.Sprintf("cgroup %s holds other processes too (pid %s)", dir, strings.Join(other, ", "))
+	}
+	return dir, ""
+}
+
+// descends reports whether process p is a descendant of process pid, by
+// the parents in <root>/proc/P/stat. A process gone while looked up (an
+// exiting child's, often) is counted as one: it is no longer there to
+// count.
+func descends(root string, p, pid int) bool {
+	for range 64 {
+		b, err := os.ReadFile(filepath.Join(procDir(root), strconv.Itoa(p), "stat"))
+		if err != nil {
+			return errors.Is(err, fs.ErrNotExist) || errors.Is(err, errESRCH)
+		}
+		end := bytes.LastIndexByte(b, ')')
+		f := strings.Fields(string(b[end+1:]))
+		if end < 0 || len(f) < 2 {
+			return false
+		}
+		pp, err := strconv.Atoi(f[1])
+		if err != nil || pp <= 1 {
+			return false
+		}
+		if pp == pid {
+			return true
+		}
+		p = pp
+	}
+	return false
+}

@@ -2,6 +2,7 @@ package perfevent
 
 import (
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,5 +43,53 @@ func TestCgroupDirOf(t *testing.T) {
 				t.Errorf("got %q, err %v; want %s", got, err, filepath.Join(root, tc.want))
 			}
 		})
+	}
+}
+
+// TestAloneInCgroup: a process is alone in its cgroup when every process
+// there and in the cgroups below is it or descends from it (its forked
+// children, and theirs); a process of another parent in the cgroup, or in a
+// cgroup below, is named; the root cgroup is refused.
+func TestAloneInCgroup(t *testing.T) {
+	stat := func(pid, ppid int) string { return fmt.Sprintf("%d (x) S %d 1 1 0 -1 0\n", pid, ppid) }
+	for _, tc := range []struct {
+		name       string
+		procs, sub string // cgroup.procs of the process's cgroup and of one below it
+		alone      bool
+		why        string
+	}{
+		{"alone", "100\n", "", true, ""},
+		{"with its child and grandchild", "100\n101\n", "102\n", true, ""},
+		{"with a child gone while looked at", "100\n109\n", "", true, ""},
+		{"with another process", "100\n200\n", "", false, "holds other processes too (pid 200)"},
+		{"another process in a cgroup below", "100\n", "101\n200\n", false, "(pid 200)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeFile(t, filepath.Join(root, "proc/100/cgroup"), "0::/db\n")
+			writeFile(t, filepath.Join(root, "proc/self/mountinfo"), "30 25 0:26 / /cg rw - cgroup2 cgroup2 rw\n")
+			writeFile(t, filepath.Join(root, "proc/100/stat"), stat(100, 1))
+			writeFile(t, filepath.Join(root, "proc/101/stat"), stat(101, 100))
+			writeFile(t, filepath.Join(root, "proc/102/stat"), stat(102, 101))
+			writeFile(t, filepath.Join(root, "proc/200/stat"), stat(200, 1))
+			writeFile(t, filepath.Join(root, "cg/db/cgroup.procs"), tc.procs)
+			writeFile(t, filepath.Join(root, "cg/db/sub/cgroup.procs"), tc.sub)
+			dir, why := aloneInCgroup(root, 100)
+			if tc.alone {
+				if dir != filepath.Join(root, "cg/db") || why != "" {
+					t.Errorf("got %q, %q; want %s, alone", dir, why, filepath.Join(root, "cg/db"))
+				}
+				return
+			}
+			if dir != "" || !strings.Contains(why, tc.why) {
+				t.Errorf("got %q, %q; want none, saying %q", dir, why, tc.why)
+			}
+		})
+	}
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "proc/100/cgroup"), "0::/\n")
+	writeFile(t, filepath.Join(root, "proc/self/mountinfo"), "30 25 0:26 / /cg rw - cgroup2 cgroup2 rw\n")
+	if dir, why := aloneInCgroup(root, 100); dir != "" || !strings.Contains(why, "root cgroup") {
+		t.Errorf("in the root cgroup: got %q, %q; want none, saying so", dir, why)
 	}
 }

@@ -1,35 +1,13 @@
 package perfevent
 
 import (
-	"bytes"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
-)
 
-// cgroupUsage is usage_usec of a cgroup's cpu.stat, in ns.
-func cgroupUsage(t *testing.T, dir string) float64 {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "cpu.stat"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, line := range bytes.Split(b, []byte("\n")) {
-		if v, ok := bytes.CutPrefix(line, []byte("usage_usec ")); ok {
-			n, err := strconv.ParseFloat(string(v), 64)
-			if err != nil {
-				t.Fatalf("%s/cpu.stat: %q", dir, line)
-			}
-			return n * 1e3
-		}
-	}
-	t.Fatalf("%s/cpu.stat has no usage_usec", dir)
-	return 0
-}
+	"github.com/perfbench/perfbench/internal/testenv"
+)
 
 // TestChurnWindowsCgroup is TestChurnWindows in cgroup mode, with the
 // workload in a cgroup v2 of its own: 500 short-lived threads created a
@@ -91,7 +69,7 @@ func TestChurnWindowsCgroup(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				cpu0, use0 := processCPUClock(t, w.pid), cgroupUsage(t, dir)
+				cpu0, use0 := processCPUClock(t, w.pid), testenv.CgroupUsage(t, dir)
 				host0 := hostSteal(t) + hostInterrupts(t)
 				_, child0 := forkCount(t, w.do(t, "fork count"))
 				time.Sleep(time.Second)
@@ -100,7 +78,7 @@ func TestChurnWindowsCgroup(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				cpu1, use1 := processCPUClock(t, w.pid), cgroupUsage(t, dir)
+				cpu1, use1 := processCPUClock(t, w.pid), testenv.CgroupUsage(t, dir)
 				host := hostSteal(t) + hostInterrupts(t) - host0
 				_, child1 := forkCount(t, w.do(t, "fork count"))
 				p := pw.values()["task-clock"] * 1e6

@@ -66,6 +66,10 @@ const (
 	// measure.BusyCPUs and measure.BusyShare allow (Interference says how
 	// much and who). Concerns every number of the Record.
 	WarnBusy Code = "busy"
+	// WarnCPUGap: task-clock, counted per thread, fell short of the
+	// server's CPU time over the window by more than per-thread counters
+	// may miss. Concerns every number of the Record.
+	WarnCPUGap Code = "cpu-gap"
 	// WarnGeneral: any other condition. Concerns every number of the
 	// Record.
 	WarnGeneral Code = "general"
@@ -76,7 +80,7 @@ const (
 var codes = map[Code]bool{
 	WarnMultiplexed: true, WarnNotCounted: true,
 	WarnRoles: false, WarnIONotMeasured: false, WarnIO: false, WarnHostCPUNotMeasured: false,
-	WarnCSSplit: false, WarnOpsNotCounted: false, WarnOpsEstimated: false, WarnBusy: false, WarnGeneral: false,
+	WarnCSSplit: false, WarnOpsNotCounted: false, WarnOpsEstimated: false, WarnBusy: false, WarnCPUGap: false, WarnGeneral: false,
 }
 
 // validate checks that w has a known code and, when its code needs them,

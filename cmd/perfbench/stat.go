@@ -89,6 +89,15 @@ names, pmu/term=value/ and pmu/alias/, rNNNN, tracepoints, :ukh modifiers and
 branches, branch-misses where the PMU counts them (probed on the process), and
 task-clock, context-switches, cpu-migrations, page-faults; stderr says which.
 
+When the process is alone in its cgroup v2 (with the processes it forks),
+as a server under systemd is, the counters count per CPU filtered by that
+cgroup (cgroup mode, as --cgroup): they see the CPU of threads that start and
+exit inside the window, which per-thread counters miss (perf stat -p's too).
+Otherwise, and with --per-thread or --per-role (roles need counters per
+thread), they count per thread, and a window whose task-clock is more than 3%
+below the process's CPU time (its CPU clock, plus its child processes' CPU)
+carries a warning saying so (code cpu-gap).
+
 --per-role splits the counts by thread role (connection, innodb-io, purge,
 page-cleaner, log, other-background, main...); the roles add up to the total.
 The server's threads are named (performance_schema, else the processlist and
@@ -126,7 +135,8 @@ func setupStat(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []strin
 	a.addWindowFlags(fs)
 	a.addOutputFlags(fs)
 	a.profile.AddFlags(fs)
-	fs.BoolVar(&a.cgroup, "cgroup", false, "count per CPU, filtered by the process's cgroup v2 (every process in that cgroup; needs root or CAP_PERFMON)")
+	fs.BoolVar(&a.cgroup, "cgroup", false, "count per CPU, filtered by the process's cgroup v2 (every process in that cgroup; needs root or CAP_PERFMON); the default when the process is alone in its cgroup")
+	fs.BoolVar(&a.perThread, "per-thread", false, "count per thread even when the process is alone in its cgroup (misses the CPU of threads' exits; --per-role does)")
 	return func(ctx context.Context, e *env, args []string) error {
 		if err := a.check(fs, args); err != nil {
 			return err
@@ -196,6 +206,9 @@ func (a *statArgs) check(fs *pflag.FlagSet, args []string) error {
 	if err := a.profile.Validate(); err != nil {
 		return usagef("%v", err)
 	}
+	if a.cgroup && (a.perThread || a.perRole) {
+		return usagef("--cgroup counts per CPU and cannot be combined with --per-thread or --per-role, which count per thread")
+	}
 	return nil
 }
 
@@ -205,7 +218,7 @@ type statArgs struct {
 	loadOutput, label, step    string
 	repeat                     int
 	duration, interval, warmup time.Duration
-	perRole, cgroup            bool
+	perRole, cgroup, perThread bool
 	command                    []string
 	profile                    pprofout.Flags
 	// cpus is --cpus, parsed in check.
@@ -360,11 +373,22 @@ func (st *statRun) open(ctx context.Context) error {
 		}
 		st.cfg.Profile = &measure.Profile{Sample: so, Path: a.profile.Path(a.out), RecordFile: a.out, Version: a.label, Step: st.step}
 	}
+	mode, auto := st.countMode()
+	st.cfg.Cgroup = mode == ""
 	s, err := measure.Start(ctx, st.cfg)
+	if err != nil && auto && st.cfg.Cgroup {
+		// Cgroup mode was chosen, not asked for: count per thread.
+		mode = fmt.Sprintf("cgroup mode could not open its counters (%s)", oneLine(err.Error()))
+		st.cfg.Cgroup = false
+		s, err = measure.Start(ctx, st.cfg)
+	}
 	if err != nil {
 		return err
 	}
 	st.s = s
+	if mode != "" && !a.perThread {
+		fmt.Fprintf(e.stderr, "perfbench stat: counting per thread: %s; task-clock misses the CPU of threads that start or exit in the window, and a window where that is over %.0f%% says so\n", mode, 100*measure.MaxExitGap)
+	}
 	if un := s.Attachment().Unsupported(); len(un) == len(st.list.Events) {
 		// Nothing would be counted: say so before the window, not
 		// after a run whose every number is "not supported".
@@ -375,14 +399,39 @@ func (st *statRun) open(ctx context.Context) error {
 		return fmt.Errorf("none of the events can be counted here (%s); perfbench events lists what this machine counts", groupReasons(names, un))
 	}
 	where := fmt.Sprintf("%d threads", len(s.Attachment().Threads()))
-	if a.cgroup {
+	if st.cfg.Cgroup {
 		where = "the cgroup"
+		if !a.cgroup {
+			where = "the cgroup it is alone in (cgroup mode: --per-thread counts per thread)"
+		}
 	}
 	fmt.Fprintf(e.stderr, "perfbench stat: counting %d events on %s of %s %s\n", len(st.list.Events), where, st.found.Describe(), statUntil(a))
 	if w := s.Concurrent(); w != "" {
 		fmt.Fprintf(e.stderr, "perfbench stat: warning: %s\n", w)
 	}
 	return nil
+}
+
+// countMode decides how the counters count: "" for cgroup mode, else why
+// per thread. auto is false when a flag decided: --cgroup, --per-thread,
+// or --per-role (which needs counters per thread). Otherwise cgroup mode
+// is chosen when the process is alone in its cgroup v2 (a server under
+// systemd is): its per-CPU counters see all of the process's CPU, where
+// per-thread ones miss what threads run while they start and exit.
+func (st *statRun) countMode() (why string, auto bool) {
+	a := st.a
+	switch {
+	case a.cgroup:
+		return "", false
+	case a.perThread:
+		return "--per-thread", false
+	case a.perRole:
+		return "--per-role needs counters per thread", false
+	}
+	if _, why := perfevent.AloneInCgroup(st.found.Pid); why != "" {
+		return "not alone in a cgroup: " + why, true
+	}
+	return "", true
 }
 
 // statUntil says when the window ends: "for 10s (Ctrl-C ends early)".

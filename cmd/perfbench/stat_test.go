@@ -220,6 +220,8 @@ func TestStatBadInput(t *testing.T) {
 		{[]string{"stat", "--pid", "1", "--interval", "10ms"}, exitUsage, "--interval 10ms is below 100ms: "},
 		{[]string{"stat", "--pid", "1", "--interval", "1ns"}, exitUsage, "give --interval 100ms or more"},
 		{[]string{"stat", "--pid", "1", "--label", " "}, exitUsage, "--label and --step cannot be empty"},
+		{[]string{"stat", "--pid", "1", "--cgroup", "--per-thread"}, exitUsage, "--cgroup counts per CPU and cannot be combined with --per-thread or --per-role"},
+		{[]string{"stat", "--pid", "1", "--cgroup", "--per-role"}, exitUsage, "--cgroup counts per CPU and cannot be combined"},
 		{[]string{"stat", "--socket", "/tmp/x.sock", "--port", "3306", "--duration", "1s"}, exitUsage, "give --socket or --port 3306, not both"},
 		{[]string{"stat", "--socket", "/tmp/x.sock", "--host", "10.0.0.5", "--duration", "1s"}, exitUsage, "give --socket or --host 10.0.0.5, not both"},
 		{[]string{"stat", "--pid", "2147483000", "--duration", "1s"}, exitFailure, "no such process"},

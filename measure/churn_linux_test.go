@@ -1,0 +1,226 @@
+package measure
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfbench/perfbench/internal/testenv"
+	"github.com/perfbench/perfbench/record"
+)
+
+// churnProc is perfevent's test workload (perfevent/internal/workload),
+// driven by one-line commands.
+type churnProc struct {
+	cmd *exec.Cmd
+	in  *os.File
+	out *bufio.Scanner
+}
+
+// startChurnProc builds and starts the workload, in cgroup dir.
+func startChurnProc(t *testing.T, dir string) *churnProc {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "workload")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/perfbench/perfbench/perfevent/internal/workload").CombinedOutput(); err != nil {
+		t.Fatalf("build the workload: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &churnProc{cmd: cmd, in: in.(*os.File), out: bufio.NewScanner(out)}
+	t.Cleanup(func() {
+		fmt.Fprintln(p.in, "quit")
+		p.in.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	if line := p.do(t, ""); !strings.HasPrefix(line, "ready ") {
+		t.Fatalf("workload said %q", line)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
+		t.Fatalf("move the workload into %s: %v", dir, err)
+	}
+	return p
+}
+
+// do sends a command (none when "") and returns the reply.
+func (p *churnProc) do(t *testing.T, command string) string {
+	t.Helper()
+	if command != "" {
+		fmt.Fprintln(p.in, command)
+	}
+	if !p.out.Scan() {
+		t.Fatalf("workload: no reply to %q: %v", command, p.out.Err())
+	}
+	return p.out.Text()
+}
+
+// delayFirstOpen has strace delay the return of this test process's first
+// perf_event_open by 3 ms (fault injection); stop detaches it.
+func delayFirstOpen(t *testing.T, strace string) (stop func()) {
+	t.Helper()
+	cmd := exec.Command(strace, "-f", "-qq", "-o", "/dev/null", "-e", "trace=perf_event_open",
+		"-e", "inject=perf_event_open:delay_exit=3000:when=1", "-p", strconv.Itoa(os.Getpid()))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop = func() {
+		if cmd.Process != nil {
+			cmd.Process.Signal(os.Interrupt)
+			cmd.Wait()
+			cmd.Process = nil
+		}
+	}
+	t.Cleanup(stop)
+	// Every thread of this process is traced: TracerPid is set.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		ents, _ := os.ReadDir("/proc/self/task")
+		traced := len(ents) > 0
+		for _, e := range ents {
+			b, _ := os.ReadFile(filepath.Join("/proc/self/task", e.Name(), "status"))
+			if !bytes.Contains(b, []byte("\nTracerPid:\t")) || bytes.Contains(b, []byte("\nTracerPid:\t0\n")) {
+				traced = false
+			}
+		}
+		if traced {
+			return stop
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("strace did not attach in 10 s")
+		}
+	}
+}
+
+// churnWindows is how many 1 s windows TestChurnRecords measures in each
+// case: 2 in CI, PERFBENCH_CHURN_WINDOWS (20 for the acceptance).
+func churnWindows(t *testing.T) int {
+	if s := os.Getenv("PERFBENCH_CHURN_WINDOWS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			t.Fatalf("PERFBENCH_CHURN_WINDOWS=%q: want a number of windows", s)
+		}
+		return n
+	}
+	return 2
+}
+
+// TestChurnRecords measures, through measure's Records, a process in a
+// cgroup v2 of its own that creates 500 short-lived threads a second, with
+// 4 software events and 1 s windows; and the same process forking a child
+// every 2 ms as well, with a 1 s warm-up and its first perf_event_open
+// delayed 3 ms by strace. Each per thread and in cgroup mode. The
+// reference is the cgroup's CPU time (cpu.stat usage_usec: the process and
+// its children, exits included), read around each Measure, at its rate
+// over the window's seconds.
+//
+// Every attach succeeds with every event supported. A Record that is ok
+// has task-clock within 5% of the reference, or is marked busy (other
+// processes used the host's CPUs, which makes the reference's rate
+// unsteady too): per thread, a window whose counters missed more (threads'
+// and children's exits) must carry the cpu-gap warning.
+func TestChurnRecords(t *testing.T) {
+	needLinux(t)
+	testenv.NeedRoot(t, "cgroup mode opens counters on every CPU")
+	strace := testenv.NeedBinary(t, "strace", "strace")
+	n := churnWindows(t)
+	list, sys := events(t, "task-clock,context-switches,cpu-migrations,page-faults")
+	for _, tc := range []struct {
+		name   string
+		fork   bool
+		cgroup bool
+	}{
+		{"threads, per thread", false, false},
+		{"threads, cgroup mode", false, true},
+		{"threads and forks, first open delayed, per thread", true, false},
+		{"threads and forks, first open delayed, cgroup mode", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := testenv.Cgroup(t)
+			w := startChurnProc(t, dir)
+			w.do(t, "park 10")
+			iters, warmup := 700_000, time.Duration(0)
+			if tc.fork {
+				iters, warmup = 300_000, time.Second
+			}
+			w.do(t, fmt.Sprintf("spawn 500 %d", iters))
+			defer w.do(t, "spawn off")
+			if tc.fork {
+				w.do(t, "fork 2")
+				defer w.do(t, "fork off")
+			}
+			stop := func() {}
+			if tc.fork {
+				stop = delayFirstOpen(t, strace)
+			}
+			s, err := Start(context.Background(), Config{Pid: w.cmd.Process.Pid, Events: list, System: sys, Cgroup: tc.cgroup})
+			stop()
+			if err != nil {
+				t.Fatalf("attach: %v", err)
+			}
+			defer s.Close()
+			if un := s.Attachment().Unsupported(); len(un) > 0 {
+				t.Fatalf("not supported: %q", un)
+			}
+			marked, beyond3, busy := 0, 0, 0
+			for i := range n {
+				// The warm-up is waited here, so that the reference
+				// spans the window alone: the workload's rate of CPU
+				// changes when the host is busy.
+				time.Sleep(warmup)
+				u0, t0 := testenv.CgroupUsage(t, dir), time.Now()
+				r, err := s.Measure(context.Background(), WindowSpec{Duration: time.Second})
+				u1, t1 := testenv.CgroupUsage(t, dir), time.Now()
+				if err != nil {
+					t.Fatal(err)
+				}
+				c, ok := r.Counter("task-clock")
+				if !ok || !c.Measured() {
+					t.Fatalf("window %d: task-clock %+v: %s", i+1, c, r.Error)
+				}
+				ref := (u1 - u0) / t1.Sub(t0).Seconds() * r.Window.Seconds
+				off := (c.Value - ref) / ref
+				has := func(code record.Code) bool {
+					return slices.ContainsFunc(r.Warnings, func(w record.Warning) bool { return w.Code == code })
+				}
+				gap := has(record.WarnCPUGap)
+				t.Logf("window %d: task-clock %.1f ms, cgroup CPU %.1f ms (%+.2f%%): %s %s", i+1, c.Value/1e6, ref/1e6, 100*off, r.Outcome, r.Error)
+				if math.Abs(off) > 0.03 {
+					beyond3++
+				}
+				switch {
+				case r.Outcome != record.OutcomeOK:
+					t.Errorf("window %d: %s: %s", i+1, r.Outcome, r.Error)
+				case gap:
+					marked++
+				case math.Abs(off) > 0.05 && has(record.WarnBusy):
+					// Marked: other processes used the host's CPUs
+					// over the window (and the reference's rate).
+					busy++
+				case math.Abs(off) > 0.05:
+					t.Errorf("window %d: task-clock %.1f ms is %+.2f%% off the cgroup's CPU time %.1f ms, and the Record is ok: %q",
+						i+1, c.Value/1e6, 100*off, ref/1e6, r.WarningTexts())
+				}
+			}
+			t.Logf("%d windows of %d marked cpu-gap for the CPU their counters missed; %d more than 3%% off the cgroup's CPU time; %d ok, more than 5%% off and marked busy", marked, n, beyond3, busy)
+		})
+	}
+}
