@@ -46,7 +46,7 @@ func TestInsertSteps(t *testing.T) {
 		rowsPerCommit  int
 		rate           int
 		duration       time.Duration
-		kind           insertbench.Kind
+		kind           any // an insertbench kind
 		point          bool
 		rowsPerQueryOK bool
 	}{

@@ -59,7 +59,7 @@ options = ["innodb_buffer_pool_size=64M", "max_connections=50"]
 func TestInsertBenchmarkPlan(t *testing.T) {
 	testenv.SkipIfShort(t, "starts a server")
 	testdb.NeedServer(t)
-	p, err := plan.Parse(filepath.Join(t.TempDir(), "insert.toml"), []byte(tinyInsertPlan))
+	p, err := loadPlanText(t, tinyInsertPlan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestInsertBenchmarkPlan(t *testing.T) {
 		t.Fatalf("%d Records, summary %+v; want %d ok", len(recs), sum, len(steps))
 	}
 	get := func(step string) *record.Record {
-		r := recs[plan.MeasurementID("installed", step, 2, 1)]
+		r := recs["installed/"+step+"/t2/r1"] // the measurement ID: version/step/threads/repeat
 		if r == nil || r.Insert == nil || r.Client == nil {
 			t.Fatalf("%s: Record %+v", step, r)
 		}
@@ -190,19 +190,23 @@ func TestInsertBenchmarkPlan(t *testing.T) {
 	}
 
 	// The report: every seed-004 table, laid out as the seed's.
-	in, err := report.LoadInput([]string{filepath.Join(out, "records")})
-	if err != nil {
-		t.Fatal(err)
+	loaded, problems, err := record.Load([]string{filepath.Join(out, "records")}, false)
+	if err != nil || len(problems) > 0 {
+		t.Fatal(err, problems)
+	}
+	var recsOut []*record.Record
+	for _, l := range loaded {
+		recsOut = append(recsOut, l.Record)
 	}
 	render := func(format string, tables ...string) string {
 		var b bytes.Buffer
-		if err := report.Write(&b, format, in.Records, nil, report.Options{Tables: tables, Bare: true}); err != nil {
+		if err := report.Write(&b, format, recsOut, nil, report.Options{Tables: tables, Bare: true}); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()
 	}
-	checkInsertLayout(t, render("markdown", report.TableInsert, report.TableInsertRel, report.TableInsertTarget),
-		render("text", report.TableInsertLine), render("text", report.TableInsertHist), steps)
+	checkInsertLayout(t, render("markdown", "insert", "insert-rel", "insert-target"),
+		render("text", "insert-line"), render("text", "insert-hist"), steps)
 }
 
 func secs(s float64) time.Duration { return time.Duration(s * 1e9) }

@@ -59,7 +59,7 @@ basedir = "installed"
 options = ["innodb_buffer_pool_size=64M"]
 `)
 	_, _, _, recs := runOK(t, p)
-	r := recs[plan.MeasurementID("a", "point-query_range=100", 1, 1)]
+	r := recs["a/point-query_range=100/t1/r1"] // version/step/threads/repeat
 	if r == nil {
 		t.Fatalf("no Record: %v", recs)
 	}
@@ -110,7 +110,7 @@ options = ["innodb_buffer_pool_size=64M"]
 `)
 	_, _, _, recs := runOK(t, p)
 	for _, th := range []int{1, 2} {
-		id := plan.MeasurementID("a", "point-query_range=100", th, 1)
+		id := fmt.Sprintf("a/point-query_range=100/t%d/r1", th) // version/step/threads/repeat
 		r := recs[id]
 		if r == nil {
 			t.Fatalf("no Record of %s: %v", id, recs)

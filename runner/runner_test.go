@@ -17,15 +17,22 @@ import (
 // parsePlan parses a plan written to a file in a temporary folder.
 func parsePlan(t *testing.T, text string) *plan.Plan {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "plan.toml")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p, err := plan.Load(path)
+	p, err := loadPlanText(t, text)
 	if err != nil {
 		t.Fatalf("plan: %v", err)
 	}
 	return p
+}
+
+// loadPlanText writes text to plan.toml in a temporary folder and loads it
+// as perfbench run does.
+func loadPlanText(t *testing.T, text string) (*plan.Plan, error) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "plan.toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return plan.Load(path)
 }
 
 const twoStepPlan = `

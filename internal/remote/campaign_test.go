@@ -110,7 +110,8 @@ datadir = "/data/pb"
 // TestHostCPUs: a host's cpus become the run.cpus of the plan it runs,
 // which the plan's placement uses there.
 func TestHostCPUs(t *testing.T) {
-	p, err := plan.Parse("/plans/two.toml", []byte(campaignPlan))
+	file := filepath.Join(t.TempDir(), "two.toml")
+	p, err := loadPlan(t, file, []byte(campaignPlan))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,12 +119,12 @@ func TestHostCPUs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := plan.Parse("/plans/two.toml", got)
+	q, err := loadPlan(t, file, got)
 	if err != nil {
 		t.Fatalf("the host's plan does not parse: %v\n%s", err, got)
 	}
-	if q.Placement.Mode != plan.DefaultPlacement || q.Placement.CPUs.String() != "2-5" {
-		t.Errorf("the host's placement is %+v, want %s on CPUs 2-5", q.Placement, plan.DefaultPlacement)
+	if q.Placement.Mode != "threads" || q.Placement.CPUs.String() != "2-5" {
+		t.Errorf("the host's placement is %+v, want threads (the default) on CPUs 2-5", q.Placement)
 	}
 	server, client, err := q.Placement.Resolve(q.Placement.CPUs, 2)
 	if err != nil || server.String() != "2-3" || client.String() != "2-3" {
