@@ -666,6 +666,13 @@ func Summarize(cells []Cell, opt Options) Cell {
 // with version, step and scope; the same text from several repeats is one
 // line naming the repeats.
 func (c *Comparison) Warnings(keys []record.Key, topics Topic, events []string) []string {
+	return c.WarningsExcept(keys, topics, events, nil)
+}
+
+// WarningsExcept is Warnings leaving out the Records' warnings for which
+// skip (when not nil) is true: a report that says those in a note of its
+// own.
+func (c *Comparison) WarningsExcept(keys []record.Key, topics Topic, events []string, skip func(record.Warning) bool) []string {
 	// One line per distinct text, naming where it applies: a warning
 	// that every Record of a version carries is said once for the
 	// version, not once per step.
@@ -703,7 +710,7 @@ func (c *Comparison) Warnings(keys []record.Key, topics Topic, events []string) 
 				add(k, r.Repeat, fmt.Sprintf("partial window (%.0f s): %s", s.PerOp[i].Seconds, orDefault(r.Error, "interrupted")))
 			}
 			for _, w := range r.Warnings {
-				if ClassifyWarning(w).Concerns(topics, events) {
+				if ClassifyWarning(w).Concerns(topics, events) && (skip == nil || !skip(w)) {
 					add(k, r.Repeat, w.Text)
 				}
 			}

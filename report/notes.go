@@ -139,7 +139,135 @@ func (b *builder) finish(t *Table) {
 	notes = append(notes, m.markerNotes(t)...)
 	t.Notes = append(t.Notes, notes...)
 	topics, events := concerns(t)
-	t.Notes = append(t.Notes, b.c.Warnings(uniqueKeys(t.keys), topics, events)...)
+	keys := uniqueKeys(t.keys)
+	groups, windows := b.warningGroups(keys, topics, events)
+	if len(groups) == 0 {
+		t.Notes = append(t.Notes, b.c.Warnings(keys, topics, events)...)
+		return
+	}
+	grouped := map[record.Code]bool{}
+	for _, g := range groups {
+		grouped[g.code] = true
+	}
+	t.Notes = append(t.Notes, b.c.WarningsExcept(keys, topics, events, func(w record.Warning) bool { return grouped[w.Code] })...)
+	for _, g := range groups {
+		t.Notes = append(t.Notes, g.note(windows))
+	}
+	t.WindowNotes = b.c.Warnings(keys, topics, events)
+}
+
+// groupWarnings is how many different texts the warnings of one code may
+// have under a table (each its own note, the windows of a text named in
+// it) before the table says them in one note for the code instead.
+const groupWarnings = 3
+
+// warningGroup is the windows of a table that carry a warning of one code,
+// and the different texts of those warnings.
+type warningGroup struct {
+	code    record.Code
+	windows []warnedWindow
+	texts   []string
+}
+
+// warnedWindow is one window (a Record: a repeat of a step) and the text
+// of its first warning of the group's code.
+type warnedWindow struct {
+	key    record.Key
+	repeat int
+	text   string
+}
+
+// warningGroups returns, in the order their codes first appear, the codes
+// of the Records' warnings that concern the table and have more than
+// groupWarnings different texts there, with the windows that carry them;
+// and how many windows the table rests on.
+func (b *builder) warningGroups(keys []record.Key, topics analysis.Topic, events []string) ([]*warningGroup, int) {
+	var all []*warningGroup
+	byCode := map[record.Code]*warningGroup{}
+	windows := 0
+	for _, k := range keys {
+		s := b.c.Sample(k)
+		if s == nil {
+			continue
+		}
+		for _, r := range s.Records {
+			windows++
+			seen := map[record.Code]bool{}
+			for _, w := range r.Warnings {
+				if !analysis.ClassifyWarning(w).Concerns(topics, events) {
+					continue
+				}
+				g := byCode[w.Code]
+				if g == nil {
+					g = &warningGroup{code: w.Code}
+					byCode[w.Code] = g
+					all = append(all, g)
+				}
+				if !slices.Contains(g.texts, w.Text) {
+					g.texts = append(g.texts, w.Text)
+				}
+				if !seen[w.Code] {
+					seen[w.Code] = true
+					g.windows = append(g.windows, warnedWindow{k, r.Repeat, w.Text})
+				}
+			}
+		}
+	}
+	var out []*warningGroup
+	for _, g := range all {
+		if len(g.texts) > groupWarnings {
+			out = append(out, g)
+		}
+	}
+	return out, windows
+}
+
+// note says the group in one line: the code, how many of the table's
+// windows carry it and which, and the first window's text in full.
+func (g *warningGroup) note(windows int) string {
+	which := "every window"
+	if len(g.windows) < windows {
+		var versions, steps, hosts, threads []string
+		add := func(list *[]string, s string) {
+			if !slices.Contains(*list, s) {
+				*list = append(*list, s)
+			}
+		}
+		for _, w := range g.windows {
+			add(&versions, w.key.Version)
+			add(&steps, w.key.Step)
+			if w.key.Host != "" {
+				add(&hosts, "host "+w.key.Host)
+			}
+			if w.key.Threads > 0 {
+				add(&threads, plural(w.key.Threads, "thread"))
+			}
+		}
+		which = strings.Join(versions, ", ") + ": " + strings.Join(steps, ", ")
+		if scope := append(hosts, threads...); len(scope) > 0 {
+			which += " (" + strings.Join(scope, ", ") + ")"
+		}
+	}
+	first := g.windows[0]
+	return fmt.Sprintf("warning %s in %d of the %d windows (%s); the first, %s: %s",
+		g.code, len(g.windows), windows, which, describeWindow(first.key, first.repeat), first.text)
+}
+
+// describeWindow names one window as the notes of single warnings do:
+// "a2 (host vm, 1 thread) point-query_range=100 repeat 1".
+func describeWindow(k record.Key, repeat int) string {
+	var scope []string
+	if k.Host != "" {
+		scope = append(scope, "host "+k.Host)
+	}
+	if k.Threads > 0 {
+		scope = append(scope, plural(k.Threads, "thread"))
+	}
+	name := k.Version
+	if len(scope) > 0 {
+		name += " (" + strings.Join(scope, ", ") + ")"
+	}
+	return fmt.Sprintf("%s %s repeat %d", name, k.Step, repeat)
 }
 
 // tableMarks is what the cells of a table show that its notes explain.

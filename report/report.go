@@ -184,6 +184,10 @@ type Table struct {
 	Trailing    int       `json:"trailing,omitempty"`
 	Sections    []Section `json:"sections"`
 	Notes       []string  `json:"notes,omitempty"`
+	// WindowNotes, set when Notes say the warnings of a code once for
+	// many windows, are the Records' warnings of the table window by
+	// window as they would print without that: nothing is lost to JSON.
+	WindowNotes []string `json:"window_notes,omitempty"`
 
 	pad              padMode
 	padIfWide        bool // padNone unless a cell is wider than its header
