@@ -134,7 +134,7 @@ basedir = "installed"
 		t.Errorf("pmu_budget %d, want 2", p.PMUBudget)
 	}
 	for _, bad := range []string{"0", "65", "-1"} {
-		_, err := loadPlanText(t, ("name = \"b\"\n[run]\npmu_budget = "+bad+"\n[steps]\nlist = [\"point-query\"]\n[[version]]\nlabel = \"a\"\nbasedir = \"installed\"\n"))
+		_, err := loadPlanText(t, "name = \"b\"\n[run]\npmu_budget = "+bad+"\n[steps]\nlist = [\"point-query\"]\n[[version]]\nlabel = \"a\"\nbasedir = \"installed\"\n")
 		if err == nil || !strings.Contains(err.Error(), "pmu_budget is "+bad) {
 			t.Errorf("pmu_budget = %s: %v", bad, err)
 		}
