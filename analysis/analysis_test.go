@@ -53,19 +53,19 @@ func TestComputePerOp(t *testing.T) {
 	r.OS = &record.OS{UserSeconds: 5, SystemSeconds: 1, VoluntaryCS: 900, InvoluntaryCS: 100,
 		ReadBytes: 4096000, WriteBytes: 2048000,
 		Disk: &record.Disk{Reads: 250, ReadSectors: 8000, Writes: 100, WriteSectors: 4000}}
-	p := Compute(r, Options{})
+	p := compute(r, Options{})
 	// Hand-computed: 1000 ops in 10 s.
 	want := map[string]Cell{
 		OpsPerSecond:            Val(100),   // 1000 / 10
 		"instructions/o":        Val(20000), // 2e7 / 1000
 		"cycles/o":              Val(40000), // 4e7 / 1000
-		"cache-misses/o":        Scaled(100, 0.62),
+		"cache-misses/o":        scaled(100, 0.62),
 		"L1-icache-loads/o":     Stated(NotSupported),
 		"LLC-load-misses/o":     Stated(NotCounted),
 		IPC:                     Val(0.5), // 2e7 / 4e7
 		CPI:                     Val(2),   // 4e7 / 2e7
 		"MPKI(branch-misses)":   Val(5),   // 1e5 / 2e7 * 1000
-		"MPKI(cache-misses)":    Scaled(5, 0.62),
+		"MPKI(cache-misses)":    scaled(5, 0.62),
 		"MPKI(LLC-load-misses)": Stated(NotCounted),
 		CPUPerOp:                Val(9000), // 9e9 ns = 9e6 µs over 1000 ops
 		CSPerOp:                 Val(1.5),  // counter, not /proc's 1000
@@ -90,7 +90,7 @@ func TestComputeFallbacks(t *testing.T) {
 	// counter: cs/o from /proc; no disk: r/o missing.
 	r := stepRecord("v", "point-query", 1, 2000, record.Counter{Event: "task-clock", Status: record.StatusNotSupported})
 	r.OS = &record.OS{UserSeconds: 3, SystemSeconds: 1, VoluntaryCS: 3000, InvoluntaryCS: 1000}
-	p := Compute(r, Options{})
+	p := compute(r, Options{})
 	if c := p.Get(CPUPerOp); !c.OK() || !near(c.Value, 2000) { // 4 s = 4e6 µs / 2000
 		t.Errorf("cpu/o = %+v, want 2000 from /proc", c)
 	}
@@ -106,16 +106,16 @@ func TestComputeFallbacks(t *testing.T) {
 
 	// Without /proc either, cpu/o keeps the counter's state.
 	r.OS = nil
-	if c := Compute(r, Options{}).Get(CPUPerOp); c.State != NotSupported {
+	if c := compute(r, Options{}).Get(CPUPerOp); c.State != NotSupported {
 		t.Errorf("cpu/o without task-clock and /proc = %v, want not supported", c.State)
 	}
 
 	// No ops: per-op values are not computable, and say why, but an
 	// unsupported event still says so.
 	r2 := stepRecord("v", "x", 1, 0, counted("instructions", 5), record.Counter{Event: "cycles", Status: record.StatusNotSupported})
-	p2 := Compute(r2, Options{})
-	if c := p2.Get("instructions/o"); c.State != NotComputable || c.Why != WhyNoOps {
-		t.Errorf("instructions/o without ops = %v (%s), want not computable (%s)", c.State, c.Why, WhyNoOps)
+	p2 := compute(r2, Options{})
+	if c := p2.Get("instructions/o"); c.State != NotComputable || c.Why != whyNoOps {
+		t.Errorf("instructions/o without ops = %v (%s), want not computable (%s)", c.State, c.Why, whyNoOps)
 	}
 	if c := p2.Get(OpsPerSecond); c.State != NotComputable {
 		t.Errorf("o/s without ops = %v, want not computable", c.State)
@@ -128,7 +128,7 @@ func TestComputeFallbacks(t *testing.T) {
 func TestComputeScanPerThousandRows(t *testing.T) {
 	r := stepRecord("v", "scan_range=100", 1, 10, counted("instructions", 5e10))
 	r.Status = map[string]float64{"Questions": 10, "Rows_read": 5e7}
-	p := Compute(r, Options{})
+	p := compute(r, Options{})
 	// 5e7 rows = 50,000 ops of 1,000 rows; 5e10 / 5e4 = 1e6 per 1,000 rows.
 	if p.Ops != 50000 || p.OpsPer != 1000 || p.OpsSource != "Rows_read" {
 		t.Errorf("ops = %v per %v from %s, want 50000 per 1000 from Rows_read", p.Ops, p.OpsPer, p.OpsSource)
@@ -139,7 +139,7 @@ func TestComputeScanPerThousandRows(t *testing.T) {
 	if c := p.Get(OpsPerSecond); !near(c.Value, 5000) {
 		t.Errorf("o/s = %v, want 5000 (thousand rows/s)", c.Value)
 	}
-	p = Compute(r, Options{KeepScanOps: true})
+	p = compute(r, Options{KeepScanOps: true})
 	if c := p.Get("instructions/o"); !near(c.Value, 5e9) {
 		t.Errorf("with KeepScanOps, instructions per query = %v, want 5e9", c.Value)
 	}
@@ -148,12 +148,12 @@ func TestComputeScanPerThousandRows(t *testing.T) {
 func TestComputeOutcomes(t *testing.T) {
 	f := stepRecord("v", "s", 1, 100, counted("instructions", 1e6))
 	f.Outcome = record.OutcomeFailed
-	if c := Compute(f, Options{}).Get("instructions/o"); c.State != Failed {
+	if c := compute(f, Options{}).Get("instructions/o"); c.State != Failed {
 		t.Errorf("failed record: %v, want failed", c.State)
 	}
 	p := stepRecord("v", "s", 1, 100, counted("instructions", 1e6))
 	p.Outcome = record.OutcomePartial
-	if c := Compute(p, Options{}).Get("instructions/o"); !c.OK() || !c.Partial || c.Value != 1e4 {
+	if c := compute(p, Options{}).Get("instructions/o"); !c.OK() || !c.Partial || c.Value != 1e4 {
 		t.Errorf("partial record: %+v, want 1e4 marked partial", c)
 	}
 }
@@ -162,7 +162,7 @@ func TestComputeTableRecord(t *testing.T) {
 	r := record.New(record.KindTable)
 	r.Version, r.Step = "v", "point-query"
 	r.Metrics = map[string]float64{"qps": 500, "seconds": 20, "instructions": 2e8, "cpu/o": 42}
-	p := Compute(r, Options{})
+	p := compute(r, Options{})
 	// ops = 500 × 20 = 10000; instructions per op = 2e8 / 1e4.
 	if c := p.Get("instructions/o"); !near(c.Value, 2e4) {
 		t.Errorf("instructions/o = %+v, want 20000", c)
@@ -187,7 +187,7 @@ func TestRatioRules(t *testing.T) {
 		{"version n/a", Stated(NotSupported), Val(2), Stated(NotSupported)},
 		{"base nc", Val(2), Stated(NotCounted), Stated(NotCounted)},
 		{"failed wins", Stated(Failed), Stated(NotSupported), Stated(Failed)},
-		{"multiplexed", Scaled(3, 0.5), Scaled(1, 0.8), Scaled(3, 0.5)},
+		{"multiplexed", scaled(3, 0.5), scaled(1, 0.8), scaled(3, 0.5)},
 	} {
 		got := Ratio(tc.v, tc.b)
 		if got.State != tc.want.State || (got.OK() && (!near(got.Value, tc.want.Value) || got.Running != tc.want.Running)) {
@@ -202,7 +202,7 @@ func TestAttributeHandComputed(t *testing.T) {
 		name                     string
 		rqps, rcpu, rins, rcpi   Cell
 		code, memory, rest, wait float64
-		verdict                  Verdict
+		verdict                  verdict
 	}{
 		// 25% more instructions per op at the same CPI and clock: CPU per op
 		// grows 25% and throughput drops to 1/1.25 = 0.8. All of
@@ -212,12 +212,12 @@ func TestAttributeHandComputed(t *testing.T) {
 		{"CPI regression", Val(0.8), Val(1.25), Val(1), Val(1.25), 0, 1, 0, 0, VerdictMemory},
 		// IO bound: CPU per op, instructions and CPI flat, throughput 0.8:
 		// the whole drop is the non-CPU remainder.
-		{"IO bound", Val(0.8), Val(1), Val(1), Val(1), 0, 0, 1, 1, VerdictWait},
+		{"IO bound", Val(0.8), Val(1), Val(1), Val(1), 0, 0, 1, 1, verdictWait},
 		// Half and half: 10% more instructions and 10% higher CPI,
 		// rQPS = 1/1.21; each explains ln 1.1 / ln 1.21 = 0.5.
-		{"mixed", Val(1 / 1.21), Val(1.21), Val(1.1), Val(1.1), 0.5, 0.5, 0, 0, VerdictMixed},
+		{"mixed", Val(1 / 1.21), Val(1.21), Val(1.1), Val(1.1), 0.5, 0.5, 0, 0, verdictMixed},
 		// No PMU: only cpu/o, which explains the whole drop.
-		{"cpu without counters", Val(0.8), Val(1.25), Stated(NotSupported), Stated(NotSupported), math.NaN(), math.NaN(), math.NaN(), 0, VerdictCPU},
+		{"cpu without counters", Val(0.8), Val(1.25), Stated(NotSupported), Stated(NotSupported), math.NaN(), math.NaN(), math.NaN(), 0, verdictCPU},
 		// rQPS 0.97 is inside the no-change band: no shares. Computed they
 		// would be ln 1.03 / ln(1/0.97) = 0.970 for code and 0.03 for rest.
 		{"no change", Val(0.97), Val(1.03), Val(1.03), Val(1), math.NaN(), math.NaN(), math.NaN(), math.NaN(), VerdictNone},
@@ -237,7 +237,7 @@ func TestAttributeHandComputed(t *testing.T) {
 		{"just outside the band", Val(0.94), Val(1.06), Val(1.1), Val(0.97), math.Log(1.1) / -math.Log(0.94), math.Log(0.97) / -math.Log(0.94), 1 - (math.Log(1.1)+math.Log(0.97))/-math.Log(0.94), 1 - math.Log(1.06)/-math.Log(0.94), VerdictCode},
 		{"no throughput", Stated(Failed), Val(1), Val(1), Val(1), math.NaN(), math.NaN(), math.NaN(), math.NaN(), VerdictNA},
 	} {
-		a := Attribute(tc.rqps, tc.rcpu, tc.rins, tc.rcpi)
+		a := attribute(tc.rqps, tc.rcpu, tc.rins, tc.rcpi)
 		check := func(what string, got, want float64) {
 			if math.IsNaN(want) != math.IsNaN(got) || (!math.IsNaN(want) && math.Abs(got-want) > 1e-12) {
 				t.Errorf("%s: %s share = %v, want %v", tc.name, what, got, want)
@@ -251,7 +251,7 @@ func TestAttributeHandComputed(t *testing.T) {
 			t.Errorf("%s: verdict %s, want %s", tc.name, a.Verdict, tc.verdict)
 		}
 		inBand := tc.rqps.OK() && math.IsNaN(tc.code) && math.IsNaN(tc.wait)
-		if wantWhy := map[bool]string{true: WhyNoChange}[inBand]; a.NoShares != wantWhy {
+		if wantWhy := map[bool]string{true: whyNoChange}[inBand]; a.NoShares != wantWhy {
 			t.Errorf("%s: NoShares %q, want %q", tc.name, a.NoShares, wantWhy)
 		}
 		if tc.name == "instruction regression" && math.Abs(a.Drop-ln125) > 1e-12 {
@@ -274,14 +274,14 @@ func TestAttributeBandEdges(t *testing.T) {
 		{0.9499, true}, {0.95, false}, {9500.0 / 10000, false}, {0.9501, false}, {1 / 0.95, false},
 		{1.0526, false}, {1.0527, true}, {0.5, true}, {2, true},
 	} {
-		a := Attribute(Val(tc.rqps), Val(1), Val(1), Val(1))
+		a := attribute(Val(tc.rqps), Val(1), Val(1), Val(1))
 		if got := !math.IsNaN(a.Wait); got != tc.shares {
 			t.Errorf("rQPS %v: wait share %v, want shares computed = %v", tc.rqps, a.Wait, tc.shares)
 		}
 	}
 	band := fmt.Sprintf("%.2f–%.3f", math.Exp(-NoChange), math.Exp(NoChange))
-	if band != "0.95–1.053" || !strings.Contains(WhyNoChange, band) {
-		t.Errorf("WhyNoChange %q does not name the band %s", WhyNoChange, band)
+	if band != "0.95–1.053" || !strings.Contains(whyNoChange, band) {
+		t.Errorf("WhyNoChange %q does not name the band %s", whyNoChange, band)
 	}
 }
 
@@ -307,7 +307,7 @@ func TestAttributeFromRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc := Scope{"h", 1}
-	for step, want := range map[string]Verdict{"a": VerdictCode, "b": VerdictMemory, "c": VerdictWait} {
+	for step, want := range map[string]verdict{"a": VerdictCode, "b": VerdictMemory, "c": verdictWait} {
 		a := c.Attribute(Key(sc, "new", step))
 		if a.Verdict != want || !near(a.RQPS.Value, 0.8) {
 			t.Errorf("step %s: verdict %s rQPS %v, want %s 0.8 (%+v)", step, a.Verdict, a.RQPS.Value, want, a)
@@ -318,19 +318,19 @@ func TestAttributeFromRecords(t *testing.T) {
 func TestSpearman(t *testing.T) {
 	// Ranks of y = [5 6 7 8 7] are [1 2 3.5 5 3.5]; with x ranks 1..5,
 	// sum dx·dy = 8, sum dx² = 10, sum dy² = 9.5: rho = 8/sqrt(95).
-	if got, want := Spearman([]float64{1, 2, 3, 4, 5}, []float64{5, 6, 7, 8, 7}), 8/math.Sqrt(95); !near(got, want) {
+	if got, want := spearman([]float64{1, 2, 3, 4, 5}, []float64{5, 6, 7, 8, 7}), 8/math.Sqrt(95); !near(got, want) {
 		t.Errorf("rho = %v, want %v", got, want)
 	}
-	if got := Spearman([]float64{1, 2, 3}, []float64{10, 200, 3000}); !near(got, 1) {
+	if got := spearman([]float64{1, 2, 3}, []float64{10, 200, 3000}); !near(got, 1) {
 		t.Errorf("monotone: rho = %v, want 1", got)
 	}
-	if got := Spearman([]float64{1, 2, 3}, []float64{3, 2, 1}); !near(got, -1) {
+	if got := spearman([]float64{1, 2, 3}, []float64{3, 2, 1}); !near(got, -1) {
 		t.Errorf("reversed: rho = %v, want -1", got)
 	}
-	if got := Spearman([]float64{1, 2}, []float64{1, 2}); !math.IsNaN(got) {
+	if got := spearman([]float64{1, 2}, []float64{1, 2}); !math.IsNaN(got) {
 		t.Errorf("two points: rho = %v, want NaN", got)
 	}
-	if got := Spearman([]float64{1, 1, 1}, []float64{1, 2, 3}); !math.IsNaN(got) {
+	if got := spearman([]float64{1, 1, 1}, []float64{1, 2, 3}); !math.IsNaN(got) {
 		t.Errorf("constant x: rho = %v, want NaN", got)
 	}
 }
@@ -502,7 +502,7 @@ func TestRecordGroups(t *testing.T) {
 		stepRecord("a", "l.i0", 1, 100),
 		stepRecord("a", "update-index_range=100", 1, 100),
 	}
-	c, err := New(recs, "", Options{Order: OrderName})
+	c, err := New(recs, "", Options{Order: orderName})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -530,7 +530,7 @@ func TestNewBase(t *testing.T) {
 	if _, err := New(recs, "zz", Options{}); err == nil {
 		t.Error("unknown base accepted")
 	}
-	if _, err := New(nil, "", Options{}); err != ErrNoRecords {
+	if _, err := New(nil, "", Options{}); err != errNoRecords {
 		t.Errorf("no records: %v", err)
 	}
 }
@@ -541,7 +541,7 @@ func TestInsertMetrics(t *testing.T) {
 	r.OS = &record.OS{RSSBytes: 1.5 * (1 << 30), Disk: &record.Disk{Reads: 0, Writes: 5099, WriteSectors: 2932736}}
 	r.Insert = &record.Insert{Inserts: 6e6, DBGBLogical: 5.4, MaxOpSeconds: 0.267, P50: 80912, P99: 56738,
 		Histogram: []record.Bucket{{UpToMs: 1, Count: 250}, {UpToMs: 4, Count: 749}, {UpToMs: 16, Count: 1}}}
-	p := Compute(r, Options{})
+	p := compute(r, Options{})
 	want := map[string]float64{
 		"ips":      600000,                           // 6e6 / 10
 		"qps":      0,                                //
@@ -575,14 +575,14 @@ func TestRoleShares(t *testing.T) {
 		{Name: "connection", Threads: 4, Counters: []record.Counter{counted("instructions", 750), counted("context-switches", 0)}},
 		{Name: "innodb-io", Threads: 8, Counters: []record.Counter{counted("instructions", 250), counted("context-switches", 0)}},
 	}
-	p := Compute(r, Options{})
+	p := compute(r, Options{})
 	if c := p.Get(RoleMetric("connection", "instructions")); !near(c.Value, 0.75) {
 		t.Errorf("connection share = %+v, want 0.75 (750 of 1000)", c)
 	}
 	if c := p.Get(RoleMetric("innodb-io", "threads")); c.Value != 8 {
 		t.Errorf("innodb-io threads = %v", c.Value)
 	}
-	if c := p.Get(RoleMetric("connection", "context-switches")); c.State != NotComputable || c.Why != WhyZeroTotal {
+	if c := p.Get(RoleMetric("connection", "context-switches")); c.State != NotComputable || c.Why != whyZeroTotal {
 		t.Errorf("share of a total of 0 = %+v, want not computable", c)
 	}
 }
@@ -634,7 +634,7 @@ func TestComputeIOSources(t *testing.T) {
 	r := stepRecord("v", "point-query", 1, 2000, counted("task-clock", 1e9))
 	r.OS = &record.OS{ReadBytes: 0, WriteBytes: 409600,
 		Disk: &record.Disk{Device: "sda", Reads: 1000, ReadSectors: 16000, Writes: 50, WriteSectors: 800}}
-	p := Compute(r, Options{})
+	p := compute(r, Options{})
 	for m, want := range map[string]float64{
 		ReadKBPerOp:  0,                      // a measured 0, not 16000×512/1024/2000 = 4
 		WriteKBPerOp: 409600.0 / 1024 / 2000, // 0.2
@@ -652,7 +652,7 @@ func TestComputeIOSources(t *testing.T) {
 	// Without /proc io (osstat's warning): KB from the sectors, noted as
 	// device-wide, under the IO topic.
 	r.Warnings = []record.Warning{{Code: record.WarnIONotMeasured, Text: "IO of the process not measured: read_bytes, write_bytes, rchar, wchar, syscr and syscw are not measurements"}}
-	p = Compute(r, Options{})
+	p = compute(r, Options{})
 	if c := p.Get(ReadKBPerOp); !near(c.Value, 4) { // 16000 × 512 / 1024 / 2000
 		t.Errorf("rKB/o from sectors = %+v, want 4", c)
 	}
@@ -673,7 +673,7 @@ func TestComputeEstimatedOps(t *testing.T) {
 		r.Ops.Estimated = true
 		return r
 	}
-	p := Compute(mk("v", 1000), Options{})
+	p := compute(mk("v", 1000), Options{})
 	for _, m := range []string{OpsPerSecond, "instructions/o", "cycles/o"} {
 		if c := p.Get(m); !c.OK() || !c.Estimated {
 			t.Errorf("%s = %+v, want estimated", m, c)
@@ -708,10 +708,10 @@ func TestRatioFlags(t *testing.T) {
 		t.Errorf("3 repeats against 1: %+v, want few repeats", r)
 	}
 	// Reasons travel with not computable cells.
-	if c := Combine(NoValue(WhyNoOps), Val(1), Div); c.State != NotComputable || c.Why != WhyNoOps {
+	if c := combine(NoValue(whyNoOps), Val(1), div); c.State != NotComputable || c.Why != whyNoOps {
 		t.Errorf("combine keeps %+v", c)
 	}
-	if c := Combine(NoValue(WhyNoOps), Stated(NotSupported), Div); c.State != NotSupported || c.Why != "" {
+	if c := combine(NoValue(whyNoOps), Stated(NotSupported), div); c.State != NotSupported || c.Why != "" {
 		t.Errorf("n/a is more serious than not computable: %+v", c)
 	}
 }
@@ -796,8 +796,8 @@ func TestCorrelateRanksPrintedValues(t *testing.T) {
 // equality: no verdict (it was "none").
 func TestAttributeBothZero(t *testing.T) {
 	rqps := Ratio(Val(0), Val(0))
-	a := Attribute(rqps, Val(1), Val(1), Val(1))
-	if a.Verdict != VerdictNA || a.NoShares != WhyBothZero || !math.IsNaN(a.Wait) {
+	a := attribute(rqps, Val(1), Val(1), Val(1))
+	if a.Verdict != VerdictNA || a.NoShares != whyBothZero || !math.IsNaN(a.Wait) {
 		t.Errorf("Attribute(0/0) = %+v, want n/a with no shares", a)
 	}
 }
@@ -817,7 +817,7 @@ func TestStepOrders(t *testing.T) {
 	}
 	for order, want := range map[string]string{
 		"": "point-query update-index scan", OrderRun: "point-query update-index scan",
-		OrderInput: "update-index point-query scan", OrderName: "point-query scan update-index",
+		orderInput: "update-index point-query scan", orderName: "point-query scan update-index",
 	} {
 		c, err := New(recs, "", Options{Order: order})
 		if err != nil {
@@ -847,15 +847,15 @@ func TestSmallestP(t *testing.T) {
 func TestRatioInterval(t *testing.T) {
 	v := []float64{150, 150.1, 150.2, 150.3, 150.4, 150.5}
 	b := []float64{70, 85, 100, 100, 115, 130}
-	lo, hi := RatioInterval(v, b, 0.95)
-	lo2, hi2 := RatioInterval(v, b, 0.95)
+	lo, hi := ratioInterval(v, b, 0.95)
+	lo2, hi2 := ratioInterval(v, b, 0.95)
 	if lo != lo2 || hi != hi2 || !(lo < 1.5 && 1.5 < hi) || (hi-lo)/1.5 < 0.4 {
 		t.Errorf("interval [%v, %v] then [%v, %v], want the same, around 1.5, at least 40%% wide", lo, hi, lo2, hi2)
 	}
-	if lo, hi := RatioInterval(v[:5], b, 0.95); !math.IsNaN(lo) || !math.IsNaN(hi) {
+	if lo, hi := ratioInterval(v[:5], b, 0.95); !math.IsNaN(lo) || !math.IsNaN(hi) {
 		t.Errorf("5 repeats: [%v, %v], want none", lo, hi)
 	}
-	if lo, hi := RatioInterval(v, []float64{0, 0, 0, 0, 1, 1}, 0.95); !math.IsNaN(lo) || !math.IsNaN(hi) {
+	if lo, hi := ratioInterval(v, []float64{0, 0, 0, 0, 1, 1}, 0.95); !math.IsNaN(lo) || !math.IsNaN(hi) {
 		t.Errorf("base medians of 0: [%v, %v], want none", lo, hi)
 	}
 }

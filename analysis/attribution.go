@@ -6,21 +6,21 @@ import (
 	"github.com/perfbench/perfbench/record"
 )
 
-// Verdict is the one-word explanation of a throughput change.
-type Verdict string
+// verdict is the one-word explanation of a throughput change.
+type verdict string
 
 // Verdicts. Code, Memory and Wait name the term that explains most of the
 // change; CPU is used when instructions and cycles were not measured (no
 // hardware PMU) and CPU per op explains the change but cannot be split;
 // NotAvailable when rQPS or every explaining ratio is unmeasured.
 const (
-	VerdictNone   Verdict = "none"   // the change is below NoChange
-	VerdictCode   Verdict = "code"   // more instructions per op
-	VerdictMemory Verdict = "memory" // more cycles per instruction
-	VerdictWait   Verdict = "wait"   // CPU per op does not explain it: IO, locks
-	VerdictCPU    Verdict = "cpu"    // CPU per op explains it; no counters to split it
-	VerdictMixed  Verdict = "mixed"  // no term explains Dominant of the change
-	VerdictNA     Verdict = "n/a"
+	VerdictNone   verdict = "none"   // the change is below NoChange
+	VerdictCode   verdict = "code"   // more instructions per op
+	VerdictMemory verdict = "memory" // more cycles per instruction
+	verdictWait   verdict = "wait"   // CPU per op does not explain it: IO, locks
+	verdictCPU    verdict = "cpu"    // CPU per op explains it; no counters to split it
+	verdictMixed  verdict = "mixed"  // no term explains Dominant of the change
+	VerdictNA     verdict = "n/a"
 )
 
 // Thresholds of the verdict.
@@ -59,14 +59,14 @@ type Attribution struct {
 	// (WhyNoChange when |Drop| <= NoChange, WhyBothZero for a ratio of two
 	// zero throughputs); empty otherwise.
 	NoShares string
-	Verdict  Verdict
+	Verdict  verdict
 	// TopDown is the change of each TopDown category's slots per op, and
 	// the category that grew most when the throughput dropped (filled by
 	// Comparison.Attribute).
 	TopDown TopDownShift
 }
 
-// Attribute computes the attribution from the four ratios (median ratios of
+// attribute computes the attribution from the four ratios (median ratios of
 // version to base). Verdict rules, with D = ln(1/rQPS):
 //
 //   - n/a when rQPS is not measured, zero, infinite or a ratio of two
@@ -81,7 +81,7 @@ type Attribution struct {
 //     Dominant and ln r(cpu/op) / D is at least Dominant;
 //   - n/a when neither the CPU nor the counter ratios are measured;
 //   - mixed otherwise.
-func Attribute(rqps, rcpu, rinstr, rcpi Cell) Attribution {
+func attribute(rqps, rcpu, rinstr, rcpi Cell) Attribution {
 	nan := math.NaN()
 	a := Attribution{RQPS: rqps, RCPU: rcpu, RInstructions: rinstr, RCPI: rcpi,
 		Drop: nan, Code: nan, Memory: nan, Rest: nan, Wait: nan, Verdict: VerdictNA}
@@ -90,7 +90,7 @@ func Attribute(rqps, rcpu, rinstr, rcpi Cell) Attribution {
 	}
 	if rqps.BothZero {
 		// 1 by convention: no throughput on either side, no change.
-		a.NoShares = WhyBothZero
+		a.NoShares = whyBothZero
 		return a
 	}
 	d := -math.Log(rqps.Value)
@@ -100,7 +100,7 @@ func Attribute(rqps, rcpu, rinstr, rcpi Cell) Attribution {
 	// The band's edges belong to it: rQPS 0.95 (exactly, as a ratio
 	// 9,500/10,000 gives it in float64) is "none".
 	if math.Abs(d) <= NoChange*(1+1e-9) {
-		a.NoShares = WhyNoChange
+		a.NoShares = whyNoChange
 		a.Verdict = VerdictNone
 		return a
 	}
@@ -120,11 +120,11 @@ func Attribute(rqps, rcpu, rinstr, rcpi Cell) Attribution {
 		a.Verdict = VerdictNone
 		return a
 	}
-	best, bestShare := VerdictMixed, math.Inf(-1)
+	best, bestShare := verdictMixed, math.Inf(-1)
 	for _, t := range []struct {
-		v Verdict
+		v verdict
 		s float64
-	}{{VerdictCode, a.Code}, {VerdictMemory, a.Memory}, {VerdictWait, a.Wait}} {
+	}{{VerdictCode, a.Code}, {VerdictMemory, a.Memory}, {verdictWait, a.Wait}} {
 		if !math.IsNaN(t.s) && t.s > bestShare {
 			best, bestShare = t.v, t.s
 		}
@@ -133,18 +133,18 @@ func Attribute(rqps, rcpu, rinstr, rcpi Cell) Attribution {
 	case bestShare >= Dominant:
 		a.Verdict = best
 	case (math.IsNaN(a.Code) || math.IsNaN(a.Memory)) && usable(rcpu) && share(rcpu) >= Dominant:
-		a.Verdict = VerdictCPU
+		a.Verdict = verdictCPU
 	case math.IsNaN(a.Code) && math.IsNaN(a.Memory) && math.IsNaN(a.Wait):
 		a.Verdict = VerdictNA
 	default:
-		a.Verdict = VerdictMixed
+		a.Verdict = verdictMixed
 	}
 	return a
 }
 
 // Attribute is the attribution of key k's version against the base.
 func (c *Comparison) Attribute(k record.Key) Attribution {
-	a := Attribute(c.ThroughputRatio(k), c.Ratio(k, CPUPerOp), c.Ratio(k, PerOpName("instructions")), c.Ratio(k, CPI))
+	a := attribute(c.ThroughputRatio(k), c.Ratio(k, CPUPerOp), c.Ratio(k, PerOpName("instructions")), c.Ratio(k, CPI))
 	// A drop: rQPS below the none band and not tested equal to 1.
 	drop := a.Drop > NoChange*(1+1e-9) && !(a.RQPS.Tested && a.RQPS.Same)
 	a.TopDown = c.topDownShift(k, drop)

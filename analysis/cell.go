@@ -163,9 +163,9 @@ func (c Cell) HasCI() bool {
 // Val returns a measured cell with one repeat.
 func Val(v float64) Cell { return Cell{Value: v, Running: 1, N: 1, Of: 1} }
 
-// Scaled returns a measured cell whose counters ran for the fraction running
+// scaled returns a measured cell whose counters ran for the fraction running
 // of the window.
-func Scaled(v, running float64) Cell {
+func scaled(v, running float64) Cell {
 	c := Val(v)
 	c.Running = running
 	return c
@@ -177,18 +177,18 @@ func Stated(s State) Cell { return Cell{State: s, Running: 1} }
 // Reasons of NotComputable cells. WhyNoChange spells out the band
 // exp(±NoChange) of the attribution (a test checks the digits).
 const (
-	WhyNoOps      = "the Record has no op count"
-	WhyZeroTotal  = "a role's share of an event whose total over all roles is 0"
+	whyNoOps      = "the Record has no op count"
+	whyZeroTotal  = "a role's share of an event whose total over all roles is 0"
 	WhyFewSteps   = "fewer than 3 steps, or a constant ratio"
-	WhyNoChange   = "rQPS is within 0.95–1.053: a share of a change that small is noise"
+	whyNoChange   = "rQPS is within 0.95–1.053: a share of a change that small is noise"
 	WhyInfRatio   = "a ratio is 0 or infinite"
-	WhyNoDuration = "the window has no length"
+	whyNoDuration = "the window has no length"
 	// WhyNotFinite: a value or a result overflows float64 (inputs near
 	// 1e308): no number is printed rather than a wrong one.
 	WhyNotFinite = "the value is too large to compute with"
-	// WhyBothZero: a throughput ratio of two zeros has no direction to
+	// whyBothZero: a throughput ratio of two zeros has no direction to
 	// attribute.
-	WhyBothZero = "both throughputs are 0"
+	whyBothZero = "both throughputs are 0"
 )
 
 // FormatFixed prints v with prec decimals as strconv does, except that a
@@ -223,8 +223,8 @@ func FormatFixed(v float64, prec int) string {
 	return s
 }
 
-// RoundFixed is v rounded as FormatFixed prints it.
-func RoundFixed(v float64, prec int) float64 {
+// roundFixed is v rounded as FormatFixed prints it.
+func roundFixed(v float64, prec int) float64 {
 	if !finite(v) {
 		return v
 	}
@@ -238,9 +238,9 @@ func RoundFixed(v float64, prec int) float64 {
 // finite reports whether v is a number other than ±Inf.
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// ZeroDenominator is why a per-Record quotient (IPC, CPI, MPKI) has no
+// zeroDenominator is why a per-Record quotient (IPC, CPI, MPKI) has no
 // value: its denominator, the named event, counted 0.
-func ZeroDenominator(event string) string {
+func zeroDenominator(event string) string {
 	return event + " counted 0 in the window: nothing to divide by"
 }
 
@@ -275,12 +275,12 @@ func worse(a, b State) State {
 	return a
 }
 
-// Combine computes f(a, b) for two cells: the result has a value only when
+// combine computes f(a, b) for two cells: the result has a value only when
 // both have one, runs for the smaller running fraction, and is partial
 // (estimated) when either is. Without a value it takes the more serious
 // state of the two, with its reason. Repeat counts are not carried: Combine
 // is for one window.
-func Combine(a, b Cell, f func(x, y float64) float64) Cell {
+func combine(a, b Cell, f func(x, y float64) float64) Cell {
 	if !a.OK() || !b.OK() {
 		from := a
 		switch {
@@ -303,9 +303,9 @@ func Combine(a, b Cell, f func(x, y float64) float64) Cell {
 	return c
 }
 
-// Div is x / y for the ratio of two measured quantities: 1 when both are 0,
+// div is x / y for the ratio of two measured quantities: 1 when both are 0,
 // +Inf when only y is 0.
-func Div(x, y float64) float64 {
+func div(x, y float64) float64 {
 	switch {
 	case x == 0 && y == 0:
 		return 1
@@ -321,7 +321,7 @@ func Div(x, y float64) float64 {
 // samples), BothZero when both values are 0, and no value when either
 // value is not finite.
 func Ratio(v, b Cell) Cell {
-	c := Combine(v, b, Div)
+	c := combine(v, b, div)
 	c.N, c.Of = v.N, v.Of
 	c.BaseN, c.BaseOf = b.N, b.Of
 	if c.OK() {

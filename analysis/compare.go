@@ -18,8 +18,8 @@ import (
 	"github.com/perfbench/perfbench/suite"
 )
 
-// ErrNoRecords is returned by New when there is nothing to compare.
-var ErrNoRecords = errors.New("no records to compare")
+// errNoRecords is returned by New when there is nothing to compare.
+var errNoRecords = errors.New("no records to compare")
 
 // ErrUnknownBase is returned by New when the base version is not among the
 // Records' versions.
@@ -107,12 +107,12 @@ type sorted struct {
 // version to base (the first version in input order when base is "").
 func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 	if len(recs) == 0 {
-		return nil, ErrNoRecords
+		return nil, errNoRecords
 	}
 	switch opt.Order {
-	case "", OrderRun, OrderInput, OrderName:
+	case "", OrderRun, orderInput, orderName:
 	default:
-		return nil, fmt.Errorf("%w %q: choose from %s", ErrUnknownOrder, opt.Order, strings.Join(StepOrders, ", "))
+		return nil, fmt.Errorf("%w %q: choose from %s", errUnknownOrder, opt.Order, strings.Join(StepOrders, ", "))
 	}
 	c := &Comparison{Opt: opt, samples: map[record.Key]*Sample{}, insertSteps: map[string]bool{},
 		groups: map[string]suite.Group{}, medians: map[metricKey]sorted{}, ratios: map[metricKey]Cell{}}
@@ -144,7 +144,7 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 		if !seenStep[k.Step] {
 			seenStep[k.Step] = true
 			steps = append(steps, k.Step)
-			if IsWarm(k.Step) {
+			if isWarm(k.Step) {
 				c.LeftOut = append(c.LeftOut, k.Step)
 			}
 		}
@@ -212,7 +212,7 @@ func computeAll(recs []*record.Record, opt Options) []*PerOp {
 		go func() {
 			defer wg.Done()
 			for i := w; i < len(recs); i += workers {
-				out[i] = Compute(recs[i], opt)
+				out[i] = compute(recs[i], opt)
 			}
 		}()
 	}
@@ -220,16 +220,16 @@ func computeAll(recs []*record.Record, opt Options) []*PerOp {
 	return out
 }
 
-// ErrUnknownOrder is returned by New for an Options.Order it does not know.
-var ErrUnknownOrder = errors.New("unknown step order")
+// errUnknownOrder is returned by New for an Options.Order it does not know.
+var errUnknownOrder = errors.New("unknown step order")
 
 // orderSteps puts the steps, in input order, in the table order named by
 // order (see OrderRun), warm-up steps left out; group gives their groups.
 func orderSteps(steps []string, order string, start map[string]time.Time, group func(string) suite.Group) []string {
 	switch order {
-	case OrderName:
+	case orderName:
 		return orderByGroup(steps, group)
-	case OrderInput:
+	case orderInput:
 	default:
 		steps = slices.Clone(steps)
 		sort.SliceStable(steps, func(i, j int) bool {
@@ -243,7 +243,7 @@ func orderSteps(steps []string, order string, start map[string]time.Time, group 
 	}
 	var out []string
 	for _, s := range steps {
-		if !IsWarm(s) {
+		if !isWarm(s) {
 			out = append(out, s)
 		}
 	}
@@ -305,7 +305,7 @@ func (c *Comparison) findCounterMetrics() []string {
 	}
 	if has["instructions"] {
 		for _, e := range c.events {
-			if IsMissEvent(e) {
+			if isMissEvent(e) {
 				out = append(out, MPKIName(e))
 			}
 		}
@@ -409,7 +409,7 @@ func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
 		out.Value, out.Lo, out.Hi = sum.Center, sum.Lo, sum.Hi
 	}
 	if metric == OpsPerSecond {
-		out.Disagree = Disagreeing(vals)
+		out.Disagree = disagreeing(vals)
 		c.markRepeats(&out, k)
 	}
 	return vals, out
@@ -486,8 +486,8 @@ func (c *Comparison) ratioOf(k, bk record.Key, metric string, vv []float64, v Ce
 		r.Tested, r.P = true, cmp.P
 		r.Same = cmp.P >= cmp.Alpha
 	}
-	if r.OK() && !r.BothZero && !math.IsInf(r.Value, 0) && len(vv) >= MinIntervalRepeats && len(bv) >= MinIntervalRepeats {
-		r.Lo, r.Hi = RatioInterval(vv, bv, c.Opt.confidence())
+	if r.OK() && !r.BothZero && !math.IsInf(r.Value, 0) && len(vv) >= minIntervalRepeats && len(bv) >= minIntervalRepeats {
+		r.Lo, r.Hi = ratioInterval(vv, bv, c.Opt.confidence())
 	}
 	if metric == OpsPerSecond {
 		r.Disagree = v.Disagree || b.Disagree
@@ -513,23 +513,23 @@ func SmallestP(n, m int) float64 {
 	return min(1, 2/c)
 }
 
-// MinIntervalRepeats is the fewest repeats a median (or each side of a
+// minIntervalRepeats is the fewest repeats a median (or each side of a
 // ratio) needs for a confidence interval: with fewer, the 95% interval of
 // a median reaches the smallest or largest value.
-const MinIntervalRepeats = 6
+const minIntervalRepeats = 6
 
 // bootstrapResamples is how many resamples RatioInterval draws.
 const bootstrapResamples = 2000
 
-// RatioInterval is the percentile bootstrap confidence interval, at level
+// ratioInterval is the percentile bootstrap confidence interval, at level
 // conf, of the ratio of the median of v to the median of b: each resample
 // draws len(v) values of v and len(b) values of b with replacement. The
 // generator has a fixed seed, so the same samples always give the same
 // interval. NaN, NaN when either sample has fewer than MinIntervalRepeats
 // values or a resampled base median is 0.
-func RatioInterval(v, b []float64, conf float64) (lo, hi float64) {
+func ratioInterval(v, b []float64, conf float64) (lo, hi float64) {
 	nan := math.NaN()
-	if len(v) < MinIntervalRepeats || len(b) < MinIntervalRepeats {
+	if len(v) < minIntervalRepeats || len(b) < minIntervalRepeats {
 		return nan, nan
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -605,14 +605,14 @@ func (c *Comparison) LegacyRatio(k record.Key, event string) Cell {
 				continue
 			}
 			var cnt Cell = Stated(Missing)
-			for _, ec := range EventCounters(r) {
+			for _, ec := range eventCounters(r) {
 				if ec.Event == event {
 					cnt = counterCell(ec)
 					break
 				}
 			}
 			if p.Seconds > 0 {
-				rates = append(rates, Combine(cnt, Val(p.Seconds), func(x, y float64) float64 { return x / y }))
+				rates = append(rates, combine(cnt, Val(p.Seconds), func(x, y float64) float64 { return x / y }))
 			} else {
 				rates = append(rates, Stated(Missing))
 			}
@@ -622,16 +622,16 @@ func (c *Comparison) LegacyRatio(k record.Key, event string) Cell {
 			}
 			qpss = append(qpss, q)
 		}
-		return Summarize(rates, c.Opt), Summarize(qpss, c.Opt)
+		return summarize(rates, c.Opt), summarize(qpss, c.Opt)
 	}
 	vr, vq := get(k)
 	br, bq := get(c.BaseKey(k))
-	return Combine(Ratio(vr, br), Ratio(vq, bq), Div)
+	return combine(Ratio(vr, br), Ratio(vq, bq), div)
 }
 
-// Summarize is the median of the measured cells with its confidence
+// summarize is the median of the measured cells with its confidence
 // interval; when none is measured, the state of the first cell.
-func Summarize(cells []Cell, opt Options) Cell {
+func summarize(cells []Cell, opt Options) Cell {
 	var vals []float64
 	running, partial, estimated := 1.0, false, false
 	for _, c := range cells {

@@ -35,7 +35,7 @@ func TestConcurrentRatios(t *testing.T) {
 	}
 	for i, r := range recs {
 		s := serial.samples[r.Key()]
-		if s.Records[r.Repeat-1] != recs[i] || !reflect.DeepEqual(s.PerOp[r.Repeat-1], Compute(r, Options{})) {
+		if s.Records[r.Repeat-1] != recs[i] || !reflect.DeepEqual(s.PerOp[r.Repeat-1], compute(r, Options{})) {
 			t.Fatalf("Record %d: metrics not those of Compute in input order", i)
 		}
 	}
@@ -93,7 +93,7 @@ func TestTopDownReadsCached(t *testing.T) {
 		}
 		if want.ok {
 			fits++
-			for _, c := range TopDownCategories {
+			for _, c := range topDownCategories {
 				for _, m := range topDownMetrics[c] {
 					for _, e := range s.Needs(m) {
 						if !slices.Contains(want.need, e) {

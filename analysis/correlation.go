@@ -7,11 +7,11 @@ import (
 	"github.com/perfbench/perfbench/suite"
 )
 
-// Spearman is the rank correlation of x and y (Pearson correlation of their
+// spearman is the rank correlation of x and y (Pearson correlation of their
 // ranks, ties given their average rank, which is the usual correction for
 // ties). It is NaN when the lengths differ,
 // there are fewer than 3 pairs, or either side is constant.
-func Spearman(x, y []float64) float64 {
+func spearman(x, y []float64) float64 {
 	if len(x) != len(y) || len(x) < 3 {
 		return math.NaN()
 	}
@@ -111,15 +111,15 @@ func (c *Comparison) Correlate(sc Scope, version string, metrics []string) []Cor
 			// the same are ties, not an order set by rounding noise
 			// (IPC = 1/CPI would otherwise rank apart from CPI).
 			// Ranks of 1/rQPS are those of -rQPS.
-			xs = append(xs, RoundFixed(r.Value, 2))
-			ys = append(ys, -RoundFixed(q.Value, 2))
+			xs = append(xs, roundFixed(r.Value, 2))
+			ys = append(ys, -roundFixed(q.Value, 2))
 			mux = mux || r.Multiplexed()
 			est = est || r.Estimated || q.Estimated
 			if !r.Tested || !q.Tested {
 				untested++
 			}
 		}
-		out = append(out, Correlation{Metric: m, Rho: Spearman(xs, ys), N: len(xs), Multiplexed: mux, Untested: untested, Estimated: est})
+		out = append(out, Correlation{Metric: m, Rho: spearman(xs, ys), N: len(xs), Multiplexed: mux, Untested: untested, Estimated: est})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]

@@ -25,10 +25,10 @@ var HistogramBuckets = []struct {
 	{"256ms", 256}, {"1s", 1000}, {"4s", 4000}, {"16s", 16000}, {"gt", math.Inf(1)},
 }
 
-// HistogramMetric is the metric name of a histogram bucket's percentage of
+// histogramMetric is the metric name of a histogram bucket's percentage of
 // the step's main operations (queries when it ran any, else inserts):
 // "hist:1ms".
-func HistogramMetric(bucket string) string { return "hist:" + bucket }
+func histogramMetric(bucket string) string { return "hist:" + bucket }
 
 // Kinds of operation with a response-time histogram of their own: the keys
 // of record.Insert.Histograms and MaxSeconds.
@@ -66,9 +66,9 @@ func BelowTarget(achieved, target float64) bool {
 	return target > 0 && achieved/target < TargetFraction
 }
 
-// MainKind is the kind of operation record.Insert.Histogram and
+// mainKind is the kind of operation record.Insert.Histogram and
 // MaxOpSeconds describe: queries when the step ran any, else inserts.
-func MainKind(in *record.Insert) string {
+func mainKind(in *record.Insert) string {
 	if in.Queries > 0 {
 		return OpQuery
 	}
@@ -166,7 +166,7 @@ func insertMetrics(r *record.Record, p *PerOp, counters map[string]Cell, set fun
 	cpu := Stated(Missing) // seconds
 	for _, e := range []string{"task-clock", "cpu-clock"} {
 		if c, ok := counters[e]; ok && c.OK() {
-			cpu = Combine(c, Val(1e9), func(x, y float64) float64 { return x / y })
+			cpu = combine(c, Val(1e9), func(x, y float64) float64 { return x / y })
 			break
 		}
 	}
@@ -174,14 +174,14 @@ func insertMetrics(r *record.Record, p *PerOp, counters map[string]Cell, set fun
 		cpu = Val(r.OS.UserSeconds + r.OS.SystemSeconds)
 	}
 	if secs > 0 {
-		set("csps", Combine(cs, Val(secs), func(x, y float64) float64 { return x / y }))
+		set("csps", combine(cs, Val(secs), func(x, y float64) float64 { return x / y }))
 		if n := r.Provenance.CPUs; n > 0 {
-			set("cpups", Combine(cpu, Val(secs*float64(n)), func(x, y float64) float64 { return 100 * x / y }))
+			set("cpups", combine(cpu, Val(secs*float64(n)), func(x, y float64) float64 { return 100 * x / y }))
 		}
 	}
 	if op > 0 {
-		set("cspq", Combine(cs, Val(op), func(x, y float64) float64 { return x / y }))
-		set("cpupq", Combine(cpu, Val(op), func(x, y float64) float64 { return 1e6 * x / y }))
+		set("cspq", combine(cs, Val(op), func(x, y float64) float64 { return x / y }))
+		set("cpupq", combine(cpu, Val(op), func(x, y float64) float64 { return 1e6 * x / y }))
 	}
 	positive := func(name string, v float64) {
 		if v > 0 {
@@ -206,10 +206,10 @@ func insertMetrics(r *record.Record, p *PerOp, counters map[string]Cell, set fun
 	// Histograms: percentage of operations per fixed bucket, by kind; the
 	// main kind's from Histogram when Histograms has none for it, and its
 	// maximum from MaxOpSeconds when MaxSeconds has none.
-	main := MainKind(in)
+	main := mainKind(in)
 	if pct := histogramPercent(in.Histogram); pct != nil {
 		for i, b := range HistogramBuckets {
-			set(HistogramMetric(b.Name), Val(pct[i]))
+			set(histogramMetric(b.Name), Val(pct[i]))
 		}
 	}
 	for _, kind := range HistogramKinds {

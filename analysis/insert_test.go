@@ -46,7 +46,7 @@ func TestInsertHistogramsByKind(t *testing.T) {
 		},
 		MaxSeconds: map[string]float64{"insert": 0.011, "delete": 0.018},
 	}
-	p := Compute(r, Options{})
+	p := compute(r, Options{})
 	want := map[string]float64{
 		"hist:query:256us": 75, "hist:query:1ms": 24.75, "hist:query:gt": 0.25, "hist:query:4ms": 0,
 		"hist:insert:1ms": 25, "hist:insert:4ms": 75, "hist:insert:256us": 0,
@@ -62,7 +62,7 @@ func TestInsertHistogramsByKind(t *testing.T) {
 		}
 	}
 	// No legacy Histogram: the main-kind metrics are not set.
-	if c := p.Get(HistogramMetric("1ms")); c.State != Missing {
+	if c := p.Get(histogramMetric("1ms")); c.State != Missing {
 		t.Errorf("hist:1ms without Histogram = %+v, want missing", c)
 	}
 }
@@ -78,7 +78,7 @@ func TestInsertLegacyHistogram(t *testing.T) {
 	}
 	r := stepRecord("v", "qr100", 1, 341720)
 	r.Insert = &in
-	p := Compute(r, Options{})
+	p := compute(r, Options{})
 	// 291236 / 341720 = 85.2265%, 50481 / 341720 = 14.7726%, 3 / 341720 = 0.00088%
 	for m, w := range map[string]float64{
 		"hist:query:256us": 100 * 291236.0 / 341720, "hist:query:1ms": 100 * 50481.0 / 341720, "hist:query:4ms": 100 * 3.0 / 341720,
@@ -96,7 +96,7 @@ func TestInsertLegacyHistogram(t *testing.T) {
 	// Load step: the legacy histogram is the inserts'.
 	r = stepRecord("v", "l.i0", 1, 100)
 	r.Insert = &record.Insert{Inserts: 100, MaxOpSeconds: 0.3, Histogram: []record.Bucket{{UpToMs: 1, Count: 100}}}
-	p = Compute(r, Options{})
+	p = compute(r, Options{})
 	if c := p.Get("hist:insert:1ms"); !c.OK() || c.Value != 100 {
 		t.Errorf("load step hist:insert:1ms = %+v, want 100", c)
 	}
@@ -111,7 +111,7 @@ func TestInsertLegacyHistogram(t *testing.T) {
 // Histogram and per-kind metrics are insert metrics: a CSV table gives
 // them directly, and they are not taken for perf events.
 func TestInsertMetricNames(t *testing.T) {
-	for _, k := range []string{"ips", "maxop", TargetIPS, HistogramMetric("1ms"), KindHistogramMetric(OpDelete, "gt"), MaxMetric(OpQuery)} {
+	for _, k := range []string{"ips", "maxop", TargetIPS, histogramMetric("1ms"), KindHistogramMetric(OpDelete, "gt"), MaxMetric(OpQuery)} {
 		if !isInsertColumn(k) {
 			t.Errorf("%s is not an insert metric", k)
 		}

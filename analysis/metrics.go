@@ -52,9 +52,9 @@ func isCPUIO(metric string) bool {
 	return false
 }
 
-// IsMissEvent reports whether an event counts misses, so that its MPKI is
+// isMissEvent reports whether an event counts misses, so that its MPKI is
 // worth printing (branch-misses, cache-misses, LLC-load-misses, ...).
-func IsMissEvent(event string) bool { return strings.Contains(event, "miss") }
+func isMissEvent(event string) bool { return strings.Contains(event, "miss") }
 
 // LowerIsBetter reports whether a smaller value of the metric is an
 // improvement: true for costs per op, false for throughput and IPC.
@@ -252,9 +252,9 @@ func reservedTableMetric(k string) bool {
 	return strings.HasSuffix(k, "/o") || strings.HasPrefix(k, "MPKI(") || isInsertColumn(k)
 }
 
-// EventCounters returns the Record's event totals: its Counters, and for a
+// eventCounters returns the Record's event totals: its Counters, and for a
 // table Record its Metrics entries that name events (as counted counters).
-func EventCounters(r *record.Record) []record.Counter {
+func eventCounters(r *record.Record) []record.Counter {
 	out := append([]record.Counter(nil), r.Counters...)
 	if r.Kind == record.KindTable && len(r.Metrics) > 0 {
 		have := map[string]bool{}
@@ -285,7 +285,7 @@ func counterCell(c record.Counter) Cell {
 		if f <= 0 || f > 1 {
 			f = 1
 		}
-		return Scaled(c.Value, f)
+		return scaled(c.Value, f)
 	case record.StatusNotCounted:
 		return Stated(NotCounted)
 	case record.StatusNotSupported:
@@ -320,8 +320,8 @@ func rowsRead(r *record.Record) (float64, string) {
 	return 0, ""
 }
 
-// Compute returns the per-op metrics of one Record.
-func Compute(r *record.Record, opt Options) *PerOp {
+// compute returns the per-op metrics of one Record.
+func compute(r *record.Record, opt Options) *PerOp {
 	k := &computation{r: r, p: &PerOp{OpsPer: 1}, partial: r.Outcome == record.OutcomePartial}
 	if r.Outcome == record.OutcomeFailed {
 		k.p.Failed = true
@@ -372,7 +372,7 @@ func (k *computation) note(t Topic, text string) {
 
 // perOp divides a cell by the op count.
 func (k *computation) perOp(c Cell, scale float64) Cell {
-	return Combine(c, k.ops, func(x, y float64) float64 { return x * scale / y })
+	return combine(c, k.ops, func(x, y float64) float64 { return x * scale / y })
 }
 
 // countOps sets the op count: the Record's, a table's ops or qps × seconds,
@@ -399,12 +399,12 @@ func (k *computation) countOps(opt Options) {
 		}
 	}
 	k.haveOps = p.Ops > 0
-	p.OpsEstimated = k.haveOps && OpsEstimated(r)
+	p.OpsEstimated = k.haveOps && opsEstimated(r)
 	k.ops = Val(p.Ops)
 	k.ops.Estimated = p.OpsEstimated
 	switch {
 	case !k.haveOps:
-		k.ops = NoValue(WhyNoOps)
+		k.ops = NoValue(whyNoOps)
 	case !finite(p.Ops):
 		k.ops = NoValue(WhyNotFinite)
 	}
@@ -423,9 +423,9 @@ func (k *computation) throughput() {
 	} else if q, ok := r.Metrics[OpsPerSecond]; ok && table {
 		k.set(OpsPerSecond, Val(q))
 	} else if k.p.Seconds > 0 {
-		k.set(OpsPerSecond, Combine(k.ops, Val(k.p.Seconds), func(x, y float64) float64 { return x / y }))
+		k.set(OpsPerSecond, combine(k.ops, Val(k.p.Seconds), func(x, y float64) float64 { return x / y }))
 	} else if k.haveOps {
-		k.set(OpsPerSecond, NoValue(WhyNoDuration))
+		k.set(OpsPerSecond, NoValue(whyNoDuration))
 	}
 }
 
@@ -433,7 +433,7 @@ func (k *computation) throughput() {
 func (k *computation) events() {
 	p := k.p
 	k.counters = map[string]Cell{}
-	for _, c := range EventCounters(k.r) {
+	for _, c := range eventCounters(k.r) {
 		if _, dup := k.counters[c.Event]; dup {
 			continue
 		}
@@ -448,7 +448,7 @@ func (k *computation) events() {
 			k.set(CPI, quotient(cyc, ins, "instructions", 1))
 		}
 		for _, e := range p.Events {
-			if IsMissEvent(e) {
+			if isMissEvent(e) {
 				k.set(MPKIName(e), quotient(k.counters[e], ins, "instructions", 1000))
 			}
 		}
@@ -501,7 +501,7 @@ func (k *computation) io() {
 		k.set(WritesPerOp, k.perOp(Val(d.Writes), 1))
 	}
 	switch {
-	case r.OS != nil && HasProcIO(r):
+	case r.OS != nil && hasProcIO(r):
 		k.set(ReadKBPerOp, k.perOp(Val(r.OS.ReadBytes), 1.0/1024))
 		k.set(WriteKBPerOp, k.perOp(Val(r.OS.WriteBytes), 1.0/1024))
 	case r.OS != nil && r.OS.Disk != nil:
@@ -552,21 +552,21 @@ var insertPerOp = []struct {
 // for 0/0 nor infinity) and the cell says why.
 func quotient(x, y Cell, den string, scale float64) Cell {
 	if y.OK() && y.Value == 0 {
-		return NoValue(ZeroDenominator(den))
+		return NoValue(zeroDenominator(den))
 	}
-	return Combine(x, y, func(a, b float64) float64 { return a / b * scale })
+	return combine(x, y, func(a, b float64) float64 { return a / b * scale })
 }
 
-// HasProcIO reports whether the Record's read_bytes and write_bytes were read
+// hasProcIO reports whether the Record's read_bytes and write_bytes were read
 // from the server's /proc/PID/io: it has /proc deltas and no warning says the
 // IO was not measured.
-func HasProcIO(r *record.Record) bool {
+func hasProcIO(r *record.Record) bool {
 	return r.OS != nil && !slices.ContainsFunc(r.Warnings, func(w record.Warning) bool { return w.Code == record.WarnIONotMeasured })
 }
 
-// OpsEstimated reports whether the Record's op count was estimated rather
+// opsEstimated reports whether the Record's op count was estimated rather
 // than counted in its window (record.Ops.Estimated).
-func OpsEstimated(r *record.Record) bool { return r.Ops.Estimated }
+func opsEstimated(r *record.Record) bool { return r.Ops.Estimated }
 
 func orDefault(s, d string) string {
 	if s == "" {
@@ -586,7 +586,7 @@ func roleShares(r *record.Record, set func(string, Cell)) {
 		for _, c := range role.Counters {
 			cell := counterCell(c)
 			if t, ok := totals[c.Event]; ok {
-				totals[c.Event] = Combine(t, cell, func(x, y float64) float64 { return x + y })
+				totals[c.Event] = combine(t, cell, func(x, y float64) float64 { return x + y })
 			} else {
 				totals[c.Event] = cell
 			}
@@ -595,9 +595,9 @@ func roleShares(r *record.Record, set func(string, Cell)) {
 	for _, role := range r.Roles {
 		set(RoleMetric(role.Name, "threads"), Val(float64(role.Threads)))
 		for _, c := range role.Counters {
-			share := Combine(counterCell(c), totals[c.Event], func(x, y float64) float64 { return x / y })
+			share := combine(counterCell(c), totals[c.Event], func(x, y float64) float64 { return x / y })
 			if t := totals[c.Event]; t.OK() && t.Value == 0 {
-				share = NoValue(WhyZeroTotal) // no share of nothing
+				share = NoValue(whyZeroTotal) // no share of nothing
 			}
 			set(RoleMetric(role.Name, c.Event), share)
 		}

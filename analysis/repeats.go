@@ -21,9 +21,9 @@ const (
 	BimodalGap = 3.0
 )
 
-// CV is the coefficient of variation of vals: the sample standard deviation
+// cv is the coefficient of variation of vals: the sample standard deviation
 // (n-1) over the mean; NaN for fewer than 2 values or a mean of 0.
-func CV(vals []float64) float64 {
+func cv(vals []float64) float64 {
 	n := float64(len(vals))
 	if len(vals) < 2 {
 		return math.NaN()
@@ -43,9 +43,9 @@ func CV(vals []float64) float64 {
 	return math.Sqrt(ss/(n-1)) / math.Abs(mean)
 }
 
-// Bimodal reports whether vals split into two groups as the package's
+// bimodal reports whether vals split into two groups as the package's
 // rule says (see DisagreeCV).
-func Bimodal(vals []float64) bool {
+func bimodal(vals []float64) bool {
 	if len(vals) < 4 {
 		return false
 	}
@@ -64,11 +64,11 @@ func Bimodal(vals []float64) bool {
 	return gap > BimodalGap*spread && gap > DisagreeCV*math.Abs(median(s))
 }
 
-// Disagreeing reports whether the repeats' values disagree: a CV above
+// disagreeing reports whether the repeats' values disagree: a CV above
 // DisagreeCV, or bimodal.
-func Disagreeing(vals []float64) bool {
-	cv := CV(vals)
-	return (!math.IsNaN(cv) && cv > DisagreeCV) || Bimodal(vals)
+func disagreeing(vals []float64) bool {
+	cv := cv(vals)
+	return (!math.IsNaN(cv) && cv > DisagreeCV) || bimodal(vals)
 }
 
 // HalfWidth is the larger distance from the value to an end of its 95%

@@ -35,14 +35,14 @@ func TestDisagreeing(t *testing.T) {
 		{[]float64{100}, math.NaN(), false, false},
 		{nil, math.NaN(), false, false},
 	} {
-		cv := CV(c.vals)
+		cv := cv(c.vals)
 		if math.IsNaN(c.cv) != math.IsNaN(cv) || (!math.IsNaN(cv) && math.Abs(cv-c.cv) > 1e-4) {
 			t.Errorf("CV(%v) = %.5f, want %.5f", c.vals, cv, c.cv)
 		}
-		if b := Bimodal(c.vals); b != c.bimodal {
+		if b := bimodal(c.vals); b != c.bimodal {
 			t.Errorf("Bimodal(%v) = %v, want %v", c.vals, b, c.bimodal)
 		}
-		if d := Disagreeing(c.vals); d != c.disagree {
+		if d := disagreeing(c.vals); d != c.disagree {
 			t.Errorf("Disagreeing(%v) = %v, want %v", c.vals, d, c.disagree)
 		}
 	}

@@ -16,7 +16,7 @@ import (
 // Cell.Of); IPC and MPKI stay ratios inside one window, cycles and
 // instructions being anchors counted in every repeat.
 func (k *computation) rotation() {
-	if t := RotationNote(k.r.Rotation); t != "" {
+	if t := rotationNote(k.r.Rotation); t != "" {
 		var events []string
 		for _, g := range k.r.Rotation.Groups {
 			events = append(events, g...)
@@ -25,9 +25,9 @@ func (k *computation) rotation() {
 	}
 }
 
-// RotationNote says which repeat counted which events of rot; "" when rot
+// rotationNote says which repeat counted which events of rot; "" when rot
 // is nil or has no group.
-func RotationNote(rot *record.Rotation) string {
+func rotationNote(rot *record.Rotation) string {
 	if rot == nil || len(rot.Groups) == 0 {
 		return ""
 	}

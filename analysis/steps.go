@@ -8,9 +8,9 @@ import (
 	"github.com/perfbench/perfbench/suite"
 )
 
-// IsWarm reports whether the step is a cache warm-up (".warm" in the label).
+// isWarm reports whether the step is a cache warm-up (".warm" in the label).
 // Tables leave warm-up steps out.
-func IsWarm(step string) bool { return strings.Contains(step, ".warm") }
+func isWarm(step string) bool { return strings.Contains(step, ".warm") }
 
 // IsScan reports whether the step is a full table scan, whose operations are
 // thousands of rows read rather than queries.
@@ -39,14 +39,14 @@ const (
 	// earliest window start of their Records; steps without one (tables
 	// from a CSV) follow in input order. The default.
 	OrderRun = "run"
-	// OrderInput lists steps in the order they first appear in the input.
-	OrderInput = "input"
-	// OrderName sorts steps by group and label (OrderSteps).
-	OrderName = "name"
+	// orderInput lists steps in the order they first appear in the input.
+	orderInput = "input"
+	// orderName sorts steps by group and label (OrderSteps).
+	orderName = "name"
 )
 
 // StepOrders lists the step orders.
-var StepOrders = []string{OrderRun, OrderInput, OrderName}
+var StepOrders = []string{OrderRun, orderInput, orderName}
 
 // OrderSteps returns the steps in table order, without warm-up steps: by
 // group (suite.GroupOf: point, range, writes, insert benchmark); inside the
@@ -64,7 +64,7 @@ func orderByGroup(steps []string, group func(step string) suite.Group) []string 
 	out := make([]string, 0, len(steps))
 	seen := map[string]bool{}
 	for _, s := range steps {
-		if IsWarm(s) || seen[s] {
+		if isWarm(s) || seen[s] {
 			continue
 		}
 		seen[s] = true

@@ -10,35 +10,35 @@ import (
 	"github.com/perfbench/perfbench/record"
 )
 
-// TopDownCategory is a TopDown level-1 category: where the pipeline's
+// topDownCategory is a TopDown level-1 category: where the pipeline's
 // issue slots went.
-type TopDownCategory string
+type topDownCategory string
 
 // The level-1 categories. SMTContention exists only in AMD's pipeline
 // utilization (slots lost to the sibling thread).
 const (
-	TDRetiring      TopDownCategory = "retiring"
-	TDBadSpec       TopDownCategory = "bad-speculation"
-	TDFrontend      TopDownCategory = "frontend"
-	TDBackend       TopDownCategory = "backend"
-	TDSMTContention TopDownCategory = "smt-contention"
+	tdRetiring      topDownCategory = "retiring"
+	tdBadSpec       topDownCategory = "bad-speculation"
+	tdFrontend      topDownCategory = "frontend"
+	tdBackend       topDownCategory = "backend"
+	tdsmtContention topDownCategory = "smt-contention"
 )
 
-// TopDownCategories are the categories in table order.
-var TopDownCategories = []TopDownCategory{TDRetiring, TDBadSpec, TDFrontend, TDBackend, TDSMTContention}
+// topDownCategories are the categories in table order.
+var topDownCategories = []topDownCategory{tdRetiring, tdBadSpec, tdFrontend, tdBackend, tdsmtContention}
 
-// TopDownName is the per-op metric of a category: slots of that category
+// topDownName is the per-op metric of a category: slots of that category
 // per operation ("topdown.backend/o").
-func TopDownName(c TopDownCategory) string { return "topdown." + string(c) + "/o" }
+func topDownName(c topDownCategory) string { return "topdown." + string(c) + "/o" }
 
 // topDownMetrics names each category's level-1 metric in perf's tables:
 // Intel's TMA names, then AMD's pipeline utilization names.
-var topDownMetrics = map[TopDownCategory][]string{
-	TDRetiring:      {"tma_retiring", "retiring"},
-	TDBadSpec:       {"tma_bad_speculation", "bad_speculation"},
-	TDFrontend:      {"tma_frontend_bound", "frontend_bound"},
-	TDBackend:       {"tma_backend_bound", "backend_bound"},
-	TDSMTContention: {"smt_contention"},
+var topDownMetrics = map[topDownCategory][]string{
+	tdRetiring:      {"tma_retiring", "retiring"},
+	tdBadSpec:       {"tma_bad_speculation", "bad_speculation"},
+	tdFrontend:      {"tma_frontend_bound", "frontend_bound"},
+	tdBackend:       {"tma_backend_bound", "backend_bound"},
+	tdsmtContention: {"smt_contention"},
 }
 
 // topDownSlots are the helper metrics that count a set's slots: Intel's
@@ -48,26 +48,26 @@ var topDownMetrics = map[TopDownCategory][]string{
 // PMMIR_EL1) get no TopDown per op.
 var topDownSlots = []string{"SLOTS", "total_dispatch_slots"}
 
-// TopDownLiterals are the #literal values perfbench's counting fixes:
+// topDownLiterals are the #literal values perfbench's counting fixes:
 // #core_wide is 0 because perfbench counts the threads of one process,
 // never whole cores (perf sets it to 1 only when counting system-wide).
 // #smt_on and #slots are not here: Records do not hold the machine's SMT
 // state nor an Arm PMU's slot count, so the metrics that read them are not
 // computed (WhyTopDownLiteral).
-var TopDownLiterals = map[string]float64{"core_wide": 0}
+var topDownLiterals = map[string]float64{"core_wide": 0}
 
-// WhyTopDownLiteral is the reason of a category the Record cannot give
+// whyTopDownLiteral is the reason of a category the Record cannot give
 // because its definition reads a literal Records do not hold.
-const WhyTopDownLiteral = "its TopDown definition reads #%s, which the Record does not hold"
+const whyTopDownLiteral = "its TopDown definition reads #%s, which the Record does not hold"
 
-// TopDown is the TopDown level 1 of one Record, per operation.
-type TopDown struct {
+// topDown is the TopDown level 1 of one Record, per operation.
+type topDown struct {
 	// Set is the metric set whose definitions were used ("icelakex"); see
 	// ComputeTopDown for how it is chosen.
 	Set string
 	// PerOp is each category's slots per operation: its level-1 fraction
 	// × slots ÷ ops.
-	PerOp map[TopDownCategory]Cell
+	PerOp map[topDownCategory]Cell
 }
 
 // topDownEvents maps a set's event names to the Record's counters. A
@@ -162,7 +162,7 @@ func topDownReads(s *metric.Set) setReads {
 	}
 	if r.slots != "" {
 		r.need = s.Needs(r.slots)
-		for _, c := range TopDownCategories {
+		for _, c := range topDownCategories {
 			for _, m := range topDownMetrics[c] {
 				if s.Metric(m) != nil {
 					r.need = append(r.need, s.Needs(m)...)
@@ -178,11 +178,11 @@ func topDownReads(s *metric.Set) setReads {
 	return r
 }
 
-// WhyTopDownAmbiguous is the reason of every category when the Record's
+// whyTopDownAmbiguous is the reason of every category when the Record's
 // events fit several sets whose definitions give different values.
-const WhyTopDownAmbiguous = "the counted events fit the TopDown definitions of %s, which disagree here; the Record holds the CPU's model name, not perf's cpuid, so perfbench cannot tell which applies"
+const whyTopDownAmbiguous = "the counted events fit the TopDown definitions of %s, which disagree here; the Record holds the CPU's model name, not perf's cpuid, so perfbench cannot tell which applies"
 
-// ComputeTopDown returns the TopDown level 1 per operation of a Record
+// computeTopDown returns the TopDown level 1 per operation of a Record
 // whose op count is ops, and false when the Record did not count the
 // events of any set perfbench knows. Records hold the CPU's model name,
 // not the perf cpuid metric.Lookup takes, so the set is recognised from
@@ -191,13 +191,13 @@ const WhyTopDownAmbiguous = "the counted events fit the TopDown definitions of %
 // the categories that read it); when they agree the first (in perfevent/metric's order)
 // names the result, when they differ every category has no value and
 // says why (WhyTopDownAmbiguous).
-func ComputeTopDown(r *record.Record, ops Cell) (TopDown, bool) {
+func computeTopDown(r *record.Record, ops Cell) (topDown, bool) {
 	byName := map[string]record.Counter{}
-	for _, c := range EventCounters(r) {
+	for _, c := range eventCounters(r) {
 		byName[c.Event] = c
 	}
 	events := topDownEvents(byName)
-	var fits []TopDown
+	var fits []topDown
 	for _, s := range metric.Sets() {
 		if !topDownReads(s).counted(byName) {
 			continue
@@ -207,7 +207,7 @@ func ComputeTopDown(r *record.Record, ops Cell) (TopDown, bool) {
 		}
 	}
 	if len(fits) == 0 {
-		return TopDown{}, false
+		return topDown{}, false
 	}
 	td := fits[0]
 	var names []string
@@ -217,7 +217,7 @@ func ComputeTopDown(r *record.Record, ops Cell) (TopDown, bool) {
 		agree = agree && sameTopDown(td, o)
 	}
 	if !agree {
-		why := NoValue(fmt.Sprintf(WhyTopDownAmbiguous, strings.Join(names, ", ")))
+		why := NoValue(fmt.Sprintf(whyTopDownAmbiguous, strings.Join(names, ", ")))
 		for c := range td.PerOp {
 			td.PerOp[c] = why
 		}
@@ -227,7 +227,7 @@ func ComputeTopDown(r *record.Record, ops Cell) (TopDown, bool) {
 
 // sameTopDown reports whether two sets gave the same categories, with the
 // same values (to 1e-9) or the same states.
-func sameTopDown(a, b TopDown) bool {
+func sameTopDown(a, b topDown) bool {
 	if len(a.PerOp) != len(b.PerOp) {
 		return false
 	}
@@ -242,10 +242,10 @@ func sameTopDown(a, b TopDown) bool {
 
 // topDownOfSet evaluates set s's level 1 on the Record's counters (event),
 // or returns false when the Record did not count its events.
-func topDownOfSet(s *metric.Set, event func(string) (Cell, bool), ops Cell) (TopDown, bool) {
+func topDownOfSet(s *metric.Set, event func(string) (Cell, bool), ops Cell) (topDown, bool) {
 	slotsName, ok := topDownSetFits(s, event)
 	if !ok {
-		return TopDown{}, false
+		return topDown{}, false
 	}
 	var running float64
 	env := metric.Env{
@@ -254,7 +254,7 @@ func topDownOfSet(s *metric.Set, event func(string) (Cell, bool), ops Cell) (Top
 			running = math.Min(running, c.Running)
 			return c.Value, c.OK()
 		},
-		Literals: TopDownLiterals,
+		Literals: topDownLiterals,
 	}
 	eval := func(name string) Cell {
 		// A counter the Record has without a value gives its state.
@@ -267,25 +267,25 @@ func topDownOfSet(s *metric.Set, event func(string) (Cell, bool), ops Cell) (Top
 		v, err := s.Eval(name, env)
 		if err != nil {
 			for _, lit := range s.Literals(name) {
-				if _, ok := TopDownLiterals[lit]; !ok && strings.Contains(err.Error(), "#"+lit+":") {
-					return NoValue(fmt.Sprintf(WhyTopDownLiteral, lit))
+				if _, ok := topDownLiterals[lit]; !ok && strings.Contains(err.Error(), "#"+lit+":") {
+					return NoValue(fmt.Sprintf(whyTopDownLiteral, lit))
 				}
 			}
 			return NoValue(err.Error())
 		}
 		if running < 1 {
-			return Scaled(v, running)
+			return scaled(v, running)
 		}
 		return Val(v)
 	}
 	perOp := func(x, y float64) float64 { return x / y }
-	td := TopDown{Set: s.Name, PerOp: map[TopDownCategory]Cell{}}
+	td := topDown{Set: s.Name, PerOp: map[topDownCategory]Cell{}}
 	slots := eval(slotsName)
-	for _, c := range TopDownCategories {
+	for _, c := range topDownCategories {
 		for _, m := range topDownMetrics[c] {
 			if s.Metric(m) != nil {
 				frac := eval(m)
-				td.PerOp[c] = Combine(Combine(frac, slots, func(x, y float64) float64 { return x * y }), ops, perOp)
+				td.PerOp[c] = combine(combine(frac, slots, func(x, y float64) float64 { return x * y }), ops, perOp)
 			}
 		}
 	}
@@ -295,14 +295,14 @@ func topDownOfSet(s *metric.Set, event func(string) (Cell, bool), ops Cell) (Top
 // topDown sets the TopDown per-op metrics of the Record, when it counted
 // the events of a set.
 func (k *computation) topDown() {
-	td, ok := ComputeTopDown(k.r, k.ops)
+	td, ok := computeTopDown(k.r, k.ops)
 	if !ok {
 		return
 	}
 	k.p.TopDownSet = td.Set
-	for _, c := range TopDownCategories {
+	for _, c := range topDownCategories {
 		if cell, ok := td.PerOp[c]; ok {
-			k.set(TopDownName(c), cell)
+			k.set(topDownName(c), cell)
 		}
 	}
 }
@@ -310,17 +310,17 @@ func (k *computation) topDown() {
 // Verdicts of a TopDown category that has no term of its own in the
 // three-term split of Attribution.
 const (
-	VerdictFrontend Verdict = "frontend"        // more frontend-bound slots per op
-	VerdictBadSpec  Verdict = "bad-speculation" // more slots per op thrown away
-	VerdictSMT      Verdict = "smt-contention"  // more slots per op taken by the sibling thread (AMD)
+	verdictFrontend verdict = "frontend"        // more frontend-bound slots per op
+	verdictBadSpec  verdict = "bad-speculation" // more slots per op thrown away
+	verdictSMT      verdict = "smt-contention"  // more slots per op taken by the sibling thread (AMD)
 )
 
 // topDownVerdicts is the verdict each category's growth gives: backend-
 // bound slots are the memory side (stalls on data, and core resources),
 // retiring slots are more work done: code.
-var topDownVerdicts = map[TopDownCategory]Verdict{
-	TDRetiring: VerdictCode, TDBackend: VerdictMemory, TDFrontend: VerdictFrontend,
-	TDBadSpec: VerdictBadSpec, TDSMTContention: VerdictSMT,
+var topDownVerdicts = map[topDownCategory]verdict{
+	tdRetiring: VerdictCode, tdBackend: VerdictMemory, tdFrontend: verdictFrontend,
+	tdBadSpec: verdictBadSpec, tdsmtContention: verdictSMT,
 }
 
 // TopDownShift says which TopDown category's slots per op grew most from
@@ -331,26 +331,26 @@ type TopDownShift struct {
 	Set string
 	// Base and Version are each category's slots per op: the median over
 	// the repeats.
-	Base, Version map[TopDownCategory]Cell
+	Base, Version map[topDownCategory]Cell
 	// Growth is Version − Base, slots per op, of each category measured
 	// on both sides.
-	Growth map[TopDownCategory]float64
+	Growth map[topDownCategory]float64
 	// Grew is the category whose slots per op grew most, "" when no
 	// category grew or the throughput did not drop.
-	Grew TopDownCategory
+	Grew topDownCategory
 	// Share is Grew's growth as a fraction of the growth of all slots per
 	// op (the sum of every category's growth); NaN without Grew.
 	Share float64
 	// Verdict is Grew's verdict: memory for backend, code for retiring,
 	// frontend, bad-speculation, smt-contention; n/a without Grew.
-	Verdict Verdict
+	Verdict verdict
 }
 
 // topDownShift compares the TopDown per-op metrics of k and its base; the
 // category that grew is named only when drop says the throughput fell.
 func (c *Comparison) topDownShift(k record.Key, drop bool) TopDownShift {
-	t := TopDownShift{Base: map[TopDownCategory]Cell{}, Version: map[TopDownCategory]Cell{},
-		Growth: map[TopDownCategory]float64{}, Share: math.NaN(), Verdict: VerdictNA}
+	t := TopDownShift{Base: map[topDownCategory]Cell{}, Version: map[topDownCategory]Cell{},
+		Growth: map[topDownCategory]float64{}, Share: math.NaN(), Verdict: VerdictNA}
 	if s := c.samples[k]; s != nil {
 		for _, p := range s.PerOp {
 			if p.TopDownSet != "" {
@@ -360,8 +360,8 @@ func (c *Comparison) topDownShift(k record.Key, drop bool) TopDownShift {
 		}
 	}
 	total := 0.0
-	for _, cat := range TopDownCategories {
-		v, b := c.Value(k, TopDownName(cat)), c.Value(c.BaseKey(k), TopDownName(cat))
+	for _, cat := range topDownCategories {
+		v, b := c.Value(k, topDownName(cat)), c.Value(c.BaseKey(k), topDownName(cat))
 		if v.State == Missing && b.State == Missing {
 			continue
 		}
@@ -376,7 +376,7 @@ func (c *Comparison) topDownShift(k record.Key, drop bool) TopDownShift {
 		return t
 	}
 	best := 0.0
-	for _, cat := range TopDownCategories {
+	for _, cat := range topDownCategories {
 		if g, ok := t.Growth[cat]; ok && g > best {
 			t.Grew, best = cat, g
 		}

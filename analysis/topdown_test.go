@@ -46,16 +46,16 @@ func TestTopDownPerOpMatchesMetricEval(t *testing.T) {
 	rng := rand.New(rand.NewPCG(18, 1))
 	cases := []struct {
 		set, slots string
-		metrics    map[TopDownCategory]string
+		metrics    map[topDownCategory]string
 		// wantSet is the set named in the result: the first of those
 		// whose events the Record holds (icelakex before icelake and
 		// tigerlake, which define level 1 the same way).
 		wantSet string
 	}{
-		{"sapphirerapids", "SLOTS", map[TopDownCategory]string{TDRetiring: "tma_retiring", TDBadSpec: "tma_bad_speculation", TDFrontend: "tma_frontend_bound", TDBackend: "tma_backend_bound"}, "sapphirerapids"},
-		{"icelake", "SLOTS", map[TopDownCategory]string{TDRetiring: "tma_retiring", TDBadSpec: "tma_bad_speculation", TDFrontend: "tma_frontend_bound", TDBackend: "tma_backend_bound"}, "icelakex"},
-		{"amdzen4", "total_dispatch_slots", map[TopDownCategory]string{TDRetiring: "retiring", TDBadSpec: "bad_speculation", TDFrontend: "frontend_bound", TDBackend: "backend_bound", TDSMTContention: "smt_contention"}, "amdzen4"},
-		{"amdzen5", "total_dispatch_slots", map[TopDownCategory]string{TDRetiring: "retiring", TDBadSpec: "bad_speculation", TDFrontend: "frontend_bound", TDBackend: "backend_bound", TDSMTContention: "smt_contention"}, "amdzen4"},
+		{"sapphirerapids", "SLOTS", map[topDownCategory]string{tdRetiring: "tma_retiring", tdBadSpec: "tma_bad_speculation", tdFrontend: "tma_frontend_bound", tdBackend: "tma_backend_bound"}, "sapphirerapids"},
+		{"icelake", "SLOTS", map[topDownCategory]string{tdRetiring: "tma_retiring", tdBadSpec: "tma_bad_speculation", tdFrontend: "tma_frontend_bound", tdBackend: "tma_backend_bound"}, "icelakex"},
+		{"amdzen4", "total_dispatch_slots", map[topDownCategory]string{tdRetiring: "retiring", tdBadSpec: "bad_speculation", tdFrontend: "frontend_bound", tdBackend: "backend_bound", tdsmtContention: "smt_contention"}, "amdzen4"},
+		{"amdzen5", "total_dispatch_slots", map[topDownCategory]string{tdRetiring: "retiring", tdBadSpec: "bad_speculation", tdFrontend: "frontend_bound", tdBackend: "backend_bound", tdsmtContention: "smt_contention"}, "amdzen4"},
 	}
 	for _, tc := range cases {
 		s := metricSet(tc.set)
@@ -63,7 +63,7 @@ func TestTopDownPerOpMatchesMetricEval(t *testing.T) {
 			vals := randomTopDownValues(s, rng)
 			ops := float64(1 + rng.IntN(1e6))
 			r := stepRecord("v", "point-query", 1, ops, tdCounters(t, s, vals)...)
-			p := Compute(r, Options{})
+			p := compute(r, Options{})
 			if p.TopDownSet != tc.wantSet {
 				t.Fatalf("%s: TopDown set %q, want %s", tc.set, p.TopDownSet, tc.wantSet)
 			}
@@ -78,8 +78,8 @@ func TestTopDownPerOpMatchesMetricEval(t *testing.T) {
 					t.Fatal(err)
 				}
 				want := frac * slots / ops
-				if got := p.Get(TopDownName(cat)); !got.OK() || !near(got.Value, want) {
-					t.Errorf("%s trial %d: %s = %+v, want %s × %s ÷ ops = %v", tc.set, trial, TopDownName(cat), got, m, tc.slots, want)
+				if got := p.Get(topDownName(cat)); !got.OK() || !near(got.Value, want) {
+					t.Errorf("%s trial %d: %s = %+v, want %s × %s ÷ ops = %v", tc.set, trial, topDownName(cat), got, m, tc.slots, want)
 				}
 			}
 		}
@@ -98,17 +98,17 @@ func TestTopDownZen4ByHand(t *testing.T) {
 		"de_no_dispatch_per_slot.backend_stalls":       2.2e6,
 		"de_no_dispatch_per_slot.smt_contention":       0.3e6,
 	})...)
-	p := Compute(r, Options{})
-	want := map[TopDownCategory]float64{
-		TDRetiring:      2000, // 2e6 / 1000
-		TDBadSpec:       500,  // (2.5e6 − 2e6) / 1000
-		TDFrontend:      1000,
-		TDBackend:       2200,
-		TDSMTContention: 300,
+	p := compute(r, Options{})
+	want := map[topDownCategory]float64{
+		tdRetiring:      2000, // 2e6 / 1000
+		tdBadSpec:       500,  // (2.5e6 − 2e6) / 1000
+		tdFrontend:      1000,
+		tdBackend:       2200,
+		tdsmtContention: 300,
 	}
 	for cat, w := range want {
-		if got := p.Get(TopDownName(cat)); !got.OK() || !near(got.Value, w) {
-			t.Errorf("%s = %+v, want %v", TopDownName(cat), got, w)
+		if got := p.Get(topDownName(cat)); !got.OK() || !near(got.Value, w) {
+			t.Errorf("%s = %+v, want %v", topDownName(cat), got, w)
 		}
 	}
 }
@@ -129,20 +129,20 @@ func TestTopDownSkylakeNeedsSMT(t *testing.T) {
 		"UOPS_ISSUED.ANY":                    3e6,
 		"UOPS_RETIRED.RETIRE_SLOTS":          2.5e6,
 	}
-	p := Compute(stepRecord("v", "point-query", 1, 1000, tdCounters(t, s, vals)...), Options{})
+	p := compute(stepRecord("v", "point-query", 1, 1000, tdCounters(t, s, vals)...), Options{})
 	// SLOTS = 4 × CORE_CLKS, CORE_CLKS = THREAD / 2 × (1 + ONE_THREAD_ACTIVE
 	// / REF_XCLK) = 1e6 × 1.25 = 1.25e6 (#core_wide 0): 5e6 slots.
 	// retiring = RETIRE_SLOTS / SLOTS: 2.5e6 slots, 2500 per op;
 	// frontend = IDQ_UOPS_NOT_DELIVERED.CORE / SLOTS: 1000 per op.
-	for cat, w := range map[TopDownCategory]float64{TDRetiring: 2500, TDFrontend: 1000} {
-		if got := p.Get(TopDownName(cat)); !got.OK() || !near(got.Value, w) {
-			t.Errorf("%s = %+v, want %v", TopDownName(cat), got, w)
+	for cat, w := range map[topDownCategory]float64{tdRetiring: 2500, tdFrontend: 1000} {
+		if got := p.Get(topDownName(cat)); !got.OK() || !near(got.Value, w) {
+			t.Errorf("%s = %+v, want %v", topDownName(cat), got, w)
 		}
 	}
-	for _, cat := range []TopDownCategory{TDBackend, TDBadSpec} {
-		got := p.Get(TopDownName(cat))
-		if want := fmt.Sprintf(WhyTopDownLiteral, "smt_on"); got.OK() || got.Why != want {
-			t.Errorf("%s = %+v, want no value: %s", TopDownName(cat), got, want)
+	for _, cat := range []topDownCategory{tdBackend, tdBadSpec} {
+		got := p.Get(topDownName(cat))
+		if want := fmt.Sprintf(whyTopDownLiteral, "smt_on"); got.OK() || got.Why != want {
+			t.Errorf("%s = %+v, want no value: %s", topDownName(cat), got, want)
 		}
 	}
 }
@@ -157,8 +157,8 @@ func TestTopDownAmbiguous(t *testing.T) {
 		"cpu@INT_MISC.RECOVERY_CYCLES,cmask=1,edge@": 1e5} {
 		cs = append(cs, counted(name, v))
 	}
-	p := Compute(stepRecord("v", "point-query", 1, 1000, cs...), Options{})
-	got := p.Get(TopDownName(TDBackend))
+	p := compute(stepRecord("v", "point-query", 1, 1000, cs...), Options{})
+	got := p.Get(topDownName(tdBackend))
 	if got.OK() || !strings.Contains(got.Why, "sapphirerapids, icelakex") {
 		t.Errorf("backend = %+v, want no value naming sapphirerapids and icelakex", got)
 	}
@@ -176,13 +176,13 @@ func TestTopDownMultiplexed(t *testing.T) {
 			cs[i].Status, cs[i].Running = record.StatusScaled, cs[i].Enabled/2
 		}
 	}
-	p := Compute(stepRecord("v", "point-query", 1, 1000, cs...), Options{})
+	p := compute(stepRecord("v", "point-query", 1, 1000, cs...), Options{})
 	// frontend = 2e6/1e7 − 1e6/1e7 = 0.1: 1000 slots per op, from a
 	// counter that ran half the window.
-	if got := p.Get(TopDownName(TDFrontend)); !got.OK() || !near(got.Value, 1000) || !near(got.Running, 0.5) {
+	if got := p.Get(topDownName(tdFrontend)); !got.OK() || !near(got.Value, 1000) || !near(got.Running, 0.5) {
 		t.Errorf("frontend = %+v, want 1000 scaled from 50%%", got)
 	}
-	if got := p.Get(TopDownName(TDRetiring)); !got.OK() || !near(got.Value, 4000) || got.Running != 1 {
+	if got := p.Get(topDownName(tdRetiring)); !got.OK() || !near(got.Value, 4000) || got.Running != 1 {
 		t.Errorf("retiring = %+v, want 4000 counted the whole window", got)
 	}
 	for i := range cs {
@@ -190,11 +190,11 @@ func TestTopDownMultiplexed(t *testing.T) {
 			cs[i] = record.Counter{Event: cs[i].Event, Status: record.StatusNotSupported, Reason: "no such event"}
 		}
 	}
-	p = Compute(stepRecord("v", "point-query", 1, 1000, cs...), Options{})
+	p = compute(stepRecord("v", "point-query", 1, 1000, cs...), Options{})
 	// Every level-1 fraction divides by the sum of the four topdown events.
-	for _, cat := range []TopDownCategory{TDRetiring, TDBackend, TDFrontend, TDBadSpec} {
-		if got := p.Get(TopDownName(cat)); got.State != NotSupported {
-			t.Errorf("%s = %+v, want not supported", TopDownName(cat), got)
+	for _, cat := range []topDownCategory{tdRetiring, tdBackend, tdFrontend, tdBadSpec} {
+		if got := p.Get(topDownName(cat)); got.State != NotSupported {
+			t.Errorf("%s = %+v, want not supported", topDownName(cat), got)
 		}
 	}
 }
@@ -229,12 +229,12 @@ func TestTopDownShiftVerdicts(t *testing.T) {
 	sc := c.Scopes[0]
 	for _, tc := range []struct {
 		version string
-		grew    TopDownCategory
-		verdict Verdict
+		grew    topDownCategory
+		verdict verdict
 		share   float64
 	}{
-		{"fe", TDFrontend, VerdictFrontend, 1000.0 / 1100},
-		{"bs", TDBadSpec, VerdictBadSpec, 1},
+		{"fe", tdFrontend, verdictFrontend, 1000.0 / 1100},
+		{"bs", tdBadSpec, verdictBadSpec, 1},
 		{"small", "", VerdictNA, 0},
 	} {
 		a := c.Attribute(Key(sc, tc.version, "point-query"))
@@ -243,7 +243,7 @@ func TestTopDownShiftVerdicts(t *testing.T) {
 			t.Errorf("%s: grew %q (%v), verdict %s; want %q (%v), %s", tc.version, td.Grew, td.Share, td.Verdict, tc.grew, tc.share, tc.verdict)
 		}
 	}
-	if g := c.Attribute(Key(sc, "small", "point-query")).TopDown.Growth[TDBackend]; !near(g, 1000) {
+	if g := c.Attribute(Key(sc, "small", "point-query")).TopDown.Growth[tdBackend]; !near(g, 1000) {
 		t.Errorf("small: backend growth %v, want 1000 (growth is kept without a drop)", g)
 	}
 }

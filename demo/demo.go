@@ -57,7 +57,7 @@ type Result struct {
 	Versions []string
 	// Other is the second release; nil when the demo ran without one
 	// (OtherErr then says why, unless Options.InstalledOnly).
-	Other    *Release
+	Other    *release
 	OtherErr error
 	// Summary is the run's (nil when it stopped before measuring).
 	Summary *runner.Summary
@@ -71,8 +71,8 @@ type Result struct {
 	Elapsed  time.Duration
 }
 
-// ErrOutputExists means the output folder holds Records of an earlier run.
-var ErrOutputExists = errors.New("the output folder has Records of an earlier run")
+// errOutputExists means the output folder holds Records of an earlier run.
+var errOutputExists = errors.New("the output folder has Records of an earlier run")
 
 // Run runs the demo: it makes sure the programs it needs are installed
 // (installing them as root), fetches a second MariaDB release next to the
@@ -95,12 +95,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		return nil, fmt.Errorf("output folder %s: %w", o.Out, err)
 	}
 	if recs, _ := filepath.Glob(filepath.Join(out, "records", "*.json")); len(recs) > 0 {
-		return nil, fmt.Errorf("%w: %s (%d Records): remove it (rm -rf %s) or choose another with --out", ErrOutputExists, out, len(recs), out)
+		return nil, fmt.Errorf("%w: %s (%d Records): remove it (rm -rf %s) or choose another with --out", errOutputExists, out, len(recs), out)
 	}
 	res := &Result{Out: out, Plan: filepath.Join(out, "plan.toml")}
 
 	root := os.Geteuid() == 0
-	if err := ensureTools(ctx, toolsEnv{root: root, find: FindTool, run: execRun, log: o.Progress}); err != nil {
+	if err := ensureTools(ctx, toolsEnv{root: root, find: findTool, run: execRun, log: o.Progress}); err != nil {
 		return nil, err
 	}
 	bin, err := sandbox.FindServerBinary("")
@@ -111,7 +111,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	installed := Upstream(version)
+	installed := upstream(version)
 	if installed == "" {
 		return nil, fmt.Errorf("read the installed server's release from %s --version: %q has no version number", bin, version)
 	}
@@ -123,7 +123,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	case flavor != sandbox.MariaDB:
 		res.OtherErr = fmt.Errorf("the installed server is %s, not MariaDB: Debian offers no other release of it", flavor)
 	default:
-		res.Other, res.OtherErr = FetchOther(ctx, FetchOptions{Installed: installed, CacheDir: o.CacheDir, Update: root, Log: o.Progress})
+		res.Other, res.OtherErr = fetchOther(ctx, fetchOptions{Installed: installed, CacheDir: o.CacheDir, Update: root, Log: o.Progress})
 		if res.OtherErr != nil && ctx.Err() != nil {
 			return nil, fmt.Errorf("fetch a second release: %w", runner.ErrInterrupted)
 		}
@@ -133,22 +133,22 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		logf("going on with the installed release %s and its configuration variant", installed)
 	}
 	if res.Other != nil {
-		logf("second release: MariaDB %s (%s %s) in %s", res.Other.Upstream, ServerPackage, res.Other.Version, res.Other.Dir)
+		logf("second release: MariaDB %s (%s %s) in %s", res.Other.Upstream, serverPackage, res.Other.Version, res.Other.Dir)
 	}
 
-	vs, base := Versions(installed, res.Other)
+	vs, base := versions(installed, res.Other)
 	res.Base = base
 	for _, v := range vs {
 		res.Versions = append(res.Versions, v.Label)
 	}
-	settings := FullSettings
+	settings := fullSettings
 	if o.Quick {
-		settings = QuickSettings
+		settings = quickSettings
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, fmt.Errorf("create the output folder: %w", err)
 	}
-	if err := record.WriteFileAtomic(res.Plan, PlanTOML(vs, base, settings, o.Quick)); err != nil {
+	if err := record.WriteFileAtomic(res.Plan, planTOML(vs, base, settings, o.Quick)); err != nil {
 		return nil, fmt.Errorf("write the plan: %w", err)
 	}
 	p, err := plan.Load(res.Plan)

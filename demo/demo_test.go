@@ -22,7 +22,7 @@ func TestRunRefusesEarlierRecords(t *testing.T) {
 	}
 	var log bytes.Buffer
 	_, err := Run(context.Background(), Options{Out: out, Progress: &log})
-	if !errors.Is(err, ErrOutputExists) || !strings.Contains(err.Error(), "rm -rf "+out) {
+	if !errors.Is(err, errOutputExists) || !strings.Contains(err.Error(), "rm -rf "+out) {
 		t.Errorf("err = %v, want ErrOutputExists saying how to remove it", err)
 	}
 	if log.Len() != 0 {

@@ -9,8 +9,8 @@ import (
 	"github.com/perfbench/perfbench/plan"
 )
 
-// Version is a column of the demo's tables: a server perfbench starts.
-type Version struct {
+// version is a column of the demo's tables: a server perfbench starts.
+type version struct {
 	Label string
 	// Basedir is plan.Installed or an unpacked release's usr/ folder.
 	Basedir string
@@ -22,17 +22,17 @@ type Version struct {
 	AAOf string
 }
 
-// AASuffix is added to the base's label for its A/A twin.
-const AASuffix = "-aa"
+// aaSuffix is added to the base's label for its A/A twin.
+const aaSuffix = "-aa"
 
 // withTwin appends the A/A twin of the base to vs: the same server under a
 // second label, whose rQPS against the base is the noise floor the report
 // prints next to the other versions'.
-func withTwin(vs []Version, base string) []Version {
+func withTwin(vs []version, base string) []version {
 	for _, v := range vs {
 		if v.Label == base {
 			twin := v
-			twin.Label, twin.AAOf = base+AASuffix, base
+			twin.Label, twin.AAOf = base+aaSuffix, base
 			twin.Options = append([]string(nil), v.Options...)
 			twin.About = "The base again, under a second label (an A/A pair): its rQPS against " + base + " would be 1.00 without noise, and the report prints it as the floor next to the other versions"
 			return append(vs, twin)
@@ -41,48 +41,48 @@ func withTwin(vs []Version, base string) []Version {
 	return vs
 }
 
-// ServerOptions are the options every server of the demo starts with: a
+// serverOptions are the options every server of the demo starts with: a
 // buffer pool that holds the tables (so reads do not wait for the disk), and
 // the performance schema, from which perfbench names the role of each
 // server thread (connection, InnoDB IO, purge, ...) in the per-role tables.
-var ServerOptions = []string{"innodb_buffer_pool_size=256M", "max_connections=100", "performance_schema=ON"}
+var serverOptions = []string{"innodb_buffer_pool_size=256M", "max_connections=100", "performance_schema=ON"}
 
-// VariantOptions turn on the configuration variant: the binary log, synced
+// variantOptions turn on the configuration variant: the binary log, synced
 // at every commit. Each commit then writes and fsyncs the binary log as well
 // as the redo log: writes cost more CPU, context switches and disk writes
 // per statement, while reads are unaffected. On the development machine it
 // halves the QPS of update-index.
-var VariantOptions = []string{"log_bin=mysql-bin", "sync_binlog=1", "server_id=1"}
+var variantOptions = []string{"log_bin=mysql-bin", "sync_binlog=1", "server_id=1"}
 
-// VariantSuffix is added to the installed release's label for the variant.
-const VariantSuffix = "-binlog"
+// variantSuffix is added to the installed release's label for the variant.
+const variantSuffix = "-binlog"
 
-// Versions returns the demo's versions, and the base the others are
+// versions returns the demo's versions, and the base the others are
 // compared to: the older of the two releases, the newer, then the installed
 // release with the configuration variant, then the base again under a second
 // label (its A/A twin). installed is the installed
 // server's release ("10.11.19"); other, when not nil, the unpacked one.
-func Versions(installed string, other *Release) (vs []Version, base string) {
-	inst := Version{Label: installed, Basedir: plan.Installed,
-		Options: append([]string(nil), ServerOptions...),
+func versions(installed string, other *release) (vs []version, base string) {
+	inst := version{Label: installed, Basedir: plan.Installed,
+		Options: append([]string(nil), serverOptions...),
 		About:   "MariaDB " + installed + ", the release installed on this machine"}
-	variant := Version{Label: installed + VariantSuffix, Basedir: plan.Installed,
-		Options: append(append([]string(nil), ServerOptions...), VariantOptions...),
+	variant := version{Label: installed + variantSuffix, Basedir: plan.Installed,
+		Options: append(append([]string(nil), serverOptions...), variantOptions...),
 		About:   "MariaDB " + installed + " with the binary log synced at every commit (sync_binlog=1): a known cost on writes, none on reads"}
 	if other == nil {
-		return withTwin([]Version{inst, variant}, installed), installed
+		return withTwin([]version{inst, variant}, installed), installed
 	}
-	o := Version{Label: other.Upstream, Basedir: other.Basedir,
-		Options: append([]string(nil), ServerOptions...),
-		About:   fmt.Sprintf("MariaDB %s, %s %s unpacked (not installed) in %s", other.Upstream, ServerPackage, other.Version, other.Dir)}
-	if CompareVersions(other.Upstream, installed) < 0 {
-		return withTwin([]Version{o, inst, variant}, o.Label), o.Label
+	o := version{Label: other.Upstream, Basedir: other.Basedir,
+		Options: append([]string(nil), serverOptions...),
+		About:   fmt.Sprintf("MariaDB %s, %s %s unpacked (not installed) in %s", other.Upstream, serverPackage, other.Version, other.Dir)}
+	if compareVersions(other.Upstream, installed) < 0 {
+		return withTwin([]version{o, inst, variant}, o.Label), o.Label
 	}
-	return withTwin([]Version{inst, o, variant}, inst.Label), inst.Label
+	return withTwin([]version{inst, o, variant}, inst.Label), inst.Label
 }
 
-// Settings are the size of the demo's plan.
-type Settings struct {
+// settings are the size of the demo's plan.
+type settings struct {
 	Steps   []string
 	Threads []int
 	// OneThread are steps of Steps that run at one client thread only.
@@ -94,11 +94,11 @@ type Settings struct {
 	TableSize int
 }
 
-// QuickSettings is what CI can afford: three steps (a point query, a range
+// quickSettings is what CI can afford: three steps (a point query, a range
 // query, a write), one client thread, two repeats, 2-second windows: 24
 // measurements of about 6 s each with three versions and the base's A/A
 // twin, about 3 minutes on a 2-core VM.
-var QuickSettings = Settings{
+var quickSettings = settings{
 	Steps:     []string{"point-query", "read-only_range=100", "update-index"},
 	Threads:   []int{1},
 	Repeats:   2,
@@ -107,12 +107,12 @@ var QuickSettings = Settings{
 	TableSize: 10000,
 }
 
-// FullSettings is the demo proper: two point, a range and a write step at 1
+// fullSettings is the demo proper: two point, a range and a write step at 1
 // and 2 client threads (random-points, the slowest, at 1 only), three
 // interleaved repeats, 3-second windows: 84 measurements of about 7 s each
 // with three versions and the base's A/A twin, about 11 minutes on a 2-core
 // VM.
-var FullSettings = Settings{
+var fullSettings = settings{
 	Steps:     []string{"point-query", "random-points_range=100", "read-only_range=100", "update-index"},
 	Threads:   []int{1, 2},
 	OneThread: []string{"random-points_range=100"},
@@ -122,19 +122,19 @@ var FullSettings = Settings{
 	TableSize: 100000,
 }
 
-// Events are the counters the demo asks for: the hardware events of the
+// events are the counters the demo asks for: the hardware events of the
 // published per-query tables (cycles and instructions in one group, so that
 // IPC compares like with like), then the software events. A machine without
 // a hardware PMU (most VMs) counts the software ones and reports the others
 // as not supported (n/a): never a number that was not measured.
-var Events = []string{
+var events = []string{
 	"{cycles,instructions}", "{cache-references,cache-misses}", "{branches,branch-misses}",
 	"task-clock", "context-switches", "cpu-migrations", "page-faults",
 }
 
-// PlanTOML writes the demo's plan: the versions, the base, and the
+// planTOML writes the demo's plan: the versions, the base, and the
 // settings, as a commented plan file that perfbench run reads.
-func PlanTOML(vs []Version, base string, s Settings, quick bool) []byte {
+func planTOML(vs []version, base string, s settings, quick bool) []byte {
 	var b bytes.Buffer
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	comment := func(text string) {
@@ -174,7 +174,7 @@ func PlanTOML(vs []Version, base string, s Settings, quick bool) []byte {
 	w("servers = %s\n", q(plan.ServersOneAtATime))
 	w("# Hardware events first (n/a where the machine has no PMU), then the\n")
 	w("# software events every Linux machine counts.\n")
-	w("events = %s\n\n", strList(Events))
+	w("events = %s\n\n", strList(events))
 
 	w("[data]\n")
 	w("# One table that fits in the buffer pool.\n")

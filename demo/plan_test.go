@@ -10,10 +10,10 @@ import (
 	"github.com/perfbench/perfbench/plan"
 )
 
-var older = &Release{Version: "1:10.11.18-0+deb12u1", Upstream: "10.11.18",
+var older = &release{Version: "1:10.11.18-0+deb12u1", Upstream: "10.11.18",
 	Dir: "/var/cache/perfbench/mariadb-10.11.18-0+deb12u1", Basedir: "/var/cache/perfbench/mariadb-10.11.18-0+deb12u1/usr"}
 
-func labelsOf(vs []Version) []string {
+func labelsOf(vs []version) []string {
 	out := make([]string, len(vs))
 	for i, v := range vs {
 		out[i] = v.Label
@@ -22,31 +22,31 @@ func labelsOf(vs []Version) []string {
 }
 
 func TestVersions(t *testing.T) {
-	vs, base := Versions("10.11.19", older)
+	vs, base := versions("10.11.19", older)
 	if want := []string{"10.11.18", "10.11.19", "10.11.19-binlog", "10.11.18-aa"}; !reflect.DeepEqual(labelsOf(vs), want) || base != "10.11.18" {
 		t.Errorf("older release unpacked: versions %q base %q, want %q base 10.11.18", labelsOf(vs), base, want)
 	}
 	if vs[0].Basedir != older.Basedir || vs[1].Basedir != plan.Installed || vs[2].Basedir != plan.Installed {
 		t.Errorf("basedirs %q %q %q", vs[0].Basedir, vs[1].Basedir, vs[2].Basedir)
 	}
-	if !reflect.DeepEqual(vs[1].Options, ServerOptions) || !reflect.DeepEqual(vs[0].Options, ServerOptions) {
+	if !reflect.DeepEqual(vs[1].Options, serverOptions) || !reflect.DeepEqual(vs[0].Options, serverOptions) {
 		t.Errorf("releases do not run with the same options: %q, %q", vs[0].Options, vs[1].Options)
 	}
-	if want := append(append([]string(nil), ServerOptions...), VariantOptions...); !reflect.DeepEqual(vs[2].Options, want) {
+	if want := append(append([]string(nil), serverOptions...), variantOptions...); !reflect.DeepEqual(vs[2].Options, want) {
 		t.Errorf("variant options %q, want %q", vs[2].Options, want)
 	}
 	// The A/A twin is the base again: the same server, the same options.
-	if tw := vs[3]; tw.AAOf != "10.11.18" || tw.Basedir != older.Basedir || !reflect.DeepEqual(tw.Options, ServerOptions) {
+	if tw := vs[3]; tw.AAOf != "10.11.18" || tw.Basedir != older.Basedir || !reflect.DeepEqual(tw.Options, serverOptions) {
 		t.Errorf("A/A twin %+v", tw)
 	}
 
-	newer := &Release{Version: "1:10.11.20-0+deb12u1", Upstream: "10.11.20", Basedir: "/c/usr"}
-	vs, base = Versions("10.11.19", newer)
+	newer := &release{Version: "1:10.11.20-0+deb12u1", Upstream: "10.11.20", Basedir: "/c/usr"}
+	vs, base = versions("10.11.19", newer)
 	if want := []string{"10.11.19", "10.11.20", "10.11.19-binlog", "10.11.19-aa"}; !reflect.DeepEqual(labelsOf(vs), want) || base != "10.11.19" {
 		t.Errorf("newer release unpacked: versions %q base %q, want %q base 10.11.19", labelsOf(vs), base, want)
 	}
 
-	vs, base = Versions("10.11.19", nil)
+	vs, base = versions("10.11.19", nil)
 	if want := []string{"10.11.19", "10.11.19-binlog", "10.11.19-aa"}; !reflect.DeepEqual(labelsOf(vs), want) || base != "10.11.19" {
 		t.Errorf("no second release: versions %q base %q, want %q base 10.11.19", labelsOf(vs), base, want)
 	}
@@ -55,7 +55,7 @@ func TestVersions(t *testing.T) {
 func TestPlanTOML(t *testing.T) {
 	tests := []struct {
 		name     string
-		s        Settings
+		s        settings
 		quick    bool
 		labels   []string
 		threads  []int
@@ -66,17 +66,17 @@ func TestPlanTOML(t *testing.T) {
 		// versions (random-points runs at one thread in the full plan).
 		measurements int
 	}{
-		{"quick", QuickSettings, true,
+		{"quick", quickSettings, true,
 			[]string{"point-query_range=100", "read-only_range=100", "update-index_range=100"},
 			[]int{1}, 2, time.Second, 2 * time.Second, 3 * 1 * 2 * 4},
-		{"full", FullSettings, false,
+		{"full", fullSettings, false,
 			[]string{"point-query_range=100", "random-points_range=100", "read-only_range=100", "update-index_range=100"},
 			[]int{1, 2}, 3, time.Second, 3 * time.Second, (3*2 + 1) * 3 * 4},
 	}
-	vs, base := Versions("10.11.19", older)
+	vs, base := versions("10.11.19", older)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			text := PlanTOML(vs, base, tt.s, tt.quick)
+			text := planTOML(vs, base, tt.s, tt.quick)
 			p, err := loadPlan(t, text)
 			if err != nil {
 				t.Fatalf("the plan does not parse: %v\n%s", err, text)
@@ -87,8 +87,8 @@ func TestPlanTOML(t *testing.T) {
 			if p.Servers != plan.ServersOneAtATime {
 				t.Errorf("servers %q", p.Servers)
 			}
-			if !reflect.DeepEqual(p.Events, Events) {
-				t.Errorf("events %q, want %q", p.Events, Events)
+			if !reflect.DeepEqual(p.Events, events) {
+				t.Errorf("events %q, want %q", p.Events, events)
 			}
 			var labels []string
 			for _, st := range p.Steps {
@@ -113,7 +113,7 @@ func TestPlanTOML(t *testing.T) {
 			if m := p.Versions[0].Managed; m == nil || m.Basedir != older.Basedir {
 				t.Errorf("base version is not the unpacked release: %+v", p.Versions[0].Managed)
 			}
-			if m := p.Versions[2].Managed; m == nil || m.Basedir != plan.Installed || !reflect.DeepEqual(m.Options[len(m.Options)-len(VariantOptions):], VariantOptions) {
+			if m := p.Versions[2].Managed; m == nil || m.Basedir != plan.Installed || !reflect.DeepEqual(m.Options[len(m.Options)-len(variantOptions):], variantOptions) {
 				t.Errorf("variant: %+v", p.Versions[2].Managed)
 			}
 			if p.Data.TableSize != tt.s.TableSize || p.Data.Tables != 1 {
@@ -141,9 +141,9 @@ func TestPlanTOML(t *testing.T) {
 
 func TestPlanQuoting(t *testing.T) {
 	// An unpacked tree in a folder with characters TOML must escape.
-	odd := &Release{Version: "1:10.11.18-0+deb12u1", Upstream: "10.11.18", Basedir: `/tmp/a "b" \c/usr`}
-	vs, base := Versions("10.11.19", odd)
-	p, err := loadPlan(t, PlanTOML(vs, base, QuickSettings, true))
+	odd := &release{Version: "1:10.11.18-0+deb12u1", Upstream: "10.11.18", Basedir: `/tmp/a "b" \c/usr`}
+	vs, base := versions("10.11.19", odd)
+	p, err := loadPlan(t, planTOML(vs, base, quickSettings, true))
 	if err != nil {
 		t.Fatal(err)
 	}

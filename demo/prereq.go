@@ -13,8 +13,8 @@ import (
 	"github.com/perfbench/perfbench/mysqld/sandbox"
 )
 
-// Tool is a program the demo runs, and the Debian package that has it.
-type Tool struct {
+// tool is a program the demo runs, and the Debian package that has it.
+type tool struct {
 	Name    string
 	Package string
 	// Optional tools are installed when missing, but the demo runs
@@ -22,8 +22,8 @@ type Tool struct {
 	Optional bool
 }
 
-// Tools are the programs the demo needs, in the order they are checked.
-var Tools = []Tool{
+// tools are the programs the demo needs, in the order they are checked.
+var tools = []tool{
 	{Name: "mariadbd", Package: "mariadb-server"},
 	{Name: "mariadb-install-db", Package: "mariadb-server"},
 	{Name: "mariadb", Package: "mariadb-client"},
@@ -34,13 +34,13 @@ var Tools = []Tool{
 	{Name: "perf", Package: "linux-perf", Optional: true},
 }
 
-// ErrMissingTools means programs the demo needs are missing and could not
+// errMissingTools means programs the demo needs are missing and could not
 // be installed; the error says the command that installs them.
-var ErrMissingTools = errors.New("missing programs")
+var errMissingTools = errors.New("missing programs")
 
-// FindTool reports whether the program name is installed: in PATH, or in
+// findTool reports whether the program name is installed: in PATH, or in
 // /usr/sbin or /usr/bin (which a non-root PATH may lack).
-func FindTool(name string) bool {
+func findTool(name string) bool {
 	if name == "mariadbd" {
 		_, err := sandbox.FindServerBinary("")
 		return err == nil
@@ -56,10 +56,10 @@ func FindTool(name string) bool {
 	return false
 }
 
-// MissingTools returns the Tools that find does not find.
-func MissingTools(find func(name string) bool) []Tool {
-	var out []Tool
-	for _, t := range Tools {
+// missingTools returns the Tools that find does not find.
+func missingTools(find func(name string) bool) []tool {
+	var out []tool
+	for _, t := range tools {
 		if !find(t.Name) {
 			out = append(out, t)
 		}
@@ -67,8 +67,8 @@ func MissingTools(find func(name string) bool) []Tool {
 	return out
 }
 
-// Packages returns the Debian packages of tools, each once, in order.
-func Packages(tools []Tool) []string {
+// packages returns the Debian packages of tools, each once, in order.
+func packages(tools []tool) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, t := range tools {
@@ -80,12 +80,12 @@ func Packages(tools []Tool) []string {
 	return out
 }
 
-// InstallCommand is the shell command that installs pkgs, as root.
-func InstallCommand(pkgs []string) string {
+// installCommand is the shell command that installs pkgs, as root.
+func installCommand(pkgs []string) string {
 	return "apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends " + strings.Join(pkgs, " ")
 }
 
-func toolNames(tools []Tool) string {
+func toolNames(tools []tool) string {
 	names := make([]string, len(tools))
 	for i, t := range tools {
 		names[i] = t.Name + " (" + t.Package + ")"
@@ -93,8 +93,8 @@ func toolNames(tools []Tool) string {
 	return strings.Join(names, ", ")
 }
 
-func required(tools []Tool) []Tool {
-	var out []Tool
+func required(tools []tool) []tool {
+	var out []tool
 	for _, t := range tools {
 		if !t.Optional {
 			out = append(out, t)
@@ -117,15 +117,15 @@ type toolsEnv struct {
 // fails, it returns ErrMissingTools with the command to run. Optional tools
 // that stay missing are a warning.
 func ensureTools(ctx context.Context, e toolsEnv) error {
-	missing := MissingTools(e.find)
+	missing := missingTools(e.find)
 	if len(missing) == 0 {
 		return nil
 	}
-	pkgs := Packages(missing)
-	cmd := InstallCommand(pkgs)
+	pkgs := packages(missing)
+	cmd := installCommand(pkgs)
 	if !e.root {
 		if req := required(missing); len(req) > 0 {
-			return fmt.Errorf("%w: %s; install them as root: %s", ErrMissingTools, toolNames(req), cmd)
+			return fmt.Errorf("%w: %s; install them as root: %s", errMissingTools, toolNames(req), cmd)
 		}
 		fmt.Fprintf(e.log, "perfbench demo: warning: %s not installed (optional: the demo runs without it; install it as root: %s)\n", toolNames(missing), cmd)
 		return nil
@@ -138,13 +138,13 @@ func ensureTools(ctx context.Context, e toolsEnv) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	still := MissingTools(e.find)
+	still := missingTools(e.find)
 	if req := required(still); len(req) > 0 {
 		why := "apt-get installed the packages but they are still not found"
 		if err != nil {
 			why = err.Error()
 		}
-		return fmt.Errorf("%w: %s (%s); install them: %s", ErrMissingTools, toolNames(req), why, cmd)
+		return fmt.Errorf("%w: %s (%s); install them: %s", errMissingTools, toolNames(req), why, cmd)
 	}
 	if len(still) > 0 {
 		fmt.Fprintf(e.log, "perfbench demo: warning: %s could not be installed (optional: the demo runs without it)\n", toolNames(still))

@@ -30,7 +30,7 @@ func (m *fakeMachine) run(ctx context.Context, dir string, stdout, stderr io.Wri
 			return errors.New("apt-get install: exit status 100")
 		}
 		for _, pkg := range args {
-			for _, t := range Tools {
+			for _, t := range tools {
 				if t.Package == pkg {
 					m.have[t.Name] = true
 				}
@@ -52,7 +52,7 @@ func TestMissingToolsNotRoot(t *testing.T) {
 	m := &fakeMachine{have: have("mariadb", "my_print_defaults", "perf")}
 	var log bytes.Buffer
 	err := ensureTools(context.Background(), toolsEnv{root: false, find: m.find, run: m.run, log: &log})
-	if !errors.Is(err, ErrMissingTools) {
+	if !errors.Is(err, errMissingTools) {
 		t.Fatalf("err = %v, want ErrMissingTools", err)
 	}
 	want := "missing programs: mariadbd (mariadb-server), mariadb-install-db (mariadb-server), sysbench (sysbench); " +
@@ -99,7 +99,7 @@ func TestInstallFails(t *testing.T) {
 	m := &fakeMachine{have: have("mariadbd", "mariadb-install-db", "mariadb", "my_print_defaults", "perf"), installFails: true}
 	var log bytes.Buffer
 	err := ensureTools(context.Background(), toolsEnv{root: true, find: m.find, run: m.run, log: &log})
-	if !errors.Is(err, ErrMissingTools) {
+	if !errors.Is(err, errMissingTools) {
 		t.Fatalf("err = %v, want ErrMissingTools", err)
 	}
 	for _, s := range []string{"sysbench (sysbench)", "exit status 100", "install them: apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends sysbench"} {
@@ -124,10 +124,10 @@ func TestNothingMissing(t *testing.T) {
 }
 
 func TestFindTool(t *testing.T) {
-	if FindTool("perfbench-no-such-program") {
+	if findTool("perfbench-no-such-program") {
 		t.Error("found a program that does not exist")
 	}
-	if !FindTool("sh") {
+	if !findTool("sh") {
 		t.Error("did not find sh")
 	}
 }

@@ -16,18 +16,18 @@ import (
 	"github.com/perfbench/perfbench/mysqld/sandbox"
 )
 
-// ServerPackage is the Debian package that holds mariadbd,
+// serverPackage is the Debian package that holds mariadbd,
 // mariadb-install-db and the server's share/ files: the one unpacked for a
 // second release.
-const ServerPackage = "mariadb-server-core"
+const serverPackage = "mariadb-server-core"
 
-// ErrNoOtherRelease means apt offers no other point release of the
+// errNoOtherRelease means apt offers no other point release of the
 // installed server's series (and none is unpacked in the cache).
-var ErrNoOtherRelease = errors.New("no other point release of the installed series on offer")
+var errNoOtherRelease = errors.New("no other point release of the installed series on offer")
 
-// Release is a MariaDB release unpacked from its Debian package, runnable
+// release is a MariaDB release unpacked from its Debian package, runnable
 // from its own folder without being installed.
-type Release struct {
+type release struct {
 	// Version is the package's Debian version ("1:10.11.18-0+deb12u1"),
 	// Upstream the release ("10.11.18").
 	Version  string
@@ -40,8 +40,8 @@ type Release struct {
 	Cached bool
 }
 
-// FetchOptions say which release to fetch and where.
-type FetchOptions struct {
+// fetchOptions say which release to fetch and where.
+type fetchOptions struct {
 	// Installed is the installed server's release ("10.11.19").
 	Installed string
 	// CacheDir holds the unpacked releases, one folder each
@@ -76,10 +76,10 @@ func execRun(ctx context.Context, dir string, stdout, stderr io.Writer, name str
 	return nil
 }
 
-// DefaultCacheDir is where releases are unpacked: /var/cache/perfbench for
+// defaultCacheDir is where releases are unpacked: /var/cache/perfbench for
 // root, else perfbench/ under the user's cache folder ($XDG_CACHE_HOME or
 // ~/.cache).
-func DefaultCacheDir() string {
+func defaultCacheDir() string {
 	if os.Geteuid() == 0 {
 		return "/var/cache/perfbench"
 	}
@@ -93,9 +93,9 @@ func DefaultCacheDir() string {
 // there; it is written last, so a folder without it is incomplete.
 const markerFile = ".perfbench-release"
 
-// ReleaseDir is the folder of a Debian version in the cache:
+// releaseDir is the folder of a Debian version in the cache:
 // mariadb-10.11.18-0+deb12u1 (the epoch left out).
-func ReleaseDir(cacheDir, version string) string {
+func releaseDir(cacheDir, version string) string {
 	v := version
 	if i := strings.IndexByte(v, ':'); i >= 0 {
 		v = v[i+1:]
@@ -103,15 +103,15 @@ func ReleaseDir(cacheDir, version string) string {
 	return filepath.Join(cacheDir, "mariadb-"+v)
 }
 
-// FetchOther finds the release to compare the installed one with (see
+// fetchOther finds the release to compare the installed one with (see
 // PickOther: `apt-cache madison mariadb-server-core`), and makes it
 // runnable: `apt-get download` and `dpkg-deb -x` into the cache, or the
 // folder an earlier run unpacked. When apt cannot provide it (no network,
 // nothing on offer), a release already unpacked in the cache is used if there
 // is one. The server binary is run once (--version) to check that it works.
-func FetchOther(ctx context.Context, o FetchOptions) (*Release, error) {
+func fetchOther(ctx context.Context, o fetchOptions) (*release, error) {
 	if o.CacheDir == "" {
-		o.CacheDir = DefaultCacheDir()
+		o.CacheDir = defaultCacheDir()
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
@@ -136,7 +136,7 @@ func FetchOther(ctx context.Context, o FetchOptions) (*Release, error) {
 
 // fromApt asks apt for the versions on offer and fetches the chosen one,
 // running apt-get update once first when that may help.
-func (o *FetchOptions) fromApt(ctx context.Context) (*Release, error) {
+func (o *fetchOptions) fromApt(ctx context.Context) (*release, error) {
 	var lastErr error
 	for attempt := 0; attempt < 2; attempt++ {
 		if attempt == 1 {
@@ -149,15 +149,15 @@ func (o *FetchOptions) fromApt(ctx context.Context) (*Release, error) {
 			}
 		}
 		var out, errb bytes.Buffer
-		if err := o.run(ctx, "", &out, &errb, "apt-cache", "madison", ServerPackage); err != nil {
-			lastErr = fmt.Errorf("list the versions of %s on offer: %w: %s", ServerPackage, err, strings.TrimSpace(errb.String()))
+		if err := o.run(ctx, "", &out, &errb, "apt-cache", "madison", serverPackage); err != nil {
+			lastErr = fmt.Errorf("list the versions of %s on offer: %w: %s", serverPackage, err, strings.TrimSpace(errb.String()))
 			continue
 		}
-		offered := ParseMadison(out.Bytes(), ServerPackage)
-		v := PickOther(o.Installed, offered)
+		offered := parseMadison(out.Bytes(), serverPackage)
+		v := pickOther(o.Installed, offered)
 		if v == "" {
 			lastErr = fmt.Errorf("%w: apt-cache madison %s lists %s, installed is %s",
-				ErrNoOtherRelease, ServerPackage, listOrNothing(offered), o.Installed)
+				errNoOtherRelease, serverPackage, listOrNothing(offered), o.Installed)
 			continue
 		}
 		if rel := o.cached(ctx, v); rel != nil {
@@ -184,24 +184,24 @@ func listOrNothing(vs []string) string {
 
 // cached returns the release of version v when the cache holds it unpacked
 // and its server runs.
-func (o *FetchOptions) cached(ctx context.Context, v string) *Release {
-	dir := ReleaseDir(o.CacheDir, v)
+func (o *fetchOptions) cached(ctx context.Context, v string) *release {
+	dir := releaseDir(o.CacheDir, v)
 	b, err := os.ReadFile(filepath.Join(dir, markerFile))
-	if err != nil || strings.TrimSpace(string(b)) != ServerPackage+"="+v {
+	if err != nil || strings.TrimSpace(string(b)) != serverPackage+"="+v {
 		return nil
 	}
-	rel := &Release{Version: v, Upstream: Upstream(v), Dir: dir, Basedir: filepath.Join(dir, "usr"), Cached: true}
+	rel := &release{Version: v, Upstream: upstream(v), Dir: dir, Basedir: filepath.Join(dir, "usr"), Cached: true}
 	if err := check(ctx, rel); err != nil {
 		fmt.Fprintf(o.Log, "perfbench demo: warning: %v; unpacking it again\n", err)
 		return nil
 	}
-	fmt.Fprintf(o.Log, "perfbench demo: %s %s is unpacked in %s already\n", ServerPackage, v, dir)
+	fmt.Fprintf(o.Log, "perfbench demo: %s %s is unpacked in %s already\n", serverPackage, v, dir)
 	return rel
 }
 
 // fromCache returns the newest release unpacked in the cache that PickOther
 // accepts, or nil.
-func (o *FetchOptions) fromCache(ctx context.Context) *Release {
+func (o *fetchOptions) fromCache(ctx context.Context) *release {
 	dirs, _ := filepath.Glob(filepath.Join(o.CacheDir, "mariadb-*", markerFile))
 	var versions []string
 	for _, m := range dirs {
@@ -210,13 +210,13 @@ func (o *FetchOptions) fromCache(ctx context.Context) *Release {
 			continue
 		}
 		pkg, v, ok := strings.Cut(strings.TrimSpace(string(b)), "=")
-		if ok && pkg == ServerPackage {
+		if ok && pkg == serverPackage {
 			versions = append(versions, v)
 		}
 	}
-	sort.Slice(versions, func(i, j int) bool { return CompareVersions(versions[i], versions[j]) > 0 })
+	sort.Slice(versions, func(i, j int) bool { return compareVersions(versions[i], versions[j]) > 0 })
 	for len(versions) > 0 {
-		v := PickOther(o.Installed, versions)
+		v := pickOther(o.Installed, versions)
 		if v == "" {
 			return nil
 		}
@@ -241,8 +241,8 @@ func removeString(list []string, s string) []string {
 // download fetches version v of the server package and unpacks it into the
 // cache: into a temporary folder first, renamed into place once complete,
 // so that an interrupted fetch leaves nothing that looks usable.
-func (o *FetchOptions) download(ctx context.Context, v string) (*Release, error) {
-	dir := ReleaseDir(o.CacheDir, v)
+func (o *fetchOptions) download(ctx context.Context, v string) (*release, error) {
+	dir := releaseDir(o.CacheDir, v)
 	if err := os.MkdirAll(o.CacheDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create the release cache %s: %w", o.CacheDir, err)
 	}
@@ -251,7 +251,7 @@ func (o *FetchOptions) download(ctx context.Context, v string) (*Release, error)
 		return nil, fmt.Errorf("create a folder in the release cache %s: %w", o.CacheDir, err)
 	}
 	defer os.RemoveAll(tmp)
-	spec := ServerPackage + "=" + v
+	spec := serverPackage + "=" + v
 	fmt.Fprintf(o.Log, "perfbench demo: fetching %s without installing it: apt-get download %s; dpkg-deb -x into %s\n", spec, spec, dir)
 	args := []string{"download", spec}
 	if os.Geteuid() == 0 {
@@ -283,7 +283,7 @@ func (o *FetchOptions) download(ctx context.Context, v string) (*Release, error)
 	if err := os.Rename(tree, dir); err != nil {
 		return nil, fmt.Errorf("move the unpacked %s into %s: %w", spec, dir, err)
 	}
-	rel := &Release{Version: v, Upstream: Upstream(v), Dir: dir, Basedir: filepath.Join(dir, "usr")}
+	rel := &release{Version: v, Upstream: upstream(v), Dir: dir, Basedir: filepath.Join(dir, "usr")}
 	if err := check(ctx, rel); err != nil {
 		return nil, err
 	}
@@ -321,7 +321,7 @@ func completeTree(basedir string) error {
 
 // check runs the release's server with --version: a tree whose libraries
 // this machine lacks fails here rather than in the middle of the plan.
-func check(ctx context.Context, rel *Release) error {
+func check(ctx context.Context, rel *release) error {
 	bin, err := sandbox.FindServerBinary(rel.Basedir)
 	if err != nil {
 		return err
@@ -330,7 +330,7 @@ func check(ctx context.Context, rel *Release) error {
 	if err != nil {
 		return fmt.Errorf("run the unpacked server %s: %w", bin, err)
 	}
-	if Upstream(v) != rel.Upstream {
+	if upstream(v) != rel.Upstream {
 		return fmt.Errorf("the unpacked server %s says it is %s, the package %s", bin, v, rel.Version)
 	}
 	return nil

@@ -23,7 +23,7 @@ func buildDeb(t *testing.T, version, upstream string) string {
 	testenv.NeedBinary(t, "dpkg-deb", "dpkg")
 	root := filepath.Join(t.TempDir(), "pkg")
 	files := map[string]string{
-		"DEBIAN/control":                     fmt.Sprintf("Package: %s\nVersion: %s\nArchitecture: all\nMaintainer: perfbench tests <tests@localhost>\nDescription: test package\n", ServerPackage, version),
+		"DEBIAN/control":                     fmt.Sprintf("Package: %s\nVersion: %s\nArchitecture: all\nMaintainer: perfbench tests <tests@localhost>\nDescription: test package\n", serverPackage, version),
 		"usr/sbin/mariadbd":                  fmt.Sprintf("#!/bin/sh\necho 'mariadbd  Ver %s-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)'\n", upstream),
 		"usr/bin/mariadb-install-db":         "#!/bin/sh\nexit 0\n",
 		"usr/share/mysql/english/errmsg.sys": "",
@@ -81,8 +81,8 @@ func (f *fakeApt) run(ctx context.Context, dir string, stdout, stderr io.Writer,
 		if err != nil {
 			return err
 		}
-		v := strings.TrimPrefix(args[len(args)-1], ServerPackage+"=")
-		return os.WriteFile(filepath.Join(dir, ServerPackage+"_"+strings.ReplaceAll(v, ":", "%3a")+"_amd64.deb"), b, 0o644)
+		v := strings.TrimPrefix(args[len(args)-1], serverPackage+"=")
+		return os.WriteFile(filepath.Join(dir, serverPackage+"_"+strings.ReplaceAll(v, ":", "%3a")+"_amd64.deb"), b, 0o644)
 	case name == "apt-get" && args[0] == "update":
 		if f.failUpdate {
 			return errors.New("exit status 100")
@@ -102,8 +102,8 @@ func TestFetchOtherUnpacksThenReuses(t *testing.T) {
 	cache := t.TempDir()
 	apt := &fakeApt{madison: []string{madisonBoth}, deb: deb}
 	var log bytes.Buffer
-	o := FetchOptions{Installed: "10.11.19", CacheDir: cache, Log: &log, run: apt.run}
-	rel, err := FetchOther(context.Background(), o)
+	o := fetchOptions{Installed: "10.11.19", CacheDir: cache, Log: &log, run: apt.run}
+	rel, err := fetchOther(context.Background(), o)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
@@ -138,7 +138,7 @@ func TestFetchOtherUnpacksThenReuses(t *testing.T) {
 
 	// Again: found unpacked, nothing downloaded.
 	apt.ran = nil
-	rel2, err := FetchOther(context.Background(), o)
+	rel2, err := fetchOther(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestFetchOtherUnpacksThenReuses(t *testing.T) {
 	apt.ran = nil
 	apt.madison = []string{""}
 	log.Reset()
-	rel3, err := FetchOther(context.Background(), o)
+	rel3, err := fetchOther(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestFetchOtherUnpacksThenReuses(t *testing.T) {
 	}
 	// The installed release is never picked from the cache.
 	o.Installed = "10.11.18"
-	if _, err := FetchOther(context.Background(), o); err == nil {
+	if _, err := fetchOther(context.Background(), o); err == nil {
 		t.Error("offline with only the installed release cached: no error")
 	}
 }
@@ -171,7 +171,7 @@ func TestFetchOtherUpdatesStaleLists(t *testing.T) {
 	deb := buildDeb(t, "1:10.11.18-0+deb12u1", "10.11.18")
 	apt := &fakeApt{madison: []string{madisonInstalledOnly, madisonBoth}, deb: deb}
 	var log bytes.Buffer
-	rel, err := FetchOther(context.Background(), FetchOptions{Installed: "10.11.19", CacheDir: t.TempDir(), Update: true, Log: &log, run: apt.run})
+	rel, err := fetchOther(context.Background(), fetchOptions{Installed: "10.11.19", CacheDir: t.TempDir(), Update: true, Log: &log, run: apt.run})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
@@ -186,8 +186,8 @@ func TestFetchOtherUpdatesStaleLists(t *testing.T) {
 func TestFetchOtherNothingOnOffer(t *testing.T) {
 	apt := &fakeApt{madison: []string{madisonInstalledOnly}}
 	var log bytes.Buffer
-	_, err := FetchOther(context.Background(), FetchOptions{Installed: "10.11.19", CacheDir: t.TempDir(), Update: false, Log: &log, run: apt.run})
-	if !errors.Is(err, ErrNoOtherRelease) {
+	_, err := fetchOther(context.Background(), fetchOptions{Installed: "10.11.19", CacheDir: t.TempDir(), Update: false, Log: &log, run: apt.run})
+	if !errors.Is(err, errNoOtherRelease) {
 		t.Fatalf("err = %v, want ErrNoOtherRelease", err)
 	}
 	if !strings.Contains(err.Error(), "lists 1:10.11.19-0+deb12u1, installed is 10.11.19") {
@@ -204,7 +204,7 @@ func TestFetchOtherBadTree(t *testing.T) {
 	// The package unpacks a server that says it is another release.
 	deb := buildDeb(t, "1:10.11.18-0+deb12u1", "10.11.17")
 	apt := &fakeApt{madison: []string{madisonBoth}, deb: deb}
-	_, err := FetchOther(context.Background(), FetchOptions{Installed: "10.11.19", CacheDir: t.TempDir(), Log: io.Discard, run: apt.run})
+	_, err := fetchOther(context.Background(), fetchOptions{Installed: "10.11.19", CacheDir: t.TempDir(), Log: io.Discard, run: apt.run})
 	if err == nil || !strings.Contains(err.Error(), "says it is 10.11.17") {
 		t.Errorf("err = %v, want the version mismatch", err)
 	}

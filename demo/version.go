@@ -6,11 +6,11 @@ import (
 	"strings"
 )
 
-// CompareVersions compares two Debian package versions
+// compareVersions compares two Debian package versions
 // ([epoch:]upstream[-revision]) as dpkg does: it returns -1, 0 or 1 when a
 // sorts before, equal to or after b. A missing epoch is 0; a missing revision
 // sorts before any revision.
-func CompareVersions(a, b string) int {
+func compareVersions(a, b string) int {
 	ea, ua, ra := splitVersion(a)
 	eb, ub, rb := splitVersion(b)
 	if c := compareFragment(ea, eb); c != 0 {
@@ -102,11 +102,11 @@ func sign(n int) int {
 	return 0
 }
 
-// Upstream returns the release a Debian package version or a server's
+// upstream returns the release a Debian package version or a server's
 // version string names: "1:10.11.18-0+deb12u1" and
 // "10.11.18-MariaDB-0+deb12u1" both give "10.11.18". It is the leading run of
 // digits and dots after the epoch.
-func Upstream(v string) string {
+func upstream(v string) string {
 	v = strings.TrimSpace(v)
 	if i := strings.IndexByte(v, ':'); i > 0 && digitRun(v) == v[:i] {
 		v = v[i+1:] // an epoch
@@ -118,9 +118,9 @@ func Upstream(v string) string {
 	return strings.TrimRight(v[:i], ".")
 }
 
-// Series returns the major.minor of a release ("10.11" of "10.11.18"), the
+// series returns the major.minor of a release ("10.11" of "10.11.18"), the
 // suite of point releases it belongs to.
-func Series(upstream string) string {
+func series(upstream string) string {
 	parts := strings.SplitN(upstream, ".", 3)
 	if len(parts) < 2 {
 		return upstream
@@ -128,13 +128,13 @@ func Series(upstream string) string {
 	return parts[0] + "." + parts[1]
 }
 
-// ParseMadison reads the output of `apt-cache madison PACKAGE` and returns
+// parseMadison reads the output of `apt-cache madison PACKAGE` and returns
 // the versions of PACKAGE's binary packages on offer, without duplicates, in
 // the order listed. Lines of other packages and of source packages
 // ("... Sources") are left out. A line reads:
 //
 //	mariadb-server-core | 1:10.11.18-0+deb12u1 | http://deb.debian.org/debian bookworm/main amd64 Packages
-func ParseMadison(data []byte, pkg string) []string {
+func parseMadison(data []byte, pkg string) []string {
 	var out []string
 	seen := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -153,18 +153,18 @@ func ParseMadison(data []byte, pkg string) []string {
 	return out
 }
 
-// PickOther chooses the release to compare with the installed one
+// pickOther chooses the release to compare with the installed one
 // (installed is its upstream version, "10.11.19"): among the offered Debian
 // versions of the same series (10.11), the newest whose upstream version
 // differs from the installed one. It returns "" when there is none.
-func PickOther(installed string, offered []string) string {
+func pickOther(installed string, offered []string) string {
 	best := ""
 	for _, v := range offered {
-		up := Upstream(v)
-		if up == "" || up == installed || Series(up) != Series(installed) {
+		up := upstream(v)
+		if up == "" || up == installed || series(up) != series(installed) {
 			continue
 		}
-		if best == "" || CompareVersions(v, best) > 0 {
+		if best == "" || compareVersions(v, best) > 0 {
 			best = v
 		}
 	}

@@ -30,10 +30,10 @@ func TestCompareVersions(t *testing.T) {
 		{"0:1.2", "1.2", 0}, // epoch 0 is no epoch
 	}
 	for _, tt := range tests {
-		if got := CompareVersions(tt.a, tt.b); got != tt.want {
+		if got := compareVersions(tt.a, tt.b); got != tt.want {
 			t.Errorf("CompareVersions(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
-		if got := CompareVersions(tt.b, tt.a); got != -tt.want {
+		if got := compareVersions(tt.b, tt.a); got != -tt.want {
 			t.Errorf("CompareVersions(%q, %q) = %d, want %d", tt.b, tt.a, got, -tt.want)
 		}
 	}
@@ -50,11 +50,11 @@ func TestUpstream(t *testing.T) {
 		"MariaDB":                    "",
 	}
 	for in, want := range tests {
-		if got := Upstream(in); got != want {
+		if got := upstream(in); got != want {
 			t.Errorf("Upstream(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := Series("10.11.18"); got != "10.11" {
+	if got := series("10.11.18"); got != "10.11" {
 		t.Errorf("Series(10.11.18) = %q", got)
 	}
 }
@@ -66,18 +66,18 @@ func TestParseMadisonBookworm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := ParseMadison(data, ServerPackage)
+	got := parseMadison(data, serverPackage)
 	want := []string{"1:10.11.19-0+deb12u1", "1:10.11.18-0+deb12u1"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("ParseMadison = %q, want %q", got, want)
 	}
-	if v := PickOther("10.11.19", got); v != "1:10.11.18-0+deb12u1" {
+	if v := pickOther("10.11.19", got); v != "1:10.11.18-0+deb12u1" {
 		t.Errorf("installed 10.11.19: PickOther = %q, want 1:10.11.18-0+deb12u1", v)
 	}
-	if v := PickOther("10.11.18", got); v != "1:10.11.19-0+deb12u1" {
+	if v := pickOther("10.11.18", got); v != "1:10.11.19-0+deb12u1" {
 		t.Errorf("installed 10.11.18: PickOther = %q, want 1:10.11.19-0+deb12u1", v)
 	}
-	if v := PickOther("10.11.17", got); v != "1:10.11.19-0+deb12u1" {
+	if v := pickOther("10.11.17", got); v != "1:10.11.19-0+deb12u1" {
 		t.Errorf("installed 10.11.17: PickOther = %q, want the newest, 1:10.11.19-0+deb12u1", v)
 	}
 }
@@ -90,7 +90,7 @@ func TestParseMadisonMixed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := ParseMadison(data, ServerPackage)
+	got := parseMadison(data, serverPackage)
 	want := []string{"1:10.11.20-0+deb12u1", "1:10.11.19-0+deb12u2", "1:10.11.19-0+deb12u1", "1:11.4.5-1~bpo12+1"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("ParseMadison = %q, want %q", got, want)
@@ -105,11 +105,11 @@ func TestParseMadisonMixed(t *testing.T) {
 		{"10.6.21", ""},
 	}
 	for _, tt := range tests {
-		if v := PickOther(tt.installed, got); v != tt.want {
+		if v := pickOther(tt.installed, got); v != tt.want {
 			t.Errorf("installed %s: PickOther = %q, want %q", tt.installed, v, tt.want)
 		}
 	}
-	if got := ParseMadison(nil, ServerPackage); len(got) != 0 {
+	if got := parseMadison(nil, serverPackage); len(got) != 0 {
 		t.Errorf("no output: %q", got)
 	}
 }

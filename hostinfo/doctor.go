@@ -56,10 +56,10 @@ type DoctorOptions struct {
 	Probe func(sys *perfevent.System, e perfevent.Event, pid int) error
 }
 
-// DefaultEstimateEvents is the counters per thread assumed when no -e is
+// defaultEstimateEvents is the counters per thread assumed when no -e is
 // given: a cycles/instructions group plus the usual cache, TLB and software
 // events.
-const DefaultEstimateEvents = 8
+const defaultEstimateEvents = 8
 
 // spareFDs is what perfbench needs besides counters (files, sockets, pipes).
 const spareFDs = 64
@@ -147,12 +147,12 @@ func kernelCheck(h *Host) Check {
 
 // privilegesCheck checks which processes perfbench's privileges let it
 // count.
-func privilegesCheck(pv Privileges) Check {
+func privilegesCheck(pv privileges) Check {
 	var caps []string
 	for _, c := range []struct {
 		n    int
 		name string
-	}{{CapPerfmon, "CAP_PERFMON"}, {CapSysAdmin, "CAP_SYS_ADMIN"}, {CapSysPtrace, "CAP_SYS_PTRACE"}} {
+	}{{capPerfmon, "CAP_PERFMON"}, {capSysAdmin, "CAP_SYS_ADMIN"}, {capSysPtrace, "CAP_SYS_PTRACE"}} {
 		if pv.Has(c.n) {
 			caps = append(caps, c.name)
 		}
@@ -165,7 +165,7 @@ func privilegesCheck(pv Privileges) Check {
 	switch {
 	case !pv.Known:
 		c.Detail, c.Fix = "could not read /proc/self/status", "run as root to be sure perf_event_paranoid does not apply"
-	case pv.CanPerfmon() && pv.Has(CapSysPtrace):
+	case pv.CanPerfmon() && pv.Has(capSysPtrace):
 		c.Verdict, c.Detail = OK, fmt.Sprintf("%s with %s: any process can be counted, perf_event_paranoid does not apply", who, strings.Join(caps, ", "))
 	case pv.CanPerfmon():
 		c.Detail = fmt.Sprintf("%s with %s but not CAP_SYS_PTRACE: only processes of the same user can be counted", who, strings.Join(caps, ", "))
@@ -181,7 +181,7 @@ func privilegesCheck(pv Privileges) Check {
 
 // paranoidCheck checks what perf_event_paranoid (nil: missing) lets
 // perfbench count with its privileges.
-func paranoidCheck(p *int, pv Privileges) Check {
+func paranoidCheck(p *int, pv privileges) Check {
 	c := Check{Name: "perf_event_paranoid"}
 	switch {
 	case p == nil:
@@ -206,7 +206,7 @@ func paranoidCheck(p *int, pv Privileges) Check {
 
 // countingCheck checks that task-clock opened on perfbench itself (err is
 // the probe's).
-func countingCheck(err error, pv Privileges) Check {
+func countingCheck(err error, pv privileges) Check {
 	if err != nil {
 		return Check{Name: "counting", Verdict: Fail, Detail: "task-clock does not open on perfbench itself: " + err.Error(), Fix: fixFor(err, pv)}
 	}
@@ -304,10 +304,10 @@ func paranoidMeaning(p int) string {
 }
 
 // fixFor turns an open error into advice.
-func fixFor(err error, pv Privileges) string {
+func fixFor(err error, pv privileges) string {
 	switch {
 	case errors.Is(err, perfevent.ErrPermission) && pv.EUID == 0 && pv.Known:
-		if pv.CanPerfmon() && pv.Has(CapSysPtrace) {
+		if pv.CanPerfmon() && pv.Has(capSysPtrace) {
 			return "root with CAP_PERFMON and CAP_SYS_PTRACE was refused: a security module (SELinux, AppArmor, Yama ptrace_scope=3) or another PID namespace denies it; check the audit log"
 		}
 		return rootFix
@@ -405,7 +405,7 @@ func fdCheck(h *Host, opt DoctorOptions, sys *perfevent.System) Check {
 	}
 	limit := h.NoFile.Hard
 	lim := fmt.Sprintf("RLIMIT_NOFILE soft %s, hard %s", limitString(h.NoFile.Soft), limitString(h.NoFile.Hard))
-	perThread, what := DefaultEstimateEvents, fmt.Sprintf("%d counters", DefaultEstimateEvents)
+	perThread, what := defaultEstimateEvents, fmt.Sprintf("%d counters", defaultEstimateEvents)
 	if opt.Events != "" && sys != nil {
 		if l, err := perfevent.Parse(opt.Events, sys); err == nil {
 			perThread = 0
@@ -416,7 +416,7 @@ func fdCheck(h *Host, opt DoctorOptions, sys *perfevent.System) Check {
 		}
 	}
 	if opt.Pid <= 0 {
-		if limit == Unlimited {
+		if limit == unlimited {
 			c.Verdict, c.Detail = OK, lim+": no limit on descriptors"
 			return c
 		}
@@ -428,7 +428,7 @@ func fdCheck(h *Host, opt DoctorOptions, sys *perfevent.System) Check {
 		c.Detail = fmt.Sprintf("%s: room for %d threads at %s each (perfbench raises its soft limit to the hard one; pass --pid for a real server)", lim, threads, what)
 		return c
 	}
-	threads, err := Threads(h.Root, opt.Pid)
+	threads, err := threads(h.Root, opt.Pid)
 	if err != nil {
 		c.Verdict, c.Detail = Warn, lim+": "+err.Error()
 		return c
@@ -436,10 +436,10 @@ func fdCheck(h *Host, opt DoctorOptions, sys *perfevent.System) Check {
 	need := uint64(threads*perThread + spareFDs)
 	detail := fmt.Sprintf("%s; pid %d has %d threads × %s + %d spare = %d descriptors", lim, opt.Pid, threads, what, spareFDs, need)
 	switch {
-	case limit != Unlimited && need > limit:
+	case limit != unlimited && need > limit:
 		c.Verdict, c.Detail = Fail, detail+": over the hard limit"
 		c.Fix = fmt.Sprintf("raise the hard limit to at least %d (as root: ulimit -Hn %d; systemd: LimitNOFILE=%d; or nofile in /etc/security/limits.conf), count fewer events, or use cgroup mode (CPUs × events descriptors)", need, need, need)
-	case limit != Unlimited && need > limit*8/10:
+	case limit != unlimited && need > limit*8/10:
 		c.Verdict, c.Detail = Warn, detail+": within 20% of the hard limit; threads the server starts later need more"
 		c.Fix = fmt.Sprintf("raise the hard limit above %d (ulimit -Hn as root, or LimitNOFILE in systemd)", need*2)
 	default:
@@ -449,16 +449,16 @@ func fdCheck(h *Host, opt DoctorOptions, sys *perfevent.System) Check {
 }
 
 func limitString(v uint64) string {
-	if v == Unlimited {
+	if v == unlimited {
 		return "unlimited"
 	}
 	return strconv.FormatUint(v, 10)
 }
 
 // targetCheck test-opens task-clock on the target process.
-func targetCheck(h *Host, pid int, sys *perfevent.System, taskClock perfevent.Event, probe func(*perfevent.System, perfevent.Event, int) error, pv Privileges) Check {
+func targetCheck(h *Host, pid int, sys *perfevent.System, taskClock perfevent.Event, probe func(*perfevent.System, perfevent.Event, int) error, pv privileges) Check {
 	c := Check{Name: "target"}
-	threads, err := Threads(h.Root, pid)
+	threads, err := threads(h.Root, pid)
 	if err != nil {
 		c.Verdict, c.Detail, c.Fix = Fail, err.Error(), "give the pid of a running process (pidof mariadbd mysqld)"
 		return c
@@ -480,7 +480,7 @@ func targetCheck(h *Host, pid int, sys *perfevent.System, taskClock perfevent.Ev
 }
 
 // eventsCheck parses the user's events and test-opens each.
-func eventsCheck(opt DoctorOptions, sys *perfevent.System, probe func(*perfevent.System, perfevent.Event, int) error, pv Privileges) Check {
+func eventsCheck(opt DoctorOptions, sys *perfevent.System, probe func(*perfevent.System, perfevent.Event, int) error, pv privileges) Check {
 	c := Check{Name: "events"}
 	if sys == nil {
 		c.Verdict, c.Detail = Fail, "no perf events on this kernel"

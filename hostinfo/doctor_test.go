@@ -8,13 +8,13 @@ import (
 
 func TestParanoidCheck(t *testing.T) {
 	level := func(n int) *int { return &n }
-	user := Privileges{EUID: 1000, Known: true}
-	perfmon := Privileges{EUID: 1000, Known: true, Effective: 1 << CapPerfmon}
-	bareRoot := Privileges{EUID: 0, Known: true}
+	user := privileges{EUID: 1000, Known: true}
+	perfmon := privileges{EUID: 1000, Known: true, Effective: 1 << capPerfmon}
+	bareRoot := privileges{EUID: 0, Known: true}
 	tests := []struct {
 		name    string
 		p       *int
-		pv      Privileges
+		pv      privileges
 		verdict Verdict
 		detail  string // the start of the detail
 		fix     string // the start of the fix; "" for none

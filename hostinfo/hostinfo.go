@@ -52,10 +52,10 @@ type Host struct {
 	Container string
 
 	// Privileges of this process.
-	Privileges Privileges
+	Privileges privileges
 
 	// NoFile is this process's RLIMIT_NOFILE.
-	NoFile Limit
+	NoFile limit
 
 	// TraceFS is where tracefs is mounted, empty when it is not.
 	TraceFS string
@@ -69,9 +69,9 @@ type Host struct {
 	Warnings []string
 }
 
-// Privileges are this process's user and the capabilities that matter to
+// privileges are this process's user and the capabilities that matter to
 // perf events.
-type Privileges struct {
+type privileges struct {
 	// EUID is the effective user id, -1 when unknown.
 	EUID int
 	// Effective is the CapEff mask from /proc/self/status.
@@ -82,30 +82,30 @@ type Privileges struct {
 
 // Capability numbers (linux/capability.h).
 const (
-	CapSysPtrace = 19
-	CapSysAdmin  = 21
-	CapPerfmon   = 38
+	capSysPtrace = 19
+	capSysAdmin  = 21
+	capPerfmon   = 38
 )
 
 // Has reports whether capability c is effective.
-func (p Privileges) Has(c int) bool { return p.Known && p.Effective&(1<<c) != 0 }
+func (p privileges) Has(c int) bool { return p.Known && p.Effective&(1<<c) != 0 }
 
 // CanPerfmon reports whether perf_event_paranoid does not apply: root, or
 // CAP_PERFMON, or CAP_SYS_ADMIN (kernels before 5.8).
-func (p Privileges) CanPerfmon() bool { return p.Has(CapPerfmon) || p.Has(CapSysAdmin) }
+func (p privileges) CanPerfmon() bool { return p.Has(capPerfmon) || p.Has(capSysAdmin) }
 
-// Limit is a soft and hard resource limit; Unlimited marks RLIM_INFINITY.
-type Limit struct {
+// limit is a soft and hard resource limit; Unlimited marks RLIM_INFINITY.
+type limit struct {
 	Soft, Hard uint64
 	Known      bool
 }
 
-// Unlimited is how an "unlimited" limit is stored.
-const Unlimited = ^uint64(0)
+// unlimited is how an "unlimited" limit is stored.
+const unlimited = ^uint64(0)
 
 // Read describes the machine under root.
 func Read(root string) (*Host, error) {
-	h := &Host{Root: root, Privileges: Privileges{EUID: -1}}
+	h := &Host{Root: root, Privileges: privileges{EUID: -1}}
 	read := func(rel string) (string, bool) {
 		b, err := os.ReadFile(filepath.Join(root, rel))
 		if err != nil {
@@ -300,8 +300,8 @@ func detectVirt(flags map[string]bool, read func(string) (string, bool)) (string
 
 // parseStatus reads the effective uid and capabilities from
 // /proc/self/status.
-func parseStatus(b []byte) Privileges {
-	p := Privileges{EUID: -1}
+func parseStatus(b []byte) privileges {
+	p := privileges{EUID: -1}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		k, v, ok := strings.Cut(sc.Text(), ":")
@@ -328,7 +328,7 @@ func parseStatus(b []byte) Privileges {
 }
 
 // parseNoFile reads "Max open files" from /proc/self/limits.
-func parseNoFile(b []byte) Limit {
+func parseNoFile(b []byte) limit {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		line := sc.Text()
@@ -337,21 +337,21 @@ func parseNoFile(b []byte) Limit {
 		}
 		f := strings.Fields(strings.TrimPrefix(line, "Max open files"))
 		if len(f) < 2 {
-			return Limit{}
+			return limit{}
 		}
 		soft, err1 := parseLimit(f[0])
 		hard, err2 := parseLimit(f[1])
 		if err1 != nil || err2 != nil {
-			return Limit{}
+			return limit{}
 		}
-		return Limit{Soft: soft, Hard: hard, Known: true}
+		return limit{Soft: soft, Hard: hard, Known: true}
 	}
-	return Limit{}
+	return limit{}
 }
 
 func parseLimit(s string) (uint64, error) {
 	if s == "unlimited" {
-		return Unlimited, nil
+		return unlimited, nil
 	}
 	return strconv.ParseUint(s, 10, 64)
 }
@@ -376,8 +376,8 @@ func traceFSMount(b []byte) string {
 	return found[0]
 }
 
-// Threads counts the threads of process pid under root (/proc/PID/task).
-func Threads(root string, pid int) (int, error) {
+// threads counts the threads of process pid under root (/proc/PID/task).
+func threads(root string, pid int) (int, error) {
 	ents, err := os.ReadDir(filepath.Join(root, "proc", strconv.Itoa(pid), "task"))
 	if err != nil {
 		return 0, fmt.Errorf("count threads of pid %d: %w", pid, err)

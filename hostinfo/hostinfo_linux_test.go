@@ -76,7 +76,7 @@ func TestAlive(t *testing.T) {
 		t.Errorf("zombie: %v; want ErrExited saying %q", err, want)
 	}
 	cmd.Wait()
-	if err := Alive("/", pid); !errors.Is(err, ErrNoProcess) {
+	if err := Alive("/", pid); !errors.Is(err, errNoProcess) {
 		t.Errorf("reaped: %v", err)
 	}
 }

@@ -34,10 +34,10 @@ func TestHostRead(t *testing.T) {
 	if vm.Virtualization != "vm" || !strings.Contains(vm.VirtualizationDetail, "hypervisor flag") {
 		t.Errorf("vm virtualization %q (%s)", vm.Virtualization, vm.VirtualizationDetail)
 	}
-	if p := vm.Privileges; p.EUID != 0 || !p.Has(CapPerfmon) || !p.Has(CapSysAdmin) || !p.Has(CapSysPtrace) || p.Has(24) {
+	if p := vm.Privileges; p.EUID != 0 || !p.Has(capPerfmon) || !p.Has(capSysAdmin) || !p.Has(capSysPtrace) || p.Has(24) {
 		t.Errorf("vm privileges %+v (CapEff 1fffeffffff lacks only bit 24 below 41)", p)
 	}
-	if vm.NoFile != (Limit{Soft: 20000, Hard: 20000, Known: true}) || vm.TraceFS != "/sys/kernel/tracing" {
+	if vm.NoFile != (limit{Soft: 20000, Hard: 20000, Known: true}) || vm.TraceFS != "/sys/kernel/tracing" {
 		t.Errorf("vm nofile %+v tracefs %q", vm.NoFile, vm.TraceFS)
 	}
 	if vm.System == nil || vm.System.HasHardwarePMU() {
@@ -48,17 +48,17 @@ func TestHostRead(t *testing.T) {
 	if hy.CPUs != 24 || hy.Virtualization != "none" || hy.Privileges.EUID != 1000 || hy.Privileges.CanPerfmon() || hy.TraceFS != "" {
 		t.Errorf("metal-hybrid: %+v", hy)
 	}
-	if hy.NoFile != (Limit{Soft: 1024, Hard: 524288, Known: true}) {
+	if hy.NoFile != (limit{Soft: 1024, Hard: 524288, Known: true}) {
 		t.Errorf("metal-hybrid nofile %+v", hy.NoFile)
 	}
 	kvm := read(t, "kvm-amd")
 	if kvm.Virtualization != "kvm" || !strings.Contains(kvm.VirtualizationDetail, "QEMU") {
 		t.Errorf("kvm-amd virtualization %q (%s)", kvm.Virtualization, kvm.VirtualizationDetail)
 	}
-	if kvm.NoFile.Hard != Unlimited || kvm.TraceFS != "/sys/kernel/debug/tracing" || kvm.CPUs != 4 {
+	if kvm.NoFile.Hard != unlimited || kvm.TraceFS != "/sys/kernel/debug/tracing" || kvm.CPUs != 4 {
 		t.Errorf("kvm-amd nofile %+v tracefs %q cpus %d", kvm.NoFile, kvm.TraceFS, kvm.CPUs)
 	}
-	if p := kvm.Privileges; p.Has(CapPerfmon) || !p.CanPerfmon() {
+	if p := kvm.Privileges; p.Has(capPerfmon) || !p.CanPerfmon() {
 		t.Errorf("kvm-amd: 5.4 kernel: CAP_SYS_ADMIN without CAP_PERFMON, got %+v", p)
 	}
 }
@@ -285,7 +285,7 @@ func TestDoctorZombie(t *testing.T) {
 // (a container) is told how to grant them, never to run as root.
 func TestDoctorRootNotToldRunAsRoot(t *testing.T) {
 	h := read(t, "vm")
-	h.Privileges = Privileges{Known: true, EUID: 0}
+	h.Privileges = privileges{Known: true, EUID: 0}
 	r := Doctor(h, DoctorOptions{Probe: probeDenied, Pid: 4121})
 	for _, c := range r.Checks {
 		if strings.Contains(c.Fix, "run as root") {

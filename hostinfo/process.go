@@ -15,7 +15,7 @@ import (
 // counted: no such process, or a process that has exited (a zombie, or
 // dead) and has no threads left.
 var (
-	ErrNoProcess = errors.New("no such process")
+	errNoProcess = errors.New("no such process")
 	ErrExited    = errors.New("the process has exited")
 )
 
@@ -26,7 +26,7 @@ var (
 func Alive(root string, pid int) error {
 	b, err := os.ReadFile(filepath.Join(root, "proc", strconv.Itoa(pid), "stat"))
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("pid %d: %w", pid, ErrNoProcess)
+		return fmt.Errorf("pid %d: %w", pid, errNoProcess)
 	}
 	if err != nil {
 		return fmt.Errorf("read the state of pid %d: %w", pid, err)

@@ -34,14 +34,14 @@ type Naming struct {
 	PerfPrefix, SysbenchPrefix string
 }
 
-// DefaultNaming is the legacy scripts' scheme (DefaultPattern).
-func DefaultNaming() *Naming {
+// defaultNaming is the legacy scripts' scheme (DefaultPattern).
+func defaultNaming() *Naming {
 	n, _ := NewNaming(DefaultPattern)
 	return n
 }
 
-// ErrBadPattern is returned for a naming pattern without a "step" group.
-var ErrBadPattern = errors.New(`naming pattern needs a named group "step", as in (?P<step>[a-z-]+)`)
+// errBadPattern is returned for a naming pattern without a "step" group.
+var errBadPattern = errors.New(`naming pattern needs a named group "step", as in (?P<step>[a-z-]+)`)
 
 // NewNaming compiles a naming pattern (see the package comment).
 func NewNaming(pattern string) (*Naming, error) {
@@ -50,7 +50,7 @@ func NewNaming(pattern string) (*Naming, error) {
 		return nil, fmt.Errorf("compile naming pattern %q: %w", pattern, err)
 	}
 	if re.SubexpIndex("step") < 0 {
-		return nil, ErrBadPattern
+		return nil, errBadPattern
 	}
 	return &Naming{re: re, PerfPrefix: PerfPrefix, SysbenchPrefix: SysbenchPrefix}, nil
 }
@@ -108,7 +108,7 @@ func Dir(root string, opts DirOptions) *Result {
 	res := newResult(opts.Options)
 	naming := opts.Naming
 	if naming == nil {
-		naming = DefaultNaming()
+		naming = defaultNaming()
 	}
 	w := &dirWalk{root: root, naming: naming, res: res, steps: map[[2]string]*dirStep{}}
 	if err := filepath.WalkDir(root, w.visit); err != nil {

@@ -160,17 +160,17 @@ func (r *Result) emit(rec *record.Record) {
 	}
 }
 
-// ErrNoLabel is returned when a Record would have no version or step label.
-var ErrNoLabel = errors.New("no version or step label: give --version and --step")
+// errNoLabel is returned when a Record would have no version or step label.
+var errNoLabel = errors.New("no version or step label: give --version and --step")
 
-// ErrEmpty is returned for an input file with nothing in it.
-var ErrEmpty = errors.New("the file is empty")
+// errEmpty is returned for an input file with nothing in it.
+var errEmpty = errors.New("the file is empty")
 
 // PerfStat imports perf stat output files for one version and step.
 func PerfStat(files []string, opts Options) *Result {
 	res := newResult(opts)
 	if opts.Version == "" || opts.Step == "" {
-		res.fail(ErrNoLabel)
+		res.fail(errNoLabel)
 		return res
 	}
 	var sb *sysbench.Result
@@ -291,7 +291,7 @@ func perfRecord(runs []*run, repeat int, sb *sysbench.Result, opts Options) *rec
 			rec.Series = append(rec.Series, r.series...)
 			if r.merged > 1 {
 				rec.Warnf(record.WarnGeneral, "%s: the %d intervals of perf stat run %d are merged %d at a time into %d series points (a Record keeps at most %d): each point adds up its intervals' counts",
-					r.file, r.intervals, w.Run, r.merged, len(r.series), MaxSeries)
+					r.file, r.intervals, w.Run, r.merged, len(r.series), maxSeries)
 			}
 		}
 	}

@@ -212,7 +212,7 @@ func TestImportSysbench(t *testing.T) {
 	}
 	// No labels and a name that does not tell them.
 	res = Sysbench([]string{sb("interrupted.txt")}, Options{})
-	if len(res.Failures) != 1 || !errors.Is(res.Failures[0], ErrNoLabel) {
+	if len(res.Failures) != 1 || !errors.Is(res.Failures[0], errNoLabel) {
 		t.Errorf("failures %v", res.Failures)
 	}
 }
@@ -257,7 +257,7 @@ func TestImportDir(t *testing.T) {
 	if len(res.Records) != 3 || res.Records[2].Version != "8.0.39" || res.Records[2].Step != "point-query_range=100" || res.Records[2].Repeat != 3 {
 		t.Errorf("pattern: %d records, failures %v", len(res.Records), res.Failures)
 	}
-	if _, err := NewNaming(`(?P<x>a)`); !errors.Is(err, ErrBadPattern) {
+	if _, err := NewNaming(`(?P<x>a)`); !errors.Is(err, errBadPattern) {
 		t.Errorf("pattern without step: %v", err)
 	}
 }
@@ -421,7 +421,7 @@ func TestImportEmptyFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := PerfStat([]string{path}, Options{Version: "v", Step: "s", Ops: 1})
-	if len(res.Records) != 0 || len(res.Failures) != 1 || !errors.Is(res.Failures[0], ErrEmpty) || !strings.Contains(res.Failures[0].Error(), "empty.txt") {
+	if len(res.Records) != 0 || len(res.Failures) != 1 || !errors.Is(res.Failures[0], errEmpty) || !strings.Contains(res.Failures[0].Error(), "empty.txt") {
 		t.Errorf("%d records, failures %v", len(res.Records), res.Failures)
 	}
 }
@@ -448,8 +448,8 @@ func intervalText(n int) string {
 // them merged into at most MaxSeries points whose counts add up to the
 // run's; an event missing from one interval is missing from its point.
 func TestImportSeriesMerged(t *testing.T) {
-	defer func(m int) { MaxSeries = m }(MaxSeries)
-	MaxSeries = 10
+	defer func(m int) { maxSeries = m }(maxSeries)
+	maxSeries = 10
 	path := filepath.Join(t.TempDir(), "interval.txt")
 	const n = 25
 	if err := os.WriteFile(path, []byte(intervalText(n)), 0o644); err != nil {
@@ -482,7 +482,7 @@ func TestImportSeriesMerged(t *testing.T) {
 		t.Errorf("warnings %q", r.Warnings)
 	}
 	// At the limit nothing is merged.
-	MaxSeries = n
+	maxSeries = n
 	r = PerfStat([]string{path}, Options{Version: "v", Step: "s", Ops: 1, Threads: 1}).Records[0]
 	if len(r.Series) != n || r.Series[4].Counters["context-switches"] != n-5 {
 		t.Errorf("unmerged series: %d points", len(r.Series))
@@ -568,7 +568,7 @@ func FuzzImportPerfStat(f *testing.F) {
 			if r.Server != nil && r.Server.Pid <= 0 {
 				t.Fatalf("server pid %d from target %q", r.Server.Pid, r.Provenance.Origin["perf.target"])
 			}
-			if len(r.Series) > MaxSeries {
+			if len(r.Series) > maxSeries {
 				t.Fatalf("%d series points", len(r.Series))
 			}
 			b, err := record.Marshal(r)

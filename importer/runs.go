@@ -15,11 +15,11 @@ import (
 	"github.com/perfbench/perfbench/sysbench"
 )
 
-// MaxSeries is the most series points an imported Record keeps (a
+// maxSeries is the most series points an imported Record keeps (a
 // variable so that tests can lower it). A -I run
 // with more intervals has them merged, k consecutive intervals to a point,
 // so that a Record stays small enough to write, read and chart whole.
-var MaxSeries = 100000
+var maxSeries = 100000
 
 // run is one perf stat run, summed up as it is read: one window, or the
 // intervals of one -I run. Its windows are not kept.
@@ -87,7 +87,7 @@ func scanRuns(path string, opts Options, res *Result, report bool, each func(w *
 	case err != nil:
 		res.fail(fmt.Errorf("import perf stat output: %w", err))
 	case cr.n == 0:
-		res.fail(fmt.Errorf("import perf stat output %s: %w: give a file perf stat wrote (perf stat -o FILE, or its stderr)", path, ErrEmpty))
+		res.fail(fmt.Errorf("import perf stat output %s: %w: give a file perf stat wrote (perf stat -o FILE, or its stderr)", path, errEmpty))
 	}
 }
 
@@ -185,8 +185,8 @@ func newRunBuilder(file string, first *perfstat.Window, intervals int) *runBuild
 	w := *first
 	w.Counters = nil
 	merged := 1
-	if intervals > MaxSeries {
-		merged = (intervals + MaxSeries - 1) / MaxSeries
+	if intervals > maxSeries {
+		merged = (intervals + maxSeries - 1) / maxSeries
 	}
 	return &runBuilder{r: &run{file: file, first: w, merged: merged}, acc: map[string]*perfstat.Counter{}}
 }

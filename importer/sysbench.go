@@ -28,7 +28,7 @@ func sysbenchFiles(files []string, opts Options, res *Result) {
 		if o.Version == "" || o.Step == "" {
 			version, step, ok := SysbenchLabels(f)
 			if !ok {
-				res.fail(fmt.Errorf("import sysbench output %s: %w (or name the file %s)", f, ErrNoLabel, SysbenchNaming))
+				res.fail(fmt.Errorf("import sysbench output %s: %w (or name the file %s)", f, errNoLabel, SysbenchNaming))
 				continue
 			}
 			if o.Version == "" {
@@ -57,7 +57,7 @@ const SysbenchNaming = "<version>/sb.o.<step>.range<R>.pk<N>"
 // name and "<step>_range=<R>" for a file named SysbenchNaming. ok is false
 // when the file is not named so. It looks at the path only.
 func SysbenchLabels(file string) (version, step string, ok bool) {
-	n, ok := DefaultNaming().match(filepath.Base(file), filepath.Base(filepath.Dir(file)))
+	n, ok := defaultNaming().match(filepath.Base(file), filepath.Base(filepath.Dir(file)))
 	if !ok {
 		return "", "", false
 	}

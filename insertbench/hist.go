@@ -17,14 +17,14 @@ const (
 	OpQuery  = analysis.OpQuery
 )
 
-// NumBuckets is the number of the benchmark's response-time buckets
+// numBuckets is the number of the benchmark's response-time buckets
 // (analysis.HistogramBuckets): nine bounds and the open one.
-const NumBuckets = 10
+const numBuckets = 10
 
-// BucketBounds are the upper bounds of the buckets but the open one, from
+// bucketBounds are the upper bounds of the buckets but the open one, from
 // analysis.HistogramBuckets: an operation goes to the first bucket whose
 // bound it does not exceed, and past the last to the open bucket (> 16 s).
-var BucketBounds = func() (b [NumBuckets - 1]time.Duration) {
+var bucketBounds = func() (b [numBuckets - 1]time.Duration) {
 	for i := range b {
 		b[i] = time.Duration(math.Round(analysis.HistogramBuckets[i].UpTo * float64(time.Millisecond)))
 	}
@@ -35,7 +35,7 @@ var BucketBounds = func() (b [NumBuckets - 1]time.Duration) {
 // fixed buckets, the slowest, and the sum (for a mean). Its size does not
 // grow with the number of operations.
 type Histogram struct {
-	Counts [NumBuckets]int64
+	Counts [numBuckets]int64
 	Max    time.Duration
 	Sum    time.Duration
 }
@@ -43,7 +43,7 @@ type Histogram struct {
 // Add counts one operation that took d.
 func (h *Histogram) Add(d time.Duration) {
 	i := 0
-	for i < len(BucketBounds) && d > BucketBounds[i] {
+	for i < len(bucketBounds) && d > bucketBounds[i] {
 		i++
 	}
 	h.Counts[i]++
@@ -79,7 +79,7 @@ func (h *Histogram) Buckets() []record.Bucket {
 			continue
 		}
 		le := 0.0
-		if i < len(BucketBounds) {
+		if i < len(bucketBounds) {
 			le = analysis.HistogramBuckets[i].UpTo
 		}
 		b = append(b, record.Bucket{UpToMs: le, Count: float64(c)})

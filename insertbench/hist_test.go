@@ -35,7 +35,7 @@ func TestHistogramBuckets(t *testing.T) {
 		}
 		h.Add(tc.d)
 	}
-	want := [NumBuckets]int64{2, 2, 1, 1, 1, 1, 1, 1, 1, 2}
+	want := [numBuckets]int64{2, 2, 1, 1, 1, 1, 1, 1, 1, 2}
 	if h.Counts != want || h.Count() != 13 || h.Max != time.Hour {
 		t.Errorf("counts %v, count %d, max %s; want %v, 13, 1h", h.Counts, h.Count(), h.Max, want)
 	}
@@ -69,8 +69,8 @@ func TestHistogramRecordBuckets(t *testing.T) {
 	// The bounds, written out.
 	want2 := [...]time.Duration{256 * time.Microsecond, time.Millisecond, 4 * time.Millisecond, 16 * time.Millisecond,
 		64 * time.Millisecond, 256 * time.Millisecond, time.Second, 4 * time.Second, 16 * time.Second}
-	if BucketBounds != want2 || len(analysis.HistogramBuckets) != NumBuckets {
-		t.Errorf("bounds %v of %d buckets, want %v of %d", BucketBounds, len(analysis.HistogramBuckets), want2, NumBuckets)
+	if bucketBounds != want2 || len(analysis.HistogramBuckets) != numBuckets {
+		t.Errorf("bounds %v of %d buckets, want %v of %d", bucketBounds, len(analysis.HistogramBuckets), want2, numBuckets)
 	}
 }
 

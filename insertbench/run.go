@@ -65,7 +65,7 @@ type Result struct {
 	// RowsBefore and RowsAfter are the rows of the tables before and
 	// after the step, summed; Tables has them by table.
 	RowsBefore, RowsAfter int64
-	Tables                []TableResult
+	Tables                []tableResult
 
 	// DriverUser and DriverSystem are perfbench's own CPU time over the
 	// load (the whole process: every client's goroutines, the driver, the
@@ -79,8 +79,8 @@ type Result struct {
 	Warnings []string
 }
 
-// TableResult is one table's part of a step.
-type TableResult struct {
+// tableResult is one table's part of a step.
+type tableResult struct {
 	Name string
 	// RowsBefore and RowsAfter come from the table's id range (the
 	// table is a queue without holes while only this driver writes it);
@@ -99,7 +99,7 @@ func (r *Result) PerSecond(kind string) float64 {
 	if r.Seconds <= 0 {
 		return math.NaN()
 	}
-	n := Counts{Inserts: r.Inserted, Deletes: r.Deleted, Queries: r.Queries}.of(kind)
+	n := counts{Inserts: r.Inserted, Deletes: r.Deleted, Queries: r.Queries}.of(kind)
 	if kind == OpInsert && r.Step.Kind == Index {
 		n = r.RowsIndexed
 	}
@@ -129,14 +129,14 @@ func (r *Result) DriverCPUPerOp() time.Duration {
 	return (r.DriverUser + r.DriverSystem) / time.Duration(n)
 }
 
-// StateError is a table that is not as the step needs it.
-type StateError struct {
+// stateError is a table that is not as the step needs it.
+type stateError struct {
 	Step    string
 	Table   string
 	Problem string
 }
 
-func (e *StateError) Error() string {
+func (e *stateError) Error() string {
 	return fmt.Sprintf("insert-benchmark step %s: table %s: %s", e.Step, e.Table, e.Problem)
 }
 
@@ -170,8 +170,8 @@ const (
 
 var histKinds = [3]string{OpInsert, OpDelete, OpQuery}
 
-func (c *client) counts() Counts {
-	return Counts{Inserts: c.ins.Load(), Deletes: c.del.Load(), Queries: c.qry.Load()}
+func (c *client) counts() counts {
+	return counts{Inserts: c.ins.Load(), Deletes: c.del.Load(), Queries: c.qry.Load()}
 }
 
 type nopLogger struct{}
@@ -418,7 +418,7 @@ func (r *run) checkTable(ctx context.Context, setup *sql.Conn, table string) err
 		return r.stmtErr(ctx, err, time.Since(t0), r.o.StatementTimeout, "read the indexes of %s", table)
 	}
 	if !have["PRIMARY"] {
-		return &StateError{Step: r.o.Step.Name, Table: table, Problem: "does not exist (or has no primary key): run l.i0 first"}
+		return &stateError{Step: r.o.Step.Name, Table: table, Problem: "does not exist (or has no primary key): run l.i0 first"}
 	}
 	n := 0
 	for _, x := range secondaryIndexes {
@@ -428,9 +428,9 @@ func (r *run) checkTable(ctx context.Context, setup *sql.Conn, table string) err
 	}
 	switch {
 	case r.o.Step.Kind == Index && n > 0:
-		return &StateError{Step: r.o.Step.Name, Table: table, Problem: "has secondary indexes already: l.x runs once after l.i0"}
+		return &stateError{Step: r.o.Step.Name, Table: table, Problem: "has secondary indexes already: l.x runs once after l.i0"}
 	case r.o.Step.Kind != Index && n < len(secondaryIndexes):
-		return &StateError{Step: r.o.Step.Name, Table: table, Problem: "lacks the secondary indexes: run l.x first"}
+		return &stateError{Step: r.o.Step.Name, Table: table, Problem: "lacks the secondary indexes: run l.x first"}
 	}
 	return nil
 }
@@ -791,12 +791,12 @@ func (r *run) result(start, end time.Time, smp *sampler) *Result {
 	if o.Step.Kind == Query {
 		res.TargetInsertsPerSecond = float64(o.Rate * o.Tables)
 	}
-	kinds := map[Kind][]int{Load: {hIns}, Insert: {hIns, hDel}, Query: {hIns, hDel, hQry}}[o.Step.Kind]
+	kinds := map[kind][]int{Load: {hIns}, Insert: {hIns, hDel}, Query: {hIns, hDel, hQry}}[o.Step.Kind]
 	for _, k := range kinds {
 		res.Histograms[histKinds[k]] = &Histogram{}
 	}
 	for _, c := range r.clients {
-		t := TableResult{
+		t := tableResult{
 			Name:         c.table,
 			RowsBefore:   c.before,
 			Inserted:     c.ins.Load(),

@@ -118,13 +118,13 @@ func stepRun(t *testing.T, srv *sandbox.Server, root *sql.DB, o Options) *Result
 		}
 	}
 	// The series adds up to the totals.
-	var sum Counts
+	var sum counts
 	for _, p := range res.Series {
 		sum.Inserts += p.Inserts
 		sum.Deletes += p.Deletes
 		sum.Queries += p.Queries
 	}
-	if sum != (Counts{res.Inserted, res.Deleted, res.Queries}) {
+	if sum != (counts{res.Inserted, res.Deleted, res.Queries}) {
 		t.Errorf("%s: the series sums to %+v, the totals are %d, %d, %d", o.Step.Name, sum, res.Inserted, res.Deleted, res.Queries)
 	}
 	return res
@@ -276,7 +276,7 @@ func TestSequence(t *testing.T) {
 	o = opts("qr100")
 	o.Table, o.Duration = "nosuch", time.Second
 	_, err = Run(context.Background(), loadConfig(srv), o)
-	var se *StateError
+	var se *stateError
 	if !errors.As(err, &se) || se.Table != "nosuch1" {
 		t.Errorf("qr100 without tables: %v, want a *StateError for nosuch1", err)
 	}

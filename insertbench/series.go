@@ -8,9 +8,9 @@ import (
 	"time"
 )
 
-// Counts are operations in one interval: rows inserted, rows deleted,
+// counts are operations in one interval: rows inserted, rows deleted,
 // queries run.
-type Counts struct {
+type counts struct {
 	Inserts int64 `json:"inserts"`
 	Deletes int64 `json:"deletes"`
 	Queries int64 `json:"queries"`
@@ -18,7 +18,7 @@ type Counts struct {
 
 // of returns the count of the kind of operation (OpInsert, OpDelete,
 // OpQuery).
-func (c Counts) of(kind string) int64 {
+func (c counts) of(kind string) int64 {
 	switch kind {
 	case OpInsert:
 		return c.Inserts
@@ -30,8 +30,8 @@ func (c Counts) of(kind string) int64 {
 	return 0
 }
 
-func (c Counts) minus(o Counts) Counts {
-	return Counts{c.Inserts - o.Inserts, c.Deletes - o.Deletes, c.Queries - o.Queries}
+func (c counts) minus(o counts) counts {
+	return counts{c.Inserts - o.Inserts, c.Deletes - o.Deletes, c.Queries - o.Queries}
 }
 
 // Point is one interval of a step's load, normally one second: the
@@ -46,17 +46,17 @@ type Point struct {
 	// the last).
 	Full bool `json:"full"`
 	// Counts are summed over the clients.
-	Counts
+	counts
 	// Clients are each client's counts, by client (table) number - 1.
-	Clients []ClientCounts `json:"clients"`
+	Clients []clientCounts `json:"clients"`
 	// DriverRSSBytes is perfbench's resident memory at the end of the
 	// interval (0 where it cannot be read).
 	DriverRSSBytes int64 `json:"driver_rss_bytes,omitempty"`
 }
 
-// ClientCounts are one client's counts in an interval.
-type ClientCounts struct {
-	Counts
+// clientCounts are one client's counts in an interval.
+type clientCounts struct {
+	counts
 	// Full is set when the interval is Full and the client's main loop
 	// (its inserts in an l step, its queries in a q step) ran through
 	// all of it: only such seconds give per-client rates.
@@ -72,13 +72,13 @@ type sampler struct {
 	start   time.Time
 	clients []*client
 	last    time.Time
-	prev    []Counts
+	prev    []counts
 	points  []Point
 	peakRSS int64
 }
 
 func newSampler(c clock, start time.Time, clients []*client) *sampler {
-	s := &sampler{clock: c, start: start, last: start, clients: clients, prev: make([]Counts, len(clients))}
+	s := &sampler{clock: c, start: start, last: start, clients: clients, prev: make([]counts, len(clients))}
 	s.peakRSS = selfRSS()
 	return s
 }
@@ -99,7 +99,7 @@ func (s *sampler) take(now time.Time, full bool) {
 		T:       now.Sub(s.start).Seconds(),
 		Seconds: now.Sub(s.last).Seconds(),
 		Full:    full,
-		Clients: make([]ClientCounts, len(s.clients)),
+		Clients: make([]clientCounts, len(s.clients)),
 	}
 	for i, c := range s.clients {
 		// Read running before the counts: a client seen running was
@@ -108,7 +108,7 @@ func (s *sampler) take(now time.Time, full bool) {
 		cur := c.counts()
 		d := cur.minus(s.prev[i])
 		s.prev[i] = cur
-		p.Clients[i] = ClientCounts{Counts: d, Full: full && running}
+		p.Clients[i] = clientCounts{counts: d, Full: full && running}
 		p.Inserts += d.Inserts
 		p.Deletes += d.Deletes
 		p.Queries += d.Queries
@@ -116,7 +116,7 @@ func (s *sampler) take(now time.Time, full bool) {
 	p.DriverRSSBytes = selfRSS()
 	s.peakRSS = max(s.peakRSS, p.DriverRSSBytes)
 	s.last = now
-	if !full && p.Seconds <= 0 && p.Counts == (Counts{}) {
+	if !full && p.Seconds <= 0 && p.counts == (counts{}) {
 		return // the load ended exactly at a whole second
 	}
 	s.points = append(s.points, p)

@@ -11,9 +11,9 @@ func TestRatePercentiles(t *testing.T) {
 	// interval that is not full (its rate must not count).
 	var pts []Point
 	for i := 1; i <= 200; i++ {
-		pts = append(pts, Point{Seconds: 1, Full: true, Clients: []ClientCounts{{Counts: Counts{Queries: int64(i)}, Full: true}}})
+		pts = append(pts, Point{Seconds: 1, Full: true, Clients: []clientCounts{{counts: counts{Queries: int64(i)}, Full: true}}})
 	}
-	pts = append(pts, Point{Seconds: 0.1, Clients: []ClientCounts{{Counts: Counts{Queries: 1}}}})
+	pts = append(pts, Point{Seconds: 0.1, Clients: []clientCounts{{counts: counts{Queries: 1}}}})
 	p50, p99, n := ratePercentiles(pts, OpQuery)
 	// Fastest first: position round(0.5·200) = 100 is 101, position
 	// round(0.99·200) = 198 is 3.
@@ -24,9 +24,9 @@ func TestRatePercentiles(t *testing.T) {
 	// Rates are per second of the interval as measured, and per client:
 	// two clients, 2 s intervals.
 	pts = []Point{
-		{Seconds: 2, Full: true, Clients: []ClientCounts{{Counts: Counts{Inserts: 200}, Full: true}, {Counts: Counts{Inserts: 100}, Full: true}}},
+		{Seconds: 2, Full: true, Clients: []clientCounts{{counts: counts{Inserts: 200}, Full: true}, {counts: counts{Inserts: 100}, Full: true}}},
 		// Client 2 finished in this interval: only client 1 counts.
-		{Seconds: 2, Full: true, Clients: []ClientCounts{{Counts: Counts{Inserts: 300}, Full: true}, {Counts: Counts{Inserts: 2}}}},
+		{Seconds: 2, Full: true, Clients: []clientCounts{{counts: counts{Inserts: 300}, Full: true}, {counts: counts{Inserts: 2}}}},
 	}
 	p50, p99, n = ratePercentiles(pts, OpInsert)
 	// Rates 150, 100, 50: position round(1.5) = 2 → 100; round(2.97) = 3 → 50.
@@ -66,11 +66,11 @@ func TestSampler(t *testing.T) {
 		t.Fatalf("%d points, want 3: %+v", len(s.points), s.points)
 	}
 	p := s.points
-	if p[0].T != 1 || p[0].Seconds != 1 || !p[0].Full || p[0].Counts != (Counts{150, 50, 0}) ||
-		p[0].Clients[0] != (ClientCounts{Counts{100, 0, 0}, true}) || p[0].Clients[1] != (ClientCounts{Counts{50, 50, 0}, true}) {
+	if p[0].T != 1 || p[0].Seconds != 1 || !p[0].Full || p[0].counts != (counts{150, 50, 0}) ||
+		p[0].Clients[0] != (clientCounts{counts{100, 0, 0}, true}) || p[0].Clients[1] != (clientCounts{counts{50, 50, 0}, true}) {
 		t.Errorf("second 1: %+v", p[0])
 	}
-	if p[1].T != 2.01 || p[1].Seconds != 1.01 || p[1].Counts != (Counts{101, 0, 7}) ||
+	if p[1].T != 2.01 || p[1].Seconds != 1.01 || p[1].counts != (counts{101, 0, 7}) ||
 		!p[1].Clients[0].Full || p[1].Clients[1].Full || p[1].Rate(OpInsert) != 100 {
 		t.Errorf("second 2: %+v (rate %v)", p[1], p[1].Rate(OpInsert))
 	}

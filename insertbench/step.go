@@ -8,14 +8,14 @@ import (
 	"time"
 )
 
-// Kind is what a step does.
-type Kind int
+// kind is what a step does.
+type kind int
 
 // Kinds of step.
 const (
 	// Load is l.i0: inserts in key order into tables without secondary
 	// indexes, created by the step.
-	Load Kind = iota + 1
+	Load kind = iota + 1
 	// Index is l.x: create the three secondary indexes.
 	Index
 	// Insert is l.i1 and l.i2: inserts as fast as possible with a delete
@@ -31,7 +31,7 @@ type Step struct {
 	// Name is the step's name as the benchmark spells it: "l.i0", "l.x",
 	// "l.i1", "l.i2", "qr100", "qp1000".
 	Name string
-	Kind Kind
+	Kind kind
 	// Point is set for qpN steps: point queries on the primary key
 	// instead of range queries on the secondary indexes.
 	Point bool

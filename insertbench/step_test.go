@@ -11,7 +11,7 @@ import (
 func TestParseStep(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		kind  Kind
+		kind  kind
 		point bool
 		rate  int
 		main  string

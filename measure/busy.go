@@ -22,12 +22,12 @@ import (
 // every window. The measurement itself is exact to a few clock ticks (10 ms
 // each) per window edge, well below either bound in a 1 s window.
 const (
-	BusyCPUs  = 0.1
-	BusyShare = 0.05
+	busyCPUs  = 0.1
+	busyShare = 0.05
 )
 
-// BusyTop is how many other processes a busy warning names.
-const BusyTop = 3
+// busyTop is how many other processes a busy warning names.
+const busyTop = 3
 
 // isBusy decides whether other CPU-seconds over a window of seconds, on a
 // host of hostCPUs CPUs, make the window busy.
@@ -36,7 +36,7 @@ func isBusy(other, seconds, hostCPUs float64) bool {
 		return false
 	}
 	rate := other / seconds
-	return rate > BusyCPUs && rate > BusyShare*hostCPUs
+	return rate > busyCPUs && rate > busyShare*hostCPUs
 }
 
 // procTimes is one process's CPU time read at a window edge.
@@ -151,7 +151,7 @@ func interference(a, b *busyEdge, pid, self int, ticks float64) record.Interfere
 	slices.SortFunc(in.Top, func(x, y record.OtherProcess) int {
 		return cmp.Or(cmp.Compare(y.Seconds, x.Seconds), cmp.Compare(x.Pid, y.Pid))
 	})
-	in.Top = in.Top[:min(len(in.Top), BusyTop)]
+	in.Top = in.Top[:min(len(in.Top), busyTop)]
 	return in
 }
 
@@ -165,7 +165,7 @@ func busyWarning(in record.Interference) string {
 		top = append(top, fmt.Sprintf("%s (pid %d) %.2f CPU", p.Comm, p.Pid, p.Seconds/in.Seconds))
 	}
 	msg := fmt.Sprintf("busy host: other processes used %.2f CPU over the window (%.0f%% of the host's %.0f CPUs; more than %g CPU and %.0f%% counts as busy)",
-		in.OtherSeconds/in.Seconds, 100*in.OtherSeconds/(in.Seconds*in.HostCPUs), in.HostCPUs, BusyCPUs, 100*BusyShare)
+		in.OtherSeconds/in.Seconds, 100*in.OtherSeconds/(in.Seconds*in.HostCPUs), in.HostCPUs, busyCPUs, 100*busyShare)
 	if len(top) > 0 {
 		msg += ": " + strings.Join(top, ", ")
 	}

@@ -13,13 +13,13 @@ import (
 // either end, and still count as inside it: clock reads of one machine.
 const clientSlack = 20 * time.Millisecond
 
-// MinClientCoverage is the share of the window (of its part during the
+// minClientCoverage is the share of the window (of its part during the
 // client's run) that the client's per-interval lines must cover for a client
 // op count summed from them. Below it there is no count: the lines left out
 // are usually the run's last, partial second, and pro-rating the rest would
 // be a guess. 95% lets a long window miss part of one line, never a whole
 // one in a short window.
-const MinClientCoverage = 0.95
+const minClientCoverage = 0.95
 
 // ApplyClient sets r.Client to c and, when op is a client op source
 // (OpClientQueries, OpClientTransactions, OpClientEvents), sets r.Ops from the
@@ -96,9 +96,9 @@ func ApplyClient(r *record.Record, c *record.Client, op string) {
 		}
 		n, covered := fromIntervals(c, rate, lo, hi)
 		span := hi.Sub(lo).Seconds()
-		if covered < MinClientCoverage {
+		if covered < minClientCoverage {
 			r.Warnf(record.WarnOpsNotCounted, "no %s count for the window: the client's per-interval lines cover only %.0f%% of the %.3f s of the window during its run (less than %.0f%%; sysbench prints no line for its last, partial interval): a count from them would be %.0f%% short; --op Questions counts the window itself, or end the window before the run's last second (--duration)",
-				op, 100*covered, span, 100*MinClientCoverage, 100*(1-covered))
+				op, 100*covered, span, 100*minClientCoverage, 100*(1-covered))
 			return
 		}
 		// A part not covered is taken at the covered part's rate; over
@@ -126,9 +126,9 @@ func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Se
 // op.
 func clientCounts(c *record.Client, op string) (float64, func(record.Interval) float64) {
 	switch op {
-	case OpClientQueries:
+	case opClientQueries:
 		return c.Queries, func(iv record.Interval) float64 { return iv.QPS }
-	case OpClientTransactions:
+	case opClientTransactions:
 		return c.Transactions, func(iv record.Interval) float64 { return iv.TPS }
 	default: // events: sysbench's interval "tps" is events per second
 		return c.Events, func(iv record.Interval) float64 { return iv.TPS }
@@ -190,7 +190,7 @@ func clientGaps(c *record.Client, ws, we time.Time) []string {
 	for i, iv := range c.Intervals {
 		from := prev
 		prev = iv.At
-		if steps[i] <= StallFactor*usual {
+		if steps[i] <= stallFactor*usual {
 			continue
 		}
 		if !c.Started.IsZero() && !ws.IsZero() {

@@ -11,15 +11,15 @@ import (
 // (shared/reference/metrics.md, first groups), counted where the PMU has them.
 var HardwareEvents = []string{"cycles", "instructions", "cache-references", "cache-misses", "branches", "branch-misses"}
 
-// SoftwareEvents are counted on every Linux machine, VMs included.
-var SoftwareEvents = []string{"task-clock", "context-switches", "cpu-migrations", "page-faults"}
+// softwareEvents are counted on every Linux machine, VMs included.
+var softwareEvents = []string{"task-clock", "context-switches", "cpu-migrations", "page-faults"}
 
 // DefaultEvents returns the event list to count when the user gave none: the
 // hardware events that open on process pid (probe) followed by the software
 // ones, or the software ones alone, and a sentence saying which set and why.
 // probe opens an event on pid and closes it; nil means sys.ProbePid.
 func DefaultEvents(sys *perfevent.System, pid int, probe func(perfevent.Event, int) error) (spec, why string) {
-	sw := strings.Join(SoftwareEvents, ",")
+	sw := strings.Join(softwareEvents, ",")
 	if sys == nil {
 		return sw, "software events (no perf event sources could be read)"
 	}
@@ -41,7 +41,7 @@ func DefaultEvents(sys *perfevent.System, pid int, probe func(perfevent.Event, i
 	if len(ok) == 0 {
 		return sw, "software events: no hardware event opens on this PMU"
 	}
-	spec = strings.Join(append(ok, SoftwareEvents...), ",")
+	spec = strings.Join(append(ok, softwareEvents...), ",")
 	why = "hardware and software events"
 	if len(missing) > 0 {
 		why += fmt.Sprintf(" (the PMU does not count %s)", strings.Join(missing, ", "))

@@ -28,9 +28,9 @@ type Load struct {
 	parser *sysbench.Parser
 }
 
-// StartLoad starts args[0] with args[1:], its stdout and stderr written to
+// startLoad starts args[0] with args[1:], its stdout and stderr written to
 // out line by line. stdin is /dev/null.
-func StartLoad(args []string, out io.Writer) (*Load, error) {
+func startLoad(args []string, out io.Writer) (*Load, error) {
 	return StartLoadOn(args, out, nil)
 }
 

@@ -15,7 +15,7 @@ import (
 
 func TestLoadCommand(t *testing.T) {
 	var out bytes.Buffer
-	l, err := StartLoad([]string{"sh", "-c", "echo one; sleep 0.2; echo two >&2; exit 2", "--mysql-password=secret"}, &out)
+	l, err := startLoad([]string{"sh", "-c", "echo one; sleep 0.2; echo two >&2; exit 2", "--mysql-password=secret"}, &out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestLoadCommand(t *testing.T) {
 	if l.Sysbench() != nil {
 		t.Errorf("sh's output was parsed as sysbench's")
 	}
-	if _, err := StartLoad(nil, &out); err == nil {
+	if _, err := startLoad(nil, &out); err == nil {
 		t.Errorf("an empty command started")
 	}
 }
@@ -44,7 +44,7 @@ func TestLoadCommand(t *testing.T) {
 // and ending ctx ends it and what it started.
 func TestLoadStoppedWithItsGroup(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	l, err := StartLoad([]string{"sh", "-c", "sleep 60 & echo $! >" + pidFile + "; wait"}, io.Discard)
+	l, err := startLoad([]string{"sh", "-c", "sleep 60 & echo $! >" + pidFile + "; wait"}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,15 +11,15 @@ import (
 	"github.com/perfbench/perfbench/osstat"
 )
 
-// RuntimeDirEnv names the folder where perfbench marks the servers it
+// runtimeDirEnv names the folder where perfbench marks the servers it
 // measures; unset, it is /run/perfbench for root and /tmp/perfbench for
 // others (both are looked at).
-const RuntimeDirEnv = "PERFBENCH_RUNTIME_DIR"
+const runtimeDirEnv = "PERFBENCH_RUNTIME_DIR"
 
 // markDirs are the folders marks are written to (the first that takes
 // one) and read from.
 func markDirs() []string {
-	if d := os.Getenv(RuntimeDirEnv); d != "" {
+	if d := os.Getenv(runtimeDirEnv); d != "" {
 		return []string{d}
 	}
 	return []string{"/run/perfbench", filepath.Join(os.TempDir(), "perfbench")}

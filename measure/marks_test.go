@@ -15,7 +15,7 @@ import (
 // warning, and closing removes a session's mark.
 func TestMarks(t *testing.T) {
 	dir := t.TempDir()
-	t.Setenv(RuntimeDirEnv, dir)
+	t.Setenv(runtimeDirEnv, dir)
 	pid := os.Getpid()
 	key := serverKey(pid)
 	if !strings.HasPrefix(key, strconv.Itoa(pid)+"-") {

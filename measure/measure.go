@@ -23,17 +23,17 @@ import (
 
 // Client op sources: the count comes from the load generator (ApplyClient).
 const (
-	OpClientQueries      = "client.queries"
-	OpClientTransactions = "client.transactions"
-	OpClientEvents       = "client.events"
+	opClientQueries      = "client.queries"
+	opClientTransactions = "client.transactions"
+	opClientEvents       = "client.events"
 )
 
 // noOpCount begins the warning of a Record whose op source was not counted.
 const noOpCount = "no op count"
 
-// MaxStatusLag is how long a status query next to a counter read may take
+// maxStatusLag is how long a status query next to a counter read may take
 // before the Record says that the two edges are apart.
-const MaxStatusLag = 50 * time.Millisecond
+const maxStatusLag = 50 * time.Millisecond
 
 // MinInterval is the shortest series interval perfbench measures honestly.
 // Each interval reads SHOW GLOBAL STATUS, which costs the server about
@@ -42,9 +42,9 @@ const MaxStatusLag = 50 * time.Millisecond
 // work.
 const MinInterval = 100 * time.Millisecond
 
-// ErrConfig marks a Config that cannot be measured (no pid, no events, an op
+// errConfig marks a Config that cannot be measured (no pid, no events, an op
 // source that needs a server connection without one).
-var ErrConfig = errors.New("invalid measurement")
+var errConfig = errors.New("invalid measurement")
 
 // Config is what to measure. The zero value of each optional field is the
 // default.
@@ -150,7 +150,7 @@ type Session struct {
 // IsClientOp reports whether an op source is counted by the client.
 func IsClientOp(op string) bool {
 	switch op {
-	case OpClientQueries, OpClientTransactions, OpClientEvents:
+	case opClientQueries, opClientTransactions, opClientEvents:
 		return true
 	}
 	return false
@@ -162,10 +162,10 @@ func IsClientOp(op string) bool {
 // device. Problems with the last three are warnings on the Records.
 func Start(ctx context.Context, cfg Config) (*Session, error) {
 	if cfg.Pid <= 0 {
-		return nil, fmt.Errorf("measure: no process to count (pid %d): %w", cfg.Pid, ErrConfig)
+		return nil, fmt.Errorf("measure: no process to count (pid %d): %w", cfg.Pid, errConfig)
 	}
 	if len(cfg.Events.Events) == 0 {
-		return nil, fmt.Errorf("measure pid %d: no events to count: %w", cfg.Pid, ErrConfig)
+		return nil, fmt.Errorf("measure pid %d: no events to count: %w", cfg.Pid, errConfig)
 	}
 	s := &Session{cfg: cfg}
 	// The op source first: an op the server lacks fails before anything is
@@ -174,7 +174,7 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 	case IsClientOp(cfg.Op):
 	case cfg.DB == nil && cfg.Op != "":
 		return nil, fmt.Errorf("measure pid %d: op source %q is a server status variable and needs a connection to the server (or use %s, %s or %s): %w",
-			cfg.Pid, cfg.Op, OpClientQueries, OpClientTransactions, OpClientEvents, ErrConfig)
+			cfg.Pid, cfg.Op, opClientQueries, opClientTransactions, opClientEvents, errConfig)
 	case cfg.DB != nil:
 		spec := cfg.Op
 		if spec == "" {

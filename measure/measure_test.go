@@ -240,7 +240,7 @@ func TestMeasureBadOp(t *testing.T) {
 		t.Errorf("gauge as op: %v", err)
 	}
 	_, err = Start(context.Background(), Config{Pid: srv.Pid, Events: list, System: sys, Op: "Questions"})
-	if !errors.Is(err, ErrConfig) {
+	if !errors.Is(err, errConfig) {
 		t.Errorf("status op without a connection: %v", err)
 	}
 	// rows/1000 resolves to whichever rows counter the server has.

@@ -57,7 +57,7 @@ func byTid(roles map[int]string) func(perfevent.ThreadCounts) string {
 
 func TestSplitRoles(t *testing.T) {
 	roles := map[int]string{100: mysqld.RoleMain, 101: mysqld.RoleConnection, 102: mysqld.RoleConnection, 104: "innodb-io"}
-	got := SplitRoles(window(), byTid(roles))
+	got := splitRoles(window(), byTid(roles))
 	var names []string
 	for _, r := range got {
 		names = append(names, r.Name)
@@ -108,7 +108,7 @@ func TestSplitRoles(t *testing.T) {
 			t.Errorf("%s: role values sum to %v, total %v", ev.Event.Name, value, ev.Value)
 		}
 	}
-	if SplitRoles(perfevent.Reading{}, nil) != nil {
+	if splitRoles(perfevent.Reading{}, nil) != nil {
 		t.Error("a reading without threads (cgroup mode) has roles")
 	}
 }
@@ -127,7 +127,7 @@ func TestRoleLog(t *testing.T) {
 	// cache; 12 is named now.
 	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 11, Role: mysqld.RoleOther}, {Tid: 12, Role: "log"}, {Tid: 13, Role: mysqld.RoleOther}},
 		Warnings: []record.Warning{noProcess}})
-	for tid, want := range map[int]string{10: "main", 11: "connection", 12: "log", 13: "connection", 14: RoleUnattributed} {
+	for tid, want := range map[int]string{10: "main", 11: "connection", 12: "log", 13: "connection", 14: roleUnattributed} {
 		if got := l.roleOf(perfevent.ThreadCounts{Tid: tid, Start: uint64(tid) * 10}); got != want {
 			t.Errorf("role of %d = %q, want %q", tid, got, want)
 		}
@@ -178,7 +178,7 @@ func TestApplyClient(t *testing.T) {
 
 	// The run inside the window: the client's totals, exact.
 	r := clientRecord(at(-0.2), 9.5, 0)
-	ApplyClient(r, c, OpClientQueries)
+	ApplyClient(r, c, opClientQueries)
 	if r.Ops != (record.Ops{Source: "client.queries", Count: 4500, Per: 1, Counted: true}) || len(r.Warnings) != 0 || r.Client != c {
 		t.Errorf("whole run: ops %+v warnings %v", r.Ops, r.Warnings)
 	}
@@ -186,7 +186,7 @@ func TestApplyClient(t *testing.T) {
 		t.Errorf("per op: %v %v", r.Counters[0].PerOp, r.Counters[1].PerOp)
 	}
 	r = clientRecord(at(-0.2), 9.5, 0)
-	ApplyClient(r, c, OpClientTransactions)
+	ApplyClient(r, c, opClientTransactions)
 	if r.Ops.Count != 450 || r.Ops.Source != "client.transactions" {
 		t.Errorf("transactions: %+v", r.Ops)
 	}
@@ -194,14 +194,14 @@ func TestApplyClient(t *testing.T) {
 	// A window after a warm-up, [2.5, 7]: half of interval 3 (300 qps)
 	// and intervals 4 to 7 whole: 150 + 400 + 500 + 600 + 700.
 	r = clientRecord(at(2.5), 4.5, 2.5)
-	ApplyClient(r, c, OpClientQueries)
+	ApplyClient(r, c, opClientQueries)
 	if r.Ops.Count != 2350 || r.Ops.Estimated || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0].Text, "approximate") || !strings.Contains(r.Warnings[0].Text, "all of it covered by intervals") {
 		t.Errorf("warm-up window: ops %+v warnings %q", r.Ops, r.Warnings)
 	}
 	// A window that runs past the client's run: [8, 10] with the run
 	// ending at 9. Interval 9 (900) is all the client sent in it.
 	r = clientRecord(at(8), 2, 8)
-	ApplyClient(r, c, OpClientQueries)
+	ApplyClient(r, c, opClientQueries)
 	if r.Ops.Count != 900 || r.Ops.Estimated || !strings.Contains(strings.Join(r.WarningTexts(), "|"), "over the 1.000 s of the window during its run (all of it covered") {
 		t.Errorf("window past the run: ops %+v warnings %q", r.Ops, r.Warnings)
 	}
@@ -214,7 +214,7 @@ func TestApplyClient(t *testing.T) {
 	short := &record.Client{Tool: "sysbench", Started: t0, Seconds: 6, Queries: 6000,
 		Intervals: []record.Interval{{At: 1, QPS: 1000}, {At: 2, QPS: 1000}, {At: 3, QPS: 1000}, {At: 4, QPS: 1000}, {At: 5, QPS: 1000}}}
 	r = clientRecord(at(3), 3.02, 3)
-	ApplyClient(r, short, OpClientQueries)
+	ApplyClient(r, short, opClientQueries)
 	if w := strings.Join(r.WarningTexts(), "|"); r.Ops.Count != 0 || r.Ops.Source != "client.queries" || r.Counters[0].PerOp != nil ||
 		!strings.Contains(w, "no client.queries count") || !strings.Contains(w, "67%") || !strings.Contains(w, "--op Questions") {
 		t.Errorf("67%% covered: ops %+v per op %v warnings %q", r.Ops, r.Counters[0].PerOp, r.Warnings)
@@ -227,7 +227,7 @@ func TestApplyClient(t *testing.T) {
 		long.Intervals = append(long.Intervals, record.Interval{At: float64(i), QPS: 1000})
 	}
 	r = clientRecord(at(1), 25, 1)
-	ApplyClient(r, long, OpClientQueries)
+	ApplyClient(r, long, opClientQueries)
 	if d := r.Ops.Count - 24000; d > 1e-6 || d < -1e-6 || !r.Ops.Estimated || !strings.Contains(strings.Join(r.WarningTexts(), "|"), "95.8% covered by intervals, scaled") {
 		t.Errorf("96%% covered: ops %+v warnings %q", r.Ops, r.Warnings)
 	}
@@ -239,7 +239,7 @@ func TestApplyClient(t *testing.T) {
 	noIv := *c
 	noIv.Intervals = nil
 	r = clientRecord(at(2.5), 4.5, 2.5)
-	ApplyClient(r, &noIv, OpClientQueries)
+	ApplyClient(r, &noIv, opClientQueries)
 	if r.Ops.Count != 0 || r.Ops.Source != "client.queries" || r.Counters[0].PerOp != nil || !strings.Contains(strings.Join(r.WarningTexts(), "|"), "--report-interval") {
 		t.Errorf("no intervals: ops %+v warnings %q", r.Ops, r.Warnings)
 	}
@@ -248,12 +248,12 @@ func TestApplyClient(t *testing.T) {
 	noStart := *c
 	noStart.Started = time.Time{}
 	r = clientRecord(at(0), 9.2, 0)
-	ApplyClient(r, &noStart, OpClientEvents)
+	ApplyClient(r, &noStart, opClientEvents)
 	if r.Ops.Count != 450 || !strings.Contains(strings.Join(r.WarningTexts(), "|"), "assumes") {
 		t.Errorf("unknown start: ops %+v warnings %q", r.Ops, r.Warnings)
 	}
 	r = clientRecord(at(0), 5, 1)
-	ApplyClient(r, &noStart, OpClientEvents)
+	ApplyClient(r, &noStart, opClientEvents)
 	if r.Ops.Count != 0 || len(r.Warnings) != 1 {
 		t.Errorf("unknown start after a warm-up: ops %+v warnings %q", r.Ops, r.Warnings)
 	}
@@ -444,7 +444,7 @@ func TestApplyClientCutShort(t *testing.T) {
 	c := &record.Client{Tool: "sysbench", Started: t0, Seconds: 2.5, ExitCode: -1,
 		Intervals: []record.Interval{{At: 1, QPS: 1000}, {At: 2, QPS: 3000}}}
 	r := clientRecord(t0.Add(-10*time.Millisecond), 2.52, 0)
-	ApplyClient(r, c, OpClientQueries)
+	ApplyClient(r, c, opClientQueries)
 	// [0, 1] at 1000 and [1, 2] at 3000; the last half second has no line:
 	// 80% of the run covered.
 	if r.Ops.Count != 0 || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0].Text, "cover only 80%") {
@@ -521,7 +521,7 @@ func TestSplitRolesNeverScheduled(t *testing.T) {
 		},
 	}
 	roles := map[int]string{1: mysqld.RoleConnection, 2: mysqld.RoleMain}
-	got := SplitRoles(r, byTid(roles))
+	got := splitRoles(r, byTid(roles))
 	if len(got) != 2 {
 		t.Fatalf("%d roles", len(got))
 	}
@@ -568,7 +568,7 @@ func TestRoleLogReusedTid(t *testing.T) {
 		t.Errorf("the second thread 11: %q", got)
 	}
 	// A thread 11 that started at another time was never listed.
-	if got := l.roleOf(perfevent.ThreadCounts{Tid: 11, Start: 700}); got != RoleUnattributed {
+	if got := l.roleOf(perfevent.ThreadCounts{Tid: 11, Start: 700}); got != roleUnattributed {
 		t.Errorf("an unlisted thread 11: %q", got)
 	}
 }
@@ -590,7 +590,7 @@ func TestSplitRolesDescendants(t *testing.T) {
 	l := newRoleLog(10)
 	l.startOf = func(pid, tid int) uint64 { return 0 }
 	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 10, Role: mysqld.RoleMain}, {Tid: 12, Role: "log"}}})
-	got := SplitRoles(r, l.roleOf)
+	got := splitRoles(r, l.roleOf)
 	want := map[string][2]float64{"connection": {0, 9000}, "log": {1, 1000}, "main": {1, 100}}
 	for _, role := range got {
 		if w, ok := want[role.Name]; !ok || float64(role.Threads) != w[0] || role.Counters[0].Value != w[1] {
@@ -602,7 +602,7 @@ func TestSplitRolesDescendants(t *testing.T) {
 	}
 	// An unknown count is unknown in every role, with the reason.
 	r.Events[0].Status, r.Events[0].Missing, r.Events[0].Reason = perfevent.StatusNotCounted, "at the start of the window: ...", "at the start of the window: ..."
-	for _, role := range SplitRoles(r, l.roleOf) {
+	for _, role := range splitRoles(r, l.roleOf) {
 		if c := role.Counters[0]; c.Status != record.StatusNotCounted || c.Value != 0 || c.Raw != 0 || c.Reason != r.Events[0].Missing {
 			t.Errorf("role %s with an unknown count: %+v", role.Name, c)
 		}
@@ -622,7 +622,7 @@ func TestInheritedNote(t *testing.T) {
 		{map[string]int{}, nil, "", false},
 		{map[string]int{mysqld.RoleConnection: 3}, []string{"connection"}, "3 threads started inside the window (connection 3): ", false},
 		{map[string]int{"innodb-purge": 1, "zz": 2}, []string{"innodb-purge", "zz", "connection"}, "3 threads started inside the window (innodb-purge 1, zz 2): ", true},
-		{map[string]int{RoleUnattributed: 1, mysqld.RoleConnection: 1}, []string{"connection", "unattributed"}, "2 threads started inside the window (connection 1, unattributed 1): ", true},
+		{map[string]int{roleUnattributed: 1, mysqld.RoleConnection: 1}, []string{"connection", "unattributed"}, "2 threads started inside the window (connection 1, unattributed 1): ", true},
 	} {
 		w, ok := inheritedNote(c.inside)
 		code := record.Code("")

@@ -19,10 +19,10 @@ import (
 	"github.com/perfbench/perfbench/record"
 )
 
-// RoleUnattributed is the role of counts whose thread could not be named.
-const RoleUnattributed = "unattributed"
+// roleUnattributed is the role of counts whose thread could not be named.
+const roleUnattributed = "unattributed"
 
-// SplitRoles sums the per-thread counts of a window by the role roleOf gives
+// splitRoles sums the per-thread counts of a window by the role roleOf gives
 // each row (RoleUnattributed for ""), in the order of mysqld.RoleNames,
 // RoleUnattributed last. Roles without threads are left out.
 //
@@ -36,7 +36,7 @@ const RoleUnattributed = "unattributed"
 // threads never ran during the window counted 0 (its threads had counters
 // and did nothing); a role whose threads ran while the event was never
 // scheduled on the PMU has it not counted.
-func SplitRoles(total perfevent.Reading, roleOf func(perfevent.ThreadCounts) string) []record.Role {
+func splitRoles(total perfevent.Reading, roleOf func(perfevent.ThreadCounts) string) []record.Role {
 	if len(total.Threads) == 0 {
 		return nil
 	}
@@ -53,7 +53,7 @@ func SplitRoles(total perfevent.Reading, roleOf func(perfevent.ThreadCounts) str
 		}
 		role := roleOf(th)
 		if role == "" {
-			role = RoleUnattributed
+			role = roleUnattributed
 		}
 		a := by[role]
 		if a == nil {
@@ -80,14 +80,14 @@ func SplitRoles(total perfevent.Reading, roleOf func(perfevent.ThreadCounts) str
 	}
 	var others []string
 	for n := range by {
-		if !contains(mysqld.RoleNames, n) && n != RoleUnattributed {
+		if !contains(mysqld.RoleNames, n) && n != roleUnattributed {
 			others = append(others, n)
 		}
 	}
 	sort.Strings(others)
 	names = append(names, others...)
-	if by[RoleUnattributed] != nil {
-		names = append(names, RoleUnattributed)
+	if by[roleUnattributed] != nil {
+		names = append(names, roleUnattributed)
 	}
 
 	out := make([]record.Role, 0, len(names))
@@ -229,7 +229,7 @@ func (l *roleLog) add(m *mysqld.ThreadMap) {
 func preferRole(old, role string) string {
 	rank := func(r string) int {
 		switch r {
-		case "", RoleUnattributed:
+		case "", roleUnattributed:
 			return 0
 		case mysqld.RoleOther:
 			return 1
@@ -277,7 +277,7 @@ func (l *roleLog) roleOf(th perfevent.ThreadCounts) string {
 	case th.Tid == l.pid:
 		return mysqld.RoleMain
 	}
-	return RoleUnattributed
+	return roleUnattributed
 }
 
 // all returns tid → role for every thread a listing saw (for a tid two
@@ -369,7 +369,7 @@ func inheritedNote(inside map[string]int) (w record.Warning, ok bool) {
 	}
 	others := n - count[mysqld.RoleConnection]
 	var parts, roles []string
-	for _, r := range append(append([]string(nil), mysqld.RoleNames...), RoleUnattributed) {
+	for _, r := range append(append([]string(nil), mysqld.RoleNames...), roleUnattributed) {
 		if count[r] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", r, count[r]))
 			roles = append(roles, r)

@@ -14,13 +14,13 @@ import (
 // per op stay right (counters and op count cover the same stretch), rates per
 // second do not describe the load as planned.
 const (
-	// StallFactor: a series interval lasting more than StallFactor times
+	// stallFactor: a series interval lasting more than StallFactor times
 	// the planned interval is warned about.
-	StallFactor = 1.5
-	// OverrunFraction and OverrunMin: a window lasting more than its plan
+	stallFactor = 1.5
+	// overrunFraction and OverrunMin: a window lasting more than its plan
 	// plus both of these is warned about.
-	OverrunFraction = 0.25
-	OverrunMin      = 500 * time.Millisecond
+	overrunFraction = 0.25
+	overrunMin      = 500 * time.Millisecond
 )
 
 // stallWarnings returns the warnings for a window planned to last planned
@@ -30,7 +30,7 @@ func stallWarnings(planned time.Duration, secs float64, interval time.Duration, 
 	var out []string
 	if planned > 0 {
 		over := secs - planned.Seconds()
-		if over > OverrunFraction*planned.Seconds() && over > OverrunMin.Seconds() {
+		if over > overrunFraction*planned.Seconds() && over > overrunMin.Seconds() {
 			out = append(out, fmt.Sprintf("the window lasted %.2f s for a planned %g s: the machine or the server stalled; numbers per second are unreliable, numbers per op are still counted", secs, planned.Seconds()))
 		}
 	}
@@ -38,7 +38,7 @@ func stallWarnings(planned time.Duration, secs float64, interval time.Duration, 
 		var long []string
 		n := 0
 		for _, p := range points {
-			if LongInterval(p, interval) {
+			if longInterval(p, interval) {
 				n++
 				if len(long) < 3 {
 					long = append(long, fmt.Sprintf("%.2f s ending at %.2f s", p.Seconds, p.T))
@@ -54,14 +54,14 @@ func stallWarnings(planned time.Duration, secs float64, interval time.Duration, 
 			if n > 1 {
 				what = "intervals"
 			}
-			out = append(out, fmt.Sprintf("%d series %s of a planned %g s lasted over %gx that (%s%s): the machine or the server stalled; those points' numbers per second are unreliable", n, what, interval.Seconds(), StallFactor, strings.Join(long, ", "), more))
+			out = append(out, fmt.Sprintf("%d series %s of a planned %g s lasted over %gx that (%s%s): the machine or the server stalled; those points' numbers per second are unreliable", n, what, interval.Seconds(), stallFactor, strings.Join(long, ", "), more))
 		}
 	}
 	return out
 }
 
-// LongInterval reports whether series point p lasted more than StallFactor
+// longInterval reports whether series point p lasted more than StallFactor
 // times the planned interval.
-func LongInterval(p record.Point, interval time.Duration) bool {
-	return interval > 0 && p.Seconds > StallFactor*interval.Seconds()
+func longInterval(p record.Point, interval time.Duration) bool {
+	return interval > 0 && p.Seconds > stallFactor*interval.Seconds()
 }

@@ -91,7 +91,7 @@ func writeHeader(bw *bufio.Writer, r *record.Record) {
 			fmt.Fprintf(bw, " (%s/s)", rate(r.Ops.Count/r.Window.Seconds))
 		}
 		fmt.Fprintln(bw)
-	case r.Ops.Source != "" && OpsMissing(r):
+	case r.Ops.Source != "" && opsMissing(r):
 		fmt.Fprintf(bw, "ops: %s not counted (see the warnings): no per-op values\n", opName)
 	case r.Ops.Source != "":
 		fmt.Fprintf(bw, "ops: 0 %s in the window: no per-op values\n", opName)
@@ -158,12 +158,12 @@ func writeSeries(bw *bufio.Writer, r *record.Record, interval time.Duration) {
 	stalled := 0
 	for _, p := range r.Series {
 		length := strconv.FormatFloat(p.Seconds, 'f', 3, 64)
-		if LongInterval(p, interval) {
+		if longInterval(p, interval) {
 			length += " (stall)"
 			stalled++
 		}
 		row := []string{strconv.FormatFloat(p.T, 'f', 3, 64), length, "", strconv.FormatFloat(p.CPUSeconds, 'f', 3, 64)}
-		if r.Ops.Source != "" && !IsClientOp(r.Ops.Source) && !OpsMissing(r) {
+		if r.Ops.Source != "" && !IsClientOp(r.Ops.Source) && !opsMissing(r) {
 			row[2] = count(p.Ops)
 		} else {
 			row[2] = "n/a"
@@ -183,7 +183,7 @@ func writeSeries(bw *bufio.Writer, r *record.Record, interval time.Duration) {
 	}
 	writeTable(bw, rows, right)
 	if stalled > 0 {
-		fmt.Fprintf(bw, "(stall): the interval lasted more than %gx the planned %g s: the machine or the server stalled\n", StallFactor, interval.Seconds())
+		fmt.Fprintf(bw, "(stall): the interval lasted more than %gx the planned %g s: the machine or the server stalled\n", stallFactor, interval.Seconds())
 	}
 }
 
@@ -359,10 +359,10 @@ func perOp(v float64) string {
 	return strconv.FormatFloat(v, 'f', decimals, 64)
 }
 
-// OpsMissing reports whether r's op source was not counted (as opposed to
+// opsMissing reports whether r's op source was not counted (as opposed to
 // counted 0): the window failed, or the op source had no count for it
 // (record.Record.OpsCounted).
-func OpsMissing(r *record.Record) bool {
+func opsMissing(r *record.Record) bool {
 	return !r.OpsCounted()
 }
 

@@ -194,7 +194,7 @@ func (s *Session) finishRoles(r *record.Record, win *perfevent.Window, roles *ro
 	if !perRole {
 		return
 	}
-	r.Roles = SplitRoles(win.Total, roles.roleOf)
+	r.Roles = splitRoles(win.Total, roles.roleOf)
 	// The connections the main thread created inside the window are in
 	// the connection role through its descendants' row.
 	inside := roles.startedInside(s.att)
@@ -288,8 +288,8 @@ func (s *Session) edgeWarnings(r *record.Record, start, end edge) {
 	}
 	if lag := max(start.lag, end.lag); lag > 0 {
 		r.Window.StatusLag = lag.Seconds()
-		if lag > MaxStatusLag {
-			r.Warnf(record.WarnGeneral, "the server status was read %.0f ms after the counters at an edge of the window (more than %s): counters and status cover slightly different windows", lag.Seconds()*1e3, MaxStatusLag)
+		if lag > maxStatusLag {
+			r.Warnf(record.WarnGeneral, "the server status was read %.0f ms after the counters at an edge of the window (more than %s): counters and status cover slightly different windows", lag.Seconds()*1e3, maxStatusLag)
 		}
 	}
 }

@@ -71,9 +71,9 @@ func (e ClientEnv) home() string {
 	return ""
 }
 
-// OptionGroups are the option-file groups perfbench reads, in order: later
+// optionGroups are the option-file groups perfbench reads, in order: later
 // groups override earlier ones.
-var OptionGroups = []string{"client", "perfbench"}
+var optionGroups = []string{"client", "perfbench"}
 
 // Client resolves the connection parameters the way MySQL clients do, from
 // lowest to highest precedence: the environment (MYSQL_PWD, MYSQL_HOST,
@@ -122,7 +122,7 @@ func (t Target) Client(env ClientEnv) (*Client, error) {
 			// MySQL clients ignore a world-writable option file.
 			c.Warnings = append(c.Warnings, fmt.Sprintf("option file %s is world-writable: ignored, as MySQL clients do (chmod o-w it)", path))
 		} else {
-			of, err := LoadOptionFile(path)
+			of, err := loadOptionFile(path)
 			if err != nil {
 				return nil, err
 			}
@@ -167,8 +167,8 @@ func (t Target) Client(env ClientEnv) (*Client, error) {
 	return c, nil
 }
 
-func (c *Client) apply(of *OptionFile) error {
-	for _, g := range OptionGroups {
+func (c *Client) apply(of *optionFile) error {
+	for _, g := range optionGroups {
 		for _, o := range of.Groups[g] {
 			switch o.Name {
 			case "user":

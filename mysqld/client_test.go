@@ -85,7 +85,7 @@ func TestTargetValidate(t *testing.T) {
 		{Target{AskPassword: true, Password: NewSecret("")}, "--password or --ask-password"},
 	} {
 		err := tc.t.Validate()
-		if !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tc.want) {
+		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Validate(%+v) = %v, want ErrUsage with %q", tc.t, err, tc.want)
 		}
 	}
@@ -102,7 +102,7 @@ func TestTargetValidate(t *testing.T) {
 		{Target{Socket: "/s", Host: "db1", Port: 3307}, "give --socket or --host db1 --port 3307, not both"},
 		{Target{Pid: 1, PidFile: "/x"}, "not both"},
 	} {
-		if err := tc.t.ValidateFlags(); !errors.Is(err, ErrUsage) || !strings.Contains(err.Error(), tc.want) {
+		if err := tc.t.ValidateFlags(); !errors.Is(err, errUsage) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ValidateFlags(%+v) = %v, want ErrUsage with %q", tc.t, err, tc.want)
 		}
 	}

@@ -19,13 +19,13 @@ import (
 var (
 	// ErrAccessDenied means the server refused the user or password.
 	ErrAccessDenied = errors.New("access denied")
-	// ErrNoPassword means a password prompt was asked for but no way to
+	// errNoPassword means a password prompt was asked for but no way to
 	// prompt was given.
-	ErrNoPassword = errors.New("a password is needed but there is no terminal to ask it on")
+	errNoPassword = errors.New("a password is needed but there is no terminal to ask it on")
 )
 
-// DefaultSockets are tried, in order, when nothing names the server's socket.
-var DefaultSockets = []string{"/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tmp/mysql.sock"}
+// defaultSockets are tried, in order, when nothing names the server's socket.
+var defaultSockets = []string{"/run/mysqld/mysqld.sock", "/var/run/mysqld/mysqld.sock", "/tmp/mysql.sock"}
 
 // DB is one connection to the server. Every statement perfbench sends goes
 // through this one connection, one at a time, and is counted, so that Delta
@@ -90,7 +90,7 @@ func (c *Client) endpoint(target *Found) (network, addr string) {
 	case c.Socket != "":
 		return "unix", c.Socket
 	}
-	for _, s := range DefaultSockets {
+	for _, s := range defaultSockets {
 		if _, err := os.Stat(s); err == nil {
 			return "unix", s
 		}
@@ -117,7 +117,7 @@ func Connect(ctx context.Context, c *Client, target *Found, opts ConnectOptions)
 	password := c.Password.Reveal()
 	if c.AskPassword && !c.Password.IsSet() {
 		if opts.Prompt == nil {
-			return nil, fmt.Errorf("connect as %s: %w (give it in ~/.my.cnf, MYSQL_PWD or --password)", c.User, ErrNoPassword)
+			return nil, fmt.Errorf("connect as %s: %w (give it in ~/.my.cnf, MYSQL_PWD or --password)", c.User, errNoPassword)
 		}
 		p, err := opts.Prompt()
 		if err != nil {
@@ -185,7 +185,7 @@ func Connect(ctx context.Context, c *Client, target *Found, opts ConnectOptions)
 		msg := fmt.Sprintf("the connection to %s reached pid %d, but the server to measure (%s) is pid %d: point --socket or --port at that server", d.Endpoint, pid, target.By, target.Pid)
 		if !opts.Force {
 			d.Close()
-			return nil, fmt.Errorf("connect: %w: %s", ErrMismatch, msg)
+			return nil, fmt.Errorf("connect: %w: %s", errMismatch, msg)
 		}
 		d.Warnings = append(d.Warnings, msg)
 	}
@@ -203,7 +203,7 @@ func (d *DB) connectError(err error) error {
 		return d.wrap(fmt.Errorf("%w: %w", ErrAccessDenied, err), "connect to %s as %s (%s)", d.Endpoint, d.User, hint)
 	case errors.Is(err, mysql.ErrUnknownPlugin):
 		return d.wrap(fmt.Errorf("%w: %w", ErrAccessDenied, err), "connect to %s as %s (the account's authentication plugin is not supported, unix_socket for example: create a user with a password for perfbench)", d.Endpoint, d.User)
-	case errors.Is(err, ErrUnreachable):
+	case errors.Is(err, errUnreachable):
 		return d.wrap(err, "connect to %s", d.Endpoint)
 	}
 	return d.wrap(err, "connect to %s as %s", d.Endpoint, d.User)

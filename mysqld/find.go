@@ -14,24 +14,24 @@ import (
 
 // Sentinel errors of Find.
 var (
-	// ErrNotServer means the process does not run mysqld or mariadbd
+	// errNotServer means the process does not run mysqld or mariadbd
 	// (Target.Force accepts it anyway).
-	ErrNotServer = errors.New("not a mysqld or mariadbd process")
-	// ErrNoServer means no server process is running.
-	ErrNoServer = errors.New("no mysqld or mariadbd process is running")
-	// ErrManyServers means several servers run and the target did not say
+	errNotServer = errors.New("not a mysqld or mariadbd process")
+	// errNoServer means no server process is running.
+	errNoServer = errors.New("no mysqld or mariadbd process is running")
+	// errManyServers means several servers run and the target did not say
 	// which one.
-	ErrManyServers = errors.New("several servers are running")
-	// ErrUnreachable means nothing answers on the socket or address.
-	ErrUnreachable = errors.New("no server answers there")
-	// ErrMismatch means two ways of naming the server (a pid and a
+	errManyServers = errors.New("several servers are running")
+	// errUnreachable means nothing answers on the socket or address.
+	errUnreachable = errors.New("no server answers there")
+	// errMismatch means two ways of naming the server (a pid and a
 	// socket, say) lead to different processes.
-	ErrMismatch = errors.New("the target flags name different processes")
+	errMismatch = errors.New("the target flags name different processes")
 )
 
-// Finder resolves a Target to a process. The zero value reads /proc and
+// finder resolves a Target to a process. The zero value reads /proc and
 // connects to unix sockets for real.
-type Finder struct {
+type finder struct {
 	Proc Proc
 	// SocketPid returns the pid listening on a unix socket; nil means
 	// the package's SocketPid (SO_PEERCRED).
@@ -48,13 +48,13 @@ type Found struct {
 }
 
 // Find resolves t to the server process with the real /proc.
-func Find(ctx context.Context, t Target) (*Found, error) { return Finder{}.Find(ctx, t) }
+func Find(ctx context.Context, t Target) (*Found, error) { return finder{}.Find(ctx, t) }
 
 // Find resolves t: Pid, else PidFile, else the process behind Socket, else
 // the listener of Host:Port, else the only server running. When both a pid
 // and a socket or port are given, they must lead to the same process. A
 // process that is not mysqld or mariadbd is refused unless t.Force.
-func (f Finder) Find(ctx context.Context, t Target) (*Found, error) {
+func (f finder) Find(ctx context.Context, t Target) (*Found, error) {
 	if err := t.Validate(); err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ func (f Finder) Find(ctx context.Context, t Target) (*Found, error) {
 	}
 	switch {
 	case pid != 0 && netPid != 0 && pid != netPid:
-		return nil, fmt.Errorf("find the server: %w: %s gives pid %d but %s is pid %d", ErrMismatch, by, pid, netBy, netPid)
+		return nil, fmt.Errorf("find the server: %w: %s gives pid %d but %s is pid %d", errMismatch, by, pid, netBy, netPid)
 	case pid == 0 && netPid != 0:
 		pid, by = netPid, netBy
 	}
@@ -118,7 +118,7 @@ func (f Finder) Find(ctx context.Context, t Target) (*Found, error) {
 		}
 		switch len(servers) {
 		case 0:
-			return nil, fmt.Errorf("find the server: %w; start it, or point at it with --pid, --pid-file, --socket or --port", ErrNoServer)
+			return nil, fmt.Errorf("find the server: %w; start it, or point at it with --pid, --pid-file, --socket or --port", errNoServer)
 		case 1:
 			return &Found{Process: servers[0], By: "only server running"}, nil
 		}
@@ -126,16 +126,16 @@ func (f Finder) Find(ctx context.Context, t Target) (*Found, error) {
 		for _, s := range servers {
 			list = append(list, s.Describe())
 		}
-		return nil, fmt.Errorf("find the server: %w (%s); choose one with --pid, --socket or --port", ErrManyServers, strings.Join(list, "; "))
+		return nil, fmt.Errorf("find the server: %w (%s); choose one with --pid, --socket or --port", errManyServers, strings.Join(list, "; "))
 	}
 
 	p, err := f.Proc.Process(pid)
 	if err != nil {
-		if errors.Is(err, ErrNoProcess) {
+		if errors.Is(err, errNoProcess) {
 			if strings.HasPrefix(by, "pid file") {
-				return nil, fmt.Errorf("find the server: %s names pid %d, which is not running (a stale pid file?): %w", by, pid, ErrNoProcess)
+				return nil, fmt.Errorf("find the server: %s names pid %d, which is not running (a stale pid file?): %w", by, pid, errNoProcess)
 			}
-			return nil, fmt.Errorf("find the server: pid %d (%s) is not running: %w", pid, by, ErrNoProcess)
+			return nil, fmt.Errorf("find the server: pid %d (%s) is not running: %w", pid, by, errNoProcess)
 		}
 		return nil, fmt.Errorf("find the server: %w", err)
 	}
@@ -144,12 +144,12 @@ func (f Finder) Find(ctx context.Context, t Target) (*Found, error) {
 		if p.Exe != "" {
 			what = p.Exe
 		}
-		return nil, fmt.Errorf("find the server: pid %d (%s) runs %s: %w; pass --force to measure it anyway", pid, by, what, ErrNotServer)
+		return nil, fmt.Errorf("find the server: pid %d (%s) runs %s: %w; pass --force to measure it anyway", pid, by, what, errNotServer)
 	}
 	return &Found{Process: p, By: by}, nil
 }
 
-func (f Finder) socketPid(ctx context.Context, path string) (int, error) {
+func (f finder) socketPid(ctx context.Context, path string) (int, error) {
 	if f.SocketPid != nil {
 		return f.SocketPid(ctx, path)
 	}
@@ -202,15 +202,15 @@ func readPidFile(path string) (int, error) {
 func unreachable(err error) error {
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return fmt.Errorf("%w: connection refused (is the server running?): %w", ErrUnreachable, err)
+		return fmt.Errorf("%w: connection refused (is the server running?): %w", errUnreachable, err)
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%w: no such socket file (is the server running? check the path): %w", ErrUnreachable, err)
+		return fmt.Errorf("%w: no such socket file (is the server running? check the path): %w", errUnreachable, err)
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
-		return fmt.Errorf("%w: %w", ErrUnreachable, err)
+		return fmt.Errorf("%w: %w", errUnreachable, err)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Errorf("%w: timed out: %w", ErrUnreachable, err)
+		return fmt.Errorf("%w: timed out: %w", errUnreachable, err)
 	}
 	return err
 }

@@ -17,10 +17,10 @@ import (
 	"github.com/perfbench/perfbench/record"
 )
 
-// KeyVariables are the server variables recorded in record.Server.Variables:
+// keyVariables are the server variables recorded in record.Server.Variables:
 // the configuration that moves benchmark results. Variables a server lacks
 // are left out.
-var KeyVariables = []string{
+var keyVariables = []string{
 	"binlog_format",
 	"character_set_server",
 	"collation_server",
@@ -82,7 +82,7 @@ func (d *DB) Server(ctx context.Context, pid int) (*record.Server, []string, err
 	s.Port = int(port.Int64)
 
 	var quoted []string
-	for _, v := range KeyVariables {
+	for _, v := range keyVariables {
 		quoted = append(quoted, "'"+v+"'")
 	}
 	vars := map[string]string{}
@@ -129,19 +129,19 @@ func (p Proc) BuildID(pid int) (string, error) {
 		return "", fmt.Errorf("read the build-id of pid %d: %w", pid, err)
 	}
 	defer f.Close()
-	id, err := BuildID(f)
+	id, err := buildID(f)
 	if err != nil {
 		return "", fmt.Errorf("read the build-id of pid %d: %w", pid, err)
 	}
 	return id, nil
 }
 
-// ErrNoBuildID means the ELF file has no NT_GNU_BUILD_ID note.
-var ErrNoBuildID = errors.New("no GNU build-id note")
+// errNoBuildID means the ELF file has no NT_GNU_BUILD_ID note.
+var errNoBuildID = errors.New("no GNU build-id note")
 
-// BuildID returns the NT_GNU_BUILD_ID note of an ELF file as lower-case hex,
+// buildID returns the NT_GNU_BUILD_ID note of an ELF file as lower-case hex,
 // as `readelf -n` and `file` print it.
-func BuildID(r io.ReaderAt) (string, error) {
+func buildID(r io.ReaderAt) (string, error) {
 	f, err := elf.NewFile(r)
 	if err != nil {
 		return "", fmt.Errorf("read ELF: %w", err)
@@ -172,7 +172,7 @@ func BuildID(r io.ReaderAt) (string, error) {
 			return id, nil
 		}
 	}
-	return "", ErrNoBuildID
+	return "", errNoBuildID
 }
 
 // findBuildID walks ELF notes (namesz, descsz, type, name, desc; name and

@@ -79,7 +79,7 @@ func TestBuildIDMatchesReadelf(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	got, err := BuildID(f)
+	got, err := buildID(f)
 	if err != nil || got != string(m[1]) {
 		t.Errorf("BuildID(%s) = %q, %v; readelf says %s", bin, got, err, m[1])
 	}
@@ -91,7 +91,7 @@ func TestBuildIDNotELF(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := BuildID(f); err == nil || errors.Is(err, ErrNoBuildID) {
+	if _, err := buildID(f); err == nil || errors.Is(err, errNoBuildID) {
 		t.Errorf("BuildID of a Go source file: %v, want an ELF error", err)
 	}
 }

@@ -91,14 +91,14 @@ func TestFindRealServer(t *testing.T) {
 			t.Errorf("lone server: %+v, %v", p, err)
 		}
 	default:
-		if !errors.Is(err, ErrManyServers) || !strings.Contains(err.Error(), srv.Socket) {
+		if !errors.Is(err, errManyServers) || !strings.Contains(err.Error(), srv.Socket) {
 			t.Errorf("%d servers running: err = %v, want ErrManyServers listing %s", len(servers), err, srv.Socket)
 		}
 	}
 
 	// This test process is no server.
 	_, err = Find(ctx, Target{Pid: os.Getpid()})
-	if !errors.Is(err, ErrNotServer) || !strings.Contains(err.Error(), "--force") {
+	if !errors.Is(err, errNotServer) || !strings.Contains(err.Error(), "--force") {
 		t.Errorf("Find(our own pid) = %v, want ErrNotServer suggesting --force", err)
 	}
 	if p, err := Find(ctx, Target{Pid: os.Getpid(), Force: true}); err != nil || p.Pid != os.Getpid() {
@@ -121,7 +121,7 @@ func TestDeadSocket(t *testing.T) {
 
 	for _, sock := range []string{missing, stale} {
 		_, err := Find(ctx, Target{Socket: sock})
-		if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), sock) || !strings.Contains(err.Error(), "is the server running?") {
+		if !errors.Is(err, errUnreachable) || !strings.Contains(err.Error(), sock) || !strings.Contains(err.Error(), "is the server running?") {
 			t.Errorf("Find(--socket %s) = %v, want ErrUnreachable naming it", sock, err)
 		}
 		c, err := Target{Socket: sock, User: "root"}.Client(noHome(t))
@@ -129,7 +129,7 @@ func TestDeadSocket(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = Connect(ctx, c, nil, ConnectOptions{Timeout: 3 * time.Second})
-		if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), sock) {
+		if !errors.Is(err, errUnreachable) || !strings.Contains(err.Error(), sock) {
 			t.Errorf("Connect(%s) = %v, want ErrUnreachable naming it", sock, err)
 		}
 	}
@@ -195,7 +195,7 @@ func TestConnectCredentials(t *testing.T) {
 	// The right socket but a target that is another process: refused.
 	other := &Found{Process: Process{Pid: os.Getpid()}, By: "--pid"}
 	_, err = Connect(ctx, rootClient(t, srv), other, ConnectOptions{})
-	if !errors.Is(err, ErrMismatch) {
+	if !errors.Is(err, errMismatch) {
 		t.Errorf("connection to another process than the target: %v, want ErrMismatch", err)
 	}
 	db, err = Connect(ctx, rootClient(t, srv), other, ConnectOptions{Force: true})
@@ -250,7 +250,7 @@ func TestStatusAndIdentity(t *testing.T) {
 		t.Errorf("ResolveOp(Innodb_rows_read/1000) = %+v, %v", op, err)
 	}
 	_, err = ResolveOp("Com_selects", b)
-	if !errors.Is(err, ErrNoVariable) || !strings.Contains(err.Error(), "Com_select") {
+	if !errors.Is(err, errNoVariable) || !strings.Contains(err.Error(), "Com_select") {
 		t.Errorf("ResolveOp(Com_selects) = %v, want ErrNoVariable suggesting Com_select", err)
 	}
 
@@ -452,7 +452,7 @@ func TestRolesPerformanceSchema(t *testing.T) {
 		t.Errorf("performance_schema not used: %v", m.Warnings)
 	}
 	counts := checkRoles(t, m, before, srv.Pid, 2)
-	if counts[RolePageCleaner] != 1 || counts[RoleInnoDBPool] < 1 {
+	if counts[rolePageCleaner] != 1 || counts[roleInnoDBPool] < 1 {
 		t.Errorf("roles %v: want one page cleaner and InnoDB pool threads", counts)
 	}
 	// Our own connection's thread is a connection thread.
@@ -518,7 +518,7 @@ func TestRolesWithoutPerformanceSchema(t *testing.T) {
 	}
 	// The io_uring/libaio completion thread is found by the system call
 	// it waits in (root can read /proc/PID/task/TID/syscall).
-	if _, err := (Proc{}).ThreadSyscall(srv.Pid, srv.Pid); err == nil && counts[RoleInnoDBIO] != 1 {
+	if _, err := (Proc{}).ThreadSyscall(srv.Pid, srv.Pid); err == nil && counts[roleInnoDBIO] != 1 {
 		t.Errorf("roles %v: want one innodb-io thread (the AIO completion thread)", counts)
 	}
 	t.Logf("roles: %v", counts)

@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// OptionFile is a parsed MySQL option file (my.cnf).
+// optionFile is a parsed MySQL option file (my.cnf).
 //
 // The syntax is the MySQL one: [group] headers; "name=value" or "name" (a
 // flag) lines; "#" and ";" comment lines; "#" also starts a comment after
@@ -20,11 +20,11 @@ import (
 // "-" and "_" are the same in option names, and names and groups are case
 // insensitive. "!include FILE" and "!includedir DIR" are recorded in
 // Includes; LoadOptionFile follows them.
-type OptionFile struct {
+type optionFile struct {
 	// Groups maps a group name (lower case) to its options in file order.
-	Groups map[string][]Option
+	Groups map[string][]option
 	// Includes are the !include and !includedir directives, in order.
-	Includes []Include
+	Includes []include
 	// Files are the files read, the first one and every included one.
 	Files []string
 
@@ -35,12 +35,12 @@ type OptionFile struct {
 
 type entry struct {
 	group   string
-	opt     Option
-	include *Include
+	opt     option
+	include *include
 }
 
-// Option is one option of a group.
-type Option struct {
+// option is one option of a group.
+type option struct {
 	// Name is lower case with "_" turned into "-".
 	Name string
 	// Value is the unquoted value; HasValue is false for a bare "name".
@@ -48,8 +48,8 @@ type Option struct {
 	HasValue bool
 }
 
-// Include is an !include or !includedir directive.
-type Include struct {
+// include is an !include or !includedir directive.
+type include struct {
 	Dir  bool // !includedir
 	Path string
 	Line int
@@ -60,9 +60,9 @@ func normName(s string) string {
 	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), "_", "-")
 }
 
-// ParseOptionFile parses an option file; name is used in error messages.
-func ParseOptionFile(r io.Reader, name string) (*OptionFile, error) {
-	of := &OptionFile{Groups: map[string][]Option{}}
+// parseOptionFile parses an option file; name is used in error messages.
+func parseOptionFile(r io.Reader, name string) (*optionFile, error) {
+	of := &optionFile{Groups: map[string][]option{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	group := ""
@@ -84,7 +84,7 @@ func ParseOptionFile(r io.Reader, name string) (*OptionFile, error) {
 			if !ok || arg == "" {
 				return nil, fmt.Errorf("parse option file %s line %d: unknown directive %q (want !include FILE or !includedir DIR)", name, n, line)
 			}
-			inc := Include{Dir: dir, Path: arg, Line: n}
+			inc := include{Dir: dir, Path: arg, Line: n}
 			of.Includes = append(of.Includes, inc)
 			of.entries = append(of.entries, entry{include: &inc})
 			continue
@@ -115,35 +115,35 @@ func ParseOptionFile(r io.Reader, name string) (*OptionFile, error) {
 	return of, nil
 }
 
-func parseOptionLine(line string) (Option, error) {
+func parseOptionLine(line string) (option, error) {
 	eq := strings.IndexByte(line, '=')
 	if eq < 0 {
 		// A bare name; a trailing comment may follow.
 		if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
 		}
-		return Option{Name: normName(line)}, nil
+		return option{Name: normName(line)}, nil
 	}
 	name := normName(line[:eq])
 	if name == "" {
-		return Option{}, fmt.Errorf("option with no name: %q", line)
+		return option{}, fmt.Errorf("option with no name: %q", line)
 	}
 	v := strings.TrimSpace(line[eq+1:])
 	if v != "" && (v[0] == '"' || v[0] == '\'') {
 		val, rest, err := unquote(v)
 		if err != nil {
-			return Option{}, fmt.Errorf("option %s: %w", name, err)
+			return option{}, fmt.Errorf("option %s: %w", name, err)
 		}
 		rest = strings.TrimSpace(rest)
 		if rest != "" && rest[0] != '#' {
-			return Option{}, fmt.Errorf("option %s: text %q after the closing quote", name, rest)
+			return option{}, fmt.Errorf("option %s: text %q after the closing quote", name, rest)
 		}
-		return Option{Name: name, Value: val, HasValue: true}, nil
+		return option{Name: name, Value: val, HasValue: true}, nil
 	}
 	if i := strings.IndexByte(v, '#'); i >= 0 {
 		v = strings.TrimSpace(v[:i])
 	}
-	return Option{Name: name, Value: v, HasValue: true}, nil
+	return option{Name: name, Value: v, HasValue: true}, nil
 }
 
 // unquote reads a quoted value at the start of s and returns it and what
@@ -185,7 +185,7 @@ func unquote(s string) (val, rest string, err error) {
 
 // Get returns the last value of option name in group (later lines win),
 // whether it is present, and whether it has a value.
-func (of *OptionFile) Get(group, name string) (Option, bool) {
+func (of *optionFile) Get(group, name string) (option, bool) {
 	name = normName(name)
 	opts := of.Groups[strings.ToLower(group)]
 	for i := len(opts) - 1; i >= 0; i-- {
@@ -193,21 +193,21 @@ func (of *OptionFile) Get(group, name string) (Option, bool) {
 			return opts[i], true
 		}
 	}
-	return Option{}, false
+	return option{}, false
 }
 
-// LoadOptionFile reads the option file at path and, like MySQL clients, the
+// loadOptionFile reads the option file at path and, like MySQL clients, the
 // files its !include directives name and the *.cnf files of its
 // !includedir directories (in name order), merged in reading order.
-func LoadOptionFile(path string) (*OptionFile, error) {
-	out := &OptionFile{Groups: map[string][]Option{}}
+func loadOptionFile(path string) (*optionFile, error) {
+	out := &optionFile{Groups: map[string][]option{}}
 	if err := loadInto(out, path, 0); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-func loadInto(out *OptionFile, path string, depth int) error {
+func loadInto(out *optionFile, path string, depth int) error {
 	if depth > 10 {
 		return fmt.Errorf("read option file %s: includes nested more than 10 deep (a loop?)", path)
 	}
@@ -215,7 +215,7 @@ func loadInto(out *OptionFile, path string, depth int) error {
 	if err != nil {
 		return fmt.Errorf("read option file: %w", err)
 	}
-	of, err := ParseOptionFile(f, path)
+	of, err := parseOptionFile(f, path)
 	f.Close()
 	if err != nil {
 		return err

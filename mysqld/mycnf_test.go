@@ -32,7 +32,7 @@ innodb_buffer_pool_size = 1G
 // A doubled quote is not an escape in option files: the value ends at the
 // second quote and the text after it is an error, as in MySQL clients.
 func TestParseOptionFileTextAfterQuote(t *testing.T) {
-	_, err := ParseOptionFile(strings.NewReader(sampleCnf), "sample.cnf")
+	_, err := parseOptionFile(strings.NewReader(sampleCnf), "sample.cnf")
 	if err == nil || !strings.Contains(err.Error(), `sample.cnf line 11: option password: text "'s'" after the closing quote`) {
 		t.Errorf("err = %v", err)
 	}
@@ -40,11 +40,11 @@ func TestParseOptionFileTextAfterQuote(t *testing.T) {
 
 func TestParseOptionFileValues(t *testing.T) {
 	text := strings.Replace(sampleCnf, "password='it''s'\n", "password='it\\'s'\n", 1)
-	of, err := ParseOptionFile(strings.NewReader(text), "sample.cnf")
+	of, err := parseOptionFile(strings.NewReader(text), "sample.cnf")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string][]Option{
+	want := map[string][]option{
 		"client": {
 			{Name: "user", Value: "bench", HasValue: true},
 			{Name: "password", Value: "p#ss word", HasValue: true},
@@ -65,7 +65,7 @@ func TestParseOptionFileValues(t *testing.T) {
 	if !reflect.DeepEqual(of.Groups, want) {
 		t.Errorf("groups:\n got %+v\nwant %+v", of.Groups, want)
 	}
-	wantInc := []Include{{Path: "/etc/mysql/extra.cnf", Line: 18}, {Dir: true, Path: "/etc/mysql/conf.d/", Line: 19}}
+	wantInc := []include{{Path: "/etc/mysql/extra.cnf", Line: 18}, {Dir: true, Path: "/etc/mysql/conf.d/", Line: 19}}
 	if !reflect.DeepEqual(of.Includes, wantInc) {
 		t.Errorf("includes = %+v, want %+v", of.Includes, wantInc)
 	}
@@ -90,7 +90,7 @@ func TestParseOptionFileErrors(t *testing.T) {
 		{"[]\n", "line 1: empty group name"},
 		{"[client]\n=x\n", "line 2: option with no name"},
 	} {
-		_, err := ParseOptionFile(strings.NewReader(tc.text), "f.cnf")
+		_, err := parseOptionFile(strings.NewReader(tc.text), "f.cnf")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "f.cnf") {
 			t.Errorf("ParseOptionFile(%q) error = %v, want one containing f.cnf and %q", tc.text, err, tc.want)
 		}
@@ -112,13 +112,13 @@ func TestLoadOptionFileIncludes(t *testing.T) {
 	write("conf.d/30-c.txt", "[client]\nuser=not-a-cnf-file\n")
 	write("extra.cnf", "[client]\npassword=from-extra\n")
 	main := write("my.cnf", "[client]\nuser=main\n!include extra.cnf\n!includedir "+filepath.Join(dir, "conf.d")+"\n[client]\nport=2\n")
-	of, err := LoadOptionFile(main)
+	of, err := loadOptionFile(main)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Reading order: main's user, extra, conf.d in name order (a, b),
 	// then the rest of main; .txt files are skipped.
-	want := []Option{
+	want := []option{
 		{Name: "user", Value: "main", HasValue: true},
 		{Name: "password", Value: "from-extra", HasValue: true},
 		{Name: "user", Value: "from-a", HasValue: true},
@@ -134,7 +134,7 @@ func TestLoadOptionFileIncludes(t *testing.T) {
 	}
 
 	loop := write("loop.cnf", "[client]\n!include loop.cnf\n")
-	if _, err := LoadOptionFile(loop); err == nil || !strings.Contains(err.Error(), "nested") {
+	if _, err := loadOptionFile(loop); err == nil || !strings.Contains(err.Error(), "nested") {
 		t.Errorf("include loop: err = %v", err)
 	}
 }
@@ -143,7 +143,7 @@ func FuzzParseOptionFile(f *testing.F) {
 	f.Add(sampleCnf)
 	f.Add("[client]\npassword='a\\'b' # c\n")
 	f.Fuzz(func(t *testing.T, text string) {
-		of, err := ParseOptionFile(strings.NewReader(text), "fuzz.cnf")
+		of, err := parseOptionFile(strings.NewReader(text), "fuzz.cnf")
 		if err != nil {
 			return
 		}

@@ -93,8 +93,8 @@ func (p Process) Describe() string {
 	return b.String()
 }
 
-// ErrNoProcess means there is no process with the given pid.
-var ErrNoProcess = errors.New("no such process")
+// errNoProcess means there is no process with the given pid.
+var errNoProcess = errors.New("no such process")
 
 // Process returns what /proc says about pid, including its listening
 // sockets (read from the process's own network namespace).
@@ -118,7 +118,7 @@ func (p Proc) basic(pid int) (Process, error) {
 	b, err := os.ReadFile(p.path(strconv.Itoa(pid), "comm"))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return pr, fmt.Errorf("read process %d: %w", pid, ErrNoProcess)
+			return pr, fmt.Errorf("read process %d: %w", pid, errNoProcess)
 		}
 		return pr, fmt.Errorf("read process %d: %w", pid, err)
 	}
@@ -206,7 +206,7 @@ func (p Proc) listeningPorts(inodes map[uint64]bool, ns string) []int {
 		if err != nil {
 			continue
 		}
-		socks, _ := ParseNetTCP(bytes.NewReader(b))
+		socks, _ := parseNetTCP(bytes.NewReader(b))
 		for _, s := range socks {
 			if s.Listen && inodes[s.Inode] {
 				seen[s.Port] = true
@@ -226,7 +226,7 @@ func (p Proc) listeningUnix(inodes map[uint64]bool, ns string) []string {
 	if err != nil {
 		return nil
 	}
-	socks, _ := ParseNetUnix(bytes.NewReader(b))
+	socks, _ := parseNetUnix(bytes.NewReader(b))
 	var paths []string
 	for _, s := range socks {
 		if s.Listen && inodes[s.Inode] && s.Path != "" && !strings.HasPrefix(s.Path, "@") {
@@ -237,18 +237,18 @@ func (p Proc) listeningUnix(inodes map[uint64]bool, ns string) []string {
 	return paths
 }
 
-// TCPSocket is one line of /proc/net/tcp or tcp6.
-type TCPSocket struct {
+// tcpSocket is one line of /proc/net/tcp or tcp6.
+type tcpSocket struct {
 	IP     net.IP
 	Port   int
 	Listen bool
 	Inode  uint64
 }
 
-// ParseNetTCP parses /proc/net/tcp or /proc/net/tcp6 (local address, state
+// parseNetTCP parses /proc/net/tcp or /proc/net/tcp6 (local address, state
 // and inode of each socket).
-func ParseNetTCP(r io.Reader) ([]TCPSocket, error) {
-	var out []TCPSocket
+func parseNetTCP(r io.Reader) ([]tcpSocket, error) {
+	var out []tcpSocket
 	sc := bufio.NewScanner(r)
 	first := true
 	for sc.Scan() {
@@ -276,7 +276,7 @@ func ParseNetTCP(r io.Reader) ([]TCPSocket, error) {
 		if err != nil {
 			return out, fmt.Errorf("parse /proc/net/tcp inode %q: %w", f[9], err)
 		}
-		out = append(out, TCPSocket{IP: ip, Port: int(pn), Listen: f[3] == "0A", Inode: inode})
+		out = append(out, tcpSocket{IP: ip, Port: int(pn), Listen: f[3] == "0A", Inode: inode})
 	}
 	return out, sc.Err()
 }
@@ -299,16 +299,16 @@ func parseProcIP(s string) (net.IP, error) {
 	return ip, nil
 }
 
-// UnixSocket is one line of /proc/net/unix.
-type UnixSocket struct {
+// unixSocket is one line of /proc/net/unix.
+type unixSocket struct {
 	Path   string
 	Listen bool
 	Inode  uint64
 }
 
-// ParseNetUnix parses /proc/net/unix.
-func ParseNetUnix(r io.Reader) ([]UnixSocket, error) {
-	var out []UnixSocket
+// parseNetUnix parses /proc/net/unix.
+func parseNetUnix(r io.Reader) ([]unixSocket, error) {
+	var out []unixSocket
 	sc := bufio.NewScanner(r)
 	first := true
 	for sc.Scan() {
@@ -328,7 +328,7 @@ func ParseNetUnix(r io.Reader) ([]UnixSocket, error) {
 		if err != nil {
 			return out, fmt.Errorf("parse /proc/net/unix inode %q: %w", f[6], err)
 		}
-		s := UnixSocket{Inode: inode, Listen: flags&0x10000 != 0} // __SO_ACCEPTCON
+		s := unixSocket{Inode: inode, Listen: flags&0x10000 != 0} // __SO_ACCEPTCON
 		if len(f) >= 8 {
 			s.Path = f[7]
 		}
@@ -337,8 +337,8 @@ func ParseNetUnix(r io.Reader) ([]UnixSocket, error) {
 	return out, sc.Err()
 }
 
-// ErrNoListener means no process of this machine listens on the address.
-var ErrNoListener = errors.New("no process listens there")
+// errNoListener means no process of this machine listens on the address.
+var errNoListener = errors.New("no process listens there")
 
 // ListenerOf returns the pid of the process listening on TCP port with an
 // address that accepts connections to ip: ip itself, or a wildcard (0.0.0.0,
@@ -351,7 +351,7 @@ func (p Proc) ListenerOf(ip net.IP, port int) (int, error) {
 		if err != nil {
 			continue
 		}
-		socks, err := ParseNetTCP(bytes.NewReader(b))
+		socks, err := parseNetTCP(bytes.NewReader(b))
 		if err != nil {
 			return 0, err
 		}
@@ -378,7 +378,7 @@ func (p Proc) ListenerOf(ip net.IP, port int) (int, error) {
 		want[n] = true
 	}
 	if len(want) == 0 {
-		return 0, fmt.Errorf("find the process listening on %s: %w on this machine (perfbench measures a local server: run it on the server's host)", addr, ErrNoListener)
+		return 0, fmt.Errorf("find the process listening on %s: %w on this machine (perfbench measures a local server: run it on the server's host)", addr, errNoListener)
 	}
 	pids, err := p.pids()
 	if err != nil {
@@ -418,7 +418,7 @@ func (p Proc) Tgid(tid int) (int, error) {
 	b, err := os.ReadFile(p.path(strconv.Itoa(tid), "status"))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return 0, fmt.Errorf("read thread %d: %w", tid, ErrNoProcess)
+			return 0, fmt.Errorf("read thread %d: %w", tid, errNoProcess)
 		}
 		return 0, fmt.Errorf("read thread %d: %w", tid, err)
 	}
@@ -440,7 +440,7 @@ func (p Proc) Threads(pid int) ([]int, error) {
 	ents, err := os.ReadDir(p.path(strconv.Itoa(pid), "task"))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("list threads of %d: %w", pid, ErrNoProcess)
+			return nil, fmt.Errorf("list threads of %d: %w", pid, errNoProcess)
 		}
 		return nil, fmt.Errorf("list threads of %d: %w", pid, err)
 	}

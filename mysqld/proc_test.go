@@ -35,11 +35,11 @@ const netUnix = `Num       RefCount Protocol Flags    Type St Inode Path
 `
 
 func TestParseNetTCP(t *testing.T) {
-	socks, err := ParseNetTCP(strings.NewReader(netTCP))
+	socks, err := parseNetTCP(strings.NewReader(netTCP))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []TCPSocket{
+	want := []tcpSocket{
 		{IP: net.IPv4(127, 0, 0, 1).To4(), Port: 3306, Listen: true, Inode: 1001},
 		{IP: net.IPv4(0, 0, 0, 0).To4(), Port: 3307, Listen: true, Inode: 1002},
 		{IP: net.IPv4(127, 0, 0, 1).To4(), Port: 3306, Listen: false, Inode: 1003},
@@ -47,24 +47,24 @@ func TestParseNetTCP(t *testing.T) {
 	if !reflect.DeepEqual(socks, want) {
 		t.Errorf("tcp:\n got %+v\nwant %+v", socks, want)
 	}
-	socks, err = ParseNetTCP(strings.NewReader(netTCP6))
+	socks, err = parseNetTCP(strings.NewReader(netTCP6))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(socks) != 1 || !socks[0].IP.Equal(net.IPv6loopback) || socks[0].Port != 33060 || !socks[0].Listen {
 		t.Errorf("tcp6 = %+v, want [::1]:33060 listening", socks)
 	}
-	if _, err := ParseNetTCP(strings.NewReader("h\n 0: ZZ:0CEA 0:0 0A 0 0 0 0 0 1001\n")); err == nil {
+	if _, err := parseNetTCP(strings.NewReader("h\n 0: ZZ:0CEA 0:0 0A 0 0 0 0 0 1001\n")); err == nil {
 		t.Error("bad address: no error")
 	}
 }
 
 func TestParseNetUnix(t *testing.T) {
-	socks, err := ParseNetUnix(strings.NewReader(netUnix))
+	socks, err := parseNetUnix(strings.NewReader(netUnix))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []UnixSocket{
+	want := []unixSocket{
 		{Path: "/run/mysqld/mysqld.sock", Listen: true, Inode: 2001},
 		{Path: "/tmp/other.sock", Listen: true, Inode: 2002},
 		{Path: "/run/mysqld/mysqld.sock", Listen: false, Inode: 2003},
@@ -179,10 +179,10 @@ func TestProcListenerOf(t *testing.T) {
 		}
 	}
 	// 3306 listens on 127.0.0.1 only: not on 10.1.2.3.
-	if _, err := p.ListenerOf(net.IPv4(10, 1, 2, 3), 3306); !errors.Is(err, ErrNoListener) {
+	if _, err := p.ListenerOf(net.IPv4(10, 1, 2, 3), 3306); !errors.Is(err, errNoListener) {
 		t.Errorf("3306 on 10.1.2.3: err = %v, want ErrNoListener", err)
 	}
-	if _, err := p.ListenerOf(net.IPv4(127, 0, 0, 1), 4000); !errors.Is(err, ErrNoListener) {
+	if _, err := p.ListenerOf(net.IPv4(127, 0, 0, 1), 4000); !errors.Is(err, errNoListener) {
 		t.Errorf("port 4000: err = %v, want ErrNoListener", err)
 	}
 }
@@ -197,7 +197,7 @@ func TestProcTgidThreads(t *testing.T) {
 	if g, err := p.Tgid(105); err != nil || g != 100 {
 		t.Errorf("Tgid(105) = %d, %v", g, err)
 	}
-	if _, err := p.Tgid(999); !errors.Is(err, ErrNoProcess) {
+	if _, err := p.Tgid(999); !errors.Is(err, errNoProcess) {
 		t.Errorf("Tgid(999): %v", err)
 	}
 	tids, err := p.Threads(100)
@@ -227,9 +227,9 @@ func TestFind(t *testing.T) {
 		case "/tmp/sleep.sock":
 			return 300, nil
 		}
-		return 0, fmt.Errorf("connect to socket %s: %w", path, ErrUnreachable)
+		return 0, fmt.Errorf("connect to socket %s: %w", path, errUnreachable)
 	}
-	fd := Finder{Proc: Proc{Root: f.root}, SocketPid: socketPid}
+	fd := finder{Proc: Proc{Root: f.root}, SocketPid: socketPid}
 	ctx := context.Background()
 
 	ok := []struct {
@@ -263,14 +263,14 @@ func TestFind(t *testing.T) {
 		sentinel error
 		text     string
 	}{
-		{Target{Pid: 300}, ErrNotServer, "pid 300 (--pid) runs /usr/bin/sleep: not a mysqld or mariadbd process; pass --force"},
-		{Target{Socket: "/tmp/sleep.sock"}, ErrNotServer, "runs /usr/bin/sleep"},
-		{Target{Pid: 555}, ErrNoProcess, "pid 555 (--pid) is not running"},
-		{Target{PidFile: stale}, ErrNoProcess, "names pid 555, which is not running (a stale pid file?)"},
-		{Target{Socket: "/dead.sock"}, ErrUnreachable, "/dead.sock"},
-		{Target{Port: 4000}, ErrNoListener, "127.0.0.1:4000"},
-		{Target{Pid: 300, Socket: "/run/mysqld/mysqld.sock"}, ErrMismatch, "--pid gives pid 300 but socket /run/mysqld/mysqld.sock is pid 100"},
-		{Target{Pid: 100, PidFile: pidFile}, ErrUsage, "not both"},
+		{Target{Pid: 300}, errNotServer, "pid 300 (--pid) runs /usr/bin/sleep: not a mysqld or mariadbd process; pass --force"},
+		{Target{Socket: "/tmp/sleep.sock"}, errNotServer, "runs /usr/bin/sleep"},
+		{Target{Pid: 555}, errNoProcess, "pid 555 (--pid) is not running"},
+		{Target{PidFile: stale}, errNoProcess, "names pid 555, which is not running (a stale pid file?)"},
+		{Target{Socket: "/dead.sock"}, errUnreachable, "/dead.sock"},
+		{Target{Port: 4000}, errNoListener, "127.0.0.1:4000"},
+		{Target{Pid: 300, Socket: "/run/mysqld/mysqld.sock"}, errMismatch, "--pid gives pid 300 but socket /run/mysqld/mysqld.sock is pid 100"},
+		{Target{Pid: 100, PidFile: pidFile}, errUsage, "not both"},
 	}
 	for _, tc := range bad {
 		_, err := fd.Find(ctx, tc.t)
@@ -291,15 +291,15 @@ func TestFind(t *testing.T) {
 	// Several servers: an error listing them.
 	f.process(200, "mysqld", "/opt/mysql/bin/mysqld", 1002)
 	_, err = fd.Find(ctx, Target{})
-	if !errors.Is(err, ErrManyServers) || !strings.Contains(err.Error(), "pid 100 /usr/sbin/mariadbd port 3306 socket /run/mysqld/mysqld.sock; pid 200 /opt/mysql/bin/mysqld port 3307") || !strings.Contains(err.Error(), "choose one with --pid") {
+	if !errors.Is(err, errManyServers) || !strings.Contains(err.Error(), "pid 100 /usr/sbin/mariadbd port 3306 socket /run/mysqld/mysqld.sock; pid 200 /opt/mysql/bin/mysqld port 3307") || !strings.Contains(err.Error(), "choose one with --pid") {
 		t.Errorf("two servers: %v", err)
 	}
 
 	// None.
 	empty := newFakeProc(t)
 	empty.process(300, "sleep", "/usr/bin/sleep")
-	_, err = Finder{Proc: Proc{Root: empty.root}}.Find(ctx, Target{})
-	if !errors.Is(err, ErrNoServer) {
+	_, err = finder{Proc: Proc{Root: empty.root}}.Find(ctx, Target{})
+	if !errors.Is(err, errNoServer) {
 		t.Errorf("no server: %v", err)
 	}
 }

@@ -21,25 +21,25 @@ const (
 	// RoleConnection is a foreground thread running clients' statements:
 	// one thread per connection, or a thread-pool worker.
 	RoleConnection = "connection"
-	// RoleInnoDBIO is an InnoDB IO thread (MySQL's io_read/io_write/
+	// roleInnoDBIO is an InnoDB IO thread (MySQL's io_read/io_write/
 	// io_log/io_ibuf threads) or the asynchronous IO completion thread
 	// (io_uring or libaio) of MariaDB.
-	RoleInnoDBIO = "innodb-io"
-	// RoleInnoDBPurge is an InnoDB purge coordinator or worker.
-	RoleInnoDBPurge = "innodb-purge"
-	// RolePageCleaner is an InnoDB page cleaner (flush) thread.
-	RolePageCleaner = "page-cleaner"
-	// RoleInnoDBPool is a worker of MariaDB's InnoDB thread pool (10.5
+	roleInnoDBIO = "innodb-io"
+	// roleInnoDBPurge is an InnoDB purge coordinator or worker.
+	roleInnoDBPurge = "innodb-purge"
+	// rolePageCleaner is an InnoDB page cleaner (flush) thread.
+	rolePageCleaner = "page-cleaner"
+	// roleInnoDBPool is a worker of MariaDB's InnoDB thread pool (10.5
 	// and later), which runs IO completions, purge and other background
 	// tasks on shared threads, so they cannot be told apart per thread.
-	RoleInnoDBPool = "innodb-pool"
-	// RoleLog is a log writer: InnoDB redo log writer, flusher,
+	roleInnoDBPool = "innodb-pool"
+	// roleLog is a log writer: InnoDB redo log writer, flusher,
 	// checkpointer and notifier threads (MySQL 8), and the binary log's
 	// background thread.
-	RoleLog = "log"
-	// RoleReplication is a replication thread: replica IO/SQL/worker
+	roleLog = "log"
+	// roleReplication is a replication thread: replica IO/SQL/worker
 	// threads, binlog dump threads, their helpers.
-	RoleReplication = "replication"
+	roleReplication = "replication"
 	// RoleOther is any other background thread (signal handler, timers,
 	// Aria checkpoint, event scheduler, InnoDB master and stats threads,
 	// threads nothing names).
@@ -48,14 +48,14 @@ const (
 
 // RoleNames lists the roles in the order reports print them.
 var RoleNames = []string{
-	RoleConnection, RoleInnoDBIO, RoleInnoDBPurge, RolePageCleaner, RoleInnoDBPool,
-	RoleLog, RoleReplication, RoleOther, RoleMain,
+	RoleConnection, roleInnoDBIO, roleInnoDBPurge, rolePageCleaner, roleInnoDBPool,
+	roleLog, roleReplication, RoleOther, RoleMain,
 }
 
-// RoleOfInstrument returns the role of a thread from its
+// roleOfInstrument returns the role of a thread from its
 // performance_schema.threads NAME ("thread/innodb/page_cleaner_thread") and
 // TYPE ("FOREGROUND" or "BACKGROUND").
-func RoleOfInstrument(name, typ string) string {
+func roleOfInstrument(name, typ string) string {
 	n := strings.ToLower(name)
 	last := n[strings.LastIndexByte(n, '/')+1:]
 	switch {
@@ -66,11 +66,11 @@ func RoleOfInstrument(name, typ string) string {
 		return RoleConnection
 	case strings.Contains(last, "slave") || strings.Contains(last, "replica") || strings.HasPrefix(last, "rpl_") ||
 		strings.Contains(last, "binlog_dump") || strings.Contains(last, "relay_log") || strings.HasPrefix(n, "thread/rpl"):
-		return RoleReplication
+		return roleReplication
 	case strings.HasPrefix(n, "thread/innodb/"):
 		return innodbRole(last)
 	case strings.HasPrefix(last, "binlog_background"):
-		return RoleLog
+		return roleLog
 	case last == "compress_gtid_table", last == "event_scheduler", last == "bootstrap":
 		// Background work that performance_schema types FOREGROUND.
 		return RoleOther
@@ -84,25 +84,25 @@ func RoleOfInstrument(name, typ string) string {
 func innodbRole(last string) string {
 	switch {
 	case strings.Contains(last, "page_cleaner"), strings.Contains(last, "page_flush"):
-		return RolePageCleaner
+		return rolePageCleaner
 	case strings.HasPrefix(last, "io_"), strings.Contains(last, "aio"):
-		return RoleInnoDBIO
+		return roleInnoDBIO
 	case strings.Contains(last, "purge"), strings.HasPrefix(last, "srv_worker"):
-		return RoleInnoDBPurge
+		return roleInnoDBPurge
 	case strings.HasPrefix(last, "log_"), strings.HasPrefix(last, "redo_log"):
-		return RoleLog
+		return roleLog
 	case strings.HasPrefix(last, "thread_pool"), strings.HasPrefix(last, "tpool"):
-		return RoleInnoDBPool
+		return roleInnoDBPool
 	}
 	return RoleOther
 }
 
-// RoleOfComm returns the role of a thread from its OS name
+// roleOfComm returns the role of a thread from its OS name
 // (/proc/PID/task/TID/comm) as MySQL 8.0.27 and later set them
 // ("ib_io_rd-1", "ib_pg_flush_co", "ib_srv_purge", "ib_log_writer",
 // "connection", "rpl_rca_sql-0"...), and "" when the name says nothing
 // (MariaDB leaves every thread named after the process).
-func RoleOfComm(comm, processComm string) string {
+func roleOfComm(comm, processComm string) string {
 	c := strings.ToLower(comm)
 	switch {
 	case c == "" || c == strings.ToLower(processComm):
@@ -110,15 +110,15 @@ func RoleOfComm(comm, processComm string) string {
 	case c == "connection", strings.HasPrefix(c, "xpl_worker"), strings.HasPrefix(c, "tp_"):
 		return RoleConnection
 	case strings.HasPrefix(c, "ib_io_"), strings.HasPrefix(c, "ib_aio"):
-		return RoleInnoDBIO
+		return roleInnoDBIO
 	case strings.HasPrefix(c, "ib_pg_flush"), strings.HasPrefix(c, "ib_page_clean"):
-		return RolePageCleaner
+		return rolePageCleaner
 	case strings.HasPrefix(c, "ib_") && strings.Contains(c, "purge"), strings.HasPrefix(c, "ib_srv_wkr"):
-		return RoleInnoDBPurge
+		return roleInnoDBPurge
 	case strings.HasPrefix(c, "ib_log"):
-		return RoleLog
+		return roleLog
 	case strings.HasPrefix(c, "rpl"), strings.Contains(c, "slave"), strings.Contains(c, "replica"), strings.HasPrefix(c, "bin_dump"):
-		return RoleReplication
+		return roleReplication
 	}
 	return RoleOther
 }
@@ -129,7 +129,7 @@ func roleOfCommand(command string) string {
 	switch {
 	case strings.HasPrefix(c, "slave"), strings.HasPrefix(c, "replica"), strings.HasPrefix(c, "binlog dump"),
 		strings.HasPrefix(c, "register slave"), strings.HasPrefix(c, "register replica"):
-		return RoleReplication
+		return roleReplication
 	case c == "daemon":
 		return RoleOther
 	}
@@ -244,7 +244,7 @@ func assignRoles(in roleInputs) []Thread {
 			// connection it runs: the most specific role wins.
 			best := -1
 			for _, r := range rows {
-				role := RoleOfInstrument(r.Name, r.Type)
+				role := roleOfInstrument(r.Name, r.Type)
 				p := rolePriority(role)
 				if p > best || (p == best && strings.EqualFold(r.Type, "FOREGROUND")) {
 					best, t.Role, t.Name = p, role, r.Name
@@ -253,12 +253,12 @@ func assignRoles(in roleInputs) []Thread {
 			t.Source = "performance_schema"
 		} else if p, ok := pl[tid]; ok {
 			t.Role, t.Name, t.Source = roleOfCommand(p.Command), p.Command, "processlist"
-		} else if r := RoleOfComm(in.comm[tid], in.procComm); r != "" {
+		} else if r := roleOfComm(in.comm[tid], in.procComm); r != "" {
 			t.Role, t.Name, t.Source = r, in.comm[tid], "comm"
 		} else if tid == in.pid {
 			t.Role = RoleMain
 		} else if nr, ok := in.syscall[tid]; ok && isAIOWait(nr) {
-			t.Role, t.Name, t.Source = RoleInnoDBIO, "aio completion wait", "syscall"
+			t.Role, t.Name, t.Source = roleInnoDBIO, "aio completion wait", "syscall"
 		} else {
 			t.Role = RoleOther
 		}

@@ -55,7 +55,7 @@ func (d *DB) Status(ctx context.Context) (*Status, error) {
 	if err != nil {
 		return nil, d.wrap(err, "read SHOW GLOBAL STATUS from %s", d.Endpoint)
 	}
-	s := ParseStatus(names, values)
+	s := parseStatus(names, values)
 	s.Time = start.Add(end.Sub(start) / 2)
 	s.Took = end.Sub(start)
 	s.own = make(map[string]float64, len(d.own))
@@ -66,9 +66,9 @@ func (d *DB) Status(ctx context.Context) (*Status, error) {
 	return s, nil
 }
 
-// ParseStatus builds a Status from variable names and their text values,
+// parseStatus builds a Status from variable names and their text values,
 // keeping the numeric ones. Time is left zero.
-func ParseStatus(names, values []string) *Status {
+func parseStatus(names, values []string) *Status {
 	s := &Status{Values: make(map[string]float64, len(names)), ints: make(map[string]int64, len(names))}
 	for i, n := range names {
 		v := strings.TrimSpace(values[i])
@@ -169,14 +169,14 @@ var gaugePrefixes = []string{
 	"Rpl_semi_sync_",
 }
 
-// IsGauge reports whether a status variable is a level rather than a
+// isGauge reports whether a status variable is a level rather than a
 // running total. The list is documented in the source (gaugeNames): the
 // connection and thread levels, open files and tables, buffer pool page
 // levels, pending IO, current lock waits, memory, Max_used_connections and
 // Uptime. Performance_schema_*_lost are counters; other Rpl_semi_sync_ and
 // wsrep_ variables are gauges except their *_count, *_total, *_bytes and
 // *_wait_... totals.
-func IsGauge(name string) bool {
+func isGauge(name string) bool {
 	if g, ok := gaugeNames[name]; ok {
 		return g
 	}
@@ -210,10 +210,10 @@ var (
 	// ErrStatusReset means FLUSH STATUS reset the counters inside the
 	// window.
 	ErrStatusReset = errors.New("the status counters were reset (FLUSH STATUS) inside the window")
-	// ErrNoVariable means the server has no such status variable.
-	ErrNoVariable = errors.New("no such status variable")
-	// ErrNotCounter means an op source is a gauge.
-	ErrNotCounter = errors.New("not a counter")
+	// errNoVariable means the server has no such status variable.
+	errNoVariable = errors.New("no such status variable")
+	// errNotCounter means an op source is a gauge.
+	errNotCounter = errors.New("not a counter")
 )
 
 // Diff is the change of the server's status over a window.
@@ -298,7 +298,7 @@ func Delta(a, b *Status) (*Diff, error) {
 	}
 	var backwards []string
 	for n, vb := range b.Values {
-		if IsGauge(n) {
+		if isGauge(n) {
 			d.Gauges[n] = vb
 			continue
 		}
@@ -396,21 +396,21 @@ func ResolveOp(spec string, s *Status) (Op, error) {
 	}
 	for _, c := range candidates {
 		if _, canon, ok := s.Lookup(c); ok {
-			if IsGauge(canon) {
-				return Op{}, fmt.Errorf("op source %q: %s is a gauge (a level, not a running total): %w; choose a counter such as Questions or Com_select", spec, canon, ErrNotCounter)
+			if isGauge(canon) {
+				return Op{}, fmt.Errorf("op source %q: %s is a gauge (a level, not a running total): %w; choose a counter such as Questions or Com_select", spec, canon, errNotCounter)
 			}
 			op.Variable = canon
 			return op, nil
 		}
 	}
-	return Op{}, fmt.Errorf("op source %q: the server has no status variable %s: %w%s", spec, name, ErrNoVariable, suggest(name, s))
+	return Op{}, fmt.Errorf("op source %q: the server has no status variable %s: %w%s", spec, name, errNoVariable, suggest(name, s))
 }
 
 // Ops returns the number of operations of op over the window.
 func (d *Diff) Ops(op Op) (float64, error) {
 	v, ok := d.Counters[op.Variable]
 	if !ok {
-		return 0, fmt.Errorf("count ops: %w: %s has no delta over the window (missing at one edge, or it went backwards)", ErrNoVariable, op.Variable)
+		return 0, fmt.Errorf("count ops: %w: %s has no delta over the window (missing at one edge, or it went backwards)", errNoVariable, op.Variable)
 	}
 	per := op.Per
 	if per == 0 {
@@ -429,7 +429,7 @@ func suggest(name string, s *Status) string {
 	var cs []cand
 	ln := strings.ToLower(name)
 	for n := range s.Values {
-		if IsGauge(n) {
+		if isGauge(n) {
 			continue
 		}
 		l := strings.ToLower(n)

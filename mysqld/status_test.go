@@ -19,7 +19,7 @@ func snap(at float64, kv ...string) *Status {
 		names = append(names, kv[i])
 		values = append(values, kv[i+1])
 	}
-	s := ParseStatus(names, values)
+	s := parseStatus(names, values)
 	s.Time = t0.Add(time.Duration(at * float64(time.Second)))
 	return s
 }
@@ -102,7 +102,7 @@ func TestDelta(t *testing.T) {
 	if n, err := d.Ops(op); err != nil || n != 20000 {
 		t.Errorf("Ops(Questions) = %v, %v; want 20000", n, err)
 	}
-	if _, err := d.Ops(Op{Variable: "Handler_read_key", Per: 1}); !errors.Is(err, ErrNoVariable) {
+	if _, err := d.Ops(Op{Variable: "Handler_read_key", Per: 1}); !errors.Is(err, errNoVariable) {
 		t.Errorf("Ops of a counter that went backwards: %v", err)
 	}
 
@@ -156,7 +156,7 @@ func TestIsGauge(t *testing.T) {
 		"Rpl_semi_sync_master_clients": true, "Rpl_semi_sync_master_yes_tx": false,
 		"wsrep_local_recv_queue": true, "wsrep_replicated_bytes": false,
 	} {
-		if got := IsGauge(name); got != want {
+		if got := isGauge(name); got != want {
 			t.Errorf("IsGauge(%s) = %v, want %v", name, got, want)
 		}
 	}
@@ -196,10 +196,10 @@ func TestResolveOp(t *testing.T) {
 		sentinel error
 		text     string
 	}{
-		{"Com_selct", ErrNoVariable, "close: Com_select"},
-		{"Com_delete", ErrNoVariable, "close: Com_select"},
-		{"Innodb_rows_inserted", ErrNoVariable, "the server has no status variable Innodb_rows_inserted"},
-		{"Threads_running", ErrNotCounter, "Threads_running is a gauge"},
+		{"Com_selct", errNoVariable, "close: Com_select"},
+		{"Com_delete", errNoVariable, "close: Com_select"},
+		{"Innodb_rows_inserted", errNoVariable, "the server has no status variable Innodb_rows_inserted"},
+		{"Threads_running", errNotCounter, "Threads_running is a gauge"},
 		{"Questions/0", nil, "not a positive number"},
 		{"Questions/x", nil, "not a positive number"},
 	}

@@ -86,21 +86,21 @@ func (p *passwordFlag) Set(s string) error {
 }
 func (p *passwordFlag) Type() string { return "string" }
 
-// ErrUsage marks target flags that contradict each other; the command turns
+// errUsage marks target flags that contradict each other; the command turns
 // it into a usage error.
-var ErrUsage = errors.New("invalid target flags")
+var errUsage = errors.New("invalid target flags")
 
 // Validate checks the flags for contradictions.
 func (t Target) Validate() error {
 	switch {
 	case t.Pid < 0:
-		return fmt.Errorf("%w: --pid %d is not a process id", ErrUsage, t.Pid)
+		return fmt.Errorf("%w: --pid %d is not a process id", errUsage, t.Pid)
 	case t.Pid != 0 && t.PidFile != "":
-		return fmt.Errorf("%w: give --pid or --pid-file, not both", ErrUsage)
+		return fmt.Errorf("%w: give --pid or --pid-file, not both", errUsage)
 	case t.Port < 0 || t.Port > 65535:
-		return fmt.Errorf("%w: --port %d is not a TCP port", ErrUsage, t.Port)
+		return fmt.Errorf("%w: --port %d is not a TCP port", errUsage, t.Port)
 	case t.AskPassword && t.Password.IsSet():
-		return fmt.Errorf("%w: give --password or --ask-password, not both", ErrUsage)
+		return fmt.Errorf("%w: give --password or --ask-password, not both", errUsage)
 	}
 	return nil
 }
@@ -121,7 +121,7 @@ func (t Target) ValidateFlags() error {
 				tcp = fmt.Sprintf("--host %s --port %d", t.Host, t.Port)
 			}
 		}
-		return fmt.Errorf("%w: give --socket or %s, not both (perfbench would connect over the socket and ignore %s)", ErrUsage, tcp, tcp)
+		return fmt.Errorf("%w: give --socket or %s, not both (perfbench would connect over the socket and ignore %s)", errUsage, tcp, tcp)
 	}
 	return nil
 }

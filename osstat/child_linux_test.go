@@ -207,7 +207,7 @@ func TestChildProcess(t *testing.T) {
 
 	// write_bytes and the disk's counters count only on a block device.
 	dev, err := fs.DeviceOf(dir)
-	testenv.SkipUnless(t, err, "set TMPDIR to a folder on a disk", ErrNoBlockDevice)
+	testenv.SkipUnless(t, err, "set TMPDIR to a folder on a disk", errNoBlockDevice)
 	disk := dev.Name
 	t.Logf("%s is on %s", dir, dev)
 
@@ -298,7 +298,7 @@ func TestExitedThread(t *testing.T) {
 
 func TestDeviceOfRoot(t *testing.T) {
 	dev, err := FS{}.DeviceOf("/")
-	testenv.SkipUnless(t, err, "run the tests where / is on a disk", ErrNoBlockDevice)
+	testenv.SkipUnless(t, err, "run the tests where / is on a disk", errNoBlockDevice)
 	if _, err := (FS{}).ReadDisk(dev.Name); err != nil {
 		t.Errorf("device of / is %s, which diskstats lacks: %v", dev, err)
 	}

@@ -14,11 +14,11 @@ import (
 
 var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
-func proc(ut, st uint64, threads ...Thread) *Process {
+func proc(ut, st uint64, threads ...thread) *Process {
 	return &Process{
 		Stat:    ProcStat{PID: 500, UTime: ut, STime: st, StartTime: 1000, NumThreads: len(threads)},
-		Status:  Status{Pid: 500, Tgid: 500, RSSBytes: 1 << 30, HasRSS: true},
-		IO:      &IO{},
+		Status:  status{Pid: 500, Tgid: 500, RSSBytes: 1 << 30, HasRSS: true},
+		IO:      &procIO{},
 		Threads: threads,
 	}
 }
@@ -27,25 +27,25 @@ func TestDelta(t *testing.T) {
 	a := &Snapshot{
 		Time: t0, Ticks: 100,
 		Process: proc(1000, 500,
-			Thread{TID: 500, StartTime: 1000, UTime: 10, STime: 5, Voluntary: 100, Involuntary: 10},
-			Thread{TID: 501, StartTime: 1001, UTime: 900, STime: 450, Voluntary: 5000, Involuntary: 700},
+			thread{TID: 500, StartTime: 1000, UTime: 10, STime: 5, Voluntary: 100, Involuntary: 10},
+			thread{TID: 501, StartTime: 1001, UTime: 900, STime: 450, Voluntary: 5000, Involuntary: 700},
 		),
 		Host: &HostCPU{User: 10000, System: 4000, Idle: 50000, IOWait: 300, SoftIRQ: 100, Steal: 7},
-		Disk: &DiskStats{Name: "sda2", ReadsCompleted: 10, SectorsRead: 80, WritesCompleted: 20, SectorsWritten: 400, IOMs: 30},
+		Disk: &diskStats{Name: "sda2", ReadsCompleted: 10, SectorsRead: 80, WritesCompleted: 20, SectorsWritten: 400, IOMs: 30},
 	}
-	a.Process.IO = &IO{RChar: 1000, WChar: 2000, SyscR: 10, SyscW: 20, ReadBytes: 4096, WriteBytes: 8192}
+	a.Process.IO = &procIO{RChar: 1000, WChar: 2000, SyscR: 10, SyscW: 20, ReadBytes: 4096, WriteBytes: 8192}
 	b := &Snapshot{
 		Time: t0.Add(10 * time.Second), Ticks: 100,
 		Process: proc(1250, 600,
-			Thread{TID: 500, StartTime: 1000, UTime: 12, STime: 6, Voluntary: 110, Involuntary: 11},
-			Thread{TID: 501, StartTime: 1001, UTime: 1100, STime: 520, Voluntary: 6000, Involuntary: 900},
+			thread{TID: 500, StartTime: 1000, UTime: 12, STime: 6, Voluntary: 110, Involuntary: 11},
+			thread{TID: 501, StartTime: 1001, UTime: 1100, STime: 520, Voluntary: 6000, Involuntary: 900},
 			// Started inside the window: all its counts are the window's.
-			Thread{TID: 502, StartTime: 1500, UTime: 48, STime: 29, Voluntary: 300, Involuntary: 40},
+			thread{TID: 502, StartTime: 1500, UTime: 48, STime: 29, Voluntary: 300, Involuntary: 40},
 		),
 		Host: &HostCPU{User: 10600, System: 4300, Idle: 51000, IOWait: 400, SoftIRQ: 150, Steal: 9},
-		Disk: &DiskStats{Name: "sda2", ReadsCompleted: 15, SectorsRead: 120, WritesCompleted: 70, SectorsWritten: 1400, IOMs: 95},
+		Disk: &diskStats{Name: "sda2", ReadsCompleted: 15, SectorsRead: 120, WritesCompleted: 70, SectorsWritten: 1400, IOMs: 95},
 	}
-	b.Process.IO = &IO{RChar: 1500, WChar: 2600, SyscR: 14, SyscW: 27, ReadBytes: 4096, WriteBytes: 20480}
+	b.Process.IO = &procIO{RChar: 1500, WChar: 2600, SyscR: 14, SyscW: 27, ReadBytes: 4096, WriteBytes: 20480}
 	b.Process.Status.RSSBytes = 3 << 30
 
 	got, warn, err := Delta(a, b)
@@ -73,14 +73,14 @@ func TestDelta(t *testing.T) {
 
 func TestDeltaLostThreads(t *testing.T) {
 	a := &Snapshot{Time: t0, Ticks: 100, Host: &HostCPU{}, Process: proc(100, 0,
-		Thread{TID: 500, StartTime: 1000, UTime: 50, Voluntary: 10},
-		Thread{TID: 501, StartTime: 1001, UTime: 50, Voluntary: 20},
+		thread{TID: 500, StartTime: 1000, UTime: 50, Voluntary: 10},
+		thread{TID: 501, StartTime: 1001, UTime: 50, Voluntary: 20},
 	)}
 	// Thread 501 exited and its TID was reused by a new thread: it must not
 	// be subtracted from the newcomer.
 	b := &Snapshot{Time: t0.Add(time.Second), Ticks: 100, Host: &HostCPU{}, Process: proc(400, 0,
-		Thread{TID: 500, StartTime: 1000, UTime: 150, Voluntary: 15},
-		Thread{TID: 501, StartTime: 1090, UTime: 60, Voluntary: 7},
+		thread{TID: 500, StartTime: 1000, UTime: 150, Voluntary: 15},
+		thread{TID: 501, StartTime: 1090, UTime: 60, Voluntary: 7},
 	)}
 	got, warn, err := Delta(a, b)
 	if err != nil {
@@ -96,7 +96,7 @@ func TestDeltaLostThreads(t *testing.T) {
 
 	// No thread missing, but CPU the live threads do not explain: threads
 	// came and went between the readings.
-	b.Process.Threads = []Thread{{TID: 500, StartTime: 1000, UTime: 150, Voluntary: 15}, {TID: 501, StartTime: 1001, UTime: 60, Voluntary: 25}}
+	b.Process.Threads = []thread{{TID: 500, StartTime: 1000, UTime: 150, Voluntary: 15}, {TID: 501, StartTime: 1001, UTime: 60, Voluntary: 25}}
 	_, warn, _ = Delta(a, b)
 	if len(warn) != 1 || warn[0].Code != record.WarnCSSplit || !strings.Contains(warn[0].Text, "started and exited inside the window used 1.90 s") {
 		t.Errorf("warnings %q, want one about 1.90 s of short-lived threads", warn)
@@ -137,8 +137,8 @@ func TestDeltaProblems(t *testing.T) {
 func TestDeltaBackwards(t *testing.T) {
 	a := &Snapshot{Time: t0, Ticks: 100, Process: proc(200, 0), Host: &HostCPU{}}
 	b := &Snapshot{Time: t0.Add(time.Second), Ticks: 100, Process: proc(100, 0), Host: &HostCPU{}}
-	a.Process.IO = &IO{RChar: 9000, ReadBytes: 10}
-	b.Process.IO = &IO{RChar: 8000, ReadBytes: 20}
+	a.Process.IO = &procIO{RChar: 9000, ReadBytes: 10}
+	b.Process.IO = &procIO{RChar: 8000, ReadBytes: 20}
 	got, warn, err := Delta(a, b)
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +160,7 @@ func TestDeltaErrors(t *testing.T) {
 	a := &Snapshot{Time: t0, Ticks: 100, Process: proc(1, 1)}
 	restarted := &Snapshot{Time: t0.Add(time.Second), Ticks: 100, Process: proc(1, 1)}
 	restarted.Process.Stat.StartTime = 2000
-	if _, _, err := Delta(a, restarted); !errors.Is(err, ErrRestarted) {
+	if _, _, err := Delta(a, restarted); !errors.Is(err, errRestarted) {
 		t.Errorf("restart: %v, want ErrRestarted", err)
 	}
 	if _, _, err := Delta(a, &Snapshot{Time: t0.Add(-time.Second), Process: proc(1, 1)}); err == nil {
@@ -174,8 +174,8 @@ func TestDeltaErrors(t *testing.T) {
 	if _, _, err := Delta(a, other); err == nil {
 		t.Error("different pids: no error")
 	}
-	da := &Snapshot{Time: t0, Disk: &DiskStats{Name: "sda"}}
-	if _, _, err := Delta(da, &Snapshot{Time: t0, Disk: &DiskStats{Name: "sdb"}}); err == nil {
+	da := &Snapshot{Time: t0, Disk: &diskStats{Name: "sda"}}
+	if _, _, err := Delta(da, &Snapshot{Time: t0, Disk: &diskStats{Name: "sdb"}}); err == nil {
 		t.Error("different disks: no error")
 	}
 }

@@ -15,13 +15,13 @@ import (
 
 // Sentinels callers can branch on.
 var (
-	// ErrProcessGone: the process does not exist (any more).
-	ErrProcessGone = errors.New("process not found")
-	// ErrNoBlockDevice: the folder is on a file system without a block
+	// errProcessGone: the process does not exist (any more).
+	errProcessGone = errors.New("process not found")
+	// errNoBlockDevice: the folder is on a file system without a block
 	// device (tmpfs, overlay, NFS...), so there are no disk stats for it.
-	ErrNoBlockDevice = errors.New("no block device")
-	// ErrNotSupported: the operation needs Linux.
-	ErrNotSupported = errors.New("not supported on this system")
+	errNoBlockDevice = errors.New("no block device")
+	// errNotSupported: the operation needs Linux.
+	errNotSupported = errors.New("not supported on this system")
 )
 
 // FS reads /proc and /sys under Root: "/" (or "") for the running system,
@@ -48,8 +48,8 @@ func (f FS) ticks() float64 {
 	return ClockTicks()
 }
 
-// Thread is one thread's CPU time and context switches.
-type Thread struct {
+// thread is one thread's CPU time and context switches.
+type thread struct {
 	TID       int
 	StartTime uint64 // clock ticks after boot: tells a reused TID apart
 	UTime     uint64 // clock ticks
@@ -65,13 +65,13 @@ type Process struct {
 	Stat ProcStat
 	// Status is /proc/PID/status (RSS; its context switches are the main
 	// thread's only).
-	Status Status
+	Status status
 	// IO is /proc/PID/io, nil when it could not be read (IOErr says why:
 	// reading another user's io needs root or CAP_SYS_PTRACE).
-	IO    *IO
+	IO    *procIO
 	IOErr error
 	// Threads are the live threads, by TID.
-	Threads []Thread
+	Threads []thread
 	// Vanished counts threads listed under task/ that exited before they
 	// could be read.
 	Vanished int
@@ -84,7 +84,7 @@ func (f FS) readProc(pid int, parts ...string) ([]byte, error) {
 	b, err := readProcFile(p)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errESRCH) {
-			return nil, fmt.Errorf("read %s: %w (pid %d)", p, ErrProcessGone, pid)
+			return nil, fmt.Errorf("read %s: %w (pid %d)", p, errProcessGone, pid)
 		}
 		return nil, fmt.Errorf("read %s: %w", p, err)
 	}
@@ -104,16 +104,16 @@ func (f FS) ReadProcess(pid int) (*Process, error) {
 	if b, err = f.readProc(pid, "status"); err != nil {
 		return nil, err
 	}
-	if p.Status, err = ParseStatus(b); err != nil {
+	if p.Status, err = parseStatus(b); err != nil {
 		return nil, fmt.Errorf("pid %d status: %w", pid, err)
 	}
 	if b, err = f.readProc(pid, "io"); err != nil {
-		if errors.Is(err, ErrProcessGone) {
+		if errors.Is(err, errProcessGone) {
 			return nil, err
 		}
 		p.IOErr = err
 	} else {
-		io, err := ParseIO(b)
+		io, err := parseIO(b)
 		if err != nil {
 			return nil, fmt.Errorf("pid %d io: %w", pid, err)
 		}
@@ -124,7 +124,7 @@ func (f FS) ReadProcess(pid int) (*Process, error) {
 	entries, err := os.ReadDir(taskDir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errESRCH) {
-			return nil, fmt.Errorf("list %s: %w (pid %d)", taskDir, ErrProcessGone, pid)
+			return nil, fmt.Errorf("list %s: %w (pid %d)", taskDir, errProcessGone, pid)
 		}
 		return nil, fmt.Errorf("list %s: %w", taskDir, err)
 	}
@@ -151,13 +151,13 @@ const parallelThreads = 64
 
 // readThreads reads the threads tids of pid, in any order; threads that
 // exited before they could be read are counted in vanished.
-func (f FS) readThreads(pid int, tids []int) (threads []Thread, vanished int, err error) {
+func (f FS) readThreads(pid int, tids []int) (threads []thread, vanished int, err error) {
 	workers := min(runtime.NumCPU(), 8)
 	if len(tids) <= parallelThreads || workers < 2 {
 		workers = 1
 	}
 	type result struct {
-		threads  []Thread
+		threads  []thread
 		vanished int
 		err      error
 	}
@@ -171,7 +171,7 @@ func (f FS) readThreads(pid int, tids []int) (threads []Thread, vanished int, er
 			for i := w; i < len(tids); i += workers {
 				t, err := f.readThread(pid, tids[i])
 				switch {
-				case errors.Is(err, ErrProcessGone):
+				case errors.Is(err, errProcessGone):
 					res.vanished++
 				case err != nil:
 					res.err = err
@@ -193,8 +193,8 @@ func (f FS) readThreads(pid int, tids []int) (threads []Thread, vanished int, er
 	return threads, vanished, nil
 }
 
-func (f FS) readThread(pid, tid int) (Thread, error) {
-	t := Thread{TID: tid}
+func (f FS) readThread(pid, tid int) (thread, error) {
+	t := thread{TID: tid}
 	b, err := f.readProc(pid, "task", strconv.Itoa(tid), "stat")
 	if err != nil {
 		return t, err
@@ -206,12 +206,12 @@ func (f FS) readThread(pid, tid int) (Thread, error) {
 	if b, err = f.readProc(pid, "task", strconv.Itoa(tid), "status"); err != nil {
 		return t, err
 	}
-	status, err := ParseStatus(b)
+	status, err := parseStatus(b)
 	if err != nil {
 		return t, fmt.Errorf("pid %d thread %d status: %w", pid, tid, err)
 	}
 	if !status.HasCtxt {
-		return t, fmt.Errorf("pid %d thread %d status: %w: no context switch counts", pid, tid, ErrFormat)
+		return t, fmt.Errorf("pid %d thread %d status: %w: no context switch counts", pid, tid, errFormat)
 	}
 	t.StartTime, t.UTime, t.STime = st.StartTime, st.UTime, st.STime
 	t.Voluntary, t.Involuntary = status.Voluntary, status.Involuntary
@@ -233,13 +233,13 @@ func (f FS) ReadHostCPU() (HostCPU, error) {
 }
 
 // ReadDiskstats reads /proc/diskstats.
-func (f FS) ReadDiskstats() ([]DiskStats, error) {
+func (f FS) ReadDiskstats() ([]diskStats, error) {
 	p := f.path("proc", "diskstats")
 	b, err := os.ReadFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", p, err)
 	}
-	d, err := ParseDiskstats(b)
+	d, err := parseDiskstats(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
@@ -247,27 +247,27 @@ func (f FS) ReadDiskstats() ([]DiskStats, error) {
 }
 
 // ReadDisk reads the diskstats line of the device named name.
-func (f FS) ReadDisk(name string) (DiskStats, error) {
+func (f FS) ReadDisk(name string) (diskStats, error) {
 	all, err := f.ReadDiskstats()
 	if err != nil {
-		return DiskStats{}, err
+		return diskStats{}, err
 	}
 	for _, d := range all {
 		if d.Name == name {
 			return d, nil
 		}
 	}
-	return DiskStats{}, fmt.Errorf("block device %s is not in %s: %w", name, f.path("proc", "diskstats"), ErrNoBlockDevice)
+	return diskStats{}, fmt.Errorf("block device %s is not in %s: %w", name, f.path("proc", "diskstats"), errNoBlockDevice)
 }
 
 // ReadMounts reads the mount table (/proc/self/mountinfo).
-func (f FS) ReadMounts() ([]Mount, error) {
+func (f FS) ReadMounts() ([]mount, error) {
 	p := f.path("proc", "self", "mountinfo")
 	b, err := os.ReadFile(p)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", p, err)
 	}
-	m, err := ParseMountinfo(b)
+	m, err := parseMountinfo(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
@@ -325,7 +325,7 @@ func (f FS) BlockDevice(major, minor uint32) (Device, error) {
 	link := f.path("sys", "dev", "block", num)
 	dir, err := filepath.EvalSymlinks(link)
 	if err != nil {
-		return d, fmt.Errorf("resolve block device %s (%s): %w", num, link, ErrNoBlockDevice)
+		return d, fmt.Errorf("resolve block device %s (%s): %w", num, link, errNoBlockDevice)
 	}
 	stats, err := f.ReadDiskstats()
 	if err != nil {
@@ -337,7 +337,7 @@ func (f FS) BlockDevice(major, minor uint32) (Device, error) {
 		}
 	}
 	if d.Name == "" {
-		return d, fmt.Errorf("block device %s (%s) has no line in %s: %w", num, filepath.Base(dir), f.path("proc", "diskstats"), ErrNoBlockDevice)
+		return d, fmt.Errorf("block device %s (%s) has no line in %s: %w", num, filepath.Base(dir), f.path("proc", "diskstats"), errNoBlockDevice)
 	}
 	d.Disk = d.Name
 	if _, err := os.Stat(filepath.Join(dir, "partition")); err == nil {
@@ -385,7 +385,7 @@ func (f FS) deviceFromMount(major, minor uint32) (Device, error) {
 		name, ok := strings.CutPrefix(m.Source, "/dev/")
 		if !ok {
 			return Device{}, fmt.Errorf("%s (device %s, %s from %q) has no block device: %w: disk stats are not available",
-				m.MountPoint, num, m.FSType, m.Source, ErrNoBlockDevice)
+				m.MountPoint, num, m.FSType, m.Source, errNoBlockDevice)
 		}
 		if mapper, ok := strings.CutPrefix(name, "mapper/"); ok {
 			name, err = f.mapperDevice(mapper)
@@ -405,9 +405,9 @@ func (f FS) deviceFromMount(major, minor uint32) (Device, error) {
 			}
 		}
 		return Device{}, fmt.Errorf("%s (device %s) is on %s, which is not in %s: %w",
-			m.MountPoint, num, m.Source, f.path("proc", "diskstats"), ErrNoBlockDevice)
+			m.MountPoint, num, m.Source, f.path("proc", "diskstats"), errNoBlockDevice)
 	}
-	return Device{}, fmt.Errorf("device %s is not in the mount table: %w", num, ErrNoBlockDevice)
+	return Device{}, fmt.Errorf("device %s is not in the mount table: %w", num, errNoBlockDevice)
 }
 
 // mapperDevice returns the dm-N name of a device-mapper name.
@@ -419,7 +419,7 @@ func (f FS) mapperDevice(mapper string) (string, error) {
 			return filepath.Base(d), nil
 		}
 	}
-	return "", fmt.Errorf("device-mapper device %s is not under %s: %w", mapper, f.path("sys", "block"), ErrNoBlockDevice)
+	return "", fmt.Errorf("device-mapper device %s is not under %s: %w", mapper, f.path("sys", "block"), errNoBlockDevice)
 }
 
 // DeviceOf returns the block device holding path, a path of the running

@@ -41,7 +41,7 @@ func TestReadProcessFixture(t *testing.T) {
 	}
 
 	_, err = FS{Root: "testdata"}.ReadProcess(4)
-	if !errors.Is(err, ErrProcessGone) {
+	if !errors.Is(err, errProcessGone) {
 		t.Errorf("missing pid: %v, want ErrProcessGone", err)
 	}
 }
@@ -58,7 +58,7 @@ func TestSnapshotFixture(t *testing.T) {
 	if s.HasCPUClock {
 		t.Error("a fixture's snapshot has a CPU clock: it can only be the running system's")
 	}
-	if _, err := fs.Snapshot(12122, "sdz"); !errors.Is(err, ErrNoBlockDevice) {
+	if _, err := fs.Snapshot(12122, "sdz"); !errors.Is(err, errNoBlockDevice) {
 		t.Errorf("unknown disk: %v, want ErrNoBlockDevice", err)
 	}
 	s, err = fs.Snapshot(0, "")
@@ -110,7 +110,7 @@ func TestBlockDevice(t *testing.T) {
 		{"no sysfs entry", 9, 9, "resolve block device 9:9"},
 	} {
 		_, err := lvm.BlockDevice(c.major, c.minor)
-		if !errors.Is(err, ErrNoBlockDevice) || !strings.Contains(err.Error(), c.want) {
+		if !errors.Is(err, errNoBlockDevice) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want ErrNoBlockDevice saying %q", c.name, err, c.want)
 		}
 	}
@@ -123,7 +123,7 @@ func TestMapperSource(t *testing.T) {
 	if err != nil || name != "dm-1" {
 		t.Errorf("mapperDevice(vg0-data) = %q, %v, want dm-1", name, err)
 	}
-	if _, err := (FS{Root: "testdata/lvm"}).mapperDevice("vg9-x"); !errors.Is(err, ErrNoBlockDevice) {
+	if _, err := (FS{Root: "testdata/lvm"}).mapperDevice("vg9-x"); !errors.Is(err, errNoBlockDevice) {
 		t.Errorf("unknown mapper: %v, want ErrNoBlockDevice", err)
 	}
 }

@@ -9,9 +9,9 @@ import (
 	"strings"
 )
 
-// ErrFormat is wrapped by the parsers' errors: the text is not in the
+// errFormat is wrapped by the parsers' errors: the text is not in the
 // format the kernel writes.
-var ErrFormat = errors.New("unexpected format")
+var errFormat = errors.New("unexpected format")
 
 // ProcStat is the part of /proc/PID/stat (or /proc/PID/task/TID/stat) that
 // perfbench uses. For a process (the PID's own file), UTime and STime cover
@@ -45,21 +45,21 @@ func ParseProcStat(b []byte) (ProcStat, error) {
 	open := bytes.IndexByte(b, '(')
 	end := bytes.LastIndexByte(b, ')')
 	if open < 1 || end < open {
-		return s, fmt.Errorf("%w: stat has no (comm)", ErrFormat)
+		return s, fmt.Errorf("%w: stat has no (comm)", errFormat)
 	}
 	pid, err := strconv.Atoi(string(bytes.TrimSpace(b[:open])))
 	if err != nil {
-		return s, fmt.Errorf("%w: stat pid %q", ErrFormat, bytes.TrimSpace(b[:open]))
+		return s, fmt.Errorf("%w: stat pid %q", errFormat, bytes.TrimSpace(b[:open]))
 	}
 	s.PID, s.Comm = pid, string(b[open+1:end])
 	// Fields after the comm, numbered from 3 as in proc(5).
 	f := strings.Fields(string(b[end+1:]))
 	if len(f) < 22 { // through field 24, rss
-		return s, fmt.Errorf("%w: stat has %d fields after the comm, want at least 22", ErrFormat, len(f))
+		return s, fmt.Errorf("%w: stat has %d fields after the comm, want at least 22", errFormat, len(f))
 	}
 	field := func(n int) string { return f[n-3] }
 	if len(field(3)) != 1 {
-		return s, fmt.Errorf("%w: stat state %q", ErrFormat, field(3))
+		return s, fmt.Errorf("%w: stat state %q", errFormat, field(3))
 	}
 	s.State = field(3)[0]
 	u := func(n int) uint64 {
@@ -69,7 +69,7 @@ func ParseProcStat(b []byte) (ProcStat, error) {
 		var v uint64
 		v, err = strconv.ParseUint(field(n), 10, 64)
 		if err != nil {
-			err = fmt.Errorf("%w: stat field %d is %q", ErrFormat, n, field(n))
+			err = fmt.Errorf("%w: stat field %d is %q", errFormat, n, field(n))
 		}
 		return v
 	}
@@ -80,16 +80,16 @@ func ParseProcStat(b []byte) (ProcStat, error) {
 	if err == nil {
 		s.RSSPages, err = strconv.ParseInt(field(24), 10, 64)
 		if err != nil {
-			err = fmt.Errorf("%w: stat field 24 is %q", ErrFormat, field(24))
+			err = fmt.Errorf("%w: stat field 24 is %q", errFormat, field(24))
 		}
 	}
 	return s, err
 }
 
-// Status is the part of /proc/PID/status perfbench uses. For the PID's own
+// status is the part of /proc/PID/status perfbench uses. For the PID's own
 // file, the context switch counts are those of the main thread only: sum
 // the threads' files under /proc/PID/task for the process.
-type Status struct {
+type status struct {
 	Name    string
 	Tgid    int
 	Pid     int
@@ -107,9 +107,9 @@ type Status struct {
 	HasCtxt bool
 }
 
-// ParseStatus parses the contents of /proc/PID/status.
-func ParseStatus(b []byte) (Status, error) {
-	var s Status
+// parseStatus parses the contents of /proc/PID/status.
+func parseStatus(b []byte) (status, error) {
+	var s status
 	var seen int
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
@@ -122,7 +122,7 @@ func ParseStatus(b []byte) (Status, error) {
 		num := func() (uint64, error) {
 			v, err := strconv.ParseUint(val, 10, 64)
 			if err != nil {
-				return 0, fmt.Errorf("%w: status %s is %q", ErrFormat, key, val)
+				return 0, fmt.Errorf("%w: status %s is %q", errFormat, key, val)
 			}
 			return v, nil
 		}
@@ -143,11 +143,11 @@ func ParseStatus(b []byte) (Status, error) {
 		case "VmRSS":
 			n, unit, _ := strings.Cut(val, " ")
 			if unit = strings.TrimSpace(unit); unit != "kB" {
-				return s, fmt.Errorf("%w: status VmRSS is %q, want a size in kB", ErrFormat, val)
+				return s, fmt.Errorf("%w: status VmRSS is %q, want a size in kB", errFormat, val)
 			}
 			v, err = strconv.ParseUint(n, 10, 64)
 			if err != nil {
-				return s, fmt.Errorf("%w: status VmRSS is %q", ErrFormat, val)
+				return s, fmt.Errorf("%w: status VmRSS is %q", errFormat, val)
 			}
 			s.RSSBytes, s.HasRSS = v*1024, true
 		case "voluntary_ctxt_switches":
@@ -162,18 +162,18 @@ func ParseStatus(b []byte) (Status, error) {
 		}
 	}
 	if err := sc.Err(); err != nil {
-		return s, fmt.Errorf("%w: status: %v", ErrFormat, err)
+		return s, fmt.Errorf("%w: status: %v", errFormat, err)
 	}
 	if s.Pid == 0 {
-		return s, fmt.Errorf("%w: status has no Pid line", ErrFormat)
+		return s, fmt.Errorf("%w: status has no Pid line", errFormat)
 	}
 	s.HasCtxt = seen == 2
 	return s, nil
 }
 
-// IO is /proc/PID/io. For a process it covers every thread it ever had,
+// procIO is /proc/PID/io. For a process it covers every thread it ever had,
 // exited ones included.
-type IO struct {
+type procIO struct {
 	RChar               uint64 // bytes read by read(2) and similar, cache hits included
 	WChar               uint64 // bytes written by write(2) and similar
 	SyscR               uint64 // read system calls
@@ -183,9 +183,9 @@ type IO struct {
 	CancelledWriteBytes uint64 // dirtied bytes that were truncated before writeback
 }
 
-// ParseIO parses the contents of /proc/PID/io.
-func ParseIO(b []byte) (IO, error) {
-	var io IO
+// parseIO parses the contents of /proc/PID/io.
+func parseIO(b []byte) (procIO, error) {
+	var io procIO
 	fields := map[string]*uint64{
 		"rchar": &io.RChar, "wchar": &io.WChar, "syscr": &io.SyscR, "syscw": &io.SyscW,
 		"read_bytes": &io.ReadBytes, "write_bytes": &io.WriteBytes,
@@ -203,13 +203,13 @@ func ParseIO(b []byte) (IO, error) {
 		}
 		v, err := strconv.ParseUint(strings.TrimSpace(val), 10, 64)
 		if err != nil {
-			return io, fmt.Errorf("%w: io %s is %q", ErrFormat, key, strings.TrimSpace(val))
+			return io, fmt.Errorf("%w: io %s is %q", errFormat, key, strings.TrimSpace(val))
 		}
 		*p = v
 		seen++
 	}
 	if seen != len(fields) {
-		return io, fmt.Errorf("%w: io has %d of its %d fields", ErrFormat, seen, len(fields))
+		return io, fmt.Errorf("%w: io has %d of its %d fields", errFormat, seen, len(fields))
 	}
 	return io, nil
 }
@@ -236,7 +236,7 @@ func ParseHostCPU(b []byte) (HostCPU, error) {
 			continue
 		}
 		if len(f) < 5 {
-			return c, fmt.Errorf("%w: /proc/stat cpu line has %d fields", ErrFormat, len(f))
+			return c, fmt.Errorf("%w: /proc/stat cpu line has %d fields", errFormat, len(f))
 		}
 		dst := []*uint64{&c.User, &c.Nice, &c.System, &c.Idle, &c.IOWait, &c.IRQ, &c.SoftIRQ, &c.Steal, &c.Guest, &c.GuestNice}
 		for i, s := range f[1:] {
@@ -245,18 +245,18 @@ func ParseHostCPU(b []byte) (HostCPU, error) {
 			}
 			v, err := strconv.ParseUint(s, 10, 64)
 			if err != nil {
-				return c, fmt.Errorf("%w: /proc/stat cpu field %d is %q", ErrFormat, i+1, s)
+				return c, fmt.Errorf("%w: /proc/stat cpu field %d is %q", errFormat, i+1, s)
 			}
 			*dst[i] = v
 		}
 		return c, nil
 	}
-	return c, fmt.Errorf("%w: /proc/stat has no cpu line", ErrFormat)
+	return c, fmt.Errorf("%w: /proc/stat has no cpu line", errFormat)
 }
 
-// DiskStats is one line of /proc/diskstats. Kernels before 4.18 print the
+// diskStats is one line of /proc/diskstats. Kernels before 4.18 print the
 // first 11 counters, before 5.5 the first 15; missing ones are zero.
-type DiskStats struct {
+type diskStats struct {
 	Major, Minor uint32
 	Name         string
 
@@ -281,22 +281,22 @@ type DiskStats struct {
 	FlushMs          uint64
 }
 
-// ParseDiskstats parses the contents of /proc/diskstats.
-func ParseDiskstats(b []byte) ([]DiskStats, error) {
-	var out []DiskStats
+// parseDiskstats parses the contents of /proc/diskstats.
+func parseDiskstats(b []byte) ([]diskStats, error) {
+	var out []diskStats
 	for n, line := range strings.Split(string(b), "\n") {
 		f := strings.Fields(line)
 		if len(f) == 0 {
 			continue
 		}
 		if len(f) < 14 {
-			return nil, fmt.Errorf("%w: diskstats line %d has %d fields, want at least 14", ErrFormat, n+1, len(f))
+			return nil, fmt.Errorf("%w: diskstats line %d has %d fields, want at least 14", errFormat, n+1, len(f))
 		}
-		var d DiskStats
+		var d diskStats
 		maj, err1 := strconv.ParseUint(f[0], 10, 32)
 		min, err2 := strconv.ParseUint(f[1], 10, 32)
 		if err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("%w: diskstats line %d device number %s:%s", ErrFormat, n+1, f[0], f[1])
+			return nil, fmt.Errorf("%w: diskstats line %d device number %s:%s", errFormat, n+1, f[0], f[1])
 		}
 		d.Major, d.Minor, d.Name = uint32(maj), uint32(min), f[2]
 		dst := []*uint64{
@@ -312,7 +312,7 @@ func ParseDiskstats(b []byte) ([]DiskStats, error) {
 			}
 			v, err := strconv.ParseUint(s, 10, 64)
 			if err != nil {
-				return nil, fmt.Errorf("%w: diskstats line %d (%s) counter %d is %q", ErrFormat, n+1, d.Name, i+1, s)
+				return nil, fmt.Errorf("%w: diskstats line %d (%s) counter %d is %q", errFormat, n+1, d.Name, i+1, s)
 			}
 			*dst[i] = v
 		}
@@ -321,8 +321,8 @@ func ParseDiskstats(b []byte) ([]DiskStats, error) {
 	return out, nil
 }
 
-// Mount is one line of /proc/PID/mountinfo.
-type Mount struct {
+// mount is one line of /proc/PID/mountinfo.
+type mount struct {
 	ID, Parent   int
 	Major, Minor uint32 // st_dev of files on the mount (0:N for btrfs, overlay, tmpfs...)
 	Root         string
@@ -331,9 +331,9 @@ type Mount struct {
 	Source       string
 }
 
-// ParseMountinfo parses the contents of /proc/PID/mountinfo.
-func ParseMountinfo(b []byte) ([]Mount, error) {
-	var out []Mount
+// parseMountinfo parses the contents of /proc/PID/mountinfo.
+func parseMountinfo(b []byte) ([]mount, error) {
+	var out []mount
 	for n, line := range strings.Split(string(b), "\n") {
 		if strings.TrimSpace(line) == "" {
 			continue
@@ -347,21 +347,21 @@ func ParseMountinfo(b []byte) ([]Mount, error) {
 			}
 		}
 		if len(f) < 7 || sep < 0 || sep+2 >= len(f) {
-			return nil, fmt.Errorf("%w: mountinfo line %d: %q", ErrFormat, n+1, line)
+			return nil, fmt.Errorf("%w: mountinfo line %d: %q", errFormat, n+1, line)
 		}
-		var m Mount
+		var m mount
 		var err error
 		if m.ID, err = strconv.Atoi(f[0]); err != nil {
-			return nil, fmt.Errorf("%w: mountinfo line %d id %q", ErrFormat, n+1, f[0])
+			return nil, fmt.Errorf("%w: mountinfo line %d id %q", errFormat, n+1, f[0])
 		}
 		if m.Parent, err = strconv.Atoi(f[1]); err != nil {
-			return nil, fmt.Errorf("%w: mountinfo line %d parent %q", ErrFormat, n+1, f[1])
+			return nil, fmt.Errorf("%w: mountinfo line %d parent %q", errFormat, n+1, f[1])
 		}
 		maj, min, ok := strings.Cut(f[2], ":")
 		ma, err1 := strconv.ParseUint(maj, 10, 32)
 		mi, err2 := strconv.ParseUint(min, 10, 32)
 		if !ok || err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("%w: mountinfo line %d device %q", ErrFormat, n+1, f[2])
+			return nil, fmt.Errorf("%w: mountinfo line %d device %q", errFormat, n+1, f[2])
 		}
 		m.Major, m.Minor = uint32(ma), uint32(mi)
 		m.Root, m.MountPoint = unescape(f[3]), unescape(f[4])

@@ -41,51 +41,51 @@ func TestParseProcStat(t *testing.T) {
 
 	for _, bad := range []string{"", "12 mariadbd S 1", "12 (x) S 1 2 3", "x (y) S" + strings.Repeat(" 1", 30),
 		"12 (x) S 1 2 3 4 5 6 7 8 9 10 u 12 13 14 15 16 17 18 19 20 21 22"} {
-		if _, err := ParseProcStat([]byte(bad)); !errors.Is(err, ErrFormat) {
+		if _, err := ParseProcStat([]byte(bad)); !errors.Is(err, errFormat) {
 			t.Errorf("ParseProcStat(%q) = %v, want ErrFormat", bad, err)
 		}
 	}
 }
 
 func TestParseStatus(t *testing.T) {
-	s, err := ParseStatus(fixture(t, "proc", "12122", "status"))
+	s, err := parseStatus(fixture(t, "proc", "12122", "status"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Status{Name: "mariadbd", Tgid: 12122, Pid: 12122, Threads: 11, RSSBytes: 194256 * 1024, HasRSS: true,
+	want := status{Name: "mariadbd", Tgid: 12122, Pid: 12122, Threads: 11, RSSBytes: 194256 * 1024, HasRSS: true,
 		Voluntary: 232, Involuntary: 329, HasCtxt: true}
 	if s != want {
 		t.Errorf("got %+v\nwant %+v", s, want)
 	}
-	s, err = ParseStatus(fixture(t, "proc", "12122", "task", "12147", "status"))
+	s, err = parseStatus(fixture(t, "proc", "12122", "task", "12147", "status"))
 	if err != nil || s.Pid != 12147 || s.Tgid != 12122 || s.Voluntary != 184130 || s.Involuntary != 77433 {
 		t.Errorf("thread status: %+v, %v", s, err)
 	}
 	// A kernel thread has no VmRSS.
-	s, err = ParseStatus([]byte("Name:\tkworker/0:1\nPid:\t9\nTgid:\t9\nThreads:\t1\nvoluntary_ctxt_switches:\t5\nnonvoluntary_ctxt_switches:\t0\n"))
+	s, err = parseStatus([]byte("Name:\tkworker/0:1\nPid:\t9\nTgid:\t9\nThreads:\t1\nvoluntary_ctxt_switches:\t5\nnonvoluntary_ctxt_switches:\t0\n"))
 	if err != nil || s.HasRSS || !s.HasCtxt || s.Voluntary != 5 {
 		t.Errorf("kernel thread status: %+v, %v", s, err)
 	}
 	for _, bad := range []string{"Name:\tx\n", "Pid:\tx\n", "Pid:\t1\nVmRSS:\t12 MB\n", "Pid:\t1\nvoluntary_ctxt_switches:\t-1\n"} {
-		if _, err := ParseStatus([]byte(bad)); !errors.Is(err, ErrFormat) {
+		if _, err := parseStatus([]byte(bad)); !errors.Is(err, errFormat) {
 			t.Errorf("ParseStatus(%q) = %v, want ErrFormat", bad, err)
 		}
 	}
 }
 
 func TestParseIO(t *testing.T) {
-	io, err := ParseIO(fixture(t, "proc", "12122", "io"))
+	io, err := parseIO(fixture(t, "proc", "12122", "io"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := IO{RChar: 38732958, WChar: 722072394, SyscR: 476, SyscW: 95050, ReadBytes: 2985984, WriteBytes: 864468992}
+	want := procIO{RChar: 38732958, WChar: 722072394, SyscR: 476, SyscW: 95050, ReadBytes: 2985984, WriteBytes: 864468992}
 	if io != want {
 		t.Errorf("got %+v\nwant %+v", io, want)
 	}
-	if _, err := ParseIO([]byte("rchar: 1\nwchar: 2\n")); !errors.Is(err, ErrFormat) {
+	if _, err := parseIO([]byte("rchar: 1\nwchar: 2\n")); !errors.Is(err, errFormat) {
 		t.Errorf("truncated io: %v, want ErrFormat", err)
 	}
-	if _, err := ParseIO([]byte("rchar: x\n")); !errors.Is(err, ErrFormat) {
+	if _, err := parseIO([]byte("rchar: x\n")); !errors.Is(err, errFormat) {
 		t.Errorf("bad io: %v, want ErrFormat", err)
 	}
 }
@@ -107,18 +107,18 @@ func TestParseHostCPU(t *testing.T) {
 	if err != nil || c != (HostCPU{User: 1, Nice: 2, System: 3, Idle: 4}) {
 		t.Errorf("short cpu line: %+v, %v", c, err)
 	}
-	if _, err := ParseHostCPU([]byte("cpu0 1 2 3 4\n")); !errors.Is(err, ErrFormat) {
+	if _, err := ParseHostCPU([]byte("cpu0 1 2 3 4\n")); !errors.Is(err, errFormat) {
 		t.Errorf("no cpu line: %v, want ErrFormat", err)
 	}
 }
 
 func TestParseDiskstats(t *testing.T) {
-	all, err := ParseDiskstats(fixture(t, "proc", "diskstats"))
+	all, err := parseDiskstats(fixture(t, "proc", "diskstats"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var names []string
-	var vda DiskStats
+	var vda diskStats
 	for _, d := range all {
 		names = append(names, d.Name)
 		if d.Name == "vda" {
@@ -128,7 +128,7 @@ func TestParseDiskstats(t *testing.T) {
 	if want := []string{"loop0", "loop1", "loop2", "loop3", "loop4", "loop5", "loop6", "loop7", "vda", "zram0"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("devices %q, want %q", names, want)
 	}
-	want := DiskStats{Major: 254, Minor: 0, Name: "vda",
+	want := diskStats{Major: 254, Minor: 0, Name: "vda",
 		ReadsCompleted: 57671, ReadsMerged: 8637, SectorsRead: 2704754, ReadMs: 23768,
 		WritesCompleted: 405080, WritesMerged: 44261, SectorsWritten: 5020064, WriteMs: 22769,
 		InFlight: 0, IOMs: 19572, WeightedIOMs: 53485,
@@ -138,42 +138,42 @@ func TestParseDiskstats(t *testing.T) {
 		t.Errorf("vda:\n got %+v\nwant %+v", vda, want)
 	}
 
-	all, err = ParseDiskstats(fixture(t, "lvm", "proc", "diskstats"))
+	all, err = parseDiskstats(fixture(t, "lvm", "proc", "diskstats"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all) != 5 || all[0] != (DiskStats{Major: 7, Name: "loop0"}) || all[4].Name != "dm-1" || all[4].SectorsWritten != 159900 {
+	if len(all) != 5 || all[0] != (diskStats{Major: 7, Name: "loop0"}) || all[4].Name != "dm-1" || all[4].SectorsWritten != 159900 {
 		t.Errorf("lvm diskstats: %+v", all)
 	}
 	for _, bad := range []string{"8 0 sda 1 2 3", "x 0 sda 1 2 3 4 5 6 7 8 9 10 11", "8 0 sda 1 2 3 4 5 6 7 8 9 10 -1"} {
-		if _, err := ParseDiskstats([]byte(bad)); !errors.Is(err, ErrFormat) {
+		if _, err := parseDiskstats([]byte(bad)); !errors.Is(err, errFormat) {
 			t.Errorf("ParseDiskstats(%q) = %v, want ErrFormat", bad, err)
 		}
 	}
 }
 
 func TestParseMountinfo(t *testing.T) {
-	m, err := ParseMountinfo(fixture(t, "lvm", "proc", "self", "mountinfo"))
+	m, err := parseMountinfo(fixture(t, "lvm", "proc", "self", "mountinfo"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(m) != 5 {
 		t.Fatalf("%d mounts, want 5", len(m))
 	}
-	want := Mount{ID: 40, Parent: 25, Major: 0, Minor: 45, Root: "/", MountPoint: "/srv", FSType: "btrfs", Source: "/dev/sda1"}
+	want := mount{ID: 40, Parent: 25, Major: 0, Minor: 45, Root: "/", MountPoint: "/srv", FSType: "btrfs", Source: "/dev/sda1"}
 	if m[2] != want {
 		t.Errorf("btrfs mount:\n got %+v\nwant %+v", m[2], want)
 	}
 	// Optional fields before the separator, and octal escapes.
-	m, err = ParseMountinfo([]byte(`30 1 8:3 / /data\040disk rw shared:4 master:1 - xfs /dev/sda3 rw` + "\n"))
+	m, err = parseMountinfo([]byte(`30 1 8:3 / /data\040disk rw shared:4 master:1 - xfs /dev/sda3 rw` + "\n"))
 	if err != nil || len(m) != 1 || m[0].MountPoint != "/data disk" || m[0].FSType != "xfs" || m[0].Source != "/dev/sda3" {
 		t.Errorf("escaped mount: %+v, %v", m, err)
 	}
 	// This machine's table parses.
-	if _, err := ParseMountinfo(fixture(t, "proc", "self", "mountinfo")); err != nil {
+	if _, err := parseMountinfo(fixture(t, "proc", "self", "mountinfo")); err != nil {
 		t.Error(err)
 	}
-	if _, err := ParseMountinfo([]byte("30 1 8:3 / /data rw xfs /dev/sda3 rw\n")); !errors.Is(err, ErrFormat) {
+	if _, err := parseMountinfo([]byte("30 1 8:3 / /data rw xfs /dev/sda3 rw\n")); !errors.Is(err, errFormat) {
 		t.Errorf("no separator: %v, want ErrFormat", err)
 	}
 }
@@ -193,7 +193,7 @@ func FuzzParseDiskstats(f *testing.F) {
 	f.Add(fixture(f, "proc", "diskstats"))
 	f.Add(fixture(f, "lvm", "proc", "diskstats"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		all, err := ParseDiskstats(b)
+		all, err := parseDiskstats(b)
 		if err != nil {
 			return
 		}
@@ -208,7 +208,7 @@ func FuzzParseDiskstats(f *testing.F) {
 func FuzzParseMountinfo(f *testing.F) {
 	f.Add(fixture(f, "lvm", "proc", "self", "mountinfo"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		ms, err := ParseMountinfo(b)
+		ms, err := parseMountinfo(b)
 		if err != nil {
 			return
 		}

@@ -38,7 +38,7 @@ type Snapshot struct {
 	// Host is the host's CPU times; nil if /proc/stat could not be read.
 	Host *HostCPU
 	// Disk is the device's counters; nil when no device was asked for.
-	Disk *DiskStats
+	Disk *diskStats
 	// Problems are parts that could not be read, each with the code of
 	// the numbers it voids and the text. Delta makes them warnings.
 	Problems []record.Warning
@@ -82,9 +82,9 @@ func (f FS) Snapshot(pid int, disk string) (*Snapshot, error) {
 	return s, nil
 }
 
-// ErrRestarted is returned by Delta when the two snapshots are of different
+// errRestarted is returned by Delta when the two snapshots are of different
 // processes with the same pid: the server restarted between them.
-var ErrRestarted = errors.New("process restarted between the two readings")
+var errRestarted = errors.New("process restarted between the two readings")
 
 // Delta returns what happened between snapshots a and b (a first): the
 // process's CPU time, context switches, IO, its RSS at b, the host's busy
@@ -147,7 +147,7 @@ func Delta(a, b *Snapshot) (*record.OS, []record.Warning, error) {
 			return nil, nil, fmt.Errorf("os delta: snapshots of pid %d and pid %d", pa.Stat.PID, pb.Stat.PID)
 		}
 		if pa.Stat.StartTime != pb.Stat.StartTime {
-			return nil, nil, fmt.Errorf("os delta: pid %d: %w (start time %d, then %d)", pa.Stat.PID, ErrRestarted, pa.Stat.StartTime, pb.Stat.StartTime)
+			return nil, nil, fmt.Errorf("os delta: pid %d: %w (start time %d, then %d)", pa.Stat.PID, errRestarted, pa.Stat.StartTime, pb.Stat.StartTime)
 		}
 		out.UserSeconds = sub(other, "process user time", pa.Stat.UTime, pb.Stat.UTime) / ticks
 		out.SystemSeconds = sub(other, "process system time", pa.Stat.STime, pb.Stat.STime) / ticks
@@ -199,7 +199,7 @@ func threadDelta(out *record.OS, pa, pb *Process, ticks float64) []record.Warnin
 		tid   int
 		start uint64
 	}
-	before := make(map[key]Thread, len(pa.Threads))
+	before := make(map[key]thread, len(pa.Threads))
 	for _, t := range pa.Threads {
 		before[key{t.TID, t.StartTime}] = t
 	}

@@ -12,7 +12,7 @@ import (
 var errESRCH = errors.New("no such process")
 
 func statDev(path string) (major, minor uint32, err error) {
-	return 0, 0, ErrNotSupported
+	return 0, 0, errNotSupported
 }
 
 // ClockTicks returns 100, the USER_HZ of Linux on every common architecture.

@@ -18,12 +18,12 @@ import (
 // event.go, is shared with the catalogue's probe). The errors wrapping them
 // also wrap the errno and say what to do.
 var (
-	// ErrNoProcess: the pid does not exist, or the process exited while
+	// errNoProcess: the pid does not exist, or the process exited while
 	// its counters were being opened.
-	ErrNoProcess = errors.New("no such process")
-	// ErrTooManyFiles: the process ran out of file descriptors (EMFILE or
+	errNoProcess = errors.New("no such process")
+	// errTooManyFiles: the process ran out of file descriptors (EMFILE or
 	// ENFILE): one is needed per thread per event.
-	ErrTooManyFiles = errors.New("too many open files")
+	errTooManyFiles = errors.New("too many open files")
 )
 
 // Options tune Attach. The zero value counts every thread of the process with
@@ -79,8 +79,8 @@ func BudgetsFrom(sys *System) map[string]int {
 	return out
 }
 
-// Coverage says which threads of the process are counted (thread mode).
-type Coverage struct {
+// coverage says which threads of the process are counted (thread mode).
+type coverage struct {
 	// Listed is the number of threads in /proc/PID/task when the attach
 	// began.
 	Listed int
@@ -133,7 +133,7 @@ type Attachment struct {
 
 	mu      sync.Mutex
 	targets []*target
-	cov     Coverage
+	cov     coverage
 	notes   []string
 	closed  bool
 }
@@ -252,7 +252,7 @@ type target struct {
 // cgroup counted. It needs CPU-wide counting rights.
 func Attach(pid int, events []Event, opts Options) (*Attachment, error) {
 	if pid <= 0 {
-		return nil, fmt.Errorf("attach to pid %d: not a process id: %w", pid, ErrNoProcess)
+		return nil, fmt.Errorf("attach to pid %d: not a process id: %w", pid, errNoProcess)
 	}
 	if len(events) == 0 {
 		return nil, fmt.Errorf("attach to pid %d: no events to count", pid)
@@ -370,7 +370,7 @@ func (a *Attachment) attachThreads() error {
 		if err := a.closeAll(); err != nil {
 			return err
 		}
-		a.cov = Coverage{}
+		a.cov = coverage{}
 		time.Sleep(time.Duration(try) * 5 * time.Millisecond)
 	}
 	a.cov.Raced = raced
@@ -486,7 +486,7 @@ func (a *Attachment) rescan(seenList []int, marks attachMarks) error {
 	for range maxRescans {
 		tids, err := listThreads(a.root, a.pid)
 		if err != nil {
-			if errors.Is(err, ErrNoProcess) {
+			if errors.Is(err, errNoProcess) {
 				return a.goneError()
 			}
 			return fmt.Errorf("rescan threads of pid %d: %w", a.pid, err)
@@ -543,7 +543,7 @@ func (a *Attachment) rescan(seenList []int, marks attachMarks) error {
 }
 
 func (a *Attachment) goneError() error {
-	return fmt.Errorf("attach to pid %d: the process exited while counters were being opened: %w: %w", a.pid, ErrNoProcess, errESRCH)
+	return fmt.Errorf("attach to pid %d: the process exited while counters were being opened: %w: %w", a.pid, errNoProcess, errESRCH)
 }
 
 func newTarget(id, nparts int) *target {
@@ -952,7 +952,7 @@ func (a *Attachment) filesError(what string, err error) error {
 	if a.cgroup || need > 100000 {
 		msg += fmt.Sprintf(", or count per CPU with cgroup mode (%d descriptors per event)", runtime.NumCPU())
 	}
-	return &openErr{msg: msg, errs: []error{ErrTooManyFiles, err}}
+	return &openErr{msg: msg, errs: []error{errTooManyFiles, err}}
 }
 
 // ensureFiles raises the soft RLIMIT_NOFILE to the hard limit when n more
@@ -1036,7 +1036,7 @@ func (a *Attachment) Close() error {
 func (a *Attachment) Pid() int { return a.pid }
 
 // Coverage reports which threads are counted (thread mode).
-func (a *Attachment) Coverage() Coverage {
+func (a *Attachment) Coverage() coverage {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	c := a.cov

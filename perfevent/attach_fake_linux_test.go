@@ -311,7 +311,7 @@ func TestAttachFakeTooManyFiles(t *testing.T) {
 	}
 	root := fakeRoot(t, 100, threads(100, 101, 102, 103, 104, 105, 106, 107, 108, 109))
 	_, err := attachFake(t, f, root, 100, []Event{taskClock, pageFaults, contextSwitches}, Options{})
-	if !errors.Is(err, ErrTooManyFiles) || !errors.Is(err, syscall.EMFILE) {
+	if !errors.Is(err, errTooManyFiles) || !errors.Is(err, syscall.EMFILE) {
 		t.Fatalf("err = %v, want ErrTooManyFiles wrapping EMFILE", err)
 	}
 	for _, s := range []string{"30 descriptors", "10 threads × 3 events", "ulimit -n"} {
@@ -345,7 +345,7 @@ func TestAttachFakeRlimit(t *testing.T) {
 		f.cur, f.max = 60, 100
 		root := fakeRoot(t, 100, tids)
 		_, err := attachFake(t, f, root, 100, []Event{taskClock, pageFaults}, Options{})
-		if !errors.Is(err, ErrTooManyFiles) || !strings.Contains(err.Error(), "hard limit 100") || !strings.Contains(err.Error(), "40 descriptors (20 threads × 2 events)") {
+		if !errors.Is(err, errTooManyFiles) || !strings.Contains(err.Error(), "hard limit 100") || !strings.Contains(err.Error(), "40 descriptors (20 threads × 2 events)") {
 			t.Fatalf("err = %v", err)
 		}
 		// 40 counters fit under 100: the message adds up what does not.
@@ -382,7 +382,7 @@ func TestAttachFakeNoProcess(t *testing.T) {
 		f := newFakeSys()
 		root := fakeRoot(t, 100, threads(100))
 		_, err := attachFake(t, f, root, 4242, []Event{taskClock}, Options{})
-		if !errors.Is(err, ErrNoProcess) || !strings.Contains(err.Error(), "4242") || strings.Contains(err.Error(), "\n") {
+		if !errors.Is(err, errNoProcess) || !strings.Contains(err.Error(), "4242") || strings.Contains(err.Error(), "\n") {
 			t.Fatalf("err = %v, want one line with ErrNoProcess naming 4242", err)
 		}
 		if f.calls != 0 {
@@ -400,7 +400,7 @@ func TestAttachFakeNoProcess(t *testing.T) {
 			return nil
 		}
 		_, err := attachFake(t, f, root, 100, []Event{taskClock, pageFaults}, Options{})
-		if !errors.Is(err, ErrNoProcess) || !strings.Contains(err.Error(), "exited") {
+		if !errors.Is(err, errNoProcess) || !strings.Contains(err.Error(), "exited") {
 			t.Fatalf("err = %v", err)
 		}
 		if f.successes != 1 || f.closed != 1 {
@@ -471,7 +471,7 @@ func TestAttachFakeScaling(t *testing.T) {
 	if !reflect.DeepEqual(noteTexts(d.Notes), want) {
 		t.Errorf("warnings\n%q\nwant\n%q", noteTexts(d.Notes), want)
 	}
-	kinds := []NoteKind{NoteMultiplexed, NoteMultiplexed, NoteNotCounted}
+	kinds := []noteKind{NoteMultiplexed, NoteMultiplexed, NoteNotCounted}
 	for i, n := range d.Notes {
 		if i < len(kinds) && (n.Kind != kinds[i] || !slices.Equal(n.Events, []string{d.Events[i].Event.RecordName()})) {
 			t.Errorf("note %d: kind %v events %q, want %v [%s]", i, n.Kind, n.Events, kinds[i], d.Events[i].Event.RecordName())
@@ -646,7 +646,7 @@ func TestAttachFakeCgroup(t *testing.T) {
 
 	writeFile(t, filepath.Join(root, "proc/100/cgroup"), "0::/\n")
 	_, err = attachFake(t, newFakeSys(), root, 100, []Event{taskClock}, Options{Cgroup: true})
-	if !errors.Is(err, ErrNoCgroup) || !strings.Contains(err.Error(), "root cgroup") {
+	if !errors.Is(err, errNoCgroup) || !strings.Contains(err.Error(), "root cgroup") {
 		t.Errorf("root cgroup: err = %v", err)
 	}
 }

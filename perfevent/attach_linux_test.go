@@ -260,7 +260,7 @@ func TestAttachExitedProcess(t *testing.T) {
 	}
 	before := countFDs(t)
 	_, err := Attach(cmd.Process.Pid, []Event{taskClock}, Options{})
-	if !errors.Is(err, ErrNoProcess) || !strings.Contains(err.Error(), strconv.Itoa(cmd.Process.Pid)) {
+	if !errors.Is(err, errNoProcess) || !strings.Contains(err.Error(), strconv.Itoa(cmd.Process.Pid)) {
 		t.Errorf("err = %v, want ErrNoProcess naming pid %d", err, cmd.Process.Pid)
 	}
 	if countFDs(t) != before {

@@ -4,17 +4,17 @@ import "github.com/perfbench/perfbench/internal/eventname"
 
 // perf_event_attr.type values of the kernel's built-in event families.
 const (
-	TypeHardware   uint32 = 0 // PERF_TYPE_HARDWARE
-	TypeSoftware   uint32 = 1 // PERF_TYPE_SOFTWARE
-	TypeTracepoint uint32 = 2 // PERF_TYPE_TRACEPOINT
-	TypeHWCache    uint32 = 3 // PERF_TYPE_HW_CACHE
-	TypeRaw        uint32 = 4 // PERF_TYPE_RAW
+	typeHardware   uint32 = 0 // PERF_TYPE_HARDWARE
+	typeSoftware   uint32 = 1 // PERF_TYPE_SOFTWARE
+	typeTracepoint uint32 = 2 // PERF_TYPE_TRACEPOINT
+	typeHWCache    uint32 = 3 // PERF_TYPE_HW_CACHE
+	typeRaw        uint32 = 4 // PERF_TYPE_RAW
 )
 
-// PMUTypeShift is where the PMU type goes in the config of a generic
+// pmuTypeShift is where the PMU type goes in the config of a generic
 // hardware or cache event opened on one PMU of a hybrid CPU
 // (PERF_PMU_TYPE_SHIFT): config = pmu_type<<32 | PERF_COUNT_HW_*.
-const PMUTypeShift = 32
+const pmuTypeShift = 32
 
 // CatalogEntry is a named event perfbench knows without reading sysfs: a
 // generic hardware event, a generic cache event or a software event.
@@ -25,7 +25,7 @@ type CatalogEntry struct {
 	// event ("cs" for context-switches). Cache events have many (see
 	// Parse); they are not listed here.
 	Aliases []string
-	Kind    Kind
+	Kind    kind
 	// Config is the PERF_COUNT_* value: the attr's config on a non-hybrid
 	// CPU.
 	Config uint64
@@ -37,11 +37,11 @@ type CatalogEntry struct {
 func (c CatalogEntry) Type() uint32 {
 	switch c.Kind {
 	case KindCache:
-		return TypeHWCache
+		return typeHWCache
 	case KindSoftware:
-		return TypeSoftware
+		return typeSoftware
 	}
-	return TypeHardware
+	return typeHardware
 }
 
 // Catalog returns every generic hardware, cache and software event, in the

@@ -4,7 +4,7 @@ import "testing"
 
 func TestCatalog(t *testing.T) {
 	cat := Catalog()
-	counts := map[Kind]int{}
+	counts := map[kind]int{}
 	seen := map[string]bool{}
 	for _, c := range cat {
 		counts[c.Kind]++
@@ -21,7 +21,7 @@ func TestCatalog(t *testing.T) {
 		t.Errorf("catalogue has %v", counts)
 	}
 	want := map[string]struct {
-		kind   Kind
+		kind   kind
 		config uint64
 	}{
 		"cycles":                  {KindHardware, 0},

@@ -12,10 +12,10 @@ import (
 	"strings"
 )
 
-// ErrNoCgroup: cgroup mode cannot count this process: cgroup v2 is not
+// errNoCgroup: cgroup mode cannot count this process: cgroup v2 is not
 // mounted, or the process sits in the root cgroup (counting it would count
 // the whole machine).
-var ErrNoCgroup = errors.New("no cgroup to count")
+var errNoCgroup = errors.New("no cgroup to count")
 
 // attachCgroup opens the counters once per online CPU, filtered by the cgroup
 // directory dir (the process's own cgroup v2 when dir is empty).
@@ -99,13 +99,13 @@ func cgroupDirOf(root string, pid int) (string, error) {
 	b, err := os.ReadFile(filepath.Join(procDir(root), strconv.Itoa(pid), "cgroup"))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errESRCH) {
-			return "", fmt.Errorf("pid %d: %w", pid, ErrNoProcess)
+			return "", fmt.Errorf("pid %d: %w", pid, errNoProcess)
 		}
 		return "", fmt.Errorf("read the cgroup of pid %d: %w", pid, err)
 	}
 	rel, ok := parseCgroupV2Path(b)
 	if !ok {
-		return "", fmt.Errorf("pid %d is in no cgroup v2 (only cgroup v1 hierarchies): %w", pid, ErrNoCgroup)
+		return "", fmt.Errorf("pid %d is in no cgroup v2 (only cgroup v1 hierarchies): %w", pid, errNoCgroup)
 	}
 	mi, err := os.ReadFile(filepath.Join(procDir(root), "self/mountinfo"))
 	if err != nil {
@@ -113,13 +113,13 @@ func cgroupDirOf(root string, pid int) (string, error) {
 	}
 	mnt, mntRoot, ok := parseCgroup2MountRoot(mi)
 	if !ok {
-		return "", fmt.Errorf("cgroup v2 is not mounted (mount -t cgroup2 none /sys/fs/cgroup): %w", ErrNoCgroup)
+		return "", fmt.Errorf("cgroup v2 is not mounted (mount -t cgroup2 none /sys/fs/cgroup): %w", errNoCgroup)
 	}
 	under := rel
 	if mntRoot != "/" {
 		r, ok := strings.CutPrefix(rel, mntRoot)
 		if !ok || (r != "" && !strings.HasPrefix(r, "/")) {
-			return "", fmt.Errorf("the cgroup of pid %d (%s) is not under the cgroup2 mount at %s, which shows only %s: %w", pid, rel, mnt, mntRoot, ErrNoCgroup)
+			return "", fmt.Errorf("the cgroup of pid %d (%s) is not under the cgroup2 mount at %s, which shows only %s: %w", pid, rel, mnt, mntRoot, errNoCgroup)
 		}
 		under = "/" + strings.TrimPrefix(r, "/")
 	}
@@ -129,7 +129,7 @@ func cgroupDirOf(root string, pid int) (string, error) {
 	dir := filepath.Join(root, mnt, under)
 	if rel == "/" {
 		if _, err := os.Stat(filepath.Join(dir, "cgroup.type")); err != nil {
-			return "", fmt.Errorf("pid %d is in the root cgroup, so cgroup mode would count every process on the machine; run it in a cgroup of its own (systemd services have one) or count per thread: %w", pid, ErrNoCgroup)
+			return "", fmt.Errorf("pid %d is in the root cgroup, so cgroup mode would count every process on the machine; run it in a cgroup of its own (systemd services have one) or count per thread: %w", pid, errNoCgroup)
 		}
 	}
 	return dir, nil

@@ -36,7 +36,7 @@ func TestCgroupDirOf(t *testing.T) {
 			got, err := cgroupDirOf(root, 100)
 			switch {
 			case tc.err != "":
-				if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.Is(err, ErrNoCgroup) {
+				if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.Is(err, errNoCgroup) {
 					t.Errorf("got %q, err %v; want an error saying %q", got, err, tc.err)
 				}
 			case err != nil || got != filepath.Join(root, tc.want):

@@ -13,12 +13,12 @@ import "errors"
 // Sentinel errors callers branch on with errors.Is. The errors that wrap them
 // say what was being done to which event and how to fix it.
 var (
-	// ErrUnknownEvent: the name is not a perf event known here (not in the
+	// errUnknownEvent: the name is not a perf event known here (not in the
 	// catalogue, not a PMU alias in sysfs, not a tracepoint in tracefs).
-	ErrUnknownEvent = errors.New("unknown event")
-	// ErrSyntax: the event list is malformed (bad PMU term, bad modifier,
+	errUnknownEvent = errors.New("unknown event")
+	// errSyntax: the event list is malformed (bad PMU term, bad modifier,
 	// unbalanced braces).
-	ErrSyntax = errors.New("bad event syntax")
+	errSyntax = errors.New("bad event syntax")
 	// ErrNotSupported: the event cannot be opened on this machine (no PMU,
 	// or the PMU does not have the event).
 	ErrNotSupported = errors.New("not supported")
@@ -26,19 +26,19 @@ var (
 	ErrPermission = errors.New("permission denied")
 )
 
-// Kind is the family of an event, which decides how its name is encoded.
-type Kind int
+// kind is the family of an event, which decides how its name is encoded.
+type kind int
 
 const (
-	KindHardware   Kind = iota // PERF_TYPE_HARDWARE: cycles, instructions, ...
+	KindHardware   kind = iota // PERF_TYPE_HARDWARE: cycles, instructions, ...
 	KindCache                  // PERF_TYPE_HW_CACHE: L1-dcache-load-misses, ...
 	KindSoftware               // PERF_TYPE_SOFTWARE: task-clock, context-switches, ...
 	KindPMU                    // a sysfs PMU event: msr/tsc/, cpu/event=0x3c/, cpu/name/
 	KindRaw                    // rNNNN on the core PMU
-	KindTracepoint             // subsystem:name
+	kindTracepoint             // subsystem:name
 )
 
-func (k Kind) String() string {
+func (k kind) String() string {
 	switch k {
 	case KindHardware:
 		return "hardware"
@@ -50,7 +50,7 @@ func (k Kind) String() string {
 		return "pmu"
 	case KindRaw:
 		return "raw"
-	case KindTracepoint:
+	case kindTracepoint:
 		return "tracepoint"
 	}
 	return "unknown"
@@ -68,8 +68,8 @@ type Encoding struct {
 	Config2 uint64 `json:"config2"`
 }
 
-// Modifiers are the ":ukh..." suffixes of an event name.
-type Modifiers struct {
+// modifiers are the ":ukh..." suffixes of an event name.
+type modifiers struct {
 	ExcludeUser   bool
 	ExcludeKernel bool
 	ExcludeHV     bool
@@ -84,12 +84,12 @@ type Modifiers struct {
 type Event struct {
 	// Name is the event as perf prints it, modifiers included.
 	Name string
-	Kind Kind
+	Kind kind
 	// Encodings has one entry for most events. On hybrid CPUs a generic
 	// hardware or cache event has one per core PMU (cpu_core, cpu_atom):
 	// the engine opens each and reports their sum as the event.
 	Encodings []Encoding
-	Modifiers Modifiers
+	Modifiers modifiers
 	// Unit is "ns" for the clock events, the PMU alias's unit (from its
 	// events/NAME.unit file, for example "Joules") when it has one, empty
 	// for plain counts.

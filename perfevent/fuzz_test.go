@@ -79,7 +79,7 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("generic event %q on a hybrid CPU has %d encodings", e.Name, len(e.Encodings))
 				}
 				for _, enc := range e.Encodings {
-					if p := sys.PMU(enc.PMU); p == nil || enc.Config>>PMUTypeShift != uint64(p.Type) {
+					if p := sys.PMU(enc.PMU); p == nil || enc.Config>>pmuTypeShift != uint64(p.Type) {
 						t.Fatalf("generic event %q: encoding %+v lacks its PMU type in config bits 32-63", e.Name, enc)
 					}
 				}

@@ -65,7 +65,7 @@ func encPMU(e Event, enc Encoding) string {
 	switch e.Kind {
 	case KindSoftware:
 		return "software"
-	case KindTracepoint:
+	case kindTracepoint:
 		return "tracepoint"
 	}
 	return "cpu"

@@ -9,9 +9,9 @@ import (
 	"text/tabwriter"
 )
 
-// EventInfo is one line of perfbench events: an event, its encoding and
+// eventInfo is one line of perfbench events: an event, its encoding and
 // whether it opens on this machine.
-type EventInfo struct {
+type eventInfo struct {
 	Name string `json:"name"`
 	Kind string `json:"kind"`
 	PMU  string `json:"pmu"`
@@ -48,19 +48,19 @@ type ListOptions struct {
 // Events lists the catalogue and the PMU aliases found in sysfs (with All,
 // alias spellings; with Tracepoints, every tracepoint), each probed on this
 // process.
-func (s *System) Events(opt ListOptions) ([]EventInfo, error) {
+func (s *System) Events(opt ListOptions) ([]eventInfo, error) {
 	probe := opt.Probe
 	if probe == nil {
 		probe = s.Probe
 	}
-	var out []EventInfo
+	var out []eventInfo
 	add := func(spec string, aliases []string) error {
 		l, err := Parse(spec, s)
 		if err != nil {
 			return fmt.Errorf("list event %s: %w", spec, err)
 		}
 		for _, e := range l.Events {
-			info := EventInfo{Name: e.Name, Kind: e.Kind.String(), Aliases: aliases, Unit: e.Unit}
+			info := eventInfo{Name: e.Name, Kind: e.Kind.String(), Aliases: aliases, Unit: e.Unit}
 			enc := e.Encodings[0]
 			info.PMU, info.Type, info.Config, info.Config1, info.Config2 = enc.PMU, enc.Type, enc.Config, enc.Config1, enc.Config2
 			if len(e.Encodings) > 1 {
@@ -102,7 +102,7 @@ func (s *System) Events(opt ListOptions) ([]EventInfo, error) {
 			if err := add(p.Name+"/"+n+"/", nil); err != nil {
 				// An alias whose terms need a value (term=?) cannot be
 				// opened as it is: list it as such.
-				out = append(out, EventInfo{Name: p.Name + "/" + n + "/", Kind: KindPMU.String(), PMU: p.Name, Type: p.Type, Reason: err.Error()})
+				out = append(out, eventInfo{Name: p.Name + "/" + n + "/", Kind: KindPMU.String(), PMU: p.Name, Type: p.Type, Reason: err.Error()})
 			}
 		}
 	}
@@ -116,7 +116,7 @@ func (s *System) Events(opt ListOptions) ([]EventInfo, error) {
 				opt.Progress(i, len(tps))
 			}
 			if err := add(tp, nil); err != nil {
-				out = append(out, EventInfo{Name: tp, Kind: KindTracepoint.String(), PMU: "tracepoint", Type: TypeTracepoint, Reason: err.Error()})
+				out = append(out, eventInfo{Name: tp, Kind: kindTracepoint.String(), PMU: "tracepoint", Type: typeTracepoint, Reason: err.Error()})
 			}
 		}
 	}
@@ -135,7 +135,7 @@ func reasonOf(err error) string {
 
 // WriteEventsText prints events as a table: name, kind, PMU, type, config
 // words, and whether the event opens here.
-func WriteEventsText(w io.Writer, events []EventInfo) error {
+func WriteEventsText(w io.Writer, events []eventInfo) error {
 	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
 	fmt.Fprintln(tw, "EVENT\tKIND\tPMU\tTYPE\tCONFIG\tSUPPORTED")
 	for _, e := range events {

@@ -10,7 +10,7 @@ import (
 // fakeProbe supports software events and msr, and refuses the rest the way
 // a machine without a hardware PMU does.
 func fakeProbe(e Event) error {
-	if e.Kind == KindSoftware || e.Kind == KindTracepoint || e.Encodings[0].PMU == "msr" {
+	if e.Kind == KindSoftware || e.Kind == kindTracepoint || e.Encodings[0].PMU == "msr" {
 		return nil
 	}
 	return &OpenError{Event: e.Name, Target: "this process", Reason: "not supported: this machine has no hardware PMU (ENOENT)", Err: errors.New("ENOENT"), Kind: ErrNotSupported}
@@ -26,11 +26,11 @@ func TestEventsList(t *testing.T) {
 	if len(list) != 55 {
 		t.Errorf("%d events listed, want 55", len(list))
 	}
-	byName := map[string]EventInfo{}
+	byName := map[string]eventInfo{}
 	for _, e := range list {
 		byName[e.Name] = e
 	}
-	for name, want := range map[string]EventInfo{
+	for name, want := range map[string]eventInfo{
 		"cycles":                {Kind: "hardware", PMU: "cpu", Type: 0, Config: 0, Supported: false, Reason: "not supported: this machine has no hardware PMU (ENOENT)"},
 		"L1-dcache-load-misses": {Kind: "cache", PMU: "cpu", Type: 3, Config: 0x10000, Supported: false, Reason: "not supported: this machine has no hardware PMU (ENOENT)"},
 		"context-switches":      {Kind: "software", PMU: "software", Type: 1, Config: 3, Supported: true},
@@ -65,7 +65,7 @@ func TestEventsList(t *testing.T) {
 	if names["ftrace:bprint"] {
 		t.Error("--tracepoints lists ftrace:bprint, which has no id")
 	}
-	if _, err := fixture(t, "amd-zen").Events(ListOptions{Tracepoints: true, Probe: fakeProbe}); !errors.Is(err, ErrNoTraceFS) {
+	if _, err := fixture(t, "amd-zen").Events(ListOptions{Tracepoints: true, Probe: fakeProbe}); !errors.Is(err, errNoTraceFS) {
 		t.Errorf("tracepoints without tracefs: %v", err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 // Note is a condition that weakens a Reading without voiding it: what it
 // concerns (Kind and Events) for programs, and Text for people.
 type Note struct {
-	Kind NoteKind
+	Kind noteKind
 	// Events are the canonical names (Event.RecordName) of the events a
 	// multiplexed or not-counted note concerns, in the reading's order;
 	// empty for an attachment note.
@@ -24,13 +24,13 @@ type Note struct {
 	Text string
 }
 
-// NoteKind is what a Note concerns.
-type NoteKind int
+// noteKind is what a Note concerns.
+type noteKind int
 
 const (
-	// NoteAttach: a condition of the attachment (threads that may be
+	// noteAttach: a condition of the attachment (threads that may be
 	// uncounted, a group larger than its PMU, cgroup mode, ...).
-	NoteAttach NoteKind = iota
+	noteAttach noteKind = iota
 	// NoteMultiplexed: one event ran part of the window; its value is
 	// scaled.
 	NoteMultiplexed
@@ -47,7 +47,7 @@ func eventNotes(attach []string, events []EventCount, window bool) []Note {
 	var out []Note
 	for _, t := range attach {
 		if !slices.ContainsFunc(out, func(n Note) bool { return n.Text == t }) {
-			out = append(out, Note{Kind: NoteAttach, Text: t})
+			out = append(out, Note{Kind: noteAttach, Text: t})
 		}
 	}
 	// Not-counted events with the same reason share one note.

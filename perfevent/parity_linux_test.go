@@ -228,16 +228,16 @@ func TestParityModifiers(t *testing.T) {
 	attrs := perfAttrs(t, perf, names)
 	bits := []struct {
 		field string
-		get   func(Modifiers) bool
+		get   func(modifiers) bool
 	}{
-		{"exclude_user", func(m Modifiers) bool { return m.ExcludeUser }},
-		{"exclude_kernel", func(m Modifiers) bool { return m.ExcludeKernel }},
-		{"exclude_hv", func(m Modifiers) bool { return m.ExcludeHV }},
-		{"exclude_idle", func(m Modifiers) bool { return m.ExcludeIdle }},
-		{"exclude_host", func(m Modifiers) bool { return m.ExcludeHost }},
-		{"exclude_guest", func(m Modifiers) bool { return m.ExcludeGuest }},
-		{"pinned", func(m Modifiers) bool { return m.Pinned }},
-		{"exclusive", func(m Modifiers) bool { return m.Exclusive }},
+		{"exclude_user", func(m modifiers) bool { return m.ExcludeUser }},
+		{"exclude_kernel", func(m modifiers) bool { return m.ExcludeKernel }},
+		{"exclude_hv", func(m modifiers) bool { return m.ExcludeHV }},
+		{"exclude_idle", func(m modifiers) bool { return m.ExcludeIdle }},
+		{"exclude_host", func(m modifiers) bool { return m.ExcludeHost }},
+		{"exclude_guest", func(m modifiers) bool { return m.ExcludeGuest }},
+		{"pinned", func(m modifiers) bool { return m.Pinned }},
+		{"exclusive", func(m modifiers) bool { return m.Exclusive }},
 	}
 	for i, n := range names {
 		e := one(t, n, sys)

@@ -314,7 +314,7 @@ func genericEvent(c CatalogEntry, sys *System) Event {
 	e := Event{Kind: c.Kind, Canonical: c.Name, Unit: c.Unit}
 	switch c.Kind {
 	case KindSoftware:
-		e.Encodings = []Encoding{{PMU: "software", Type: TypeSoftware, Config: c.Config}}
+		e.Encodings = []Encoding{{PMU: "software", Type: typeSoftware, Config: c.Config}}
 	default:
 		e.Encodings = coreEncodings(c.Type(), c.Config, sys)
 	}
@@ -334,7 +334,7 @@ func coreEncodings(typ uint32, config uint64, sys *System) []Encoding {
 	}
 	out := make([]Encoding, len(cores))
 	for i, p := range cores {
-		out[i] = Encoding{PMU: p.Name, Type: typ, Config: uint64(p.Type)<<PMUTypeShift | config}
+		out[i] = Encoding{PMU: p.Name, Type: typ, Config: uint64(p.Type)<<pmuTypeShift | config}
 	}
 	return out
 }
@@ -350,9 +350,9 @@ func rawEvent(name string, sys *System) (Event, error) {
 	cores := sys.CorePMUs()
 	switch len(cores) {
 	case 0:
-		e.Encodings = []Encoding{{PMU: "cpu", Type: TypeRaw, Config: v}}
+		e.Encodings = []Encoding{{PMU: "cpu", Type: typeRaw, Config: v}}
 	case 1:
-		e.Encodings = []Encoding{{PMU: cores[0].Name, Type: TypeRaw, Config: v}}
+		e.Encodings = []Encoding{{PMU: cores[0].Name, Type: typeRaw, Config: v}}
 	default:
 		for _, p := range cores {
 			e.Encodings = append(e.Encodings, Encoding{PMU: p.Name, Type: p.Type, Config: v})
@@ -366,8 +366,8 @@ func rawEvent(name string, sys *System) (Event, error) {
 // its own; G and H likewise for guest and host. perf also sets exclude_guest
 // for u; perfbench does not (it only matters for KVM guest code, and PMUs
 // such as msr reject it).
-func parseModifiers(s string) (Modifiers, error) {
-	var m Modifiers
+func parseModifiers(s string) (modifiers, error) {
+	var m modifiers
 	exclude, excludeGH := false, false
 	for i, c := range s {
 		if c != 'p' && strings.ContainsRune(s[i+1:], c) {
@@ -496,7 +496,7 @@ func parsePMUEvent(text string, slash int, sys *System) (Event, error) {
 func genericOn(c CatalogEntry, p *PMU, sys *System) Event {
 	config := c.Config
 	if sys.Hybrid() {
-		config |= uint64(p.Type) << PMUTypeShift
+		config |= uint64(p.Type) << pmuTypeShift
 	}
 	return Event{Kind: c.Kind, Encodings: []Encoding{{PMU: p.Name, Type: c.Type(), Config: config}}}
 }
@@ -535,7 +535,7 @@ func (p *PMU) applyTerm(words *[3]uint64, key string, v uint64, text string) err
 }
 
 // applyAlias applies the terms of an events/ alias ("event=0x3c,umask=0x00").
-func (p *PMU) applyAlias(words *[3]uint64, a Alias, text string) error {
+func (p *PMU) applyAlias(words *[3]uint64, a alias, text string) error {
 	if a.Terms == "" {
 		return syntaxf("PMU event %q: alias %s/events/%s is empty", text, p.Name, a.Name)
 	}
@@ -552,7 +552,7 @@ func (p *PMU) applyAlias(words *[3]uint64, a Alias, text string) error {
 		}
 		v, err := parseTermValue(val)
 		if err != nil {
-			return fmt.Errorf("PMU event %q: alias %s/events/%s: term %s has value %q, not a number: %w", text, p.Name, a.Name, key, val, ErrSyntax)
+			return fmt.Errorf("PMU event %q: alias %s/events/%s: term %s has value %q, not a number: %w", text, p.Name, a.Name, key, val, errSyntax)
 		}
 		if err := p.applyTerm(words, key, v, text); err != nil {
 			return err
@@ -636,7 +636,7 @@ func parseTracepoint(sub, name, mods string, hasMods bool, text string, sys *Sys
 	var pairs [][2]string
 	if strings.ContainsAny(sub+name, "*?[") {
 		if sys == nil || sys.TraceFS == "" {
-			return nil, fmt.Errorf("tracepoint %q: %w: %w", text, ErrNoTraceFS, ErrNotSupported)
+			return nil, fmt.Errorf("tracepoint %q: %w: %w", text, errNoTraceFS, ErrNotSupported)
 		}
 		for _, s := range sys.tracepointNames("") {
 			if ok, err := path.Match(sub, s); err != nil {
@@ -651,7 +651,7 @@ func parseTracepoint(sub, name, mods string, hasMods bool, text string, sys *Sys
 			}
 		}
 		if len(pairs) == 0 {
-			return nil, fmt.Errorf("tracepoint pattern %q matches no tracepoint in %s: %w", sub+":"+name, sys.TraceFS, ErrUnknownEvent)
+			return nil, fmt.Errorf("tracepoint pattern %q matches no tracepoint in %s: %w", sub+":"+name, sys.TraceFS, errUnknownEvent)
 		}
 	} else {
 		pairs = [][2]string{{sub, name}}
@@ -666,8 +666,8 @@ func parseTracepoint(sub, name, mods string, hasMods bool, text string, sys *Sys
 		out = append(out, Event{
 			Name:      n,
 			Canonical: n,
-			Kind:      KindTracepoint,
-			Encodings: []Encoding{{PMU: "tracepoint", Type: TypeTracepoint, Config: id}},
+			Kind:      kindTracepoint,
+			Encodings: []Encoding{{PMU: "tracepoint", Type: typeTracepoint, Config: id}},
 			Modifiers: m,
 		})
 	}
@@ -703,9 +703,9 @@ func unknownEvent(name string, sys *System) error {
 	}
 	sort.Strings(cands)
 	if best := nearest(name, cands); best != "" {
-		return fmt.Errorf("%w %q (did you mean %q?)", ErrUnknownEvent, name, suggest[best])
+		return fmt.Errorf("%w %q (did you mean %q?)", errUnknownEvent, name, suggest[best])
 	}
-	return fmt.Errorf("%w %q (run 'perfbench events' for the list)", ErrUnknownEvent, name)
+	return fmt.Errorf("%w %q (run 'perfbench events' for the list)", errUnknownEvent, name)
 }
 
 // nearest returns the candidate closest to s, ignoring case, if it is close
@@ -723,5 +723,5 @@ func nearest(s string, cands []string) string {
 }
 
 func syntaxf(format string, args ...any) error {
-	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), ErrSyntax)
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), errSyntax)
 }

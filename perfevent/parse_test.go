@@ -42,7 +42,7 @@ func TestParseGenericOnVM(t *testing.T) {
 	vm := fixture(t, "vm")
 	for _, tc := range []struct {
 		spec      string
-		kind      Kind
+		kind      kind
 		typ       uint32
 		config    uint64
 		canonical string
@@ -79,7 +79,7 @@ func TestParseGenericOnVM(t *testing.T) {
 		{"msr/tsc/", KindPMU, 9, 0, "msr/tsc/", ""},
 		{"msr/event=0x1/", KindPMU, 9, 1, "msr/event=0x1/", ""},
 		{"uprobe/retprobe,ref_ctr_offset=16/", KindPMU, 8, 1 | 16<<32, "uprobe/retprobe,ref_ctr_offset=16/", ""},
-		{"sched:sched_switch", KindTracepoint, 2, 372, "sched:sched_switch", ""},
+		{"sched:sched_switch", kindTracepoint, 2, 372, "sched:sched_switch", ""},
 	} {
 		e := one(t, tc.spec, vm)
 		if e.Kind != tc.kind || len(e.Encodings) != 1 || e.Encodings[0].Type != tc.typ || e.Encodings[0].Config != tc.config {
@@ -94,22 +94,22 @@ func TestParseGenericOnVM(t *testing.T) {
 func TestParseModifiers(t *testing.T) {
 	for _, tc := range []struct {
 		mods string
-		want Modifiers
+		want modifiers
 	}{
-		{"u", Modifiers{ExcludeKernel: true, ExcludeHV: true}},
-		{"k", Modifiers{ExcludeUser: true, ExcludeHV: true}},
-		{"h", Modifiers{ExcludeUser: true, ExcludeKernel: true}},
-		{"uk", Modifiers{ExcludeHV: true}},
-		{"ku", Modifiers{ExcludeHV: true}},
-		{"ukh", Modifiers{}},
-		{"G", Modifiers{ExcludeHost: true}},
-		{"H", Modifiers{ExcludeGuest: true}},
-		{"GH", Modifiers{}},
-		{"uG", Modifiers{ExcludeKernel: true, ExcludeHV: true, ExcludeHost: true}},
-		{"I", Modifiers{ExcludeIdle: true}},
-		{"D", Modifiers{Pinned: true}},
-		{"e", Modifiers{Exclusive: true}},
-		{"kDe", Modifiers{ExcludeUser: true, ExcludeHV: true, Pinned: true, Exclusive: true}},
+		{"u", modifiers{ExcludeKernel: true, ExcludeHV: true}},
+		{"k", modifiers{ExcludeUser: true, ExcludeHV: true}},
+		{"h", modifiers{ExcludeUser: true, ExcludeKernel: true}},
+		{"uk", modifiers{ExcludeHV: true}},
+		{"ku", modifiers{ExcludeHV: true}},
+		{"ukh", modifiers{}},
+		{"G", modifiers{ExcludeHost: true}},
+		{"H", modifiers{ExcludeGuest: true}},
+		{"GH", modifiers{}},
+		{"uG", modifiers{ExcludeKernel: true, ExcludeHV: true, ExcludeHost: true}},
+		{"I", modifiers{ExcludeIdle: true}},
+		{"D", modifiers{Pinned: true}},
+		{"e", modifiers{Exclusive: true}},
+		{"kDe", modifiers{ExcludeUser: true, ExcludeHV: true, Pinned: true, Exclusive: true}},
 	} {
 		for _, ev := range []string{"cycles:" + tc.mods, "cs:" + tc.mods, "msr/tsc/" + tc.mods, "sched:sched_switch:" + tc.mods, "r12:" + tc.mods} {
 			e := one(t, ev, fixture(t, "vm"))
@@ -141,10 +141,10 @@ func TestParseGroups(t *testing.T) {
 	if !reflect.DeepEqual(l.Groups, [][]int{{0, 1}, {3, 4}}) {
 		t.Errorf("groups %v", l.Groups)
 	}
-	if m := l.Events[3].Modifiers; m != (Modifiers{ExcludeKernel: true, ExcludeHV: true}) {
+	if m := l.Events[3].Modifiers; m != (modifiers{ExcludeKernel: true, ExcludeHV: true}) {
 		t.Errorf("msr/tsc/ in {}:u has modifiers %+v", m)
 	}
-	if m := l.Events[4].Modifiers; m != (Modifiers{ExcludeHV: true}) {
+	if m := l.Events[4].Modifiers; m != (modifiers{ExcludeHV: true}) {
 		t.Errorf("L1-dcache-loads:k in {}:u has modifiers %+v", m)
 	}
 	if got := l.Events[6].Encodings[0].Config; got != 372 {
@@ -252,47 +252,47 @@ func TestParseErrors(t *testing.T) {
 		sentinel error
 		says     []string
 	}{
-		{"cylces", vm, ErrUnknownEvent, []string{`unknown event "cylces"`, `did you mean "cycles"?`}},
-		{"instrutions:u", vm, ErrUnknownEvent, []string{`did you mean "instructions"?`}},
-		{"contex-switches", vm, ErrUnknownEvent, []string{`did you mean "context-switches"?`}},
-		{"tsc", vm, ErrUnknownEvent, []string{`did you mean "msr/tsc/"?`}},
-		{"frobnicate", vm, ErrUnknownEvent, []string{"perfbench events"}},
-		{"cycles:x", vm, ErrSyntax, []string{`unknown modifier "x"`}},
-		{"cycles:pp", vm, ErrSyntax, []string{"precise sampling"}},
-		{"cycles:", vm, ErrSyntax, []string{"no modifiers"}},
-		{"cycles,,instructions", vm, ErrSyntax, []string{"empty event name"}},
-		{"", vm, ErrSyntax, []string{"empty event list"}},
-		{"{cycles,{instructions}}", vm, ErrSyntax, []string{"do not nest"}},
-		{"{cycles", vm, ErrSyntax, []string{"unbalanced"}},
-		{"cycles}", vm, ErrSyntax, []string{"unbalanced"}},
-		{"{}", vm, ErrSyntax, []string{"empty group"}},
-		{"task-clock,context-switches,cs", vm, ErrSyntax, []string{"context-switches is listed twice", "give each event once"}},
-		{"{cycles,instructions},cycles", vm, ErrSyntax, []string{"cycles is listed twice"}},
-		{"{cycles}x", vm, ErrSyntax, []string{"a group may only be followed by :MODIFIERS"}},
-		{"msr/tsc", vm, ErrSyntax, []string{"unterminated"}},
-		{"msr/tsc/:u", vm, ErrSyntax, []string{"without ':'", "msr/tsc/u"}},
-		{"msr//", vm, ErrSyntax, []string{"no terms", "format/ allows event"}},
-		{"msr/tscc/", vm, ErrSyntax, []string{`unknown term "tscc"`, `did you mean "tsc"?`, "format/ allows event"}},
-		{"amd_l3/evnt=1/", amd, ErrSyntax, []string{`unknown term "evnt"`, `did you mean "event"?`, "format/ allows coreid, enallcores, enallslices, event, sliceid, threadmask, umask"}},
-		{"cpu/event=0x1000/", amd, ErrSyntax, []string{"0x1000 does not fit in 12 bits (config:0-7,32-35)"}},
-		{"cpu/umask=zz/", amd, ErrSyntax, []string{`value "zz" is not a number`}},
-		{"cpu/period=1000/", amd, ErrSyntax, []string{"perf record option"}},
-		{"cpu/name=foo,event=1/", amd, ErrSyntax, []string{"name= is not supported"}},
+		{"cylces", vm, errUnknownEvent, []string{`unknown event "cylces"`, `did you mean "cycles"?`}},
+		{"instrutions:u", vm, errUnknownEvent, []string{`did you mean "instructions"?`}},
+		{"contex-switches", vm, errUnknownEvent, []string{`did you mean "context-switches"?`}},
+		{"tsc", vm, errUnknownEvent, []string{`did you mean "msr/tsc/"?`}},
+		{"frobnicate", vm, errUnknownEvent, []string{"perfbench events"}},
+		{"cycles:x", vm, errSyntax, []string{`unknown modifier "x"`}},
+		{"cycles:pp", vm, errSyntax, []string{"precise sampling"}},
+		{"cycles:", vm, errSyntax, []string{"no modifiers"}},
+		{"cycles,,instructions", vm, errSyntax, []string{"empty event name"}},
+		{"", vm, errSyntax, []string{"empty event list"}},
+		{"{cycles,{instructions}}", vm, errSyntax, []string{"do not nest"}},
+		{"{cycles", vm, errSyntax, []string{"unbalanced"}},
+		{"cycles}", vm, errSyntax, []string{"unbalanced"}},
+		{"{}", vm, errSyntax, []string{"empty group"}},
+		{"task-clock,context-switches,cs", vm, errSyntax, []string{"context-switches is listed twice", "give each event once"}},
+		{"{cycles,instructions},cycles", vm, errSyntax, []string{"cycles is listed twice"}},
+		{"{cycles}x", vm, errSyntax, []string{"a group may only be followed by :MODIFIERS"}},
+		{"msr/tsc", vm, errSyntax, []string{"unterminated"}},
+		{"msr/tsc/:u", vm, errSyntax, []string{"without ':'", "msr/tsc/u"}},
+		{"msr//", vm, errSyntax, []string{"no terms", "format/ allows event"}},
+		{"msr/tscc/", vm, errSyntax, []string{`unknown term "tscc"`, `did you mean "tsc"?`, "format/ allows event"}},
+		{"amd_l3/evnt=1/", amd, errSyntax, []string{`unknown term "evnt"`, `did you mean "event"?`, "format/ allows coreid, enallcores, enallslices, event, sliceid, threadmask, umask"}},
+		{"cpu/event=0x1000/", amd, errSyntax, []string{"0x1000 does not fit in 12 bits (config:0-7,32-35)"}},
+		{"cpu/umask=zz/", amd, errSyntax, []string{`value "zz" is not a number`}},
+		{"cpu/period=1000/", amd, errSyntax, []string{"perf record option"}},
+		{"cpu/name=foo,event=1/", amd, errSyntax, []string{"name= is not supported"}},
 		{"cpu/event=0x3c/", vm, ErrNotSupported, []string{"no hardware PMU"}},
 		{"cpuu/event=1/", amd, ErrNotSupported, []string{`no PMU "cpuu"`, `did you mean "cpu"?`}},
-		{"iTLB-stores", vm, ErrSyntax, []string{"iTLB has no store operation (it has load)"}},
-		{"L1-icache-store-misses", vm, ErrSyntax, []string{"L1-icache has no store operation (it has load, prefetch)"}},
-		{"L1-dcache-loads-stores", vm, ErrSyntax, []string{"two operations"}},
-		{"LLC-misses-refs", vm, ErrSyntax, []string{"two results"}},
-		{"sched:sched_swich", vm, ErrUnknownEvent, []string{`did you mean "sched:sched_switch"?`}},
-		{"shed:sched_switch", vm, ErrUnknownEvent, []string{`did you mean "sched"?`}},
-		{"sched:nothing_*", vm, ErrUnknownEvent, []string{"matches no tracepoint"}},
+		{"iTLB-stores", vm, errSyntax, []string{"iTLB has no store operation (it has load)"}},
+		{"L1-icache-store-misses", vm, errSyntax, []string{"L1-icache has no store operation (it has load, prefetch)"}},
+		{"L1-dcache-loads-stores", vm, errSyntax, []string{"two operations"}},
+		{"LLC-misses-refs", vm, errSyntax, []string{"two results"}},
+		{"sched:sched_swich", vm, errUnknownEvent, []string{`did you mean "sched:sched_switch"?`}},
+		{"shed:sched_switch", vm, errUnknownEvent, []string{`did you mean "sched"?`}},
+		{"sched:nothing_*", vm, errUnknownEvent, []string{"matches no tracepoint"}},
 		{"sched:sched_switch", amd, ErrNotSupported, []string{"tracefs is not mounted"}},
 		{"ftrace:bprint", vm, ErrNotSupported, []string{"has no id"}},
 		{"duration_time", vm, ErrNotSupported, []string{"tool event"}},
 		{"mem:0x1000", vm, ErrNotSupported, []string{"breakpoint"}},
-		{"sched:..:u", vm, ErrUnknownEvent, nil},
-		{"sched:../../../etc:u", vm, ErrSyntax, nil},
+		{"sched:..:u", vm, errUnknownEvent, nil},
+		{"sched:../../../etc:u", vm, errSyntax, nil},
 	} {
 		_, err := Parse(tc.spec, tc.sys)
 		if err == nil {

@@ -58,10 +58,10 @@ type PMU struct {
 	CPUs string
 	// Formats maps a term name (event, umask, cmask, ...) to its bit layout
 	// from the PMU's format/ folder.
-	Formats map[string]Format
+	Formats map[string]format
 	// Aliases maps the lower-cased name of each file of the PMU's events/
 	// folder to the alias it defines.
-	Aliases map[string]Alias
+	Aliases map[string]alias
 	// Caps holds the files of the PMU's caps/ folder (pmu_name,
 	// max_precise, branches, ...).
 	Caps map[string]string
@@ -92,22 +92,22 @@ func (c Counters) String() string {
 	return fmt.Sprintf("%d generic + %d fixed", c.Generic, c.Fixed)
 }
 
-// Format is the bit layout of one PMU term, from a format/ file such as
+// format is the bit layout of one PMU term, from a format/ file such as
 // "config:0-7,32-35".
-type Format struct {
+type format struct {
 	// Spec is the file's text, trimmed.
 	Spec string
 	// Word is 0, 1 or 2 for config, config1, config2.
 	Word int
 	// Bits are the ranges the value's bits go to, lowest value bits first.
-	Bits []BitRange
+	Bits []bitRange
 }
 
-// BitRange is an inclusive range of bits of a config word.
-type BitRange struct{ Lo, Hi int }
+// bitRange is an inclusive range of bits of a config word.
+type bitRange struct{ Lo, Hi int }
 
 // Width is the number of value bits the format holds.
-func (f Format) Width() int {
+func (f format) Width() int {
 	n := 0
 	for _, r := range f.Bits {
 		n += r.Hi - r.Lo + 1
@@ -115,8 +115,8 @@ func (f Format) Width() int {
 	return n
 }
 
-// Alias is a named event from a PMU's events/ folder.
-type Alias struct {
+// alias is a named event from a PMU's events/ folder.
+type alias struct {
 	Name string
 	// Terms is the file's text: "event=0x3c,umask=0x00".
 	Terms string
@@ -130,9 +130,9 @@ var wordNames = []string{"config", "config1", "config2"}
 
 // parseFormat parses a format/ file: "config:0-7,32-35", "config1:0-63",
 // "config:21".
-func parseFormat(spec string) (Format, error) {
+func parseFormat(spec string) (format, error) {
 	spec = strings.TrimSpace(spec)
-	f := Format{Spec: spec}
+	f := format{Spec: spec}
 	word, bits, ok := strings.Cut(spec, ":")
 	if !ok {
 		return f, fmt.Errorf("format %q has no config word (want config:LO-HI)", spec)
@@ -169,14 +169,14 @@ func parseFormat(spec string) (Format, error) {
 			}
 			used |= 1 << b
 		}
-		f.Bits = append(f.Bits, BitRange{l, h})
+		f.Bits = append(f.Bits, bitRange{l, h})
 	}
 	return f, nil
 }
 
 // apply writes value into the format's bits of words, clearing what was
 // there. It fails when value does not fit.
-func (f Format) apply(words *[3]uint64, value uint64) error {
+func (f format) apply(words *[3]uint64, value uint64) error {
 	if w := f.Width(); w < 64 && value>>w != 0 {
 		return fmt.Errorf("value %#x does not fit in %d bits (%s)", value, w, f.Spec)
 	}

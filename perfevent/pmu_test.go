@@ -9,14 +9,14 @@ func TestParseFormat(t *testing.T) {
 	for _, tc := range []struct {
 		spec  string
 		word  int
-		bits  []BitRange
+		bits  []bitRange
 		width int
 	}{
-		{"config:0-7", 0, []BitRange{{0, 7}}, 8},
-		{"config:0-7,32-35\n", 0, []BitRange{{0, 7}, {32, 35}}, 12},
-		{"config1:0-63", 1, []BitRange{{0, 63}}, 64},
-		{"config2:5", 2, []BitRange{{5, 5}}, 1},
-		{"config:0-7,32-35,59-60", 0, []BitRange{{0, 7}, {32, 35}, {59, 60}}, 14},
+		{"config:0-7", 0, []bitRange{{0, 7}}, 8},
+		{"config:0-7,32-35\n", 0, []bitRange{{0, 7}, {32, 35}}, 12},
+		{"config1:0-63", 1, []bitRange{{0, 63}}, 64},
+		{"config2:5", 2, []bitRange{{5, 5}}, 1},
+		{"config:0-7,32-35,59-60", 0, []bitRange{{0, 7}, {32, 35}, {59, 60}}, 14},
 	} {
 		f, err := parseFormat(tc.spec)
 		if err != nil {

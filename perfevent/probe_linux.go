@@ -64,7 +64,7 @@ func (s *System) OpenError(e Event, enc Encoding, target string, err error) erro
 			oe.Reason = "not supported: this machine has no hardware PMU (ENOENT; usual in a VM without a virtual PMU)"
 		case hw:
 			oe.Reason = fmt.Sprintf("not supported: the CPU's PMU (%s) has no such event (ENOENT)", enc.PMU)
-		case e.Kind == KindTracepoint:
+		case e.Kind == kindTracepoint:
 			oe.Reason = "not supported: the kernel has no such tracepoint (ENOENT)"
 		default:
 			oe.Reason = fmt.Sprintf("not supported: PMU %s (type %d) does not take this config (ENOENT)", enc.PMU, enc.Type)

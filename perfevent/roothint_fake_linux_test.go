@@ -30,7 +30,7 @@ func TestRootNotToldRunAsRoot(t *testing.T) {
 		f.fail = func(n int, o fakeOpen) error { return syscall.EMFILE }
 		root := fakeRoot(t, 100, threads(100, 101))
 		_, err := attachFake(t, f, root, 100, []Event{taskClock}, Options{})
-		if !errors.Is(err, ErrTooManyFiles) {
+		if !errors.Is(err, errTooManyFiles) {
 			t.Fatalf("err = %v, want ErrTooManyFiles", err)
 		}
 		return err

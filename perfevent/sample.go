@@ -45,13 +45,13 @@ import (
 // 100 keeps samples from beating with periodic work.
 const DefaultSampleFreq = 99
 
-// DefaultBufferPages is the size of each CPU's ring buffer in pages when
+// defaultBufferPages is the size of each CPU's ring buffer in pages when
 // SampleOptions.BufferPages is 0: 512 KiB with 4 KiB pages, seconds of
 // samples at 999 Hz with deep call chains.
-const DefaultBufferPages = 128
+const defaultBufferPages = 128
 
-// ErrSamplingActive: Stop was called twice.
-var ErrSamplingActive = errors.New("sampling already stopped")
+// errSamplingActive: Stop was called twice.
+var errSamplingActive = errors.New("sampling already stopped")
 
 // SampleOptions tune StartSampling. The zero value samples cpu-clock at
 // DefaultSampleFreq on every online CPU and keeps the samples of the pid.
@@ -541,7 +541,7 @@ func DefaultSampleEvent() Event {
 	return Event{
 		Name:      "cpu-clock",
 		Kind:      KindSoftware,
-		Encodings: []Encoding{{PMU: "software", Type: TypeSoftware, Config: 0}},
+		Encodings: []Encoding{{PMU: "software", Type: typeSoftware, Config: 0}},
 		Unit:      "ns",
 		Canonical: "cpu-clock",
 	}
@@ -550,7 +550,7 @@ func DefaultSampleEvent() Event {
 // validateSampleOptions fills defaults and refuses contradictions.
 func validateSampleOptions(pid int, o *SampleOptions) error {
 	if pid <= 0 {
-		return fmt.Errorf("sample pid %d: not a process id: %w", pid, ErrNoProcess)
+		return fmt.Errorf("sample pid %d: not a process id: %w", pid, errNoProcess)
 	}
 	if o.Event.Name == "" {
 		o.Event = DefaultSampleEvent()
@@ -568,7 +568,7 @@ func validateSampleOptions(pid int, o *SampleOptions) error {
 		o.Freq = DefaultSampleFreq
 	}
 	if o.BufferPages == 0 {
-		o.BufferPages = DefaultBufferPages
+		o.BufferPages = defaultBufferPages
 	}
 	if o.BufferPages < 1 || o.BufferPages&(o.BufferPages-1) != 0 {
 		return fmt.Errorf("sample %s: ring buffer of %d pages: the size must be a power of two", o.Event.Name, o.BufferPages)

@@ -63,7 +63,7 @@ func StartSampling(pid int, opts SampleOptions) (*Sampling, error) {
 	root := opts.Root
 	proc := filepath.Join(procDir(root), strconv.Itoa(pid))
 	if _, err := os.Stat(proc); err != nil {
-		return nil, fmt.Errorf("sample pid %d: %w", pid, ErrNoProcess)
+		return nil, fmt.Errorf("sample pid %d: %w", pid, errNoProcess)
 	}
 	if opts.Freq > 0 {
 		if max, ok := readSysctlInt(root, "kernel/perf_event_max_sample_rate"); ok && opts.Freq > max {
@@ -326,7 +326,7 @@ func (s *Sampling) Stop() (*SampleSet, error) {
 	s.mu.Lock()
 	if s.stopped {
 		s.mu.Unlock()
-		return nil, ErrSamplingActive
+		return nil, errSamplingActive
 	}
 	s.stopped = true
 	s.mu.Unlock()

@@ -152,7 +152,7 @@ func TestSampleProcessExits(t *testing.T) {
 	if !strings.Contains(strings.Join(set.Warnings, "\n"), "exited during the window") {
 		t.Errorf("no exit warning: %q", set.Warnings)
 	}
-	if _, err := s.Stop(); !errors.Is(err, ErrSamplingActive) {
+	if _, err := s.Stop(); !errors.Is(err, errSamplingActive) {
 		t.Errorf("second Stop: %v", err)
 	}
 }
@@ -181,7 +181,7 @@ func TestSampleLost(t *testing.T) {
 }
 
 func TestSampleErrors(t *testing.T) {
-	if _, err := StartSampling(1<<30, SampleOptions{}); !errors.Is(err, ErrNoProcess) {
+	if _, err := StartSampling(1<<30, SampleOptions{}); !errors.Is(err, errNoProcess) {
 		t.Errorf("absent pid: %v", err)
 	}
 	max, ok := readSysctlInt("", "kernel/perf_event_max_sample_rate")
@@ -194,7 +194,7 @@ func TestSampleErrors(t *testing.T) {
 	}
 	// A hardware event samples on a machine with a PMU and is not
 	// supported on one without.
-	hw := Event{Name: "cycles", Kind: KindHardware, Encodings: []Encoding{{PMU: "cpu", Type: TypeHardware, Config: 0}}}
+	hw := Event{Name: "cycles", Kind: KindHardware, Encodings: []Encoding{{PMU: "cpu", Type: typeHardware, Config: 0}}}
 	needSampling(t)
 	sys, err := LoadSystem("/")
 	if err != nil {

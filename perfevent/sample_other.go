@@ -16,7 +16,7 @@ func StartSampling(pid int, opts SampleOptions) (*Sampling, error) {
 }
 
 // Stop returns ErrSamplingActive: nothing was started.
-func (s *Sampling) Stop() (*SampleSet, error) { return nil, ErrSamplingActive }
+func (s *Sampling) Stop() (*SampleSet, error) { return nil, errSamplingActive }
 
 // Begin does nothing: nothing was started.
 func (s *Sampling) Begin() {}

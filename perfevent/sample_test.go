@@ -223,7 +223,7 @@ func TestSampleOptionsDefaults(t *testing.T) {
 	if err := validateSampleOptions(1, &o); err != nil {
 		t.Fatal(err)
 	}
-	if o.Event.Name != "cpu-clock" || o.Freq != DefaultSampleFreq || o.BufferPages != DefaultBufferPages {
+	if o.Event.Name != "cpu-clock" || o.Freq != DefaultSampleFreq || o.BufferPages != defaultBufferPages {
 		t.Errorf("defaults: %s at %d Hz, %d pages", o.Event.Name, o.Freq, o.BufferPages)
 	}
 	for name, o := range map[string]SampleOptions{

@@ -76,7 +76,7 @@ func loadPMU(dir, name string, warnings *[]string) (*PMU, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read type of PMU %s: %q is not a number", name, strings.TrimSpace(string(b)))
 	}
-	p := &PMU{Name: name, Type: uint32(t), Formats: map[string]Format{}, Aliases: map[string]Alias{}, Caps: map[string]string{}}
+	p := &PMU{Name: name, Type: uint32(t), Formats: map[string]format{}, Aliases: map[string]alias{}, Caps: map[string]string{}}
 	hasCPUs := false
 	for _, f := range []string{"cpus", "cpumask"} {
 		if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil {
@@ -101,7 +101,7 @@ func loadPMU(dir, name string, warnings *[]string) (*PMU, error) {
 			strings.HasSuffix(file, ".per-pkg") || strings.HasSuffix(file, ".snapshot") {
 			continue
 		}
-		a := Alias{Name: file, Terms: strings.Join(strings.Fields(text), "")}
+		a := alias{Name: file, Terms: strings.Join(strings.Fields(text), "")}
 		a.Unit = strings.TrimSpace(events[file+".unit"])
 		if sc, ok := events[file+".scale"]; ok {
 			v, err := strconv.ParseFloat(strings.TrimSpace(sc), 64)
@@ -174,17 +174,17 @@ func ParseCPUInfo(b []byte) CPUInfo {
 	return c
 }
 
-// ErrNoTraceFS is wrapped by errors about tracepoints when tracefs is not
+// errNoTraceFS is wrapped by errors about tracepoints when tracefs is not
 // mounted.
-var ErrNoTraceFS = errors.New("tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)")
+var errNoTraceFS = errors.New("tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)")
 
 // TracepointID returns the id of tracepoint sub:name from tracefs.
 func (s *System) TracepointID(sub, name string) (uint64, error) {
 	if s == nil || s.TraceFS == "" {
-		return 0, fmt.Errorf("find tracepoint %s:%s: %w: %w", sub, name, ErrNoTraceFS, ErrNotSupported)
+		return 0, fmt.Errorf("find tracepoint %s:%s: %w: %w", sub, name, errNoTraceFS, ErrNotSupported)
 	}
 	if !validTraceName(sub) || !validTraceName(name) {
-		return 0, fmt.Errorf("find tracepoint %s:%s: %w", sub, name, ErrUnknownEvent)
+		return 0, fmt.Errorf("find tracepoint %s:%s: %w", sub, name, errUnknownEvent)
 	}
 	b, err := os.ReadFile(filepath.Join(s.TraceFS, sub, name, "id"))
 	if err != nil {
@@ -192,7 +192,7 @@ func (s *System) TracepointID(sub, name string) (uint64, error) {
 			if st, err := os.Stat(filepath.Join(s.TraceFS, sub, name)); err == nil && st.IsDir() {
 				return 0, fmt.Errorf("tracepoint %s:%s has no id in tracefs (an ftrace-internal event perf cannot open): %w", sub, name, ErrNotSupported)
 			}
-			return 0, fmt.Errorf("%w: no tracepoint %s:%s%s", ErrUnknownEvent, sub, name, s.suggestTracepoint(sub, name))
+			return 0, fmt.Errorf("%w: no tracepoint %s:%s%s", errUnknownEvent, sub, name, s.suggestTracepoint(sub, name))
 		}
 		return 0, fmt.Errorf("read id of tracepoint %s:%s: %w", sub, name, err)
 	}
@@ -221,7 +221,7 @@ func validTraceName(s string) bool {
 // perf list, it leaves out ftrace-internal events that have no id.
 func (s *System) Tracepoints() ([]string, error) {
 	if s == nil || s.TraceFS == "" {
-		return nil, ErrNoTraceFS
+		return nil, errNoTraceFS
 	}
 	subs, err := os.ReadDir(s.TraceFS)
 	if err != nil {

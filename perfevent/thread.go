@@ -32,7 +32,7 @@ func listThreads(root string, pid int) ([]int, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errESRCH) {
-			return nil, fmt.Errorf("pid %d: %w", pid, ErrNoProcess)
+			return nil, fmt.Errorf("pid %d: %w", pid, errNoProcess)
 		}
 		return nil, fmt.Errorf("list threads of pid %d: %w", pid, err)
 	}
@@ -44,7 +44,7 @@ func listThreads(root string, pid int) ([]int, error) {
 	}
 	if len(tids) == 0 {
 		// A zombie: the directory is there, the threads are gone.
-		return nil, fmt.Errorf("pid %d has no threads left (it is exiting): %w", pid, ErrNoProcess)
+		return nil, fmt.Errorf("pid %d has no threads left (it is exiting): %w", pid, errNoProcess)
 	}
 	sort.Slice(tids, func(i, j int) bool {
 		if (tids[i] == pid) != (tids[j] == pid) {

@@ -65,13 +65,13 @@ func TestListThreads(t *testing.T) {
 	if want := []int{30, 4, 31, 300}; !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v (leader first, then by id)", got, want)
 	}
-	if _, err := listThreads(root, 31); !errors.Is(err, ErrNoProcess) {
+	if _, err := listThreads(root, 31); !errors.Is(err, errNoProcess) {
 		t.Errorf("missing pid: %v", err)
 	}
 	if err := os.MkdirAll(filepath.Join(root, "proc/50/task"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := listThreads(root, 50); !errors.Is(err, ErrNoProcess) {
+	if _, err := listThreads(root, 50); !errors.Is(err, errNoProcess) {
 		t.Errorf("zombie: %v", err)
 	}
 }

@@ -53,7 +53,7 @@ type Window struct {
 	Partial bool
 	// Coverage and Groups describe the attachment the window was read
 	// from.
-	Coverage Coverage
+	Coverage coverage
 	Groups   string
 	Cgroup   bool
 }

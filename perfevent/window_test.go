@@ -35,7 +35,7 @@ func handWindow(t *testing.T) *Window {
 		notes: []string{"2 threads started while counters were being opened"}}
 	r.finish()
 	return &Window{Pid: 42, Name: "mariadbd", Exe: "/usr/sbin/mariadbd", Total: r, Planned: 10 * time.Second, Partial: true,
-		Coverage: Coverage{Listed: 3, Attached: 2, Exited: 2, Missed: []int{50}, Attempts: 2}, Groups: lay.describe()}
+		Coverage: coverage{Listed: 3, Attached: 2, Exited: 2, Missed: []int{50}, Attempts: 2}, Groups: lay.describe()}
 }
 
 // TestHandReadingNotes: the hand-built window's events have one status
@@ -56,7 +56,7 @@ func TestHandReadingNotes(t *testing.T) {
 	}
 	never := "enabled but never scheduled on the PMU (counters busy: other events, NMI watchdog, or a group that does not fit)"
 	notes := []Note{
-		{Kind: NoteAttach, Text: "2 threads started while counters were being opened"},
+		{Kind: noteAttach, Text: "2 threads started while counters were being opened"},
 		{Kind: NoteMultiplexed, Events: []string{"cycles"}, Running: 0.25, Text: "cpu-cycles was multiplexed: counted 25.0% of the time, value scaled"},
 		{Kind: NoteNotCounted, Events: []string{"branch-misses"}, Reason: never, Text: "branch-misses not counted: " + never},
 	}

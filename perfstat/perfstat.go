@@ -53,19 +53,19 @@ type Format int
 
 // Formats.
 const (
-	FormatUnknown Format = iota
-	FormatText           // the default human-readable layout
-	FormatCSV            // -x SEP
-	FormatJSON           // -j
+	formatUnknown Format = iota
+	formatText           // the default human-readable layout
+	formatCSV            // -x SEP
+	formatJSON           // -j
 )
 
 func (f Format) String() string {
 	switch f {
-	case FormatText:
+	case formatText:
 		return "text"
-	case FormatCSV:
+	case formatCSV:
 		return "csv"
-	case FormatJSON:
+	case formatJSON:
 		return "json"
 	}
 	return "unknown"

@@ -27,7 +27,7 @@ func read(t *testing.T, name string, opts Options) ([]*Window, []Warning) {
 	if opts.Name == "" {
 		opts.Name = name
 	}
-	ws, warns, err := Parse(b, opts)
+	ws, warns, err := parse(b, opts)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -82,7 +82,7 @@ func oneFile(t *testing.T, name string, opts Options) *Window {
 
 func TestDefaultText(t *testing.T) {
 	w := oneFile(t, "default.txt", Options{})
-	if w.Format != FormatText || w.Target != "process id '11793'" || w.Elapsed != 1.002009961 || w.Truncated {
+	if w.Format != formatText || w.Target != "process id '11793'" || w.Elapsed != 1.002009961 || w.Truncated {
 		t.Errorf("window %+v", w)
 	}
 	check(t, w, []want{
@@ -104,7 +104,7 @@ func TestDefaultText(t *testing.T) {
 
 func TestCSV(t *testing.T) {
 	w := oneFile(t, "csv.txt", Options{})
-	if w.Format != FormatCSV || w.Elapsed != 0 || w.Seconds() != 0 {
+	if w.Format != formatCSV || w.Elapsed != 0 || w.Seconds() != 0 {
 		t.Errorf("window %+v", w)
 	}
 	check(t, w, []want{
@@ -120,7 +120,7 @@ func TestCSV(t *testing.T) {
 
 func TestJSON(t *testing.T) {
 	w := oneFile(t, "json.txt", Options{})
-	if w.Format != FormatJSON {
+	if w.Format != formatJSON {
 		t.Errorf("format %v", w.Format)
 	}
 	check(t, w, []want{
@@ -364,7 +364,7 @@ func TestBadInput(t *testing.T) {
 	def := fixture(t, "default.txt")
 	// Truncated before "seconds time elapsed".
 	cut := def[:strings.Index(def, "       15030149415")]
-	ws, warns, err := Parse([]byte(cut), Options{Name: "cut.txt"})
+	ws, warns, err := parse([]byte(cut), Options{Name: "cut.txt"})
 	if err != nil || len(ws) != 1 || !ws[0].Truncated {
 		t.Fatalf("truncated: %d windows, err %v", len(ws), err)
 	}
@@ -373,44 +373,44 @@ func TestBadInput(t *testing.T) {
 	}
 	// Cut in the middle of a -x line: the cut line is not trusted.
 	csv := fixture(t, "csv.txt")
-	ws, warns, _ = Parse([]byte(csv[:strings.Index(csv, "0,,page-faults")+5]), Options{Name: "c"})
+	ws, warns, _ = parse([]byte(csv[:strings.Index(csv, "0,,page-faults")+5]), Options{Name: "c"})
 	if len(ws) != 1 || !ws[0].Truncated || !hasWarning(warns, 4, "middle of a line") {
 		t.Errorf("cut line: %d windows, warnings %v", len(ws), warns)
 	}
 	// Mixed formats: -x lines inside a text run.
 	mixed := strings.Replace(def, "                 2      cpu-migrations", "2,,cpu-migrations,1000,100.00,,\n                 2      cpu-migrations", 1)
-	ws, warns, _ = Parse([]byte(mixed), Options{Name: "m"})
+	ws, warns, _ = parse([]byte(mixed), Options{Name: "m"})
 	if len(ws) != 1 || !hasWarning(warns, 6, "mixed formats") {
 		t.Errorf("mixed: %d windows, warnings %v", len(ws), warns)
 	}
 	check(t, ws[0], []want{{"cpu-migrations", 2, record.StatusCounted, 0}})
 	// Not UTF-8.
 	bad := strings.Replace(def, "                 0      page-faults", "\xff\xfe\x00garbage\n                 0      page-faults", 1)
-	ws, warns, _ = Parse([]byte(bad), Options{Name: "b"})
+	ws, warns, _ = parse([]byte(bad), Options{Name: "b"})
 	if len(ws) != 1 || !hasWarning(warns, 7, "not UTF-8") {
 		t.Errorf("non-UTF-8: %d windows, warnings %v", len(ws), warns)
 	}
 	// A line that is not perf output.
 	junk := strings.Replace(def, "                 0      page-faults", "hello world\n                 0      page-faults", 1)
-	_, warns, _ = Parse([]byte(junk), Options{Name: "j"})
+	_, warns, _ = parse([]byte(junk), Options{Name: "j"})
 	if !hasWarning(warns, 7, "not a perf stat line") {
 		t.Errorf("junk: warnings %v", warns)
 	}
 	// A line longer than MaxLine.
 	long := strings.Replace(def, "                 0      page-faults", strings.Repeat("x", 500)+"\n                 0      page-faults", 1)
-	ws, warns, _ = Parse([]byte(long), Options{Name: "l", MaxLine: 200})
+	ws, warns, _ = parse([]byte(long), Options{Name: "l", MaxLine: 200})
 	if len(ws) != 1 || !hasWarning(warns, 7, "longer than 200 bytes") {
 		t.Errorf("long line: %d windows, warnings %v", len(ws), warns)
 	}
 	check(t, ws[0], []want{{"page-faults", 0, record.StatusCounted, 0}})
 	// Not perf output at all.
 	sb, _ := os.ReadFile(filepath.Join("..", "testdata", "sysbench", "oltp_read_only.t1.nopct.txt"))
-	_, _, err = Parse(sb, Options{Name: "sb.txt"})
+	_, _, err = parse(sb, Options{Name: "sb.txt"})
 	if !errors.Is(err, ErrNoCounters) || !strings.Contains(err.Error(), "sb.txt") {
 		t.Errorf("sysbench output read as perf stat: %v", err)
 	}
 	// Empty input is no windows and no error.
-	if ws, _, err := Parse(nil, Options{}); len(ws) != 0 || err != nil {
+	if ws, _, err := parse(nil, Options{}); len(ws) != 0 || err != nil {
 		t.Errorf("empty input: %d windows, %v", len(ws), err)
 	}
 }
@@ -424,7 +424,7 @@ func TestNotPerfOutput(t *testing.T) {
 	}
 	lua := "FATAL: `thread_init' function failed: ./broken.lua:1: attempt to index local 'x' (a nil value)\n" +
 		line + "\nFATAL: Thread initialization failed!\n"
-	ws, _, err := Parse([]byte(lua), Options{Name: "lua.txt"})
+	ws, _, err := parse([]byte(lua), Options{Name: "lua.txt"})
 	if len(ws) != 0 || !errors.Is(err, ErrNoCounters) || !strings.HasPrefix(err.Error(), "lua.txt: not perf stat output: ") {
 		t.Errorf("%d windows, err %v", len(ws), err)
 	}
@@ -433,7 +433,7 @@ func TestNotPerfOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws, _, err = Parse(sb, Options{Name: "lua-fatal.txt"})
+	ws, _, err = parse(sb, Options{Name: "lua-fatal.txt"})
 	if len(ws) != 0 || !errors.Is(err, ErrNoCounters) {
 		t.Errorf("lua-fatal.txt: %d windows, err %v", len(ws), err)
 	}
@@ -441,7 +441,7 @@ func TestNotPerfOutput(t *testing.T) {
 	// counters around it are kept.
 	def := fixture(t, "default.txt")
 	junk := strings.Replace(def, "                 0      page-faults", line+"\n                 0      page-faults", 1)
-	ws, warns, err := Parse([]byte(junk), Options{Name: "j"})
+	ws, warns, err := parse([]byte(junk), Options{Name: "j"})
 	if err != nil || len(ws) != 1 || !hasWarning(warns, 7, "not a perf stat line") || len(ws[0].Counters) != 7 {
 		t.Fatalf("%d windows, err %v, warnings %v", len(ws), err, warns)
 	}
@@ -552,7 +552,7 @@ func seeds(f *testing.F) {
 func FuzzScanner(f *testing.F) {
 	seeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ws, warns, _ := Parse(data, Options{Name: "fuzz"})
+		ws, warns, _ := parse(data, Options{Name: "fuzz"})
 		lines := bytes.Count(data, []byte("\n")) + 1
 		for _, w := range ws {
 			for _, v := range []float64{w.Interval, w.Start, w.Elapsed, w.ElapsedVariance, w.User, w.Sys, w.Seconds()} {

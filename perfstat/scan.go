@@ -65,8 +65,8 @@ func NewScanner(r io.Reader, opts Options) *Scanner {
 	return &Scanner{opts: opts, r: bufio.NewReaderSize(r, 64<<10), dec: opts.Decimal, sep: opts.Separator}
 }
 
-// Parse reads every Window of data.
-func Parse(data []byte, opts Options) ([]*Window, []Warning, error) {
+// parse reads every Window of data.
+func parse(data []byte, opts Options) ([]*Window, []Warning, error) {
 	sc := NewScanner(bytes.NewReader(data), opts)
 	var ws []*Window
 	for sc.Scan() {
@@ -222,7 +222,7 @@ func (s *Scanner) process(line string) {
 		if len(target) >= 2 && target[0] == '\'' && target[len(target)-1] == '\'' {
 			s.cur.w.Command = target[1 : len(target)-1]
 		}
-		s.cur.format = FormatText
+		s.cur.format = formatText
 		return
 	}
 	if m := reElapsed.FindStringSubmatch(t); m != nil {
@@ -257,7 +257,7 @@ func (s *Scanner) process(line string) {
 	)
 	switch {
 	case t[0] == '{':
-		format = FormatJSON
+		format = formatJSON
 		var skip bool
 		c, ts, skip, err = parseJSONLine(t)
 		if skip {
@@ -265,13 +265,13 @@ func (s *Scanner) process(line string) {
 		}
 	default:
 		var ok bool
-		if s.sep == "" && (s.cur == nil || s.cur.format != FormatText) {
+		if s.sep == "" && (s.cur == nil || s.cur.format != formatText) {
 			s.sep = detectSep(line)
 		}
 		if s.sep != "" {
 			c, ts, ok, err = parseCSVLine(line, s.sep)
 			if ok {
-				format = FormatCSV
+				format = formatCSV
 				break
 			}
 			if err != nil {
@@ -281,7 +281,7 @@ func (s *Scanner) process(line string) {
 		var r rawCounter
 		r, ts, ok = parseTextLine(line)
 		if ok {
-			format = FormatText
+			format = formatText
 			rc = &r
 			c = r.c
 			err = nil
@@ -292,7 +292,7 @@ func (s *Scanner) process(line string) {
 			if sep := detectSep(line); sep != "" {
 				c, ts, ok, err = parseCSVLine(line, sep)
 				if ok && err == nil {
-					format = FormatCSV
+					format = formatCSV
 					break
 				}
 			}
@@ -344,7 +344,7 @@ func (s *Scanner) add(n int, format Format, c Counter, tsRaw string, rc *rawCoun
 		ts = v
 	}
 	key := c.Aggr + "\x00" + c.Event
-	if s.cur != nil && s.cur.format != FormatUnknown && s.cur.format != format && (len(s.cur.w.Counters)+len(s.cur.raw) > 0 || s.cur.w.Target != "") {
+	if s.cur != nil && s.cur.format != formatUnknown && s.cur.format != format && (len(s.cur.w.Counters)+len(s.cur.raw) > 0 || s.cur.w.Target != "") {
 		if s.cur.mixed == 0 {
 			s.cur.mixedLine = n
 		}
@@ -408,7 +408,7 @@ func (s *Scanner) close(atEOF bool) {
 		w.Truncated = true
 		s.warn(s.line, "input ends in the middle of a line: the last run may be cut short")
 	}
-	if atEOF && w.Format == FormatText && w.Interval == 0 && p.elapsed == "" && !w.Truncated {
+	if atEOF && w.Format == formatText && w.Interval == 0 && p.elapsed == "" && !w.Truncated {
 		w.Truncated = true
 		s.warn(w.EndLine, "run ends without its \"seconds time elapsed\" line: the file may be truncated")
 	}

@@ -19,10 +19,10 @@ type Command struct {
 	Shown []string
 }
 
-// EnvPrefix starts the names of the environment variables that carry the
+// envPrefix starts the names of the environment variables that carry the
 // values of placeholders into shell scripts: {password} is
 // $PERFBENCH_PASSWORD, {table_size} $PERFBENCH_TABLE_SIZE.
-const EnvPrefix = "PERFBENCH_"
+const envPrefix = "PERFBENCH_"
 
 // shells are the commands whose -c argument is a script.
 var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true, "ksh": true, "mksh": true, "zsh": true}
@@ -79,7 +79,7 @@ func Expand(argv []string, values map[string]string, secret ...string) (Command,
 				run.WriteString(v)
 				continue
 			}
-			env := EnvPrefix + strings.ToUpper(name)
+			env := envPrefix + strings.ToUpper(name)
 			if !envSet[env] {
 				envSet[env] = true
 				c.Env = append(c.Env, env+"="+v)

@@ -113,14 +113,14 @@ command = ["sh", "-c", "MYSQL_PWD={password} mariadb -e 'select 1'; sleep {time}
 label = "a"
 socket = "/s"
 `
-	p, err := Parse("p.toml", []byte(src))
+	p, err := parse("p.toml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(p.Warnings) != 1 || !strings.HasPrefix(p.Warnings[0], "custom step arg (line 8) puts {password} on a command line") {
 		t.Errorf("warnings %q", p.Warnings)
 	}
-	p, err = Parse("p.toml", []byte(strings.Replace(src, `password = "s3cret"`, "", 1)))
+	p, err = parse("p.toml", []byte(strings.Replace(src, `password = "s3cret"`, "", 1)))
 	if err != nil || len(p.Warnings) != 0 {
 		t.Errorf("the default password: warnings %q, %v", p.Warnings, err)
 	}

@@ -9,28 +9,28 @@ import (
 	"github.com/perfbench/perfbench/suite"
 )
 
-// Action is what one Item of an expanded plan does.
-type Action string
+// action is what one Item of an expanded plan does.
+type action string
 
 // Actions, in the order a version's block runs them.
 const (
 	// ActionStart starts a managed server (initializing its data directory
 	// the first time).
-	ActionStart Action = "start"
+	ActionStart action = "start"
 	// ActionLoad loads the data set: sysbench cleanup, then prepare.
-	ActionLoad Action = "load"
+	ActionLoad action = "load"
 	// ActionFlush runs the post-write flush (suite.Flush) before a read
 	// step that follows write steps.
-	ActionFlush Action = "flush"
+	ActionFlush action = "flush"
 	// ActionMeasure runs a step at a thread count and writes its Record.
-	ActionMeasure Action = "measure"
+	ActionMeasure action = "measure"
 	// ActionStop stops a managed server.
-	ActionStop Action = "stop"
+	ActionStop action = "stop"
 )
 
 // Item is one thing the runner does, in order.
 type Item struct {
-	Action Action
+	Action action
 	// ID is stable across hosts and runs of the same plan: for a
 	// measurement it is MeasurementID of its version, step, threads and
 	// repeat, so that --resume can match Records to it.
@@ -55,16 +55,16 @@ func (it Item) Window() (warmup, duration time.Duration) {
 	return it.Step.Warmup, it.Step.Duration
 }
 
-// MeasurementID is the ID of the measurement of a version's step at a thread
+// measurementID is the ID of the measurement of a version's step at a thread
 // count and repeat: "<version>/<step label>/t<threads>/r<repeat>". Version
 // labels cannot hold '/', so IDs are unambiguous.
-func MeasurementID(version, step string, threads, repeat int) string {
+func measurementID(version, step string, threads, repeat int) string {
 	return version + "/" + step + "/t" + strconv.Itoa(threads) + "/r" + strconv.Itoa(repeat)
 }
 
 // RecordID is the MeasurementID a Record answers.
 func RecordID(r *record.Record) string {
-	return MeasurementID(r.Version, r.Step, r.Threads, r.Repeat)
+	return measurementID(r.Version, r.Step, r.Threads, r.Repeat)
 }
 
 // Expand turns the plan into the ordered list of things to do:
@@ -102,7 +102,7 @@ func (p *Plan) Expand() []Item {
 			for si := range p.Steps {
 				st := &p.Steps[si]
 				for _, th := range st.Threads {
-					id := MeasurementID(v.Label, st.Label, th, r)
+					id := measurementID(v.Label, st.Label, th, r)
 					if !st.Write && dirty[v.Label] {
 						items = append(items, Item{Action: ActionFlush, ID: "flush/" + id, Version: v, Repeat: r,
 							Step: st, Threads: th, Before: id})
@@ -120,7 +120,7 @@ func (p *Plan) Expand() []Item {
 			}
 		}
 	}
-	if p.Servers == ServersAllRunning {
+	if p.Servers == serversAllRunning {
 		for vi := range p.Versions {
 			v := &p.Versions[vi]
 			if running[v.Label] {

@@ -34,9 +34,9 @@ type rawInsertStep struct {
 	Duration      duration `toml:"duration"`
 }
 
-// IsInsertStep reports whether name is an insert-benchmark step (l.i0,
+// isInsertStep reports whether name is an insert-benchmark step (l.i0,
 // l.x, l.i1, l.i2, qrN, qpN).
-func IsInsertStep(name string) bool {
+func isInsertStep(name string) bool {
 	_, err := insertbench.ParseStep(name)
 	return err == nil
 }
@@ -184,7 +184,7 @@ func (p *parser) insertPlan(plan *Plan, in *rawInsert) {
 	}
 	var oe *insertbench.OrderError
 	if err := insertbench.CheckOrder(insertbench.State{}, opts); errors.As(err, &oe) {
-		p.errs = append(p.errs, &Error{File: p.file, Line: steps[oe.Index].Line,
+		p.errs = append(p.errs, &planError{File: p.file, Line: steps[oe.Index].Line,
 			Msg: fmt.Sprintf("step %s: %s (insert-benchmark steps run in the order of steps.list)", oe.Step, oe.Missing), Err: err})
 	}
 }

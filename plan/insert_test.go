@@ -168,7 +168,7 @@ func TestInsertExamplePlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Parse("../examples/plans/insert.toml", b)
+	p, err := parse("../examples/plans/insert.toml", b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,12 +35,12 @@ func (d *duration) UnmarshalTOML(v any) error {
 		d.d = t
 	case int64:
 		if x > maxSeconds || x < -maxSeconds {
-			return fmt.Errorf("%d seconds is not a duration perfbench takes (at most %s)", x, short(MaxDuration))
+			return fmt.Errorf("%d seconds is not a duration perfbench takes (at most %s)", x, short(maxDuration))
 		}
 		d.d = time.Duration(x) * time.Second
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > maxSeconds {
-			return fmt.Errorf("%v seconds is not a duration perfbench takes (at most %s)", x, short(MaxDuration))
+			return fmt.Errorf("%v seconds is not a duration perfbench takes (at most %s)", x, short(maxDuration))
 		}
 		d.d = time.Duration(x * float64(time.Second))
 	default:
@@ -249,11 +249,11 @@ type parser struct {
 }
 
 func (p *parser) errorf(key string, format string, args ...any) {
-	p.errs = append(p.errs, &Error{File: p.file, Line: p.lines.line(key), Msg: fmt.Sprintf(format, args...)})
+	p.errs = append(p.errs, &planError{File: p.file, Line: p.lines.line(key), Msg: fmt.Sprintf(format, args...)})
 }
 
 func (p *parser) wrapf(key string, err error, format string, args ...any) {
-	p.errs = append(p.errs, &Error{File: p.file, Line: p.lines.line(key), Msg: fmt.Sprintf(format, args...), Err: err})
+	p.errs = append(p.errs, &planError{File: p.file, Line: p.lines.line(key), Msg: fmt.Sprintf(format, args...), Err: err})
 }
 
 var labelRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+=-]{0,63}$`)
@@ -265,9 +265,9 @@ func (p *parser) parse(data []byte) *Plan {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			p.errs = append(p.errs, &Error{File: p.file, Line: pe.Position.Line, Msg: pe.Message, Err: err})
+			p.errs = append(p.errs, &planError{File: p.file, Line: pe.Position.Line, Msg: pe.Message, Err: err})
 		} else {
-			p.errs = append(p.errs, &Error{File: p.file, Msg: err.Error(), Err: err})
+			p.errs = append(p.errs, &planError{File: p.file, Msg: err.Error(), Err: err})
 		}
 		return nil
 	}
@@ -399,17 +399,17 @@ func (p *parser) run(plan *Plan, r *rawRun) {
 	plan.Interval = time.Second
 	if r.Interval.set {
 		plan.Interval = r.Interval.d
-		if plan.Interval < time.Second || plan.Interval > MaxDuration || plan.Interval%time.Second != 0 {
-			p.errorf("run.interval", "interval %v: use a whole number of seconds, 1s to %s (sysbench reports every N seconds)", plan.Interval, short(MaxDuration))
+		if plan.Interval < time.Second || plan.Interval > maxDuration || plan.Interval%time.Second != 0 {
+			p.errorf("run.interval", "interval %v: use a whole number of seconds, 1s to %s (sysbench reports every N seconds)", plan.Interval, short(maxDuration))
 		}
 	}
 	plan.Servers = ServersOneAtATime
 	switch r.Servers {
 	case "", ServersOneAtATime:
-	case ServersAllRunning:
-		plan.Servers = ServersAllRunning
+	case serversAllRunning:
+		plan.Servers = serversAllRunning
 	default:
-		p.errorf("run.servers", "servers %q: use %q or %q", r.Servers, ServersOneAtATime, ServersAllRunning)
+		p.errorf("run.servers", "servers %q: use %q or %q", r.Servers, ServersOneAtATime, serversAllRunning)
 	}
 	plan.FlushTimeout = 10 * time.Minute
 	if r.FlushTimeout.set {
@@ -441,14 +441,14 @@ func (p *parser) data(plan *Plan, d *rawData, dir string) {
 		RandType: "uniform", Load: true, Sysbench: "sysbench", ExtraArgs: d.ExtraArgs}
 	if d.Tables != nil {
 		out.Tables = *d.Tables
-		if out.Tables < 1 || out.Tables > MaxTables {
-			p.errorf("data.tables", "tables is %d, must be 1 to %d", out.Tables, MaxTables)
+		if out.Tables < 1 || out.Tables > maxTables {
+			p.errorf("data.tables", "tables is %d, must be 1 to %d", out.Tables, maxTables)
 		}
 	}
 	if d.TableSize != nil {
 		out.TableSize = *d.TableSize
-		if out.TableSize < 1 || out.TableSize > MaxTableSize {
-			p.errorf("data.table_size", "table_size is %d, must be 1 to %d", out.TableSize, MaxTableSize)
+		if out.TableSize < 1 || out.TableSize > maxTableSize {
+			p.errorf("data.table_size", "table_size is %d, must be 1 to %d", out.TableSize, maxTableSize)
 		}
 	}
 	if d.DB != "" {
@@ -514,7 +514,7 @@ func (p *parser) versions(plan *Plan, raws []rawVersion, dir string) {
 			p.errorf(key, "%s mixes a server perfbench starts (basedir, mycnf, options, init, start, stop) with a running server (pid, pid_file, socket, host, defaults_file, user, password): keep one kind", name)
 			continue
 		case managed:
-			m := &Managed{Init: InitAuto, Start: r.Start, Stop: r.Stop, Port: r.Port}
+			m := &Managed{Init: initAuto, Start: r.Start, Stop: r.Stop, Port: r.Port}
 			switch {
 			case r.Basedir == Installed:
 				m.Basedir = Installed
@@ -542,11 +542,11 @@ func (p *parser) versions(plan *Plan, raws []rawVersion, dir string) {
 				m.Options = append(m.Options, o)
 			}
 			switch r.Init {
-			case "", InitAuto:
-			case InitInstallDB, InitInitialize, InitNone:
+			case "", initAuto:
+			case initInstallDB, initInitialize, InitNone:
 				m.Init = r.Init
 			default:
-				p.errorf(k("init"), "%s: init %q: use %s, %s, %s or %s", name, r.Init, InitAuto, InitInstallDB, InitInitialize, InitNone)
+				p.errorf(k("init"), "%s: init %q: use %s, %s, %s or %s", name, r.Init, initAuto, initInstallDB, initInitialize, InitNone)
 			}
 			p.checkCommand(k("start"), name+" start", r.Start, lifecyclePlaceholders)
 			p.checkCommand(k("stop"), name+" stop", r.Stop, lifecyclePlaceholders)
@@ -631,8 +631,8 @@ func (p *parser) checkCommand(key, what string, argv []string, allowed []string)
 func (p *parser) threads(key string, th []int) []int {
 	seen := map[int]bool{}
 	for _, n := range th {
-		if n < 1 || n > MaxThreads {
-			p.errorf(key, "threads: %d is not a thread count (1 to %d)", n, MaxThreads)
+		if n < 1 || n > maxThreads {
+			p.errorf(key, "threads: %d is not a thread count (1 to %d)", n, maxThreads)
 		}
 		if seen[n] {
 			p.errorf(key, "threads: %d is listed twice", n)
@@ -834,7 +834,7 @@ func (set *stepSet) selectSteps(s *rawSteps) {
 			set.add(c)
 			continue
 		}
-		if IsInsertStep(name) || insertLike.MatchString(name) {
+		if isInsertStep(name) || insertLike.MatchString(name) {
 			if st := p.insertStep(key, name, set.insert); st != nil {
 				set.add(st)
 			}
@@ -958,7 +958,7 @@ func (set *stepSet) override(name string, o rawOverride) {
 		if o.Ops != "" {
 			st.Ops = o.Ops
 		}
-		if o.OpsPer > 0 && o.OpsPer <= MaxOpsPer {
+		if o.OpsPer > 0 && o.OpsPer <= maxOpsPer {
 			st.OpsPer = o.OpsPer
 		}
 		st.ExtraArgs = append(st.ExtraArgs, o.ExtraArgs...)
@@ -983,11 +983,11 @@ func (set *stepSet) finish() {
 		}
 		// Negative and zero durations were reported at their keys.
 		if st.Duration > 0 && st.Duration < plan.Interval {
-			p.errs = append(p.errs, &Error{File: p.file, Line: st.Line,
+			p.errs = append(p.errs, &planError{File: p.file, Line: st.Line,
 				Msg: fmt.Sprintf("step %s: duration %v is shorter than the interval %v", st.Label, st.Duration, plan.Interval)})
 		}
 		if len(st.Threads) == 0 {
-			p.errs = append(p.errs, &Error{File: p.file, Line: st.Line, Msg: fmt.Sprintf("step %s runs at no thread count", st.Label)})
+			p.errs = append(p.errs, &planError{File: p.file, Line: st.Line, Msg: fmt.Sprintf("step %s runs at no thread count", st.Label)})
 		}
 		plan.Steps = append(plan.Steps, *st)
 	}
@@ -1011,8 +1011,8 @@ func (p *parser) checkDuration(key, whose string, d time.Duration, positive bool
 			what = "positive"
 		}
 		p.errorf(key, "%s%s %v must be %s", whose, lastKey(key), d, what)
-	case d > MaxDuration:
-		p.errorf(key, "%s%s %v is longer than perfbench takes (at most %s)", whose, lastKey(key), d, short(MaxDuration))
+	case d > maxDuration:
+		p.errorf(key, "%s%s %v is longer than perfbench takes (at most %s)", whose, lastKey(key), d, short(maxDuration))
 	}
 }
 
@@ -1024,17 +1024,17 @@ func short(d time.Duration) string {
 // checkOpsPer reports an ops_per that is not a number from 0 (unset) to
 // MaxOpsPer, at its key, and says whether it is fine.
 func (p *parser) checkOpsPer(key, whose string, v float64) bool {
-	if v >= 0 && v <= MaxOpsPer {
+	if v >= 0 && v <= maxOpsPer {
 		return true
 	}
-	p.errorf(key, "%s: ops_per %v must be a positive number, at most %g", whose, v, float64(MaxOpsPer))
+	p.errorf(key, "%s: ops_per %v must be a positive number, at most %g", whose, v, float64(maxOpsPer))
 	return false
 }
 
 // checkSize reports a plan whose measurements are more, or take longer,
 // than perfbench runs, before anything expands them.
 func (p *parser) checkSize(plan *Plan, repeatsSet bool) {
-	if plan.Repeats < 1 || plan.Repeats > MaxRepeats {
+	if plan.Repeats < 1 || plan.Repeats > maxRepeats {
 		return
 	}
 	per, window := 0, 0.0
@@ -1048,11 +1048,11 @@ func (p *parser) checkSize(plan *Plan, repeatsSet bool) {
 		key = "run.repeats"
 	}
 	switch n := float64(per) * runs; {
-	case n > MaxMeasurements:
-		p.errorf(key, "the plan has %.0f measurements (repeats × versions × steps × thread counts), at most %d: fewer repeats, steps or thread counts", n, MaxMeasurements)
-	case window*runs > MaxPlanTime.Seconds():
+	case n > maxMeasurements:
+		p.errorf(key, "the plan has %.0f measurements (repeats × versions × steps × thread counts), at most %d: fewer repeats, steps or thread counts", n, maxMeasurements)
+	case window*runs > maxPlanTime.Seconds():
 		p.errorf(key, "the plan's warm-ups and windows alone take %.0f days, at most %.0f: fewer repeats, steps or thread counts, or shorter durations",
-			window*runs/86400, MaxPlanTime.Hours()/24)
+			window*runs/86400, maxPlanTime.Hours()/24)
 	}
 }
 

@@ -28,12 +28,12 @@ const (
 	PlacementCPUs = "cpus"
 )
 
-// DefaultPlacement is the mode of a plan that sets none: at 1 client
+// defaultPlacement is the mode of a plan that sets none: at 1 client
 // thread the server and the load share one CPU (no wake-up crosses CPUs,
 // and the scheduler has no choice to make run by run), at N threads they
 // share N CPUs. Split was measured worse on a busy 2-vCPU VM: a tenth of
 // the throughput at 1 thread, and repeats that agreed less.
-const DefaultPlacement = PlacementThreads
+const defaultPlacement = PlacementThreads
 
 // Placement is where a plan's servers and loads run: [run] placement,
 // cpus, server_cpus and client_cpus.
@@ -111,7 +111,7 @@ func (c *cpuList) UnmarshalTOML(v any) error {
 
 // placement reads [run] placement, cpus, server_cpus and client_cpus.
 func (p *parser) placement(plan *Plan, r *rawRun) {
-	pl := Placement{Mode: DefaultPlacement, lines: map[string]int{}}
+	pl := Placement{Mode: defaultPlacement, lines: map[string]int{}}
 	set := func(key string, v cpuList) cpuset.Set {
 		if v == "" {
 			return nil

@@ -22,7 +22,7 @@ func TestPlacementKeys(t *testing.T) {
 		cpus, server string
 		client       string
 	}{
-		{"", DefaultPlacement, "", "", ""},
+		{"", defaultPlacement, "", "", ""},
 		{`placement = "none"`, PlacementNone, "", "", ""},
 		{`placement = "threads"`, PlacementThreads, "", "", ""},
 		{`placement = "shared"` + "\ncpus = 0", PlacementShared, "0", "", ""},
@@ -51,7 +51,7 @@ func TestPlacementErrors(t *testing.T) {
 		{`placement = "none"` + "\ncpus = \"1\"", `bad.toml:4: cpus is the CPUs placement "split", "shared" or "threads" uses; with placement "none" it does nothing`},
 		{`server_cpus = "1"` + "\ncpus = \"1\"", `bad.toml:4: cpus is the CPUs placement "split", "shared" or "threads" uses; with server_cpus/client_cpus it does nothing`},
 	} {
-		_, err := Parse("/plans/bad.toml", []byte("# plan\n[run]\n"+c.run+"\n"+placementVersion))
+		_, err := parse("/plans/bad.toml", []byte("# plan\n[run]\n"+c.run+"\n"+placementVersion))
 		if err == nil {
 			t.Errorf("%q: accepted", c.run)
 			continue

@@ -78,9 +78,9 @@ const (
 	// steps of a repeat and stops it after, so that only one server runs
 	// at a time.
 	ServersOneAtATime = "one-at-a-time"
-	// ServersAllRunning starts each managed server once and stops them all
+	// serversAllRunning starts each managed server once and stops them all
 	// at the end of the plan.
-	ServersAllRunning = "all-running"
+	serversAllRunning = "all-running"
 )
 
 // Data is the data set and how the load generator reaches it.
@@ -113,9 +113,9 @@ const Installed = "installed"
 
 // Init methods for the data directory of a managed server.
 const (
-	InitAuto       = "auto"               // mariadb-install-db when the basedir has it, else mysqld --initialize-insecure
-	InitInstallDB  = "mariadb-install-db" // mariadb-install-db (or mysql_install_db of older MariaDB)
-	InitInitialize = "initialize"         // mysqld --initialize-insecure (MySQL 5.7 and later)
+	initAuto       = "auto"               // mariadb-install-db when the basedir has it, else mysqld --initialize-insecure
+	initInstallDB  = "mariadb-install-db" // mariadb-install-db (or mysql_install_db of older MariaDB)
+	initInitialize = "initialize"         // mysqld --initialize-insecure (MySQL 5.7 and later)
 	InitNone       = "none"               // the custom start command prepares its own data directory
 )
 
@@ -229,22 +229,22 @@ func (s *Step) Custom() bool { return s.Suite == nil }
 // Bounds of a plan's numbers: a plan beyond them is refused when it is
 // parsed, naming the bound, before anything is expanded or started.
 const (
-	MaxRepeats      = 1000
-	MaxThreads      = 100000               // one thread count
-	MaxTables       = 10000                // data.tables
-	MaxTableSize    = 1<<31 - 1            // data.table_size
-	MaxDuration     = 24 * time.Hour       // warm-up, duration, write_duration, interval, flush_timeout
-	MaxOpsPer       = 1e9                  // ops_per
-	MaxMeasurements = 100000               // repeats × versions × steps × thread counts
-	MaxPlanTime     = 366 * 24 * time.Hour // warm-ups and windows of every measurement
+	maxRepeats      = 1000
+	maxThreads      = 100000               // one thread count
+	maxTables       = 10000                // data.tables
+	maxTableSize    = 1<<31 - 1            // data.table_size
+	maxDuration     = 24 * time.Hour       // warm-up, duration, write_duration, interval, flush_timeout
+	maxOpsPer       = 1e9                  // ops_per
+	maxMeasurements = 100000               // repeats × versions × steps × thread counts
+	maxPlanTime     = 366 * 24 * time.Hour // warm-ups and windows of every measurement
 	MaxPMUBudget    = 64                   // run.pmu_budget
 )
 
-// ErrInvalid is wrapped by every problem found in a plan file.
-var ErrInvalid = errors.New("invalid plan")
+// errInvalid is wrapped by every problem found in a plan file.
+var errInvalid = errors.New("invalid plan")
 
-// Error is one problem in a plan file, at a line when one is known.
-type Error struct {
+// planError is one problem in a plan file, at a line when one is known.
+type planError struct {
 	File string
 	Line int
 	Msg  string
@@ -252,7 +252,7 @@ type Error struct {
 	Err error
 }
 
-func (e *Error) Error() string {
+func (e *planError) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 	}
@@ -260,15 +260,15 @@ func (e *Error) Error() string {
 }
 
 // Unwrap returns ErrInvalid and the underlying error.
-func (e *Error) Unwrap() []error {
+func (e *planError) Unwrap() []error {
 	if e.Err != nil {
-		return []error{ErrInvalid, e.Err}
+		return []error{errInvalid, e.Err}
 	}
-	return []error{ErrInvalid}
+	return []error{errInvalid}
 }
 
 // Errors is every problem found in a plan file, in line order.
-type Errors []*Error
+type Errors []*planError
 
 func (es Errors) Error() string {
 	s := make([]string, len(es))
@@ -293,14 +293,14 @@ func Load(path string) (*Plan, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read plan: %w", err)
 	}
-	return Parse(path, b)
+	return parse(path, b)
 }
 
-// Parse parses and validates a plan. name is the file's path: errors name
+// parse parses and validates a plan. name is the file's path: errors name
 // it and relative paths in the plan are resolved against its folder.
 // Environment variables (${NAME}) are expanded in paths. The error, when
 // not nil, is an Errors listing every problem with its line.
-func Parse(name string, data []byte) (*Plan, error) {
+func parse(name string, data []byte) (*Plan, error) {
 	p := &parser{file: name}
 	plan := p.parse(data)
 	if len(p.errs) > 0 {

@@ -16,7 +16,7 @@ import (
 
 func mustParse(t *testing.T, src string) *Plan {
 	t.Helper()
-	p, err := Parse("/plans/test.toml", []byte(src))
+	p, err := parse("/plans/test.toml", []byte(src))
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
@@ -27,11 +27,11 @@ func mustParse(t *testing.T, src string) *Plan {
 // "line: message" strings.
 func parseErrors(t *testing.T, src string) []string {
 	t.Helper()
-	_, err := Parse("/plans/bad.toml", []byte(src))
+	_, err := parse("/plans/bad.toml", []byte(src))
 	if err == nil {
 		t.Fatal("Parse accepted an invalid plan")
 	}
-	if !errors.Is(err, ErrInvalid) {
+	if !errors.Is(err, errInvalid) {
 		t.Errorf("error %v does not wrap ErrInvalid", err)
 	}
 	var es Errors
@@ -154,7 +154,7 @@ start = ["{basedir}/bin/mysqld_safe", "--datadir={datadir}"]
 stop = ["kill", "{pid_file}"]
 `)
 	if p.Name != "full-test" || p.Base != "b" || p.OutDir != "/plans/out/x" || p.ServersDir != "/plans/data" || p.Repeats != 3 || p.Interval != 2*time.Second ||
-		p.Servers != ServersAllRunning || p.FlushTimeout != time.Minute || !reflect.DeepEqual(p.Events, []string{"task-clock", "{cycles,instructions}"}) {
+		p.Servers != serversAllRunning || p.FlushTimeout != time.Minute || !reflect.DeepEqual(p.Events, []string{"task-clock", "{cycles,instructions}"}) {
 		t.Errorf("plan %+v", p)
 	}
 	wantData := Data{Tables: 8, TableSize: 10000000, DB: "bench", User: "u", Password: "", RandType: "pareto", Load: false,
@@ -194,11 +194,11 @@ stop = ["kill", "{pid_file}"]
 		}
 	}
 	a, b := p.Versions[0].Managed, p.Versions[1].Managed
-	wantA := &Managed{Basedir: "/opt/a/usr", Mycnf: "/plans/a.cnf", Options: []string{"skip-log-bin", "performance_schema=ON"}, Init: InitInitialize, Port: 3400}
+	wantA := &Managed{Basedir: "/opt/a/usr", Mycnf: "/plans/a.cnf", Options: []string{"skip-log-bin", "performance_schema=ON"}, Init: initInitialize, Port: 3400}
 	if !reflect.DeepEqual(a, wantA) {
 		t.Errorf("version a: %+v\nwant %+v", a, wantA)
 	}
-	wantB := &Managed{Basedir: Installed, Init: InitAuto, Options: []string{"innodb_buffer_pool_size=1G", "max_connections=500", "performance_schema=ON"},
+	wantB := &Managed{Basedir: Installed, Init: initAuto, Options: []string{"innodb_buffer_pool_size=1G", "max_connections=500", "performance_schema=ON"},
 		Start: []string{"{basedir}/bin/mysqld_safe", "--datadir={datadir}"}, Stop: []string{"kill", "{pid_file}"}}
 	if !reflect.DeepEqual(b, wantB) {
 		t.Errorf("version b: %+v\nwant %+v", b, wantB)
@@ -269,7 +269,7 @@ stop = ["x"]
 func TestErrorsStructure(t *testing.T) {
 	// The override of a step that does not exist says so, with the
 	// suite's hint.
-	_, err := Parse("p.toml", []byte(minimal+"[steps.override.pointquery]\nduration = 1\n"))
+	_, err := parse("p.toml", []byte(minimal+"[steps.override.pointquery]\nduration = 1\n"))
 	if err == nil || !strings.Contains(err.Error(), `unknown step "pointquery"`) {
 		t.Errorf("unknown override: %v, want unknown step \"pointquery\"", err)
 	}
@@ -411,7 +411,7 @@ func TestMeasurementID(t *testing.T) {
 	r := record.New(record.KindStep)
 	r.Version, r.Step, r.Threads, r.Repeat = "10.11.6", "read-only_range=100", 4, 2
 	r.Host = "any-host"
-	if got, want := RecordID(r), "10.11.6/read-only_range=100/t4/r2"; got != want || MeasurementID("10.11.6", "read-only_range=100", 4, 2) != want {
+	if got, want := RecordID(r), "10.11.6/read-only_range=100/t4/r2"; got != want || measurementID("10.11.6", "read-only_range=100", 4, 2) != want {
 		t.Errorf("RecordID = %q, want %q", got, want)
 	}
 }

@@ -10,18 +10,18 @@ import (
 // version against the base has a 95% interval within ±Precision, for each
 // step and thread count apart, or the step reaches MaxRepeats.
 const (
-	// DefaultPrecision is run.precision when the plan does not give it:
+	// defaultPrecision is run.precision when the plan does not give it:
 	// ±2% at 95%.
-	DefaultPrecision = 0.02
-	// DefaultMaxRepeats is run.max_repeats when the plan does not give it.
-	DefaultMaxRepeats = 10
+	defaultPrecision = 0.02
+	// defaultMaxRepeats is run.max_repeats when the plan does not give it.
+	defaultMaxRepeats = 10
 	// MinAutoRepeats is the fewest repeats an adaptive step runs: the
 	// report's interval of a ratio (analysis.RatioInterval, a bootstrap of
 	// the ratio of medians) needs 6 repeats on each side, and with fewer
 	// there is no interval to stop on.
 	MinAutoRepeats = 6
-	// MaxRetryBusy bounds run.retry_busy.
-	MaxRetryBusy = 10
+	// maxRetryBusy bounds run.retry_busy.
+	maxRetryBusy = 10
 )
 
 // AutoRepeats is how a plan with repeats = "auto" decides when a step has
@@ -63,8 +63,8 @@ func (r *repeatsValue) UnmarshalTOML(v any) error {
 func (p *parser) repeats(plan *Plan, r *rawRun) {
 	plan.Repeats = 1
 	if r.Repeats.set && !r.Repeats.auto {
-		if r.Repeats.n < 1 || r.Repeats.n > MaxRepeats {
-			p.errorf("run.repeats", "repeats is %d, must be 1 to %d", r.Repeats.n, MaxRepeats)
+		if r.Repeats.n < 1 || r.Repeats.n > maxRepeats {
+			p.errorf("run.repeats", "repeats is %d, must be 1 to %d", r.Repeats.n, maxRepeats)
 			return
 		}
 		plan.Repeats = int(r.Repeats.n)
@@ -74,7 +74,7 @@ func (p *parser) repeats(plan *Plan, r *rawRun) {
 			p.errorf("run.precision", "precision and max_repeats go with repeats = \"auto\": set it, or leave them out")
 		}
 	} else {
-		a := &AutoRepeats{Precision: DefaultPrecision, Max: DefaultMaxRepeats}
+		a := &AutoRepeats{Precision: defaultPrecision, Max: defaultMaxRepeats}
 		if r.Precision != nil {
 			a.Precision = *r.Precision
 			if math.IsNaN(a.Precision) || a.Precision <= 0 || a.Precision >= 1 {
@@ -83,9 +83,9 @@ func (p *parser) repeats(plan *Plan, r *rawRun) {
 		}
 		if r.MaxRepeats != nil {
 			a.Max = *r.MaxRepeats
-			if a.Max < MinAutoRepeats || a.Max > MaxRepeats {
+			if a.Max < MinAutoRepeats || a.Max > maxRepeats {
 				p.errorf("run.max_repeats", "max_repeats is %d, must be %d to %d: the rQPS interval needs %d repeats of each version",
-					a.Max, MinAutoRepeats, MaxRepeats, MinAutoRepeats)
+					a.Max, MinAutoRepeats, maxRepeats, MinAutoRepeats)
 			}
 		}
 		plan.Auto = a
@@ -93,8 +93,8 @@ func (p *parser) repeats(plan *Plan, r *rawRun) {
 	}
 	if r.RetryBusy != nil {
 		plan.RetryBusy = *r.RetryBusy
-		if plan.RetryBusy < 0 || plan.RetryBusy > MaxRetryBusy {
-			p.errorf("run.retry_busy", "retry_busy is %d, must be 0 to %d (how many times a window flagged busy is measured again)", plan.RetryBusy, MaxRetryBusy)
+		if plan.RetryBusy < 0 || plan.RetryBusy > maxRetryBusy {
+			p.errorf("run.retry_busy", "retry_busy is %d, must be 0 to %d (how many times a window flagged busy is measured again)", plan.RetryBusy, maxRetryBusy)
 		}
 	}
 }

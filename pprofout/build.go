@@ -45,8 +45,8 @@ import (
 	"github.com/perfbench/perfbench/symbols"
 )
 
-// UnattributedRole labels samples of threads the caller's roles do not name.
-const UnattributedRole = "unattributed"
+// unattributedRole labels samples of threads the caller's roles do not name.
+const unattributedRole = "unattributed"
 
 // Options complete a profile. The zero value names frames with a new
 // symbols.Resolver on this machine and labels every thread unattributed.
@@ -70,8 +70,8 @@ type Options struct {
 	Resolver *symbols.Resolver
 }
 
-// Profile is a built profile with what limited it.
-type Profile struct {
+// builtProfile is a built profile with what limited it.
+type builtProfile struct {
 	P *profile.Profile
 	// Stats counts how the samples' leaf frames were named.
 	Stats Stats
@@ -119,15 +119,15 @@ const (
 	commentWarning   = "perfbench.warning="
 )
 
-// ErrNoSamples: the set is nil.
-var ErrNoSamples = errors.New("no sample set")
+// errNoSamples: the set is nil.
+var errNoSamples = errors.New("no sample set")
 
-// Build makes the profile of set. Frames are named with opts.Resolver from
+// build makes the profile of set. Frames are named with opts.Resolver from
 // the maps snapshots the set carries, so it works after the process
 // exited.
-func Build(set *perfevent.SampleSet, opts Options) (*Profile, error) {
+func build(set *perfevent.SampleSet, opts Options) (*builtProfile, error) {
 	if set == nil {
-		return nil, ErrNoSamples
+		return nil, errNoSamples
 	}
 	res := opts.Resolver
 	if res == nil {
@@ -139,7 +139,7 @@ func Build(set *perfevent.SampleSet, opts Options) (*Profile, error) {
 	}
 	unknownRole := opts.UnknownRole
 	if unknownRole == "" {
-		unknownRole = UnattributedRole
+		unknownRole = unattributedRole
 	}
 	b := &builder{
 		set: set, proc: proc,
@@ -180,7 +180,7 @@ func Build(set *perfevent.SampleSet, opts Options) (*Profile, error) {
 	if opts.Step != "" {
 		p.Comments = append(p.Comments, commentStep+opts.Step)
 	}
-	out := &Profile{P: p, Stats: b.stats}
+	out := &builtProfile{P: p, Stats: b.stats}
 	out.Warnings = append(out.Warnings, set.Warnings...)
 	out.Warnings = append(out.Warnings, proc.Warnings()...)
 	if st := b.stats; st.Exe >= 20 && st.ExeNamedFraction() < 0.5 {
@@ -462,4 +462,4 @@ func (b *builder) finishMappings() {
 }
 
 // Write writes the profile gzip-compressed, as pprof reads it.
-func (p *Profile) Write(w io.Writer) error { return p.P.Write(w) }
+func (p *builtProfile) Write(w io.Writer) error { return p.P.Write(w) }

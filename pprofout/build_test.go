@@ -169,7 +169,7 @@ func (f *fixture) set(hidden int) *perfevent.SampleSet {
 func TestBuildFixture(t *testing.T) {
 	f := newFixture(t)
 	res := symbols.NewResolver(f.root)
-	p, err := Build(f.set(3), Options{Roles: map[int]string{11: "connection"}, Ops: 2000, OpsSource: "Questions", Version: "10.11.6", Step: "point-query", Resolver: res})
+	p, err := build(f.set(3), Options{Roles: map[int]string{11: "connection"}, Ops: 2000, OpsSource: "Questions", Version: "10.11.6", Step: "point-query", Resolver: res})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,11 +194,11 @@ func TestBuildFixture(t *testing.T) {
 	roles := map[string]int64{}
 	for _, s := range pr.Sample {
 		roles[s.Label["role"][0]] += s.Value[0]
-		if s.NumLabel["tid"][0] == 12 && (s.Label["role"][0] != UnattributedRole || s.Label["comm"][0] != "worker") {
+		if s.NumLabel["tid"][0] == 12 && (s.Label["role"][0] != unattributedRole || s.Label["comm"][0] != "worker") {
 			t.Errorf("tid 12 labelled %v", s.Label)
 		}
 	}
-	if roles["connection"] != 5 || roles[UnattributedRole] != 1 {
+	if roles["connection"] != 5 || roles[unattributedRole] != 1 {
 		t.Errorf("samples by role %v", roles)
 	}
 	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], "records lost") {
@@ -206,7 +206,7 @@ func TestBuildFixture(t *testing.T) {
 	}
 
 	// Written, read back: the metadata survives.
-	path := filepath.Join(t.TempDir(), "a", DefaultFileName)
+	path := filepath.Join(t.TempDir(), "a", defaultFileName)
 	if err := p.WriteFile(path); err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestBuildFixture(t *testing.T) {
 	}
 
 	// -diff_base against a profile with 1 sample in hidden_fn.
-	base, err := Build(f.set(1), Options{Resolver: res, Ops: 1000})
+	base, err := build(f.set(1), Options{Resolver: res, Ops: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestBuildNoMaps(t *testing.T) {
 	set := &perfevent.SampleSet{Pid: 7, Event: "cycles", Samples: []perfevent.Sample{
 		{Tid: 7, Period: 100, Kernel: []uint64{0xffffffff81000010}, User: []uint64{0x400000}},
 	}}
-	p, err := Build(set, Options{Resolver: symbols.NewResolver(root)})
+	p, err := build(set, Options{Resolver: symbols.NewResolver(root)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestBuildNoMaps(t *testing.T) {
 	if p.Stats.Kernel != 1 || p.Stats.KernelNamed != 0 {
 		t.Errorf("stats %+v", p.Stats)
 	}
-	if _, err := Build(nil, Options{}); err == nil {
+	if _, err := build(nil, Options{}); err == nil {
 		t.Error("nil set accepted")
 	}
 }
@@ -307,7 +307,7 @@ func TestRelPathAndFlags(t *testing.T) {
 		t.Error("--profile-out without --profile accepted")
 	}
 	f = Flags{Freq: 99}
-	if f.Path("/runs/a/rec.json") != "/runs/a/"+DefaultFileName || f.Path("") != DefaultFileName {
+	if f.Path("/runs/a/rec.json") != "/runs/a/"+defaultFileName || f.Path("") != defaultFileName {
 		t.Errorf("paths %q %q", f.Path("/runs/a/rec.json"), f.Path(""))
 	}
 	o, err := f.SampleOptions(nil)
@@ -337,7 +337,7 @@ func TestRelPathAndFlags(t *testing.T) {
 		t.Errorf("two events: %v", err)
 	}
 	r := &record.Record{Version: "v1", Step: "s", Ops: record.Ops{Source: "Questions", Count: 12}}
-	if ro := RecordOptions(r, map[int]string{1: "main"}, nil); ro.Ops != 12 || ro.OpsSource != "Questions" || ro.Version != "v1" || ro.Step != "s" || ro.Roles[1] != "main" {
+	if ro := recordOptions(r, map[int]string{1: "main"}, nil); ro.Ops != 12 || ro.OpsSource != "Questions" || ro.Version != "v1" || ro.Step != "s" || ro.Roles[1] != "main" {
 		t.Errorf("record options %+v", ro)
 	}
 }
@@ -370,7 +370,7 @@ func TestBuildKernelSampleUserIP(t *testing.T) {
 		// A page fault on exported_fn's first instruction.
 		{Tid: 11, Period: 1000, IP: 0xffffffff81200010, Kernel: []uint64{0xffffffff81200010}, User: []uint64{e, m + 5}},
 	}}
-	p, err := Build(set, Options{Resolver: symbols.NewResolver(f.root)})
+	p, err := build(set, Options{Resolver: symbols.NewResolver(f.root)})
 	if err != nil {
 		t.Fatal(err)
 	}

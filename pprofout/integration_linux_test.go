@@ -99,8 +99,8 @@ func TestProfileMariaDB(t *testing.T) {
 	srv := testdb.Shared(t)
 	startLoad(t, srv)
 	dir := t.TempDir()
-	a := window(t, srv, 999, 2*time.Second, filepath.Join(dir, "a", DefaultFileName), "a")
-	b := window(t, srv, 999, 2*time.Second, filepath.Join(dir, "b", DefaultFileName), "b")
+	a := window(t, srv, 999, 2*time.Second, filepath.Join(dir, "a", defaultFileName), "a")
+	b := window(t, srv, 999, 2*time.Second, filepath.Join(dir, "b", defaultFileName), "b")
 	for _, r := range []*Result{a, b} {
 		if r.Stats.Exe < 100 {
 			t.Fatalf("only %d samples in the server binary", r.Stats.Exe)
@@ -152,7 +152,7 @@ func TestProfileServerExits(t *testing.T) {
 	if err := srv.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), DefaultFileName)
+	path := filepath.Join(t.TempDir(), defaultFileName)
 	res, err := w.Finish(path, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +258,7 @@ func TestProfileServerWithoutSymbols(t *testing.T) {
 	base := serverCopy(t, dropDynsym)
 	srv := testdb.New(t, testdb.Options{Basedir: base})
 	startLoad(t, srv)
-	res := window(t, srv, 999, time.Second, filepath.Join(t.TempDir(), DefaultFileName), "stripped")
+	res := window(t, srv, 999, time.Second, filepath.Join(t.TempDir(), defaultFileName), "stripped")
 	w := strings.Join(res.Warnings, "\n")
 	if !strings.Contains(w, "has no function symbols") || !strings.Contains(w, "have function names") {
 		t.Errorf("warnings %q", res.Warnings)
@@ -283,7 +283,7 @@ func TestProfileDeletedBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	startLoad(t, srv)
-	res := window(t, srv, 999, time.Second, filepath.Join(t.TempDir(), DefaultFileName), "deleted")
+	res := window(t, srv, 999, time.Second, filepath.Join(t.TempDir(), defaultFileName), "deleted")
 	if !strings.Contains(strings.Join(res.Warnings, "\n"), "was deleted or replaced") {
 		t.Errorf("warnings %q", res.Warnings)
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// DefaultFileName is the profile file of a Record, next to it.
-const DefaultFileName = "profile.pb.gz"
+// defaultFileName is the profile file of a Record, next to it.
+const defaultFileName = "profile.pb.gz"
 
 // Window samples one measured window and writes its profile.
 type Window struct {
@@ -85,7 +85,7 @@ func (w *Window) Finish(path string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stop sampling: %w", err)
 	}
-	p, err := Build(set, opts)
+	p, err := build(set, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -95,10 +95,10 @@ func (w *Window) Finish(path string, opts Options) (*Result, error) {
 	return &Result{Path: path, Stats: p.Stats, Warnings: p.Warnings, Samples: set.Count(), Comms: commSamples(set)}, nil
 }
 
-// RecordOptions are the Options of the profile of Record r's window: its op
+// recordOptions are the Options of the profile of Record r's window: its op
 // count and source, version and step, with the server's thread roles and a
 // shared resolver (nil for a new one).
-func RecordOptions(r *record.Record, roles map[int]string, res *symbols.Resolver) Options {
+func recordOptions(r *record.Record, roles map[int]string, res *symbols.Resolver) Options {
 	return Options{Roles: roles, Ops: r.Ops.Count, OpsSource: r.Ops.Source, Version: r.Version, Step: r.Step, Resolver: res}
 }
 
@@ -109,7 +109,7 @@ func (w *Window) Cancel() {
 
 // WriteFile writes the profile to path atomically (a synced temporary file
 // renamed over path).
-func (p *Profile) WriteFile(path string) error {
+func (p *builtProfile) WriteFile(path string) error {
 	var b bytes.Buffer
 	if err := p.Write(&b); err != nil {
 		return fmt.Errorf("write profile %s: %w", path, err)
@@ -176,7 +176,7 @@ func (f *Flags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&f.Freq, "profile", 0, fmt.Sprintf("also sample call stacks at FREQ Hz per CPU and write a pprof profile (--profile alone: %d Hz)", perfevent.DefaultSampleFreq))
 	fs.Lookup("profile").NoOptDefVal = strconv.Itoa(perfevent.DefaultSampleFreq)
 	fs.StringVar(&f.Event, "profile-event", "", "event to sample with --profile (default cpu-clock; cycles where the CPU has a PMU)")
-	fs.StringVar(&f.Out, "profile-out", "", "profile file to write with --profile (default "+DefaultFileName+" next to the Record, or in the current folder)")
+	fs.StringVar(&f.Out, "profile-out", "", "profile file to write with --profile (default "+defaultFileName+" next to the Record, or in the current folder)")
 }
 
 // Enabled reports whether --profile was given.
@@ -233,7 +233,7 @@ func (f *Flags) Path(recordFile string) string {
 	case f.Out != "":
 		return f.Out
 	case recordFile != "":
-		return filepath.Join(filepath.Dir(recordFile), DefaultFileName)
+		return filepath.Join(filepath.Dir(recordFile), defaultFileName)
 	}
-	return DefaultFileName
+	return defaultFileName
 }

@@ -37,7 +37,7 @@ func (c *Comparison) WriteFiles(dir string) ([]string, error) {
 			}
 			b.Reset()
 			title := fmt.Sprintf("%s — %s", st.Name, v)
-			if err := p.WriteFlameSVG(&b, FlameOptions{Title: title, PerOp: st.PerOp}); err != nil {
+			if err := p.WriteFlameSVG(&b, flameOptions{Title: title, PerOp: st.PerOp}); err != nil {
 				return out, err
 			}
 			if err := write(filepath.Join(sd, safeName(v)+".svg"), b.Bytes()); err != nil {
@@ -55,7 +55,7 @@ func (c *Comparison) WriteFiles(dir string) ([]string, error) {
 			}
 			var b bytes.Buffer
 			title := fmt.Sprintf("%s — %s against %s", st.Name, v, c.Base)
-			if err := p.WriteFlameSVG(&b, FlameOptions{Title: title, PerOp: st.PerOp, Base: base, BaseName: c.Base}); err != nil {
+			if err := p.WriteFlameSVG(&b, flameOptions{Title: title, PerOp: st.PerOp, Base: base, BaseName: c.Base}); err != nil {
 				return out, err
 			}
 			name := fmt.Sprintf("diff-%s-vs-%s.svg", safeName(v), safeName(c.Base))

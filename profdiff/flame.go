@@ -11,10 +11,10 @@ import (
 
 // WriteFolded writes p's stacks folded: one "root;...;leaf count" line per
 // distinct stack, in samples, sorted by stack.
-func (p *Profile) WriteFolded(w io.Writer) error {
+func (p *pooledProfile) WriteFolded(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	var walk func(n *Node, path []string)
-	walk = func(n *Node, path []string) {
+	var walk func(n *node, path []string)
+	walk = func(n *node, path []string) {
 		if n.Self > 0 && len(path) > 0 {
 			fmt.Fprintf(bw, "%s %d\n", strings.Join(path, ";"), n.Self)
 		}
@@ -37,8 +37,8 @@ const (
 	minFrameWidth = 0.25 // narrower frames are left out
 )
 
-// FlameOptions say what a flame graph shows.
-type FlameOptions struct {
+// flameOptions say what a flame graph shows.
+type flameOptions struct {
 	// Title is printed at the top.
 	Title string
 	// PerOp scales the tooltips' values per 1,000 operations (else per
@@ -48,7 +48,7 @@ type FlameOptions struct {
 	// profile, each frame coloured by how its samples per 1,000 ops (or
 	// per 1,000 samples) on that stack grew (red) or shrank (blue)
 	// against Base.
-	Base *Profile
+	Base *pooledProfile
 	// BaseName names the base version in the legend.
 	BaseName string
 }
@@ -56,7 +56,7 @@ type FlameOptions struct {
 // WriteFlameSVG writes p as a self-contained SVG flame graph: the root at
 // the bottom, each frame as wide as its samples, children sorted by name,
 // a tooltip (title) on every frame.
-func (p *Profile) WriteFlameSVG(w io.Writer, o FlameOptions) error {
+func (p *pooledProfile) WriteFlameSVG(w io.Writer, o flameOptions) error {
 	depth := p.Root.depth(p.Root.Value)
 	height := flameTop + float64(depth)*frameHeight + flameBottom
 	bw := bufio.NewWriter(w)
@@ -86,8 +86,8 @@ func (p *Profile) WriteFlameSVG(w io.Writer, o FlameOptions) error {
 		maxDelta = maxPathDelta(p.Root, o.Base.Root, k, kb)
 	}
 	perPx := (flameWidth - 2*flamePad) / float64(p.Root.Value)
-	var draw func(n, base *Node, x float64, level int)
-	draw = func(n, base *Node, x float64, level int) {
+	var draw func(n, base *node, x float64, level int)
+	draw = func(n, base *node, x float64, level int) {
 		wd := float64(n.Value) * perPx
 		if wd < minFrameWidth {
 			return
@@ -113,7 +113,7 @@ func (p *Profile) WriteFlameSVG(w io.Writer, o FlameOptions) error {
 		fmt.Fprintf(bw, "</g>\n")
 		cx := x
 		for _, c := range n.sortedChildren() {
-			var cb *Node
+			var cb *node
 			if base != nil {
 				cb = base.Children[c.Name]
 			}
@@ -121,7 +121,7 @@ func (p *Profile) WriteFlameSVG(w io.Writer, o FlameOptions) error {
 			cx += float64(c.Value) * perPx
 		}
 	}
-	var baseRoot *Node
+	var baseRoot *node
 	if o.Base != nil {
 		baseRoot = o.Base.Root
 	}
@@ -131,7 +131,7 @@ func (p *Profile) WriteFlameSVG(w io.Writer, o FlameOptions) error {
 }
 
 // depth is the number of levels of frames at least minFrameWidth wide.
-func (n *Node) depth(total int64) int {
+func (n *node) depth(total int64) int {
 	if total == 0 || float64(n.Value)*(flameWidth-2*flamePad)/float64(total) < minFrameWidth {
 		return 0
 	}
@@ -143,14 +143,14 @@ func (n *Node) depth(total int64) int {
 }
 
 // maxPathDelta is the largest |change| of any stack path of n against base.
-func maxPathDelta(n, base *Node, k, kb float64) float64 {
+func maxPathDelta(n, base *node, k, kb float64) float64 {
 	var b float64
 	if base != nil {
 		b = float64(base.Value) * kb
 	}
 	m := math.Abs(float64(n.Value)*k - b)
 	for name, c := range n.Children {
-		var cb *Node
+		var cb *node
 		if base != nil {
 			cb = base.Children[name]
 		}

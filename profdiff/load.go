@@ -19,7 +19,7 @@ import (
 // step from the comments pprofout writes, else the file's folder and
 // "profile"). Records without a profile, failed Records and JSON files that
 // are not Records, inside folders, are skipped and counted in notes.
-func Load(paths []string) (in []Input, notes []string, err error) {
+func Load(paths []string) (in []input, notes []string, err error) {
 	var noProfile, failed int
 	for _, p := range paths {
 		fi, err := os.Stat(p)
@@ -66,7 +66,7 @@ func Load(paths []string) (in []Input, notes []string, err error) {
 				}
 				return nil, notes, fmt.Errorf("%s: %w", l.Path, err)
 			}
-			x := Input{Version: r.Version, Step: r.Step, Ops: r.Ops.Count, OpsSource: r.Ops.Source, Profile: pr, Path: pp, Warnings: r.WarningTexts()}
+			x := input{Version: r.Version, Step: r.Step, Ops: r.Ops.Count, OpsSource: r.Ops.Source, Profile: pr, Path: pp, Warnings: r.WarningTexts()}
 			if x.Ops <= 0 {
 				x.Ops = pprofout.ReadMeta(pr).Ops
 			}
@@ -99,13 +99,13 @@ func readProfile(path string) (*profile.Profile, error) {
 }
 
 // readProfileFile reads a profile given on its own.
-func readProfileFile(path string) (Input, error) {
+func readProfileFile(path string) (input, error) {
 	p, err := readProfile(path)
 	if err != nil {
-		return Input{}, err
+		return input{}, err
 	}
 	m := pprofout.ReadMeta(p)
-	x := Input{Version: m.Version, Step: m.Step, Ops: m.Ops, OpsSource: m.OpsSource, Profile: p, Path: path, Warnings: m.Warnings}
+	x := input{Version: m.Version, Step: m.Step, Ops: m.Ops, OpsSource: m.OpsSource, Profile: p, Path: path, Warnings: m.Warnings}
 	if x.Version == "" {
 		x.Version = filepath.Base(filepath.Dir(path))
 		if x.Version == "." || x.Version == "/" {

@@ -35,8 +35,8 @@ import (
 // ErrNoProfiles: nothing to report on.
 var ErrNoProfiles = errors.New("no profiles")
 
-// Input is one window's profile.
-type Input struct {
+// input is one window's profile.
+type input struct {
 	Version, Step string
 	// Ops is the window's operation count (0: not known) and OpsSource
 	// what it counts.
@@ -63,24 +63,24 @@ type Options struct {
 type Comparison struct {
 	Base     string
 	Versions []string // in input order, base first
-	Steps    []*Step
+	Steps    []*step
 	Top      int
 	// Warnings: those of the inputs (prefixed with their step and
 	// version) and the comparison's own.
 	Warnings []string
 }
 
-// Step is one step's profiles, by version.
-type Step struct {
+// step is one step's profiles, by version.
+type step struct {
 	Name string
 	// PerOp is true when every profile of the step has an operation count:
 	// values are then per 1,000 operations; otherwise per 1,000 samples.
 	PerOp    bool
-	Versions map[string]*Profile
+	Versions map[string]*pooledProfile
 }
 
-// Profile is the pooled profile of one (step, version).
-type Profile struct {
+// pooledProfile is the pooled profile of one (step, version).
+type pooledProfile struct {
 	Version string
 	Windows int
 	Samples int64   // total samples
@@ -89,36 +89,36 @@ type Profile struct {
 	// the function, and samples with the function anywhere on the stack.
 	Flat, Cum map[string]int64
 	// Root is the tree of stacks, root first, in samples.
-	Root *Node
+	Root *node
 	// Unit is the sampled event's second value type ("cpu/nanoseconds"),
 	// Value its total.
 	Unit  string
 	Value int64
 }
 
-// Node is a frame in a tree of stacks.
-type Node struct {
+// node is a frame in a tree of stacks.
+type node struct {
 	Name     string
 	Value    int64 // samples through this frame
 	Self     int64 // samples with this frame as the leaf
-	Children map[string]*Node
+	Children map[string]*node
 }
 
-func (n *Node) child(name string) *Node {
+func (n *node) child(name string) *node {
 	if n.Children == nil {
-		n.Children = map[string]*Node{}
+		n.Children = map[string]*node{}
 	}
 	c, ok := n.Children[name]
 	if !ok {
-		c = &Node{Name: name}
+		c = &node{Name: name}
 		n.Children[name] = c
 	}
 	return c
 }
 
 // sortedChildren returns the children by name.
-func (n *Node) sortedChildren() []*Node {
-	out := make([]*Node, 0, len(n.Children))
+func (n *node) sortedChildren() []*node {
+	out := make([]*node, 0, len(n.Children))
 	for _, c := range n.Children {
 		out = append(out, c)
 	}
@@ -127,7 +127,7 @@ func (n *Node) sortedChildren() []*Node {
 }
 
 // Compare pools the inputs by step and version.
-func Compare(in []Input, opts Options) (*Comparison, error) {
+func Compare(in []input, opts Options) (*Comparison, error) {
 	if len(in) == 0 {
 		return nil, ErrNoProfiles
 	}
@@ -136,7 +136,7 @@ func Compare(in []Input, opts Options) (*Comparison, error) {
 		c.Top = 15
 	}
 	seenV := map[string]bool{}
-	steps := map[string]*Step{}
+	steps := map[string]*step{}
 	missingOps := map[string]bool{}
 	for _, x := range in {
 		if x.Profile == nil {
@@ -148,12 +148,12 @@ func Compare(in []Input, opts Options) (*Comparison, error) {
 		}
 		st, ok := steps[x.Step]
 		if !ok {
-			st = &Step{Name: x.Step, PerOp: true, Versions: map[string]*Profile{}}
+			st = &step{Name: x.Step, PerOp: true, Versions: map[string]*pooledProfile{}}
 			steps[x.Step] = st
 		}
 		p, ok := st.Versions[x.Version]
 		if !ok {
-			p = &Profile{Version: x.Version, Flat: map[string]int64{}, Cum: map[string]int64{}, Root: &Node{Name: "all"}}
+			p = &pooledProfile{Version: x.Version, Flat: map[string]int64{}, Cum: map[string]int64{}, Root: &node{Name: "all"}}
 			st.Versions[x.Version] = p
 		}
 		if x.Ops <= 0 {
@@ -224,7 +224,7 @@ func orderSteps(names []string) []string {
 }
 
 // add pools the samples of one profile (first value: the sample count).
-func (p *Profile) add(pr *profile.Profile) {
+func (p *pooledProfile) add(pr *profile.Profile) {
 	if len(pr.SampleType) > 1 && p.Unit == "" {
 		p.Unit = pr.SampleType[1].Type + "/" + pr.SampleType[1].Unit
 	}
@@ -281,7 +281,7 @@ func stackNames(s *profile.Sample) []string {
 
 // scale is the factor that turns sample counts of p into per-1,000 values:
 // per 1,000 operations when perOp, else per 1,000 samples.
-func (p *Profile) scale(perOp bool) float64 {
+func (p *pooledProfile) scale(perOp bool) float64 {
 	if perOp {
 		if p.Ops <= 0 {
 			return 0
@@ -294,8 +294,8 @@ func (p *Profile) scale(perOp bool) float64 {
 	return 1000 / float64(p.Samples)
 }
 
-// Row is one function of a table, values per 1,000 ops (or samples).
-type Row struct {
+// row is one function of a table, values per 1,000 ops (or samples).
+type row struct {
 	Function  string
 	Flat, Cum float64
 	// FlatShare and CumShare are fractions of all samples.
@@ -304,9 +304,9 @@ type Row struct {
 
 // Top returns the n functions with the most flat samples of p, per 1,000
 // ops (or samples), ties by name.
-func (p *Profile) Top(perOp bool, n int) []Row {
+func (p *pooledProfile) Top(perOp bool, n int) []row {
 	k := p.scale(perOp)
-	rows := make([]Row, 0, len(p.Flat))
+	rows := make([]row, 0, len(p.Flat))
 	for f := range p.Flat {
 		rows = append(rows, p.row(f, k))
 	}
@@ -323,9 +323,9 @@ func (p *Profile) Top(perOp bool, n int) []Row {
 }
 
 // TopCum returns the n functions with the most cumulative samples.
-func (p *Profile) TopCum(perOp bool, n int) []Row {
+func (p *pooledProfile) TopCum(perOp bool, n int) []row {
 	k := p.scale(perOp)
-	rows := make([]Row, 0, len(p.Cum))
+	rows := make([]row, 0, len(p.Cum))
 	for f := range p.Cum {
 		rows = append(rows, p.row(f, k))
 	}
@@ -341,8 +341,8 @@ func (p *Profile) TopCum(perOp bool, n int) []Row {
 	return rows
 }
 
-func (p *Profile) row(f string, k float64) Row {
-	r := Row{Function: f, Flat: float64(p.Flat[f]) * k, Cum: float64(p.Cum[f]) * k}
+func (p *pooledProfile) row(f string, k float64) row {
+	r := row{Function: f, Flat: float64(p.Flat[f]) * k, Cum: float64(p.Cum[f]) * k}
 	if p.Samples > 0 {
 		r.FlatShare = float64(p.Flat[f]) / float64(p.Samples)
 		r.CumShare = float64(p.Cum[f]) / float64(p.Samples)
@@ -350,9 +350,9 @@ func (p *Profile) row(f string, k float64) Row {
 	return r
 }
 
-// Change is a function's difference between a version and the base, per
+// change is a function's difference between a version and the base, per
 // 1,000 ops (or samples).
-type Change struct {
+type change struct {
 	Function string
 	// Base and Version are flat values, Delta their difference; the Cum
 	// ones likewise for cumulative values.
@@ -364,7 +364,7 @@ type Change struct {
 // grew the most in version v against the base, largest growth first, at
 // most n, and the total per 1,000 ops of the base and the version. It
 // returns nothing when either profile is missing.
-func (c *Comparison) Diff(st *Step, v string, n int) (grew []Change, base, ver float64) {
+func (c *Comparison) Diff(st *step, v string, n int) (grew []change, base, ver float64) {
 	b, p := st.Versions[c.Base], st.Versions[v]
 	if b == nil || p == nil {
 		return nil, 0, 0
@@ -377,9 +377,9 @@ func (c *Comparison) Diff(st *Step, v string, n int) (grew []Change, base, ver f
 	for f := range p.Cum {
 		all[f] = true
 	}
-	var out []Change
+	var out []change
 	for f := range all {
-		ch := Change{
+		ch := change{
 			Function: f,
 			Base:     float64(b.Flat[f]) * kb, Version: float64(p.Flat[f]) * kv,
 			CumBase: float64(b.Cum[f]) * kb, CumVersion: float64(p.Cum[f]) * kv,

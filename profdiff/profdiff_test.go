@@ -92,8 +92,8 @@ func sortedStrings(s []string) []string {
 // inputs is the hand-computed scenario: base A (1,000 ops, 100 samples),
 // B in two windows of 500 ops (120 samples in all), and a second step of A
 // alone without an operation count.
-func inputs() []Input {
-	return []Input{
+func inputs() []input {
+	return []input{
 		{Version: "A", Step: "point-query", Ops: 1000, Profile: prof(map[string]int64{
 			"main;do_command;dispatch_command": 40,
 			"main;do_command;net_read":         20,
@@ -130,7 +130,7 @@ func TestCompareHandComputed(t *testing.T) {
 		t.Errorf("pooled B: perOp %v, %d windows, %d samples, %v ops, value %d", st.PerOp, b.Windows, b.Samples, b.Ops, b.Value)
 	}
 	top := b.Top(true, 2)
-	if want := []Row{
+	if want := []row{
 		{Function: "dispatch_command", Flat: 60, Cum: 60, FlatShare: 0.5, CumShare: 0.5},
 		{Function: "idle", Flat: 40, Cum: 40, FlatShare: 40.0 / 120, CumShare: 40.0 / 120},
 	}; !reflect.DeepEqual(top, want) {
@@ -143,7 +143,7 @@ func TestCompareHandComputed(t *testing.T) {
 	if tb != 100 || tv != 120 {
 		t.Errorf("totals %v vs %v, want 100 vs 120", tv, tb)
 	}
-	if wantGrew := []Change{
+	if wantGrew := []change{
 		{Function: "dispatch_command", Base: 40, Version: 60, Delta: 20, CumBase: 40, CumVersion: 60, CumDelta: 20},
 		{Function: "alloc<int>", Base: 0, Version: 10, Delta: 10, CumBase: 0, CumVersion: 10, CumDelta: 10},
 	}; !reflect.DeepEqual(grew, wantGrew) {

@@ -62,7 +62,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 
 // summary is a profile's totals: windows, samples, ops and, for CPU-time
 // events, CPU per operation.
-func (p *Profile) summary(perOp bool) string {
+func (p *pooledProfile) summary(perOp bool) string {
 	s := fmt.Sprintf("%d window%s, %s samples", p.Windows, plural(p.Windows), commas(p.Samples))
 	if !perOp {
 		return s + ", no operation count"
@@ -74,7 +74,7 @@ func (p *Profile) summary(perOp bool) string {
 	return s
 }
 
-func writeRows(w io.Writer, by, unit string, rows []Row) {
+func writeRows(w io.Writer, by, unit string, rows []row) {
 	fmt.Fprintf(w, "  top by %s:\n", by)
 	fmt.Fprintf(w, "  %10s %6s %10s %6s  %s\n", "flat"+unit, "flat%", "cum"+unit, "cum%", "function")
 	for _, r := range rows {

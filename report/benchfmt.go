@@ -94,11 +94,11 @@ func camel(s string) string {
 	return b.String()
 }
 
-// BenchName is the benchmark name of a step for a version and thread
+// benchName is the benchmark name of a step for a version and thread
 // count: "point-query_range=100" gives
 // "PointQuery/range=100/v=VERSION/threads=N". benchstat -col /v puts the
 // versions side by side.
-func BenchName(step, version string, threads int) string {
+func benchName(step, version string, threads int) string {
 	label, params := step, []string(nil)
 	if i := strings.IndexByte(step, '_'); i >= 0 {
 		label, params = step[:i], strings.Split(step[i+1:], "_")
@@ -119,7 +119,7 @@ func BenchName(step, version string, threads int) string {
 	return name + "/" + strings.Join(subs, "/")
 }
 
-// Benchfmt writes the Records in the Go benchmark format, one result line
+// writeBenchfmt writes the Records in the Go benchmark format, one result line
 // per repeat: iterations are the window's operations, values are the
 // window's throughput and per-op metrics, with unit metadata saying whether
 // higher or lower is better. Only measured values are written: failed
@@ -127,7 +127,7 @@ func BenchName(step, version string, threads int) string {
 // which benchstat ignores, as are multiplexed counters and partial windows
 // whose values are written. The base version's results come first so that
 // `benchstat -col /v FILE` compares every version with it.
-func Benchfmt(w io.Writer, recs []*record.Record, opt Options) error {
+func writeBenchfmt(w io.Writer, recs []*record.Record, opt Options) error {
 	c, err := analysis.New(recs, opt.Base, opt.Analysis)
 	if err != nil {
 		return err
@@ -145,7 +145,7 @@ func Benchfmt(w io.Writer, recs []*record.Record, opt Options) error {
 				if s == nil {
 					continue
 				}
-				name := BenchName(step, v, sc.Threads)
+				name := benchName(step, v, sc.Threads)
 				for i, r := range s.Records {
 					b.results = append(b.results, b.repeat(name, r, s.PerOp[i]))
 				}

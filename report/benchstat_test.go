@@ -46,7 +46,7 @@ func benchRecords() []*record.Record {
 
 func TestReportBenchfmtParses(t *testing.T) {
 	var b bytes.Buffer
-	if err := Benchfmt(&b, benchRecords(), Options{}); err != nil {
+	if err := writeBenchfmt(&b, benchRecords(), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	rd := benchfmt.NewReader(bytes.NewReader(b.Bytes()), "perfbench.txt")
@@ -99,7 +99,7 @@ func TestReportBenchstat(t *testing.T) {
 		t.Fatalf("build benchstat from the version go.mod pins (go build golang.org/x/perf/cmd/benchstat): %v\n%s", err, out)
 	}
 	var b bytes.Buffer
-	if err := Benchfmt(&b, benchRecords(), Options{}); err != nil {
+	if err := writeBenchfmt(&b, benchRecords(), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	in := filepath.Join(dir, "perfbench.txt")

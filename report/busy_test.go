@@ -14,7 +14,7 @@ import (
 // number; without one there is no such note.
 func TestReportBusyWindows(t *testing.T) {
 	recs := fixtures(t)
-	rep, err := Build(recs, Options{})
+	rep, err := build(recs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestReportBusyWindows(t *testing.T) {
 	const text = "busy host: other processes used 0.90 CPU over the window"
 	r.AddWarning(record.Warning{Code: record.WarnBusy, Text: text})
 	r.Interference = &record.Interference{OtherSeconds: 9, Seconds: 10, HostCPUs: 2}
-	rep, err = Build(recs, Options{})
+	rep, err = build(recs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestReportBusyWindows(t *testing.T) {
 	}
 	in := 0
 	for _, tb := range rep.Tables {
-		if (tb.ID == TableRQPS || tb.ID == TableCPUIO) && strings.Contains(strings.Join(tb.Notes, "\n"), text) {
+		if (tb.ID == TableRQPS || tb.ID == tableCPUIO) && strings.Contains(strings.Join(tb.Notes, "\n"), text) {
 			in++
 		}
 	}

@@ -78,8 +78,8 @@ func BenchmarkCampaignLoad(b *testing.B) {
 	})
 	for _, c := range []struct {
 		name string
-		f    Fields
-	}{{"all", AllFields}, {"lean", Fields{}}} {
+		f    fields
+	}{{"all", allFields}, {"lean", fields{}}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(size)
 			for b.Loop() {
@@ -99,7 +99,7 @@ func BenchmarkCampaignLoad(b *testing.B) {
 // text, from Records already loaded.
 func BenchmarkCampaignTable(b *testing.B) {
 	dir := benchCampaign(b)
-	in, err := LoadInput([]string{dir})
+	in, err := loadInput([]string{dir})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func BenchmarkCampaignTable(b *testing.B) {
 // table) as text, from Records already loaded.
 func BenchmarkCampaignReport(b *testing.B) {
 	dir := benchCampaign(b)
-	in, err := LoadInput([]string{dir})
+	in, err := loadInput([]string{dir})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestLoadLean(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, f := range []Fields{{}, {Roles: true}, AllFields} {
+		for _, f := range []fields{{}, {Roles: true}, allFields} {
 			lean, problems, err := loadRecords(in, f)
 			if err != nil || len(problems) > 0 {
 				t.Fatalf("%s: %v %v", in, err, problems)
@@ -199,7 +199,7 @@ func TestLoadLean(t *testing.T) {
 // escaped quotes and backslashes in strings, brackets inside strings,
 // member names spelt in another case or with escapes, nested objects.
 func TestPruneObject(t *testing.T) {
-	spec := (Fields{}).pruning()
+	spec := (fields{}).pruning()
 	for _, c := range []struct{ in, want string }{
 		{`{"a":"x\\","Series":[{"t":"]}\""}],"b":1}`, `{"a":"x\\","b":1}`},
 		{` { "status" : {"Questions":3,"Rows_read":7, "rows_read":8} , "roles":[[{}]] } `, `{"status":{"Rows_read":7},"roles":[[{}]]}`},
@@ -235,7 +235,7 @@ func TestLoadMemoryLinear(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		in, err := LoadInputWith([]string{dir}, Fields{Roles: true})
+		in, err := LoadInputWith([]string{dir}, fields{Roles: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,10 +17,10 @@ import (
 	"github.com/perfbench/perfbench/record"
 )
 
-// ErrCSV is wrapped by every error of ReadCSV.
-var ErrCSV = errors.New("bad long-format CSV")
+// errCSV is wrapped by every error of ReadCSV.
+var errCSV = errors.New("bad long-format CSV")
 
-// ReadCSV parses a long-format CSV table into Records of kind table, so the
+// readCSV parses a long-format CSV table into Records of kind table, so the
 // report renders numbers from anywhere the same way. The header names the
 // columns, in any order: version, step, threads, metric and value are
 // required, host, repeat and group optional. One Record is made per (host,
@@ -49,7 +49,7 @@ var ErrCSV = errors.New("bad long-format CSV")
 // supported) or "nc" (not counted). group names the section a step's rows
 // go to in the tables ("Read-only before write-heavy"); every row of a step
 // must give the same group. name is used in errors and Record.Source.
-func ReadCSV(r io.Reader, name string) ([]*record.Record, error) {
+func readCSV(r io.Reader, name string) ([]*record.Record, error) {
 	t := newCSVTables()
 	if err := t.read(r, name); err != nil {
 		return nil, err
@@ -146,7 +146,7 @@ func (t *csvTables) read(r io.Reader, name string) error {
 		}
 	}
 	if rows == 0 {
-		return fmt.Errorf("%w: %s has a header but no rows", ErrCSV, name)
+		return fmt.Errorf("%w: %s has a header but no rows", errCSV, name)
 	}
 	return nil
 }
@@ -164,7 +164,7 @@ type csvFile struct {
 }
 
 func (f *csvFile) bad(line int, format string, args ...any) error {
-	return fmt.Errorf("%w: %s line %d: %s", ErrCSV, f.name, line, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%w: %s line %d: %s", errCSV, f.name, line, fmt.Sprintf(format, args...))
 }
 
 // get is the field of column c in row, "" where the file has no such
@@ -183,7 +183,7 @@ func (f *csvFile) header() error {
 	header, err := f.cr.Read()
 	if err != nil {
 		if err == io.EOF {
-			return fmt.Errorf("%w: %s is empty: want a header line version,step,threads,metric,value", ErrCSV, f.name)
+			return fmt.Errorf("%w: %s is empty: want a header line version,step,threads,metric,value", errCSV, f.name)
 		}
 		return csvReadError(f.name, err)
 	}
@@ -221,7 +221,7 @@ func (f *csvFile) row(row []string, line int) error {
 	if given == "" {
 		return f.bad(line, "empty metric")
 	}
-	metric, event, err := CanonicalMetric(given)
+	metric, event, err := canonicalMetric(given)
 	if err != nil {
 		return f.bad(line, "%v", err)
 	}
@@ -355,9 +355,9 @@ func csvReadError(name string, err error) error {
 		case errors.Is(pe.Err, csv.ErrQuote):
 			hint = ": a quoted field must end with a quote before the next comma"
 		}
-		return fmt.Errorf("%w: %s line %d, column %d: %w%s", ErrCSV, name, pe.Line, pe.Column, pe.Err, hint)
+		return fmt.Errorf("%w: %s line %d, column %d: %w%s", errCSV, name, pe.Line, pe.Column, pe.Err, hint)
 	}
-	return fmt.Errorf("%w: %s: %w", ErrCSV, name, err)
+	return fmt.Errorf("%w: %s: %w", errCSV, name, err)
 }
 
 // counterStatus is the status a CSV row gave an event of rec, "" when the
@@ -414,10 +414,10 @@ func init() {
 	}
 }
 
-// CanonicalMetric maps a metric name of a CSV table to the name the report
+// canonicalMetric maps a metric name of a CSV table to the name the report
 // uses (see ReadCSV for the vocabulary) and says whether it is a perf event
 // total. Names it does not know are an error naming the nearest ones.
-func CanonicalMetric(name string) (metric string, event bool, err error) {
+func canonicalMetric(name string) (metric string, event bool, err error) {
 	if m, ok := metricAliases[strings.ToLower(name)]; ok {
 		return m, false, nil
 	}

@@ -25,11 +25,11 @@ func gfmt(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
-// CSVHeader is the header of the CSV output: one line per printed cell.
-var CSVHeader = []string{"table", "title", "host", "threads", "section", "row", "column", "version", "step", "metric",
+// csvHeader is the header of the CSV output: one line per printed cell.
+var csvHeader = []string{"table", "title", "host", "threads", "section", "row", "column", "version", "step", "metric",
 	"value", "state", "running", "partial", "repeats", "of", "ci_lo", "ci_hi", "p", "text", "estimated", "why", "below_target"}
 
-// CSV writes every cell of every table as one line (see CSVHeader): value
+// writeCSV writes every cell of every table as one line (see CSVHeader): value
 // is empty unless the state is measured or both-zero ("inf" when the base
 // was 0); state is measured, both-zero (a ratio of two zeros: value 1 by
 // convention), not supported, not counted, missing, not computable or
@@ -40,21 +40,21 @@ var CSVHeader = []string{"table", "title", "host", "threads", "section", "row", 
 // whole-run rate; why says why a cell is not computable; below_target is
 // true for an insert-benchmark cell marked "!" (inserts/s below 95% of the
 // step's target, or the queries/s of a version that fell below it).
-func CSV(w io.Writer, rep *Report) error { return render(w, rep, csvRenderer()) }
+func writeCSV(w io.Writer, rep *report) error { return render(w, rep, csvRenderer()) }
 
 func csvRenderer() renderer {
 	var cw *csv.Writer
 	return renderer{
-		begin: func(bw *bufio.Writer, _ *Report) error {
+		begin: func(bw *bufio.Writer, _ *report) error {
 			cw = csv.NewWriter(bw)
-			return cw.Write(CSVHeader)
+			return cw.Write(csvHeader)
 		},
-		table: func(_ *bufio.Writer, _ *Report, t *Table, _ int) error {
+		table: func(_ *bufio.Writer, _ *report, t *table, _ int) error {
 			writeCSVTable(cw, t)
 			cw.Flush()
 			return cw.Error()
 		},
-		end: func(*bufio.Writer, *Report) error {
+		end: func(*bufio.Writer, *report) error {
 			cw.Flush()
 			return cw.Error()
 		},
@@ -62,10 +62,10 @@ func csvRenderer() renderer {
 }
 
 // writeCSVTable writes the cells of one table, one line each.
-func writeCSVTable(cw *csv.Writer, t *Table) {
+func writeCSVTable(cw *csv.Writer, t *table) {
 	for _, s := range t.Sections {
 		for _, r := range s.Rows {
-			if r.Kind != RowValues && r.Kind != RowAverage {
+			if r.Kind != rowValues && r.Kind != rowAverage {
 				continue
 			}
 			for i, c := range r.Cells {
@@ -137,7 +137,7 @@ func ptr(v float64) *float64 {
 	return &v
 }
 
-func cellJSON(c Cell) jsonCell {
+func cellJSON(c tableCell) jsonCell {
 	j := jsonCell{Text: c.Text, State: c.State.String(), Why: c.Why, Class: c.Class, Version: c.Version, Step: c.Step, Metric: c.Metric, Empty: c.Empty}
 	switch {
 	case c.Empty:
@@ -168,10 +168,10 @@ func cellJSON(c Cell) jsonCell {
 }
 
 // MarshalJSON writes the cell in its JSON form.
-func (c Cell) MarshalJSON() ([]byte, error) { return json.Marshal(cellJSON(c)) }
+func (c tableCell) MarshalJSON() ([]byte, error) { return json.Marshal(cellJSON(c)) }
 
-// JSON writes the report as one indented JSON document.
-func JSON(w io.Writer, rep *Report) error { return render(w, rep, jsonRenderer()) }
+// writeJSON writes the report as one indented JSON document.
+func writeJSON(w io.Writer, rep *report) error { return render(w, rep, jsonRenderer()) }
 
 // jsonRenderer writes the document MarshalIndent would write for the
 // whole report, one table at a time: the report's fields around a
@@ -179,9 +179,9 @@ func JSON(w io.Writer, rep *Report) error { return render(w, rep, jsonRenderer()
 func jsonRenderer() renderer {
 	var tail []byte
 	return renderer{
-		begin: func(bw *bufio.Writer, rep *Report) error {
+		begin: func(bw *bufio.Writer, rep *report) error {
 			shell := *rep
-			shell.Tables = []*Table{}
+			shell.Tables = []*table{}
 			b, err := json.MarshalIndent(&shell, "", "  ")
 			if err != nil {
 				return err
@@ -195,7 +195,7 @@ func jsonRenderer() renderer {
 			tail = b[at+len(mark):]
 			return nil
 		},
-		table: func(bw *bufio.Writer, _ *Report, t *Table, i int) error {
+		table: func(bw *bufio.Writer, _ *report, t *table, i int) error {
 			b, err := json.MarshalIndent(t, "    ", "  ")
 			if err != nil {
 				return err
@@ -207,7 +207,7 @@ func jsonRenderer() renderer {
 			bw.Write(b)
 			return nil
 		},
-		end: func(bw *bufio.Writer, rep *Report) error {
+		end: func(bw *bufio.Writer, rep *report) error {
 			if rep.count > 0 {
 				bw.WriteString("\n  ")
 			}

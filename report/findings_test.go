@@ -29,7 +29,7 @@ func unsupported(event string) record.Counter {
 	return record.Counter{Event: event, Status: record.StatusNotSupported}
 }
 
-func tableNotes(t *testing.T, rep *Report, id, title string) string {
+func tableNotes(t *testing.T, rep *report, id, title string) string {
 	t.Helper()
 	for _, tb := range rep.Tables {
 		if tb.ID == id && strings.Contains(tb.Title, title) {
@@ -48,39 +48,39 @@ func TestReportIOPerOperation(t *testing.T) {
 	base.OS = &record.OS{ReadBytes: 0, WriteBytes: 0, Disk: &record.Disk{Device: "vda", Reads: 20, ReadSectors: 160}}
 	v := stepRec("b", "point-query", 1, 5000, cnt("task-clock", 1e9))
 	v.OS = &record.OS{ReadBytes: 0, WriteBytes: 0, Disk: &record.Disk{Device: "vda", Reads: 500, ReadSectors: 40000}}
-	rep, err := Build([]*record.Record{base, v}, Options{})
+	rep, err := build([]*record.Record{base, v}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ id, title, row, col, want, why string }{
 		// Before: 40000×512/1024/5000 = 4.00 against 160×512/1024/10000
 		// = 0.008, a ratio of 500 that was other processes' IO.
-		{TableCPUIO, ": b", "point-query", "rKB/o", "0", "read_bytes 0 / 5000"},
-		{TableCPUIORel, ": b", "point-query", "rKB/o", "1", "0 / 0: both zero"},
-		{TableCPUIO, ": b", "point-query", "r/o", "0.100", "500 device reads / 5000"},
-		{TableCPUIORel, ": b", "point-query", "r/o", "50.00", "0.1 / 0.002 (20 / 10000)"},
+		{tableCPUIO, ": b", "point-query", "rKB/o", "0", "read_bytes 0 / 5000"},
+		{tableCPUIORel, ": b", "point-query", "rKB/o", "1", "0 / 0: both zero"},
+		{tableCPUIO, ": b", "point-query", "r/o", "0.100", "500 device reads / 5000"},
+		{tableCPUIORel, ": b", "point-query", "r/o", "50.00", "0.1 / 0.002 (20 / 10000)"},
 	} {
 		if got := cell(t, rep, tc.id, tc.title, tc.row, tc.col).Text; got != tc.want {
 			t.Errorf("%s %s %s = %q, want %q (%s)", tc.id, tc.title, tc.col, got, tc.want, tc.why)
 		}
 	}
 	for _, title := range []string{": a", ": b"} {
-		if n := tableNotes(t, rep, TableCPUIO, title); !strings.Contains(n, "r/o: reads of the data directory's device per operation, device-wide: every process on vda, not only the server") {
+		if n := tableNotes(t, rep, tableCPUIO, title); !strings.Contains(n, "r/o: reads of the data directory's device per operation, device-wide: every process on vda, not only the server") {
 			t.Errorf("CPU/IO %s notes do not say r/o is device-wide:\n%s", title, n)
 		}
 	}
-	if n := tableNotes(t, rep, TableCPUIORel, ": b"); !strings.Contains(n, "1: both values are 0") {
+	if n := tableNotes(t, rep, tableCPUIORel, ": b"); !strings.Contains(n, "1: both values are 0") {
 		t.Errorf("no note explains the 1:\n%s", n)
 	}
 
 	// Without /proc io: KB from the device, said under the CPU/IO tables,
 	// not under the task-clock or QPS tables.
 	v.Warnings = []record.Warning{{Code: record.WarnIONotMeasured, Text: "IO of the process not measured: read_bytes, write_bytes, rchar, wchar, syscr and syscw are not measurements"}}
-	rep, err = Build([]*record.Record{base, v}, Options{})
+	rep, err = build([]*record.Record{base, v}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := cell(t, rep, TableCPUIO, ": b", "point-query", "rKB/o").Text; got != "4.00" { // 40000 × 512 / 1024 / 5000
+	if got := cell(t, rep, tableCPUIO, ": b", "point-query", "rKB/o").Text; got != "4.00" { // 40000 × 512 / 1024 / 5000
 		t.Errorf("rKB/o from the device = %q, want 4.00", got)
 	}
 	const note = "b (host h, 1 thread) point-query: rKB/o and wKB/o from the sectors of vda, device-wide: every process on vda (the Record has no /proc/PID/io of the server)"
@@ -88,10 +88,10 @@ func TestReportIOPerOperation(t *testing.T) {
 		id, title string
 		want      bool
 	}{
-		{TableCPUIO, ": b", true},
-		{TableCPUIORel, ": b", true},
-		{TableCounters, "task-clock", false},
-		{TableQPS, "", false},
+		{tableCPUIO, ": b", true},
+		{tableCPUIORel, ": b", true},
+		{tableCounters, "task-clock", false},
+		{tableQPS, "", false},
 		{TableRQPS, "", false},
 	} {
 		n := tableNotes(t, rep, tc.id, tc.title)
@@ -113,19 +113,19 @@ func TestReportEstimatedOps(t *testing.T) {
 		r.Ops = record.Ops{Source: "client.queries", Count: ops, Estimated: true}
 		return r
 	}
-	rep, err := Build([]*record.Record{mk("a", 10000), mk("b", 8000)}, Options{})
+	rep, err := build([]*record.Record{mk("a", 10000), mk("b", 8000)}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ id, title, row, col, want string }{
 		{TableRQPS, "", "point-query", "col-1", "0.80e"},                          // 800 / 1000 per s
-		{TableQPS, "", "point-query", "col-2", "800e"},                            // 8000 / 10 s
-		{TableCounters, "instructions", "point-query", "col-2", "25000e"},         // 2e8 / 8000
-		{TableCountersRel, "instructions", "point-query", "col-1", "1.25e"},       // 25000 / 20000
-		{TableCountersRel, "IPC", "point-query", "col-1", "1.00"},                 // 0.5 / 0.5: no ops in it
-		{TableAttribution, "b", "point-query", "code", "100%e"},                   // ln 1.25 / ln 1.25
-		{TableAttribution, "b", "point-query", "r(CPI)", "1.00"},                  // no ops in it
-		{TableCounters, "cycles per operation", "point-query", "col-1", "40000e"}, // 4e8 / 10000
+		{tableQPS, "", "point-query", "col-2", "800e"},                            // 8000 / 10 s
+		{tableCounters, "instructions", "point-query", "col-2", "25000e"},         // 2e8 / 8000
+		{tableCountersRel, "instructions", "point-query", "col-1", "1.25e"},       // 25000 / 20000
+		{tableCountersRel, "IPC", "point-query", "col-1", "1.00"},                 // 0.5 / 0.5: no ops in it
+		{tableAttribution, "b", "point-query", "code", "100%e"},                   // ln 1.25 / ln 1.25
+		{tableAttribution, "b", "point-query", "r(CPI)", "1.00"},                  // no ops in it
+		{tableCounters, "cycles per operation", "point-query", "col-1", "40000e"}, // 4e8 / 10000
 	} {
 		if got := cell(t, rep, tc.id, tc.title, tc.row, tc.col).Text; got != tc.want {
 			t.Errorf("%s %q %s = %q, want %q", tc.id, tc.title, tc.col, got, tc.want)
@@ -135,11 +135,11 @@ func TestReportEstimatedOps(t *testing.T) {
 	if n := tableNotes(t, rep, TableRQPS, ""); !strings.Contains(n, note) {
 		t.Errorf("rQPS notes lack %q:\n%s", note, n)
 	}
-	if n := tableNotes(t, rep, TableCountersRel, "IPC"); strings.Contains(n, note) {
+	if n := tableNotes(t, rep, tableCountersRel, "IPC"); strings.Contains(n, note) {
 		t.Errorf("IPC notes explain an e no cell has:\n%s", n)
 	}
 	var c, j bytes.Buffer
-	if err := CSV(&c, rep); err != nil {
+	if err := writeCSV(&c, rep); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&c).ReadAll()
@@ -159,7 +159,7 @@ func TestReportEstimatedOps(t *testing.T) {
 	if est < 0 || rows[first][0] != TableRQPS || rows[first][est] != "true" {
 		t.Errorf("CSV: estimated column %d, first rQPS row %q", est, rows[first])
 	}
-	if err := JSON(&j, rep); err != nil {
+	if err := writeJSON(&j, rep); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -204,7 +204,7 @@ func TestReportUnsupportedTablesLeftOut(t *testing.T) {
 			recs = append(recs, stepRec(v.name, step, 1, v.ops, unsupported("cycles"), unsupported("instructions"), cnt("task-clock", 1e9), cm))
 		}
 	}
-	rep, err := Build(recs, Options{})
+	rep, err := build(recs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,14 +220,14 @@ func TestReportUnsupportedTablesLeftOut(t *testing.T) {
 		}
 	}
 	// cache-misses has one measured cell: its table stays, n/a and all.
-	if got := cell(t, rep, TableCounters, "cache-misses per operation", "update-index", "col-2").Text; got != "1.00" { // 9000 / 9000
+	if got := cell(t, rep, tableCounters, "cache-misses per operation", "update-index", "col-2").Text; got != "1.00" { // 9000 / 9000
 		t.Errorf("cache-misses b update-index = %q, want 1.00", got)
 	}
-	if got := cell(t, rep, TableCounters, "cache-misses per operation", "point-query", "col-1").Text; got != "n/a" {
+	if got := cell(t, rep, tableCounters, "cache-misses per operation", "point-query", "col-1").Text; got != "n/a" {
 		t.Errorf("cache-misses a point-query = %q, want n/a", got)
 	}
 	var b bytes.Buffer
-	if err := Text(&b, rep); err != nil {
+	if err := writeText(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(b.String(), "Notes:\n- "+want+"\n\nSummary: rQPS, geometric mean over each group of steps (host h, 1 thread)\n") {
@@ -245,17 +245,17 @@ func TestReportDashReasons(t *testing.T) {
 	}
 	b := stepRec("b", "point-query", 1, 0, cnt("instructions", 1e8))
 	b.Ops = record.Ops{}
-	rep, err := Build([]*record.Record{a, b}, Options{})
+	rep, err := build([]*record.Record{a, b}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := cell(t, rep, TableCounters, "instructions", "point-query", "col-2"); got.Text != "-" || got.State != analysis.NotComputable {
+	if got := cell(t, rep, tableCounters, "instructions", "point-query", "col-2"); got.Text != "-" || got.State != analysis.NotComputable {
 		t.Errorf("b instructions/o = %q (%v), want - not computable", got.Text, got.State)
 	}
-	if n := tableNotes(t, rep, TableCounters, "instructions"); !strings.Contains(n, "-: not computable: the Record has no op count") {
+	if n := tableNotes(t, rep, tableCounters, "instructions"); !strings.Contains(n, "-: not computable: the Record has no op count") {
 		t.Errorf("counters notes:\n%s", n)
 	}
-	if n := tableNotes(t, rep, TableRoles, "a point-query"); !strings.Contains(n, "-: not computable: a role's share of an event whose total over all roles is 0") || strings.Contains(n, "not recorded") {
+	if n := tableNotes(t, rep, tableRoles, "a point-query"); !strings.Contains(n, "-: not computable: a role's share of an event whose total over all roles is 0") || strings.Contains(n, "not recorded") {
 		t.Errorf("roles notes:\n%s", n)
 	}
 	// b has no op count: it is not a unit of its own in the warning.
@@ -271,7 +271,7 @@ func TestReportOpsSourceWarning(t *testing.T) {
 	a := stepRec("a", "point-query", 1, 10000)
 	b := stepRec("b", "point-query", 1, 9000)
 	b.Ops.Source = "client.queries"
-	rep, err := Build([]*record.Record{a, b}, Options{})
+	rep, err := build([]*record.Record{a, b}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,16 +287,16 @@ func TestReportOpsSourceWarning(t *testing.T) {
 
 // HTML colours follow the metric's direction: yellow is worse, blue better.
 func TestColourDirection(t *testing.T) {
-	mk := func(v float64, metric string) Cell {
-		return Cell{Cell: analysis.Val(v), Metric: metric, better: better(metric), rel: true}
+	mk := func(v float64, metric string) tableCell {
+		return tableCell{Cell: analysis.Val(v), Metric: metric, better: better(metric), rel: true}
 	}
-	cells := []Cell{
+	cells := []tableCell{
 		mk(1.2, analysis.OpsPerSecond), mk(0.9, analysis.OpsPerSecond), // faster, slower
 		mk(1.2, analysis.CPUPerOp), mk(0.9, analysis.CPUPerOp), // more CPU, less
 		mk(1.2, "instructions/o"), mk(0.9, analysis.ReadsPerOp),
 		mk(1.2, analysis.IPC), mk(1.04, analysis.CPUPerOp),
 	}
-	tb := &Table{Sections: []Section{{Rows: []Row{{Cells: cells}}}}}
+	tb := &table{Sections: []section{{Rows: []row{{Cells: cells}}}}}
 	colourRanges{}.colour(tb)
 	want := []string{"blue", "yellow", "yellow", "blue", "yellow", "blue", "blue", ""}
 	for i, c := range tb.Sections[0].Rows[0].Cells {
@@ -309,16 +309,16 @@ func TestColourDirection(t *testing.T) {
 func TestReportCSVAndJSONBothZero(t *testing.T) {
 	a := stepRec("a", "point-query", 1, 10000, cnt("major-faults", 0))
 	b := stepRec("b", "point-query", 1, 9000, cnt("major-faults", 0))
-	rep, err := Build([]*record.Record{a, b}, Options{Tables: []string{TableCountersRel}})
+	rep, err := build([]*record.Record{a, b}, Options{Tables: []string{tableCountersRel}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var c, j bytes.Buffer
-	CSV(&c, rep)
+	writeCSV(&c, rep)
 	if !strings.Contains(c.String(), ",major-faults/o,1,both-zero,") {
 		t.Errorf("CSV:\n%s", c.String())
 	}
-	JSON(&j, rep)
+	writeJSON(&j, rep)
 	var doc struct {
 		Tables []struct {
 			Sections []struct {
@@ -356,8 +356,8 @@ func TestReportAttributionSmallChange(t *testing.T) {
 		// 2, 125 µs per op: all of ln 1.25 is code.
 		stepRec("b", "up", 1, 8000, cnt("instructions", 2e8), cnt("cycles", 4e8), cnt("task-clock", 1e9)),
 	}
-	opt := Options{Tables: []string{TableRQPS, TableAttribution}}
-	rep, err := Build(recs, opt)
+	opt := Options{Tables: []string{TableRQPS, tableAttribution}}
+	rep, err := build(recs, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -378,12 +378,12 @@ func TestReportAttributionSmallChange(t *testing.T) {
 		{"up", "wait", "0%"},
 		{"up", "verdict", "code"},
 	} {
-		if got := cell(t, rep, TableAttribution, "b", tc.row, tc.col).Text; got != tc.want {
+		if got := cell(t, rep, tableAttribution, "b", tc.row, tc.col).Text; got != tc.want {
 			t.Errorf("%s %s = %q, want %q", tc.row, tc.col, got, tc.want)
 		}
 	}
 	const note = "-: not computable: rQPS is within 0.95–1.053: a share of a change that small is noise"
-	notes := tableNotes(t, rep, TableAttribution, "b")
+	notes := tableNotes(t, rep, tableAttribution, "b")
 	if strings.Count(notes, note) != 1 {
 		t.Errorf("attribution notes do not say once why the shares are -:\n%s", notes)
 	}
@@ -408,7 +408,7 @@ func TestReportAttributionSmallChange(t *testing.T) {
 		}
 	}
 	var c bytes.Buffer
-	if err := CSV(&c, rep); err != nil {
+	if err := writeCSV(&c, rep); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&c).ReadAll()
@@ -421,7 +421,7 @@ func TestReportAttributionSmallChange(t *testing.T) {
 	}
 	shares := 0
 	for _, r := range rows[1:] {
-		if r[0] != TableAttribution || r[col["step"]] != "pq" || !strings.HasPrefix(r[col["metric"]], "share:") {
+		if r[0] != tableAttribution || r[col["step"]] != "pq" || !strings.HasPrefix(r[col["metric"]], "share:") {
 			continue
 		}
 		shares++
@@ -433,7 +433,7 @@ func TestReportAttributionSmallChange(t *testing.T) {
 		t.Errorf("CSV has %d share rows of pq, want 4", shares)
 	}
 	var j bytes.Buffer
-	if err := JSON(&j, rep); err != nil {
+	if err := writeJSON(&j, rep); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -455,7 +455,7 @@ func TestReportAttributionSmallChange(t *testing.T) {
 	}
 	shares = 0
 	for _, tb := range doc.Tables {
-		if tb.ID != TableAttribution {
+		if tb.ID != tableAttribution {
 			continue
 		}
 		for _, s := range tb.Sections {
@@ -497,7 +497,7 @@ func TestReportMultiplexedAlias(t *testing.T) {
 		}
 		recs = append(recs, r)
 	}
-	rep, err := Build(recs, Options{})
+	rep, err := build(recs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -505,11 +505,11 @@ func TestReportMultiplexedAlias(t *testing.T) {
 		id, title string
 		want      bool
 	}{
-		{TableCounters, "cycles per operation", true},
-		{TableCountersRel, "cycles per operation", true},
-		{TableCounters, "CPI", true},
-		{TableCounters, "instructions per operation", false},
-		{TableCounters, "task-clock", false},
+		{tableCounters, "cycles per operation", true},
+		{tableCountersRel, "cycles per operation", true},
+		{tableCounters, "CPI", true},
+		{tableCounters, "instructions per operation", false},
+		{tableCounters, "task-clock", false},
 	} {
 		n := tableNotes(t, rep, tc.id, tc.title)
 		if got := strings.Contains(n, "cpu-cycles was multiplexed"); got != tc.want {

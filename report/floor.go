@@ -43,7 +43,7 @@ func floorHeader(i, n int) string {
 }
 
 // floorCell is the rQPS of the A/A twin at key k against its first label.
-func (b *builder) floorCell(t *Table, k record.Key) Cell {
+func (b *builder) floorCell(t *table, k record.Key) tableCell {
 	of := b.aa[k.Version]
 	bk := k
 	bk.Version = of

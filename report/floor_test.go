@@ -31,7 +31,7 @@ func floorRecs(versions map[string]float64, aaOf map[string]string) []*record.Re
 // and explained in a note; a pair of a version other than the base is its
 // rQPS against that version (1302.5 / 1202.5 = 1.08).
 func TestReportFloor(t *testing.T) {
-	rep, err := Build(floorRecs(map[string]float64{"a": 1000, "b": 1200, "a2": 1010}, map[string]string{"a2": "a"}), Options{Base: "a", Tables: []string{TableRQPS}})
+	rep, err := build(floorRecs(map[string]float64{"a": 1000, "b": 1200, "a2": 1010}, map[string]string{"a2": "a"}), Options{Base: "a", Tables: []string{TableRQPS}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestReportFloor(t *testing.T) {
 		}
 	}
 
-	rep, err = Build(floorRecs(map[string]float64{"a": 1000, "b": 1200, "b2": 1300}, map[string]string{"b2": "b"}), Options{Base: "a", Tables: []string{TableRQPS}})
+	rep, err = build(floorRecs(map[string]float64{"a": 1000, "b": 1200, "b2": 1300}, map[string]string{"b2": "b"}), Options{Base: "a", Tables: []string{TableRQPS}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestReportFloor(t *testing.T) {
 		t.Errorf("floor of b2 against b: %q, want 1.08", c.Text)
 	}
 	// Without aa_of there is no floor.
-	rep, err = Build(floorRecs(map[string]float64{"a": 1000, "b": 1200, "a2": 1010}, nil), Options{Base: "a", Tables: []string{TableRQPS}})
+	rep, err = build(floorRecs(map[string]float64{"a": 1000, "b": 1200, "a2": 1010}, nil), Options{Base: "a", Tables: []string{TableRQPS}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestReportAutoRepeats(t *testing.T) {
 	for _, r := range recs[len(recs)-2:] {
 		r.AutoRepeats = auto
 	}
-	rep, err := Build(recs, Options{Base: "a", Tables: []string{TableRQPS}})
+	rep, err := build(recs, Options{Base: "a", Tables: []string{TableRQPS}})
 	if err != nil {
 		t.Fatal(err)
 	}

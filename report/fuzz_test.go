@@ -34,9 +34,9 @@ func FuzzReadCSV(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		recs, err := ReadCSV(strings.NewReader(in), "t.csv")
+		recs, err := readCSV(strings.NewReader(in), "t.csv")
 		if err != nil {
-			if !errors.Is(err, ErrCSV) || !strings.Contains(err.Error(), "t.csv") || strings.Contains(err.Error(), "\n") {
+			if !errors.Is(err, errCSV) || !strings.Contains(err.Error(), "t.csv") || strings.Contains(err.Error(), "\n") {
 				t.Fatalf("error %q: want one line naming t.csv", err)
 			}
 			return
@@ -52,7 +52,7 @@ func FuzzReadCSV(f *testing.F) {
 				if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 					t.Fatalf("%s = %v accepted", m, v)
 				}
-				if c, _, err := CanonicalMetric(m); err != nil || c != m {
+				if c, _, err := canonicalMetric(m); err != nil || c != m {
 					t.Fatalf("metric %q kept, canonical %q, %v", m, c, err)
 				}
 				cw.Write([]string{r.Host, r.Version, r.Step, fmt.Sprint(r.Threads), fmt.Sprint(r.Repeat), m, fmt.Sprint(v)})
@@ -65,7 +65,7 @@ func FuzzReadCSV(f *testing.F) {
 			}
 		}
 		cw.Flush()
-		again, err := ReadCSV(&buf, "again.csv")
+		again, err := readCSV(&buf, "again.csv")
 		if err != nil {
 			t.Fatalf("the accepted rows written back are refused: %v\n%s", err, buf.String())
 		}
@@ -183,14 +183,14 @@ func fuzzReportBody(t *testing.T, data []byte, nv uint8) {
 		}
 	}
 	cw.Flush()
-	recs, err := ReadCSV(&buf, "fuzz.csv")
+	recs, err := readCSV(&buf, "fuzz.csv")
 	if err != nil {
-		if !errors.Is(err, ErrCSV) || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "fuzz.csv") {
+		if !errors.Is(err, errCSV) || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "fuzz.csv") {
 			t.Fatalf("error %q: want one line naming fuzz.csv", err)
 		}
 		return
 	}
-	rep, err := Build(recs, Options{Legacy: true})
+	rep, err := build(recs, Options{Legacy: true})
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}

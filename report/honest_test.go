@@ -140,7 +140,7 @@ func TestReportSameCSVRowsTwice(t *testing.T) {
 		t.Errorf("qps and cpu/o of one Record from two files: %d Records %+v, warnings %q, err %v", len(recs), recs, warnings, err)
 	}
 	_, _, err = Load([]string{qps, conflict})
-	if !errors.Is(err, ErrCSV) || !strings.Contains(err.Error(), conflict+" line 2") || !strings.Contains(err.Error(), "was given as 80 on "+qps+" line 3") {
+	if !errors.Is(err, errCSV) || !strings.Contains(err.Error(), conflict+" line 2") || !strings.Contains(err.Error(), "was given as 80 on "+qps+" line 3") {
 		t.Errorf("the same Record with another value: %v", err)
 	}
 }
@@ -156,7 +156,7 @@ func TestReportRatioIntervalFromBothSamples(t *testing.T) {
 			stepRec("base", "point-query_range=100", i+1, 10*base[i]),
 			stepRec("new", "point-query_range=100", i+1, 1500+float64(i)))
 	}
-	rep, err := Build(recs, Options{Tables: []string{TableRQPS}})
+	rep, err := build(recs, Options{Tables: []string{TableRQPS}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestReportRatioIntervalFromBothSamples(t *testing.T) {
 	}
 	// The same samples give the same interval (the bootstrap's seed is
 	// fixed).
-	rep2, _ := Build(recs, Options{Tables: []string{TableRQPS}})
+	rep2, _ := build(recs, Options{Tables: []string{TableRQPS}})
 	if c2 := cell(t, rep2, TableRQPS, "", "point-query_range=100", "col-1"); c2.Lo != c.Lo || c2.Hi != c.Hi {
 		t.Errorf("interval [%v, %v] then [%v, %v]", c.Lo, c.Hi, c2.Lo, c2.Hi)
 	}
@@ -187,22 +187,22 @@ func TestReadCSVMetricNames(t *testing.T) {
 	in := "version,step,threads,metric,value\n" +
 		"b,point-query,1,QPS,1000\nb,point-query,1,seconds,10\nb,point-query,1,cpu/q,100\nb,point-query,1,cs,5000\n" +
 		"v,point-query,1,QPS,900\nv,point-query,1,seconds,10\nv,point-query,1,cpu/q,125\nv,point-query,1,cs,4500\n"
-	recs, err := ReadCSV(strings.NewReader(in), "posts.csv")
+	recs, err := readCSV(strings.NewReader(in), "posts.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Build(recs, Options{})
+	rep, err := build(recs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := cell(t, rep, TableCPUIORel, "", "point-query", analysis.CPUPerOp).Text; got != "1.25" {
+	if got := cell(t, rep, tableCPUIORel, "", "point-query", analysis.CPUPerOp).Text; got != "1.25" {
 		t.Errorf("cpu/o ratio %q, want 1.25 (125/100)", got)
 	}
 	if got := cell(t, rep, TableRQPS, "", "point-query", "col-1").Text; got != "0.90" {
 		t.Errorf("rQPS %q, want 0.90", got)
 	}
 	// cs is context-switches: 5000 over 10,000 queries.
-	if got := cell(t, rep, TableCPUIO, "b", "point-query", analysis.CSPerOp).Text; got != "0.500" {
+	if got := cell(t, rep, tableCPUIO, "b", "point-query", analysis.CSPerOp).Text; got != "0.500" {
 		t.Errorf("cs/o %q, want 0.500", got)
 	}
 	for _, tb := range rep.Tables {
@@ -217,8 +217,8 @@ func TestReadCSVMetricNames(t *testing.T) {
 		{"MPKI(foo)", `"foo" is not a perf event name`},
 		{"hist:write:1ms", "use hist:<kind>:<bucket>"},
 	} {
-		_, err := ReadCSV(strings.NewReader("version,step,threads,metric,value\nb,s,1,"+tc.metric+",1\n"), "t.csv")
-		if !errors.Is(err, ErrCSV) || !strings.Contains(err.Error(), "t.csv line 2") || !strings.Contains(err.Error(), tc.want) {
+		_, err := readCSV(strings.NewReader("version,step,threads,metric,value\nb,s,1,"+tc.metric+",1\n"), "t.csv")
+		if !errors.Is(err, errCSV) || !strings.Contains(err.Error(), "t.csv line 2") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("metric %q: %v, want an error with %q", tc.metric, err, tc.want)
 		}
 	}
@@ -228,7 +228,7 @@ func TestReadCSVMetricNames(t *testing.T) {
 		"IPC": analysis.IPC, "mpki(cache-misses)": "MPKI(cache-misses)", "instructions/o": "instructions/o",
 		"hist:query:1ms": "hist:query:1ms", "max:delete": "max:delete", "rKB/q": analysis.ReadKBPerOp,
 	} {
-		if got, _, err := CanonicalMetric(name); err != nil || got != want {
+		if got, _, err := canonicalMetric(name); err != nil || got != want {
 			t.Errorf("CanonicalMetric(%q) = %q, %v; want %q", name, got, err, want)
 		}
 	}
@@ -239,14 +239,14 @@ func TestReadCSVMetricNames(t *testing.T) {
 // NaN.
 func TestReadCSVRefusesNonFiniteAndNegative(t *testing.T) {
 	for _, v := range []string{"NaN", "nan", "inf", "-Inf", "+Infinity", "-5", "1e400"} {
-		_, err := ReadCSV(strings.NewReader("version,step,threads,metric,value\nb,s,1,qps,1\nv,s,1,qps,"+v+"\n"), "bad.csv")
-		if !errors.Is(err, ErrCSV) || !strings.Contains(err.Error(), "bad.csv line 3") {
+		_, err := readCSV(strings.NewReader("version,step,threads,metric,value\nb,s,1,qps,1\nv,s,1,qps,"+v+"\n"), "bad.csv")
+		if !errors.Is(err, errCSV) || !strings.Contains(err.Error(), "bad.csv line 3") {
 			t.Errorf("value %q: %v, want a refusal naming bad.csv line 3", v, err)
 		}
 	}
 	// A stray quote inside a field panicked (FieldPos after a parse error).
-	_, err := ReadCSV(strings.NewReader("version,step,threads,metric,value\na\"b,s,1,qps,5\n"), "q.csv")
-	if !errors.Is(err, ErrCSV) || !strings.Contains(err.Error(), "q.csv line 2") || !strings.Contains(err.Error(), `"a""b"`) {
+	_, err := readCSV(strings.NewReader("version,step,threads,metric,value\na\"b,s,1,qps,5\n"), "q.csv")
+	if !errors.Is(err, errCSV) || !strings.Contains(err.Error(), "q.csv line 2") || !strings.Contains(err.Error(), `"a""b"`) {
 		t.Errorf("stray quote: %v", err)
 	}
 }
@@ -258,7 +258,7 @@ func TestReportZeroDenominators(t *testing.T) {
 		stepRec("b", "point-query", 1, 1000, cnt("instructions", 1e6), cnt("cycles", 0)),
 		stepRec("v", "point-query", 1, 1000, cnt("instructions", 2e6), cnt("cycles", 0)),
 	}
-	table, err := ReadCSV(strings.NewReader("version,step,threads,metric,value\n"+
+	table, err := readCSV(strings.NewReader("version,step,threads,metric,value\n"+
 		"b,update-index,1,qps,0\nb,update-index,1,cpu/o,5\nv,update-index,1,qps,0\nv,update-index,1,cpu/o,6\n"), "t.csv")
 	if err != nil {
 		t.Fatal(err)
@@ -280,7 +280,7 @@ func TestReportZeroDenominators(t *testing.T) {
 			t.Errorf("JSON is not valid")
 		}
 	}
-	rep, err := Build(recs, Options{})
+	rep, err := build(recs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +294,7 @@ func TestReportZeroDenominators(t *testing.T) {
 	if got := cell(t, rep, TableRQPS, "", "update-index", "col-1").Text; got != "1" {
 		t.Errorf("rQPS of two zeros %q, want 1", got)
 	}
-	if got := cell(t, rep, TableAttribution, "", "update-index", "verdict").Text; got != "n/a" {
+	if got := cell(t, rep, tableAttribution, "", "update-index", "verdict").Text; got != "n/a" {
 		t.Errorf("verdict for rQPS 0/0: %q, want n/a", got)
 	}
 }
@@ -306,11 +306,11 @@ func TestReportLoadStepsAndAverage(t *testing.T) {
 		"b,l.i0,1,ips,600000\nb,l.i0,1,qps,0\nv,l.i0,1,ips,530000\nv,l.i0,1,qps,0\n" +
 		"b,point-query,1,qps,100\nv,point-query,1,qps,80\n" +
 		"b,idle,1,qps,0\nv,idle,1,qps,0\n"
-	recs, err := ReadCSV(strings.NewReader(in), "t.csv")
+	recs, err := readCSV(strings.NewReader(in), "t.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Build(recs, Options{})
+	rep, err := build(recs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,10 +318,10 @@ func TestReportLoadStepsAndAverage(t *testing.T) {
 		t.Errorf("l.i0 rQPS %q, want 0.88 (530000/600000 inserts/s)", got)
 	}
 	// Average of 0.883 (l.i0) and 0.800: the idle step's 1 stays out.
-	if got := cell(t, rep, TableAverage, "", "average", "col-1").Text; got != "0.842" {
+	if got := cell(t, rep, tableAverage, "", "average", "col-1").Text; got != "0.842" {
 		t.Errorf("average %q, want 0.842 ((0.8833+0.8)/2)", got)
 	}
-	if n := tableNotes(t, rep, TableAverage, ""); !strings.Contains(n, "leaves out 1 step without a finite measured ratio") {
+	if n := tableNotes(t, rep, tableAverage, ""); !strings.Contains(n, "leaves out 1 step without a finite measured ratio") {
 		t.Errorf("average notes:\n%s", n)
 	}
 }
@@ -329,11 +329,11 @@ func TestReportLoadStepsAndAverage(t *testing.T) {
 // A scan step's throughput is thousands of rows read per second: the QPS
 // tables say so (5,000 for a step that ran 1 query/s).
 func TestReportScanThroughputSaid(t *testing.T) {
-	rep, err := Build(fixtures(t), Options{Tables: []string{TableQPS, TableRQPS}})
+	rep, err := build(fixtures(t), Options{Tables: []string{tableQPS, TableRQPS}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{TableQPS, TableRQPS} {
+	for _, id := range []string{tableQPS, TableRQPS} {
 		if n := tableNotes(t, rep, id, ""); !strings.Contains(n, "scan_range=100: o/s is thousands of rows read per second") {
 			t.Errorf("%s notes do not say what a scan's o/s is:\n%s", id, n)
 		}
@@ -347,11 +347,11 @@ func TestReportBaseDidNotRun(t *testing.T) {
 		stepRec("b", "point-query", 1, 1000), stepRec("v", "point-query", 1, 900),
 		stepRec("v", "update-index", 1, 500),
 	}
-	rep, err := Build(recs, Options{})
+	rep, err := build(recs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{TableRQPS, TableAverage} {
+	for _, id := range []string{TableRQPS, tableAverage} {
 		if n := tableNotes(t, rep, id, ""); !strings.Contains(n, "the base (b) did not run update-index: no ratio to it there") {
 			t.Errorf("%s notes:\n%s", id, n)
 		}
@@ -403,14 +403,14 @@ func TestReportRepeatsMissingAndTooFew(t *testing.T) {
 		}
 	}
 	// Version first in input: name the base.
-	rep, err := Build(recs, Options{Base: "base"})
+	rep, err := build(recs, Options{Base: "base"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := cell(t, rep, TableCounters, "instructions", "point-query", "col-1").Text; got != "1250[1/4]" {
+	if got := cell(t, rep, tableCounters, "instructions", "point-query", "col-1").Text; got != "1250[1/4]" {
 		t.Errorf("instructions/o of new %q, want 1250[1/4] (one of 4 repeats counted it)", got)
 	}
-	if n := tableNotes(t, rep, TableCounters, "instructions"); !strings.Contains(n, "[n/m]: from n of the m repeats") {
+	if n := tableNotes(t, rep, tableCounters, "instructions"); !strings.Contains(n, "[n/m]: from n of the m repeats") {
 		t.Errorf("notes do not explain [n/m]:\n%s", n)
 	}
 	// Every new sample is below every base sample, yet p = 2/35 = 0.057.
@@ -426,12 +426,12 @@ func TestReportRepeatsMissingAndTooFew(t *testing.T) {
 // order the posts list them (run order); --order name sorts them.
 func TestReportStepOrder(t *testing.T) {
 	in := "version,step,threads,metric,value\nb,update-index,1,qps,1\nv,update-index,1,qps,2\nb,point-query,1,qps,1\nv,point-query,1,qps,2\n"
-	recs, err := ReadCSV(strings.NewReader(in), "t.csv")
+	recs, err := readCSV(strings.NewReader(in), "t.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
 	rows := func(opt Options) []string {
-		rep, err := Build(recs, opt)
+		rep, err := build(recs, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -449,7 +449,7 @@ func TestReportStepOrder(t *testing.T) {
 	if got := strings.Join(rows(Options{Analysis: analysis.Options{Order: "name"}}), " "); got != "point-query update-index" {
 		t.Errorf("name order %q", got)
 	}
-	if _, err := Build(recs, Options{Analysis: analysis.Options{Order: "time"}}); err == nil || !strings.Contains(err.Error(), `unknown step order "time"`) {
+	if _, err := build(recs, Options{Analysis: analysis.Options{Order: "time"}}); err == nil || !strings.Contains(err.Error(), `unknown step order "time"`) {
 		t.Errorf("order time: %v", err)
 	}
 }
@@ -459,7 +459,7 @@ func TestReportStepOrder(t *testing.T) {
 func TestReportLabels(t *testing.T) {
 	recs := []*record.Record{stepRec("8.0.28", "point-query", 1, 1000), stepRec("8.0.39", "point-query", 1, 900)}
 	recs[1].Threads = 1
-	rep, err := Build(recs, Options{Labels: map[string]string{"8.0.39": "my8039"}})
+	rep, err := build(recs, Options{Labels: map[string]string{"8.0.39": "my8039"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,7 +470,7 @@ func TestReportLabels(t *testing.T) {
 		t.Errorf("preamble %q", p)
 	}
 	for _, labels := range []map[string]string{{"9.9": "x"}, {"8.0.28": "a", "8.0.39": "a"}} {
-		if _, err := Build(recs, Options{Labels: labels}); !errors.Is(err, ErrBadLabel) {
+		if _, err := build(recs, Options{Labels: labels}); !errors.Is(err, ErrBadLabel) {
 			t.Errorf("labels %v: %v", labels, err)
 		}
 	}
@@ -497,7 +497,7 @@ func TestReportHugeValues(t *testing.T) {
 	in := "version,step,threads,metric,value\n" +
 		"b,s,1,qps,1e308\nb,s,1,seconds,1e308\nb,s,1,instructions,1.7e308\nb,s,1,cycles,1e-308\n" +
 		"v,s,1,qps,1e-300\nv,s,1,seconds,1e300\nv,s,1,instructions,1e308\nv,s,1,cycles,1e300\nv,s,1,wKB/o,1.7e308\n"
-	recs, err := ReadCSV(strings.NewReader(in), "t.csv")
+	recs, err := readCSV(strings.NewReader(in), "t.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,10 +517,10 @@ func TestReportHugeValues(t *testing.T) {
 			t.Errorf("benchfmt writes an infinity:\n%s", b.String())
 		}
 	}
-	rep, _ := Build(recs, Options{})
+	rep, _ := build(recs, Options{})
 	// The base's operations, 1e308/s over 1e308 s, overflow: its per-op
 	// values have nothing finite to divide by (they printed 0).
-	if c := cell(t, rep, TableCounters, "instructions", "s", "col-1"); c.Text != "-" || c.Why != analysis.WhyNotFinite {
+	if c := cell(t, rep, tableCounters, "instructions", "s", "col-1"); c.Text != "-" || c.Why != analysis.WhyNotFinite {
 		t.Errorf("instructions/o over an overflowing op count: %q (%s), want -", c.Text, c.Why)
 	}
 	for _, tb := range rep.Tables {
@@ -540,16 +540,16 @@ func TestReportHugeValues(t *testing.T) {
 // in the relative table too: 40462! was grey in the absolute table while
 // its ratio 1.18 was painted blue, better than the base.
 func TestReportInsertRelBelowTarget(t *testing.T) {
-	rep, err := Build(fixtures(t), Options{Tables: []string{TableInsert, TableInsertRel}})
+	rep, err := build(fixtures(t), Options{Tables: []string{tableInsert, tableInsertRel}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	abs := cell(t, rep, TableInsert, "", "mariadb-11.4.3", "qr100")
-	rel := cell(t, rep, TableInsertRel, "", "mariadb-11.4.3", "qr100")
+	abs := cell(t, rep, tableInsert, "", "mariadb-11.4.3", "qr100")
+	rel := cell(t, rep, tableInsertRel, "", "mariadb-11.4.3", "qr100")
 	if abs.Text != "40462!" || abs.Class != "grey" || rel.Text != "1.18!" || rel.Class != "grey" || !rel.BelowTarget {
 		t.Errorf("absolute %q %s, relative %q %s: want both marked ! and grey", abs.Text, abs.Class, rel.Text, rel.Class)
 	}
-	if n := tableNotes(t, rep, TableInsertRel, ""); !strings.Contains(n, "!: the version or the base did not sustain the step's target insert rate") {
+	if n := tableNotes(t, rep, tableInsertRel, ""); !strings.Contains(n, "!: the version or the base did not sustain the step's target insert rate") {
 		t.Errorf("notes:\n%s", n)
 	}
 }

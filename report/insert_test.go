@@ -28,7 +28,7 @@ func TestInsertBelowTargetMarking(t *testing.T) {
 		insertRecord("onthe", 950, 20000, 100),
 		insertRecord("above", 1000, 10000, 100),
 	}
-	rep, err := Build(recs, Options{})
+	rep, err := build(recs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,16 +37,16 @@ func TestInsertBelowTargetMarking(t *testing.T) {
 		below         bool
 		class         string
 	}{
-		{TableInsertTarget, "short", "95!", true, "red"}, // 94.9 < 95
-		{TableInsertTarget, "onthe", "95", false, ""},    // 95.0 is not below 95
-		{TableInsertTarget, "above", "100", false, ""},
-		{TableInsertTarget, "target", "100", false, ""},
-		{TableInsert, "short", "3000!", true, "grey"}, // 30000 queries / 10 s, can be ignored
+		{tableInsertTarget, "short", "95!", true, "red"}, // 94.9 < 95
+		{tableInsertTarget, "onthe", "95", false, ""},    // 95.0 is not below 95
+		{tableInsertTarget, "above", "100", false, ""},
+		{tableInsertTarget, "target", "100", false, ""},
+		{tableInsert, "short", "3000!", true, "grey"}, // 30000 queries / 10 s, can be ignored
 		// short's 3000 is left out of the quartiles (with it, 2000 would
 		// be in the middle, uncoloured): 2000 is the best of 2000 and
 		// 1000, and 1000 < 80% of 2000, so the worst is red.
-		{TableInsert, "onthe", "2000", false, "green"},
-		{TableInsert, "above", "1000", false, "red"},
+		{tableInsert, "onthe", "2000", false, "green"},
+		{tableInsert, "above", "1000", false, "red"},
 	} {
 		c := cell(t, rep, tc.id, "", tc.row, "q100.1")
 		if c.Text != tc.want || c.BelowTarget != tc.below || c.Class != tc.class {
@@ -55,7 +55,7 @@ func TestInsertBelowTargetMarking(t *testing.T) {
 	}
 
 	var csv bytes.Buffer
-	if err := Write(&csv, "csv", recs, nil, Options{Tables: []string{TableInsertTarget}}); err != nil {
+	if err := Write(&csv, "csv", recs, nil, Options{Tables: []string{tableInsertTarget}}); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(csv.String()), "\n")
@@ -74,17 +74,17 @@ func TestInsertBelowTargetMarking(t *testing.T) {
 // Versions with different targets: each is compared with its own, and the
 // target row says why it has no single value.
 func TestInsertTargetsDiffer(t *testing.T) {
-	rep, err := Build([]*record.Record{insertRecord("a", 790, 1000, 80), insertRecord("b", 790, 1000, 100)}, Options{})
+	rep, err := build([]*record.Record{insertRecord("a", 790, 1000, 80), insertRecord("b", 790, 1000, 100)}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := cell(t, rep, TableInsertTarget, "", "a", "q100.1"); c.Text != "79" || c.BelowTarget {
+	if c := cell(t, rep, tableInsertTarget, "", "a", "q100.1"); c.Text != "79" || c.BelowTarget {
 		t.Errorf("a: %q below %v, want 79 not below (79 of 80)", c.Text, c.BelowTarget)
 	}
-	if c := cell(t, rep, TableInsertTarget, "", "b", "q100.1"); c.Text != "79!" || !c.BelowTarget {
+	if c := cell(t, rep, tableInsertTarget, "", "b", "q100.1"); c.Text != "79!" || !c.BelowTarget {
 		t.Errorf("b: %q below %v, want 79! (79 of 100)", c.Text, c.BelowTarget)
 	}
-	c := cell(t, rep, TableInsertTarget, "", "target", "q100.1")
+	c := cell(t, rep, tableInsertTarget, "", "target", "q100.1")
 	if c.Text != "-" || !strings.Contains(c.Why, "a 80, b 100") {
 		t.Errorf("target row %q (%s), want - naming both targets", c.Text, c.Why)
 	}
@@ -96,16 +96,16 @@ func TestInsertNoTargetNoKind(t *testing.T) {
 	r := insertRecord("a", 1000, 0, 0)
 	r.Step = "l.i0"
 	r.Insert.Histogram = []record.Bucket{{UpToMs: 1, Count: 3}, {UpToMs: 4, Count: 1}}
-	rep, err := Build([]*record.Record{r}, Options{})
+	rep, err := build([]*record.Record{r}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var hists []string
 	for _, tb := range rep.Tables {
-		if tb.ID == TableInsertTarget {
+		if tb.ID == tableInsertTarget {
 			t.Errorf("target table %q without a target", tb.Title)
 		}
-		if tb.ID == TableInsertHist {
+		if tb.ID == tableInsertHist {
 			hists = append(hists, tb.Title)
 		}
 	}
@@ -113,7 +113,7 @@ func TestInsertNoTargetNoKind(t *testing.T) {
 		t.Errorf("histogram tables %q, want the insert one only", hists)
 	}
 	// 3 of 4 inserts ≤ 1 ms, 1 ≤ 4 ms.
-	if c := cell(t, rep, TableInsertHist, "Insert", "a", "1ms"); c.Text != "75.000" {
+	if c := cell(t, rep, tableInsertHist, "Insert", "a", "1ms"); c.Text != "75.000" {
 		t.Errorf("1ms = %q, want 75.000", c.Text)
 	}
 }
@@ -134,31 +134,31 @@ new,q100.1,8,target_ips,800
 new,q100.1,8,hist:delete:1ms,27.502
 new,q100.1,8,max:delete,0.014
 `
-	recs, err := ReadCSV(strings.NewReader(in), "ib.csv")
+	recs, err := readCSV(strings.NewReader(in), "ib.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Build(recs, Options{})
+	rep, err := build(recs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ id, title, row, col, want string }{
-		{TableInsert, "", "old", "q100.1", "34172"},
-		{TableInsert, "", "new", "q100.1", "41559!"}, // 740 < 760 = 95% of 800
-		{TableInsertTarget, "", "old", "q100.1", "797"},
-		{TableInsertTarget, "", "new", "q100.1", "740!"},
-		{TableInsertTarget, "", "target", "q100.1", "800"},
-		{TableInsertHist, "Delete", "old", "1ms", "12.181"},
-		{TableInsertHist, "Delete", "new", "1ms", "27.502"},
-		{TableInsertHist, "Delete", "new", "4ms", "-"},
-		{TableInsertHist, "Delete", "new", "max", "0.014"},
+		{tableInsert, "", "old", "q100.1", "34172"},
+		{tableInsert, "", "new", "q100.1", "41559!"}, // 740 < 760 = 95% of 800
+		{tableInsertTarget, "", "old", "q100.1", "797"},
+		{tableInsertTarget, "", "new", "q100.1", "740!"},
+		{tableInsertTarget, "", "target", "q100.1", "800"},
+		{tableInsertHist, "Delete", "old", "1ms", "12.181"},
+		{tableInsertHist, "Delete", "new", "1ms", "27.502"},
+		{tableInsertHist, "Delete", "new", "4ms", "-"},
+		{tableInsertHist, "Delete", "new", "max", "0.014"},
 	} {
 		if got := cell(t, rep, tc.id, tc.title, tc.row, tc.col).Text; got != tc.want {
 			t.Errorf("%s %s %s %s = %q, want %q", tc.id, tc.title, tc.row, tc.col, got, tc.want)
 		}
 	}
 	for _, tb := range rep.Tables {
-		if tb.ID == TableCounters || tb.ID == TableCountersRel {
+		if tb.ID == tableCounters || tb.ID == tableCountersRel {
 			t.Errorf("insert metrics taken for counters: table %q", tb.Title)
 		}
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/perfbench/perfbench/record"
 )
 
-// ErrUnknownFormat is returned by Write for a format it does not know.
-var ErrUnknownFormat = errors.New("unknown format")
+// errUnknownFormat is returned by Write for a format it does not know.
+var errUnknownFormat = errors.New("unknown format")
 
 // Formats lists the output formats of Write.
 var Formats = []string{"text", "markdown", "html", "csv", "json", "benchfmt"}
@@ -33,14 +33,14 @@ type Input struct {
 // Load reads the inputs of a report (see LoadInput) and returns the
 // Records and warnings.
 func Load(paths []string) (recs []*record.Record, warnings []string, err error) {
-	in, err := LoadInput(paths)
+	in, err := loadInput(paths)
 	if err != nil {
 		return nil, nil, err
 	}
 	return in.Records, in.Warnings, nil
 }
 
-// LoadInput reads the inputs of a report: Record files, folders of Records
+// loadInput reads the inputs of a report: Record files, folders of Records
 // and long-format CSV files (named *.csv). The order of the inputs is the
 // order of versions in the tables: files in the order given; inside a
 // folder, Records by the start of their window (the order they were
@@ -53,11 +53,11 @@ func Load(paths []string) (recs []*record.Record, warnings []string, err error) 
 // CSV file; one warning says how many were and where. Records without a
 // window start that share an identity but not their numbers are kept, and
 // a warning names them.
-func LoadInput(paths []string) (*Input, error) { return LoadInputWith(paths, AllFields) }
+func loadInput(paths []string) (*Input, error) { return LoadInputWith(paths, allFields) }
 
 // LoadInputWith is LoadInput reading of each Record only the parts f
 // names besides those every table needs.
-func LoadInputWith(paths []string, f Fields) (*Input, error) {
+func LoadInputWith(paths []string, f fields) (*Input, error) {
 	in := &Input{}
 	tables := newCSVTables()
 	seen := map[recordIdentity][]loadedFrom{}
@@ -181,13 +181,13 @@ func sameContent(a, b *record.Record) bool {
 // report.
 func Write(w io.Writer, format string, recs []*record.Record, warnings []string, opt Options) error {
 	if format == "benchfmt" {
-		return Benchfmt(w, recs, opt)
+		return writeBenchfmt(w, recs, opt)
 	}
 	mk := map[string]func() renderer{
 		"text": textRenderer, "markdown": markdownRenderer, "md": markdownRenderer, "html": htmlRenderer, "csv": csvRenderer, "json": jsonRenderer,
 	}[format]
 	if mk == nil {
-		return fmt.Errorf("%w %q: choose from %s", ErrUnknownFormat, format, strings.Join(Formats, ", "))
+		return fmt.Errorf("%w %q: choose from %s", errUnknownFormat, format, strings.Join(Formats, ", "))
 	}
 	b, rep, err := prepare(recs, opt)
 	if err != nil {
@@ -199,7 +199,7 @@ func Write(w io.Writer, format string, recs []*record.Record, warnings []string,
 		return err
 	}
 	if rep.bare && opt.Notes != nil {
-		return WriteNotes(opt.Notes, rep)
+		return writeNotes(opt.Notes, rep)
 	}
 	return nil
 }

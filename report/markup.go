@@ -7,18 +7,18 @@ import (
 )
 
 // labelHeader is the heading of the label column in Markdown and HTML.
-func labelHeader(t *Table) string {
+func labelHeader(t *table) string {
 	if t.LabelHeader != "" {
 		return t.LabelHeader
 	}
-	if t.ID == TableThreads {
+	if t.ID == tableThreads {
 		return "concurrency"
 	}
 	return "step"
 }
 
 // showSections reports whether section names are printed as rows.
-func showSections(t *Table) bool {
+func showSections(t *table) bool {
 	named := 0
 	for _, s := range t.Sections {
 		if s.Name != "" {
@@ -34,7 +34,7 @@ func mdEscape(s string) string {
 
 func markdownRenderer() renderer {
 	return renderer{
-		begin: func(bw *bufio.Writer, rep *Report) error {
+		begin: func(bw *bufio.Writer, rep *report) error {
 			if !rep.bare {
 				for _, n := range rep.Notes {
 					bw.WriteString("- " + mdEscape(n) + "\n")
@@ -45,14 +45,14 @@ func markdownRenderer() renderer {
 			}
 			return nil
 		},
-		table: func(bw *bufio.Writer, rep *Report, t *Table, i int) error {
+		table: func(bw *bufio.Writer, rep *report, t *table, i int) error {
 			if i > 0 {
 				bw.WriteString("\n")
 			}
 			writeMarkdownTable(bw, t, rep.bare)
 			return nil
 		},
-		end: func(bw *bufio.Writer, rep *Report) error {
+		end: func(bw *bufio.Writer, rep *report) error {
 			if len(rep.Warnings) > 0 && !rep.bare {
 				bw.WriteString("\n### Warnings\n\n")
 				for _, w := range rep.Warnings {
@@ -66,7 +66,7 @@ func markdownRenderer() renderer {
 
 // writeMarkdownTable writes one table; bare leaves out its heading,
 // preamble and notes.
-func writeMarkdownTable(bw *bufio.Writer, t *Table, bare bool) {
+func writeMarkdownTable(bw *bufio.Writer, t *table, bare bool) {
 	if !bare {
 		bw.WriteString("### " + mdEscape(t.Title) + "\n\n")
 		for _, p := range t.Preamble {
@@ -92,14 +92,14 @@ func writeMarkdownTable(bw *bufio.Writer, t *Table, bare bool) {
 		}
 		for _, r := range s.Rows {
 			switch r.Kind {
-			case RowRule:
+			case rowRule:
 				continue
-			case RowHeading:
+			case rowHeading:
 				bw.WriteString("| *" + mdEscape(strings.TrimPrefix(r.Label, "- ")) + "* |" + empty + "\n")
 				continue
 			}
 			label := mdEscape(r.Label)
-			if r.Kind == RowAverage {
+			if r.Kind == rowAverage {
 				label = "**" + label + "**"
 			}
 			bw.WriteString("| " + label)
@@ -148,7 +148,7 @@ ul.notes { font-size: smaller; }
 func htmlRenderer() renderer {
 	e := html.EscapeString
 	return renderer{
-		begin: func(bw *bufio.Writer, rep *Report) error {
+		begin: func(bw *bufio.Writer, rep *report) error {
 			if rep.bare {
 				return nil
 			}
@@ -163,7 +163,7 @@ func htmlRenderer() renderer {
 			writeHTMLNotes(bw, rep.Notes)
 			return nil
 		},
-		table: func(bw *bufio.Writer, rep *Report, t *Table, _ int) error {
+		table: func(bw *bufio.Writer, rep *report, t *table, _ int) error {
 			if rep.bare {
 				writeHTMLTable(bw, t)
 				return nil
@@ -176,7 +176,7 @@ func htmlRenderer() renderer {
 			writeHTMLNotes(bw, t.Notes)
 			return nil
 		},
-		end: func(bw *bufio.Writer, rep *Report) error {
+		end: func(bw *bufio.Writer, rep *report) error {
 			if rep.bare {
 				return nil
 			}
@@ -207,7 +207,7 @@ func writeHTMLNotes(bw *bufio.Writer, notes []string) {
 
 // writeHTMLTable writes the <table> element of t; its cells carry their
 // colours inline.
-func writeHTMLTable(bw *bufio.Writer, t *Table) {
+func writeHTMLTable(bw *bufio.Writer, t *table) {
 	e := html.EscapeString
 	bw.WriteString("<table>\n<tr><th class=\"l\">" + e(labelHeader(t)) + "</th>")
 	for _, h := range t.Header {
@@ -221,12 +221,12 @@ func writeHTMLTable(bw *bufio.Writer, t *Table) {
 		}
 		for _, r := range s.Rows {
 			switch r.Kind {
-			case RowRule:
+			case rowRule:
 				continue
-			case RowHeading:
+			case rowHeading:
 				bw.WriteString("<tr class=\"section\"><td colspan=\"" + itoa(span) + "\">" + e(strings.TrimPrefix(r.Label, "- ")) + "</td></tr>\n")
 				continue
-			case RowAverage:
+			case rowAverage:
 				bw.WriteString("<tr class=\"average\">")
 			default:
 				bw.WriteString("<tr>")

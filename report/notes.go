@@ -25,10 +25,10 @@ import (
 // and those in the top quarter green (red), except that red is not used
 // when the smallest is at least 80% of the largest.
 const (
-	RelativeLow  = 0.95
-	RelativeHigh = 1.05
-	Quartile     = 0.25
-	RedSuppress  = 0.8
+	relativeLow  = 0.95
+	relativeHigh = 1.05
+	quartile     = 0.25
+	redSuppress  = 0.8
 )
 
 // colourRanges holds, for each set of absolute cells compared together,
@@ -42,12 +42,12 @@ type colourRange struct {
 }
 
 // colourable reports whether a cell takes part in the colour rules.
-func colourable(c *Cell) bool {
+func colourable(c *tableCell) bool {
 	return !c.Empty && !c.word && c.OK() && !math.IsInf(c.Value, 0) && !math.IsNaN(c.Value) && !c.BelowTarget
 }
 
 // add takes the absolute cells of t into the ranges.
-func (cr colourRanges) add(t *Table) {
+func (cr colourRanges) add(t *table) {
 	for _, s := range t.Sections {
 		for _, r := range s.Rows {
 			for ci := range r.Cells {
@@ -68,7 +68,7 @@ func (cr colourRanges) add(t *Table) {
 
 // colour sets the HTML class of the cells of t by the rules above, the
 // absolute ones against the ranges of every table of the report.
-func (cr colourRanges) colour(t *Table) {
+func (cr colourRanges) colour(t *table) {
 	for si := range t.Sections {
 		for ri := range t.Sections[si].Rows {
 			row := &t.Sections[si].Rows[ri]
@@ -78,7 +78,7 @@ func (cr colourRanges) colour(t *Table) {
 					continue
 				}
 				if c.rel {
-					worse, better := c.Value < RelativeLow, c.Value > RelativeHigh
+					worse, better := c.Value < relativeLow, c.Value > relativeHigh
 					if c.better < 0 {
 						worse, better = better, worse
 					}
@@ -93,10 +93,10 @@ func (cr colourRanges) colour(t *Table) {
 				if c.set == "" || c.better == 0 || g == nil || g.n < 2 || g.hi == g.lo {
 					continue
 				}
-				noRed := g.lo >= RedSuppress*g.hi
+				noRed := g.lo >= redSuppress*g.hi
 				span := g.hi - g.lo
-				bottom := c.Value <= g.lo+Quartile*span
-				top := c.Value >= g.hi-Quartile*span
+				bottom := c.Value <= g.lo+quartile*span
+				top := c.Value >= g.hi-quartile*span
 				good, bad := top, bottom
 				if c.better < 0 {
 					good, bad = bottom, top
@@ -114,7 +114,7 @@ func (cr colourRanges) colour(t *Table) {
 
 // tested reports whether any cell of t was tested for significance
 // against the base.
-func (t *Table) tested() bool {
+func (t *table) tested() bool {
 	for _, s := range t.Sections {
 		for _, r := range s.Rows {
 			for _, c := range r.Cells {
@@ -132,7 +132,7 @@ func (t *Table) tested() bool {
 // some ratio of the report was tested, ratios that could not be are marked
 // "?" first; when none was, a note says which ratios rest on a single
 // repeat, since no "?" marks them.
-func (b *builder) finish(t *Table) {
+func (b *builder) finish(t *table) {
 	m := b.marks(t)
 	notes := b.scopeNotes(t)
 	notes = append(notes, b.statNotes(t, m)...)
@@ -292,7 +292,7 @@ type tableMarks struct {
 
 // marks goes through the cells of t, marking "?" on the untested ratios
 // when some ratio of the report was tested.
-func (b *builder) marks(t *Table) *tableMarks {
+func (b *builder) marks(t *table) *tableMarks {
 	m := &tableMarks{}
 	for si := range t.Sections {
 		for ri := range t.Sections[si].Rows {
@@ -308,7 +308,7 @@ func (b *builder) marks(t *Table) *tableMarks {
 }
 
 // mark adds what cell c of row shows to m.
-func (b *builder) mark(m *tableMarks, t *Table, row *Row, c *Cell) {
+func (b *builder) mark(m *tableMarks, t *table, row *row, c *tableCell) {
 	switch c.State {
 	case analysis.NotSupported:
 		m.na = true
@@ -326,7 +326,7 @@ func (b *builder) mark(m *tableMarks, t *Table, row *Row, c *Cell) {
 	if !c.OK() {
 		return
 	}
-	if t.ID != TableLegacy && c.rel && row.Kind == RowValues {
+	if t.ID != tableLegacy && c.rel && row.Kind == rowValues {
 		m.ratios++
 		if c.FewRepeats && !c.Tested && c.format != nil {
 			if b.tested {
@@ -367,16 +367,16 @@ func (b *builder) mark(m *tableMarks, t *Table, row *Row, c *Cell) {
 
 // scopeNotes say what the table's rows cover: scan steps' operations,
 // steps the base did not run, the device of r/o and w/o.
-func (b *builder) scopeNotes(t *Table) []string {
+func (b *builder) scopeNotes(t *table) []string {
 	var notes []string
 	switch t.ID {
-	case TableCPUIO, TableCPUIORel, TableCounters, TableCountersRel, TableLegacy, TableAttribution:
+	case tableCPUIO, tableCPUIORel, tableCounters, tableCountersRel, tableLegacy, tableAttribution:
 		if !b.opt.Analysis.KeepScanOps && t.hasRow(analysis.IsScan) {
 			notes = append(notes, "scan steps: an operation is 1,000 rows read when the Record has a rows-read status")
 		}
 	}
 	switch t.ID {
-	case TableRQPS, TableQPS, TableThreads, TableAverage:
+	case TableRQPS, tableQPS, tableThreads, tableAverage:
 		if scans := b.scanSteps(t); len(scans) > 0 {
 			notes = append(notes, fmt.Sprintf("%s: o/s is thousands of rows read per second, not queries per second: an operation of a scan step is 1,000 rows read (--keep-scan-ops counts queries)", strings.Join(scans, ", ")))
 		}
@@ -394,7 +394,7 @@ func (b *builder) scopeNotes(t *Table) []string {
 
 // statNotes explain the statistics of the cells: medians, intervals,
 // significance and what the repeats allow.
-func (b *builder) statNotes(t *Table, m *tableMarks) []string {
+func (b *builder) statNotes(t *table, m *tableMarks) []string {
 	var notes []string
 	if m.repeats {
 		notes = append(notes, "values are medians over repeats")
@@ -438,7 +438,7 @@ func (b *builder) statNotes(t *Table, m *tableMarks) []string {
 }
 
 // markerNotes explain the markers and words the cells of t use.
-func (m *tableMarks) markerNotes(t *Table) []string {
+func (m *tableMarks) markerNotes(t *table) []string {
 	var notes []string
 	if m.short {
 		notes = append(notes, "[n/m]: from n of the m repeats (in a ratio: the version's, or the base's when the version's are all there); the others have no value for it (failed, not counted or not supported there: see below)")
@@ -462,7 +462,7 @@ func (m *tableMarks) markerNotes(t *Table) []string {
 	if m.nc {
 		notes = append(notes, "nc: event enabled but never scheduled (not counted)")
 	}
-	if t.ID != TableInsertLine {
+	if t.ID != tableInsertLine {
 		switch {
 		case m.missing && len(m.whys) > 0:
 			notes = append(notes, "-: not recorded, or not computable: "+strings.Join(m.whys, "; "))
@@ -498,20 +498,20 @@ func contains(list []string, s string) bool {
 
 // concerns returns the note topics and events a table shows: Record notes
 // about anything else are not printed under it.
-func concerns(t *Table) (analysis.Topic, []string) {
+func concerns(t *table) (analysis.Topic, []string) {
 	cpuEvents := []string{"task-clock", "cpu-clock", "context-switches"}
 	switch t.ID {
-	case TableCPUIO, TableCPUIORel, TableInsertLine:
+	case tableCPUIO, tableCPUIORel, tableInsertLine:
 		return analysis.TopicGeneral | analysis.TopicPerOp | analysis.TopicCPU | analysis.TopicIO | analysis.TopicCounters, cpuEvents
-	case TableCounters, TableCountersRel:
+	case tableCounters, tableCountersRel:
 		return analysis.TopicGeneral | analysis.TopicPerOp | analysis.TopicCounters, metricEvents(t.metric)
-	case TableLegacy:
+	case tableLegacy:
 		return analysis.TopicGeneral | analysis.TopicCounters, []string{t.metric}
-	case TableAttribution:
+	case tableAttribution:
 		return analysis.TopicGeneral | analysis.TopicPerOp | analysis.TopicCPU | analysis.TopicCounters, []string{"instructions", "cycles", "task-clock", "cpu-clock"}
-	case TableCorrelation:
+	case tableCorrelation:
 		return analysis.TopicGeneral | analysis.TopicPerOp | analysis.TopicCPU | analysis.TopicIO | analysis.TopicCounters, nil
-	case TableRoles:
+	case tableRoles:
 		return analysis.TopicGeneral | analysis.TopicRoles | analysis.TopicCounters, nil
 	}
 	return analysis.TopicGeneral, []string{}
@@ -532,7 +532,7 @@ func metricEvents(m string) []string {
 
 // scanSteps lists the steps of the table whose Records count an operation
 // as 1,000 rows read.
-func (b *builder) scanSteps(t *Table) []string {
+func (b *builder) scanSteps(t *table) []string {
 	var out []string
 	for _, k := range uniqueKeys(t.keys) {
 		s := b.c.Sample(k)
@@ -552,7 +552,7 @@ func (b *builder) scanSteps(t *Table) []string {
 // baseMissing lists the steps (with their scope when the table spans
 // several) on which a version of the table has Records and the base has
 // none: their ratios are "-" or their rows left out.
-func (b *builder) baseMissing(t *Table) []string {
+func (b *builder) baseMissing(t *table) []string {
 	var out []string
 	for _, k := range uniqueKeys(t.keys) {
 		if k.Version == b.c.Base || !b.c.Has(k) || b.c.Has(b.c.BaseKey(k)) {
@@ -571,20 +571,20 @@ func (b *builder) baseMissing(t *Table) []string {
 
 // deviceNote says that the disk-stats columns a table shows count every
 // process on the device, naming the devices of the Records behind it.
-func (b *builder) deviceNote(t *Table) string {
+func (b *builder) deviceNote(t *table) string {
 	var cols string
 	switch t.ID {
-	case TableCPUIO, TableCPUIORel:
+	case tableCPUIO, tableCPUIORel:
 		if !contains(t.Header, analysis.ReadsPerOp) && !contains(t.Header, analysis.WritesPerOp) {
 			return ""
 		}
 		cols = "r/o: reads of the data directory's device per operation"
-	case TableCorrelation:
+	case tableCorrelation:
 		if !t.hasRow(func(l string) bool { return l == analysis.ReadsPerOp || l == analysis.WritesPerOp }) {
 			return ""
 		}
 		cols = "r/o: reads of the data directory's device per operation"
-	case TableInsertLine:
+	case tableInsertLine:
 		cols = "rps, rmbps, wps, wmbps, rpq, rkbpq, wpi, wkbpi: reads and writes of the data directory's device"
 	default:
 		return ""
@@ -651,10 +651,10 @@ func uniqueKeys(keys []record.Key) []record.Key {
 }
 
 // hasRow reports whether a value row's label satisfies f.
-func (t *Table) hasRow(f func(string) bool) bool {
+func (t *table) hasRow(f func(string) bool) bool {
 	for _, s := range t.Sections {
 		for _, r := range s.Rows {
-			if r.Kind == RowValues && f(r.Label) {
+			if r.Kind == rowValues && f(r.Label) {
 				return true
 			}
 		}

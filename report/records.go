@@ -14,29 +14,29 @@ import (
 	"github.com/perfbench/perfbench/record"
 )
 
-// Fields says which of the bulky parts of a Record a report reads. The
+// fields says which of the bulky parts of a Record a report reads. The
 // thread roles and the per-second series are most of a Record's bytes
 // (with the server's status deltas, of which reports read only the rows
 // read) and most tables need none of them: Records are read without them
 // unless asked for.
-type Fields struct {
+type fields struct {
 	Roles  bool // the roles table
 	Series bool // the per-second charts
 }
 
-// AllFields reads Records whole but for the status variables no report
+// allFields reads Records whole but for the status variables no report
 // reads.
-var AllFields = Fields{Roles: true, Series: true}
+var allFields = fields{Roles: true, Series: true}
 
 // FieldsFor returns the Fields the tables of opt need, and the series when
 // charts are drawn.
-func FieldsFor(opt Options, charts bool) Fields {
-	f := Fields{Series: charts}
+func FieldsFor(opt Options, charts bool) fields {
+	f := fields{Series: charts}
 	if len(opt.Tables) == 0 {
 		f.Roles = true
 	}
 	for _, id := range opt.Tables {
-		f.Roles = f.Roles || strings.TrimSpace(id) == TableRoles
+		f.Roles = f.Roles || strings.TrimSpace(id) == tableRoles
 	}
 	return f
 }
@@ -54,7 +54,7 @@ type member struct {
 // per-interval lines and histogram and the status variables other than
 // the rows read (analysis reads no others); the roles and the series
 // unless f asks for them.
-func (f Fields) pruning() map[string]member {
+func (f fields) pruning() map[string]member {
 	p := map[string]member{
 		"status": {keep: []string{"Rows_read", "Innodb_rows_read"}},
 		"client": {sub: map[string]member{"intervals": {drop: true}, "histogram": {drop: true}}},
@@ -74,7 +74,7 @@ func (f Fields) pruning() map[string]member {
 // problem, any other error fails the load), several files at a time, each
 // without the parts f leaves out. Each reader holds one file's bytes at a
 // time.
-func loadRecords(p string, f Fields) ([]record.Loaded, []error, error) {
+func loadRecords(p string, f fields) ([]record.Loaded, []error, error) {
 	fi, err := os.Stat(p)
 	if err != nil {
 		return nil, nil, err

@@ -49,29 +49,29 @@ import (
 // Table IDs, in report order. --tables takes a comma-separated list of them.
 const (
 	TableRQPS         = "rqps"          // relative QPS, seed-post layout
-	TableQPS          = "qps"           // absolute QPS, same layout
-	TableThreads      = "threads"       // QPS per thread count and ratio at the lowest
-	TableAverage      = "average"       // QPS ratios with an average row
-	TableCPUIO        = "cpuio"         // CPU and IO per op, absolute
-	TableCPUIORel     = "cpuio-rel"     // CPU and IO per op relative to the base
-	TableCounters     = "counters"      // counters per op, absolute
-	TableCountersRel  = "counters-rel"  // counters per op relative to the base
-	TableLegacy       = "legacy"        // counter ratio ÷ whole-step rQPS (--legacy-normalization)
-	TableAttribution  = "attribution"   // code / memory / wait
-	TableCorrelation  = "correlation"   // counters ranked by rank correlation with 1/rQPS
-	TableRoles        = "roles"         // shares per thread role
-	TableInsert       = "insert"        // insert benchmark: throughput per step
-	TableInsertRel    = "insert-rel"    // insert benchmark: throughput relative to the base
-	TableInsertTarget = "insert-target" // insert benchmark: inserts/s of rate-limited steps and their target
-	TableInsertLine   = "insert-line"   // insert benchmark: the per-step metrics line
-	TableInsertHist   = "insert-hist"   // insert benchmark: response-time histograms by kind of operation
+	tableQPS          = "qps"           // absolute QPS, same layout
+	tableThreads      = "threads"       // QPS per thread count and ratio at the lowest
+	tableAverage      = "average"       // QPS ratios with an average row
+	tableCPUIO        = "cpuio"         // CPU and IO per op, absolute
+	tableCPUIORel     = "cpuio-rel"     // CPU and IO per op relative to the base
+	tableCounters     = "counters"      // counters per op, absolute
+	tableCountersRel  = "counters-rel"  // counters per op relative to the base
+	tableLegacy       = "legacy"        // counter ratio ÷ whole-step rQPS (--legacy-normalization)
+	tableAttribution  = "attribution"   // code / memory / wait
+	tableCorrelation  = "correlation"   // counters ranked by rank correlation with 1/rQPS
+	tableRoles        = "roles"         // shares per thread role
+	tableInsert       = "insert"        // insert benchmark: throughput per step
+	tableInsertRel    = "insert-rel"    // insert benchmark: throughput relative to the base
+	tableInsertTarget = "insert-target" // insert benchmark: inserts/s of rate-limited steps and their target
+	tableInsertLine   = "insert-line"   // insert benchmark: the per-step metrics line
+	tableInsertHist   = "insert-hist"   // insert benchmark: response-time histograms by kind of operation
 )
 
 // TableIDs lists every table ID in report order.
 var TableIDs = []string{
-	TableSummary, TableRQPS, TableQPS, TableThreads, TableAverage, TableCPUIO, TableCPUIORel,
-	TableCounters, TableCountersRel, TableLegacy, TableAttribution, TableCorrelation,
-	TableRoles, TableInsert, TableInsertRel, TableInsertTarget, TableInsertLine, TableInsertHist,
+	tableSummary, TableRQPS, tableQPS, tableThreads, tableAverage, tableCPUIO, tableCPUIORel,
+	tableCounters, tableCountersRel, tableLegacy, tableAttribution, tableCorrelation,
+	tableRoles, tableInsert, tableInsertRel, tableInsertTarget, tableInsertLine, tableInsertHist,
 }
 
 // ErrUnknownTable is returned for a table ID that does not exist.
@@ -110,14 +110,14 @@ type Options struct {
 	Analysis analysis.Options
 }
 
-// Report is the tables built from a set of Records.
-type Report struct {
+// report is the tables built from a set of Records.
+type report struct {
 	Base     string   `json:"base"`
 	Versions []string `json:"versions"`
 	// Notes come before the tables: tables left out because none of
 	// their cells could be measured.
 	Notes  []string `json:"notes,omitempty"`
-	Tables []*Table `json:"tables"`
+	Tables []*table `json:"tables"`
 	// Warnings concern the whole input: files skipped, steps left out.
 	Warnings []string `json:"warnings,omitempty"`
 
@@ -136,23 +136,23 @@ type titledNotes struct {
 	notes []string
 }
 
-// RowKind is what a row is.
-type RowKind int
+// rowKind is what a row is.
+type rowKind int
 
 // Row kinds.
 const (
-	RowValues  RowKind = iota // a label and cells
-	RowHeading                // a label only ("- host" in the per-thread layout)
-	RowRule                   // "-----" under each column
-	RowAverage                // averages of the columns
+	rowValues  rowKind = iota // a label and cells
+	rowHeading                // a label only ("- host" in the per-thread layout)
+	rowRule                   // "-----" under each column
+	rowAverage                // averages of the columns
 )
 
-func (k RowKind) String() string {
+func (k rowKind) String() string {
 	return [...]string{"values", "heading", "rule", "average"}[k]
 }
 
 // MarshalText makes row kinds readable in JSON.
-func (k RowKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+func (k rowKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
 
 // pad modes of the text layout.
 type padMode int
@@ -163,8 +163,8 @@ const (
 	padFixed                // columns 8 wide (the average layout)
 )
 
-// Table is one table of the report.
-type Table struct {
+// table is one table of the report.
+type table struct {
 	ID      string `json:"id"`
 	Title   string `json:"title"`
 	Host    string `json:"host,omitempty"`
@@ -182,7 +182,7 @@ type Table struct {
 	Header      []string  `json:"header"`
 	LabelHeader string    `json:"label_header,omitempty"`
 	Trailing    int       `json:"trailing,omitempty"`
-	Sections    []Section `json:"sections"`
+	Sections    []section `json:"sections"`
 	Notes       []string  `json:"notes,omitempty"`
 	// WindowNotes, set when Notes say the warnings of a code once for
 	// many windows, are the Records' warnings of the table window by
@@ -202,21 +202,21 @@ type Table struct {
 	singleWindowNoted bool
 }
 
-// Section is a group of rows: point / range / writes, a step, a thread count.
-type Section struct {
+// section is a group of rows: point / range / writes, a step, a thread count.
+type section struct {
 	Name string `json:"name,omitempty"`
-	Rows []Row  `json:"rows"`
+	Rows []row  `json:"rows"`
 }
 
-// Row is one line of a table.
-type Row struct {
-	Label string  `json:"label"`
-	Kind  RowKind `json:"kind"`
-	Cells []Cell  `json:"cells,omitempty"`
+// row is one line of a table.
+type row struct {
+	Label string      `json:"label"`
+	Kind  rowKind     `json:"kind"`
+	Cells []tableCell `json:"cells,omitempty"`
 }
 
-// Cell is one printed number with what it is and how it was measured.
-type Cell struct {
+// tableCell is one printed number with what it is and how it was measured.
+type tableCell struct {
 	analysis.Cell
 	// Text is the cell as printed (value and markers).
 	Text string
@@ -240,13 +240,13 @@ type Cell struct {
 	format numFormat // how Text was made from the value
 }
 
-// Build computes the tables of the report.
-func Build(recs []*record.Record, opt Options) (*Report, error) {
+// build computes the tables of the report.
+func build(recs []*record.Record, opt Options) (*report, error) {
 	b, rep, err := prepare(recs, opt)
 	if err != nil {
 		return nil, err
 	}
-	err = b.tables(func(t *Table) error {
+	err = b.tables(func(t *table) error {
 		rep.Tables = append(rep.Tables, t)
 		return nil
 	})
@@ -259,7 +259,7 @@ func Build(recs []*record.Record, opt Options) (*Report, error) {
 // rule. The tables themselves are dropped: b.tables builds them again,
 // one at a time, so a report of any size is rendered without holding all
 // of its tables.
-func prepare(recs []*record.Record, opt Options) (*builder, *Report, error) {
+func prepare(recs []*record.Record, opt Options) (*builder, *report, error) {
 	want := map[string]bool{}
 	for _, id := range opt.Tables {
 		id = strings.TrimSpace(id)
@@ -284,9 +284,9 @@ func prepare(recs []*record.Record, opt Options) (*builder, *Report, error) {
 		}
 	}
 	b := &builder{c: c, opt: opt, want: want, ranges: colourRanges{}, aa: aaPairs(recs, c.Versions)}
-	rep := &Report{Base: c.Base, Versions: c.Versions}
+	rep := &report{Base: c.Base, Versions: c.Versions}
 	leftOut := newLeftOut()
-	b.each(func(t *Table, why string, failed, kept bool) {
+	b.each(func(t *table, why string, failed, kept bool) {
 		if !kept {
 			leftOut.add(why, b.tableName(t), failed)
 			return
@@ -309,19 +309,19 @@ func prepare(recs []*record.Record, opt Options) (*builder, *Report, error) {
 // tables are built on every CPU, f is called on the caller's goroutine in
 // report order, and at most one table ID per CPU is built ahead of f, so
 // the tables are not all held at once.
-func (b *builder) each(f func(t *Table, why string, failed, kept bool)) {
+func (b *builder) each(f func(t *table, why string, failed, kept bool)) {
 	var ids []string
 	for _, id := range TableIDs {
 		if len(b.want) > 0 && !b.want[id] {
 			continue
 		}
-		if id == TableLegacy && !b.opt.Legacy && !b.want[id] {
+		if id == tableLegacy && !b.opt.Legacy && !b.want[id] {
 			continue
 		}
 		ids = append(ids, id)
 	}
 	type built struct {
-		t            *Table
+		t            *table
 		why          string
 		failed, kept bool
 	}
@@ -343,7 +343,7 @@ func (b *builder) each(f func(t *Table, why string, failed, kept bool)) {
 		go func() {
 			for i := range next {
 				var out []built
-				b.build(ids[i], func(t *Table) {
+				b.build(ids[i], func(t *table) {
 					if why, failed, kept, ok := check(ids[i], t); ok {
 						out = append(out, built{t, why, failed, kept})
 					}
@@ -362,9 +362,9 @@ func (b *builder) each(f func(t *Table, why string, failed, kept bool)) {
 
 // check drops the empty rows of a table built for id, and reports whether
 // it has values (ok) and whether it is kept or left out, and why.
-func check(id string, t *Table) (why string, failed, kept, ok bool) {
+func check(id string, t *table) (why string, failed, kept, ok bool) {
 	t.dropEmptyRows()
-	if id == TableCPUIO || id == TableCPUIORel {
+	if id == tableCPUIO || id == tableCPUIORel {
 		// Tables from CSV tables often have only some of these
 		// columns; one with throughput alone repeats the QPS table.
 		if t.dropEmptyColumns(); len(t.Header) < 2 {
@@ -380,9 +380,9 @@ func check(id string, t *Table) (why string, failed, kept, ok bool) {
 
 // tables builds the tables kept by prepare again, colours them, adds
 // their notes and hands them to emit in report order.
-func (b *builder) tables(emit func(*Table) error) error {
+func (b *builder) tables(emit func(*table) error) error {
 	var err error
-	b.each(func(t *Table, _ string, _, kept bool) {
+	b.each(func(t *table, _ string, _, kept bool) {
 		if !kept || err != nil {
 			return
 		}
@@ -430,7 +430,7 @@ func checkLabels(labels map[string]string, versions []string) error {
 // holds for the whole table: every cell not supported (n/a), or not
 // computable for one reason. failed says whether failed steps' cells are
 // among them. Tables with a measured or a never-scheduled cell are kept.
-func (t *Table) unmeasured() (why string, failed, ok bool) {
+func (t *table) unmeasured() (why string, failed, ok bool) {
 	na := false
 	whys := map[string]bool{}
 	var order []string
@@ -468,17 +468,17 @@ func (t *Table) unmeasured() (why string, failed, ok bool) {
 // tableName names a table in the note that says it was left out: the
 // metric of a counter table ("cycles", "IPC"), else its title; with the
 // scope when the report has several.
-func (b *builder) tableName(t *Table) string {
+func (b *builder) tableName(t *table) string {
 	name := t.Title
 	switch {
-	case t.ID == TableLegacy && t.metric != "":
+	case t.ID == tableLegacy && t.metric != "":
 		name = t.metric + " (legacy normalization)"
 	case t.metric != "":
 		name = t.metric
 		if e := analysis.EventOf(t.metric); e != "" {
 			name = e
 		}
-		if t.ID == TableCountersRel {
+		if t.ID == tableCountersRel {
 			name += relativeName
 		}
 		if len(b.c.Scopes) > 1 {
@@ -554,7 +554,7 @@ func knownTable(id string) bool {
 // hasValues reports whether any cell of t is something other than "not
 // recorded": a table of nothing but dashes for missing Records is not
 // printed.
-func (t *Table) hasValues() bool {
+func (t *table) hasValues() bool {
 	for _, s := range t.Sections {
 		for _, r := range s.Rows {
 			for _, c := range r.Cells {
@@ -571,12 +571,12 @@ func (t *Table) hasValues() bool {
 // step a counter was not asked for, a version that did not run a step) and
 // sections left without rows. Failed, not supported and not counted cells
 // are kept: they say something.
-func (t *Table) dropEmptyRows() {
-	var secs []Section
+func (t *table) dropEmptyRows() {
+	var secs []section
 	for _, s := range t.Sections {
-		var rows []Row
+		var rows []row
 		for _, r := range s.Rows {
-			if r.Kind == RowValues && len(r.Cells) > 0 {
+			if r.Kind == rowValues && len(r.Cells) > 0 {
 				empty := true
 				for _, c := range r.Cells {
 					if c.word || (!c.Empty && c.State != analysis.Missing) {
@@ -600,7 +600,7 @@ func (t *Table) dropEmptyRows() {
 
 // dropEmptyColumns removes value columns whose every cell is "not
 // recorded".
-func (t *Table) dropEmptyColumns() {
+func (t *table) dropEmptyColumns() {
 	keep := make([]bool, len(t.Header))
 	for _, s := range t.Sections {
 		for _, r := range s.Rows {
@@ -626,7 +626,7 @@ func (t *Table) dropEmptyColumns() {
 			if len(r.Cells) == 0 {
 				continue
 			}
-			var cells []Cell
+			var cells []tableCell
 			for i, c := range r.Cells {
 				if i >= len(keep) || keep[i] {
 					cells = append(cells, c)

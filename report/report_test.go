@@ -13,7 +13,7 @@ import (
 
 // cell finds the text of a cell: the first table with that ID whose title
 // contains title, the row with that label, the column with that header.
-func cell(t *testing.T, rep *Report, id, title, row, col string) Cell {
+func cell(t *testing.T, rep *report, id, title, row, col string) tableCell {
 	t.Helper()
 	for _, tb := range rep.Tables {
 		if tb.ID != id || !strings.Contains(tb.Title, title) {
@@ -38,13 +38,13 @@ func cell(t *testing.T, rep *Report, id, title, row, col string) Cell {
 		t.Fatalf("table %s %q has no row %q", id, tb.Title, row)
 	}
 	t.Fatalf("no table %s with %q in its title", id, title)
-	return Cell{}
+	return tableCell{}
 }
 
 // TestReportHandComputedCells checks cells of the fixture report against
 // values worked out by hand from the fixture Records.
 func TestReportHandComputedCells(t *testing.T) {
-	rep, err := Build(fixtures(t), Options{Legacy: true})
+	rep, err := build(fixtures(t), Options{Legacy: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,49 +55,49 @@ func TestReportHandComputedCells(t *testing.T) {
 			"11.4 ops/s over 3 repeats 8000, 8100, 7900 (median 8000) / base 10000, 10100, 9900 (median 10000); 3 vs 3 repeats: U-test p = 0.1, not significant"},
 		{TableRQPS, "", "scan_range=100", "col-1", "0.90?p",
 			"11.4 read 1.8e7 rows in its 4 s partial window: 4500 thousand-rows/s; base 5e7 rows in 10 s: 5000; one repeat each while point-query was tested: ?"},
-		{TableCPUIORel, "mariadb-11.4.3", "point-query_range=100", "rKB/o", "1~",
+		{tableCPUIORel, "mariadb-11.4.3", "point-query_range=100", "rKB/o", "1~",
 			"read_bytes 0 for both versions in every repeat: a ratio of two zeros prints 1, not 1.00"},
 		{TableRQPS, "", "update-index_range=100", "col-2", "failed", "the -ps update-index Record failed"},
-		{TableCountersRel, "cache-misses per operation", "point-query_range=100", "col-2", "1.67(62%)~",
+		{tableCountersRel, "cache-misses per operation", "point-query_range=100", "col-2", "1.67(62%)~",
 			"-ps: 3.0e6/90000, 3.1e6/91000, 2.9e6/89000 -> median 33.33; base 2.0e6/100000, 2.1e6/101000, 1.9e6/99000 -> median 20; 33.33/20 = 1.67, counted 6.2 of 10 s"},
-		{TableCountersRel, "cache-misses per operation", "range-covered-pk_range=100", "col-1", "nc", "cache-misses never scheduled on that step"},
-		{TableAttribution, "mariadb-11.4.3", "update-index_range=100", "wait", "100%",
+		{tableCountersRel, "cache-misses per operation", "range-covered-pk_range=100", "col-1", "nc", "cache-misses never scheduled on that step"},
+		{tableAttribution, "mariadb-11.4.3", "update-index_range=100", "wait", "100%",
 			"same CPU per op (4e9 ns / 20000 = 3.2e9 ns / 16000 = 200 µs), rQPS 0.8: all of ln(1/0.8) is waiting"},
-		{TableAttribution, "mariadb-11.4.3", "update-index_range=100", "verdict", "wait", ""},
-		{TableAttribution, "mariadb-11.4.3", "range-covered-pk_range=100", "code", "46%",
+		{tableAttribution, "mariadb-11.4.3", "update-index_range=100", "verdict", "wait", ""},
+		{tableAttribution, "mariadb-11.4.3", "range-covered-pk_range=100", "code", "46%",
 			"instructions/op 2.3625e9/45000 = 52500 vs 50000: ln 1.05 / ln(1/0.9) = 0.04879/0.10536 = 0.463"},
-		{TableAttribution, "mariadb-11.4.3", "range-covered-pk_range=100", "memory", "54%",
+		{tableAttribution, "mariadb-11.4.3", "range-covered-pk_range=100", "memory", "54%",
 			"CPI 5e9/2.3625e9 = 2.1164 vs 2: ln 1.0582 / 0.10536 = 0.537"},
-		{TableAttribution, "mariadb-11.4.3", "range-covered-pk_range=100", "verdict", "mixed", "neither share reaches 60%"},
-		{TableAttribution, "mariadb-10.11.6-ps", "range-covered-pk_range=100", "verdict", "memory",
+		{tableAttribution, "mariadb-11.4.3", "range-covered-pk_range=100", "verdict", "mixed", "neither share reaches 60%"},
+		{tableAttribution, "mariadb-10.11.6-ps", "range-covered-pk_range=100", "verdict", "memory",
 			"instructions/op 2e9/40000 = 50000 (same), CPI 2.5 vs 2, cpu/o 225 vs 180 µs: all of ln 1.25 is CPI"},
-		{TableCPUIO, "mariadb-10.11.6 (", "update-index_range=100", "cpu/o", "200.0", "task-clock 4e9 ns / 20000 ops = 200 µs"},
-		{TableCPUIO, "mariadb-10.11.6 (", "update-index_range=100", "r/o", "0.0500", "1000 disk reads / 20000 ops"},
-		{TableCPUIO, "mariadb-10.11.6 (", "update-index_range=100", "rKB/o", "0.400", "read_bytes 16000×512 = 8192000 / 1024 / 20000"},
-		{TableCPUIO, "mariadb-10.11.6 (", "update-index_range=100", "wKB/o", "1.60", "write_bytes 64000×512 / 1024 / 20000"},
-		{TableInsertLine, "l.i0", "mariadb-10.11.6", "cpups", "70.4", "task-clock 112.64 s / (10 s × 16 CPUs)"},
-		{TableInsertLine, "l.i0", "mariadb-10.11.6", "wmbps", "143.2", "2932736 sectors × 512 B / 2^20 / 10 s"},
-		{TableInsertLine, "l.i0", "mariadb-10.11.6", "cspq", "0.137", "821740 context switches / 6e6 inserts"},
-		{TableInsertLine, "l.i0", "mariadb-10.11.6", "cpupq", "19", "112.64e6 µs / 6e6 inserts = 18.77"},
-		{TableInsertLine, "l.i0", "mariadb-10.11.6", "dbgb2", "6.9", "as recorded"},
-		{TableInsertHist, "l.i0", "mariadb-10.11.6", "1s", "nonzero", "20 of 6e6 inserts = 0.00033%"},
-		{TableInsertHist, "l.i0", "mariadb-10.11.6", "1ms", "23.026", "1381560 / 6e6"},
+		{tableCPUIO, "mariadb-10.11.6 (", "update-index_range=100", "cpu/o", "200.0", "task-clock 4e9 ns / 20000 ops = 200 µs"},
+		{tableCPUIO, "mariadb-10.11.6 (", "update-index_range=100", "r/o", "0.0500", "1000 disk reads / 20000 ops"},
+		{tableCPUIO, "mariadb-10.11.6 (", "update-index_range=100", "rKB/o", "0.400", "read_bytes 16000×512 = 8192000 / 1024 / 20000"},
+		{tableCPUIO, "mariadb-10.11.6 (", "update-index_range=100", "wKB/o", "1.60", "write_bytes 64000×512 / 1024 / 20000"},
+		{tableInsertLine, "l.i0", "mariadb-10.11.6", "cpups", "70.4", "task-clock 112.64 s / (10 s × 16 CPUs)"},
+		{tableInsertLine, "l.i0", "mariadb-10.11.6", "wmbps", "143.2", "2932736 sectors × 512 B / 2^20 / 10 s"},
+		{tableInsertLine, "l.i0", "mariadb-10.11.6", "cspq", "0.137", "821740 context switches / 6e6 inserts"},
+		{tableInsertLine, "l.i0", "mariadb-10.11.6", "cpupq", "19", "112.64e6 µs / 6e6 inserts = 18.77"},
+		{tableInsertLine, "l.i0", "mariadb-10.11.6", "dbgb2", "6.9", "as recorded"},
+		{tableInsertHist, "l.i0", "mariadb-10.11.6", "1s", "nonzero", "20 of 6e6 inserts = 0.00033%"},
+		{tableInsertHist, "l.i0", "mariadb-10.11.6", "1ms", "23.026", "1381560 / 6e6"},
 		// 11.4.3 inserted 750/s of qr100's 800 target (below 95%): the
 		// ratio of its queries/s can be ignored, as its absolute cell says.
-		{TableInsertRel, "", "mariadb-11.4.3", "qr100", "1.18?!", "404620 / 341720 queries; one repeat each; below target"},
-		{TableInsert, "", "mariadb-11.4.3", "qr100", "40462!", "404620 queries / 10 s while inserting 750/s of a target of 800 (< 760): can be ignored"},
-		{TableInsertTarget, "", "mariadb-10.11.6", "qr100", "797", "7970 inserts / 10 s = 797 >= 760"},
-		{TableInsertTarget, "", "mariadb-11.4.3", "qr100", "750!", "7500 inserts / 10 s = 750 < 95% of 800"},
-		{TableInsertTarget, "", "target", "qr100", "800", "both Records' target_inserts_per_second"},
-		{TableInsertHist, "Query response time histogram: qr100", "mariadb-10.11.6", "1ms", "14.773", "legacy histogram: 50481 / 341720 queries"},
-		{TableInsertHist, "Query response time histogram: qr100", "mariadb-10.11.6", "max", "0.020", "max_op_seconds, no max_seconds entry for queries"},
-		{TableInsertHist, "Insert response time histogram: qr100", "mariadb-10.11.6", "4ms", "72.886", "5809 / 7970 inserts"},
-		{TableInsertHist, "Delete response time histogram: qr100", "mariadb-10.11.6", "16ms", "0.038", "3 / 7970 deletes = 0.0376%"},
-		{TableInsertHist, "Delete response time histogram: qr100", "mariadb-11.4.3", "4ms", "69.960", "5247 / 7500 deletes"},
-		{TableInsertHist, "Delete response time histogram: qr100", "mariadb-11.4.3", "max", "0.018", "max_seconds.delete"},
-		{TableInsertLine, "qr100", "mariadb-11.4.3", "wpi", "0.019", "141 writes / 7500 inserts = 0.0188"},
+		{tableInsertRel, "", "mariadb-11.4.3", "qr100", "1.18?!", "404620 / 341720 queries; one repeat each; below target"},
+		{tableInsert, "", "mariadb-11.4.3", "qr100", "40462!", "404620 queries / 10 s while inserting 750/s of a target of 800 (< 760): can be ignored"},
+		{tableInsertTarget, "", "mariadb-10.11.6", "qr100", "797", "7970 inserts / 10 s = 797 >= 760"},
+		{tableInsertTarget, "", "mariadb-11.4.3", "qr100", "750!", "7500 inserts / 10 s = 750 < 95% of 800"},
+		{tableInsertTarget, "", "target", "qr100", "800", "both Records' target_inserts_per_second"},
+		{tableInsertHist, "Query response time histogram: qr100", "mariadb-10.11.6", "1ms", "14.773", "legacy histogram: 50481 / 341720 queries"},
+		{tableInsertHist, "Query response time histogram: qr100", "mariadb-10.11.6", "max", "0.020", "max_op_seconds, no max_seconds entry for queries"},
+		{tableInsertHist, "Insert response time histogram: qr100", "mariadb-10.11.6", "4ms", "72.886", "5809 / 7970 inserts"},
+		{tableInsertHist, "Delete response time histogram: qr100", "mariadb-10.11.6", "16ms", "0.038", "3 / 7970 deletes = 0.0376%"},
+		{tableInsertHist, "Delete response time histogram: qr100", "mariadb-11.4.3", "4ms", "69.960", "5247 / 7500 deletes"},
+		{tableInsertHist, "Delete response time histogram: qr100", "mariadb-11.4.3", "max", "0.018", "max_seconds.delete"},
+		{tableInsertLine, "qr100", "mariadb-11.4.3", "wpi", "0.019", "141 writes / 7500 inserts = 0.0188"},
 		// Only repeat 1 of the 3 has thread roles: the share rests on it.
-		{TableRoles, "mariadb-10.11.6 point-query", "connection", "instructions", "75.0%[1/3]", "0.75 of 2e9 instructions in repeat 1, the only one of 3 with roles"},
+		{tableRoles, "mariadb-10.11.6 point-query", "connection", "instructions", "75.0%[1/3]", "0.75 of 2e9 instructions in repeat 1, the only one of 3 with roles"},
 	} {
 		got := cell(t, rep, tc.id, tc.title, tc.row, tc.col)
 		if got.Text != tc.want {
@@ -106,13 +106,13 @@ func TestReportHandComputedCells(t *testing.T) {
 	}
 	// Absolute QPS: medians 10000, 8000, 9000 with 3 repeats, no ratio test.
 	for col, want := range map[string]string{"col-1": "10000", "col-2": "8000", "col-3": "9000"} {
-		if got := cell(t, rep, TableQPS, "", "point-query_range=100", col).Text; got != want {
+		if got := cell(t, rep, tableQPS, "", "point-query_range=100", col).Text; got != want {
 			t.Errorf("QPS %s = %q, want %q", col, got, want)
 		}
 	}
 	// Average of 11.4's ratios: (0.8 + 0.9 + 0.9 + 0.8 + 530000/600000 +
 	// 40462/34172) / 6 = 5.4674 / 6 = 0.911; the scan ratio is partial.
-	if got := cell(t, rep, TableAverage, "", "average", "col-1").Text; got != "0.911p" {
+	if got := cell(t, rep, tableAverage, "", "average", "col-1").Text; got != "0.911p" {
 		t.Errorf("average = %q, want 0.911p", got)
 	}
 	// L1-icache-loads is not supported wherever a step did not fail: its
@@ -132,7 +132,7 @@ func TestReportHandComputedCells(t *testing.T) {
 }
 
 func TestReportNotesCarryRecordWarnings(t *testing.T) {
-	rep, err := Build(fixtures(t), Options{})
+	rep, err := build(fixtures(t), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,13 +162,13 @@ func TestReportNotesCarryRecordWarnings(t *testing.T) {
 		id, title string
 		want      bool
 	}{
-		{TableCountersRel, "cache-misses per operation", true},
-		{TableCountersRel, "cache-misses per 1,000 instructions", true},
-		{TableCorrelation, "mariadb-10.11.6-ps", true},
+		{tableCountersRel, "cache-misses per operation", true},
+		{tableCountersRel, "cache-misses per 1,000 instructions", true},
+		{tableCorrelation, "mariadb-10.11.6-ps", true},
 		{TableRQPS, "", false},
-		{TableQPS, "", false},
-		{TableCountersRel, "cycles per operation", false},
-		{TableCPUIO, "mariadb-10.11.6-ps", false},
+		{tableQPS, "", false},
+		{tableCountersRel, "cycles per operation", false},
+		{tableCPUIO, "mariadb-10.11.6-ps", false},
 	} {
 		n := strings.Count(notes(tc.id, tc.title), mux)
 		if tc.want && n != 1 || !tc.want && n != 0 {
@@ -238,7 +238,7 @@ func TestReportJSONAndCSVParse(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(c.String()), "\n")
-	if lines[0] != strings.Join(CSVHeader, ",") {
+	if lines[0] != strings.Join(csvHeader, ",") {
 		t.Errorf("CSV header %q", lines[0])
 	}
 	// 6 steps × 2 versions in the rQPS table.
@@ -248,16 +248,16 @@ func TestReportJSONAndCSVParse(t *testing.T) {
 }
 
 func TestReportUnknownTableAndFormat(t *testing.T) {
-	if _, err := Build(fixtures(t), Options{Tables: []string{"rqps", "bogus"}}); !errors.Is(err, ErrUnknownTable) {
+	if _, err := build(fixtures(t), Options{Tables: []string{"rqps", "bogus"}}); !errors.Is(err, ErrUnknownTable) {
 		t.Errorf("unknown table: %v", err)
 	}
-	if err := Write(&bytes.Buffer{}, "pdf", fixtures(t), nil, Options{}); !errors.Is(err, ErrUnknownFormat) {
+	if err := Write(&bytes.Buffer{}, "pdf", fixtures(t), nil, Options{}); !errors.Is(err, errUnknownFormat) {
 		t.Errorf("unknown format: %v", err)
 	}
 }
 
 func TestReadCSV(t *testing.T) {
-	recs, err := ReadCSV(strings.NewReader("version,step,threads,metric,value\nv1,s,2,qps,100\nv1,s,2,instructions,n/a\nv2,s,2,qps,80\n"), "x.csv")
+	recs, err := readCSV(strings.NewReader("version,step,threads,metric,value\nv1,s,2,qps,100\nv1,s,2,instructions,n/a\nv2,s,2,qps,80\n"), "x.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,8 +276,8 @@ func TestReadCSV(t *testing.T) {
 		{"version,step,threads,metric,value\nv,s,1\n", "3 fields"},
 		{"version,step,threads,metric,value\n", "no rows"},
 	} {
-		_, err := ReadCSV(strings.NewReader(tc.in), "t.csv")
-		if !errors.Is(err, ErrCSV) || !strings.Contains(err.Error(), tc.want) {
+		_, err := readCSV(strings.NewReader(tc.in), "t.csv")
+		if !errors.Is(err, errCSV) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ReadCSV(%q) = %v, want an error with %q", tc.in, err, tc.want)
 		}
 	}
@@ -307,7 +307,7 @@ func TestReportRepeatsIntervalsAndManyComparisons(t *testing.T) {
 			}
 		}
 	}
-	rep, err := Build(recs, Options{Tables: []string{TableRQPS, TableQPS}})
+	rep, err := build(recs, Options{Tables: []string{TableRQPS, tableQPS}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestReportRepeatsIntervalsAndManyComparisons(t *testing.T) {
 	}
 	// Absolute: median 100.25 printed as 100, interval [100, 100.5]:
 	// 0.25/100.25 = 0.25%.
-	if got := cell(t, rep, TableQPS, "", "point-query-03", "col-1").Text; got != "100±0.2%" {
+	if got := cell(t, rep, tableQPS, "", "point-query-03", "col-1").Text; got != "100±0.2%" {
 		t.Errorf("QPS cell %q, want 100±0.2%%", got)
 	}
 	notes := strings.Join(rep.Tables[0].Notes, "\n")

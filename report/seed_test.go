@@ -19,7 +19,7 @@ import (
 // seedReport renders a seed's CSV with --bare.
 func seedReport(t *testing.T, csvName, format string, opt Options) string {
 	t.Helper()
-	in, err := LoadInput([]string{filepath.Join("..", "testdata", "csv", "seeds", csvName)})
+	in, err := loadInput([]string{filepath.Join("..", "testdata", "csv", "seeds", csvName)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestSeed000RelativeQPS(t *testing.T) {
 // in-801.opt.latin1sw 0.64 (1940/2356 = 0.823), nuc.i5 in-5717.opt 0.87
 // (7501/8563 = 0.876), nuc.i5 in-801.opt.latin1sw 0.82 (7234/8563 = 0.845).
 func TestSeed001Threads(t *testing.T) {
-	got := seedReport(t, "001.csv", "text", Options{Tables: []string{TableThreads}, Base: "in-5635.opt",
+	got := seedReport(t, "001.csv", "text", Options{Tables: []string{tableThreads}, Base: "in-5635.opt",
 		Labels:  map[string]string{"in-5635.opt": "5.6.35"},
 		Compare: []string{"in-5717.opt", "in-801.opt.latin1sw"}})
 	sameBlock(t, "seed 001", got, seedExpected(t, "001.txt"))
@@ -90,7 +90,7 @@ func TestSeed001Threads(t *testing.T) {
 // printed ratios is 1.2735, which the post rounds to 1.274 (and so does
 // the report: float64 sums it to 1.27349999..., see analysis.FormatFixed).
 func TestSeed002Average(t *testing.T) {
-	got := seedReport(t, "002.csv", "text", Options{Tables: []string{TableAverage},
+	got := seedReport(t, "002.csv", "text", Options{Tables: []string{tableAverage},
 		Labels: map[string]string{"myrocks": "rocks", "inno5717": "inno", "toku5717": "toku"}})
 	sameBlock(t, "seed 002", got, seedExpected(t, "002.txt"))
 }
@@ -103,7 +103,7 @@ func TestSeed002Average(t *testing.T) {
 // number of the post in its place (read IO only for the two steps it
 // gives one for).
 func TestSeed003GroupsCPUAndIO(t *testing.T) {
-	got := seedReport(t, "003.csv", "text", Options{Tables: []string{TableCPUIORel}})
+	got := seedReport(t, "003.csv", "text", Options{Tables: []string{tableCPUIORel}})
 	sameBlock(t, "seed 003", got, seedExpected(t, "003.txt"))
 }
 
@@ -117,12 +117,12 @@ func TestSeed003GroupsCPUAndIO(t *testing.T) {
 // Markdown histograms drop their zero cells and shift the rest left, so
 // the histograms are checked against its text ones.
 func TestSeed004InsertBenchmark(t *testing.T) {
-	got := seedReport(t, "004.csv", "markdown", Options{Tables: []string{TableInsert, TableInsertRel, TableInsertTarget}})
+	got := seedReport(t, "004.csv", "markdown", Options{Tables: []string{tableInsert, tableInsertRel, tableInsertTarget}})
 	sameBlock(t, "seed 004 summary", got, seedExpected(t, "004-summary.md"))
 
 	for _, tc := range []struct{ table, want string }{
-		{TableInsertLine, "004-lines.txt"},
-		{TableInsertHist, "004-hist.txt"},
+		{tableInsertLine, "004-lines.txt"},
+		{tableInsertHist, "004-hist.txt"},
 	} {
 		out := seedReport(t, "004.csv", "text", Options{Tables: []string{tc.table}})
 		var joined []string

@@ -8,8 +8,8 @@ import (
 	"github.com/perfbench/perfbench/suite"
 )
 
-// TableSummary is the one-screen summary at the top of a report.
-const TableSummary = "summary"
+// tableSummary is the one-screen summary at the top of a report.
+const tableSummary = "summary"
 
 // maxRegressions is how many regressions the summary lists.
 const maxRegressions = 20
@@ -25,7 +25,7 @@ var summaryGroups = []string{string(suite.GroupPoint), string(suite.GroupRange),
 // the attribution's no-change bound), lowest first, with the attribution's
 // verdict and the counter whose ratio tracks 1/rQPS best across the
 // version's steps (the correlation table's first row).
-func (b *builder) summary(emit func(*Table)) {
+func (b *builder) summary(emit func(*table)) {
 	others := b.others()
 	if len(others) == 0 {
 		return
@@ -38,7 +38,7 @@ func (b *builder) summary(emit func(*Table)) {
 	}
 	var regs []regression
 	for _, sc := range b.c.Scopes {
-		t := b.newTable(TableSummary, "Summary: rQPS, geometric mean over each group of steps", sc)
+		t := b.newTable(tableSummary, "Summary: rQPS, geometric mean over each group of steps", sc)
 		t.Preamble = []string{"Relative to: " + b.c.Base}
 		t.LabelHeader = "version"
 		steps := b.stepsIn(sc, false)
@@ -54,9 +54,9 @@ func (b *builder) summary(emit func(*Table)) {
 		for _, g := range groups {
 			t.Header = append(t.Header, g, "worse", "better")
 		}
-		sec := Section{}
+		sec := section{}
 		for _, v := range others {
-			row := Row{Label: v}
+			row := row{Label: v}
 			for _, g := range groups {
 				var logs float64
 				n, tested, worse, better := 0, 0, 0, 0
@@ -93,12 +93,12 @@ func (b *builder) summary(emit func(*Table)) {
 					geo.Estimated, geo.Partial = estimated, partial
 				}
 				row.Cells = append(row.Cells,
-					Cell{Cell: geo, Text: cellText(geo, fmtRatio, textNone), Version: v, Metric: "geomean:" + g, better: 1, rel: true, format: fmtRatio},
+					tableCell{Cell: geo, Text: cellText(geo, fmtRatio, textNone), Version: v, Metric: "geomean:" + g, better: 1, rel: true, format: fmtRatio},
 					b.count(v, "worse:"+g, worse, tested), b.count(v, "better:"+g, better, tested))
 			}
 			sec.Rows = append(sec.Rows, row)
 		}
-		t.Sections = []Section{sec}
+		t.Sections = []section{sec}
 		t.Notes = []string{"each group's geometric mean of the rQPS of its steps (as in the rqps table); worse and better: how many of those steps are significantly below or above the base"}
 		emit(t)
 	}
@@ -106,12 +106,12 @@ func (b *builder) summary(emit func(*Table)) {
 	if len(regs) == 0 {
 		return
 	}
-	t := &Table{ID: TableSummary, Title: "Largest regressions", pad: padAuto, LabelHeader: "step", Relative: true,
+	t := &table{ID: tableSummary, Title: "Largest regressions", pad: padAuto, LabelHeader: "step", Relative: true,
 		Header: []string{"host", "threads", "version", "rQPS", "verdict", "tracks it best"}}
 	t.Preamble = []string{"Relative to: " + b.c.Base}
 	best := map[analysis.Scope]map[string]string{}
 	metrics := append(append([]string(nil), b.c.CounterMetrics()...), analysis.CPUIOMetrics[1:]...)
-	sec := Section{}
+	sec := section{}
 	for _, r := range regs[:min(len(regs), maxRegressions)] {
 		k := analysis.Key(r.sc, r.v, r.step)
 		t.addRatioKeys(k, b.c.BaseKey(k))
@@ -126,16 +126,16 @@ func (b *builder) summary(emit func(*Table)) {
 			}
 			best[r.sc][r.v] = m
 		}
-		word := func(metric, text string) Cell {
-			return Cell{Cell: analysis.Stated(analysis.Missing), Text: text, Version: r.v, Step: r.step, Metric: metric, word: true}
+		word := func(metric, text string) tableCell {
+			return tableCell{Cell: analysis.Stated(analysis.Missing), Text: text, Version: r.v, Step: r.step, Metric: metric, word: true}
 		}
-		sec.Rows = append(sec.Rows, Row{Label: r.step, Cells: []Cell{
+		sec.Rows = append(sec.Rows, row{Label: r.step, Cells: []tableCell{
 			word("host", r.sc.Host), word("threads", itoa(r.sc.Threads)), word("version", r.v),
 			ratioCell(r.q, fmtRatio, k, analysis.OpsPerSecond),
 			word("verdict", string(b.c.Attribute(k).Verdict)), word("tracks", m),
 		}})
 	}
-	t.Sections = []Section{sec}
+	t.Sections = []section{sec}
 	t.Notes = []string{"the steps whose rQPS is significantly below 1 (from a single repeat: below " + analysis.FormatFixed(math.Exp(-analysis.NoChange), 3) + "), lowest first, at most 20; verdict as in the attribution table; tracks it best: the metric ranked first in the correlation table of that host and version"}
 	if len(regs) > maxRegressions {
 		t.Notes = append(t.Notes, plural(len(regs)-maxRegressions, "more regression")+" not listed")
@@ -145,10 +145,10 @@ func (b *builder) summary(emit func(*Table)) {
 
 // count is a cell holding a number of steps, not computable when none of
 // the group's steps was tested.
-func (b *builder) count(v, metric string, n, tested int) Cell {
+func (b *builder) count(v, metric string, n, tested int) tableCell {
 	c := analysis.Val(float64(n))
 	if tested == 0 {
 		c = analysis.NoValue("no step of the group was tested for significance (a single repeat of the version or the base)")
 	}
-	return Cell{Cell: c, Text: cellText(c, fmtInt, textNone), Version: v, Metric: metric, format: fmtInt}
+	return tableCell{Cell: c, Text: cellText(c, fmtInt, textNone), Version: v, Metric: metric, format: fmtInt}
 }

@@ -30,11 +30,11 @@ func TestSummaryEqualsTables(t *testing.T) {
 	if len(recs) != 42*4*2*5 {
 		t.Fatalf("%d Records, want 42 steps × 4 versions × 2 hosts × 5 repeats", len(recs))
 	}
-	rep, err := Build(recs, Options{})
+	rep, err := build(recs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	find := func(id, host, version string) *Table {
+	find := func(id, host, version string) *table {
 		for _, tb := range rep.Tables {
 			if tb.ID == id && tb.Host == host && (version == "" || tb.Version == version) {
 				return tb
@@ -43,12 +43,12 @@ func TestSummaryEqualsTables(t *testing.T) {
 		t.Fatalf("no %s table for %s %s", id, host, version)
 		return nil
 	}
-	if rep.Tables[0].ID != TableSummary {
+	if rep.Tables[0].ID != tableSummary {
 		t.Fatalf("the report opens with %s, want the summary", rep.Tables[0].ID)
 	}
 	sums, regs := 0, 0
 	for _, st := range rep.Tables {
-		if st.ID != TableSummary || st.Host == "" {
+		if st.ID != tableSummary || st.Host == "" {
 			continue
 		}
 		sums++
@@ -97,7 +97,7 @@ func TestSummaryEqualsTables(t *testing.T) {
 	}
 	last := 0.0
 	for _, st := range rep.Tables {
-		if st.ID != TableSummary || st.Host != "" {
+		if st.ID != tableSummary || st.Host != "" {
 			continue
 		}
 		for _, row := range st.Sections[0].Rows {
@@ -111,11 +111,11 @@ func TestSummaryEqualsTables(t *testing.T) {
 			if q.Value != want.Value || q.Text != want.Text {
 				t.Errorf("regression %s %s %s: rQPS %s, the rqps table has %s", host, version, row.Label, q.Text, want.Text)
 			}
-			att := find(TableAttribution, host, version)
+			att := find(tableAttribution, host, version)
 			if v := rowCells(t, att, row.Label); v[len(v)-1].Text != row.Cells[4].Text {
 				t.Errorf("regression %s %s %s: verdict %s, the attribution table has %s", host, version, row.Label, row.Cells[4].Text, v[len(v)-1].Text)
 			}
-			if top := find(TableCorrelation, host, version).Sections[0].Rows[0].Label; top != row.Cells[5].Text {
+			if top := find(tableCorrelation, host, version).Sections[0].Rows[0].Label; top != row.Cells[5].Text {
 				t.Errorf("regression %s %s %s: tracked best by %s, the correlation table ranks %s first", host, version, row.Label, row.Cells[5].Text, top)
 			}
 		}
@@ -126,7 +126,7 @@ func TestSummaryEqualsTables(t *testing.T) {
 }
 
 // versionHeader is the column header of version in table tb.
-func versionHeader(tb *Table, version string) string {
+func versionHeader(tb *table, version string) string {
 	for _, r := range tb.Sections[0].Rows {
 		for i, c := range r.Cells {
 			if c.Version == version {
@@ -138,7 +138,7 @@ func versionHeader(tb *Table, version string) string {
 }
 
 // rowCells returns the cells of the row labelled label.
-func rowCells(t *testing.T, tb *Table, label string) []Cell {
+func rowCells(t *testing.T, tb *table, label string) []tableCell {
 	t.Helper()
 	for _, s := range tb.Sections {
 		for _, r := range s.Rows {
@@ -152,11 +152,11 @@ func rowCells(t *testing.T, tb *Table, label string) []Cell {
 }
 
 // firstTable is the report's first table with that ID.
-func firstTable(rep *Report, id string) *Table {
+func firstTable(rep *report, id string) *table {
 	for _, tb := range rep.Tables {
 		if tb.ID == id {
 			return tb
 		}
 	}
-	return &Table{}
+	return &table{}
 }

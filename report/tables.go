@@ -27,43 +27,43 @@ type builder struct {
 	aa map[string]string
 }
 
-func (b *builder) build(id string, emit func(*Table)) {
+func (b *builder) build(id string, emit func(*table)) {
 	switch id {
-	case TableSummary:
+	case tableSummary:
 		b.summary(emit)
 	case TableRQPS:
 		b.rqps(emit)
-	case TableQPS:
+	case tableQPS:
 		b.qps(emit)
-	case TableThreads:
+	case tableThreads:
 		b.threads(emit)
-	case TableAverage:
+	case tableAverage:
 		b.average(emit)
-	case TableCPUIO:
+	case tableCPUIO:
 		b.cpuio(emit)
-	case TableCPUIORel:
+	case tableCPUIORel:
 		b.cpuioRel(emit)
-	case TableCounters:
+	case tableCounters:
 		b.counters(false, emit)
-	case TableCountersRel:
+	case tableCountersRel:
 		b.counters(true, emit)
-	case TableLegacy:
+	case tableLegacy:
 		b.legacy(emit)
-	case TableAttribution:
+	case tableAttribution:
 		b.attribution(emit)
-	case TableCorrelation:
+	case tableCorrelation:
 		b.correlation(emit)
-	case TableRoles:
+	case tableRoles:
 		b.roles(emit)
-	case TableInsert:
+	case tableInsert:
 		b.insert(false, emit)
-	case TableInsertRel:
+	case tableInsertRel:
 		b.insert(true, emit)
-	case TableInsertTarget:
+	case tableInsertTarget:
 		b.insertTarget(emit)
-	case TableInsertLine:
+	case tableInsertLine:
 		b.insertLine(emit)
-	case TableInsertHist:
+	case tableInsertHist:
 		b.insertHist(emit)
 	}
 }
@@ -87,11 +87,11 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-func (b *builder) newTable(id, title string, sc analysis.Scope) *Table {
+func (b *builder) newTable(id, title string, sc analysis.Scope) *table {
 	if s := scopeText(sc.Host, sc.Threads); s != "" {
 		title += " (" + s + ")"
 	}
-	return &Table{ID: id, Title: title, Host: sc.Host, Threads: sc.Threads, pad: padAuto}
+	return &table{ID: id, Title: title, Host: sc.Host, Threads: sc.Threads, pad: padAuto}
 }
 
 // others are the versions compared with the base: Options.Compare's, else
@@ -111,7 +111,7 @@ func (b *builder) others() []string {
 
 // addRatioKeys adds the keys of a ratio cell to the table's, the base's
 // once for the cells of one row that share it.
-func (t *Table) addRatioKeys(k, base record.Key) {
+func (t *table) addRatioKeys(k, base record.Key) {
 	t.keys = append(t.keys, k)
 	if base != t.lastBase || len(t.keys) == 1 {
 		t.keys = append(t.keys, base)
@@ -188,7 +188,7 @@ func (b *builder) group(step string) string {
 // sections groups the steps' rows by row group. With Options.Groups the
 // groups come in the order they first appear and their steps keep their
 // order inside them.
-func (b *builder) sections(steps []string, row func(step string) Row) []Section {
+func (b *builder) sections(steps []string, row func(step string) row) []section {
 	if len(b.opt.Groups) > 0 {
 		first := map[string]int{}
 		for _, s := range steps {
@@ -199,11 +199,11 @@ func (b *builder) sections(steps []string, row func(step string) Row) []Section 
 		steps = slices.Clone(steps)
 		sort.SliceStable(steps, func(i, j int) bool { return first[b.group(steps[i])] < first[b.group(steps[j])] })
 	}
-	var out []Section
+	var out []section
 	for _, s := range steps {
 		g := b.group(s)
 		if len(out) == 0 || out[len(out)-1].Name != g {
-			out = append(out, Section{Name: g})
+			out = append(out, section{Name: g})
 		}
 		out[len(out)-1].Rows = append(out[len(out)-1].Rows, row(s))
 	}
@@ -212,7 +212,7 @@ func (b *builder) sections(steps []string, row func(step string) Row) []Section 
 
 // grouped marks a table built with b.sections to print its group names
 // when the user named the groups.
-func (b *builder) grouped(t *Table) {
+func (b *builder) grouped(t *table) {
 	if len(b.opt.Groups) > 0 {
 		t.sectionNames, t.headerPerSection, t.sectionGap = true, true, true
 	}
@@ -227,23 +227,23 @@ func better(metric string) int {
 
 // value is the metric of key k as an absolute cell; set names the cells the
 // colour rule compares it with.
-func (b *builder) value(t *Table, k record.Key, metric string, f numFormat, set string) Cell {
+func (b *builder) value(t *table, k record.Key, metric string, f numFormat, set string) tableCell {
 	t.keys = append(t.keys, k)
 	ac := b.c.Value(k, metric)
-	return Cell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, set: set, better: better(metric), format: f}
+	return tableCell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, set: set, better: better(metric), format: f}
 }
 
 // ratio is the metric of key k relative to the base.
-func (b *builder) ratio(t *Table, k record.Key, metric string, f numFormat) Cell {
+func (b *builder) ratio(t *table, k record.Key, metric string, f numFormat) tableCell {
 	t.addRatioKeys(k, b.c.BaseKey(k))
 	return ratioCell(b.c.Ratio(k, metric), f, k, metric)
 }
 
-func ratioCell(ac analysis.Cell, f numFormat, k record.Key, metric string) Cell {
-	return Cell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, better: better(metric), rel: true, format: f}
+func ratioCell(ac analysis.Cell, f numFormat, k record.Key, metric string) tableCell {
+	return tableCell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, better: better(metric), rel: true, format: f}
 }
 
-func (b *builder) rqps(emit func(*Table)) {
+func (b *builder) rqps(emit func(*table)) {
 	floors := b.floors()
 	others := slices.DeleteFunc(b.others(), func(v string) bool { return slices.Contains(floors, v) })
 	if len(others)+len(floors) == 0 {
@@ -260,8 +260,8 @@ func (b *builder) rqps(emit func(*Table)) {
 		}
 		t.Notes = append(t.Notes, floorNotes...)
 		b.grouped(t)
-		t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
-			row := Row{Label: step, Cells: make([]Cell, 0, len(others)+len(floors))}
+		t.Sections = b.sections(b.stepsIn(sc, false), func(step string) row {
+			row := row{Label: step, Cells: make([]tableCell, 0, len(others)+len(floors))}
 			for _, v := range others {
 				row.Cells = append(row.Cells, b.ratio(t, analysis.Key(sc, v, step), analysis.OpsPerSecond, fmtRatio))
 			}
@@ -274,15 +274,15 @@ func (b *builder) rqps(emit func(*Table)) {
 	}
 }
 
-func (b *builder) qps(emit func(*Table)) {
+func (b *builder) qps(emit func(*table)) {
 	for _, sc := range b.c.Scopes {
-		t := b.newTable(TableQPS, "QPS", sc)
+		t := b.newTable(tableQPS, "QPS", sc)
 		t.pad, t.padIfWide = padNone, true
 		t.Preamble = b.legend(b.c.Versions)
 		t.Header = b.colHeader(b.c.Versions)
 		b.grouped(t)
-		t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
-			row := Row{Label: step, Cells: make([]Cell, 0, len(b.c.Versions))}
+		t.Sections = b.sections(b.stepsIn(sc, false), func(step string) row {
+			row := row{Label: step, Cells: make([]tableCell, 0, len(b.c.Versions))}
 			for _, v := range b.c.Versions {
 				row.Cells = append(row.Cells, b.value(t, analysis.Key(sc, v, step), analysis.OpsPerSecond, fmtQPS, "qps|"+sc.Host+"|"+strconv.Itoa(sc.Threads)+"|"+step))
 			}
@@ -295,14 +295,14 @@ func (b *builder) qps(emit func(*Table)) {
 // threads is the per-thread-count layout: for each step, a block with the
 // QPS of each version at each thread count and its ratio to the base at the
 // lowest thread count, hosts as "- host" lines.
-func (b *builder) threads(emit func(*Table)) {
+func (b *builder) threads(emit func(*table)) {
 	if len(b.c.Threads) < 2 {
 		return
 	}
 	ths := append([]int(nil), b.c.Threads...)
 	sort.Ints(ths)
 	low := ths[0]
-	t := &Table{ID: TableThreads, Title: "QPS by thread count", pad: padNone, headerPerSection: true, sectionNames: true}
+	t := &table{ID: tableThreads, Title: "QPS by thread count", pad: padNone, headerPerSection: true, sectionNames: true}
 	for _, th := range ths {
 		t.Header = append(t.Header, strconv.Itoa(th))
 	}
@@ -311,9 +311,9 @@ func (b *builder) threads(emit func(*Table)) {
 	t.Trailing = 1
 	blank := false
 	for _, step := range b.c.Steps {
-		sec := Section{Name: step}
+		sec := section{Name: step}
 		for _, host := range b.c.Hosts {
-			var rows []Row
+			var rows []row
 			for _, v := range b.c.Versions {
 				has := false
 				for _, th := range ths {
@@ -322,7 +322,7 @@ func (b *builder) threads(emit func(*Table)) {
 				if !has {
 					continue
 				}
-				row := Row{Label: v}
+				row := row{Label: v}
 				// Thread counts the version did not run print blank
 				// after the last it ran, as published ("1077
 				// in-5635.opt"); one missing between two it ran is "-",
@@ -336,14 +336,14 @@ func (b *builder) threads(emit func(*Table)) {
 				for i, th := range ths {
 					k := record.Key{Host: host, Version: v, Step: step, Threads: th}
 					if i > last {
-						row.Cells = append(row.Cells, Cell{Empty: true, Version: v, Step: step, Metric: analysis.OpsPerSecond})
+						row.Cells = append(row.Cells, tableCell{Empty: true, Version: v, Step: step, Metric: analysis.OpsPerSecond})
 						blank = true
 						continue
 					}
 					row.Cells = append(row.Cells, b.value(t, k, analysis.OpsPerSecond, fmtInt, fmt.Sprintf("threads|%s|%s|%d", host, step, th)))
 				}
 				if v == b.c.Base || !slices.Contains(b.others(), v) {
-					row.Cells = append(row.Cells, Cell{Empty: true, Text: ""})
+					row.Cells = append(row.Cells, tableCell{Empty: true, Text: ""})
 				} else {
 					row.Cells = append(row.Cells, b.ratio(t, record.Key{Host: host, Version: v, Step: step, Threads: low}, analysis.OpsPerSecond, fmtRatio))
 				}
@@ -353,7 +353,7 @@ func (b *builder) threads(emit func(*Table)) {
 				continue
 			}
 			if host != "" || len(b.c.Hosts) > 1 {
-				sec.Rows = append(sec.Rows, Row{Label: "- " + host, Kind: RowHeading})
+				sec.Rows = append(sec.Rows, row{Label: "- " + host, Kind: rowHeading})
 			}
 			sec.Rows = append(sec.Rows, rows...)
 		}
@@ -369,7 +369,7 @@ func (b *builder) threads(emit func(*Table)) {
 
 // average is the ratio layout with an average row, one block per thread
 // count, one table per host.
-func (b *builder) average(emit func(*Table)) {
+func (b *builder) average(emit func(*table)) {
 	others := b.others()
 	if len(others) == 0 {
 		return
@@ -381,7 +381,7 @@ func (b *builder) average(emit func(*Table)) {
 		if host != "" {
 			title += " (host " + host + ")"
 		}
-		t := &Table{ID: TableAverage, Title: title, Host: host, Relative: true, pad: padFixed,
+		t := &table{ID: tableAverage, Title: title, Host: host, Relative: true, pad: padFixed,
 			headerPerSection: true, sectionNames: true, sectionGap: true}
 		t.Preamble = []string{"QPS ratio:"}
 		for i, v := range others {
@@ -398,15 +398,15 @@ func (b *builder) average(emit func(*Table)) {
 			if th > 0 {
 				name = plural(th, "connection")
 			}
-			sec := Section{Name: name}
+			sec := section{Name: name}
 			for _, step := range steps {
-				row := Row{Label: step, Cells: make([]Cell, 0, len(others))}
+				row := row{Label: step, Cells: make([]tableCell, 0, len(others))}
 				for _, v := range others {
 					row.Cells = append(row.Cells, b.ratio(t, analysis.Key(sc, v, step), analysis.OpsPerSecond, fmtRatio3))
 				}
 				sec.Rows = append(sec.Rows, row)
 			}
-			avg := Row{Label: "average", Kind: RowAverage}
+			avg := row{Label: "average", Kind: rowAverage}
 			for i, v := range others {
 				var sum float64
 				n, skipped := 0, 0
@@ -433,12 +433,12 @@ func (b *builder) average(emit func(*Table)) {
 						ac = analysis.NoValue(analysis.WhyNotFinite)
 					}
 				}
-				avg.Cells = append(avg.Cells, Cell{Cell: ac, Text: cellText(ac, fmtRatio3, textNone), Version: v, Step: "average", Metric: analysis.OpsPerSecond, rel: true, better: 1, format: fmtRatio3})
+				avg.Cells = append(avg.Cells, tableCell{Cell: ac, Text: cellText(ac, fmtRatio3, textNone), Version: v, Step: "average", Metric: analysis.OpsPerSecond, rel: true, better: 1, format: fmtRatio3})
 				if skipped > 0 {
 					t.Notes = append(t.Notes, fmt.Sprintf("%s, %s: the average leaves out %s without a finite measured ratio (not recorded, failed, inf, or 1 for two zeros)", name, b.colLabel(i, v), plural(skipped, "step")))
 				}
 			}
-			sec.Rows = append(sec.Rows, Row{Kind: RowRule}, avg)
+			sec.Rows = append(sec.Rows, row{Kind: rowRule}, avg)
 			t.Sections = append(t.Sections, sec)
 		}
 		t.Notes = append([]string{"average: arithmetic mean of the ratios above it, as published"}, t.Notes...)
@@ -455,10 +455,10 @@ func cpuioFormat(m string) numFormat {
 	return fmtAbs
 }
 
-func (b *builder) cpuio(emit func(*Table)) {
+func (b *builder) cpuio(emit func(*table)) {
 	for _, sc := range b.c.Scopes {
 		for _, v := range b.c.Versions {
-			t := b.newTable(TableCPUIO, "CPU and IO per operation: "+v, sc)
+			t := b.newTable(tableCPUIO, "CPU and IO per operation: "+v, sc)
 			t.Version = v
 			t.Header = analysis.CPUIOMetrics
 			var steps []string
@@ -468,8 +468,8 @@ func (b *builder) cpuio(emit func(*Table)) {
 				}
 			}
 			b.grouped(t)
-			t.Sections = b.sections(steps, func(step string) Row {
-				row := Row{Label: step, Cells: make([]Cell, 0, len(analysis.CPUIOMetrics))}
+			t.Sections = b.sections(steps, func(step string) row {
+				row := row{Label: step, Cells: make([]tableCell, 0, len(analysis.CPUIOMetrics))}
 				for _, m := range analysis.CPUIOMetrics {
 					set := fmt.Sprintf("cpuio|%s|%d|%s|%s", sc.Host, sc.Threads, step, m)
 					row.Cells = append(row.Cells, b.value(t, analysis.Key(sc, v, step), m, cpuioFormat(m), set))
@@ -482,16 +482,16 @@ func (b *builder) cpuio(emit func(*Table)) {
 	}
 }
 
-func (b *builder) cpuioRel(emit func(*Table)) {
+func (b *builder) cpuioRel(emit func(*table)) {
 	for _, sc := range b.c.Scopes {
 		for _, v := range b.others() {
-			t := b.newTable(TableCPUIORel, "CPU and IO per operation relative to the base: "+v, sc)
+			t := b.newTable(tableCPUIORel, "CPU and IO per operation relative to the base: "+v, sc)
 			t.Version, t.Relative = v, true
 			t.Preamble = []string{"Relative to: " + b.c.Base, "Version: " + v}
 			t.Header = analysis.CPUIOMetrics
 			b.grouped(t)
-			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
-				row := Row{Label: step, Cells: make([]Cell, 0, len(analysis.CPUIOMetrics))}
+			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) row {
+				row := row{Label: step, Cells: make([]tableCell, 0, len(analysis.CPUIOMetrics))}
 				for _, m := range analysis.CPUIOMetrics {
 					row.Cells = append(row.Cells, b.ratio(t, analysis.Key(sc, v, step), m, fmtRatio))
 				}
@@ -520,11 +520,11 @@ func metricTitle(m string) string {
 	return m
 }
 
-func (b *builder) counters(rel bool, emit func(*Table)) {
+func (b *builder) counters(rel bool, emit func(*table)) {
 	versions := b.c.Versions
-	id, suffix := TableCounters, ""
+	id, suffix := tableCounters, ""
 	if rel {
-		versions, id, suffix = b.others(), TableCountersRel, ", relative to the base"
+		versions, id, suffix = b.others(), tableCountersRel, ", relative to the base"
 		if len(versions) == 0 {
 			return
 		}
@@ -542,8 +542,8 @@ func (b *builder) counters(rel bool, emit func(*Table)) {
 			}
 			t.Header = b.colHeader(versions)
 			b.grouped(t)
-			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
-				row := Row{Label: step, Cells: make([]Cell, 0, len(versions))}
+			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) row {
+				row := row{Label: step, Cells: make([]tableCell, 0, len(versions))}
 				for _, v := range versions {
 					k := analysis.Key(sc, v, step)
 					if rel {
@@ -559,7 +559,7 @@ func (b *builder) counters(rel bool, emit func(*Table)) {
 	}
 }
 
-func (b *builder) legacy(emit func(*Table)) {
+func (b *builder) legacy(emit func(*table)) {
 	others := b.others()
 	if len(others) == 0 {
 		return
@@ -569,13 +569,13 @@ func (b *builder) legacy(emit func(*Table)) {
 			if !b.c.HasMetric(sc, analysis.PerOpName(e)) {
 				continue
 			}
-			t := b.newTable(TableLegacy, e+": legacy normalization", sc)
+			t := b.newTable(tableLegacy, e+": legacy normalization", sc)
 			t.Relative, t.metric = true, e
 			t.Preamble = append([]string{"Relative to: " + b.c.Base}, b.legend(others)...)
 			t.Header = b.colHeader(others)
 			b.grouped(t)
-			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) Row {
-				row := Row{Label: step, Cells: make([]Cell, 0, len(others))}
+			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) row {
+				row := row{Label: step, Cells: make([]tableCell, 0, len(others))}
 				for _, v := range others {
 					k := analysis.Key(sc, v, step)
 					t.addRatioKeys(k, b.c.BaseKey(k))
@@ -592,7 +592,7 @@ func (b *builder) legacy(emit func(*Table)) {
 // shareCell is an attribution share, carrying the state, running fraction
 // and partial and estimated marks of the ratios it comes from; noShares is
 // why the attribution computed no share although rQPS was measured.
-func shareCell(v float64, noShares string, k record.Key, metric string, from ...analysis.Cell) Cell {
+func shareCell(v float64, noShares string, k record.Key, metric string, from ...analysis.Cell) tableCell {
 	ac := analysis.Val(v)
 	for _, f := range from {
 		if !f.OK() {
@@ -610,13 +610,13 @@ func shareCell(v float64, noShares string, k record.Key, metric string, from ...
 			ac = analysis.NoValue(noShares)
 		}
 	}
-	return Cell{Cell: ac, Text: cellText(ac, fmtShare, textNone), Version: k.Version, Step: k.Step, Metric: metric, format: fmtShare}
+	return tableCell{Cell: ac, Text: cellText(ac, fmtShare, textNone), Version: k.Version, Step: k.Step, Metric: metric, format: fmtShare}
 }
 
-func (b *builder) attribution(emit func(*Table)) {
+func (b *builder) attribution(emit func(*table)) {
 	for _, sc := range b.c.Scopes {
 		for _, v := range b.others() {
-			t := b.newTable(TableAttribution, "Where the throughput change comes from: "+v, sc)
+			t := b.newTable(tableAttribution, "Where the throughput change comes from: "+v, sc)
 			t.Version = v
 			t.Preamble = []string{"Relative to: " + b.c.Base, "Version: " + v}
 			t.Header = []string{"rQPS", "r(cpu/o)", "r(instr/o)", "r(CPI)", "code", "memory", "rest", "wait", topDownHeader, "verdict"}
@@ -628,11 +628,11 @@ func (b *builder) attribution(emit func(*Table)) {
 				}
 			}
 			b.grouped(t)
-			t.Sections = b.sections(steps, func(step string) Row {
+			t.Sections = b.sections(steps, func(step string) row {
 				k := analysis.Key(sc, v, step)
 				t.addRatioKeys(k, b.c.BaseKey(k))
 				a := b.c.Attribute(k)
-				row := Row{Label: step}
+				row := row{Label: step}
 				row.Cells = append(row.Cells,
 					ratioCell(a.RQPS, fmtRatio, k, analysis.OpsPerSecond),
 					ratioCell(a.RCPU, fmtRatio, k, analysis.CPUPerOp),
@@ -643,7 +643,7 @@ func (b *builder) attribution(emit func(*Table)) {
 					shareCell(a.Rest, a.NoShares, k, "share:rest", a.RQPS, a.RInstructions, a.RCPI),
 					shareCell(a.Wait, a.NoShares, k, "share:wait", a.RQPS, a.RCPU),
 					topDownCell(a.TopDown, k),
-					Cell{Cell: analysis.Stated(analysis.Missing), Text: string(a.Verdict), Version: v, Step: step, Metric: "verdict", word: true},
+					tableCell{Cell: analysis.Stated(analysis.Missing), Text: string(a.Verdict), Version: v, Step: step, Metric: "verdict", word: true},
 				)
 				hasTopDown = hasTopDown || a.TopDown.Set != ""
 				return row
@@ -675,7 +675,7 @@ func (b *builder) attribution(emit func(*Table)) {
 
 // singleWindowVerdicts counts the attribution rows with a verdict other
 // than n/a whose rQPS comes from fewer than 2 repeats on either side.
-func singleWindowVerdicts(t *Table) (n, of int) {
+func singleWindowVerdicts(t *table) (n, of int) {
 	for _, s := range t.Sections {
 		for _, r := range s.Rows {
 			if len(r.Cells) == 0 {
@@ -694,15 +694,15 @@ func singleWindowVerdicts(t *Table) (n, of int) {
 	return n, of
 }
 
-func (b *builder) correlation(emit func(*Table)) {
+func (b *builder) correlation(emit func(*table)) {
 	metrics := append(append([]string(nil), b.c.CounterMetrics()...), analysis.CPUIOMetrics[1:]...)
 	for _, sc := range b.c.Scopes {
 		for _, v := range b.others() {
-			t := b.newTable(TableCorrelation, "Counters ranked by how their ratio tracks 1/rQPS: "+v, sc)
+			t := b.newTable(tableCorrelation, "Counters ranked by how their ratio tracks 1/rQPS: "+v, sc)
 			t.Version = v
 			t.Header = []string{"rho", "steps"}
 			t.LabelHeader = "metric"
-			sec := Section{}
+			sec := section{}
 			var mux []string
 			ns := map[int]bool{}
 			untested, est := 0, false
@@ -723,7 +723,7 @@ func (b *builder) correlation(emit func(*Table)) {
 					mux = append(mux, cr.Metric)
 				}
 				n := analysis.Val(float64(cr.N))
-				sec.Rows = append(sec.Rows, Row{Label: cr.Metric, Cells: []Cell{
+				sec.Rows = append(sec.Rows, row{Label: cr.Metric, Cells: []tableCell{
 					{Cell: rho, Text: cellText(rho, fmtRatio, textNone), Version: v, Metric: "rho:" + cr.Metric, format: fmtRatio},
 					{Cell: n, Text: cellText(n, fmtInt, textNone), Version: v, Metric: "steps:" + cr.Metric, format: fmtInt},
 				}})
@@ -732,7 +732,7 @@ func (b *builder) correlation(emit func(*Table)) {
 				k := analysis.Key(sc, v, s)
 				t.addRatioKeys(k, b.c.BaseKey(k))
 			}
-			t.Sections = []Section{sec}
+			t.Sections = []section{sec}
 			t.Notes = []string{"rho: Spearman rank correlation, across the steps of this version, of the metric's ratio to the base with 1/rQPS; near 1 the metric grows where throughput drops; steps: how many steps rho rests on"}
 			if few := chanceNote(ns); few != "" {
 				t.Notes = append(t.Notes, few)
@@ -769,7 +769,7 @@ func chanceNote(ns map[int]bool) string {
 	return "few steps say little: with no relation at all, |rho| = 1 comes out by chance " + strings.Join(parts, ", ") + " (2 of the n! orderings of n steps)"
 }
 
-func (b *builder) roles(emit func(*Table)) {
+func (b *builder) roles(emit func(*table)) {
 	for _, sc := range b.c.Scopes {
 		for _, step := range b.stepsIn(sc, false) {
 			for _, v := range b.c.Versions {
@@ -797,20 +797,20 @@ func (b *builder) roles(emit func(*Table)) {
 				if len(roles) == 0 {
 					continue
 				}
-				t := b.newTable(TableRoles, "Share of each counter by thread role: "+v+" "+step, sc)
+				t := b.newTable(tableRoles, "Share of each counter by thread role: "+v+" "+step, sc)
 				t.Version, t.Step = v, step
 				t.Header = append([]string{"threads"}, events...)
 				t.LabelHeader = "role"
-				sec := Section{}
+				sec := section{}
 				for _, role := range roles {
-					row := Row{Label: role}
+					row := row{Label: role}
 					row.Cells = append(row.Cells, b.value(t, k, analysis.RoleMetric(role, "threads"), fmtInt, ""))
 					for _, e := range events {
 						row.Cells = append(row.Cells, b.value(t, k, analysis.RoleMetric(role, e), func(x float64) string { return fmtPct(100 * x) }, ""))
 					}
 					sec.Rows = append(sec.Rows, row)
 				}
-				t.Sections = []Section{sec}
+				t.Sections = []section{sec}
 				t.Notes = []string{"each counter's share of the server's total by thread role; unattributed: threads that came and went between reads, counted through inheritance"}
 				emit(t)
 			}
@@ -846,15 +846,15 @@ func (b *builder) insertVersions(sc analysis.Scope, steps []string) []string {
 	return out
 }
 
-func (b *builder) insert(rel bool, emit func(*Table)) {
+func (b *builder) insert(rel bool, emit func(*table)) {
 	for _, sc := range b.c.Scopes {
 		steps := b.stepsIn(sc, true)
 		if len(steps) == 0 {
 			continue
 		}
-		title, id := "Insert benchmark: throughput", TableInsert
+		title, id := "Insert benchmark: throughput", tableInsert
 		if rel {
-			title, id = "Insert benchmark: throughput relative to the base", TableInsertRel
+			title, id = "Insert benchmark: throughput relative to the base", tableInsertRel
 		}
 		t := b.newTable(id, title, sc)
 		t.Relative = rel
@@ -863,13 +863,13 @@ func (b *builder) insert(rel bool, emit func(*Table)) {
 		}
 		t.Header = steps
 		t.LabelHeader = "dbms"
-		sec := Section{}
+		sec := section{}
 		ignored := false
 		for _, v := range b.insertVersions(sc, steps) {
 			if rel && v != b.c.Base && !slices.Contains(b.others(), v) {
 				continue
 			}
-			row := Row{Label: v}
+			row := row{Label: v}
 			for _, s := range steps {
 				m := b.insertThroughputMetric(sc, s)
 				k := analysis.Key(sc, v, s)
@@ -886,7 +886,7 @@ func (b *builder) insert(rel bool, emit func(*Table)) {
 					}
 					row.Cells = append(row.Cells, c)
 				default:
-					var c Cell
+					var c tableCell
 					if v == b.c.Base {
 						t.keys = append(t.keys, k)
 						base := b.c.Value(k, m)
@@ -910,7 +910,7 @@ func (b *builder) insert(rel bool, emit func(*Table)) {
 			}
 			sec.Rows = append(sec.Rows, row)
 		}
-		t.Sections = []Section{sec}
+		t.Sections = []section{sec}
 		t.Notes = []string{"inserts/s for load steps (l.*; rows indexed/s for index creation), queries/s for steps that run queries"}
 		switch {
 		case ignored && rel:
@@ -932,7 +932,7 @@ func (b *builder) belowTarget(k record.Key) bool {
 // insertTarget is the average inserts/s of each version on the steps that
 // limit inserts to a target rate (read+write steps, which run queries at
 // the same time), with a last row of the targets.
-func (b *builder) insertTarget(emit func(*Table)) {
+func (b *builder) insertTarget(emit func(*table)) {
 	for _, sc := range b.c.Scopes {
 		var steps []string
 		for _, s := range b.stepsIn(sc, true) {
@@ -946,14 +946,14 @@ func (b *builder) insertTarget(emit func(*Table)) {
 		if len(steps) == 0 {
 			continue
 		}
-		t := b.newTable(TableInsertTarget, "Insert benchmark: inserts/s of the steps with a target insert rate", sc)
+		t := b.newTable(tableInsertTarget, "Insert benchmark: inserts/s of the steps with a target insert rate", sc)
 		t.Header = steps
 		t.LabelHeader = "dbms"
 		versions := b.insertVersions(sc, steps)
-		sec := Section{}
+		sec := section{}
 		missed := false
 		for _, v := range versions {
-			row := Row{Label: v}
+			row := row{Label: v}
 			for _, s := range steps {
 				k := analysis.Key(sc, v, s)
 				c := b.value(t, k, "ips", fmtInt, "")
@@ -966,12 +966,12 @@ func (b *builder) insertTarget(emit func(*Table)) {
 			}
 			sec.Rows = append(sec.Rows, row)
 		}
-		target := Row{Label: "target"}
+		target := row{Label: "target"}
 		for _, s := range steps {
 			target.Cells = append(target.Cells, b.targetCell(sc, versions, s))
 		}
 		sec.Rows = append(sec.Rows, target)
-		t.Sections = []Section{sec}
+		t.Sections = []section{sec}
 		t.Notes = []string{"average inserts/s over each step, which ran queries while inserting at a limited rate (the queries/s are in the insert table); target: the rate the step's writers were limited to, summed over clients"}
 		if missed {
 			t.Notes = append(t.Notes, fmt.Sprintf("%s: below %.0f%% of the target: the version did not sustain the step's insert rate (red in HTML)", textBelowTarget, 100*analysis.TargetFraction))
@@ -983,7 +983,7 @@ func (b *builder) insertTarget(emit func(*Table)) {
 // targetCell is the target insert rate of a step: the one every version
 // that ran it had, or not computable when they differ (each version's
 // cell is compared with its own target).
-func (b *builder) targetCell(sc analysis.Scope, versions []string, step string) Cell {
+func (b *builder) targetCell(sc analysis.Scope, versions []string, step string) tableCell {
 	var seen []string
 	var value float64
 	n := 0
@@ -1007,7 +1007,7 @@ func (b *builder) targetCell(sc analysis.Scope, versions []string, step string) 
 	case n < 0:
 		ac = analysis.NoValue("versions ran " + step + " with different targets (" + strings.Join(seen, ", ") + "); each is compared with its own")
 	}
-	return Cell{Cell: ac, Text: cellText(ac, fmtInt, textNone), Step: step, Metric: analysis.TargetIPS, format: fmtInt}
+	return tableCell{Cell: ac, Text: cellText(ac, fmtInt, textNone), Step: step, Metric: analysis.TargetIPS, format: fmtInt}
 }
 
 // insertColumnFormat is the format of each column of the insert-benchmark
@@ -1019,17 +1019,17 @@ var insertColumnFormat = map[string]numFormat{
 	"p50": fmtInt, "p99": fmtInt,
 }
 
-func (b *builder) insertLine(emit func(*Table)) {
+func (b *builder) insertLine(emit func(*table)) {
 	for _, sc := range b.c.Scopes {
 		for _, step := range b.stepsIn(sc, true) {
-			t := b.newTable(TableInsertLine, "Insert benchmark metrics: "+step, sc)
+			t := b.newTable(tableInsertLine, "Insert benchmark metrics: "+step, sc)
 			t.Step, t.pad = step, padNone
 			t.Header = analysis.InsertColumns
 			t.LabelHeader = "tag"
-			sec := Section{}
+			sec := section{}
 			for _, v := range b.insertVersions(sc, []string{step}) {
 				k := analysis.Key(sc, v, step)
-				row := Row{Label: v}
+				row := row{Label: v}
 				for _, m := range analysis.InsertColumns {
 					c := b.value(t, k, m, insertColumnFormat[m], "")
 					if c.State == analysis.Missing {
@@ -1039,7 +1039,7 @@ func (b *builder) insertLine(emit func(*Table)) {
 				}
 				sec.Rows = append(sec.Rows, row)
 			}
-			t.Sections = []Section{sec}
+			t.Sections = []section{sec}
 			t.Notes = []string{"ips, qps: inserts and queries per second; rps, wps: storage reads and writes per second; rmbps, wmbps: MB/s read and written; rpq, rkbpq: reads and KB read per operation (per query when the step runs queries, else per insert); wpi, wkbpi: writes and KB written per insert; csps, cspq: context switches per second and per operation; cpups: server CPU as % of all CPUs; cpupq: µs of server CPU per operation; dbgb1, dbgb2: database and data-directory size, GB; rss: server RSS, GB; maxop: slowest operation, s; p50, p99: per-interval rates; NA: not recorded"}
 			emit(t)
 		}
@@ -1051,21 +1051,21 @@ var kindTitle = map[string]string{analysis.OpQuery: "Query", analysis.OpInsert: 
 
 // insertHist is one response-time histogram per step and kind of
 // operation (query, insert, delete) that the step's Records have.
-func (b *builder) insertHist(emit func(*Table)) {
+func (b *builder) insertHist(emit func(*table)) {
 	for _, sc := range b.c.Scopes {
 		for _, step := range b.stepsIn(sc, true) {
 			for _, kind := range analysis.HistogramKinds {
-				t := b.newTable(TableInsertHist, kindTitle[kind]+" response time histogram: "+step, sc)
+				t := b.newTable(tableInsertHist, kindTitle[kind]+" response time histogram: "+step, sc)
 				t.Step, t.pad = step, padNone
 				for _, bk := range analysis.HistogramBuckets {
 					t.Header = append(t.Header, bk.Name)
 				}
 				t.Header = append(t.Header, "max")
 				t.LabelHeader = "tag"
-				sec := Section{}
+				sec := section{}
 				for _, v := range b.insertVersions(sc, []string{step}) {
 					k := analysis.Key(sc, v, step)
-					row := Row{Label: v}
+					row := row{Label: v}
 					for _, bk := range analysis.HistogramBuckets {
 						c := b.value(t, k, analysis.KindHistogramMetric(kind, bk.Name), fmtHist, "")
 						c.better = 0
@@ -1074,7 +1074,7 @@ func (b *builder) insertHist(emit func(*Table)) {
 					row.Cells = append(row.Cells, b.value(t, k, analysis.MaxMetric(kind), fixed(3), "hist-max|"+sc.Host+"|"+strconv.Itoa(sc.Threads)+"|"+step+"|"+kind))
 					sec.Rows = append(sec.Rows, row)
 				}
-				t.Sections = []Section{sec}
+				t.Sections = []section{sec}
 				t.Notes = []string{"each cell is the percentage of " + kind + " operations that took at most the column's time and more than the previous column's; gt: more than 16 s; nonzero: more than 0 but less than 0.0005%; max: slowest " + kind + ", s"}
 				emit(t)
 			}

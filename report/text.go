@@ -7,27 +7,27 @@ import (
 	"unicode/utf8"
 )
 
-// Text writes the report as plain text, each table in the layout of the
+// writeText writes the report as plain text, each table in the layout of the
 // published posts: a title, the "Relative to: <base>" and "col-N : <version>"
 // lines, a header, then rows of values followed by the row label; notes
 // after the table. The report's own notes (tables left out) come first.
-func Text(w io.Writer, rep *Report) error { return render(w, rep, textRenderer()) }
+func writeText(w io.Writer, rep *report) error { return render(w, rep, textRenderer()) }
 
 // renderer writes a report in one format: begin before the first table,
 // table for each (i counts them from 0), end after the last. Write streams
 // tables through it as they are built.
 type renderer struct {
-	begin func(w *bufio.Writer, rep *Report) error
-	table func(w *bufio.Writer, rep *Report, t *Table, i int) error
-	end   func(w *bufio.Writer, rep *Report) error
+	begin func(w *bufio.Writer, rep *report) error
+	table func(w *bufio.Writer, rep *report, t *table, i int) error
+	end   func(w *bufio.Writer, rep *report) error
 }
 
 // render writes a built report.
-func render(w io.Writer, rep *Report, r renderer) error {
+func render(w io.Writer, rep *report, r renderer) error {
 	if rep.count < len(rep.Tables) {
 		rep.count = len(rep.Tables)
 	}
-	return stream(w, rep, r, func(emit func(*Table) error) error {
+	return stream(w, rep, r, func(emit func(*table) error) error {
 		for _, t := range rep.Tables {
 			if err := emit(t); err != nil {
 				return err
@@ -39,13 +39,13 @@ func render(w io.Writer, rep *Report, r renderer) error {
 
 // stream writes the report with r, its tables as tables hands them over;
 // a bare report keeps their notes for WriteNotes.
-func stream(w io.Writer, rep *Report, r renderer, tables func(emit func(*Table) error) error) error {
+func stream(w io.Writer, rep *report, r renderer, tables func(emit func(*table) error) error) error {
 	bw := bufio.NewWriter(w)
 	if err := r.begin(bw, rep); err != nil {
 		return err
 	}
 	i := 0
-	err := tables(func(t *Table) error {
+	err := tables(func(t *table) error {
 		if rep.bare {
 			rep.tableNotes = append(rep.tableNotes, titledNotes{t.Title, t.Notes})
 		}
@@ -63,7 +63,7 @@ func stream(w io.Writer, rep *Report, r renderer, tables func(emit func(*Table) 
 
 func textRenderer() renderer {
 	return renderer{
-		begin: func(bw *bufio.Writer, rep *Report) error {
+		begin: func(bw *bufio.Writer, rep *report) error {
 			if len(rep.Notes) > 0 && !rep.bare {
 				bw.WriteString("Notes:\n")
 				for _, n := range rep.Notes {
@@ -75,14 +75,14 @@ func textRenderer() renderer {
 			}
 			return nil
 		},
-		table: func(bw *bufio.Writer, rep *Report, t *Table, i int) error {
+		table: func(bw *bufio.Writer, rep *report, t *table, i int) error {
 			if i > 0 {
 				bw.WriteString("\n")
 			}
 			writeTextTable(bw, t, rep.bare)
 			return nil
 		},
-		end: func(bw *bufio.Writer, rep *Report) error {
+		end: func(bw *bufio.Writer, rep *report) error {
 			if len(rep.Warnings) > 0 && !rep.bare {
 				if rep.count > 0 {
 					bw.WriteString("\n")
@@ -101,7 +101,7 @@ func width(s string) int { return utf8.RuneCountInString(s) }
 
 // textColumns returns the width of each value column and of the label
 // column for the padded layouts.
-func textColumns(t *Table) (cols []int, label int) {
+func textColumns(t *table) (cols []int, label int) {
 	cols = make([]int, len(t.Header))
 	for i, h := range t.Header {
 		cols[i] = width(h)
@@ -109,7 +109,7 @@ func textColumns(t *Table) (cols []int, label int) {
 	label = width(t.LabelHeader)
 	for _, s := range t.Sections {
 		for _, r := range s.Rows {
-			if r.Kind == RowHeading {
+			if r.Kind == rowHeading {
 				continue
 			}
 			label = max(label, width(r.Label))
@@ -125,7 +125,7 @@ func textColumns(t *Table) (cols []int, label int) {
 
 // textLine lays out value fields and the label: the first len(fields) −
 // trailing values, the label, then the trailing values.
-func textLine(t *Table, fields []string, skip []bool, label string, cols []int, labelW int) string {
+func textLine(t *table, fields []string, skip []bool, label string, cols []int, labelW int) string {
 	n := len(fields) - t.Trailing
 	var parts []string
 	var widths []int
@@ -170,7 +170,7 @@ func textLine(t *Table, fields []string, skip []bool, label string, cols []int, 
 // than its column's header, or the headers differ in width (col-9 and
 // col-10, labels of different lengths), each column drifts further left of
 // its heading.
-func unaligned(t *Table) bool {
+func unaligned(t *table) bool {
 	for _, h := range t.Header {
 		if width(h) != width(t.Header[0]) {
 			return true
@@ -188,7 +188,7 @@ func unaligned(t *Table) bool {
 	return false
 }
 
-func colWidth(t *Table, cols []int, i int) int {
+func colWidth(t *table, cols []int, i int) int {
 	if i < len(cols) {
 		return cols[i]
 	}
@@ -196,7 +196,7 @@ func colWidth(t *Table, cols []int, i int) int {
 }
 
 // writeTextTable writes one table; bare leaves out its title and notes.
-func writeTextTable(w *bufio.Writer, t *Table, bare bool) {
+func writeTextTable(w *bufio.Writer, t *table, bare bool) {
 	if t.pad == padNone && t.padIfWide && unaligned(t) {
 		tt := *t
 		tt.pad = padAuto
@@ -229,9 +229,9 @@ func writeTextTable(w *bufio.Writer, t *Table, bare bool) {
 		}
 		for _, r := range s.Rows {
 			switch r.Kind {
-			case RowHeading:
+			case rowHeading:
 				w.WriteString(r.Label + "\n")
-			case RowRule:
+			case rowRule:
 				fields := make([]string, len(t.Header))
 				for i := range fields {
 					fields[i] = "-----"
@@ -255,9 +255,9 @@ func writeTextTable(w *bufio.Writer, t *Table, bare bool) {
 	}
 }
 
-// WriteNotes writes, as text, what a bare report leaves out: the report's
+// writeNotes writes, as text, what a bare report leaves out: the report's
 // notes, each table's notes under its title, and the warnings.
-func WriteNotes(w io.Writer, rep *Report) error {
+func writeNotes(w io.Writer, rep *report) error {
 	bw := bufio.NewWriter(w)
 	sep := func() {
 		if bw.Buffered() > 0 {

@@ -19,8 +19,8 @@ var topDownNote = fmt.Sprintf("topdown: when the throughput dropped, the TopDown
 // topDownCell is the TopDown column of an attribution row: not recorded
 // when the version and the base have no TopDown category measured on both
 // sides.
-func topDownCell(t analysis.TopDownShift, k record.Key) Cell {
-	c := Cell{Cell: analysis.Stated(analysis.Missing), Version: k.Version, Step: k.Step, Metric: topDownHeader}
+func topDownCell(t analysis.TopDownShift, k record.Key) tableCell {
+	c := tableCell{Cell: analysis.Stated(analysis.Missing), Version: k.Version, Step: k.Step, Metric: topDownHeader}
 	switch {
 	case len(t.Growth) == 0:
 		c.Text = textNone
@@ -36,7 +36,7 @@ func topDownCell(t analysis.TopDownShift, k record.Key) Cell {
 
 // dropTopDownColumn removes the TopDown column from an attribution table
 // none of whose Records had TopDown metrics.
-func dropTopDownColumn(t *Table) {
+func dropTopDownColumn(t *table) {
 	col := -1
 	for i, h := range t.Header {
 		if h == topDownHeader {

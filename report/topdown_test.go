@@ -38,7 +38,7 @@ func TestAttributionTopDownColumn(t *testing.T) {
 		tdStep("backend", 12.5, td(12.6e6, 4.2e6, 1e6, 1.9e6, 5.5e6, 5.25e6, 3.15e6)),
 		tdStep("code", 12.5, td(11.7e6, 5.6e6, 1e6, 2e6, 3.1e6, 7e6, 3.125e6)),
 	}
-	rep, err := Build(recs, Options{Base: "base"})
+	rep, err := build(recs, Options{Base: "base"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,26 +46,26 @@ func TestAttributionTopDownColumn(t *testing.T) {
 		{"backend", "backend 96%", "memory"},
 		{"code", "retiring 94%", "code"},
 	} {
-		if got := cell(t, rep, TableAttribution, tc.version, "point-query", "topdown").Text; got != tc.topdown {
+		if got := cell(t, rep, tableAttribution, tc.version, "point-query", "topdown").Text; got != tc.topdown {
 			t.Errorf("%s: topdown %q, want %q", tc.version, got, tc.topdown)
 		}
-		if got := cell(t, rep, TableAttribution, tc.version, "point-query", "verdict").Text; got != tc.verdict {
+		if got := cell(t, rep, tableAttribution, tc.version, "point-query", "verdict").Text; got != tc.verdict {
 			t.Errorf("%s: verdict %q, want %q", tc.version, got, tc.verdict)
 		}
 	}
-	if got := cell(t, rep, TableCounters, "topdown.backend per operation", "point-query", "col-2").Text; got != "5500" { // col-2: version backend
+	if got := cell(t, rep, tableCounters, "topdown.backend per operation", "point-query", "col-2").Text; got != "5500" { // col-2: version backend
 		t.Errorf("backend slots per query of version backend %q, want 5500", got)
 	}
 
 	for _, r := range recs {
 		r.Counters = slices.DeleteFunc(r.Counters, func(c record.Counter) bool { return c.Event != "instructions" && c.Event != "cycles" })
 	}
-	rep, err = Build(recs, Options{Base: "base"})
+	rep, err = build(recs, Options{Base: "base"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tb := range rep.Tables {
-		if tb.ID == TableAttribution && slices.Contains(tb.Header, "topdown") {
+		if tb.ID == tableAttribution && slices.Contains(tb.Header, "topdown") {
 			t.Errorf("%q has a topdown column without TopDown counters: %q", tb.Title, tb.Header)
 		}
 	}

@@ -44,10 +44,10 @@ func cpuGapRecords(t *testing.T, gaps int) ([]*record.Record, []string, string) 
 }
 
 // qpsNotes returns the notes under the QPS table of a report in a format.
-func qpsNotes(t *testing.T, rep *Report) []string {
+func qpsNotes(t *testing.T, rep *report) []string {
 	t.Helper()
 	for _, tb := range rep.Tables {
-		if tb.ID == TableQPS {
+		if tb.ID == tableQPS {
 			return tb.Notes
 		}
 	}
@@ -63,7 +63,7 @@ func qpsNotes(t *testing.T, rep *Report) []string {
 // note once; the JSON still carries every window's cpu-gap text.
 func TestReportGroupsManyWarningsOfOneCode(t *testing.T) {
 	recs, texts, busy := cpuGapRecords(t, 8)
-	rep, err := Build(recs, Options{})
+	rep, err := build(recs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestReportGroupsManyWarningsOfOneCode(t *testing.T) {
 		t.Errorf("the note's first window is %s repeat %s", m[3], m[4])
 	}
 
-	plain, err := Build(func() []*record.Record { r, _, _ := cpuGapRecords(t, 0); return r }(), Options{})
+	plain, err := build(func() []*record.Record { r, _, _ := cpuGapRecords(t, 0); return r }(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestReportGroupsManyWarningsOfOneCode(t *testing.T) {
 
 	for _, format := range []string{"text", "markdown", "html"} {
 		var b bytes.Buffer
-		if err := Write(&b, format, recs, nil, Options{Tables: []string{TableQPS}}); err != nil {
+		if err := Write(&b, format, recs, nil, Options{Tables: []string{tableQPS}}); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()
@@ -132,7 +132,7 @@ func TestReportGroupsManyWarningsOfOneCode(t *testing.T) {
 	}
 
 	var b bytes.Buffer
-	if err := Write(&b, "json", recs, nil, Options{Tables: []string{TableQPS}}); err != nil {
+	if err := Write(&b, "json", recs, nil, Options{Tables: []string{tableQPS}}); err != nil {
 		t.Fatal(err)
 	}
 	var back struct {
@@ -163,7 +163,7 @@ func TestReportGroupsManyWarningsOfOneCode(t *testing.T) {
 // each keeps its own note, as before, and no grouped note is printed.
 func TestReportKeepsFewWarningsOfOneCode(t *testing.T) {
 	recs, texts, _ := cpuGapRecords(t, groupWarnings)
-	rep, err := Build(recs, Options{})
+	rep, err := build(recs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestReportKeepsOneTextOfManyWindows(t *testing.T) {
 			}
 		}
 	}
-	rep, err := Build(recs, Options{})
+	rep, err := build(recs, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

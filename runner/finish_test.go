@@ -149,7 +149,7 @@ func TestUnreadableRecords(t *testing.T) {
 	}
 	var progress syncBuffer
 	_, err := Run(context.Background(), p, Options{Out: out, Progress: &progress})
-	if !errors.Is(err, ErrRecordsExist) || !strings.Contains(err.Error(), "a__point-query_range=100__t1__r1.json (record schema 7 is newer") ||
+	if !errors.Is(err, errRecordsExist) || !strings.Contains(err.Error(), "a__point-query_range=100__t1__r1.json (record schema 7 is newer") ||
 		!strings.Contains(err.Error(), "(and 1 more)") || !strings.Contains(err.Error(), "--resume") {
 		t.Errorf("run without --resume: %v", err)
 	}

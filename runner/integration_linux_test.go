@@ -257,7 +257,7 @@ func TestSmokePlan(t *testing.T) {
 		t.Errorf("resume said:\n%s", again.String())
 	}
 	// Without --resume the Records are not rewritten.
-	if _, err := Run(context.Background(), p, testOptions(out, &again)); !errors.Is(err, ErrRecordsExist) {
+	if _, err := Run(context.Background(), p, testOptions(out, &again)); !errors.Is(err, errRecordsExist) {
 		t.Errorf("run again without --resume: %v, want ErrRecordsExist", err)
 	}
 }

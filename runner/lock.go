@@ -9,9 +9,9 @@ import (
 	"time"
 )
 
-// ErrFolderInUse: another perfbench run uses the output folder (its lock
+// errFolderInUse: another perfbench run uses the output folder (its lock
 // file names the pid).
-var ErrFolderInUse = errors.New("the output folder is in use")
+var errFolderInUse = errors.New("the output folder is in use")
 
 // lockName is the lock file of an output folder: it holds the pid of the
 // perfbench that runs into the folder, and is removed when that run ends.
@@ -60,7 +60,7 @@ func holder(path string) string {
 
 func inUse(dir, path, pid string) error {
 	return fmt.Errorf("%w: perfbench (pid %s) is running into %s (lock file %s): wait for it to end, or give this run another --out",
-		ErrFolderInUse, pid, dir, path)
+		errFolderInUse, pid, dir, path)
 }
 
 // ensureDir creates the output folder, for its lock.

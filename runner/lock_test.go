@@ -26,7 +26,7 @@ func TestFolderLock(t *testing.T) {
 	began := time.Now()
 	var progress syncBuffer
 	sum, err := Run(context.Background(), p, Options{Out: out, Progress: &progress})
-	if !errors.Is(err, ErrFolderInUse) || !strings.Contains(err.Error(), "(pid "+me+")") || sum != nil {
+	if !errors.Is(err, errFolderInUse) || !strings.Contains(err.Error(), "(pid "+me+")") || sum != nil {
 		t.Errorf("a run into a locked folder: %v, %+v; want ErrFolderInUse naming pid %s", err, sum, me)
 	}
 	if d := time.Since(began); d > 5*time.Second {
@@ -35,7 +35,7 @@ func TestFolderLock(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(out, lockName)); err != nil || string(b) != me+"\n" {
 		t.Errorf("the holder's lock file: %q, %v", b, err)
 	}
-	if _, err := lockFolder(out); !errors.Is(err, ErrFolderInUse) {
+	if _, err := lockFolder(out); !errors.Is(err, errFolderInUse) {
 		t.Errorf("second lock: %v", err)
 	}
 	first.unlock()

@@ -23,10 +23,10 @@ import (
 	"github.com/perfbench/perfbench/symbols"
 )
 
-// DefaultTail is how long the load keeps running after the window closes,
+// defaultTail is how long the load keeps running after the window closes,
 // so that the window's last reads happen under load, with room for the
 // window's opening to come late on a busy machine.
-const DefaultTail = 3 * time.Second
+const defaultTail = 3 * time.Second
 
 // Sentinel errors of Run.
 var (
@@ -36,9 +36,9 @@ var (
 	// ErrStepsFailed: the plan ran to its end but some measurements
 	// failed; their Records say why.
 	ErrStepsFailed = errors.New("some measurements failed")
-	// ErrRecordsExist: measurements to run already have Records in the
+	// errRecordsExist: measurements to run already have Records in the
 	// output folder, and Options.Resume was not given.
-	ErrRecordsExist = errors.New("records already exist")
+	errRecordsExist = errors.New("records already exist")
 	// ErrUnknownStep: an Options.Only entry names no step of the plan.
 	ErrUnknownStep = errors.New("no such step in the plan")
 	// ErrRecordsNotWritten: the Records of some measurements could not be
@@ -106,13 +106,13 @@ type Summary struct {
 	// Failures are "<measurement ID>: <reason>" of the failed ones.
 	Failures []string
 	// Unwritten are the measurements whose Records could not be written.
-	Unwritten []Unwritten
+	Unwritten []unwritten
 	Elapsed   time.Duration
 }
 
-// Unwritten is a measurement whose Record could not be written to the
+// unwritten is a measurement whose Record could not be written to the
 // output folder.
-type Unwritten struct {
+type unwritten struct {
 	ID      string
 	Outcome record.Outcome
 	// Path is where the Record was to go; Err why it did not.
@@ -188,7 +188,7 @@ func Run(ctx context.Context, p *plan.Plan, o Options) (*Summary, error) {
 	r := &runner{plan: p, opts: o, tail: o.Tail, meter: o.meter, write: o.write,
 		servers: map[string]*server{}, flushNotes: map[string][]string{}, settledSaid: map[cell]bool{}}
 	if r.tail <= 0 {
-		r.tail = DefaultTail
+		r.tail = defaultTail
 	}
 	if r.meter == nil {
 		r.meter = startMeasure
@@ -323,7 +323,7 @@ func (r *runner) schedule() ([]plan.Item, error) {
 		}
 		if len(clash) > 0 {
 			return nil, fmt.Errorf("%w: %d measurements to run have Records in %s already (%s%s): add --resume to run only what is missing or failed, or choose another --out",
-				ErrRecordsExist, len(clash), r.recDir, filepath.Base(clash[0]), more(len(clash)-1))
+				errRecordsExist, len(clash), r.recDir, filepath.Base(clash[0]), more(len(clash)-1))
 		}
 	}
 	if err := r.findUnreadable(pending); err != nil {
@@ -391,7 +391,7 @@ func (r *runner) findUnreadable(pending []plan.Item) error {
 			also = fmt.Sprintf(" (and %d more)", len(found)-1)
 		}
 		return fmt.Errorf("%w: %s in %s is not the Record of its measurement%s, and this run would replace it: move it out of the folder, or add --resume to keep it in records/.replaced/ and measure again",
-			ErrRecordsExist, found[0], r.recDir, also)
+			errRecordsExist, found[0], r.recDir, also)
 	}
 	for _, f := range found {
 		fmt.Fprintf(r.opts.Progress, "perfbench run: --resume: %s is not the Record of its measurement: it moves to records/.replaced/ when the measurement runs again\n", f)
@@ -633,7 +633,7 @@ func (r *runner) finish(rec *record.Record) error {
 	path := filepath.Join(r.recDir, record.FileName(rec))
 	rec.Provenance.Written = time.Now().UTC()
 	if err := r.write(path, rec); err != nil {
-		u := Unwritten{ID: plan.RecordID(rec), Outcome: rec.Outcome, Path: path, Err: err, Kept: r.keep(rec)}
+		u := unwritten{ID: plan.RecordID(rec), Outcome: rec.Outcome, Path: path, Err: err, Kept: r.keep(rec)}
 		r.sum.Unwritten = append(r.sum.Unwritten, u)
 		if u.Kept != "" {
 			return fmt.Errorf("%w; kept in %s", err, u.Kept)

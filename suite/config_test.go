@@ -24,7 +24,7 @@ func TestConfigLine(t *testing.T) {
 	} {
 		got, err := configLine("mysql-password", v)
 		if want == "" {
-			if !errors.Is(err, ErrOptions) {
+			if !errors.Is(err, errOptions) {
 				t.Errorf("%q: %q, %v; want ErrOptions", v, got, err)
 			}
 			continue

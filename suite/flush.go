@@ -17,20 +17,20 @@ import (
 // have InnoDB write back its dirty pages. These are the statements, in the
 // order Flush runs them.
 const (
-	// SQLSaveDirtyPct reads the setting to restore afterwards.
-	SQLSaveDirtyPct = "SELECT @@GLOBAL.innodb_max_dirty_pages_pct"
-	// SQLFlushDirty makes the page cleaner write back every dirty page.
-	SQLFlushDirty = "SET GLOBAL innodb_max_dirty_pages_pct = 0"
-	// SQLFlushProgress is polled until the dirty pages (and, where the
+	// sqlSaveDirtyPct reads the setting to restore afterwards.
+	sqlSaveDirtyPct = "SELECT @@GLOBAL.innodb_max_dirty_pages_pct"
+	// sqlFlushDirty makes the page cleaner write back every dirty page.
+	sqlFlushDirty = "SET GLOBAL innodb_max_dirty_pages_pct = 0"
+	// sqlFlushProgress is polled until the dirty pages (and, where the
 	// server reports it, the purge history) reach zero.
-	SQLFlushProgress = "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_buffer_pool_pages_dirty', 'Innodb_history_list_length')"
-	// SQLRestoreDirtyPct restores the saved setting (%s is its value).
-	SQLRestoreDirtyPct = "SET GLOBAL innodb_max_dirty_pages_pct = %s"
+	sqlFlushProgress = "SHOW GLOBAL STATUS WHERE Variable_name IN ('Innodb_buffer_pool_pages_dirty', 'Innodb_history_list_length')"
+	// sqlRestoreDirtyPct restores the saved setting (%s is its value).
+	sqlRestoreDirtyPct = "SET GLOBAL innodb_max_dirty_pages_pct = %s"
 )
 
-// AnalyzeSQL returns the ANALYZE TABLE statement for tables sbtest1..N of
+// analyzeSQL returns the ANALYZE TABLE statement for tables sbtest1..N of
 // database db (unqualified when db is empty).
-func AnalyzeSQL(db string, tables int) string {
+func analyzeSQL(db string, tables int) string {
 	names := make([]string, tables)
 	for i := range names {
 		t := "sbtest" + strconv.Itoa(i+1)
@@ -72,9 +72,9 @@ type FlushResult struct {
 	Warnings []string
 }
 
-// ErrFlushTimeout is returned (with the FlushResult) when the dirty pages
+// errFlushTimeout is returned (with the FlushResult) when the dirty pages
 // did not reach zero before the timeout.
-var ErrFlushTimeout = errors.New("post-write flush timed out")
+var errFlushTimeout = errors.New("post-write flush timed out")
 
 // Flush runs the post-write flush on db, a connection pool to the server
 // with privileges to SET GLOBAL: ANALYZE TABLE, then the dirty-page flush
@@ -94,7 +94,7 @@ func Flush(ctx context.Context, db *sql.DB, o FlushOptions) (res FlushResult, er
 	}
 	start := time.Now()
 
-	analyze := AnalyzeSQL(o.DB, o.Tables)
+	analyze := analyzeSQL(o.DB, o.Tables)
 	rows, err := db.QueryContext(ctx, analyze)
 	if err != nil {
 		return res, fmt.Errorf("post-write flush: %s: %w", analyze, err)
@@ -116,19 +116,19 @@ func Flush(ctx context.Context, db *sql.DB, o FlushOptions) (res FlushResult, er
 	rows.Close()
 
 	var saved sql.NullString
-	if err := db.QueryRowContext(ctx, SQLSaveDirtyPct).Scan(&saved); err != nil {
+	if err := db.QueryRowContext(ctx, sqlSaveDirtyPct).Scan(&saved); err != nil {
 		// No InnoDB (MyRocks only, for example): nothing to flush here.
-		res.Warnings = append(res.Warnings, fmt.Sprintf("dirty pages not flushed: %s: %v", SQLSaveDirtyPct, err))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("dirty pages not flushed: %s: %v", sqlSaveDirtyPct, err))
 		res.Waited = time.Since(start)
 		return res, nil
 	}
-	if _, err := db.ExecContext(ctx, SQLFlushDirty); err != nil {
-		return res, fmt.Errorf("post-write flush: %s: %w (the user needs the SUPER or SYSTEM_VARIABLES_ADMIN privilege)", SQLFlushDirty, err)
+	if _, err := db.ExecContext(ctx, sqlFlushDirty); err != nil {
+		return res, fmt.Errorf("post-write flush: %s: %w (the user needs the SUPER or SYSTEM_VARIABLES_ADMIN privilege)", sqlFlushDirty, err)
 	}
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		restore := fmt.Sprintf(SQLRestoreDirtyPct, saved.String)
+		restore := fmt.Sprintf(sqlRestoreDirtyPct, saved.String)
 		if _, err := db.ExecContext(rctx, restore); err != nil {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s failed: %v; restore it by hand", restore, err))
 		}
@@ -152,7 +152,7 @@ func Flush(ctx context.Context, db *sql.DB, o FlushOptions) (res FlushResult, er
 		if time.Now().After(deadline) {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("post-write flush stopped after %v with %.0f dirty pages and a purge history of %.0f",
 				timeout, dirty, history))
-			return res, fmt.Errorf("%w after %v: %.0f dirty pages, purge history %.0f", ErrFlushTimeout, timeout, dirty, history)
+			return res, fmt.Errorf("%w after %v: %.0f dirty pages, purge history %.0f", errFlushTimeout, timeout, dirty, history)
 		}
 		t := time.NewTimer(poll)
 		select {
@@ -168,19 +168,19 @@ func Flush(ctx context.Context, db *sql.DB, o FlushOptions) (res FlushResult, er
 // variable the server lacks.
 func flushProgress(ctx context.Context, db *sql.DB) (dirty, history float64, err error) {
 	dirty, history = -1, -1
-	rows, err := db.QueryContext(ctx, SQLFlushProgress)
+	rows, err := db.QueryContext(ctx, sqlFlushProgress)
 	if err != nil {
-		return dirty, history, fmt.Errorf("%s: %w", SQLFlushProgress, err)
+		return dirty, history, fmt.Errorf("%s: %w", sqlFlushProgress, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var name, value string
 		if err := rows.Scan(&name, &value); err != nil {
-			return dirty, history, fmt.Errorf("%s: %w", SQLFlushProgress, err)
+			return dirty, history, fmt.Errorf("%s: %w", sqlFlushProgress, err)
 		}
 		v, err := strconv.ParseFloat(value, 64)
 		if err != nil {
-			return dirty, history, fmt.Errorf("%s: %s is %q, not a number", SQLFlushProgress, name, value)
+			return dirty, history, fmt.Errorf("%s: %s is %q, not a number", sqlFlushProgress, name, value)
 		}
 		switch strings.ToLower(name) {
 		case "innodb_buffer_pool_pages_dirty":

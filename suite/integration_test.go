@@ -87,7 +87,7 @@ func TestStepsOnMariaDB(t *testing.T) {
 
 	var reads, writes []Step
 	seen := map[string]bool{}
-	for _, s := range Steps() {
+	for _, s := range steps() {
 		key := s.Base() + s.Label()[len(s.Name):]
 		if seen[key] {
 			continue

@@ -41,7 +41,7 @@ func run(ctx context.Context, argv []string) (string, error) {
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
 			return stdout.String(), fmt.Errorf("%s: %w\nstdout:\n%s\nstderr:\n%s",
-				strings.Join(Redact(argv), " "), err, stdout.String(), stderr.String())
+				strings.Join(redact(argv), " "), err, stdout.String(), stderr.String())
 		}
 		return stdout.String(), err
 	}

@@ -17,8 +17,8 @@ import (
 //go:embed lua/*.lua
 var scripts embed.FS
 
-// ScriptNames returns the file names of the project's scripts, sorted.
-func ScriptNames() []string {
+// scriptNames returns the file names of the project's scripts, sorted.
+func scriptNames() []string {
 	entries, _ := fs.ReadDir(scripts, "lua")
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
@@ -27,8 +27,8 @@ func ScriptNames() []string {
 	return names
 }
 
-// Script returns the text of one of the project's scripts.
-func Script(name string) ([]byte, error) {
+// script returns the text of one of the project's scripts.
+func script(name string) ([]byte, error) {
 	b, err := scripts.ReadFile("lua/" + name)
 	if err != nil {
 		return nil, fmt.Errorf("read script %s: %w", name, err)
@@ -44,8 +44,8 @@ func WriteScripts(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write sysbench scripts: %w", err)
 	}
-	for _, name := range ScriptNames() {
-		b, err := Script(name)
+	for _, name := range scriptNames() {
+		b, err := script(name)
 		if err != nil {
 			return err
 		}

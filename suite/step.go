@@ -13,10 +13,10 @@ import (
 const (
 	// OpsQuestions is the default op count: the server's Questions delta.
 	OpsQuestions = "Questions"
-	// OpsRowsRead counts rows read, for scans. MariaDB names the status
+	// opsRowsRead counts rows read, for scans. MariaDB names the status
 	// variable Rows_read; MySQL has Innodb_rows_read instead, and the runner
 	// uses whichever the server has.
-	OpsRowsRead = "Rows_read"
+	opsRowsRead = "Rows_read"
 )
 
 // Step is one microbenchmark of the suite.
@@ -70,21 +70,21 @@ func (s Step) Pre() bool { return strings.HasSuffix(s.Name, ".pre") }
 // runs.
 func (s Step) Base() string { return strings.TrimSuffix(s.Name, ".pre") }
 
-// ErrUnknownStep is returned for a step name or label the suite lacks.
-var ErrUnknownStep = errors.New("unknown step")
+// errUnknownStep is returned for a step name or label the suite lacks.
+var errUnknownStep = errors.New("unknown step")
 
-// ErrUnknownSubset is returned for a subset name the suite lacks.
-var ErrUnknownSubset = errors.New("unknown subset")
+// errUnknownSubset is returned for a subset name the suite lacks.
+var errUnknownSubset = errors.New("unknown subset")
 
 // Subset names.
 const (
-	SubsetFull      = "full"      // every step, in run order
-	SubsetPublished = "published" // the 32 steps of recent publications
-	SubsetFast      = "fast"      // a few point, range and write steps for CI and demos
+	subsetFull      = "full"      // every step, in run order
+	subsetPublished = "published" // the 32 steps of recent publications
+	subsetFast      = "fast"      // a few point, range and write steps for CI and demos
 )
 
-// Subsets lists the subset names.
-func Subsets() []string { return []string{SubsetFull, SubsetPublished, SubsetFast} }
+// subsets lists the subset names.
+func subsets() []string { return []string{subsetFull, subsetPublished, subsetFast} }
 
 const (
 	inlist = "perfbench_points.lua"
@@ -212,16 +212,16 @@ var catalogue = func() []Step {
 		s.FlushAfter = s.Write
 		s.OpsSource, s.OpsPer = OpsQuestions, 1
 		if s.Name == "scan" {
-			s.OpsSource, s.OpsPer = OpsRowsRead, 1000
+			s.OpsSource, s.OpsPer = opsRowsRead, 1000
 		}
 	}
 	return all
 }()
 
-// Steps returns every step of the suite in run order (the full subset): the
+// steps returns every step of the suite in run order (the full subset): the
 // .pre read steps on freshly loaded tables, the write steps, the read steps
 // again, scan, delete and insert. The caller may modify the result.
-func Steps() []Step {
+func steps() []Step {
 	return clone(catalogue)
 }
 
@@ -265,11 +265,11 @@ var fastLabels = []string{
 //     range-covered-si, update-index and insert, for CI and demos.
 func Subset(name string) ([]Step, error) {
 	switch name {
-	case SubsetFull:
-		return Steps(), nil
-	case SubsetPublished:
+	case subsetFull:
+		return steps(), nil
+	case subsetPublished:
 		return clone(published()), nil
-	case SubsetFast:
+	case subsetFast:
 		var out []Step
 		for _, l := range fastLabels {
 			s, _ := Lookup(l)
@@ -277,7 +277,7 @@ func Subset(name string) ([]Step, error) {
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("%w %q: the subsets are %s", ErrUnknownSubset, name, strings.Join(Subsets(), ", "))
+	return nil, fmt.Errorf("%w %q: the subsets are %s", errUnknownSubset, name, strings.Join(subsets(), ", "))
 }
 
 // Lookup returns the steps a name or label designates, in run order: a
@@ -298,7 +298,7 @@ func Lookup(nameOrLabel string) ([]Step, error) {
 	if near := Nearest(nameOrLabel); near != "" {
 		hint = fmt.Sprintf(" (did you mean %s?)", near)
 	}
-	return nil, fmt.Errorf("%w %q%s", ErrUnknownStep, nameOrLabel, hint)
+	return nil, fmt.Errorf("%w %q%s", errUnknownStep, nameOrLabel, hint)
 }
 
 // Nearest returns the step name or label closest to s in edit distance, or

@@ -70,7 +70,7 @@ func labels(steps []Step) []string {
 }
 
 func TestFullOrder(t *testing.T) {
-	got := labels(Steps())
+	got := labels(steps())
 	if !reflect.DeepEqual(got, fullOrder) {
 		t.Errorf("full run order:\n got %q\nwant %q", got, fullOrder)
 	}
@@ -80,7 +80,7 @@ func TestFullOrder(t *testing.T) {
 // published tables: the 42 labels of a seed table (which predate
 // read-only-*), less the 15 .pre rows, plus the five read-only-* steps.
 func TestPublished(t *testing.T) {
-	steps, err := Subset(SubsetPublished)
+	steps, err := Subset(subsetPublished)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestPublished(t *testing.T) {
 }
 
 func TestFast(t *testing.T) {
-	steps, err := Subset(SubsetFast)
+	steps, err := Subset(subsetFast)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,14 +134,14 @@ func TestFast(t *testing.T) {
 
 func TestSubsetUnknown(t *testing.T) {
 	_, err := Subset("quick")
-	if !errors.Is(err, ErrUnknownSubset) || !strings.Contains(err.Error(), "full, published, fast") {
+	if !errors.Is(err, errUnknownSubset) || !strings.Contains(err.Error(), "full, published, fast") {
 		t.Errorf("Subset(quick) = %v, want ErrUnknownSubset listing the subsets", err)
 	}
 }
 
 func TestStepFields(t *testing.T) {
 	byLabel := map[string]Step{}
-	for _, s := range Steps() {
+	for _, s := range steps() {
 		if _, dup := byLabel[s.Label()]; dup {
 			t.Errorf("duplicate label %s", s.Label())
 		}
@@ -275,20 +275,20 @@ func TestLookup(t *testing.T) {
 		t.Errorf("Lookup(read-write_range=100) = %v, %v", labels(got), err)
 	}
 	_, err = Lookup("pont-query")
-	if !errors.Is(err, ErrUnknownStep) || !strings.Contains(err.Error(), "did you mean point-query?") {
+	if !errors.Is(err, errUnknownStep) || !strings.Contains(err.Error(), "did you mean point-query?") {
 		t.Errorf("Lookup(pont-query) = %v, want ErrUnknownStep suggesting point-query", err)
 	}
 	_, err = Lookup("completely-different")
-	if !errors.Is(err, ErrUnknownStep) || strings.Contains(err.Error(), "did you mean") {
+	if !errors.Is(err, errUnknownStep) || strings.Contains(err.Error(), "did you mean") {
 		t.Errorf("Lookup(completely-different) = %v, want ErrUnknownStep without a suggestion", err)
 	}
 }
 
 func TestStepsAreCopies(t *testing.T) {
-	a := Steps()
+	a := steps()
 	a[0].Args[0] = "changed"
 	a[0].Name = "changed"
-	if b := Steps(); b[0].Name == "changed" || b[0].Args[0] == "changed" {
+	if b := steps(); b[0].Name == "changed" || b[0].Args[0] == "changed" {
 		t.Error("modifying the result of Steps changed the catalogue")
 	}
 }
@@ -347,7 +347,7 @@ func TestCommand(t *testing.T) {
 	// A password without its option file is refused: it would have to go
 	// on the command line.
 	o.ConfigFile = ""
-	if _, err := Command(step("point-query_range=100"), o); !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), "never on the command line") {
+	if _, err := Command(step("point-query_range=100"), o); !errors.Is(err, errOptions) || !strings.Contains(err.Error(), "never on the command line") {
 		t.Errorf("a password without an option file: %v", err)
 	}
 	o.ConfigFile = "/tmp/pb.cfg"
@@ -399,7 +399,7 @@ func TestCommandErrors(t *testing.T) {
 		o := ok
 		c.mod(&o)
 		_, err := Command(c.step, o)
-		if !errors.Is(err, ErrOptions) || !strings.Contains(err.Error(), c.want) {
+		if !errors.Is(err, errOptions) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want ErrOptions with %q", c.name, err, c.want)
 		}
 	}
@@ -421,14 +421,14 @@ func TestPrepareCleanup(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("cleanup:\n got %q\nwant %q", got, want)
 	}
-	if _, err := PrepareCommand(Options{Tables: 1}); !errors.Is(err, ErrOptions) {
+	if _, err := PrepareCommand(Options{Tables: 1}); !errors.Is(err, errOptions) {
 		t.Errorf("prepare without rows: %v, want ErrOptions", err)
 	}
 }
 
 func TestRedact(t *testing.T) {
 	in := []string{"sysbench", "--mysql-password=hunter2", "--mysql_password=x", "--mysql-user=u"}
-	got := Redact(in)
+	got := redact(in)
 	want := []string{"sysbench", "--mysql-password=***", "--mysql_password=***", "--mysql-user=u"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Redact = %q, want %q", got, want)
@@ -444,7 +444,7 @@ func TestWriteScripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := map[string]bool{}
-	for _, n := range ScriptNames() {
+	for _, n := range scriptNames() {
 		names[n] = true
 		b, err := os.ReadFile(filepath.Join(dir, n))
 		if err != nil || len(b) == 0 {
@@ -454,12 +454,12 @@ func TestWriteScripts(t *testing.T) {
 	if !names["perfbench_common.lua"] {
 		t.Error("the shared module perfbench_common.lua is not among the scripts")
 	}
-	for _, s := range Steps() {
+	for _, s := range steps() {
 		if s.Own && !names[s.Script] {
 			t.Errorf("step %s runs %s, which is not embedded", s.Label(), s.Script)
 		}
 		if s.Own {
-			b, _ := Script(s.Script)
+			b, _ := script(s.Script)
 			for _, a := range s.Args {
 				if shape, ok := strings.CutPrefix(a, "--shape="); ok && !strings.Contains(string(b), `"`+shape+`"`) {
 					t.Errorf("step %s: %s has no shape %q", s.Label(), s.Script, shape)
@@ -470,10 +470,10 @@ func TestWriteScripts(t *testing.T) {
 }
 
 func TestAnalyzeSQL(t *testing.T) {
-	if got, want := AnalyzeSQL("sbtest", 3), "ANALYZE TABLE `sbtest`.sbtest1, `sbtest`.sbtest2, `sbtest`.sbtest3"; got != want {
+	if got, want := analyzeSQL("sbtest", 3), "ANALYZE TABLE `sbtest`.sbtest1, `sbtest`.sbtest2, `sbtest`.sbtest3"; got != want {
 		t.Errorf("AnalyzeSQL = %q, want %q", got, want)
 	}
-	if got, want := AnalyzeSQL("", 1), "ANALYZE TABLE sbtest1"; got != want {
+	if got, want := analyzeSQL("", 1), "ANALYZE TABLE sbtest1"; got != want {
 		t.Errorf("AnalyzeSQL = %q, want %q", got, want)
 	}
 }

@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-// ErrOptions is wrapped by the errors Command, PrepareCommand and
+// errOptions is wrapped by the errors Command, PrepareCommand and
 // CleanupCommand return for options they cannot turn into a command line.
-var ErrOptions = errors.New("invalid sysbench options")
+var errOptions = errors.New("invalid sysbench options")
 
 // Options are the sysbench options every step of a run shares. Zero values
 // take the defaults given in the comments.
@@ -71,8 +71,8 @@ type Options struct {
 	Extra []string
 }
 
-// RandTypes are the --rand-type values sysbench 1.0.20 accepts.
-func RandTypes() []string { return []string{"uniform", "gaussian", "special", "pareto"} }
+// randTypes are the --rand-type values sysbench 1.0.20 accepts.
+func randTypes() []string { return []string{"uniform", "gaussian", "special", "pareto"} }
 
 // CheckRandType returns an error wrapping ErrOptions unless t is one of
 // RandTypes (or empty, meaning uniform).
@@ -80,16 +80,16 @@ func CheckRandType(t string) error {
 	if t == "" {
 		return nil
 	}
-	for _, ok := range RandTypes() {
+	for _, ok := range randTypes() {
 		if t == ok {
 			return nil
 		}
 	}
 	if t == "zipfian" {
 		return fmt.Errorf("%w: sysbench 1.0.20 has no --rand-type=zipfian (the update-zipf step draws zipfian keys itself); use %s",
-			ErrOptions, strings.Join(RandTypes(), ", "))
+			errOptions, strings.Join(randTypes(), ", "))
 	}
-	return fmt.Errorf("%w: --rand-type=%s is not one of %s", ErrOptions, t, strings.Join(RandTypes(), ", "))
+	return fmt.Errorf("%w: --rand-type=%s is not one of %s", errOptions, t, strings.Join(randTypes(), ", "))
 }
 
 func (o Options) binary() string {
@@ -109,10 +109,10 @@ func (o Options) randType() string {
 // common returns the connection and data-set options.
 func (o Options) common() ([]string, error) {
 	if o.Tables < 1 {
-		return nil, fmt.Errorf("%w: tables is %d, must be at least 1", ErrOptions, o.Tables)
+		return nil, fmt.Errorf("%w: tables is %d, must be at least 1", errOptions, o.Tables)
 	}
 	if o.TableSize < 1 {
-		return nil, fmt.Errorf("%w: table size is %d, must be at least 1", ErrOptions, o.TableSize)
+		return nil, fmt.Errorf("%w: table size is %d, must be at least 1", errOptions, o.TableSize)
 	}
 	if err := CheckRandType(o.RandType); err != nil {
 		return nil, err
@@ -132,7 +132,7 @@ func (o Options) common() ([]string, error) {
 	}
 	if o.Password != "" {
 		if o.ConfigFile == "" {
-			return nil, fmt.Errorf("%w: a password is passed in an option file (WriteConfig), never on the command line", ErrOptions)
+			return nil, fmt.Errorf("%w: a password is passed in an option file (WriteConfig), never on the command line", errOptions)
 		}
 		args = append(args, "--config-file="+o.ConfigFile)
 	}
@@ -162,26 +162,26 @@ func Command(s Step, o Options) ([]string, error) {
 		return nil, fmt.Errorf("command for %s: %w", s.Label(), err)
 	}
 	if o.Threads < 1 {
-		return nil, fmt.Errorf("command for %s: %w: threads is %d, must be at least 1", s.Label(), ErrOptions, o.Threads)
+		return nil, fmt.Errorf("command for %s: %w: threads is %d, must be at least 1", s.Label(), errOptions, o.Threads)
 	}
 	if o.Time <= 0 {
-		return nil, fmt.Errorf("command for %s: %w: the measured time is %v, must be positive", s.Label(), ErrOptions, o.Time)
+		return nil, fmt.Errorf("command for %s: %w: the measured time is %v, must be positive", s.Label(), errOptions, o.Time)
 	}
 	if o.Warmup < 0 || o.Tail < 0 {
-		return nil, fmt.Errorf("command for %s: %w: warm-up %v and tail %v must not be negative", s.Label(), ErrOptions, o.Warmup, o.Tail)
+		return nil, fmt.Errorf("command for %s: %w: warm-up %v and tail %v must not be negative", s.Label(), errOptions, o.Warmup, o.Tail)
 	}
 	if o.ReportInterval < 0 || o.ReportInterval%time.Second != 0 {
 		return nil, fmt.Errorf("command for %s: %w: the report interval %v is not a whole number of seconds (sysbench 1.0 reports every N seconds)",
-			s.Label(), ErrOptions, o.ReportInterval)
+			s.Label(), errOptions, o.ReportInterval)
 	}
 	if s.Script == "" {
-		return nil, fmt.Errorf("command for %s: %w: the step has no script", s.Label(), ErrOptions)
+		return nil, fmt.Errorf("command for %s: %w: the step has no script", s.Label(), errOptions)
 	}
 	script := s.Script
 	if s.Own {
 		if o.ScriptDir == "" {
 			return nil, fmt.Errorf("command for %s: %w: the step runs %s, a perfbench script: write the scripts with WriteScripts and set ScriptDir",
-				s.Label(), ErrOptions, s.Script)
+				s.Label(), errOptions, s.Script)
 		}
 		script = filepath.Join(o.ScriptDir, s.Script)
 	}
@@ -264,7 +264,7 @@ func CheckPassword(password string) error {
 // the value v.
 func configLine(name, v string) (string, error) {
 	if strings.ContainsAny(v, "\n\r\x00") {
-		return "", fmt.Errorf("%w: a %s with a line break cannot be given to sysbench", ErrOptions, name)
+		return "", fmt.Errorf("%w: a %s with a line break cannot be given to sysbench", errOptions, name)
 	}
 	switch {
 	case v != "" && !strings.ContainsAny(v, " \t\v\f,") && !strings.ContainsAny(v[:1], `"'#`):
@@ -274,12 +274,12 @@ func configLine(name, v string) (string, error) {
 	case !strings.Contains(v, "'"):
 		return name + "='" + v + "'", nil
 	}
-	return "", fmt.Errorf("%w: sysbench 1.0 cannot read a %s that holds both quote characters (' and \") and a space or comma from its option file, and perfbench does not put it on a command line: change it", ErrOptions, name)
+	return "", fmt.Errorf("%w: sysbench 1.0 cannot read a %s that holds both quote characters (' and \") and a space or comma from its option file, and perfbench does not put it on a command line: change it", errOptions, name)
 }
 
-// Redact returns a copy of argv with the values of password options
+// redact returns a copy of argv with the values of password options
 // replaced by "***", for logs and Records.
-func Redact(argv []string) []string {
+func redact(argv []string) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
 		out[i] = a

@@ -15,18 +15,18 @@ import (
 
 // Where a File's symbols came from.
 const (
-	SourceSymtab    = "symtab"     // the file's .symtab: every function
-	SourceDynsym    = "dynsym"     // .dynsym only: exported functions
-	SourceDebugFile = "debug file" // a separate debug file (by build-id)
-	SourceNone      = ""           // no function symbols at all
+	sourceSymtab    = "symtab"     // the file's .symtab: every function
+	sourceDynsym    = "dynsym"     // .dynsym only: exported functions
+	sourceDebugFile = "debug file" // a separate debug file (by build-id)
+	sourceNone      = ""           // no function symbols at all
 )
 
-// ErrNotELF: the file is not an ELF object.
-var ErrNotELF = errors.New("not an ELF file")
+// errNotELF: the file is not an ELF object.
+var errNotELF = errors.New("not an ELF file")
 
-// Symbol is a function symbol: its range in the file's virtual addresses and
+// symbol is a function symbol: its range in the file's virtual addresses and
 // its name as the table spells it (mangled for C++).
-type Symbol struct {
+type symbol struct {
 	Value, Size uint64
 	Name        string
 	global      bool
@@ -50,16 +50,16 @@ type File struct {
 	Exec bool
 
 	segs   []segment
-	syms   []Symbol // sorted by Value
+	syms   []symbol // sorted by Value
 	starts []uint64 // function starts from .eh_frame_hdr, sorted
 }
 
-// ReadELF reads the program headers, build-id and function symbols of an
+// readELF reads the program headers, build-id and function symbols of an
 // ELF file: .symtab when it has one, else .dynsym.
-func ReadELF(r io.ReaderAt) (*File, error) {
+func readELF(r io.ReaderAt) (*File, error) {
 	ef, err := elf.NewFile(r)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNotELF, err)
+		return nil, fmt.Errorf("%w: %w", errNotELF, err)
 	}
 	defer ef.Close()
 	f := &File{Exec: ef.Type == elf.ET_EXEC}
@@ -72,13 +72,13 @@ func ReadELF(r io.ReaderAt) (*File, error) {
 	f.starts = frameStarts(ef)
 	if syms, err := ef.Symbols(); err == nil {
 		if f.syms = functions(syms); len(f.syms) > 0 {
-			f.Source = SourceSymtab
+			f.Source = sourceSymtab
 		}
 	}
 	if len(f.syms) == 0 {
 		if syms, err := ef.DynamicSymbols(); err == nil {
 			if f.syms = functions(syms); len(f.syms) > 0 {
-				f.Source = SourceDynsym
+				f.Source = sourceDynsym
 			}
 		}
 	}
@@ -87,8 +87,8 @@ func ReadELF(r io.ReaderAt) (*File, error) {
 
 // functions keeps the defined function symbols, sorted by address; of
 // symbols at the same address it keeps one with a size, global first.
-func functions(in []elf.Symbol) []Symbol {
-	var out []Symbol
+func functions(in []elf.Symbol) []symbol {
+	var out []symbol
 	for _, s := range in {
 		t := elf.ST_TYPE(s.Info)
 		if t != elf.STT_FUNC && t != elf.STT_GNU_IFUNC {
@@ -98,7 +98,7 @@ func functions(in []elf.Symbol) []Symbol {
 			continue
 		}
 		b := elf.ST_BIND(s.Info)
-		out = append(out, Symbol{Value: s.Value, Size: s.Size, Name: s.Name, global: b == elf.STB_GLOBAL || b == elf.STB_WEAK})
+		out = append(out, symbol{Value: s.Value, Size: s.Size, Name: s.Name, global: b == elf.STB_GLOBAL || b == elf.STB_WEAK})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -129,7 +129,7 @@ func (f *File) Symbols() int { return len(f.syms) }
 // withSymbols returns a copy of f whose symbols are those of d (a separate
 // debug file of f).
 func (f *File) withSymbols(d *File) *File {
-	return &File{BuildID: f.BuildID, Source: SourceDebugFile, Exec: f.Exec, segs: f.segs, syms: d.syms, starts: f.starts}
+	return &File{BuildID: f.BuildID, Source: sourceDebugFile, Exec: f.Exec, segs: f.segs, syms: d.syms, starts: f.starts}
 }
 
 // VAddr converts address addr of a process, inside mapping m of this file,
@@ -152,7 +152,7 @@ func (f *File) VAddr(m Mapping, addr uint64) (uint64, bool) {
 // Lookup returns the function symbol covering virtual address vaddr. A
 // symbol with a size covers [Value, Value+Size); one without a size covers
 // up to the next symbol.
-func (f *File) Lookup(vaddr uint64) (Symbol, bool) {
+func (f *File) Lookup(vaddr uint64) (symbol, bool) {
 	i := sort.Search(len(f.syms), func(i int) bool { return f.syms[i].Value > vaddr }) - 1
 	// Look back a little: a large function may contain a smaller symbol
 	// (an alias of a part of it) that starts closer to vaddr.
@@ -165,7 +165,7 @@ func (f *File) Lookup(vaddr uint64) (Symbol, bool) {
 			return s, true
 		}
 	}
-	return Symbol{}, false
+	return symbol{}, false
 }
 
 // FuncStart returns the start of the function holding virtual address
@@ -232,15 +232,15 @@ func parseEHFrameHdr(b []byte, vaddr uint64, bo binary.ByteOrder) []uint64 {
 
 // Name returns the symbol's name demangled, without parameter lists, as
 // perf report prints C++ functions ("JOIN::optimize").
-func (f *File) Name(s Symbol) string {
-	return Demangle(s.Name)
+func (f *File) Name(s symbol) string {
+	return demangleName(s.Name)
 }
 
 var demangleCache sync.Map // mangled → demangled
 
-// Demangle returns a C++ (or Rust) symbol name demangled without parameter
+// demangleName returns a C++ (or Rust) symbol name demangled without parameter
 // lists, or the name as it is when it is not mangled.
-func Demangle(name string) string {
+func demangleName(name string) string {
 	if len(name) < 2 || name[0] != '_' {
 		return name
 	}

@@ -132,11 +132,11 @@ func TestResolveBuiltPrograms(t *testing.T) {
 		exec   bool
 		want   map[string]string // printed name → expected symbol ("" unnamed)
 	}{
-		{"pie", SourceSymtab, false, map[string]string{"exported_fn": "exported_fn", "hidden_fn": "hidden_fn", "main": "main"}},
-		{"nopie", SourceSymtab, true, map[string]string{"exported_fn": "exported_fn", "hidden_fn": "hidden_fn", "main": "main"}},
+		{"pie", sourceSymtab, false, map[string]string{"exported_fn": "exported_fn", "hidden_fn": "hidden_fn", "main": "main"}},
+		{"nopie", sourceSymtab, true, map[string]string{"exported_fn": "exported_fn", "hidden_fn": "hidden_fn", "main": "main"}},
 		// Stripped: only the exported functions are left, in .dynsym.
-		{"stripped", SourceDynsym, false, map[string]string{"exported_fn": "exported_fn", "hidden_fn": "", "main": "main"}},
-		{"withlib", SourceSymtab, false, map[string]string{"exported_fn": "exported_fn", "lib_fn": "lib_fn"}},
+		{"stripped", sourceDynsym, false, map[string]string{"exported_fn": "exported_fn", "hidden_fn": "", "main": "main"}},
+		{"withlib", sourceSymtab, false, map[string]string{"exported_fn": "exported_fn", "lib_fn": "lib_fn"}},
 	} {
 		t.Run(c.bin, func(t *testing.T) {
 			path := filepath.Join(dir, c.bin)
@@ -222,7 +222,7 @@ func TestResolveNoSymbols(t *testing.T) {
 		t.Fatal(err)
 	}
 	fr := proc.User(p.addrs["exported_fn"], false)
-	if fr.Function != "" || fr.File == nil || fr.File.Source != SourceNone {
+	if fr.Function != "" || fr.File == nil || fr.File.Source != sourceNone {
 		t.Errorf("named %q from %q in a binary without symbols", fr.Function, fr.File.Source)
 	}
 	w := strings.Join(proc.Warnings(), "\n")
@@ -284,7 +284,7 @@ func TestResolveMariadbd(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fh.Close()
-	f, err := ReadELF(fh)
+	f, err := readELF(fh)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ func TestResolveMariadbd(t *testing.T) {
 	if want := readelfBuildID(t, bin); f.BuildID != want {
 		t.Errorf("build-id %q, readelf says %q", f.BuildID, want)
 	}
-	if f.Source == SourceDynsym && f.Symbols() < 10000 {
+	if f.Source == sourceDynsym && f.Symbols() < 10000 {
 		t.Errorf("only %d exported functions", f.Symbols())
 	}
 	out, err := exec.Command(testenv.NeedBinary(t, "nm", "binutils"), "-D", "--defined-only", bin).Output()
@@ -324,7 +324,7 @@ func TestResolveMariadbd(t *testing.T) {
 // addresses by root).
 func TestKernelSymbolsHere(t *testing.T) {
 	k, err := NewResolver("").Kernel()
-	testenv.SkipUnless(t, err, "run the tests as root", ErrKernelHidden, fs.ErrPermission)
+	testenv.SkipUnless(t, err, "run the tests as root", errKernelHidden, fs.ErrPermission)
 	if k.Symbols() < 1000 {
 		t.Errorf("only %d kernel text symbols", k.Symbols())
 	}

@@ -11,9 +11,9 @@ import (
 	"strings"
 )
 
-// ErrKernelHidden: /proc/kallsyms shows every address as 0 (kernel.kptr_restrict,
+// errKernelHidden: /proc/kallsyms shows every address as 0 (kernel.kptr_restrict,
 // or not root): kernel frames cannot be named.
-var ErrKernelHidden = errors.New("kernel symbol addresses are hidden")
+var errKernelHidden = errors.New("kernel symbol addresses are hidden")
 
 // euid is os.Geteuid; tests replace it.
 var euid = os.Geteuid
@@ -31,8 +31,8 @@ func hiddenFix() string {
 // address is still taken to be in it (kallsyms has no sizes).
 const maxKernelSymbolSpan = 1 << 20
 
-// Kernel is the kernel's text symbols from /proc/kallsyms.
-type Kernel struct {
+// kernel is the kernel's text symbols from /proc/kallsyms.
+type kernel struct {
 	syms []ksym // sorted by address
 }
 
@@ -42,13 +42,13 @@ type ksym struct {
 	module string
 }
 
-// ParseKallsyms parses /proc/kallsyms ("ffffffff81000000 T _text",
+// parseKallsyms parses /proc/kallsyms ("ffffffff81000000 T _text",
 // "ffffffffc0a01000 t fn\t[module]"), keeping text symbols. It fails with
 // ErrKernelHidden when every address is 0.
-func ParseKallsyms(r io.Reader) (*Kernel, error) {
+func parseKallsyms(r io.Reader) (*kernel, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	k := &Kernel{}
+	k := &kernel{}
 	lines, zero := 0, 0
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
@@ -79,18 +79,18 @@ func ParseKallsyms(r io.Reader) (*Kernel, error) {
 		return nil, fmt.Errorf("read kallsyms: %w", err)
 	}
 	if lines > 0 && zero == lines {
-		return nil, fmt.Errorf("%w (%s)", ErrKernelHidden, hiddenFix())
+		return nil, fmt.Errorf("%w (%s)", errKernelHidden, hiddenFix())
 	}
 	sort.SliceStable(k.syms, func(i, j int) bool { return k.syms[i].addr < k.syms[j].addr })
 	return k, nil
 }
 
 // Symbols is the number of text symbols.
-func (k *Kernel) Symbols() int { return len(k.syms) }
+func (k *kernel) Symbols() int { return len(k.syms) }
 
 // Lookup names a kernel address: the closest text symbol at or below it,
 // and its module ("" for the kernel image).
-func (k *Kernel) Lookup(addr uint64) (name, module string, ok bool) {
+func (k *kernel) Lookup(addr uint64) (name, module string, ok bool) {
 	i := sort.Search(len(k.syms), func(i int) bool { return k.syms[i].addr > addr }) - 1
 	if i < 0 || addr-k.syms[i].addr > maxKernelSymbolSpan {
 		return "", "", false

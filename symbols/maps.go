@@ -47,8 +47,8 @@ func (m Mapping) Exec() bool { return len(m.Perms) >= 3 && m.Perms[2] == 'x' }
 // pseudo mapping such as [vdso]).
 func (m Mapping) File() bool { return strings.HasPrefix(m.Path, "/") }
 
-// ParseMaps parses the text of /proc/PID/maps.
-func ParseMaps(b []byte) ([]Mapping, error) {
+// parseMaps parses the text of /proc/PID/maps.
+func parseMaps(b []byte) ([]Mapping, error) {
 	var out []Mapping
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)

@@ -21,7 +21,7 @@ type Resolver struct {
 	files map[string]*fileEntry
 
 	kernelOnce sync.Once
-	kernel     *Kernel
+	kernel     *kernel
 	kernelErr  error
 }
 
@@ -41,7 +41,7 @@ func NewResolver(root string) *Resolver {
 }
 
 // Kernel returns the kernel's symbols from <root>/proc/kallsyms, read once.
-func (r *Resolver) Kernel() (*Kernel, error) {
+func (r *Resolver) Kernel() (*kernel, error) {
 	r.kernelOnce.Do(func() {
 		f, err := os.Open(filepath.Join(r.root, "proc/kallsyms"))
 		if err != nil {
@@ -49,7 +49,7 @@ func (r *Resolver) Kernel() (*Kernel, error) {
 			return
 		}
 		defer f.Close()
-		r.kernel, r.kernelErr = ParseKallsyms(f)
+		r.kernel, r.kernelErr = parseKallsyms(f)
 	})
 	return r.kernel, r.kernelErr
 }
@@ -74,16 +74,16 @@ func (r *Resolver) load(path string) (*File, error) {
 		return nil, err
 	}
 	defer fh.Close()
-	f, err := ReadELF(fh)
+	f, err := readELF(fh)
 	if err != nil {
 		return nil, err
 	}
 	if f.BuildID != "" && len(f.BuildID) > 2 {
 		dp := filepath.Join(r.root, "usr/lib/debug/.build-id", f.BuildID[:2], f.BuildID[2:]+".debug")
 		if dh, err := os.Open(dp); err == nil {
-			d, err := ReadELF(dh)
+			d, err := readELF(dh)
 			dh.Close()
-			if err == nil && d.Source == SourceSymtab {
+			if err == nil && d.Source == sourceSymtab {
 				f = f.withSymbols(d)
 			}
 		}
@@ -115,7 +115,7 @@ func (r *Resolver) Process(pid int, maps ...[]byte) (*Process, error) {
 		if len(b) == 0 {
 			continue
 		}
-		ms, err := ParseMaps(b)
+		ms, err := parseMaps(b)
 		if err != nil {
 			return nil, fmt.Errorf("read the memory map of pid %d: %w", pid, err)
 		}

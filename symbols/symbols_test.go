@@ -16,7 +16,7 @@ func TestParseMaps(t *testing.T) {
 7ffd5e1f0000-7ffd5e1f2000 r-xp 00000000 00:00 0                          [vdso]
 7f0000000000-7f0000001000 r-xp 00001000 fd:00 77 /tmp/a b/old binary (deleted)
 `
-	got, err := ParseMaps([]byte(in))
+	got, err := parseMaps([]byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestParseMaps(t *testing.T) {
 		"1000-2000 r--p 00000000 08:01 x /x",
 		"1000-2000 r 00000000 08:01 1 /x",
 	} {
-		if _, err := ParseMaps([]byte(bad)); err == nil {
+		if _, err := parseMaps([]byte(bad)); err == nil {
 			t.Errorf("ParseMaps(%q) accepted", bad)
 		}
 	}
@@ -56,7 +56,7 @@ ffffffff81002000 D some_data
 ffffffff81003000 W weak_fn
 ffffffffc0a01000 t xfs_fn	[xfs]
 `
-	k, err := ParseKallsyms(strings.NewReader(in))
+	k, err := parseKallsyms(strings.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,12 +82,12 @@ ffffffffc0a01000 t xfs_fn	[xfs]
 	for _, id := range []int{1000, 0} {
 		// Root is not told to run as root; another user is.
 		euid = func() int { return id }
-		_, err := ParseKallsyms(strings.NewReader(hidden))
-		if !errors.Is(err, ErrKernelHidden) || !strings.Contains(err.Error(), "kptr_restrict=0") || strings.Contains(err.Error(), "run as root") != (id != 0) {
+		_, err := parseKallsyms(strings.NewReader(hidden))
+		if !errors.Is(err, errKernelHidden) || !strings.Contains(err.Error(), "kptr_restrict=0") || strings.Contains(err.Error(), "run as root") != (id != 0) {
 			t.Errorf("hidden kallsyms, euid %d: %v", id, err)
 		}
 	}
-	if _, err := ParseKallsyms(strings.NewReader("xyz T f\n")); err == nil {
+	if _, err := parseKallsyms(strings.NewReader("xyz T f\n")); err == nil {
 		t.Error("bad address accepted")
 	}
 }
@@ -114,7 +114,7 @@ func TestNoteBuildID(t *testing.T) {
 }
 
 func TestFunctionsAndLookup(t *testing.T) {
-	f := &File{syms: []Symbol{
+	f := &File{syms: []symbol{
 		{Value: 0x1000, Size: 0x100, Name: "a"},
 		{Value: 0x1100, Size: 0x400, Name: "big"},
 		{Value: 0x1200, Size: 0x10, Name: "inner"}, // an alias of part of big
@@ -150,7 +150,7 @@ func TestDemangle(t *testing.T) {
 		"main":                                               "main",
 		"_not_mangled":                                       "_not_mangled",
 	} {
-		if got := Demangle(in); got != want {
+		if got := demangleName(in); got != want {
 			t.Errorf("Demangle(%q) = %q, want %q", in, got, want)
 		}
 	}

@@ -32,8 +32,8 @@ import (
 	"github.com/perfbench/perfbench/record"
 )
 
-// ErrNotSysbench is returned by Parse for input with no line sysbench prints.
-var ErrNotSysbench = errors.New("no sysbench output found")
+// errNotSysbench is returned by Parse for input with no line sysbench prints.
+var errNotSysbench = errors.New("no sysbench output found")
 
 // Result is one sysbench run as its output shows it.
 type Result struct {
@@ -119,7 +119,7 @@ func Parse(r io.Reader) (*Result, error) {
 	}
 	res := p.Result()
 	if !p.recognized {
-		return res, ErrNotSysbench
+		return res, errNotSysbench
 	}
 	return res, nil
 }

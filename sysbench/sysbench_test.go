@@ -147,7 +147,7 @@ func TestLiveParser(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	if _, err := Parse(strings.NewReader("hello\nworld\n")); !errors.Is(err, ErrNotSysbench) {
+	if _, err := Parse(strings.NewReader("hello\nworld\n")); !errors.Is(err, errNotSysbench) {
 		t.Errorf("not sysbench: %v", err)
 	}
 	r, err := Parse(strings.NewReader("sysbench 1.0.20\n\xff\xfe\n[ 1s ] thds: 2 tps: nan qps: 1\n[ 2s ] thds: 2 tps: 5.00 qps: 10.00 (r/w/o: 10.00/0.00/0.00) lat (ms,95%): 0.02 err/s: 0.00 reconn/s: 0.00\n"))

@@ -87,7 +87,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		printTopUsage(stdout)
 		return exitOK
 	case "version", "--version":
-		fmt.Fprintln(stdout, "perfbench", Version())
+		fmt.Fprintln(stdout, "perfbench", versionString())
 		return exitOK
 	}
 	c := lookup(name)

@@ -62,7 +62,7 @@ Examples:
 				}
 				o.Progress = e.stderr
 				o.Command = e.args
-				o.Perfbench = Version()
+				o.Perfbench = versionString()
 				if f, ok := e.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 					o.Terminal = true
 					if w, _, err := term.GetSize(int(f.Fd())); err == nil {

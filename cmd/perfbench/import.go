@@ -38,7 +38,7 @@ type importFlags struct {
 
 func (o *importFlags) options(e *env) (importer.Options, error) {
 	opt := importer.Options{Version: o.version, Step: o.step, Host: o.host, Threads: o.threads, Ops: o.ops,
-		Seconds: o.seconds, Sysbench: o.sysbench, Separator: o.separator, Command: e.args, Perfbench: Version()}
+		Seconds: o.seconds, Sysbench: o.sysbench, Separator: o.separator, Command: e.args, Perfbench: versionString()}
 	switch o.decimal {
 	case "":
 	case ".", ",":

@@ -71,7 +71,7 @@ func init() {
 					Only:      steps,
 					Progress:  e.stderr,
 					Command:   e.args,
-					Perfbench: Version(),
+					Perfbench: versionString(),
 					PMUBudget: *budget,
 				}
 				if f, ok := e.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

@@ -357,7 +357,7 @@ func (st *statRun) open(ctx context.Context) error {
 	st.cfg = measure.Config{
 		Pid: st.found.Pid, Events: st.list, System: st.sys, DB: st.db, Op: a.op,
 		Interval: a.interval, PerRole: a.perRole, Cgroup: a.cgroup,
-		Perfbench: Version(), Command: e.args,
+		Perfbench: versionString(), Command: e.args,
 	}
 	st.step = a.step
 	if st.step == "" {

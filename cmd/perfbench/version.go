@@ -5,9 +5,9 @@ import "runtime/debug"
 // version is set at build time with -ldflags "-X main.version=...".
 var version = ""
 
-// Version is perfbench's version: the build-time value, else the module
+// versionString is perfbench's version: the build-time value, else the module
 // version or VCS revision recorded by the Go toolchain, else "devel".
-func Version() string {
+func versionString() string {
 	if version != "" {
 		return version
 	}

@@ -71,9 +71,9 @@ const (
 	paceMin = 40 * time.Millisecond
 )
 
-// ErrUnsupported is returned where perfbench has no calibration loop (an
+// errUnsupported is returned where perfbench has no calibration loop (an
 // architecture other than amd64 and arm64) or no perf events (not Linux).
-var ErrUnsupported = errors.New("calibration is not supported here")
+var errUnsupported = errors.New("calibration is not supported here")
 
 // Options tune Run. The zero value calibrates this machine.
 type Options struct {
@@ -90,10 +90,10 @@ type Options struct {
 // counter that cannot be read) as they are.
 func Run(ctx context.Context, h *hostinfo.Host, opt Options) (hostinfo.Report, error) {
 	if !loop.supported {
-		return hostinfo.Report{}, fmt.Errorf("calibrate on %s: perfbench has a calibration loop for amd64 and arm64 only: %w", runtime.GOARCH, ErrUnsupported)
+		return hostinfo.Report{}, fmt.Errorf("calibrate on %s: perfbench has a calibration loop for amd64 and arm64 only: %w", runtime.GOARCH, errUnsupported)
 	}
 	if h.System == nil {
-		return hostinfo.Report{}, fmt.Errorf("calibrate: no perf events here (%v): %w", h.SystemErr, ErrUnsupported)
+		return hostinfo.Report{}, fmt.Errorf("calibrate: no perf events here (%v): %w", h.SystemErr, errUnsupported)
 	}
 	root := opt.Root
 	if root == "" {

@@ -12,15 +12,15 @@ import (
 	"strings"
 )
 
-// MaxCPU bounds the CPU numbers a list may name (the kernel's default
+// maxCPU bounds the CPU numbers a list may name (the kernel's default
 // NR_CPUS limit on x86-64 is 8192).
-const MaxCPU = 8191
+const maxCPU = 8191
 
 // Set is a set of CPU numbers, ascending, each once. The nil Set is empty.
 type Set []int
 
-// ErrSyntax is wrapped by every error of Parse.
-var ErrSyntax = errors.New("not a CPU list")
+// errSyntax is wrapped by every error of Parse.
+var errSyntax = errors.New("not a CPU list")
 
 // Parse reads a CPU list as the kernel prints one and taskset -c takes
 // one: numbers and ranges separated by commas ("0", "0-3", "0,2,4-7").
@@ -28,7 +28,7 @@ var ErrSyntax = errors.New("not a CPU list")
 func Parse(s string) (Set, error) {
 	var out Set
 	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("%w: the list is empty (write CPUs like \"0\", \"0-3\" or \"0,2\")", ErrSyntax)
+		return nil, fmt.Errorf("%w: the list is empty (write CPUs like \"0\", \"0-3\" or \"0,2\")", errSyntax)
 	}
 	for item := range strings.SplitSeq(s, ",") {
 		item = strings.TrimSpace(item)
@@ -43,7 +43,7 @@ func Parse(s string) (Set, error) {
 				return nil, err
 			}
 			if b < a {
-				return nil, fmt.Errorf("%w: %q runs backwards (write it %d-%d)", ErrSyntax, item, b, a)
+				return nil, fmt.Errorf("%w: %q runs backwards (write it %d-%d)", errSyntax, item, b, a)
 			}
 		}
 		for c := a; c <= b; c++ {
@@ -58,10 +58,10 @@ func cpu(s, item string) (int, error) {
 	s = strings.TrimSpace(s)
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 0 || strings.HasPrefix(s, "+") {
-		return 0, fmt.Errorf("%w: %q is not a CPU number or range (write CPUs like \"0\", \"0-3\" or \"0,2\")", ErrSyntax, item)
+		return 0, fmt.Errorf("%w: %q is not a CPU number or range (write CPUs like \"0\", \"0-3\" or \"0,2\")", errSyntax, item)
 	}
-	if n > MaxCPU {
-		return 0, fmt.Errorf("%w: CPU %d is beyond %d", ErrSyntax, n, MaxCPU)
+	if n > maxCPU {
+		return 0, fmt.Errorf("%w: CPU %d is beyond %d", errSyntax, n, maxCPU)
 	}
 	return n, nil
 }

@@ -42,7 +42,7 @@ func TestParseRefuses(t *testing.T) {
 		{"9000", "CPU 9000 is beyond 8191"},
 	} {
 		_, err := Parse(c.in)
-		if !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), c.says) || strings.Contains(err.Error(), "\n") {
+		if !errors.Is(err, errSyntax) || !strings.Contains(err.Error(), c.says) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("Parse(%q) = %v, want one line saying %q", c.in, err, c.says)
 		}
 	}

@@ -13,12 +13,12 @@ import (
 	"strings"
 )
 
-// Class is the family of a generic event.
-type Class uint8
+// class is the family of a generic event.
+type class uint8
 
 // Classes of generic events.
 const (
-	Hardware Class = iota + 1 // PERF_TYPE_HARDWARE
+	Hardware class = iota + 1 // PERF_TYPE_HARDWARE
 	Cache                     // PERF_TYPE_HW_CACHE
 	Software                  // PERF_TYPE_SOFTWARE
 )
@@ -31,7 +31,7 @@ type Event struct {
 	// software event. Cache events have many spellings (Lookup takes them
 	// all); they are not listed.
 	Aliases []string
-	Class   Class
+	Class   class
 	// Config is the PERF_COUNT_HW_* or PERF_COUNT_SW_* value, or
 	// cache | op<<8 | result<<16 for a cache event: perf_event_attr.config
 	// on a CPU with one core PMU.
@@ -115,7 +115,7 @@ func cacheName(cache, op, result int) string {
 	return cacheTypes[cache][0] + "-" + cacheOps[op][1]
 }
 
-func symbolEvent(s symbol, class Class, config int) Event {
+func symbolEvent(s symbol, class class, config int) Event {
 	return Event{Name: s[0], Aliases: append([]string(nil), s[1:]...), Class: class, Config: uint64(config)}
 }
 
@@ -149,7 +149,7 @@ func All() []Event {
 // symbols maps every hardware and software spelling to its event.
 var symbols = func() map[string]Event {
 	m := map[string]Event{}
-	for class, list := range map[Class][]symbol{Hardware: hardware, Software: software} {
+	for class, list := range map[class][]symbol{Hardware: hardware, Software: software} {
 		for i, s := range list {
 			e := symbolEvent(s, class, i)
 			for _, name := range s {

@@ -45,7 +45,7 @@ func TestCanonical(t *testing.T) {
 func TestAllLookup(t *testing.T) {
 	all := All()
 	seen := map[string]bool{}
-	counts := map[Class]int{}
+	counts := map[class]int{}
 	for _, e := range all {
 		counts[e.Class]++
 		for _, name := range append([]string{e.Name}, e.Aliases...) {

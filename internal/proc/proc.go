@@ -30,13 +30,13 @@ import (
 	"github.com/perfbench/perfbench/internal/cpuset"
 )
 
-// ThreadsStartedLine is what sysbench prints once its client threads run.
-const ThreadsStartedLine = "Threads started!"
+// threadsStartedLine is what sysbench prints once its client threads run.
+const threadsStartedLine = "Threads started!"
 
-// DrainGrace bounds the wait for the output's end after the command exited:
+// drainGrace bounds the wait for the output's end after the command exited:
 // a process the command left behind (a server started in the background)
 // may hold the output open for ever.
-const DrainGrace = 3 * time.Second
+const drainGrace = 3 * time.Second
 
 // maxLine bounds the length of a line passed to Options.OnLine; the log gets
 // every byte.
@@ -121,7 +121,7 @@ func Start(argv []string, o Options) (*Cmd, error) {
 		<-c.exited
 		select {
 		case <-c.drained:
-		case <-time.After(DrainGrace):
+		case <-time.After(drainGrace):
 			// Closing the read end ends the reader's blocked read.
 			c.out.Close()
 			<-c.drained
@@ -162,7 +162,7 @@ func (c *Cmd) read(o Options) {
 }
 
 func (c *Cmd) line(s string, onLine func(string)) {
-	if strings.TrimSpace(s) == ThreadsStartedLine {
+	if strings.TrimSpace(s) == threadsStartedLine {
 		c.mu.Lock()
 		if c.threadsAt.IsZero() {
 			c.threadsAt = time.Now()

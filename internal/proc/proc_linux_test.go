@@ -145,8 +145,8 @@ func TestDoneDespiteHeldOutput(t *testing.T) {
 	<-c.Exited()
 	select {
 	case <-c.Done():
-	case <-time.After(DrainGrace + 5*time.Second):
-		t.Fatalf("Done not closed %v after the command exited", DrainGrace+5*time.Second)
+	case <-time.After(drainGrace + 5*time.Second):
+		t.Fatalf("Done not closed %v after the command exited", drainGrace+5*time.Second)
 	}
 	if !proctest.Alive(bg) {
 		t.Errorf("the background process was ended: only Stop ends the group")

@@ -13,15 +13,15 @@ import (
 
 // Sentinels callers branch on with errors.Is.
 var (
-	// ErrGone: the process or thread does not exist (any more): its /proc
+	// errGone: the process or thread does not exist (any more): its /proc
 	// entry is missing (ENOENT) or went away while it was read (ESRCH).
 	// The errors also wrap that errno.
-	ErrGone = errors.New("no such process")
-	// ErrZombie: the process has exited but its parent has not reaped it
+	errGone = errors.New("no such process")
+	// errZombie: the process has exited but its parent has not reaped it
 	// yet: it keeps its pid and /proc entry but runs nothing.
-	ErrZombie = errors.New("the process has exited")
-	// ErrFormat: a file is not in the format the kernel writes.
-	ErrFormat = errors.New("unexpected format")
+	errZombie = errors.New("the process has exited")
+	// errFormat: a file is not in the format the kernel writes.
+	errFormat = errors.New("unexpected format")
 )
 
 // FS reads /proc (and the cgroup directories under /sys) below a root
@@ -134,12 +134,12 @@ type goneError struct {
 	err error // the *fs.PathError with the errno, nil when none
 }
 
-func (e *goneError) Error() string { return e.who + ": " + ErrGone.Error() }
+func (e *goneError) Error() string { return e.who + ": " + errGone.Error() }
 func (e *goneError) Unwrap() []error {
 	if e.err == nil {
-		return []error{ErrGone}
+		return []error{errGone}
 	}
-	return []error{ErrGone, e.err}
+	return []error{errGone, e.err}
 }
 
 // isGone reports whether err, met on a process's /proc entry, means the
@@ -264,7 +264,7 @@ func (p Proc) Alive() error {
 	case s.State == 'Z' && s.NumThreads > 1:
 		return nil // the main thread exited; the others run
 	case s.State == 'Z':
-		return fmt.Errorf("%s (%s) is a zombie: it has exited and its parent, pid %d, has not reaped it: %w", p, s.Comm, s.PPID, ErrZombie)
+		return fmt.Errorf("%s (%s) is a zombie: it has exited and its parent, pid %d, has not reaped it: %w", p, s.Comm, s.PPID, errZombie)
 	}
 	return &goneError{who: fmt.Sprintf("%s (%s) is dead", p, s.Comm)}
 }

@@ -76,7 +76,7 @@ func escapeMount(s string) string {
 	return b.String()
 }
 
-func formatMountinfo(ms []Mount) []byte {
+func formatMountinfo(ms []mount) []byte {
 	var b bytes.Buffer
 	for _, m := range ms {
 		fmt.Fprintf(&b, "%d %d %d:%d %s %s rw,relatime shared:1 - %s %s rw\n", m.ID, m.Parent, m.Major, m.Minor,

@@ -9,12 +9,12 @@ import (
 	"strings"
 )
 
-// ErrNoCgroup2: there is no cgroup v2 to use: it is not mounted, or the
+// errNoCgroup2: there is no cgroup v2 to use: it is not mounted, or the
 // process is in cgroup v1 hierarchies only.
-var ErrNoCgroup2 = errors.New("no cgroup v2")
+var errNoCgroup2 = errors.New("no cgroup v2")
 
-// Mount is one line of a mountinfo file.
-type Mount struct {
+// mount is one line of a mountinfo file.
+type mount struct {
 	ID, Parent int
 	// Major and Minor are the st_dev of files on the mount (0:N for btrfs,
 	// overlay, tmpfs...).
@@ -32,7 +32,7 @@ type Mount struct {
 
 // Mountinfo reads the mount table of this process's mount namespace
 // (/proc/self/mountinfo).
-func (f FS) Mountinfo() ([]Mount, error) {
+func (f FS) Mountinfo() ([]mount, error) {
 	p := f.path("self", "mountinfo")
 	b, err := readFile(p)
 	if err != nil {
@@ -47,17 +47,17 @@ func (f FS) Mountinfo() ([]Mount, error) {
 
 // Cgroup2Mount returns the first cgroup2 mount of the mount table, an
 // error matching ErrNoCgroup2 when there is none.
-func (f FS) Cgroup2Mount() (Mount, error) {
+func (f FS) Cgroup2Mount() (mount, error) {
 	mounts, err := f.Mountinfo()
 	if err != nil {
-		return Mount{}, err
+		return mount{}, err
 	}
 	for _, m := range mounts {
 		if m.FSType == "cgroup2" {
 			return m, nil
 		}
 	}
-	return Mount{}, fmt.Errorf("cgroup v2 is not mounted (mount -t cgroup2 none /sys/fs/cgroup): %w", ErrNoCgroup2)
+	return mount{}, fmt.Errorf("cgroup v2 is not mounted (mount -t cgroup2 none /sys/fs/cgroup): %w", errNoCgroup2)
 }
 
 // CgroupDir returns the folder, under the FS's root, of the cgroup v2 path
@@ -86,7 +86,7 @@ func (f FS) CgroupDir(cg string) (string, error) {
 		}
 	}
 	if len(found) == 0 {
-		return "", fmt.Errorf("find the folder of cgroup %s: cgroup v2 is not mounted (mount -t cgroup2 none /sys/fs/cgroup): %w", cg, ErrNoCgroup2)
+		return "", fmt.Errorf("find the folder of cgroup %s: cgroup v2 is not mounted (mount -t cgroup2 none /sys/fs/cgroup): %w", cg, errNoCgroup2)
 	}
 	return "", fmt.Errorf("find the folder of cgroup %s: the cgroup2 mounts (%s) do not show it", cg, strings.Join(found, ", "))
 }
@@ -115,7 +115,7 @@ func (p Proc) Cgroup() (string, error) {
 	}
 	cg, ok := parseCgroup(b)
 	if !ok {
-		return "", fmt.Errorf("%s is in no cgroup v2 (only cgroup v1 hierarchies): %w", p, ErrNoCgroup2)
+		return "", fmt.Errorf("%s is in no cgroup v2 (only cgroup v1 hierarchies): %w", p, errNoCgroup2)
 	}
 	return cg, nil
 }
@@ -136,14 +136,14 @@ func parseCgroup(b []byte) (string, bool) {
 // fields ending with "-", file system type, source and super options
 // (proc(5)). Spaces, tabs, newlines and backslashes inside the fields are
 // written as octal escapes (\040); the source may be empty.
-func parseMountinfo(b []byte) ([]Mount, error) {
-	var out []Mount
+func parseMountinfo(b []byte) ([]mount, error) {
+	var out []mount
 	for n, line := range strings.Split(string(b), "\n") {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
 		bad := func(what string) error {
-			return fmt.Errorf("%w: mountinfo line %d: %s in %q", ErrFormat, n+1, what, line)
+			return fmt.Errorf("%w: mountinfo line %d: %s in %q", errFormat, n+1, what, line)
 		}
 		f := strings.Split(line, " ")
 		sep := -1
@@ -156,7 +156,7 @@ func parseMountinfo(b []byte) ([]Mount, error) {
 		if sep < 0 || len(f) < sep+4 {
 			return nil, bad("too few fields")
 		}
-		var m Mount
+		var m mount
 		var err1, err2 error
 		m.ID, err1 = strconv.Atoi(f[0])
 		m.Parent, err2 = strconv.Atoi(f[1])

@@ -123,8 +123,8 @@ func TestParseMountinfo(t *testing.T) {
 	if len(ms) != 20 {
 		t.Fatalf("%d mounts, want the 20 lines of the file", len(ms))
 	}
-	root := Mount{ID: 27, Parent: 1, Major: 254, Minor: 0, Root: "/", MountPoint: "/", FSType: "ext4", Source: "/dev/vda"}
-	cg2 := Mount{ID: 41, Parent: 31, Major: 0, Minor: 38, Root: "/", MountPoint: "/sys/fs/cgroup/unified", FSType: "cgroup2", Source: "cgroup2"}
+	root := mount{ID: 27, Parent: 1, Major: 254, Minor: 0, Root: "/", MountPoint: "/", FSType: "ext4", Source: "/dev/vda"}
+	cg2 := mount{ID: 41, Parent: 31, Major: 0, Minor: 38, Root: "/", MountPoint: "/sys/fs/cgroup/unified", FSType: "cgroup2", Source: "cgroup2"}
 	if ms[5] != root || ms[18] != cg2 {
 		t.Errorf("line 6: %+v\nline 19: %+v", ms[5], ms[18])
 	}
@@ -132,23 +132,23 @@ func TestParseMountinfo(t *testing.T) {
 	cases := []struct {
 		name string
 		in   string
-		want []Mount
+		want []mount
 		err  string
 	}{
 		{"optional fields", "36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 shared:2 - ext3 /dev/root rw,errors=continue\n",
-			[]Mount{{ID: 36, Parent: 35, Major: 98, Root: "/mnt1", MountPoint: "/mnt/parent", FSType: "ext3", Source: "/dev/root"}}, ""},
+			[]mount{{ID: 36, Parent: 35, Major: 98, Root: "/mnt1", MountPoint: "/mnt/parent", FSType: "ext3", Source: "/dev/root"}}, ""},
 		{"escapes", `40 25 0:45 /a\040b /mnt/x\011y\134z rw - fuse.my\040fs src\012x rw` + "\n",
-			[]Mount{{ID: 40, Parent: 25, Minor: 45, Root: "/a b", MountPoint: "/mnt/x\ty\\z", FSType: "fuse.my fs", Source: "src\nx"}}, ""},
+			[]mount{{ID: 40, Parent: 25, Minor: 45, Root: "/a b", MountPoint: "/mnt/x\ty\\z", FSType: "fuse.my fs", Source: "src\nx"}}, ""},
 		{"escapes ending the fields", `40 25 0:45 /\040 /mnt/a\040 rw - tmpfs b\134 rw` + "\n",
-			[]Mount{{ID: 40, Parent: 25, Minor: 45, Root: "/ ", MountPoint: "/mnt/a ", FSType: "tmpfs", Source: `b\`}}, ""},
+			[]mount{{ID: 40, Parent: 25, Minor: 45, Root: "/ ", MountPoint: "/mnt/a ", FSType: "tmpfs", Source: `b\`}}, ""},
 		{"a backslash that is no escape", `40 25 0:45 / /m\9 rw - tmpfs \400 rw` + "\n",
-			[]Mount{{ID: 40, Parent: 25, Minor: 45, Root: "/", MountPoint: `/m\9`, FSType: "tmpfs", Source: `\400`}}, ""},
+			[]mount{{ID: 40, Parent: 25, Minor: 45, Root: "/", MountPoint: `/m\9`, FSType: "tmpfs", Source: `\400`}}, ""},
 		{"empty source", "41 25 0:46 / /mnt rw - tmpfs  rw,size=8g\n",
-			[]Mount{{ID: 41, Parent: 25, Minor: 46, Root: "/", MountPoint: "/mnt", FSType: "tmpfs"}}, ""},
+			[]mount{{ID: 41, Parent: 25, Minor: 46, Root: "/", MountPoint: "/mnt", FSType: "tmpfs"}}, ""},
 		{"mount point named -", "42 25 0:47 / - rw - tmpfs tmpfs rw\n",
-			[]Mount{{ID: 42, Parent: 25, Minor: 47, Root: "/", MountPoint: "-", FSType: "tmpfs", Source: "tmpfs"}}, ""},
+			[]mount{{ID: 42, Parent: 25, Minor: 47, Root: "/", MountPoint: "-", FSType: "tmpfs", Source: "tmpfs"}}, ""},
 		{"blank lines", "\n22 1 0:21 / /proc rw - proc proc rw\n\n",
-			[]Mount{{ID: 22, Parent: 1, Minor: 21, Root: "/", MountPoint: "/proc", FSType: "proc", Source: "proc"}}, ""},
+			[]mount{{ID: 22, Parent: 1, Minor: 21, Root: "/", MountPoint: "/proc", FSType: "proc", Source: "proc"}}, ""},
 		{"no separator", "22 1 0:21 / /proc rw proc proc rw\n", nil, "line 1: too few fields"},
 		{"no super options", "22 1 0:21 / /proc rw - proc proc\n", nil, "too few fields"},
 		{"bad device", "22 1 0-21 / /proc rw - proc proc rw\n", nil, "device number"},
@@ -198,7 +198,7 @@ func checkParse[T any](t *testing.T, name string, got T, err error, want T, want
 	switch {
 	case wantErr == "" && err != nil:
 		t.Errorf("%s: %v", name, err)
-	case wantErr != "" && (!errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), wantErr)):
+	case wantErr != "" && (!errors.Is(err, errFormat) || !strings.Contains(err.Error(), wantErr)):
 		t.Errorf("%s: error %v, want ErrFormat saying %q", name, err, wantErr)
 	case wantErr == "" && !reflect.DeepEqual(got, want):
 		t.Errorf("%s:\n got %+v\nwant %+v", name, got, want)

@@ -295,10 +295,10 @@ func TestThreadExits(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	want := fmt.Sprintf("tid %d of pid %d: no such process", tid, c.pid)
-	if !errors.Is(err, ErrGone) || !errors.Is(err, fs.ErrNotExist) || err.Error() != want {
+	if !errors.Is(err, errGone) || !errors.Is(err, fs.ErrNotExist) || err.Error() != want {
 		t.Fatalf("stat of the ended thread: %v, want ErrGone saying %q", err, want)
 	}
-	if err := p.Task(tid).Alive(); !errors.Is(err, ErrGone) {
+	if err := p.Task(tid).Alive(); !errors.Is(err, errGone) {
 		t.Errorf("alive: %v", err)
 	}
 	tids, err = p.Tasks()
@@ -341,7 +341,7 @@ func TestTasksWhileThreadsComeAndGo(t *testing.T) {
 			seen[tid] = true
 			s, err := p.Task(tid).Stat()
 			switch {
-			case errors.Is(err, ErrGone):
+			case errors.Is(err, errGone):
 				gone++
 			case err != nil:
 				t.Fatalf("stat of tid %d: %v", tid, err)
@@ -383,7 +383,7 @@ func TestZombieChild(t *testing.T) {
 	}
 	st, serr := p.Stat()
 	want := fmt.Sprintf("pid %d (%s) is a zombie: it has exited and its parent, pid %d, has not reaped it: the process has exited", pid, st.Comm, os.Getpid())
-	if !errors.Is(err, ErrZombie) || errors.Is(err, ErrGone) || err.Error() != want || serr != nil {
+	if !errors.Is(err, errZombie) || errors.Is(err, errGone) || err.Error() != want || serr != nil {
 		t.Fatalf("alive: %v (stat: %v); want ErrZombie saying %q", err, serr, want)
 	}
 	if st.State != 'Z' || st.NumThreads != 1 || st.PPID != os.Getpid() {
@@ -395,7 +395,7 @@ func TestZombieChild(t *testing.T) {
 	if s, err := p.Status(); err != nil || s.State != 'Z' || s.HasRSS {
 		t.Errorf("status of the zombie: %+v, %v", s, err)
 	}
-	if _, _, err := p.Exe(); err == nil || errors.Is(err, ErrGone) || !errors.Is(err, fs.ErrNotExist) {
+	if _, _, err := p.Exe(); err == nil || errors.Is(err, errGone) || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("exe of the zombie: %v; want no executable, but not gone", err)
 	}
 
@@ -405,7 +405,7 @@ func TestZombieChild(t *testing.T) {
 	reaped = true
 	gone := fmt.Sprintf("pid %d: no such process", pid)
 	check := func(what string, err error) {
-		if !errors.Is(err, ErrGone) || !errors.Is(err, fs.ErrNotExist) || err.Error() != gone {
+		if !errors.Is(err, errGone) || !errors.Is(err, fs.ErrNotExist) || err.Error() != gone {
 			t.Errorf("%s once reaped: %v; want ErrGone saying %q", what, err, gone)
 		}
 	}
@@ -453,15 +453,15 @@ func TestSelf(t *testing.T) {
 	}
 
 	cg, err := self.Cgroup()
-	if errors.Is(err, ErrNoCgroup2) {
+	if errors.Is(err, errNoCgroup2) {
 		return // cgroup v1 only: nothing more to find
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir, err := f.CgroupDir(cg)
-	if errors.Is(err, ErrNoCgroup2) {
-		if _, merr := f.Cgroup2Mount(); !errors.Is(merr, ErrNoCgroup2) {
+	if errors.Is(err, errNoCgroup2) {
+		if _, merr := f.Cgroup2Mount(); !errors.Is(merr, errNoCgroup2) {
 			t.Errorf("CgroupDir says no cgroup2 mount, Cgroup2Mount: %v", merr)
 		}
 		return
@@ -500,7 +500,7 @@ func TestMountinfoMatchesMounts(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("mountinfo:\n%s\nmounts:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if !slices.ContainsFunc(ms, func(m Mount) bool { return m.MountPoint == "/proc" && m.FSType == "proc" }) {
+	if !slices.ContainsFunc(ms, func(m mount) bool { return m.MountPoint == "/proc" && m.FSType == "proc" }) {
 		t.Errorf("no proc mount at /proc in %+v", ms)
 	}
 }

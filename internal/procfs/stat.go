@@ -47,27 +47,27 @@ func parseStat(b []byte) (Stat, error) {
 	open := bytes.IndexByte(b, '(')
 	end := bytes.LastIndexByte(b, ')')
 	if open < 0 || end < open {
-		return s, fmt.Errorf("%w: no (comm) in stat", ErrFormat)
+		return s, fmt.Errorf("%w: no (comm) in stat", errFormat)
 	}
 	pid, ok := parseUint(bytes.TrimSpace(b[:open]))
 	if !ok || pid == 0 || pid > math.MaxInt32 {
-		return s, fmt.Errorf("%w: stat pid %q", ErrFormat, bytes.TrimSpace(b[:open]))
+		return s, fmt.Errorf("%w: stat pid %q", errFormat, bytes.TrimSpace(b[:open]))
 	}
 	s.PID, s.Comm = int(pid), string(b[open+1:end])
 	f := bytes.Fields(b[end+1:])
 	if len(f) < statFields {
-		return s, fmt.Errorf("%w: stat has %d fields after the comm, want at least %d", ErrFormat, len(f), statFields)
+		return s, fmt.Errorf("%w: stat has %d fields after the comm, want at least %d", errFormat, len(f), statFields)
 	}
 	field := func(n int) []byte { return f[n-3] }
 	if len(field(3)) != 1 {
-		return s, fmt.Errorf("%w: stat state %q", ErrFormat, field(3))
+		return s, fmt.Errorf("%w: stat state %q", errFormat, field(3))
 	}
 	s.State = field(3)[0]
 	var err error
 	num := func(n int, max uint64) uint64 {
 		v, ok := parseUint(field(n))
 		if (!ok || v > max) && err == nil {
-			err = fmt.Errorf("%w: stat field %d is %q", ErrFormat, n, field(n))
+			err = fmt.Errorf("%w: stat field %d is %q", errFormat, n, field(n))
 		}
 		return v
 	}

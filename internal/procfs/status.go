@@ -58,7 +58,7 @@ func parseStatus(b []byte) (Status, error) {
 			continue
 		}
 		key := string(k)
-		bad := func() error { return fmt.Errorf("%w: status %s is %q", ErrFormat, key, bytes.TrimSpace(v)) }
+		bad := func() error { return fmt.Errorf("%w: status %s is %q", errFormat, key, bytes.TrimSpace(v)) }
 		num := func(max uint64) (uint64, error) {
 			n, ok := parseUint(bytes.TrimSpace(v))
 			if !ok || n > max {
@@ -126,7 +126,7 @@ func parseStatus(b []byte) (Status, error) {
 		}
 	}
 	if !hasPid {
-		return s, fmt.Errorf("%w: status has no Pid line", ErrFormat)
+		return s, fmt.Errorf("%w: status has no Pid line", errFormat)
 	}
 	s.HasCtxt = hasVol && hasInvol
 	return s, nil

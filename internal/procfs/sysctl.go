@@ -25,7 +25,7 @@ func (f FS) SysctlInt(name string) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil {
-		return 0, fmt.Errorf("%s: %q is not a number: %w", name, s, ErrFormat)
+		return 0, fmt.Errorf("%s: %q is not a number: %w", name, s, errFormat)
 	}
 	return n, nil
 }

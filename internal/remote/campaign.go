@@ -72,9 +72,9 @@ type HostResult struct {
 	Elapsed time.Duration
 }
 
-// RemoteOut is the host's output folder of a campaign, under its work
+// remoteOut is the host's output folder of a campaign, under its work
 // folder: one per local output folder, so that two campaigns do not mix.
-func RemoteOut(out string) string {
+func remoteOut(out string) string {
 	abs, err := filepath.Abs(out)
 	if err != nil {
 		abs = out
@@ -245,7 +245,7 @@ func (c *Campaign) runHost(ctx context.Context, g *Group, h Host, planData []byt
 // Records and logs back until the run ends.
 func (c *Campaign) runRemote(ctx context.Context, r Ready, planData []byte, recDir, hostDir string) error {
 	conn, h := r.Conn, r.Host
-	remoteOut := RemoteOut(c.Out)
+	remoteOut := remoteOut(c.Out)
 	remotePlan := remoteOut + "/plan/" + filepath.Base(c.Plan.File)
 	if err := conn.putPrivate(ctx, remotePlan, planData); err != nil {
 		return err
@@ -279,20 +279,20 @@ func (c *Campaign) runRemote(ctx context.Context, r Ready, planData []byte, recD
 	}
 	fmt.Fprintf(logFile, "# %s\n", strings.Join(argv, " "))
 	w := io.MultiWriter(lines, logFile)
-	runErr := conn.Run(ctx, argv, RunOptions{Stdout: w, Stderr: w})
+	runErr := conn.Run(ctx, argv, runOptions{Stdout: w, Stderr: w})
 	lines.Flush()
 	recErr, logErr := recs.Finish(), logs.Finish()
 	// The plan may hold the load's password: it does not stay on the host
 	// (a lost host keeps it until the campaign runs there again).
-	if !errors.Is(runErr, ErrUnreachable) {
+	if !errors.Is(runErr, errUnreachable) {
 		rctx, cancel := context.WithTimeout(bg, 15*time.Second)
 		conn.Remove(rctx, conn.WorkDir+"/"+remotePlan)
 		cancel()
 	}
 	switch {
-	case errors.Is(runErr, ErrUnreachable) && ctx.Err() == nil:
+	case errors.Is(runErr, errUnreachable) && ctx.Err() == nil:
 		// The last line ssh passed on is the run's progress, not a reason.
-		return fmt.Errorf("host %s (%s): %w: the connection was lost during the run", h.Name, h.Destination, ErrUnreachable)
+		return fmt.Errorf("host %s (%s): %w: the connection was lost during the run", h.Name, h.Destination, errUnreachable)
 	case runErr != nil:
 		return runErr
 	case recErr != nil:
@@ -306,7 +306,7 @@ func (c *Campaign) runRemote(ctx context.Context, r Ready, planData []byte, recD
 // host, readable by the login user alone; the data travels on stdin.
 func (c *Conn) putPrivate(ctx context.Context, path string, data []byte) error {
 	script := fmt.Sprintf(`cd %s && umask 077 && mkdir -p %s && t=%s.$$ && cat >"$t" && mv -f "$t" %s`,
-		Quote(c.Host.WorkDir), Quote(filepath.Dir(path)), Quote(path), Quote(path))
+		quote(c.Host.WorkDir), quote(filepath.Dir(path)), quote(path), quote(path))
 	if _, err := c.output(ctx, script, data); err != nil {
 		return fmt.Errorf("copy the plan to %s: %w", path, err)
 	}

@@ -16,18 +16,18 @@ import (
 
 // Problems connecting to a host. Errors wrap one of them and name the host.
 var (
-	// ErrUnreachable: ssh could not connect (refused, timed out, no route,
+	// errUnreachable: ssh could not connect (refused, timed out, no route,
 	// name not resolved) or the connection dropped.
-	ErrUnreachable = errors.New("host unreachable")
-	// ErrHostKeyUnknown: the host's key is in no known_hosts file and the
+	errUnreachable = errors.New("host unreachable")
+	// errHostKeyUnknown: the host's key is in no known_hosts file and the
 	// ssh configuration asks for strict checking.
-	ErrHostKeyUnknown = errors.New("unknown host key")
-	// ErrHostKeyChanged: the host presented another key than the one known.
-	ErrHostKeyChanged = errors.New("host key changed")
-	// ErrAuth: the host refused the login.
-	ErrAuth = errors.New("login refused")
-	// ErrPlatform: the host's OS or architecture cannot run the binary.
-	ErrPlatform = errors.New("platform mismatch")
+	errHostKeyUnknown = errors.New("unknown host key")
+	// errHostKeyChanged: the host presented another key than the one known.
+	errHostKeyChanged = errors.New("host key changed")
+	// errAuth: the host refused the login.
+	errAuth = errors.New("login refused")
+	// errPlatform: the host's OS or architecture cannot run the binary.
+	errPlatform = errors.New("platform mismatch")
 )
 
 // ControlPersist is how long an idle shared connection stays open. Every
@@ -92,7 +92,7 @@ func (g *Group) Connect(ctx context.Context, h Host) (*Conn, error) {
 	g.conns = append(g.conns, c)
 	g.mu.Unlock()
 
-	out, err := c.output(ctx, fmt.Sprintf(probe, Quote(h.WorkDir)), nil)
+	out, err := c.output(ctx, fmt.Sprintf(probe, quote(h.WorkDir)), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -231,11 +231,11 @@ func (c *Conn) sshError(err error, stderr string) error {
 		}
 		return fmt.Errorf("%s: remote command failed: %w: %s", who, err, tail)
 	}
-	accept := "ssh " + Quote(h.userArgs()...)
+	accept := "ssh " + quote(h.userArgs()...)
 	if accept != "ssh " {
 		accept += " "
 	}
-	accept += Quote(h.Destination) + " true"
+	accept += quote(h.Destination) + " true"
 	switch {
 	case strings.Contains(stderr, "REMOTE HOST IDENTIFICATION HAS CHANGED") || strings.Contains(stderr, "has changed and you have requested strict checking"):
 		where := "your known_hosts"
@@ -247,15 +247,15 @@ func (c *Conn) sshError(err error, stderr string) error {
 			remove = strings.TrimSpace(m[1])
 		}
 		return fmt.Errorf("%s: %w: it differs from the key in %s; if the host was reinstalled, remove the old key (%s), then check the new key's fingerprint and accept it with: %s",
-			who, ErrHostKeyChanged, where, remove, accept)
+			who, errHostKeyChanged, where, remove, accept)
 	case strings.Contains(stderr, "Host key verification failed"):
-		return fmt.Errorf("%s: %w: no known_hosts file has a key for it; check its fingerprint and accept it with: %s", who, ErrHostKeyUnknown, accept)
+		return fmt.Errorf("%s: %w: no known_hosts file has a key for it; check its fingerprint and accept it with: %s", who, errHostKeyUnknown, accept)
 	case strings.Contains(stderr, "Permission denied"):
-		return fmt.Errorf("%s: %w (%s): check the identity file, your ssh agent (ssh-add -l) and the host's authorized_keys; perfbench runs ssh with BatchMode=yes (no password prompts)", who, ErrAuth, tail)
+		return fmt.Errorf("%s: %w (%s): check the identity file, your ssh agent (ssh-add -l) and the host's authorized_keys; perfbench runs ssh with BatchMode=yes (no password prompts)", who, errAuth, tail)
 	case tail == "":
-		return fmt.Errorf("%s: %w: ssh exited with status 255", who, ErrUnreachable)
+		return fmt.Errorf("%s: %w: ssh exited with status 255", who, errUnreachable)
 	default:
-		return fmt.Errorf("%s: %w: %s", who, ErrUnreachable, tail)
+		return fmt.Errorf("%s: %w: %s", who, errUnreachable, tail)
 	}
 }
 
@@ -265,9 +265,9 @@ func lastLine(s string) string {
 	return strings.TrimSpace(lines[len(lines)-1])
 }
 
-// Quote quotes words for a POSIX shell on the host and joins them with
+// quote quotes words for a POSIX shell on the host and joins them with
 // spaces.
-func Quote(words ...string) string {
+func quote(words ...string) string {
 	q := make([]string, len(words))
 	for i, w := range words {
 		q[i] = quoteWord(w)

@@ -48,21 +48,21 @@ type Host struct {
 	Line int
 }
 
-// DefaultWorkDir is a host's work folder when the hosts file gives none:
+// defaultWorkDir is a host's work folder when the hosts file gives none:
 // perfbench under the login folder.
-const DefaultWorkDir = "perfbench"
+const defaultWorkDir = "perfbench"
 
-// ErrInvalid is wrapped by every problem found in a hosts file.
-var ErrInvalid = errors.New("invalid hosts file")
+// errInvalid is wrapped by every problem found in a hosts file.
+var errInvalid = errors.New("invalid hosts file")
 
-// Error is one problem in a hosts file, at a line when one is known.
-type Error struct {
+// hostsError is one problem in a hosts file, at a line when one is known.
+type hostsError struct {
 	File string
 	Line int
 	Msg  string
 }
 
-func (e *Error) Error() string {
+func (e *hostsError) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 	}
@@ -70,10 +70,10 @@ func (e *Error) Error() string {
 }
 
 // Unwrap returns ErrInvalid.
-func (e *Error) Unwrap() error { return ErrInvalid }
+func (e *hostsError) Unwrap() error { return errInvalid }
 
 // Errors is every problem found in a hosts file, in line order.
-type Errors []*Error
+type Errors []*hostsError
 
 func (es Errors) Error() string {
 	s := make([]string, len(es))
@@ -98,7 +98,7 @@ func LoadHosts(path string) ([]Host, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read hosts file: %w", err)
 	}
-	return ParseHosts(path, b)
+	return parseHostsFile(path, b)
 }
 
 var (
@@ -116,10 +116,10 @@ var hostKeys = map[string]bool{
 // connection per host.
 var managedOptions = []string{"controlmaster", "controlpath", "controlpersist"}
 
-// ParseHosts parses and validates a hosts file. name is its path: errors
+// parseHostsFile parses and validates a hosts file. name is its path: errors
 // name it and a relative identity file is resolved against its folder. The
 // error, when not nil, is an Errors listing every problem with its line.
-func ParseHosts(name string, data []byte) ([]Host, error) {
+func parseHostsFile(name string, data []byte) ([]Host, error) {
 	return parseHosts(&hostsParser{file: name}, data)
 }
 
@@ -148,7 +148,7 @@ type hostsParser struct {
 }
 
 func (p *hostsParser) errorf(key string, format string, args ...any) {
-	p.errs = append(p.errs, &Error{File: p.file, Line: p.lines.line(key), Msg: fmt.Sprintf(format, args...)})
+	p.errs = append(p.errs, &hostsError{File: p.file, Line: p.lines.line(key), Msg: fmt.Sprintf(format, args...)})
 }
 
 func (p *hostsParser) parse(data []byte) []Host {
@@ -156,9 +156,9 @@ func (p *hostsParser) parse(data []byte) []Host {
 	if _, err := toml.Decode(string(data), &doc); err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			p.errs = append(p.errs, &Error{File: p.file, Line: pe.Position.Line, Msg: pe.Message})
+			p.errs = append(p.errs, &hostsError{File: p.file, Line: pe.Position.Line, Msg: pe.Message})
 		} else {
-			p.errs = append(p.errs, &Error{File: p.file, Msg: err.Error()})
+			p.errs = append(p.errs, &hostsError{File: p.file, Msg: err.Error()})
 		}
 		return nil
 	}
@@ -173,7 +173,7 @@ func (p *hostsParser) parse(data []byte) []Host {
 		if _, present := doc["host"]; present {
 			p.errorf("host", "host must be [[host]] tables, not %s", tomlType(doc["host"]))
 		} else if !p.inPlan {
-			p.errs = append(p.errs, &Error{File: p.file, Msg: "no [[host]] table: give each test server one, with a name and a destination"})
+			p.errs = append(p.errs, &hostsError{File: p.file, Msg: "no [[host]] table: give each test server one, with a name and a destination"})
 		}
 		return nil
 	}
@@ -200,7 +200,7 @@ func (p *hostsParser) host(i int, m map[string]any, dir string) (Host, bool) {
 	prefix := fmt.Sprintf("host[%d]", i)
 	key := func(k string) string { return prefix + "." + k }
 	nerr := len(p.errs)
-	h := Host{File: p.file, Line: p.lines.line(prefix), WorkDir: DefaultWorkDir}
+	h := Host{File: p.file, Line: p.lines.line(prefix), WorkDir: defaultWorkDir}
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -270,7 +270,7 @@ func (p *hostsParser) host(i int, m map[string]any, dir string) (Host, bool) {
 	}
 	if s, ok := str("workdir"); ok {
 		if s == "" {
-			p.errorf(key("workdir"), "%s: workdir is empty; leave it out for %q under the login folder", label, DefaultWorkDir)
+			p.errorf(key("workdir"), "%s: workdir is empty; leave it out for %q under the login folder", label, defaultWorkDir)
 		} else {
 			h.WorkDir = remotePath(s)
 		}

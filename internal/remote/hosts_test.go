@@ -31,7 +31,7 @@ cpus = "0-15"
 name = "graviton"
 destination = "lab-arm"   # an alias of ~/.ssh/config
 `
-	hosts, err := ParseHosts("/etc/lab/hosts.toml", []byte(src))
+	hosts, err := parseHostsFile("/etc/lab/hosts.toml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ destination = "lab-arm"   # an alias of ~/.ssh/config
 		Basedirs: map[string]string{"10.11": "/opt/mariadb-10.11.9", "11.4": "/opt/mariadb-11.4.3"},
 		File:     "/etc/lab/hosts.toml", Line: 2,
 	}, {
-		Name: "graviton", Destination: "lab-arm", WorkDir: DefaultWorkDir,
+		Name: "graviton", Destination: "lab-arm", WorkDir: defaultWorkDir,
 		File: "/etc/lab/hosts.toml", Line: 18,
 	}}
 	if !reflect.DeepEqual(hosts, want) {
@@ -172,11 +172,11 @@ identity = 5
 `, []string{"2: host a has no destination", "4: host a: port 0 is not a TCP port", "9: identity must be a string, not a number"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			hosts, err := ParseHosts("hosts.toml", []byte(tc.src))
+			hosts, err := parseHostsFile("hosts.toml", []byte(tc.src))
 			if err == nil {
 				t.Fatalf("accepted: %+v", hosts)
 			}
-			if !errors.Is(err, ErrInvalid) && tc.name != "syntax" {
+			if !errors.Is(err, errInvalid) && tc.name != "syntax" {
 				t.Errorf("%v does not wrap ErrInvalid", err)
 			}
 			var es Errors
@@ -235,10 +235,10 @@ destination = "h2"
 		t.Fatal(err)
 	}
 	want := []Host{{
-		Name: "h1", Destination: "bench@10.0.0.5", WorkDir: DefaultWorkDir, DataDir: "/data/pb",
+		Name: "h1", Destination: "bench@10.0.0.5", WorkDir: defaultWorkDir, DataDir: "/data/pb",
 		Basedirs: map[string]string{"a": "/opt/a"}, File: "/plans/lab.toml", Line: 15,
 	}, {
-		Name: "h2", Destination: "h2", WorkDir: DefaultWorkDir, File: "/plans/lab.toml", Line: 24,
+		Name: "h2", Destination: "h2", WorkDir: defaultWorkDir, File: "/plans/lab.toml", Line: 24,
 	}}
 	if !reflect.DeepEqual(hosts, want) {
 		t.Errorf("got  %+v\nwant %+v", hosts, want)

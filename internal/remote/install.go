@@ -12,14 +12,14 @@ import (
 	"strings"
 )
 
-// Platform is what uname -s and uname -m say of a machine, or what a
+// platform is what uname -s and uname -m say of a machine, or what a
 // binary needs of one.
-type Platform struct {
+type platform struct {
 	OS   string // Linux
 	Arch string // x86_64, aarch64, ...
 }
 
-func (p Platform) String() string { return p.OS + " " + p.Arch }
+func (p platform) String() string { return p.OS + " " + p.Arch }
 
 // elfArch maps an ELF machine to uname -m; ok is false for one perfbench
 // does not know.
@@ -46,27 +46,27 @@ func elfArch(f *elf.File) (string, bool) {
 	return f.Machine.String(), false
 }
 
-// BinaryPlatform reads the platform a Linux executable runs on from its
+// binaryPlatform reads the platform a Linux executable runs on from its
 // ELF header.
-func BinaryPlatform(path string) (Platform, error) {
+func binaryPlatform(path string) (platform, error) {
 	f, err := elf.Open(path)
 	if err != nil {
-		return Platform{}, fmt.Errorf("read the platform of %s: %w", path, err)
+		return platform{}, fmt.Errorf("read the platform of %s: %w", path, err)
 	}
 	defer f.Close()
 	if f.OSABI != elf.ELFOSABI_NONE && f.OSABI != elf.ELFOSABI_LINUX {
-		return Platform{}, fmt.Errorf("read the platform of %s: built for %v, not Linux", path, f.OSABI)
+		return platform{}, fmt.Errorf("read the platform of %s: built for %v, not Linux", path, f.OSABI)
 	}
 	arch, ok := elfArch(f)
 	if !ok {
-		return Platform{}, fmt.Errorf("read the platform of %s: unknown machine %s", path, arch)
+		return platform{}, fmt.Errorf("read the platform of %s: unknown machine %s", path, arch)
 	}
-	return Platform{OS: "Linux", Arch: arch}, nil
+	return platform{OS: "Linux", Arch: arch}, nil
 }
 
 // runs reports whether a binary for p runs on a host whose uname says
 // host: 32-bit x86 names its machine i386 to i686.
-func (p Platform) runs(host Platform) bool {
+func (p platform) runs(host platform) bool {
 	if p.OS != host.OS {
 		return false
 	}
@@ -95,14 +95,14 @@ type Installed struct {
 // It refuses, before copying anything, a host whose uname -s and -m do not
 // run the binary.
 func (c *Conn) Install(ctx context.Context, binary string) (Installed, error) {
-	want, err := BinaryPlatform(binary)
+	want, err := binaryPlatform(binary)
 	if err != nil {
 		return Installed{}, err
 	}
-	host := Platform{OS: c.OS, Arch: c.Arch}
+	host := platform{OS: c.OS, Arch: c.Arch}
 	if !want.runs(host) {
 		return Installed{}, fmt.Errorf("host %s (%s): %w: the host is %s and %s is built for %s; build perfbench for the host (GOOS=linux GOARCH=... go build ./cmd/perfbench) and give that binary",
-			c.Host.Name, c.Host.Destination, ErrPlatform, host, binary, want)
+			c.Host.Name, c.Host.Destination, errPlatform, host, binary, want)
 	}
 	f, err := os.Open(binary)
 	if err != nil {
@@ -124,7 +124,7 @@ func (c *Conn) Install(ctx context.Context, binary string) (Installed, error) {
 	// Written under a temporary name and renamed: a run using the old
 	// binary keeps it, and a cut copy leaves no broken perfbench.
 	script := fmt.Sprintf(`mkdir -p %s/bin && cd %s/bin && t=.perfbench.$$ && cat >"$t" && chmod 755 "$t" && mv -f "$t" perfbench && cd .. && pwd && sha256sum bin/perfbench`,
-		Quote(c.Host.WorkDir), Quote(c.Host.WorkDir))
+		quote(c.Host.WorkDir), quote(c.Host.WorkDir))
 	cmd := c.command(ctx, script)
 	cmd.Stdin = f
 	var stdout strings.Builder

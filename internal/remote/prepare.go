@@ -64,7 +64,7 @@ func prepare(ctx context.Context, g *Group, h Host, binary string) Ready {
 		return r
 	}
 	t = time.Now()
-	out, err := r.Conn.Output(ctx, []string{r.Installed.Path, "doctor", "--format", "json"}, RunOptions{})
+	out, err := r.Conn.Output(ctx, []string{r.Installed.Path, "doctor", "--format", "json"}, runOptions{})
 	r.Check = time.Since(t)
 	// doctor exits 1 when perfbench cannot count; its report says why.
 	var rep hostinfo.Report

@@ -33,8 +33,8 @@ import (
 // stream per host: no connection per file, no polling round trips, and the
 // files arrive within two intervals of being written.
 
-// WatchCommand is the perfbench command that serves a folder's files.
-var WatchCommand = []string{"hosts", "watch"}
+// watchCommand is the perfbench command that serves a folder's files.
+var watchCommand = []string{"hosts", "watch"}
 
 // DefaultWatchInterval is how often the watcher scans its folder.
 const DefaultWatchInterval = 500 * time.Millisecond
@@ -169,10 +169,10 @@ func receive(r io.Reader, dir string, got func(string)) error {
 // the perfbench at bin on the host (see Install). got, if not nil, is
 // called from another goroutine with each file's slash-separated path
 // relative to localDir once it is written. Finish ends the pull.
-func (c *Conn) Pull(ctx context.Context, bin, remoteDir, localDir string, got func(string)) (*Pull, error) {
-	argv := append([]string{bin}, WatchCommand...)
+func (c *Conn) Pull(ctx context.Context, bin, remoteDir, localDir string, got func(string)) (*pull, error) {
+	argv := append([]string{bin}, watchCommand...)
 	argv = append(argv, "--interval", DefaultWatchInterval.String(), remoteDir)
-	cmd := c.command(ctx, "cd "+Quote(c.Host.WorkDir)+" && exec "+Quote(argv...))
+	cmd := c.command(ctx, "cd "+quote(c.Host.WorkDir)+" && exec "+quote(argv...))
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, fmt.Errorf("host %s: pull %s: %w", c.Host.Name, remoteDir, err)
@@ -186,7 +186,7 @@ func (c *Conn) Pull(ctx context.Context, bin, remoteDir, localDir string, got fu
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("host %s: pull %s: start ssh: %w", c.Host.Name, remoteDir, err)
 	}
-	p := &Pull{stdin: stdin, done: make(chan error, 1)}
+	p := &pull{stdin: stdin, done: make(chan error, 1)}
 	go func() {
 		rerr := receive(stdout, localDir, got)
 		io.Copy(io.Discard, stdout)
@@ -205,15 +205,15 @@ func (c *Conn) Pull(ctx context.Context, bin, remoteDir, localDir string, got fu
 	return p, nil
 }
 
-// Pull is a running pull; see Conn.Pull.
-type Pull struct {
+// pull is a running pull; see Conn.Pull.
+type pull struct {
 	stdin io.WriteCloser
 	done  chan error
 }
 
 // Finish asks the host for the files not sent yet, waits until they are
 // written and ends the pull.
-func (p *Pull) Finish() error {
+func (p *pull) Finish() error {
 	p.stdin.Close()
 	return <-p.done
 }

@@ -90,7 +90,7 @@ func TestHosts(t *testing.T) {
 		// hostname is the host's own (a UTS namespace per host); pwd is
 		// the work folder, under the host's own home.
 		err := c.Run(ctx, []string{"sh", "-c", "echo one; echo oops >&2; hostname; pwd; printf 'no newline'"},
-			RunOptions{Stdout: stdout, Stderr: stderr})
+			runOptions{Stdout: stdout, Stderr: stderr})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -104,7 +104,7 @@ func TestHosts(t *testing.T) {
 			t.Errorf("the work folder is not in the host's home: %v", err)
 		}
 
-		err = c.Run(ctx, []string{"sh", "-c", "echo 'cannot open the file' >&2; exit 3"}, RunOptions{})
+		err = c.Run(ctx, []string{"sh", "-c", "echo 'cannot open the file' >&2; exit 3"}, runOptions{})
 		if err == nil || !strings.Contains(err.Error(), "host h1") || !strings.Contains(err.Error(), "exit status 3: cannot open the file") {
 			t.Errorf("failed command: got %v", err)
 		}
@@ -139,7 +139,7 @@ func TestHosts(t *testing.T) {
 		}
 		writeELF(t, other, machine)
 		_, err = c.Install(ctx, other)
-		if !errors.Is(err, ErrPlatform) || !strings.Contains(err.Error(), "host h1") ||
+		if !errors.Is(err, errPlatform) || !strings.Contains(err.Error(), "host h1") ||
 			!strings.Contains(err.Error(), "the host is Linux "+c.Arch) || !strings.Contains(err.Error(), "built for Linux "+arch) {
 			t.Errorf("binary for %s: got %v", arch, err)
 		}
@@ -165,7 +165,7 @@ func TestHosts(t *testing.T) {
 			t.Errorf("install through a noisy shell: %+v, %v", in, err)
 		}
 		var out bytes.Buffer
-		if err := c2.Run(ctx, []string{"true"}, RunOptions{Stdout: &out}); err != nil || out.String() != "welcome to the lab\n" {
+		if err := c2.Run(ctx, []string{"true"}, runOptions{Stdout: &out}); err != nil || out.String() != "welcome to the lab\n" {
 			t.Errorf("the shell's noise: %q, %v (want it passed on as the host printed it)", out.String(), err)
 		}
 	})
@@ -204,19 +204,19 @@ func TestHosts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := c.Output(ctx, []string{"sh", "-c", `stat -c %a "$1"; cat "$1"`, "sh", path}, RunOptions{})
+		out, err := c.Output(ctx, []string{"sh", "-c", `stat -c %a "$1"; cat "$1"`, "sh", path}, runOptions{})
 		if err != nil || string(out) != "600\n"+secret {
 			t.Errorf("secret file: %q, %v; want mode 600 and the secret", out, err)
 		}
 		// On stdin: the remote command reads it, and lives a while.
-		out, err = c.Output(ctx, []string{"sh", "-c", "read -r pw; sleep 0.5; echo ${#pw}"}, RunOptions{Stdin: strings.NewReader(secret + "\n")})
+		out, err = c.Output(ctx, []string{"sh", "-c", "read -r pw; sleep 0.5; echo ${#pw}"}, runOptions{Stdin: strings.NewReader(secret + "\n")})
 		if err != nil || strings.TrimSpace(string(out)) != "19" {
 			t.Errorf("secret on stdin: %q, %v", out, err)
 		}
 		if err := c.Remove(ctx, path); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Run(ctx, []string{"test", "!", "-e", path}, RunOptions{}); err != nil {
+		if err := c.Run(ctx, []string{"test", "!", "-e", path}, runOptions{}); err != nil {
 			t.Errorf("secret file still there after Remove: %v", err)
 		}
 		close(stop)
@@ -243,7 +243,7 @@ func TestHosts(t *testing.T) {
 		// Records are written to a dot file, then renamed.
 		write := func(name, content string) {
 			t.Helper()
-			err := c.Run(ctx, []string{"sh", "-c", `mkdir -p out/records && printf %s "$2" >"out/records/.$1.tmp" && mv "out/records/.$1.tmp" "out/records/$1"`, "sh", name, content}, RunOptions{})
+			err := c.Run(ctx, []string{"sh", "-c", `mkdir -p out/records && printf %s "$2" >"out/records/.$1.tmp" && mv "out/records/.$1.tmp" "out/records/$1"`, "sh", name, content}, runOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -259,7 +259,7 @@ func TestHosts(t *testing.T) {
 		}
 		write("b.json", `{"b":2}`)
 		// A file being written (a dot name) is not pulled.
-		if err := c.Run(ctx, []string{"sh", "-c", "printf x > out/records/.c.json.tmp"}, RunOptions{}); err != nil {
+		if err := c.Run(ctx, []string{"sh", "-c", "printf x > out/records/.c.json.tmp"}, runOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		if err := p.Finish(); err != nil {
@@ -317,7 +317,7 @@ perl -e 'setpgrp; sleep 302' &
 echo started
 wait`
 	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx, []string{"sh", "-c", script}, RunOptions{Stdout: w, Grace: time.Second}) }()
+	go func() { done <- c.Run(ctx, []string{"sh", "-c", script}, runOptions{Stdout: w, Grace: time.Second}) }()
 	select {
 	case <-started:
 	case err := <-done:
@@ -416,9 +416,9 @@ func TestConnectErrors(t *testing.T) {
 		is   error
 		want []string
 	}{
-		{"h1", ErrHostKeyChanged, []string{"host h1 (root@" + set.Host(t, "h1").Address + "): host key changed", khFile + ":1", "ssh-keygen -f", "accept it with: ssh -i " + set.ClientKey}},
-		{"h2", ErrHostKeyUnknown, []string{"host h2 (root@" + set.Host(t, "h2").Address + "): unknown host key", "accept it with: ssh -i " + set.ClientKey, "UserKnownHostsFile=" + khFile, "root@" + set.Host(t, "h2").Address + " true"}},
-		{"h3", ErrUnreachable, []string{"host h3 (root@" + set.Host(t, "h3").Address + "): host unreachable", "Connection refused"}},
+		{"h1", errHostKeyChanged, []string{"host h1 (root@" + set.Host(t, "h1").Address + "): host key changed", khFile + ":1", "ssh-keygen -f", "accept it with: ssh -i " + set.ClientKey}},
+		{"h2", errHostKeyUnknown, []string{"host h2 (root@" + set.Host(t, "h2").Address + "): unknown host key", "accept it with: ssh -i " + set.ClientKey, "UserKnownHostsFile=" + khFile, "root@" + set.Host(t, "h2").Address + " true"}},
+		{"h3", errUnreachable, []string{"host h3 (root@" + set.Host(t, "h3").Address + "): host unreachable", "Connection refused"}},
 	} {
 		_, err := connect(t, file, tc.host)
 		if !errors.Is(err, tc.is) {
@@ -466,7 +466,7 @@ func TestArgsKeepHostKeyChecking(t *testing.T) {
 
 func TestQuote(t *testing.T) {
 	words := []string{"plain", "with space", "it's", `"dq" $HOME ; rm -rf / ` + "`x`", "", "a\nb", "--opt=1", "*"}
-	out, err := exec.Command("sh", "-c", "printf '%s|' "+Quote(words...)).Output()
+	out, err := exec.Command("sh", "-c", "printf '%s|' "+quote(words...)).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -480,27 +480,27 @@ func TestBinaryPlatform(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := BinaryPlatform(self)
+	p, err := binaryPlatform(self)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if host := (Platform{OS: uname(t, "-s"), Arch: uname(t, "-m")}); !p.runs(host) || p != host {
+	if host := (platform{OS: uname(t, "-s"), Arch: uname(t, "-m")}); !p.runs(host) || p != host {
 		t.Errorf("this test binary is for %v, this machine is %v", p, host)
 	}
 	arm := filepath.Join(t.TempDir(), "arm")
 	writeELF(t, arm, elf.EM_AARCH64)
-	if p, err := BinaryPlatform(arm); err != nil || p != (Platform{"Linux", "aarch64"}) {
+	if p, err := binaryPlatform(arm); err != nil || p != (platform{"Linux", "aarch64"}) {
 		t.Errorf("arm64 header: %v, %v", p, err)
 	}
-	if (Platform{"Linux", "aarch64"}).runs(Platform{"Linux", "x86_64"}) || (Platform{"Linux", "x86_64"}).runs(Platform{"FreeBSD", "x86_64"}) {
+	if (platform{"Linux", "aarch64"}).runs(platform{"Linux", "x86_64"}) || (platform{"Linux", "x86_64"}).runs(platform{"FreeBSD", "x86_64"}) {
 		t.Error("a binary runs on a platform it was not built for")
 	}
-	if !(Platform{"Linux", "i686"}).runs(Platform{"Linux", "i586"}) {
+	if !(platform{"Linux", "i686"}).runs(platform{"Linux", "i586"}) {
 		t.Error("a 32-bit x86 binary does not run on i586")
 	}
 	script := filepath.Join(t.TempDir(), "script")
 	os.WriteFile(script, []byte("#!/bin/sh\n"), 0o755)
-	if _, err := BinaryPlatform(script); err == nil {
+	if _, err := binaryPlatform(script); err == nil {
 		t.Error("a shell script has a platform")
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"time"
 )
 
-// RunOptions are the input, output and stop of a remote command.
-type RunOptions struct {
+// runOptions are the input, output and stop of a remote command.
+type runOptions struct {
 	// Stdin is the command's input (nil: none). Secrets travel here, never
 	// on the command line, which every user of the host can read in ps.
 	Stdin io.Reader
@@ -25,9 +25,9 @@ type RunOptions struct {
 	Grace time.Duration
 }
 
-// DefaultGrace leaves a remote perfbench time to stop the servers it
+// defaultGrace leaves a remote perfbench time to stop the servers it
 // started and write its partial Records.
-const DefaultGrace = 30 * time.Second
+const defaultGrace = 30 * time.Second
 
 // sessionMark starts the line a remote command's session leader writes
 // to stderr first, with its pid (the session's id); Run takes the line out.
@@ -66,11 +66,11 @@ members`
 // command gets SIGTERM, and after opt.Grace every process left of it gets
 // SIGKILL (its whole session, also the processes that moved to a process
 // group of their own); Run then returns an error wrapping ctx.Err().
-func (c *Conn) Run(ctx context.Context, argv []string, opt RunOptions) error {
+func (c *Conn) Run(ctx context.Context, argv []string, opt runOptions) error {
 	if len(argv) == 0 {
 		return fmt.Errorf("host %s: run: no command", c.Host.Name)
 	}
-	cmd := c.command(context.WithoutCancel(ctx), fmt.Sprintf(startScript, Quote(c.Host.WorkDir), Quote(argv...)))
+	cmd := c.command(context.WithoutCancel(ctx), fmt.Sprintf(startScript, quote(c.Host.WorkDir), quote(argv...)))
 	cmd.Stdin = opt.Stdin
 	cmd.Stdout = opt.Stdout
 	session := &sessionWriter{w: writerOrDiscard(opt.Stderr), sid: make(chan int, 1)}
@@ -113,7 +113,7 @@ func (c *Conn) Run(ctx context.Context, argv []string, opt RunOptions) error {
 // nothing of it is left. A command that ends meanwhile needs no stop.
 func (c *Conn) stopSession(sid <-chan int, exited <-chan struct{}, grace time.Duration) error {
 	if grace <= 0 {
-		grace = DefaultGrace
+		grace = defaultGrace
 	}
 	var id int
 	select {
@@ -194,7 +194,7 @@ func (s *sessionWriter) Flush() error {
 
 // Output runs argv in the host's work folder like Run and returns its
 // standard output.
-func (c *Conn) Output(ctx context.Context, argv []string, opt RunOptions) ([]byte, error) {
+func (c *Conn) Output(ctx context.Context, argv []string, opt runOptions) ([]byte, error) {
 	var out bytes.Buffer
 	opt.Stdout = &out
 	err := c.Run(ctx, argv, opt)
@@ -206,7 +206,7 @@ func (c *Conn) Output(ctx context.Context, argv []string, opt RunOptions) ([]byt
 // path. The data travels on ssh's standard input, never on a command line.
 // Remove the file when done.
 func (c *Conn) PutSecret(ctx context.Context, data []byte) (string, error) {
-	wd := Quote(c.Host.WorkDir)
+	wd := quote(c.Host.WorkDir)
 	script := fmt.Sprintf(`umask 077 && mkdir -p %[1]s/.perfbench-secrets && cd %[1]s/.perfbench-secrets && f=$(mktemp "$PWD/secret.XXXXXXXX") && cat >"$f" && echo "$f"`, wd)
 	out, err := c.output(ctx, script, data)
 	if err != nil {
@@ -217,7 +217,7 @@ func (c *Conn) PutSecret(ctx context.Context, data []byte) (string, error) {
 
 // Remove removes a file on the host.
 func (c *Conn) Remove(ctx context.Context, path string) error {
-	if _, err := c.output(ctx, "rm -f "+Quote(path), nil); err != nil {
+	if _, err := c.output(ctx, "rm -f "+quote(path), nil); err != nil {
 		return fmt.Errorf("remove %s: %w", path, err)
 	}
 	return nil

@@ -51,16 +51,16 @@ import (
 // Flavors of server, as detected from mysqld --version.
 const (
 	MariaDB = "mariadb"
-	MySQL   = "mysql" // MySQL and Percona Server: both initialise with --initialize-insecure
+	mySQL   = "mysql" // MySQL and Percona Server: both initialise with --initialize-insecure
 )
 
 // Sentinel errors.
 var (
-	// ErrNoServerBinary means neither mariadbd nor mysqld was found.
-	ErrNoServerBinary = errors.New("no mysqld or mariadbd binary found")
-	// ErrNotReady means the server did not answer a ping in time, or
+	// errNoServerBinary means neither mariadbd nor mysqld was found.
+	errNoServerBinary = errors.New("no mysqld or mariadbd binary found")
+	// errNotReady means the server did not answer a ping in time, or
 	// exited while starting.
-	ErrNotReady = errors.New("server did not become ready")
+	errNotReady = errors.New("server did not become ready")
 	// ErrPortInUse means the server could not listen on its TCP port:
 	// another process has it.
 	ErrPortInUse = errors.New("the port is in use")
@@ -156,7 +156,7 @@ func FindServerBinary(basedir string) (string, error) {
 				}
 			}
 		}
-		return "", fmt.Errorf("find the server binary: %w in PATH or /usr/sbin (install it: apt-get install mariadb-server)", ErrNoServerBinary)
+		return "", fmt.Errorf("find the server binary: %w in PATH or /usr/sbin (install it: apt-get install mariadb-server)", errNoServerBinary)
 	}
 	for _, d := range []string{"sbin", "bin", "libexec"} {
 		for _, n := range names {
@@ -166,7 +166,7 @@ func FindServerBinary(basedir string) (string, error) {
 			}
 		}
 	}
-	return "", fmt.Errorf("find the server binary under basedir %s: %w in its sbin/, bin/ or libexec/", basedir, ErrNoServerBinary)
+	return "", fmt.Errorf("find the server binary under basedir %s: %w in its sbin/, bin/ or libexec/", basedir, errNoServerBinary)
 }
 
 func isExecutable(p string) bool {
@@ -176,9 +176,9 @@ func isExecutable(p string) bool {
 
 var versionRE = regexp.MustCompile(`\bVer\s+(\S+)`)
 
-// ParseVersion reads the output of `mysqld --version` and returns the flavor
+// parseVersion reads the output of `mysqld --version` and returns the flavor
 // (MariaDB or MySQL) and the version string.
-func ParseVersion(out []byte) (flavor, version string, err error) {
+func parseVersion(out []byte) (flavor, version string, err error) {
 	line := strings.TrimSpace(string(out))
 	if i := strings.IndexByte(line, '\n'); i >= 0 {
 		line = line[:i]
@@ -191,7 +191,7 @@ func ParseVersion(out []byte) (flavor, version string, err error) {
 	if strings.Contains(line, "MariaDB") {
 		return MariaDB, version, nil
 	}
-	return MySQL, version, nil
+	return mySQL, version, nil
 }
 
 // Detect runs binary --version and returns its flavor and version.
@@ -201,7 +201,7 @@ func Detect(ctx context.Context, binary string) (flavor, version string, err err
 	if err != nil {
 		return "", "", fmt.Errorf("run %s --version: %w: %s", binary, err, tail(out, 5))
 	}
-	return ParseVersion(out)
+	return parseVersion(out)
 }
 
 func (c *Config) setDefaults() {
@@ -492,7 +492,7 @@ func (s *Server) serverArgs() []string {
 		"--log-error="+s.ErrorLog,
 		"--skip-name-resolve",
 	)
-	if s.Flavor == MySQL {
+	if s.Flavor == mySQL {
 		// The X plugin listens on 33060 by default: two sandboxes
 		// would fight over it.
 		args = append(args, "--mysqlx=OFF")
@@ -572,12 +572,12 @@ func (s *Server) waitReady(ctx context.Context, logOffset int64) error {
 		case <-s.exited:
 			return s.exitError(logOffset)
 		case <-ctx.Done():
-			return fmt.Errorf("start %s in %s: %w: %w", filepath.Base(s.Binary), s.Dir, ErrNotReady, ctx.Err())
+			return fmt.Errorf("start %s in %s: %w: %w", filepath.Base(s.Binary), s.Dir, errNotReady, ctx.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("start %s in %s: %w within %v (last ping: %v); error log %s says:\n%s",
-				filepath.Base(s.Binary), s.Dir, ErrNotReady, s.cfg.ReadyTimeout, lastErr, s.ErrorLog, s.logTail(logOffset, 20))
+				filepath.Base(s.Binary), s.Dir, errNotReady, s.cfg.ReadyTimeout, lastErr, s.ErrorLog, s.logTail(logOffset, 20))
 		}
 	}
 }
@@ -601,12 +601,12 @@ func (s *Server) exitError(logOffset int64) error {
 	}
 	if len(errs) == 0 {
 		return fmt.Errorf("start %s in %s: %w: it exited (%v); error log %s says:\n%s",
-			name, s.Dir, ErrNotReady, s.waitErr, s.ErrorLog, s.logTail(logOffset, 20))
+			name, s.Dir, errNotReady, s.waitErr, s.ErrorLog, s.logTail(logOffset, 20))
 	}
 	if len(errs) > 3 {
 		errs = append(errs[:3], fmt.Sprintf("and %d more", len(errs)-3))
 	}
-	return fmt.Errorf("start %s in %s: %w: it exited (%v): %s (error log %s)", name, s.Dir, ErrNotReady, s.waitErr, strings.Join(errs, "; "), s.ErrorLog)
+	return fmt.Errorf("start %s in %s: %w: it exited (%v): %s (error log %s)", name, s.Dir, errNotReady, s.waitErr, strings.Join(errs, "; "), s.ErrorLog)
 }
 
 func (s *Server) logTail(offset int64, n int) string {
@@ -653,12 +653,12 @@ func tail(b []byte, n int) string {
 
 // RootConfig returns a driver configuration for the root account over the
 // sandbox's socket.
-func (s *Server) RootConfig() *mysql.Config { return RootConfigAt(s.Socket) }
+func (s *Server) RootConfig() *mysql.Config { return rootConfigAt(s.Socket) }
 
-// RootConfigAt returns a driver configuration for root without a password
+// rootConfigAt returns a driver configuration for root without a password
 // over the unix socket at socket, as a data directory the sandbox
 // initialised has it.
-func RootConfigAt(socket string) *mysql.Config {
+func rootConfigAt(socket string) *mysql.Config {
 	c := mysql.NewConfig()
 	c.User = "root"
 	c.Net = "unix"
@@ -682,7 +682,7 @@ func (s *Server) Root() (*sql.DB, error) { return OpenRoot(s.Socket) }
 // the sandbox initialised, by the sandbox or by another command. The caller
 // closes it.
 func OpenRoot(socket string) (*sql.DB, error) {
-	conn, err := mysql.NewConnector(RootConfigAt(socket))
+	conn, err := mysql.NewConnector(rootConfigAt(socket))
 	if err != nil {
 		return nil, fmt.Errorf("connect to %s as root: %w", socket, err)
 	}

@@ -10,17 +10,17 @@ import (
 	"github.com/perfbench/perfbench/perfevent"
 )
 
-// EventStatus says whether one event of a set opens on this machine.
-type EventStatus struct {
+// eventStatus says whether one event of a set opens on this machine.
+type eventStatus struct {
 	Name     string `json:"name"`
 	Spelling string `json:"spelling"`
 	Opens    bool   `json:"opens"`
 	Reason   string `json:"reason"`
 }
 
-// MetricStatus says whether a metric can be computed on this machine: all
+// metricStatus says whether a metric can be computed on this machine: all
 // the events it reads (directly or through other metrics) open.
-type MetricStatus struct {
+type metricStatus struct {
 	Name       string   `json:"name"`
 	Level      string   `json:"level"`
 	Group      string   `json:"group"`
@@ -39,8 +39,8 @@ type Report struct {
 	Source  string         `json:"source"`
 	Note    string         `json:"note,omitempty"`
 	HasPMU  bool           `json:"hardware_pmu"`
-	Metrics []MetricStatus `json:"metrics"`
-	Events  []EventStatus  `json:"events"`
+	Metrics []metricStatus `json:"metrics"`
+	Events  []eventStatus  `json:"events"`
 }
 
 // Check encodes every event of s with perfevent (on sys's PMUs) and opens
@@ -52,7 +52,7 @@ func Check(s *Set, cpuid string, sys *perfevent.System, probe func(perfevent.Eve
 	r := Report{CPUID: cpuid, Set: s.Name, Source: s.Source.String(), Note: s.Note, HasPMU: sys.HasHardwarePMU()}
 	opens := map[string]bool{}
 	for _, e := range s.Events {
-		st := EventStatus{Name: e.Name, Spelling: e.Spelling}
+		st := eventStatus{Name: e.Name, Spelling: e.Spelling}
 		switch {
 		case e.Spelling == "":
 			st.Reason = e.Why
@@ -64,7 +64,7 @@ func Check(s *Set, cpuid string, sys *perfevent.System, probe func(perfevent.Eve
 		r.Events = append(r.Events, st)
 	}
 	for _, m := range s.Metrics {
-		ms := MetricStatus{Name: m.Name, Level: m.Level.String(), Group: m.Group, Expr: m.Expr.String(),
+		ms := metricStatus{Name: m.Name, Level: m.Level.String(), Group: m.Group, Expr: m.Expr.String(),
 			Events: s.Needs(m.Name), Literals: s.Literals(m.Name)}
 		for _, n := range ms.Events {
 			if !opens[n] {

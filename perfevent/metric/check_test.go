@@ -17,7 +17,7 @@ func TestCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := SetNamed("amdzen4")
+	s := setNamed("amdzen4")
 	failing := s.Event("ex_ret_brn_misp").Spelling
 	var probed []string
 	probe := func(e perfevent.Event) error {

@@ -61,14 +61,14 @@ type mapEntry struct {
 func Lookup(cpuid string) *Set {
 	for _, m := range cpuMap {
 		if m.matches(cpuid) {
-			return SetNamed(m.Set)
+			return setNamed(m.Set)
 		}
 	}
 	return nil
 }
 
-// SetNamed returns the set called name, or nil.
-func SetNamed(name string) *Set {
+// setNamed returns the set called name, or nil.
+func setNamed(name string) *Set {
 	for i := range sets {
 		if sets[i].Name == name {
 			return &sets[i]

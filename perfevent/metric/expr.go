@@ -8,38 +8,38 @@ import (
 	"strings"
 )
 
-// Op is the operation of an expression node.
-type Op uint8
+// opcode is the operation of an expression node.
+type opcode uint8
 
 // The operations of perf's metric expression language (tools/perf/util/expr.y).
 const (
-	OpNum         Op = iota // a number: Num
-	OpEvent                 // an event's value: Name
-	OpMetric                // another metric of the same set: Name
-	OpLiteral               // a literal such as #smt_on or #slots: Name, lower case, without '#'
-	OpAdd                   // Args[0] + Args[1]
-	OpSub                   // Args[0] - Args[1]
-	OpMul                   // Args[0] * Args[1]
-	OpDiv                   // Args[0] / Args[1]; NaN when Args[1] is 0
-	OpMod                   // int(Args[0]) % int(Args[1])
-	OpNeg                   // -Args[0]
-	OpLess                  // Args[0] < Args[1]
-	OpGreater               // Args[0] > Args[1]
-	OpOr                    // Args[0] | Args[1]: 0 when both are 0, else 1
-	OpAnd                   // Args[0] & Args[1]: 1 when both are non-zero, else 0
-	OpXor                   // Args[0] ^ Args[1]: 1 when exactly one is 0
-	OpIf                    // Args[0] if Args[1] else Args[2]
-	OpDRatio                // d_ratio(Args[0], Args[1]): 0 when Args[1] is 0
-	OpMin                   // min(Args[0], Args[1])
-	OpMax                   // max(Args[0], Args[1])
-	OpCPUID                 // strcmp_cpuid_str(Name): 1 when this CPU is Name (or a later revision)
-	OpSourceCount           // source_count(Name): how many counters were summed into event Name
-	OpHasEvent              // has_event(Name): 1 when event Name can be counted
+	opNum         opcode = iota // a number: Num
+	OpEvent                     // an event's value: Name
+	OpMetric                    // another metric of the same set: Name
+	opLiteral                   // a literal such as #smt_on or #slots: Name, lower case, without '#'
+	opAdd                       // Args[0] + Args[1]
+	opSub                       // Args[0] - Args[1]
+	opMul                       // Args[0] * Args[1]
+	opDiv                       // Args[0] / Args[1]; NaN when Args[1] is 0
+	opMod                       // int(Args[0]) % int(Args[1])
+	opNeg                       // -Args[0]
+	opLess                      // Args[0] < Args[1]
+	opGreater                   // Args[0] > Args[1]
+	opOr                        // Args[0] | Args[1]: 0 when both are 0, else 1
+	opAnd                       // Args[0] & Args[1]: 1 when both are non-zero, else 0
+	opXor                       // Args[0] ^ Args[1]: 1 when exactly one is 0
+	opIf                        // Args[0] if Args[1] else Args[2]
+	opDRatio                    // d_ratio(Args[0], Args[1]): 0 when Args[1] is 0
+	opMin                       // min(Args[0], Args[1])
+	opMax                       // max(Args[0], Args[1])
+	opCPUID                     // strcmp_cpuid_str(Name): 1 when this CPU is Name (or a later revision)
+	OpSourceCount               // source_count(Name): how many counters were summed into event Name
+	OpHasEvent                  // has_event(Name): 1 when event Name can be counted
 )
 
 // Expr is a node of a metric's expression tree.
 type Expr struct {
-	Op   Op
+	Op   opcode
 	Num  float64
 	Name string
 	Args []*Expr
@@ -61,38 +61,38 @@ type Env struct {
 	SourceCount func(name string) float64
 }
 
-// ErrMissing is wrapped by evaluation errors for an event, literal or
+// errMissing is wrapped by evaluation errors for an event, literal or
 // metric the environment does not have.
-var ErrMissing = errors.New("value missing")
+var errMissing = errors.New("value missing")
 
 // Eval computes the expression with perf's semantics: a division by zero
 // gives NaN, d_ratio by zero gives 0, a condition is false only when it is
 // exactly 0, and |, & and ^ read their operands as zero or not.
 func (e *Expr) Eval(env *Env) (float64, error) {
 	switch e.Op {
-	case OpNum:
+	case opNum:
 		return e.Num, nil
 	case OpEvent:
 		if env.Event == nil {
-			return 0, fmt.Errorf("event %s: %w", e.Name, ErrMissing)
+			return 0, fmt.Errorf("event %s: %w", e.Name, errMissing)
 		}
 		v, ok := env.Event(e.Name)
 		if !ok {
-			return 0, fmt.Errorf("event %s: %w", e.Name, ErrMissing)
+			return 0, fmt.Errorf("event %s: %w", e.Name, errMissing)
 		}
 		return v, nil
 	case OpMetric:
 		if env.Metric == nil {
-			return 0, fmt.Errorf("metric %s: %w", e.Name, ErrMissing)
+			return 0, fmt.Errorf("metric %s: %w", e.Name, errMissing)
 		}
 		return env.Metric(e.Name)
-	case OpLiteral:
+	case opLiteral:
 		v, ok := env.Literals[e.Name]
 		if !ok {
-			return 0, fmt.Errorf("literal #%s: %w", e.Name, ErrMissing)
+			return 0, fmt.Errorf("literal #%s: %w", e.Name, errMissing)
 		}
 		return v, nil
-	case OpCPUID:
+	case opCPUID:
 		if cpuidMatches(e.Name, env.CPUID) {
 			return 1, nil
 		}
@@ -110,7 +110,7 @@ func (e *Expr) Eval(env *Env) (float64, error) {
 			return 1, nil
 		}
 		return 0, nil
-	case OpIf:
+	case opIf:
 		c, err := e.Args[1].Eval(env)
 		if err != nil {
 			return 0, err
@@ -119,7 +119,7 @@ func (e *Expr) Eval(env *Env) (float64, error) {
 			return e.Args[2].Eval(env)
 		}
 		return e.Args[0].Eval(env)
-	case OpNeg:
+	case opNeg:
 		v, err := e.Args[0].Eval(env)
 		return -v, err
 	}
@@ -132,43 +132,43 @@ func (e *Expr) Eval(env *Env) (float64, error) {
 		return 0, err
 	}
 	switch e.Op {
-	case OpAdd:
+	case opAdd:
 		return a + b, nil
-	case OpSub:
+	case opSub:
 		return a - b, nil
-	case OpMul:
+	case opMul:
 		return a * b, nil
-	case OpDiv:
+	case opDiv:
 		if b == 0 {
 			return math.NaN(), nil
 		}
 		return a / b, nil
-	case OpMod:
+	case opMod:
 		if int64(b) == 0 {
 			return math.NaN(), nil
 		}
 		return float64(int64(a) % int64(b)), nil
-	case OpDRatio:
+	case opDRatio:
 		if b == 0 {
 			return 0, nil
 		}
 		return a / b, nil
-	case OpLess:
+	case opLess:
 		return b2f(a < b), nil
-	case OpGreater:
+	case opGreater:
 		return b2f(a > b), nil
-	case OpOr:
+	case opOr:
 		return b2f(a != 0 || b != 0), nil
-	case OpAnd:
+	case opAnd:
 		return b2f(a != 0 && b != 0), nil
-	case OpXor:
+	case opXor:
 		return b2f((a == 0) != (b == 0)), nil
-	case OpMin:
+	case opMin:
 		if a < b {
 			return a, nil
 		}
 		return b, nil
-	case OpMax:
+	case opMax:
 		if a > b {
 			return a, nil
 		}
@@ -192,32 +192,32 @@ func (e *Expr) Walk(f func(*Expr)) {
 	}
 }
 
-var binaryText = map[Op]string{
-	OpAdd: "+", OpSub: "-", OpMul: "*", OpDiv: "/", OpMod: "%",
-	OpLess: "<", OpGreater: ">", OpOr: "|", OpAnd: "&", OpXor: "^",
+var binaryText = map[opcode]string{
+	opAdd: "+", opSub: "-", opMul: "*", opDiv: "/", opMod: "%",
+	opLess: "<", opGreater: ">", opOr: "|", opAnd: "&", opXor: "^",
 }
 
-var funcText = map[Op]string{OpDRatio: "d_ratio", OpMin: "min", OpMax: "max"}
+var funcText = map[opcode]string{opDRatio: "d_ratio", opMin: "min", opMax: "max"}
 
 // String prints the expression in perf's syntax, every operation in
 // parentheses, events with perf's escapes.
 func (e *Expr) String() string {
 	switch e.Op {
-	case OpNum:
+	case opNum:
 		return strconv.FormatFloat(e.Num, 'g', -1, 64)
 	case OpEvent, OpMetric:
 		return escapeName(e.Name)
-	case OpLiteral:
+	case opLiteral:
 		return "#" + e.Name
-	case OpCPUID:
+	case opCPUID:
 		return "strcmp_cpuid_str(" + e.Name + ")"
 	case OpSourceCount:
 		return "source_count(" + escapeName(e.Name) + ")"
 	case OpHasEvent:
 		return "has_event(" + escapeName(e.Name) + ")"
-	case OpNeg:
+	case opNeg:
 		return "-" + e.Args[0].String()
-	case OpIf:
+	case opIf:
 		return "(" + e.Args[0].String() + " if " + e.Args[1].String() + " else " + e.Args[2].String() + ")"
 	}
 	if f, ok := funcText[e.Op]; ok {

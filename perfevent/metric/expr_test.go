@@ -54,7 +54,7 @@ func TestParseEval(t *testing.T) {
 		t.Errorf("a / 0 = %v, %v; want NaN as perf", v, err)
 	}
 	e, _ = Parse("a / nosuch", nil)
-	if _, err := e.Eval(env); !errors.Is(err, ErrMissing) || !strings.Contains(err.Error(), "nosuch") {
+	if _, err := e.Eval(env); !errors.Is(err, errMissing) || !strings.Contains(err.Error(), "nosuch") {
 		t.Errorf("missing event: %v", err)
 	}
 	for _, bad := range []string{"a +", "(a", "max(a)", "a if b", "#", "d_ratio(a, b"} {
@@ -65,7 +65,7 @@ func TestParseEval(t *testing.T) {
 }
 
 func TestSetEval(t *testing.T) {
-	s := SetNamed("sapphirerapids")
+	s := setNamed("sapphirerapids")
 	if s == nil {
 		t.Fatal("no sapphirerapids set")
 	}
@@ -78,7 +78,7 @@ func TestSetEval(t *testing.T) {
 	if err != nil || v != 0.3 {
 		t.Fatalf("tma_retiring = %v, %v; want 0.3", v, err)
 	}
-	if _, err := s.Eval("tma_frontend_bound", env); !errors.Is(err, ErrMissing) || !strings.Contains(err.Error(), "INT_MISC.UOP_DROPPING") {
+	if _, err := s.Eval("tma_frontend_bound", env); !errors.Is(err, errMissing) || !strings.Contains(err.Error(), "INT_MISC.UOP_DROPPING") {
 		t.Errorf("tma_frontend_bound without INT_MISC.UOP_DROPPING: %v", err)
 	}
 	needs := strings.Join(s.Needs("tma_frontend_bound"), " ")

@@ -48,8 +48,8 @@ func (l Level) String() string {
 	return "helper"
 }
 
-// Source says where a set's definitions were taken from.
-type Source struct {
+// source says where a set's definitions were taken from.
+type source struct {
 	// Release is the Linux release whose perf tables they are, "6.1.187".
 	Release string
 	// Dir is the model's folder under tools/perf/pmu-events/arch,
@@ -59,7 +59,7 @@ type Source struct {
 	Version string
 }
 
-func (s Source) String() string {
+func (s source) String() string {
 	v := ""
 	if s.Version != "" {
 		v = " " + s.Version
@@ -67,8 +67,8 @@ func (s Source) String() string {
 	return fmt.Sprintf("Linux %s tools/perf/pmu-events/arch/%s%s", s.Release, s.Dir, v)
 }
 
-// Metric is one metric definition.
-type Metric struct {
+// metric is one metric definition.
+type metric struct {
 	Name string
 	// Level is the metric's place in the set.
 	Level Level
@@ -105,10 +105,10 @@ type Set struct {
 	// Name is the folder name of perf's tables: "sapphirerapids",
 	// "amdzen4", "neoverse-n1".
 	Name   string
-	Source Source
+	Source source
 	// Metrics are sorted by level (TopdownL1, TopdownL2, Architectural,
 	// Helper), then by name.
-	Metrics []Metric
+	Metrics []metric
 	// Events are every event the metrics read, sorted by name.
 	Events []Event
 	// Note is a constraint the counting must respect, such as Intel's
@@ -118,7 +118,7 @@ type Set struct {
 
 // Metric returns the metric called name (perf compares metric names
 // without regard to case), or nil.
-func (s *Set) Metric(name string) *Metric {
+func (s *Set) Metric(name string) *metric {
 	for i := range s.Metrics {
 		if strings.EqualFold(s.Metrics[i].Name, name) {
 			return &s.Metrics[i]
@@ -140,18 +140,18 @@ func (s *Set) Event(name string) *Event {
 // Needs returns the events metric name reads, directly or through other
 // metrics, sorted and without repeats.
 func (s *Set) Needs(name string) []string {
-	return s.reads(name, func(o Op) bool { return o == OpEvent || o == OpSourceCount || o == OpHasEvent })
+	return s.reads(name, func(o opcode) bool { return o == OpEvent || o == OpSourceCount || o == OpHasEvent })
 }
 
 // Literals returns the #literals metric name reads, directly or through
 // other metrics.
 func (s *Set) Literals(name string) []string {
-	return s.reads(name, func(o Op) bool { return o == OpLiteral })
+	return s.reads(name, func(o opcode) bool { return o == opLiteral })
 }
 
 // reads collects the names of the nodes of metric name, and of the metrics
 // it refers to, whose operation is wanted.
-func (s *Set) reads(name string, wanted func(Op) bool) []string {
+func (s *Set) reads(name string, wanted func(opcode) bool) []string {
 	seen := map[string]bool{}
 	var names []string
 	var visit func(string)
@@ -176,8 +176,8 @@ func (s *Set) reads(name string, wanted func(Op) bool) []string {
 	return names
 }
 
-// ErrCycle is returned for a metric that refers to itself.
-var ErrCycle = errors.New("metric refers to itself")
+// errCycle is returned for a metric that refers to itself.
+var errCycle = errors.New("metric refers to itself")
 
 // Eval computes metric name from the events and literals in env (its
 // Metric field is set by Eval). The result is the expression's value,
@@ -188,17 +188,17 @@ func (s *Set) Eval(name string, env Env) (float64, error) {
 		return math.NaN(), fmt.Errorf("evaluate %s: no such metric in set %s", name, s.Name)
 	}
 	active := map[string]bool{}
-	var eval func(m *Metric) (float64, error)
+	var eval func(m *metric) (float64, error)
 	env.Metric = func(n string) (float64, error) {
 		r := s.Metric(n)
 		if r == nil {
-			return 0, fmt.Errorf("metric %s: %w", n, ErrMissing)
+			return 0, fmt.Errorf("metric %s: %w", n, errMissing)
 		}
 		return eval(r)
 	}
-	eval = func(m *Metric) (float64, error) {
+	eval = func(m *metric) (float64, error) {
 		if active[m.Name] {
-			return 0, fmt.Errorf("metric %s: %w", m.Name, ErrCycle)
+			return 0, fmt.Errorf("metric %s: %w", m.Name, errCycle)
 		}
 		active[m.Name] = true
 		defer delete(active, m.Name)

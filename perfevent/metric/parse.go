@@ -214,18 +214,18 @@ func (p *parser) ifExpr() (*Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Expr{Op: OpIf, Args: []*Expr{l, c, r}}, nil
+	return &Expr{Op: opIf, Args: []*Expr{l, c, r}}, nil
 }
 
 // levels are perf's binary operators from the loosest to the tightest; all
 // associate to the left.
-var levels = []map[string]Op{
-	{"|": OpOr},
-	{"^": OpXor},
-	{"&": OpAnd},
-	{"<": OpLess, ">": OpGreater},
-	{"+": OpAdd, "-": OpSub},
-	{"*": OpMul, "/": OpDiv, "%": OpMod},
+var levels = []map[string]opcode{
+	{"|": opOr},
+	{"^": opXor},
+	{"&": opAnd},
+	{"<": opLess, ">": opGreater},
+	{"+": opAdd, "-": opSub},
+	{"*": opMul, "/": opDiv, "%": opMod},
 }
 
 func (p *parser) binary(level int) (*Expr, error) {
@@ -258,7 +258,7 @@ func (p *parser) unary() (*Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Expr{Op: OpNeg, Args: []*Expr{a}}, nil
+		return &Expr{Op: opNeg, Args: []*Expr{a}}, nil
 	}
 	return p.primary()
 }
@@ -267,9 +267,9 @@ func (p *parser) primary() (*Expr, error) {
 	t := p.next()
 	switch t.kind {
 	case tokNum:
-		return &Expr{Op: OpNum, Num: t.num}, nil
+		return &Expr{Op: opNum, Num: t.num}, nil
 	case tokLiteral:
-		return &Expr{Op: OpLiteral, Name: t.text}, nil
+		return &Expr{Op: opLiteral, Name: t.text}, nil
 	case tokID:
 		if p.isMetric != nil && p.isMetric(t.text) {
 			return &Expr{Op: OpMetric, Name: t.text}, nil
@@ -303,7 +303,7 @@ func (p *parser) primary() (*Expr, error) {
 			if err := p.expect(tokPunct, ")"); err != nil {
 				return nil, err
 			}
-			op := map[string]Op{"d_ratio": OpDRatio, "min": OpMin, "max": OpMax}[t.text]
+			op := map[string]opcode{"d_ratio": opDRatio, "min": opMin, "max": opMax}[t.text]
 			return &Expr{Op: op, Args: []*Expr{a, b}}, nil
 		case "source_count", "has_event", "strcmp_cpuid_str":
 			if err := p.expect(tokPunct, "("); err != nil {
@@ -316,7 +316,7 @@ func (p *parser) primary() (*Expr, error) {
 			if err := p.expect(tokPunct, ")"); err != nil {
 				return nil, err
 			}
-			op := map[string]Op{"source_count": OpSourceCount, "has_event": OpHasEvent, "strcmp_cpuid_str": OpCPUID}[t.text]
+			op := map[string]opcode{"source_count": OpSourceCount, "has_event": OpHasEvent, "strcmp_cpuid_str": opCPUID}[t.text]
 			return &Expr{Op: op, Name: id.text}, nil
 		}
 	case tokEOF:

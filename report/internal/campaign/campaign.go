@@ -118,10 +118,10 @@ func hosts(n int) ([]string, []int) {
 	return names, threads
 }
 
-// Generate calls f with each Record of the campaign, in the order a
+// generate calls f with each Record of the campaign, in the order a
 // campaign measures them: host by host, version by version, step by step,
 // repeats last.
-func Generate(s Spec, f func(*record.Record) error) error {
+func generate(s Spec, f func(*record.Record) error) error {
 	rng := rand.New(rand.NewPCG(s.Seed, s.Seed^0x9e3779b97f4a7c15))
 	vs := versions(s.Versions)
 	hs, ths := hosts(s.Hosts)
@@ -236,7 +236,7 @@ func one(rng *rand.Rand, s Spec, host string, threads int, version, step string,
 // perfbench run names them, in a folder per host, and returns the number
 // of files and bytes written.
 func Write(s Spec, dir string) (files int, bytes int64, err error) {
-	err = Generate(s, func(r *record.Record) error {
+	err = generate(s, func(r *record.Record) error {
 		b, err := record.Marshal(r)
 		if err != nil {
 			return err

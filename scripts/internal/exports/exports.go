@@ -63,19 +63,19 @@ func goList(dir string, env []string, args ...string) ([]*Package, error) {
 	}
 }
 
-// Variant says which files of a package a Check covers.
-type Variant int
+// variant says which files of a package a Check covers.
+type variant int
 
 const (
-	Code  Variant = iota // the non-test files
-	Tests                // the non-test and in-package test files
+	Code  variant = iota // the non-test files
+	tests                // the non-test and in-package test files
 	XTest                // the external test package (package x_test)
 )
 
 // Check is one type-check of files of a package's folder.
 type Check struct {
 	Pkg     *Package
-	Variant Variant
+	Variant variant
 	Files   []*ast.File
 	Types   *types.Package
 	Info    *types.Info
@@ -236,7 +236,7 @@ func (t *Tree) checkTests(path string) error {
 	if len(p.TestGoFiles) > 0 {
 		var err error
 		files := append(slices.Clone(p.GoFiles), p.TestGoFiles...)
-		if own, err = t.checkFiles(p, Tests, files, t.importer(path, nil), t.tested); err != nil {
+		if own, err = t.checkFiles(p, tests, files, t.importer(path, nil), t.tested); err != nil {
 			return err
 		}
 	}
@@ -250,7 +250,7 @@ func (t *Tree) checkTests(path string) error {
 
 // checkFiles type-checks files of p's folder and records in into the
 // module's exported names they use from other packages.
-func (t *Tree) checkFiles(p *Package, v Variant, names []string, imp types.Importer, into map[use]bool) (*types.Package, error) {
+func (t *Tree) checkFiles(p *Package, v variant, names []string, imp types.Importer, into map[use]bool) (*types.Package, error) {
 	var files []*ast.File
 	for _, name := range names {
 		f, err := parser.ParseFile(t.Fset, filepath.Join(p.Dir, name), nil, parser.ParseComments|parser.SkipObjectResolution)
