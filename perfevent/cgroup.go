@@ -17,6 +17,10 @@ import (
 // the whole machine).
 var errNoCgroup = errors.New("no cgroup to count")
 
+// errRootCgroup is errNoCgroup for a process in the machine's root cgroup,
+// the usual place of a process nobody placed.
+var errRootCgroup = fmt.Errorf("%w", errNoCgroup)
+
 // attachCgroup opens the counters once per online CPU, filtered by the cgroup
 // directory dir (the process's own cgroup v2 when dir is empty).
 func (a *Attachment) attachCgroup(dir string) error {
@@ -129,7 +133,7 @@ func cgroupDirOf(root string, pid int) (string, error) {
 	dir := filepath.Join(root, mnt, under)
 	if rel == "/" {
 		if _, err := os.Stat(filepath.Join(dir, "cgroup.type")); err != nil {
-			return "", fmt.Errorf("pid %d is in the root cgroup, so cgroup mode would count every process on the machine; run it in a cgroup of its own (systemd services have one) or count per thread: %w", pid, errNoCgroup)
+			return "", fmt.Errorf("pid %d is in the root cgroup, where cgroup mode would count every process; start it in a cgroup of its own (as systemd does for a service) or count per thread: %w", pid, errRootCgroup)
 		}
 	}
 	return dir, nil
@@ -246,6 +250,10 @@ func AloneInCgroup(pid int) (dir, why string) {
 
 func aloneInCgroup(root string, pid int) (string, string) {
 	dir, err := cgroupDirOf(root, pid)
+	if errors.Is(err, errRootCgroup) {
+		// The usual case, a process nobody placed: short, no advice.
+		return "", fmt.Sprintf("pid %d is in the root cgroup", pid)
+	}
 	if err != nil {
 		return "", err.Error()
 	}

@@ -387,7 +387,7 @@ func (st *statRun) open(ctx context.Context) error {
 	}
 	st.s = s
 	if mode != "" && !a.perThread {
-		fmt.Fprintf(e.stderr, "perfbench stat: counting per thread: %s; task-clock misses the CPU of threads that start or exit in the window, and a window where that is over %.0f%% says so\n", mode, 100*measure.MaxExitGap)
+		fmt.Fprintf(e.stderr, "perfbench stat: counting per thread: %s; per-thread task-clock misses some CPU at thread exits and context switches, and a gap over %.0f%% is flagged\n", mode, 100*measure.MaxExitGap)
 	}
 	if un := s.Attachment().Unsupported(); len(un) == len(st.list.Events) {
 		// Nothing would be counted: say so before the window, not
