@@ -47,6 +47,12 @@ func (r *runner) runInsert(ctx context.Context, sr *stepRun) *record.Record {
 	}
 	defer sess.Close()
 
+	// The server goes where a sysbench step of these threads would put it;
+	// the driver runs inside perfbench, which is not pinned: the Record
+	// says so (no client CPUs) with where perfbench may run.
+	s.placeServer(sr.it.Threads)
+	s.placed = r.observePlacement(s, nil, os.Getpid())
+
 	cfg := ir.config()
 	fmt.Fprintf(log, "# insert-benchmark step %s: %d tables, user %s on %s %s\n", ir.opts.Step.Name, ir.opts.Tables, cfg.User, cfg.Net, cfg.Addr)
 

@@ -75,6 +75,14 @@ func TestInsertBenchmarkPlan(t *testing.T) {
 		}
 		return r
 	}
+	// The server is placed as for sysbench at these threads; the driver
+	// runs in perfbench, unpinned: no client CPUs claimed.
+	for _, step := range steps {
+		pl := get(step).Provenance.Placement
+		if pl == nil || pl.Client != "" || pl.ClientAllowed == "" || pl.Server == "" || pl.ServerAllowed != pl.Server {
+			t.Errorf("%s: placement %+v; want the server pinned where it may run and no client CPUs", step, pl)
+		}
+	}
 	sumHist := func(h []record.Bucket) float64 {
 		n := 0.0
 		for _, b := range h {
