@@ -88,6 +88,19 @@ func cpuWithin(t *testing.T, what string, taskClock, procCPU, extra, tol float64
 	}
 }
 
+// enclosed fails when got, counted over a window that ref's window
+// encloses, is not within tol (a fraction) of ref, allowing ref to exceed it
+// by extra, what the target measurably used in ref's window outside got's.
+func enclosed(t *testing.T, what string, got, ref, extra, tol float64) {
+	t.Helper()
+	extra = max(extra, 0)
+	diff := ref - got
+	t.Logf("%s: %.0f vs %.0f (%+.2f%%), %.1f ms used in the reference's window outside perfbench's", what, got, ref, 100*diff/ref, extra/1e6)
+	if ref == 0 || diff < -tol*ref || diff > tol*ref+extra {
+		t.Errorf("%s: perfbench %.0f, reference %.0f: %.2f%% apart, more than %.0f%% (plus %.1f ms used outside perfbench's window)", what, got, ref, 100*diff/ref, 100*tol, extra/1e6)
+	}
+}
+
 // within fails when got is not within tol (a fraction) of want.
 func within(t *testing.T, what string, got, want, tol float64) {
 	t.Helper()
