@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfbench/perfbench/internal/cpuset"
+
 	"github.com/perfbench/perfbench/hostinfo"
 	"github.com/perfbench/perfbench/measure"
 	"github.com/perfbench/perfbench/perfevent"
@@ -402,7 +404,7 @@ func (c *calibration) report(hw bool) hostinfo.Report {
 func corePMU(sys *perfevent.System, cpu int) *perfevent.PMU {
 	cores := sys.CorePMUs()
 	for _, p := range cores {
-		if slices.Contains(parseCPUList(p.CPUs), cpu) {
+		if slices.Contains(cpuList(p.CPUs), cpu) {
 			return p
 		}
 	}
@@ -421,7 +423,7 @@ func pmuText(p *perfevent.PMU) string {
 // (CPU 0 takes more interrupts).
 func pickCPU(allowed []int, sys *perfevent.System) int {
 	if p := sys.PMU("cpu_core"); p != nil && sys.Hybrid() {
-		cores := parseCPUList(p.CPUs)
+		cores := cpuList(p.CPUs)
 		for i := len(allowed) - 1; i >= 0; i-- {
 			if slices.Contains(cores, allowed[i]) {
 				return allowed[i]
@@ -431,24 +433,13 @@ func pickCPU(allowed []int, sys *perfevent.System) int {
 	return allowed[len(allowed)-1]
 }
 
-// parseCPUList parses a sysfs CPU list ("0-3,8"); nil when malformed.
-func parseCPUList(s string) []int {
-	var out []int
-	for _, r := range strings.Split(strings.TrimSpace(s), ",") {
-		lo, hi, isRange := strings.Cut(r, "-")
-		a, err1 := strconv.Atoi(lo)
-		b, err2 := a, error(nil)
-		if isRange {
-			b, err2 = strconv.Atoi(hi)
-		}
-		if err1 != nil || err2 != nil || b < a {
-			return nil
-		}
-		for n := a; n <= b; n++ {
-			out = append(out, n)
-		}
+// cpuList is the CPUs of a sysfs CPU list ("0-3,8"); none when malformed.
+func cpuList(s string) cpuset.Set {
+	set, err := cpuset.Parse(s)
+	if err != nil {
+		return nil
 	}
-	return out
+	return set
 }
 
 // fmtNum prints 11 as "11" and 8.5 as "8.5".
