@@ -25,7 +25,7 @@ func BenchmarkDriverCPU(b *testing.B) {
 		var err0, err1 error
 		o.AtStart = func(time.Time) { s0, err0 = fs.Snapshot(srv.Pid, "") }
 		o.AtEnd = func(time.Time) { s1, err1 = fs.Snapshot(srv.Pid, "") }
-		res, err := Run(context.Background(), loadConfig(srv), o)
+		res, err := runStep(context.Background(), loadConfig(srv), o)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -58,7 +58,7 @@ func BenchmarkDriverCPU(b *testing.B) {
 			measure(b, o, func(r *Result) int64 { return r.Inserted })
 		}
 	})
-	if _, err := Run(context.Background(), loadConfig(srv), opts("l.x")); err != nil {
+	if _, err := runStep(context.Background(), loadConfig(srv), opts("l.x")); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("qr100", func(b *testing.B) {

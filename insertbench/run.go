@@ -146,9 +146,13 @@ type client struct {
 	n     int // 1-based
 	table string
 
-	ins, del, qry atomic.Int64 // rows inserted, rows deleted, queries
-	// running is set while the client's main loop runs.
-	running atomic.Bool
+	// per counts the rows inserted, rows deleted and queries run, by
+	// the second in which each statement ended (hIns, hDel, hQry); each
+	// is written by one goroutine, read after all ended.
+	per [3]tally
+	// mainEnd is when the client's main loop (inserts in an l step,
+	// queries in a q step) ended.
+	mainEnd time.Time
 	// minID and maxID are the live ids of the table.
 	minID, maxID atomic.Int64
 
@@ -169,10 +173,6 @@ const (
 )
 
 var histKinds = [3]string{OpInsert, OpDelete, OpQuery}
-
-func (c *client) counts() counts {
-	return counts{Inserts: c.ins.Load(), Deletes: c.del.Load(), Queries: c.qry.Load()}
-}
 
 type nopLogger struct{}
 
@@ -218,7 +218,7 @@ func (r *run) shutdownAll() {
 // connection's timeouts instead, and stopped by shutdownAll.
 var bg = context.Background()
 
-// Run runs one step of the insert benchmark against the database that cfg
+// runStep runs one step of the insert benchmark against the database that cfg
 // reaches (cfg.DBName must be set; cfg itself is not changed) and returns
 // what it measured. Before the load it opens every connection, prepares
 // every statement and, for l.i0, drops and creates the tables; for the
@@ -233,10 +233,10 @@ var bg = context.Background()
 // Every statement is bounded by StatementTimeout (DDL by DDLTimeout), the
 // read and write timeout of its connection, so a server that dies or
 // hangs fails the step with the statement and the reason instead of
-// hanging it. The first error ends the step: Run returns it with the
+// hanging it. The first error ends the step: runStep returns it with the
 // Result so far (nil only when nothing ran). When ctx ends, the step
 // stops likewise and the error wraps ctx's.
-func Run(ctx context.Context, cfg *mysql.Config, o Options) (*Result, error) {
+func runStep(ctx context.Context, cfg *mysql.Config, o Options) (*Result, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -562,9 +562,6 @@ func (r *run) load(ctx context.Context, setup *sql.Conn, rls []roles) (*Result, 
 	g := &group{cancel: cancelRun}
 	stopShutdown := context.AfterFunc(runCtx, r.shutdownAll)
 
-	for _, c := range r.clients {
-		c.running.Store(true)
-	}
 	if o.AtStart != nil {
 		o.AtStart(r.clock.Now())
 	}
@@ -572,7 +569,12 @@ func (r *run) load(ctx context.Context, setup *sql.Conn, rls []roles) (*Result, 
 	// open).
 	start := r.clock.Now()
 	user0, sys0, cpuErr := selfCPU()
-	smp := newSampler(r.clock, start, r.clients)
+	for _, c := range r.clients {
+		for k := range c.per {
+			c.per[k].start = start
+		}
+	}
+	smp := newRSSSampler(r.clock, start)
 	smpCtx, stopSampler := context.WithCancel(runCtx)
 	smpDone := make(chan struct{})
 	go func() { defer close(smpDone); smp.run(smpCtx) }()
@@ -591,10 +593,10 @@ func (r *run) load(ctx context.Context, setup *sql.Conn, rls []roles) (*Result, 
 		case Index:
 			g.Go(func() error { return r.index(runCtx, c, rl.index) })
 		case Load:
-			g.Go(func() error { defer c.running.Store(false); return r.insert(runCtx, c, rl, rng, nil, nil) })
+			g.Go(func() error { defer c.endMain(); return r.insert(runCtx, c, rl, rng, nil, nil) })
 		case Insert:
 			batches := make(chan int, 8)
-			g.Go(func() error { defer c.running.Store(false); return r.insert(runCtx, c, rl, rng, nil, batches) })
+			g.Go(func() error { defer c.endMain(); return r.insert(runCtx, c, rl, rng, nil, batches) })
 			g.Go(func() error { return r.delete(runCtx, c, rl.delete, batches) })
 		case Query:
 			batches := make(chan int, 8)
@@ -602,7 +604,7 @@ func (r *run) load(ctx context.Context, setup *sql.Conn, rls []roles) (*Result, 
 			wrng := rand.New(rand.NewPCG(o.Seed, uint64(c.n)+1<<32))
 			g.Go(func() error { return r.insert(runCtx, c, rl, wrng, lim, batches) })
 			g.Go(func() error { return r.delete(runCtx, c, rl.delete, batches) })
-			g.Go(func() error { defer c.running.Store(false); return r.query(runCtx, c, rl.queries, rng) })
+			g.Go(func() error { defer c.endMain(); return r.query(runCtx, c, rl.queries, rng) })
 		}
 	}
 	g.wg.Wait()
@@ -614,9 +616,9 @@ func (r *run) load(ctx context.Context, setup *sql.Conn, rls []roles) (*Result, 
 	}
 	stopSampler()
 	<-smpDone
-	smp.take(end, false)
+	lastRSS := smp.take()
 
-	res := r.result(start, end, smp)
+	res := r.result(start, end, smp, lastRSS)
 	if cpuErr == nil && cpuErr1 == nil {
 		res.DriverUser, res.DriverSystem = user1-user0, sys1-sys0
 	} else {
@@ -631,6 +633,9 @@ func (r *run) load(ctx context.Context, setup *sql.Conn, rls []roles) (*Result, 
 	r.checkAfter(ctx, setup, res)
 	return res, nil
 }
+
+// endMain notes the end of the client's main loop.
+func (c *client) endMain() { c.mainEnd = time.Now() }
 
 // index builds the secondary indexes of c's table.
 func (r *run) index(ctx context.Context, c *client, cn *sql.Conn) error {
@@ -667,7 +672,8 @@ func (r *run) insert(ctx context.Context, c *client, rl roles, rng *rand.Rand, l
 		args := gen.batch(next, n, time.Now())
 		t0 := time.Now()
 		_, err := stmt.ExecContext(bg, args...)
-		d := time.Since(t0)
+		t1 := time.Now()
+		d := t1.Sub(t0)
 		if err != nil {
 			return r.stmtErr(ctx, err, d, o.StatementTimeout, "client %d: insert ids %d-%d into %s", c.n, next, next+int64(n)-1, c.table)
 		}
@@ -675,7 +681,7 @@ func (r *run) insert(ctx context.Context, c *client, rl roles, rng *rand.Rand, l
 		next += int64(n)
 		left -= int64(n)
 		c.maxID.Store(next - 1)
-		c.ins.Add(int64(n))
+		c.per[hIns].add(t1, int64(n))
 		if batches != nil {
 			select {
 			case batches <- n:
@@ -706,7 +712,8 @@ func (r *run) delete(ctx context.Context, c *client, stmt *sql.Stmt, batches <-c
 		hi := lo + int64(n)
 		t0 := time.Now()
 		res, err := stmt.ExecContext(bg, lo, hi)
-		d := time.Since(t0)
+		t1 := time.Now()
+		d := t1.Sub(t0)
 		if err != nil {
 			return r.stmtErr(ctx, err, d, o.StatementTimeout, "client %d: delete ids %d-%d from %s", c.n, lo, hi-1, c.table)
 		}
@@ -721,7 +728,7 @@ func (r *run) delete(ctx context.Context, c *client, stmt *sql.Stmt, batches <-c
 		c.hist[hDel].Add(d)
 		lo = hi
 		c.minID.Store(lo)
-		c.del.Add(k)
+		c.per[hDel].add(t1, k)
 	}
 }
 
@@ -743,13 +750,14 @@ func (r *run) query(ctx context.Context, c *client, stmts []*sql.Stmt, rng *rand
 		}
 		t0 := time.Now()
 		n, err := queryRows(bg, stmts[i], a)
-		d := time.Since(t0)
+		t1 := time.Now()
+		d := t1.Sub(t0)
 		if err != nil {
 			return r.stmtErr(ctx, err, d, o.StatementTimeout, "client %d: query %s", c.n, c.table)
 		}
 		c.hist[hQry].Add(d)
 		c.queryRows += n
-		c.qry.Add(1)
+		c.per[hQry].add(t1, 1)
 	}
 	return nil
 }
@@ -772,7 +780,7 @@ func queryRows(ctx context.Context, s *sql.Stmt, args []any) (int64, error) {
 }
 
 // result gathers the clients' numbers.
-func (r *run) result(start, end time.Time, smp *sampler) *Result {
+func (r *run) result(start, end time.Time, smp *rssSampler, lastRSS int64) *Result {
 	o := r.o
 	res := &Result{
 		Step:               o.Step,
@@ -783,8 +791,8 @@ func (r *run) result(start, end time.Time, smp *sampler) *Result {
 		End:                end,
 		Seconds:            end.Sub(start).Seconds(),
 		Histograms:         map[string]*Histogram{},
-		Series:             smp.points,
-		DriverPeakRSSBytes: smp.peakRSS,
+		Series:             series(start, end, r.clients, smp.rss, lastRSS),
+		DriverPeakRSSBytes: smp.peak,
 		P50:                math.NaN(),
 		P99:                math.NaN(),
 	}
@@ -799,9 +807,9 @@ func (r *run) result(start, end time.Time, smp *sampler) *Result {
 		t := tableResult{
 			Name:         c.table,
 			RowsBefore:   c.before,
-			Inserted:     c.ins.Load(),
-			Deleted:      c.del.Load(),
-			Queries:      c.qry.Load(),
+			Inserted:     c.per[hIns].total,
+			Deleted:      c.per[hDel].total,
+			Queries:      c.per[hQry].total,
 			IndexSeconds: c.indexed.Seconds(),
 		}
 		t.RowsAfter = t.RowsBefore + t.Inserted - t.Deleted

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -91,14 +92,31 @@ func pointQuerySQL(table string, ids int) string {
 		strings.TrimSuffix(strings.Repeat("?,", ids), ",") + ")"
 }
 
+// boxedInts holds the int64 values 0 to customers-1 (the largest range a
+// generated column draws from) as interface values, made once and shared
+// by every client: a row's columns take theirs from here instead of
+// allocating one each.
+var boxedInts = sync.OnceValue(func() []any {
+	v := make([]any, customers)
+	for i := range v {
+		v[i] = int64(i)
+	}
+	return v
+})
+
 // rowGen makes the rows of one client. Its buffers are reused from batch to
 // batch: the driver has copied a batch into its packet when Exec returns.
+// A batch allocates one value per row, its id, and the time stamp.
 type rowGen struct {
 	rng            *rand.Rand
 	padMin, padMax int
 	letters        []byte // random letters the padding takes slices of
 	pad            []byte // this batch's padding, padMax bytes per row
-	args           []any
+	// pads[i][l-padMin] is row i's padding of length l, a slice of pad
+	// made into an interface value once.
+	pads [][]any
+	ints []any
+	args []any
 }
 
 func newRowGen(rng *rand.Rand, rowsPerCommit, padMin, padMax int) *rowGen {
@@ -108,11 +126,19 @@ func newRowGen(rng *rand.Rand, rowsPerCommit, padMin, padMax int) *rowGen {
 		padMax:  padMax,
 		letters: make([]byte, 4096+padMax),
 		pad:     make([]byte, rowsPerCommit*padMax),
+		pads:    make([][]any, rowsPerCommit),
+		ints:    boxedInts(),
 		args:    make([]any, rowsPerCommit*insertColumns),
 	}
 	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 	for i := range g.letters {
 		g.letters[i] = alphabet[rng.IntN(len(alphabet))]
+	}
+	for i := range g.pads {
+		g.pads[i] = make([]any, padMax-padMin+1)
+		for l := padMin; l <= padMax; l++ {
+			g.pads[i][l-padMin] = g.pad[i*padMax : i*padMax+l]
+		}
 	}
 	return g
 }
@@ -122,6 +148,7 @@ func newRowGen(rng *rand.Rand, rowsPerCommit, padMin, padMax int) *rowGen {
 // half the letter 'a', the rest random letters.
 func (g *rowGen) batch(firstID int64, n int, now time.Time) []any {
 	a := g.args[:n*insertColumns]
+	var stamp any = now
 	for i := range n {
 		l := g.padMin + g.rng.IntN(g.padMax-g.padMin+1)
 		pad := g.pad[i*g.padMax : i*g.padMax+l]
@@ -133,12 +160,12 @@ func (g *rowGen) batch(firstID int64, n int, now time.Time) []any {
 		copy(pad[fixed:], g.letters[off:])
 		r := a[i*insertColumns : (i+1)*insertColumns]
 		r[0] = firstID + int64(i)
-		r[1] = now
-		r[2] = g.rng.Int64N(cashRegisters)
-		r[3] = g.rng.Int64N(customers)
-		r[4] = g.rng.Int64N(products)
-		r[5] = g.rng.Int64N(maxPrice)
-		r[6] = pad
+		r[1] = stamp
+		r[2] = g.ints[g.rng.IntN(cashRegisters)]
+		r[3] = g.ints[g.rng.IntN(customers)]
+		r[4] = g.ints[g.rng.IntN(products)]
+		r[5] = g.ints[g.rng.IntN(maxPrice)]
+		r[6] = g.pads[i][l-g.padMin]
 	}
 	return a
 }
