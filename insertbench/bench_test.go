@@ -2,7 +2,10 @@ package insertbench
 
 import (
 	"context"
+	"os"
 	"testing"
+
+	"github.com/go-sql-driver/mysql"
 	"time"
 
 	"github.com/perfbench/perfbench/internal/testdb"
@@ -17,6 +20,8 @@ import (
 // at the end of the step.
 //
 //	flock /tmp/pb-heavy.lock go test -run '^$' -bench DriverCPU -benchtime 1x ./insertbench
+var measureCfg *mysql.Config
+
 func BenchmarkDriverCPU(b *testing.B) {
 	srv := testdb.New(b, testdb.Options{Options: []string{"--innodb-buffer-pool-size=512M"}})
 	fs := osstat.FS{}
@@ -25,7 +30,11 @@ func BenchmarkDriverCPU(b *testing.B) {
 		var err0, err1 error
 		o.AtStart = func(time.Time) { s0, err0 = fs.Snapshot(srv.Pid, "") }
 		o.AtEnd = func(time.Time) { s1, err1 = fs.Snapshot(srv.Pid, "") }
-		res, err := runStep(context.Background(), loadConfig(srv), o)
+		cfg := loadConfig(srv)
+		if measureCfg != nil {
+			cfg = measureCfg
+		}
+		res, err := runStep(context.Background(), cfg, o)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -40,6 +49,7 @@ func BenchmarkDriverCPU(b *testing.B) {
 		server := (os.UserSeconds + os.SystemSeconds) / n * 1e6
 		driver := (res.DriverUser + res.DriverSystem).Seconds() / n * 1e6
 		b.ReportMetric(driver, "driver-µs/op")
+		b.ReportMetric(res.DriverSystem.Seconds()/n*1e6, "driver-sys-µs/op")
 		b.ReportMetric(server, "server-µs/op")
 		b.ReportMetric(100*driver/server, "driver-%-of-server")
 		b.ReportMetric(float64(res.DriverPeakRSSBytes)/(1<<20), "driver-peak-RSS-MiB")
@@ -58,6 +68,19 @@ func BenchmarkDriverCPU(b *testing.B) {
 			measure(b, o, func(r *Result) int64 { return r.Inserted })
 		}
 	})
+	if os.Getenv("PB_UNIX") != "" {
+		b.Run("l.i0-unix", func(b *testing.B) {
+			for range b.N {
+				o := opts("l.i0")
+				o.Rows = 200_000
+				cfg := loadConfig(srv)
+				cfg.Net, cfg.Addr = "unix", srv.Socket
+				measureCfg = cfg
+				measure(b, o, func(r *Result) int64 { return r.Inserted })
+				measureCfg = nil
+			}
+		})
+	}
 	if _, err := runStep(context.Background(), loadConfig(srv), opts("l.x")); err != nil {
 		b.Fatal(err)
 	}

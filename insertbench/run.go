@@ -454,7 +454,11 @@ func (r *run) idRange(ctx context.Context, c *sql.Conn, table string) (lo, hi in
 
 // roles are a client's prepared statements, by role.
 type roles struct {
-	insert, insertRest *sql.Stmt // RowsPerCommit rows; the rest of l.i0's rows
+	// insert and insertRest insert RowsPerCommit rows and the rest of
+	// l.i0's rows: statements of the driver's connection insConn, run
+	// inside insConn.Raw (see insert).
+	insConn            *sql.Conn
+	insert, insertRest driver.Stmt
 	delete             *sql.Stmt
 	queries            []*sql.Stmt
 	index              *sql.Conn
@@ -493,11 +497,12 @@ func (r *run) openClients(ctx context.Context) ([]roles, error) {
 		if err != nil {
 			return nil, err
 		}
-		if rl.insert, err = prepare(ins, insertSQL(c.table, o.RowsPerCommit)); err != nil {
+		rl.insConn = ins
+		if rl.insert, err = r.prepareRaw(ctx, c, ins, insertSQL(c.table, o.RowsPerCommit)); err != nil {
 			return nil, err
 		}
 		if rest := int(o.Rows % int64(o.RowsPerCommit)); rest > 0 {
-			if rl.insertRest, err = prepare(ins, insertSQL(c.table, rest)); err != nil {
+			if rl.insertRest, err = r.prepareRaw(ctx, c, ins, insertSQL(c.table, rest)); err != nil {
 				return nil, err
 			}
 		}
@@ -531,6 +536,25 @@ func (r *run) openClients(ctx context.Context) ([]roles, error) {
 		}
 	}
 	return out, nil
+}
+
+// prepareRaw prepares q on the driver's connection of cn, to run inside
+// cn.Raw.
+func (r *run) prepareRaw(ctx context.Context, c *client, cn *sql.Conn, q string) (driver.Stmt, error) {
+	sctx, cancel := context.WithTimeout(ctx, r.o.StatementTimeout)
+	defer cancel()
+	var st driver.Stmt
+	t0 := time.Now()
+	err := cn.Raw(func(dc any) error {
+		p, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return fmt.Errorf("the MySQL driver's connection (%T) cannot prepare with a context", dc)
+		}
+		var err error
+		st, err = p.PrepareContext(sctx, q)
+		return err
+	})
+	return st, r.stmtErr(ctx, err, time.Since(t0), r.o.StatementTimeout, "client %d: prepare %.60s...", c.n, q)
 }
 
 // group runs the clients' goroutines; the first error cancels the others.
@@ -650,10 +674,18 @@ func (r *run) index(ctx context.Context, c *client, cn *sql.Conn) error {
 // insert inserts c's rows: o.Rows of them, or, with a limiter, until the
 // load stops. Each committed batch's size goes to batches (when not nil)
 // for the deleter, which is closed at the end.
+//
+// The INSERTs run on the driver's connection itself (inside Raw): their
+// arguments, 7 a row, go to the driver as they are, without database/sql's
+// copy and check of each one, a large part of the driver's CPU per row.
 func (r *run) insert(ctx context.Context, c *client, rl roles, rng *rand.Rand, lim *limiter, batches chan<- int) error {
 	if batches != nil {
 		defer close(batches)
 	}
+	return rl.insConn.Raw(func(any) error { return r.insertLoop(ctx, c, rl, rng, lim, batches) })
+}
+
+func (r *run) insertLoop(ctx context.Context, c *client, rl roles, rng *rand.Rand, lim *limiter, batches chan<- int) error {
 	o := r.o
 	gen := newRowGen(rng, o.RowsPerCommit, o.PadMin, o.PadMax)
 	next := c.maxID.Load() + 1
@@ -671,7 +703,7 @@ func (r *run) insert(ctx context.Context, c *client, rl roles, rng *rand.Rand, l
 		}
 		args := gen.batch(next, n, time.Now())
 		t0 := time.Now()
-		_, err := stmt.ExecContext(bg, args...)
+		_, err := stmt.Exec(args)
 		t1 := time.Now()
 		d := t1.Sub(t0)
 		if err != nil {
