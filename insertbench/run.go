@@ -67,10 +67,11 @@ type Result struct {
 	RowsBefore, RowsAfter int64
 	Tables                []tableResult
 
-	// DriverUser and DriverSystem are perfbench's own CPU time over the
-	// load (the whole process: every client's goroutines, the driver, the
-	// garbage collector, and anything else perfbench ran meanwhile).
-	// DriverPeakRSSBytes is its largest resident memory seen at a
+	// DriverUser and DriverSystem are the CPU time of the driver's
+	// process over the load (every client's goroutines, the garbage
+	// collector, and anything else the process ran meanwhile: under
+	// perfbench run, the process perfbench insert-driver runs the driver
+	// alone). DriverPeakRSSBytes is its largest resident memory seen at a
 	// per-second sample of the step.
 	DriverUser, DriverSystem time.Duration
 	DriverPeakRSSBytes       int64
@@ -112,7 +113,7 @@ func (r *Result) BelowTarget() bool {
 	return analysis.BelowTarget(r.PerSecond(OpInsert), r.TargetInsertsPerSecond)
 }
 
-// DriverCPUPerOp is perfbench's CPU time per main operation (per row
+// DriverCPUPerOp is the driver's CPU time per main operation (per row
 // inserted for l.i0, l.i1, l.i2; per query for the q steps; per row
 // indexed for l.x), to print next to the server's CPU per operation.
 func (r *Result) DriverCPUPerOp() time.Duration {
