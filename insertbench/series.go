@@ -30,10 +30,6 @@ func (c counts) of(kind string) int64 {
 	return 0
 }
 
-func (c counts) minus(o counts) counts {
-	return counts{c.Inserts - o.Inserts, c.Deletes - o.Deletes, c.Queries - o.Queries}
-}
-
 // Point is one interval of a step's load, normally one second: the
 // intervals are the whole seconds after the load started, and the last
 // one runs from the last whole second to the end of the load.
