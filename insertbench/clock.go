@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// clock is the time source of the rate limiter and the per-second sampler;
-// tests replace it with a fake one.
+// clock is the time source of the rate limiter, the q steps' end and the
+// per-second memory samples; tests replace it with a fake or a late one.
 type clock interface {
 	Now() time.Time
 	// SleepUntil returns at t, or with ctx's error when ctx ends first.

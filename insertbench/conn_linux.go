@@ -35,7 +35,7 @@ type blockingConn struct {
 	timeout      time.Duration // the default SO_RCVTIMEO and SO_SNDTIMEO
 }
 
-// kernelTimeouts tells that connections time out by themselves (Run does
+// kernelTimeouts tells that connections time out by themselves (runStep does
 // not give the driver read and write timeouts).
 const kernelTimeouts = true
 
@@ -171,7 +171,7 @@ func (c *blockingConn) RemoteAddr() net.Addr { return c.raddr }
 
 // SetDeadline and its two kin set the kernel's timeouts to the time left
 // until t (back to the default for a zero t). The driver calls them only
-// when given read or write timeouts of its own, which Run does not.
+// when given read or write timeouts of its own, which runStep does not.
 func (c *blockingConn) SetDeadline(t time.Time) error {
 	if err := c.SetReadDeadline(t); err != nil {
 		return err

@@ -30,10 +30,19 @@
 // (queries, inserts, deletes). Statements are prepared; each INSERT or
 // DELETE commits on its own (autocommit).
 //
+// perfbench run runs a step's driver as a process of its own, perfbench's
+// hidden subcommand insert-driver (StartDriver, DriverMain): its CPU time
+// is then the driver's alone, not perfbench's measuring too, and it runs
+// on the CPUs a load client would (the plan's placement), as sysbench
+// does. It connects and prepares, says so, waits for a signal to start
+// (the window has opened), says when its last operation ended (the window
+// closes), and writes its Result to a file for perfbench to read.
+//
 // Per kind of operation (insert statement, delete statement, query) a
 // step keeps a response-time histogram with the benchmark's fixed buckets
 // and the maximum, per second the rows inserted and deleted and the
-// queries of each client, and from those p50 and p99 of the per-client
+// queries of each client (a statement counts in the second in which it
+// ended, by its time stamp), and from those p50 and p99 of the per-client
 // per-second rate of its main operation. Memory does not grow with the
-// number of operations: a Point per second is all that accumulates.
+// number of operations: a count per second is all that accumulates.
 package insertbench

@@ -67,10 +67,11 @@ type Result struct {
 	RowsBefore, RowsAfter int64
 	Tables                []tableResult
 
-	// DriverUser and DriverSystem are perfbench's own CPU time over the
-	// load (the whole process: every client's goroutines, the driver, the
-	// garbage collector, and anything else perfbench ran meanwhile).
-	// DriverPeakRSSBytes is its largest resident memory seen at a
+	// DriverUser and DriverSystem are the CPU time of the driver's
+	// process over the load (every client's goroutines, the garbage
+	// collector, and anything else the process ran meanwhile: under
+	// perfbench run, the process perfbench insert-driver runs the driver
+	// alone). DriverPeakRSSBytes is its largest resident memory seen at a
 	// per-second sample of the step.
 	DriverUser, DriverSystem time.Duration
 	DriverPeakRSSBytes       int64
@@ -112,7 +113,7 @@ func (r *Result) BelowTarget() bool {
 	return analysis.BelowTarget(r.PerSecond(OpInsert), r.TargetInsertsPerSecond)
 }
 
-// DriverCPUPerOp is perfbench's CPU time per main operation (per row
+// DriverCPUPerOp is the driver's CPU time per main operation (per row
 // inserted for l.i0, l.i1, l.i2; per query for the q steps; per row
 // indexed for l.x), to print next to the server's CPU per operation.
 func (r *Result) DriverCPUPerOp() time.Duration {
@@ -146,9 +147,13 @@ type client struct {
 	n     int // 1-based
 	table string
 
-	ins, del, qry atomic.Int64 // rows inserted, rows deleted, queries
-	// running is set while the client's main loop runs.
-	running atomic.Bool
+	// per counts the rows inserted, rows deleted and queries run, by
+	// the second in which each statement ended (hIns, hDel, hQry); each
+	// is written by one goroutine, read after all ended.
+	per [3]tally
+	// mainEnd is when the client's main loop (inserts in an l step,
+	// queries in a q step) ended.
+	mainEnd time.Time
 	// minID and maxID are the live ids of the table.
 	minID, maxID atomic.Int64
 
@@ -169,10 +174,6 @@ const (
 )
 
 var histKinds = [3]string{OpInsert, OpDelete, OpQuery}
-
-func (c *client) counts() counts {
-	return counts{Inserts: c.ins.Load(), Deletes: c.del.Load(), Queries: c.qry.Load()}
-}
 
 type nopLogger struct{}
 
@@ -218,7 +219,7 @@ func (r *run) shutdownAll() {
 // connection's timeouts instead, and stopped by shutdownAll.
 var bg = context.Background()
 
-// Run runs one step of the insert benchmark against the database that cfg
+// runStep runs one step of the insert benchmark against the database that cfg
 // reaches (cfg.DBName must be set; cfg itself is not changed) and returns
 // what it measured. Before the load it opens every connection, prepares
 // every statement and, for l.i0, drops and creates the tables; for the
@@ -233,10 +234,10 @@ var bg = context.Background()
 // Every statement is bounded by StatementTimeout (DDL by DDLTimeout), the
 // read and write timeout of its connection, so a server that dies or
 // hangs fails the step with the statement and the reason instead of
-// hanging it. The first error ends the step: Run returns it with the
+// hanging it. The first error ends the step: runStep returns it with the
 // Result so far (nil only when nothing ran). When ctx ends, the step
 // stops likewise and the error wraps ctx's.
-func Run(ctx context.Context, cfg *mysql.Config, o Options) (*Result, error) {
+func runStep(ctx context.Context, cfg *mysql.Config, o Options) (*Result, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -454,7 +455,11 @@ func (r *run) idRange(ctx context.Context, c *sql.Conn, table string) (lo, hi in
 
 // roles are a client's prepared statements, by role.
 type roles struct {
-	insert, insertRest *sql.Stmt // RowsPerCommit rows; the rest of l.i0's rows
+	// insert and insertRest insert RowsPerCommit rows and the rest of
+	// l.i0's rows: statements of the driver's connection insConn, run
+	// inside insConn.Raw (see insert).
+	insConn            *sql.Conn
+	insert, insertRest driver.Stmt
 	delete             *sql.Stmt
 	queries            []*sql.Stmt
 	index              *sql.Conn
@@ -493,11 +498,12 @@ func (r *run) openClients(ctx context.Context) ([]roles, error) {
 		if err != nil {
 			return nil, err
 		}
-		if rl.insert, err = prepare(ins, insertSQL(c.table, o.RowsPerCommit)); err != nil {
+		rl.insConn = ins
+		if rl.insert, err = r.prepareRaw(ctx, c, ins, insertSQL(c.table, o.RowsPerCommit)); err != nil {
 			return nil, err
 		}
 		if rest := int(o.Rows % int64(o.RowsPerCommit)); rest > 0 {
-			if rl.insertRest, err = prepare(ins, insertSQL(c.table, rest)); err != nil {
+			if rl.insertRest, err = r.prepareRaw(ctx, c, ins, insertSQL(c.table, rest)); err != nil {
 				return nil, err
 			}
 		}
@@ -533,6 +539,25 @@ func (r *run) openClients(ctx context.Context) ([]roles, error) {
 	return out, nil
 }
 
+// prepareRaw prepares q on the driver's connection of cn, to run inside
+// cn.Raw.
+func (r *run) prepareRaw(ctx context.Context, c *client, cn *sql.Conn, q string) (driver.Stmt, error) {
+	sctx, cancel := context.WithTimeout(ctx, r.o.StatementTimeout)
+	defer cancel()
+	var st driver.Stmt
+	t0 := time.Now()
+	err := cn.Raw(func(dc any) error {
+		p, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return fmt.Errorf("the MySQL driver's connection (%T) cannot prepare with a context", dc)
+		}
+		var err error
+		st, err = p.PrepareContext(sctx, q)
+		return err
+	})
+	return st, r.stmtErr(ctx, err, time.Since(t0), r.o.StatementTimeout, "client %d: prepare %.60s...", c.n, q)
+}
+
 // group runs the clients' goroutines; the first error cancels the others.
 type group struct {
 	wg     sync.WaitGroup
@@ -562,9 +587,6 @@ func (r *run) load(ctx context.Context, setup *sql.Conn, rls []roles) (*Result, 
 	g := &group{cancel: cancelRun}
 	stopShutdown := context.AfterFunc(runCtx, r.shutdownAll)
 
-	for _, c := range r.clients {
-		c.running.Store(true)
-	}
 	if o.AtStart != nil {
 		o.AtStart(r.clock.Now())
 	}
@@ -572,7 +594,12 @@ func (r *run) load(ctx context.Context, setup *sql.Conn, rls []roles) (*Result, 
 	// open).
 	start := r.clock.Now()
 	user0, sys0, cpuErr := selfCPU()
-	smp := newSampler(r.clock, start, r.clients)
+	for _, c := range r.clients {
+		for k := range c.per {
+			c.per[k].start = start
+		}
+	}
+	smp := newRSSSampler(r.clock, start)
 	smpCtx, stopSampler := context.WithCancel(runCtx)
 	smpDone := make(chan struct{})
 	go func() { defer close(smpDone); smp.run(smpCtx) }()
@@ -591,10 +618,10 @@ func (r *run) load(ctx context.Context, setup *sql.Conn, rls []roles) (*Result, 
 		case Index:
 			g.Go(func() error { return r.index(runCtx, c, rl.index) })
 		case Load:
-			g.Go(func() error { defer c.running.Store(false); return r.insert(runCtx, c, rl, rng, nil, nil) })
+			g.Go(func() error { defer c.endMain(); return r.insert(runCtx, c, rl, rng, nil, nil) })
 		case Insert:
 			batches := make(chan int, 8)
-			g.Go(func() error { defer c.running.Store(false); return r.insert(runCtx, c, rl, rng, nil, batches) })
+			g.Go(func() error { defer c.endMain(); return r.insert(runCtx, c, rl, rng, nil, batches) })
 			g.Go(func() error { return r.delete(runCtx, c, rl.delete, batches) })
 		case Query:
 			batches := make(chan int, 8)
@@ -602,7 +629,7 @@ func (r *run) load(ctx context.Context, setup *sql.Conn, rls []roles) (*Result, 
 			wrng := rand.New(rand.NewPCG(o.Seed, uint64(c.n)+1<<32))
 			g.Go(func() error { return r.insert(runCtx, c, rl, wrng, lim, batches) })
 			g.Go(func() error { return r.delete(runCtx, c, rl.delete, batches) })
-			g.Go(func() error { defer c.running.Store(false); return r.query(runCtx, c, rl.queries, rng) })
+			g.Go(func() error { defer c.endMain(); return r.query(runCtx, c, rl.queries, rng) })
 		}
 	}
 	g.wg.Wait()
@@ -614,9 +641,9 @@ func (r *run) load(ctx context.Context, setup *sql.Conn, rls []roles) (*Result, 
 	}
 	stopSampler()
 	<-smpDone
-	smp.take(end, false)
+	lastRSS := smp.take()
 
-	res := r.result(start, end, smp)
+	res := r.result(start, end, smp, lastRSS)
 	if cpuErr == nil && cpuErr1 == nil {
 		res.DriverUser, res.DriverSystem = user1-user0, sys1-sys0
 	} else {
@@ -632,6 +659,9 @@ func (r *run) load(ctx context.Context, setup *sql.Conn, rls []roles) (*Result, 
 	return res, nil
 }
 
+// endMain notes the end of the client's main loop.
+func (c *client) endMain() { c.mainEnd = time.Now() }
+
 // index builds the secondary indexes of c's table.
 func (r *run) index(ctx context.Context, c *client, cn *sql.Conn) error {
 	t0 := time.Now()
@@ -645,10 +675,18 @@ func (r *run) index(ctx context.Context, c *client, cn *sql.Conn) error {
 // insert inserts c's rows: o.Rows of them, or, with a limiter, until the
 // load stops. Each committed batch's size goes to batches (when not nil)
 // for the deleter, which is closed at the end.
+//
+// The INSERTs run on the driver's connection itself (inside Raw): their
+// arguments, 7 a row, go to the driver as they are, without database/sql's
+// copy and check of each one, a large part of the driver's CPU per row.
 func (r *run) insert(ctx context.Context, c *client, rl roles, rng *rand.Rand, lim *limiter, batches chan<- int) error {
 	if batches != nil {
 		defer close(batches)
 	}
+	return rl.insConn.Raw(func(any) error { return r.insertLoop(ctx, c, rl, rng, lim, batches) })
+}
+
+func (r *run) insertLoop(ctx context.Context, c *client, rl roles, rng *rand.Rand, lim *limiter, batches chan<- int) error {
 	o := r.o
 	gen := newRowGen(rng, o.RowsPerCommit, o.PadMin, o.PadMax)
 	next := c.maxID.Load() + 1
@@ -666,8 +704,9 @@ func (r *run) insert(ctx context.Context, c *client, rl roles, rng *rand.Rand, l
 		}
 		args := gen.batch(next, n, time.Now())
 		t0 := time.Now()
-		_, err := stmt.ExecContext(bg, args...)
-		d := time.Since(t0)
+		_, err := stmt.Exec(args)
+		t1 := time.Now()
+		d := t1.Sub(t0)
 		if err != nil {
 			return r.stmtErr(ctx, err, d, o.StatementTimeout, "client %d: insert ids %d-%d into %s", c.n, next, next+int64(n)-1, c.table)
 		}
@@ -675,7 +714,7 @@ func (r *run) insert(ctx context.Context, c *client, rl roles, rng *rand.Rand, l
 		next += int64(n)
 		left -= int64(n)
 		c.maxID.Store(next - 1)
-		c.ins.Add(int64(n))
+		c.per[hIns].add(t1, int64(n))
 		if batches != nil {
 			select {
 			case batches <- n:
@@ -706,7 +745,8 @@ func (r *run) delete(ctx context.Context, c *client, stmt *sql.Stmt, batches <-c
 		hi := lo + int64(n)
 		t0 := time.Now()
 		res, err := stmt.ExecContext(bg, lo, hi)
-		d := time.Since(t0)
+		t1 := time.Now()
+		d := t1.Sub(t0)
 		if err != nil {
 			return r.stmtErr(ctx, err, d, o.StatementTimeout, "client %d: delete ids %d-%d from %s", c.n, lo, hi-1, c.table)
 		}
@@ -721,7 +761,7 @@ func (r *run) delete(ctx context.Context, c *client, stmt *sql.Stmt, batches <-c
 		c.hist[hDel].Add(d)
 		lo = hi
 		c.minID.Store(lo)
-		c.del.Add(k)
+		c.per[hDel].add(t1, k)
 	}
 }
 
@@ -743,13 +783,14 @@ func (r *run) query(ctx context.Context, c *client, stmts []*sql.Stmt, rng *rand
 		}
 		t0 := time.Now()
 		n, err := queryRows(bg, stmts[i], a)
-		d := time.Since(t0)
+		t1 := time.Now()
+		d := t1.Sub(t0)
 		if err != nil {
 			return r.stmtErr(ctx, err, d, o.StatementTimeout, "client %d: query %s", c.n, c.table)
 		}
 		c.hist[hQry].Add(d)
 		c.queryRows += n
-		c.qry.Add(1)
+		c.per[hQry].add(t1, 1)
 	}
 	return nil
 }
@@ -772,7 +813,7 @@ func queryRows(ctx context.Context, s *sql.Stmt, args []any) (int64, error) {
 }
 
 // result gathers the clients' numbers.
-func (r *run) result(start, end time.Time, smp *sampler) *Result {
+func (r *run) result(start, end time.Time, smp *rssSampler, lastRSS int64) *Result {
 	o := r.o
 	res := &Result{
 		Step:               o.Step,
@@ -783,8 +824,8 @@ func (r *run) result(start, end time.Time, smp *sampler) *Result {
 		End:                end,
 		Seconds:            end.Sub(start).Seconds(),
 		Histograms:         map[string]*Histogram{},
-		Series:             smp.points,
-		DriverPeakRSSBytes: smp.peakRSS,
+		Series:             series(start, end, r.clients, smp.rss, lastRSS),
+		DriverPeakRSSBytes: smp.peak,
 		P50:                math.NaN(),
 		P99:                math.NaN(),
 	}
@@ -799,9 +840,9 @@ func (r *run) result(start, end time.Time, smp *sampler) *Result {
 		t := tableResult{
 			Name:         c.table,
 			RowsBefore:   c.before,
-			Inserted:     c.ins.Load(),
-			Deleted:      c.del.Load(),
-			Queries:      c.qry.Load(),
+			Inserted:     c.per[hIns].total,
+			Deleted:      c.per[hDel].total,
+			Queries:      c.per[hQry].total,
 			IndexSeconds: c.indexed.Seconds(),
 		}
 		t.RowsAfter = t.RowsBefore + t.Inserted - t.Deleted

@@ -7,6 +7,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -19,7 +20,16 @@ import (
 	"github.com/perfbench/perfbench/mysqld/sandbox"
 )
 
-func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
+func TestMain(m *testing.M) {
+	// The test binary is the driver's executable too (StartDriver).
+	if len(os.Args) > 1 && os.Args[1] == DriverCommand {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		code := DriverMain(ctx, os.Args[2:], os.Stdout, os.Stderr)
+		stop()
+		os.Exit(code)
+	}
+	os.Exit(testdb.Main(m))
+}
 
 // loadConfig reaches srv's load database over TCP as its load user, as a
 // benchmark client would.
@@ -70,7 +80,7 @@ func stepRun(t *testing.T, srv *sandbox.Server, root *sql.DB, o Options) *Result
 	var s0, s1 map[string]float64
 	o.AtStart = func(time.Time) { s0 = status(t, root) }
 	o.AtEnd = func(time.Time) { s1 = status(t, root) }
-	res, err := Run(context.Background(), loadConfig(srv), o)
+	res, err := runStep(context.Background(), loadConfig(srv), o)
 	if err != nil {
 		t.Fatalf("%s: %v", o.Step.Name, err)
 	}
@@ -128,6 +138,15 @@ func stepRun(t *testing.T, srv *sandbox.Server, root *sql.DB, o Options) *Result
 		t.Errorf("%s: the series sums to %+v, the totals are %d, %d, %d", o.Step.Name, sum, res.Inserted, res.Deleted, res.Queries)
 	}
 	return res
+}
+
+// lateClock wakes its sleepers late by as much as it says.
+type lateClock struct{ late time.Duration }
+
+func (lateClock) Now() time.Time { return time.Now() }
+
+func (l lateClock) SleepUntil(ctx context.Context, t time.Time) error {
+	return realClock{}.SleepUntil(ctx, t.Add(l.late))
 }
 
 // checkPercentiles checks p50 and p99 against the per-client rates of the
@@ -256,6 +275,30 @@ func TestSequence(t *testing.T) {
 	checkPercentiles(t, res)
 	t.Logf("qr100: %.0f queries/s, p50 %.0f p99 %.0f per client, %.1f inserts/s, driver CPU %s per query", res.PerSecond(OpQuery), res.P50, res.P99, res.PerSecond(OpInsert), res.DriverCPUPerOp())
 
+	// A sampler that wakes late (as under -race on a busy machine) does
+	// not move rows from one second to the next: each second holds the
+	// rows whose inserts ended in it. The late clock delays the writers'
+	// batches as much, so each second still holds one batch of 100.
+	o = opts("qr100")
+	o.Duration = 3 * time.Second
+	o.clock = lateClock{150 * time.Millisecond}
+	res = stepRun(t, srv, root, o)
+	full = 0
+	for _, p := range res.Series {
+		if !p.Full {
+			continue
+		}
+		full++
+		for i, c := range p.Clients {
+			if r := float64(c.Inserts) / p.Seconds; r != 100 {
+				t.Errorf("qr100, late ticks: client %d inserted %.1f rows/s in the second ending at %.3f s, want 100", i+1, r, p.T)
+			}
+		}
+	}
+	if full != 3 {
+		t.Errorf("qr100, late ticks: %d full seconds in %.2f s, want 3", full, res.Seconds)
+	}
+
 	// qp100: point queries find the rows they look up.
 	o = opts("qp100")
 	o.Duration = 3 * time.Second
@@ -275,13 +318,13 @@ func TestSequence(t *testing.T) {
 	// A q step on tables that do not exist fails before any load.
 	o = opts("qr100")
 	o.Table, o.Duration = "nosuch", time.Second
-	_, err = Run(context.Background(), loadConfig(srv), o)
+	_, err = runStep(context.Background(), loadConfig(srv), o)
 	var se *stateError
 	if !errors.As(err, &se) || se.Table != "nosuch1" {
 		t.Errorf("qr100 without tables: %v, want a *StateError for nosuch1", err)
 	}
 	// l.x on tables that have the indexes fails likewise.
-	_, err = Run(context.Background(), loadConfig(srv), opts("l.x"))
+	_, err = runStep(context.Background(), loadConfig(srv), opts("l.x"))
 	if !errors.As(err, &se) || !strings.Contains(se.Problem, "secondary indexes already") {
 		t.Errorf("l.x twice: %v, want a *StateError", err)
 	}
@@ -303,14 +346,14 @@ func TestServerFailsMidStep(t *testing.T) {
 	o.AtStart = func(time.Time) {
 		time.AfterFunc(time.Second, func() { failAt.Store(time.Now().UnixNano()); syscall.Kill(srv.Pid, syscall.SIGSTOP) })
 	}
-	res, err := Run(context.Background(), loadConfig(srv), o)
+	res, err := runStep(context.Background(), loadConfig(srv), o)
 	took := since()
 	t.Logf("hung server: %v after %s", err, took)
 	if err == nil || !strings.Contains(err.Error(), "no answer within the statement timeout (3s") || !strings.Contains(err.Error(), "insert ids") {
 		t.Errorf("hung server: %v, want a statement timeout on an insert", err)
 	}
 	if took > timeout+3*time.Second {
-		t.Errorf("hung server: Run returned %s after the server stopped, the statement timeout is %s", took, timeout)
+		t.Errorf("hung server: runStep returned %s after the server stopped, the statement timeout is %s", took, timeout)
 	}
 	if res == nil || res.Inserted == 0 || res.Histograms[OpInsert].Count() == 0 {
 		t.Errorf("hung server: the rows inserted before were lost: %+v", res)
@@ -323,14 +366,14 @@ func TestServerFailsMidStep(t *testing.T) {
 	o.AtStart = func(time.Time) {
 		time.AfterFunc(time.Second, func() { failAt.Store(time.Now().UnixNano()); srv.Kill() })
 	}
-	res, err = Run(context.Background(), loadConfig(srv), o)
+	res, err = runStep(context.Background(), loadConfig(srv), o)
 	took = since()
 	t.Logf("killed server: %v after %s", err, took)
 	if err == nil || !strings.Contains(err.Error(), "insert ids") || !strings.Contains(err.Error(), "the connection broke") {
 		t.Errorf("killed server: %v, want the insert that failed and why", err)
 	}
 	if took > timeout {
-		t.Errorf("killed server: Run returned %s after the kill, the statement timeout is %s", took, timeout)
+		t.Errorf("killed server: runStep returned %s after the kill, the statement timeout is %s", took, timeout)
 	}
 	if res == nil || res.Inserted == 0 {
 		t.Errorf("killed server: the rows inserted before were lost: %+v", res)
@@ -344,9 +387,9 @@ func TestInterrupt(t *testing.T) {
 	o.Rows, o.Table = 100_000_000, "intr"
 	ctx, cancel := context.WithCancel(context.Background())
 	o.AtStart = func(time.Time) { time.AfterFunc(500*time.Millisecond, cancel) }
-	res, err := Run(ctx, loadConfig(srv), o)
+	res, err := runStep(ctx, loadConfig(srv), o)
 	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "interrupted") {
-		t.Errorf("Run = %v, want an interruption", err)
+		t.Errorf("runStep = %v, want an interruption", err)
 	}
 	if res == nil || res.Inserted == 0 || res.Seconds <= 0 {
 		t.Errorf("what was measured before the interruption was lost: %+v", res)

@@ -30,26 +30,21 @@ func (c counts) of(kind string) int64 {
 	return 0
 }
 
-func (c counts) minus(o counts) counts {
-	return counts{c.Inserts - o.Inserts, c.Deletes - o.Deletes, c.Queries - o.Queries}
-}
-
 // Point is one interval of a step's load, normally one second: the
-// intervals end at whole seconds after the load started, the last one
-// when the load ended.
+// intervals are the whole seconds after the load started, and the last
+// one runs from the last whole second to the end of the load.
 type Point struct {
 	// T is the end of the interval, seconds since the load started;
-	// Seconds its length as measured.
+	// Seconds its length (1 but for the last).
 	T       float64 `json:"t"`
 	Seconds float64 `json:"seconds"`
-	// Full is set for an interval that ended at a whole second (all but
-	// the last).
+	// Full is set for an interval of a whole second (all but the last).
 	Full bool `json:"full"`
 	// Counts are summed over the clients.
 	counts
 	// Clients are each client's counts, by client (table) number - 1.
 	Clients []clientCounts `json:"clients"`
-	// DriverRSSBytes is perfbench's resident memory at the end of the
+	// DriverRSSBytes is the driver's resident memory at the end of the
 	// interval (0 where it cannot be read).
 	DriverRSSBytes int64 `json:"driver_rss_bytes,omitempty"`
 }
@@ -66,60 +61,107 @@ type clientCounts struct {
 // Rate is the rate of kind over the interval, per second.
 func (p Point) Rate(kind string) float64 { return float64(p.of(kind)) / p.Seconds }
 
-// sampler cuts the load into per-second Points.
-type sampler struct {
-	clock   clock
-	start   time.Time
-	clients []*client
-	last    time.Time
-	prev    []counts
-	points  []Point
-	peakRSS int64
+// tally counts one goroutine's operations of one kind by the second of
+// the load in which each ended: an operation belongs to the second its
+// time stamp falls in, however late anything looks at it. It grows by
+// one number per second of load.
+type tally struct {
+	start time.Time
+	n     []int64
+	total int64
 }
 
-func newSampler(c clock, start time.Time, clients []*client) *sampler {
-	s := &sampler{clock: c, start: start, last: start, clients: clients, prev: make([]counts, len(clients))}
-	s.peakRSS = selfRSS()
-	return s
+// add counts n operations (rows, queries) that ended at t.
+func (t *tally) add(at time.Time, n int64) {
+	s := max(int(at.Sub(t.start)/time.Second), 0)
+	for len(t.n) <= s {
+		t.n = append(t.n, 0)
+	}
+	t.n[s] += n
+	t.total += n
 }
 
-// run takes a Point at every whole second after start until ctx ends.
-func (s *sampler) run(ctx context.Context) {
+// sum returns the count of seconds [from, to).
+func (t *tally) sum(from, to int) int64 {
+	var n int64
+	for _, x := range t.n[min(from, len(t.n)):min(to, len(t.n))] {
+		n += x
+	}
+	return n
+}
+
+// series cuts the load from start to end into Points by the time stamps
+// of the clients' operations: Point k holds those that ended in
+// [k, k+1) s after start, the last Point those from the last whole second
+// to end. rss is the driver's resident memory sampled at each whole
+// second (rss[k] at k+1 s) and lastRSS at end.
+func series(start, end time.Time, clients []*client, rss []int64, lastRSS int64) []Point {
+	total := end.Sub(start)
+	whole := int(total / time.Second)
+	rest := total - time.Duration(whole)*time.Second
+	n := whole
+	if rest > 0 {
+		n++
+	}
+	pts := make([]Point, n)
+	for k := range pts {
+		p := &pts[k]
+		p.T, p.Seconds, p.Full = float64(k+1), 1, k < whole
+		p.DriverRSSBytes = lastRSS
+		if k < len(rss) && p.Full {
+			p.DriverRSSBytes = rss[k]
+		}
+		if !p.Full {
+			p.T, p.Seconds = total.Seconds(), rest.Seconds()
+		}
+		p.Clients = make([]clientCounts, len(clients))
+		for i, c := range clients {
+			// An operation stamped at end exactly, a whole second
+			// after start, belongs to the last interval.
+			upTo := k + 1
+			if k == n-1 {
+				upTo = math.MaxInt
+			}
+			d := counts{c.per[hIns].sum(k, upTo), c.per[hDel].sum(k, upTo), c.per[hQry].sum(k, upTo)}
+			full := p.Full && !c.mainEnd.Before(start.Add(time.Duration(k+1)*time.Second))
+			p.Clients[i] = clientCounts{counts: d, Full: full}
+			p.Inserts += d.Inserts
+			p.Deletes += d.Deletes
+			p.Queries += d.Queries
+		}
+	}
+	return pts
+}
+
+// rssSampler reads the driver's resident memory at every whole second
+// after start.
+type rssSampler struct {
+	clock clock
+	start time.Time
+	rss   []int64
+	peak  int64
+}
+
+func newRSSSampler(c clock, start time.Time) *rssSampler {
+	return &rssSampler{clock: c, start: start, peak: selfRSS()}
+}
+
+// run samples until ctx ends.
+func (s *rssSampler) run(ctx context.Context) {
 	for k := 1; ; k++ {
 		if s.clock.SleepUntil(ctx, s.start.Add(time.Duration(k)*time.Second)) != nil {
 			return
 		}
-		s.take(s.clock.Now(), true)
+		s.take()
 	}
 }
 
-// take closes the interval that ends now.
-func (s *sampler) take(now time.Time, full bool) {
-	p := Point{
-		T:       now.Sub(s.start).Seconds(),
-		Seconds: now.Sub(s.last).Seconds(),
-		Full:    full,
-		Clients: make([]clientCounts, len(s.clients)),
-	}
-	for i, c := range s.clients {
-		// Read running before the counts: a client seen running was
-		// running at least until the counts were read.
-		running := c.running.Load()
-		cur := c.counts()
-		d := cur.minus(s.prev[i])
-		s.prev[i] = cur
-		p.Clients[i] = clientCounts{counts: d, Full: full && running}
-		p.Inserts += d.Inserts
-		p.Deletes += d.Deletes
-		p.Queries += d.Queries
-	}
-	p.DriverRSSBytes = selfRSS()
-	s.peakRSS = max(s.peakRSS, p.DriverRSSBytes)
-	s.last = now
-	if !full && p.Seconds <= 0 && p.counts == (counts{}) {
-		return // the load ended exactly at a whole second
-	}
-	s.points = append(s.points, p)
+// take samples now and returns the sample.
+func (s *rssSampler) take() int64 {
+	b := selfRSS()
+	s.rss = append(s.rss, b)
+	s.peak = max(s.peak, b)
+	return b
 }
 
 // ratePercentiles returns p50 and p99 of the per-client per-second rates

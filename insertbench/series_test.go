@@ -39,48 +39,54 @@ func TestRatePercentiles(t *testing.T) {
 	}
 }
 
-func TestSampler(t *testing.T) {
-	clk := &fakeClock{now: epoch}
+// TestSeries: a second holds the operations whose time stamps fall in it,
+// whenever they are looked at; the last interval runs to the end of the
+// load and holds what ended exactly at its end.
+func TestSeries(t *testing.T) {
+	at := func(d time.Duration) time.Time { return epoch.Add(d) }
 	c1, c2 := &client{n: 1}, &client{n: 2}
-	c1.running.Store(true)
-	c2.running.Store(true)
-	s := newSampler(clk, epoch, []*client{c1, c2})
-
-	clk.advance(time.Second)
-	c1.ins.Add(100)
-	c2.ins.Add(50)
-	c2.del.Add(50)
-	s.take(clk.Now(), true)
-
-	clk.advance(time.Second + 10*time.Millisecond) // a late tick
-	c1.ins.Add(101)
-	c2.qry.Add(7)
-	c2.running.Store(false) // client 2 ended in this second
-	s.take(clk.Now(), true)
-
-	clk.advance(300 * time.Millisecond) // the load ends
-	c1.ins.Add(30)
-	s.take(clk.Now(), false)
-
-	if len(s.points) != 3 {
-		t.Fatalf("%d points, want 3: %+v", len(s.points), s.points)
+	for _, c := range []*client{c1, c2} {
+		for k := range c.per {
+			c.per[k].start = epoch
+		}
 	}
-	p := s.points
-	if p[0].T != 1 || p[0].Seconds != 1 || !p[0].Full || p[0].counts != (counts{150, 50, 0}) ||
+	ms := time.Millisecond
+	c1.per[hIns].add(at(999*ms), 100) // second 1
+	c1.per[hIns].add(at(1000*ms), 60) // second 2
+	c1.per[hIns].add(at(1999*ms), 40)
+	c1.per[hIns].add(at(2300*ms), 30) // the last interval, ending at 2.3 s
+	c2.per[hIns].add(at(500*ms), 50)
+	c2.per[hDel].add(at(600*ms), 50)
+	c2.per[hQry].add(at(1500*ms), 7)
+	c1.mainEnd = at(2300 * ms)
+	c2.mainEnd = at(1700 * ms) // client 2 ended in second 2
+	end := at(2300 * ms)
+
+	p := series(epoch, end, []*client{c1, c2}, []int64{10, 20, 30}, 40)
+	if len(p) != 3 {
+		t.Fatalf("%d points, want 3: %+v", len(p), p)
+	}
+	if p[0].T != 1 || p[0].Seconds != 1 || !p[0].Full || p[0].counts != (counts{150, 50, 0}) || p[0].DriverRSSBytes != 10 ||
 		p[0].Clients[0] != (clientCounts{counts{100, 0, 0}, true}) || p[0].Clients[1] != (clientCounts{counts{50, 50, 0}, true}) {
 		t.Errorf("second 1: %+v", p[0])
 	}
-	if p[1].T != 2.01 || p[1].Seconds != 1.01 || p[1].counts != (counts{101, 0, 7}) ||
+	if p[1].T != 2 || p[1].Seconds != 1 || !p[1].Full || p[1].counts != (counts{100, 0, 7}) || p[1].DriverRSSBytes != 20 ||
 		!p[1].Clients[0].Full || p[1].Clients[1].Full || p[1].Rate(OpInsert) != 100 {
 		t.Errorf("second 2: %+v (rate %v)", p[1], p[1].Rate(OpInsert))
 	}
-	if math.Abs(p[2].Seconds-0.3) > 1e-9 || p[2].Full || p[2].Clients[0].Full || p[2].Inserts != 30 {
+	if math.Abs(p[2].Seconds-0.3) > 1e-9 || p[2].T != 2.3 || p[2].Full || p[2].Clients[0].Full || p[2].Inserts != 30 || p[2].DriverRSSBytes != 40 {
 		t.Errorf("last interval: %+v", p[2])
 	}
 
-	// A load that ends exactly at a whole second adds no empty interval.
-	s.take(clk.Now(), false)
-	if len(s.points) != 3 {
-		t.Errorf("an empty final interval was kept: %+v", s.points[len(s.points)-1])
+	// A load that ends exactly at a whole second adds no empty interval:
+	// what ended at its end belongs to its last second.
+	c1.per[hIns].add(at(3000*ms), 5)
+	c1.mainEnd = at(3000 * ms)
+	p = series(epoch, at(3000*ms), []*client{c1}, nil, 0)
+	if len(p) != 3 || !p[2].Full || p[2].Inserts != 35 || !p[2].Clients[0].Full {
+		t.Errorf("a load of 3 s: %+v", p)
+	}
+	if p := series(epoch, epoch, []*client{c1}, nil, 0); len(p) != 0 {
+		t.Errorf("an empty load: %+v", p)
 	}
 }

@@ -81,7 +81,7 @@ func ParseStep(name string) (Step, error) {
 }
 
 // Options say how to run a step. Start from DefaultOptions(step) and
-// change what the user gave: Run takes the fields as they are, and
+// change what the user gave: the driver takes the fields as they are, and
 // Validate refuses a 0 where a step needs a value.
 type Options struct {
 	Step Step
@@ -129,8 +129,8 @@ type Options struct {
 	// AtEnd is called right after the last operation finished, before
 	// anything is closed. A caller reads counters and server status there
 	// so that its window holds the load and nothing else.
-	AtStart func(time.Time)
-	AtEnd   func(time.Time)
+	AtStart func(time.Time) `json:"-"`
+	AtEnd   func(time.Time) `json:"-"`
 
 	clock clock // nil: the real clock (tests set a fake one)
 }

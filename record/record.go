@@ -443,6 +443,12 @@ type Insert struct {
 	// l.i1, l.i2 and the q steps keep them equal.
 	RowsBefore float64 `json:"rows_before,omitempty"`
 	RowsAfter  float64 `json:"rows_after,omitempty"`
+	// DriverCPUSeconds is the CPU time, user and system, of perfbench's
+	// insert driver (a process of its own) over its load, to set against
+	// the server's per operation; DriverPeakRSSBytes is its largest
+	// resident memory, sampled every second (perfbench run).
+	DriverCPUSeconds   float64 `json:"driver_cpu_seconds,omitempty"`
+	DriverPeakRSSBytes float64 `json:"driver_peak_rss_bytes,omitempty"`
 }
 
 // New returns a Record of the given kind with the schema set and the

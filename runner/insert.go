@@ -21,8 +21,9 @@ import (
 )
 
 // insertRun is one measurement of an insert-benchmark step: perfbench's
-// own driver (package insertbench) is the load, and the window is its
-// load exactly: the counters are attached before its clients connect, the
+// own driver (package insertbench), run as a process of its own
+// (perfbench insert-driver), is the load, and the window is its load
+// exactly: the counters are attached before its clients connect, the
 // window opens before its first operation (the driver waits for it) and
 // closes when its last operation ended. l steps run until their rows are
 // in, q steps for their duration.
@@ -30,6 +31,10 @@ type insertRun struct {
 	sr   *stepRun
 	opts insertbench.Options
 }
+
+// driverStopGrace is how long an interrupted driver has to stop its load
+// and report what it did before it is killed.
+const driverStopGrace = 10 * time.Second
 
 // runInsert measures an insert-benchmark step on a running server.
 func (r *runner) runInsert(ctx context.Context, sr *stepRun) *record.Record {
@@ -40,6 +45,10 @@ func (r *runner) runInsert(ctx context.Context, sr *stepRun) *record.Record {
 		return failed(sr.newRecord(), "create the load's log: %v", err)
 	}
 	defer log.Close()
+	exe, err := os.Executable()
+	if err != nil {
+		return failed(sr.newRecord(), "find perfbench's executable to run the insert driver: %v", err)
+	}
 
 	sess, rec := sr.open(ctx)
 	if rec != nil {
@@ -47,47 +56,46 @@ func (r *runner) runInsert(ctx context.Context, sr *stepRun) *record.Record {
 	}
 	defer sess.Close()
 
-	// The server goes where a sysbench step of these threads would put it;
-	// the driver runs inside perfbench, which is not pinned: the Record
-	// says so (no client CPUs) with where perfbench may run.
+	// The server and the driver go where a sysbench step of these
+	// threads would put the server and sysbench.
 	s.placeServer(sr.it.Threads)
-	s.placed = r.observePlacement(s, nil, os.Getpid())
+	_, client := r.place.at(sr.it.Threads)
 
 	cfg := ir.config()
 	fmt.Fprintf(log, "# insert-benchmark step %s: %d tables, user %s on %s %s\n", ir.opts.Step.Name, ir.opts.Tables, cfg.User, cfg.Net, cfg.Addr)
-
-	// The driver connects and prepares, then waits in AtStart for the
-	// window to open; AtEnd ends the window.
-	dctx, cancelDriver := context.WithCancel(ctx)
-	defer cancelDriver()
-	ready := make(chan struct{})
-	opened := make(chan struct{})
-	loadEnd := make(chan struct{})
-	o := ir.opts
-	o.AtStart = func(time.Time) {
-		close(ready)
-		select {
-		case <-opened:
-		case <-dctx.Done():
-		}
+	drv, err := insertbench.StartDriver([]string{exe, insertbench.DriverCommand}, cfg, ir.opts, client, log)
+	if err != nil {
+		return failed(sr.newRecord(), "%v", err)
 	}
-	o.AtEnd = func(time.Time) { close(loadEnd) }
-	type outcome struct {
-		res *insertbench.Result
-		err error
-	}
-	done := make(chan outcome, 1)
+	// Ctrl-C reaches perfbench alone: it stops the driver, which reports
+	// what it did.
+	stopped := make(chan struct{})
+	defer func() { <-stopped }()
+	dctx, stopDriver := context.WithCancel(ctx)
+	defer stopDriver()
 	go func() {
-		res, err := insertbench.Run(dctx, cfg, o)
-		done <- outcome{res, err}
+		defer close(stopped)
+		select {
+		case <-dctx.Done():
+			drv.Stop(driverStopGrace)
+		case <-drv.Exited():
+		}
 	}()
 
-	var out outcome
+	// The driver connects and prepares, then waits for the window to open
+	// before its first operation.
 	select {
-	case <-ready:
-	case out = <-done:
+	case <-drv.Ready():
+	case <-drv.Exited():
+	case <-ctx.Done():
+	}
+	select {
+	case <-drv.Ready():
+	default:
 		// The driver ended before its load started: nothing to measure.
-		rec := failed(sr.newRecord(), "%v", out.err)
+		stopDriver()
+		_, derr := drv.Wait()
+		rec := failed(sr.newRecord(), "%v", derr)
 		if ctx.Err() != nil {
 			rec.Error = "interrupted before the window opened: nothing was measured"
 		} else if s.down(ctx) {
@@ -96,23 +104,52 @@ func (r *runner) runInsert(ctx context.Context, sr *stepRun) *record.Record {
 		fmt.Fprintf(log, "%s\n", rec.Error)
 		return rec
 	}
+	s.placed = r.observePlacement(s, client, drv.Pid())
+	return ir.window(ctx, sess, drv, stopDriver, log)
+}
+
+// window measures the window of a ready driver's load and decides the
+// step's outcome; stopDriver interrupts the driver.
+func (ir *insertRun) window(ctx context.Context, sess session, drv *insertbench.Driver, stopDriver func(), log *os.File) *record.Record {
+	sr := ir.sr
+	r, s := sr.r, sr.s
+	// The window closes when the driver's last operation ended, or when
+	// the driver or the server exits.
+	wctx, stopWatch := context.WithCancel(ctx)
+	loadEnd := make(chan struct{})
+	go func() {
+		select {
+		case <-drv.Ended():
+		case <-drv.Exited():
+		case <-s.exited(wctx):
+		case <-wctx.Done():
+			return
+		}
+		close(loadEnd)
+	}()
 	var once sync.Once
-	var wasOpened atomic.Bool
+	var startErr error
+	var opened atomic.Bool
 	rec, merr := sess.Measure(ctx, measure.WindowSpec{Done: loadEnd, Opened: func(time.Time) {
-		once.Do(func() { wasOpened.Store(true); close(opened) })
+		once.Do(func() { startErr = drv.Start(); opened.Store(startErr == nil) })
 	}})
-	if !wasOpened.Load() {
-		cancelDriver() // the window never opened: stop the driver
+	stopWatch()
+	if !opened.Load() || merr != nil {
+		stopDriver() // the window never opened, or failed: stop the driver
 	}
-	out = <-done
+	res, derr := drv.Wait()
 	if rec == nil {
 		rec = sr.newRecord()
 		if merr == nil {
 			merr = errors.New("no record")
 		}
 	}
-	ir.apply(rec, out.res)
-	ir.log(log, rec, out.res, out.err)
+	once.Do(func() {}) // startErr is set from here on
+	if merr == nil && startErr != nil {
+		merr = startErr
+	}
+	ir.apply(rec, res)
+	ir.log(log, rec, res, derr)
 
 	switch {
 	case ctx.Err() != nil:
@@ -122,15 +159,15 @@ func (r *runner) runInsert(ctx context.Context, sr *stepRun) *record.Record {
 		if rec.Error == "" {
 			rec.Error = fmt.Sprintf("interrupted after %.1f s of the step", rec.Window.Seconds)
 		}
-	case !s.running() || (out.err != nil && s.down(ctx)):
+	case !s.running() || (derr != nil && s.down(ctx)):
 		r.crashed(rec, s)
-		if out.err != nil {
-			rec.Error += "\nthe driver: " + out.err.Error()
+		if derr != nil {
+			rec.Error += "\nthe driver: " + derr.Error()
 		}
 	case merr != nil:
 		failed(rec, "measure the window: %v", merr)
-	case out.err != nil:
-		failed(rec, "%v (output in %s)", out.err, sr.logPath)
+	case derr != nil:
+		failed(rec, "%v (output in %s)", derr, sr.logPath)
 	}
 	return rec
 }
@@ -187,6 +224,8 @@ func (ir *insertRun) apply(rec *record.Record, res *insertbench.Result) {
 		}
 	}
 	in.RowsBefore, in.RowsAfter = float64(res.RowsBefore), float64(res.RowsAfter)
+	in.DriverCPUSeconds = (res.DriverUser + res.DriverSystem).Seconds()
+	in.DriverPeakRSSBytes = float64(res.DriverPeakRSSBytes)
 	in.DBGBLogical, in.DBGBDir = ir.sizes(rec)
 	rec.Insert = in
 
@@ -276,16 +315,7 @@ func (ir *insertRun) log(log *os.File, rec *record.Record, res *insertbench.Resu
 		}
 	}
 	fmt.Fprintln(log, line)
-	ops := rec.Ops.Count
-	if ops > 0 {
-		drv := (res.DriverUser + res.DriverSystem).Seconds() / ops * 1e6
-		cpu := "not measured"
-		if rec.OS != nil {
-			srv := (rec.OS.UserSeconds + rec.OS.SystemSeconds) / ops * 1e6
-			cpu = fmt.Sprintf("%.2f µs (driver/server %.0f%%)", srv, 100*drv/srv)
-		}
-		l := fmt.Sprintf("%s: CPU per operation: perfbench's driver %.2f µs, the server %s; driver peak RSS %.1f MB, server RSS %.1f MB",
-			res.Step.Name, drv, cpu, float64(res.DriverPeakRSSBytes)/(1<<20), rssMB(rec))
+	if l := driverLine(res.Step.Name, rec); l != "" {
 		fmt.Fprintln(log, l)
 		sr.r.prog.printf("perfbench run: %s", l)
 	}
@@ -294,9 +324,27 @@ func (ir *insertRun) log(log *os.File, rec *record.Record, res *insertbench.Resu
 	}
 }
 
-func rssMB(rec *record.Record) float64 {
-	if rec.OS == nil {
-		return 0
+// driverLine says, from step's rec, the driver's CPU per operation next to the
+// server's (the op count: rows inserted, queries, rows indexed) and both
+// one's memory; "" without an op count.
+func driverLine(step string, rec *record.Record) string {
+	in, ops := rec.Insert, rec.Ops.Count
+	if in == nil || ops <= 0 {
+		return ""
 	}
-	return rec.OS.RSSBytes / (1 << 20)
+	drv, srv, ratio := "not measured", "not measured", ""
+	if in.DriverCPUSeconds > 0 {
+		drv = fmt.Sprintf("%.2f µs", in.DriverCPUSeconds/ops*1e6)
+	}
+	rss := "server RSS not measured"
+	if rec.OS != nil {
+		cpu := rec.OS.UserSeconds + rec.OS.SystemSeconds
+		srv = fmt.Sprintf("%.2f µs", cpu/ops*1e6)
+		if in.DriverCPUSeconds > 0 && cpu > 0 {
+			ratio = fmt.Sprintf(" (driver/server %.0f%%)", 100*in.DriverCPUSeconds/cpu)
+		}
+		rss = fmt.Sprintf("server RSS %.1f MB", rec.OS.RSSBytes/(1<<20))
+	}
+	return fmt.Sprintf("%s: CPU per operation: the insert driver %s, the server %s%s; driver peak RSS %.1f MB, %s",
+		step, drv, srv, ratio, in.DriverPeakRSSBytes/(1<<20), rss)
 }

@@ -75,12 +75,21 @@ func TestInsertBenchmarkPlan(t *testing.T) {
 		}
 		return r
 	}
-	// The server is placed as for sysbench at these threads; the driver
-	// runs in perfbench, unpinned: no client CPUs claimed.
+	// The server and the driver are placed as sysbench and its server
+	// would be at these threads (the default placement: both on the
+	// same CPUs): the driver is a process of its own, pinned there, its
+	// CPU time its own.
 	for _, step := range steps {
-		pl := get(step).Provenance.Placement
-		if pl == nil || pl.Client != "" || pl.ClientAllowed == "" || pl.Server == "" || pl.ServerAllowed != pl.Server {
-			t.Errorf("%s: placement %+v; want the server pinned where it may run and no client CPUs", step, pl)
+		r := get(step)
+		pl := r.Provenance.Placement
+		if pl == nil || pl.Client == "" || pl.ClientAllowed != pl.Client || pl.Server != pl.Client || pl.ServerAllowed != pl.Server {
+			t.Errorf("%s: placement %+v; want the server and the driver pinned to the same CPUs", step, pl)
+		}
+		if r.Interference == nil || !r.Interference.ClientKnown {
+			t.Errorf("%s: interference %+v: the driver is not known as the load client", step, r.Interference)
+		}
+		if in := r.Insert; in.DriverCPUSeconds <= 0 || in.DriverPeakRSSBytes <= 0 {
+			t.Errorf("%s: the driver's CPU %v s, peak RSS %v bytes", step, in.DriverCPUSeconds, in.DriverPeakRSSBytes)
 		}
 	}
 	sumHist := func(h []record.Bucket) float64 {

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/perfbench/perfbench/insertbench"
 )
 
 // Exit codes.
@@ -89,6 +91,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "version", "--version":
 		fmt.Fprintln(stdout, "perfbench", versionString())
 		return exitOK
+	case insertbench.DriverCommand:
+		// Hidden: perfbench run starts it for an insert-benchmark step.
+		return insertbench.DriverMain(ctx, args[1:], stdout, stderr)
 	}
 	c := lookup(name)
 	if c == nil {
