@@ -47,6 +47,12 @@ func Parse(data []byte) (*Record, error) {
 		}
 		return nil, err
 	}
+	return w.finish(true)
+}
+
+// finish converts a decoded Record of any schema to the current one and
+// checks it, packing its counters when pack is set.
+func (w *wireRecord) finish(pack bool) (*Record, error) {
 	r := &w.Record
 	switch {
 	case r.Schema == 1:
@@ -65,7 +71,9 @@ func Parse(data []byte) (*Record, error) {
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
-	r.packCounters()
+	if pack {
+		r.packCounters()
+	}
 	if r.Kind == KindTable {
 		return nil, fmt.Errorf("record has kind %q: perfbench report builds those from CSV tables in memory, no file holds one", r.Kind)
 	}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"strings"
 	"sync"
 	"testing"
 
@@ -51,9 +50,10 @@ func benchCampaign(b *testing.B) string {
 }
 
 // BenchmarkCampaignLoad reads the 8,400 Records of a generated campaign:
-// floor reads every file's bytes and nothing more; all reads the Records
-// for every table and chart; lean for the tables that need neither the
-// roles nor the series (the summary among them).
+// floor reads every file's bytes and nothing more; text reads the Records
+// for every table (perfbench report --format text); summary for the
+// tables that need neither the roles nor the series (--tables summary
+// among them); charts for every table and the per-second charts.
 // go test -run '^$' -bench Campaign ./report
 func BenchmarkCampaignLoad(b *testing.B) {
 	dir := benchCampaign(b)
@@ -79,7 +79,7 @@ func BenchmarkCampaignLoad(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		f    fields
-	}{{"all", allFields}, {"lean", fields{}}} {
+	}{{"text", fields{Roles: true}}, {"summary", fields{}}, {"charts", allFields}} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(size)
 			for b.Loop() {
@@ -191,32 +191,6 @@ func TestLoadLean(t *testing.T) {
 			if f.Roles != (roles > 0) || f.Series != (series > 0) {
 				t.Errorf("%s with %+v: %d roles and %d series points read", in, f, roles, series)
 			}
-		}
-	}
-}
-
-// TestPruneObject checks the pruning on JSON that trips naive scanners:
-// escaped quotes and backslashes in strings, brackets inside strings,
-// member names spelt in another case or with escapes, nested objects.
-func TestPruneObject(t *testing.T) {
-	spec := (fields{}).pruning()
-	for _, c := range []struct{ in, want string }{
-		{`{"a":"x\\","Series":[{"t":"]}\""}],"b":1}`, `{"a":"x\\","b":1}`},
-		{` { "status" : {"Questions":3,"Rows_read":7, "rows_read":8} , "roles":[[{}]] } `, `{"status":{"Rows_read":7},"roles":[[{}]]}`},
-		{`{"client":{"tool":"s","intervals":[1,2],"queries":4},"rol\u0065s":null}`, `{"client":{"tool":"s","queries":4}}`},
-		{`{}`, `{}`},
-		{`{"a":"\\\"]","series":{"k":"\u0022}"},"b":[{"c":"\\"}]}`, `{"a":"\\\"]","b":[{"c":"\\"}]}`},
-	} {
-		spec := spec
-		spec["roles"] = member{drop: strings.Contains(c.in, "\\u0065")}
-		got, ok := pruneObject(nil, []byte(c.in), spec)
-		if !ok || string(got) != c.want {
-			t.Errorf("pruneObject(%s) = %s, %v; want %s", c.in, got, ok, c.want)
-		}
-	}
-	for _, bad := range []string{`{"a":1`, `{"a" 1}`, `[1]`, `{"a":"x}`, `{"a":1} x`, `{"a":"x\"}`, `{"a":"x\`, `{"series":[{"a":"\"]}`} {
-		if got, ok := pruneObject(nil, []byte(bad), spec); ok {
-			t.Errorf("pruneObject(%s) = %s, want a failure", bad, got)
 		}
 	}
 }

@@ -176,9 +176,8 @@ func sameContent(a, b *record.Record) bool {
 }
 
 // Write builds the report of recs and writes it in format (one of Formats).
-// warnings are added to the report's own. Tables are written as they are
-// built: memory holds the Records and one table at a time, not the whole
-// report.
+// warnings are added to the report's own. The tables are built once, on
+// every CPU, and each is let go of as it is written.
 func Write(w io.Writer, format string, recs []*record.Record, warnings []string, opt Options) error {
 	if format == "benchfmt" {
 		return writeBenchfmt(w, recs, opt)

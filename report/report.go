@@ -253,12 +253,11 @@ func build(recs []*record.Record, opt Options) (*report, error) {
 	return rep, err
 }
 
-// prepare compares the Records and goes through every table once for what
-// any one of them needs from the others: which tables are left out (the
-// report's notes), whether any ratio was tested, the ranges of the colour
-// rule. The tables themselves are dropped: b.tables builds them again,
-// one at a time, so a report of any size is rendered without holding all
-// of its tables.
+// prepare compares the Records and builds every table, for what any one
+// of them needs from the others: which tables are left out (the report's
+// notes), whether any ratio was tested, the ranges of the colour rule.
+// The tables kept wait in b.built for b.tables, which lets go of each as
+// it is emitted.
 func prepare(recs []*record.Record, opt Options) (*builder, *report, error) {
 	want := map[string]bool{}
 	for _, id := range opt.Tables {
@@ -294,6 +293,7 @@ func prepare(recs []*record.Record, opt Options) (*builder, *report, error) {
 		rep.count++
 		b.ranges.add(t)
 		b.tested = b.tested || t.tested()
+		b.built = append(b.built, t)
 	})
 	rep.Notes = append(append(leftOut.notes(), busyNotes(recs)...), autoNotes(recs)...)
 	if len(c.LeftOut) > 0 {
@@ -307,8 +307,8 @@ func prepare(recs []*record.Record, opt Options) (*builder, *report, error) {
 // each that has values: kept, or left out because none of its cells could
 // be measured (why, and whether failed steps' cells are among them). The
 // tables are built on every CPU, f is called on the caller's goroutine in
-// report order, and at most one table ID per CPU is built ahead of f, so
-// the tables are not all held at once.
+// report order, and at most one table ID per CPU is built ahead of f.
+// (prepare keeps the tables: they are built once).
 func (b *builder) each(f func(t *table, why string, failed, kept bool)) {
 	var ids []string
 	for _, id := range TableIDs {
@@ -378,19 +378,19 @@ func check(id string, t *table) (why string, failed, kept, ok bool) {
 	return why, failed, !left, true
 }
 
-// tables builds the tables kept by prepare again, colours them, adds
-// their notes and hands them to emit in report order.
+// tables colours the tables kept by prepare, adds their notes and hands
+// them to emit in report order.
 func (b *builder) tables(emit func(*table) error) error {
-	var err error
-	b.each(func(t *table, _ string, _, kept bool) {
-		if !kept || err != nil {
-			return
-		}
+	for i, t := range b.built {
+		b.built[i] = nil // the caller may hold it; the report does not
 		b.ranges.colour(t)
 		b.finish(t)
-		err = emit(t)
-	})
-	return err
+		if err := emit(t); err != nil {
+			return err
+		}
+	}
+	b.built = nil
+	return nil
 }
 
 // ErrUnknownVersion is returned by Build for a version in Options.Compare

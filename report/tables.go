@@ -25,6 +25,9 @@ type builder struct {
 	ranges colourRanges
 	// aa maps the second label of an A/A pair to the first (aaPairs).
 	aa map[string]string
+	// built are the tables prepare kept, in report order, until
+	// tables emits them.
+	built []*table
 }
 
 func (b *builder) build(id string, emit func(*table)) {

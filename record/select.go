@@ -1,0 +1,759 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Select says which of the bulky members of a Record a reader needs: the
+// thread roles and the per-second series are most of a Record's bytes,
+// with the server's status deltas and the client's per-interval lines,
+// and most readers need few of them.
+type Select struct {
+	Roles  bool // the counters by thread role
+	Series bool // the per-second series
+	// ClientLists reads the client's per-interval lines and histogram.
+	ClientLists bool
+	// Status lists the only server status variables read (exact names);
+	// nil reads them all.
+	Status []string
+}
+
+// Selective reads Records without the members its Select leaves out,
+// reusing its buffers from one Record to the next: one per goroutine.
+//
+// Parse gives what record.Parse gives for the Record's JSON without those
+// members (the members pruned as JSON, then decoded), and the same
+// error. Records as perfbench writes them take a faster path: the
+// members left out are skipped as bytes, the counters (of the Record and
+// of its roles) and the status variables are decoded by hand, and only
+// the small members left go through the general decoder. Anything that
+// path does not follow exactly as encoding/json would (escaped member
+// names, names in another case, a member given twice, a value of another
+// type, numbers out of range) goes the general way, which decides.
+type Selective struct {
+	sel   Select
+	prune map[string]member
+	// Buffers kept from one Record to the next.
+	rest     []byte
+	lean     []byte
+	counters []Counter
+	lists    []counterList
+	// names interns event and role names, counter statuses and units:
+	// a campaign repeats a few dozen of them millions of times.
+	names map[string]string
+}
+
+// NewSelective returns a reader of the members sel names.
+func NewSelective(sel Select) *Selective {
+	return &Selective{sel: sel, prune: sel.pruning(), names: map[string]string{}}
+}
+
+// Parse decodes one Record without the members left out (see Selective).
+func (d *Selective) Parse(data []byte) (*Record, error) {
+	if r, ok := d.fast(data); ok {
+		return r, nil
+	}
+	return d.general(data)
+}
+
+// general prunes data as JSON and decodes what is left with Parse; JSON
+// the pruning cannot follow is decoded whole, for Parse's error.
+func (d *Selective) general(data []byte) (*Record, error) {
+	if l, ok := pruneObject(d.lean[:0], data, d.prune); ok {
+		d.lean = l
+		data = l
+	}
+	return Parse(data)
+}
+
+// member says what reading a Record does with one member of a JSON object.
+type member struct {
+	drop bool
+	// keep, for an object, lists the only members kept; nil keeps all.
+	keep []string
+	// sub prunes the members of an object.
+	sub map[string]member
+}
+
+// pruning returns what s leaves out of a Record's JSON.
+func (s Select) pruning() map[string]member {
+	p := map[string]member{}
+	if s.Status != nil {
+		p["status"] = member{keep: s.Status}
+	}
+	if !s.ClientLists {
+		p["client"] = member{sub: map[string]member{"intervals": {drop: true}, "histogram": {drop: true}}}
+	}
+	if !s.Roles {
+		p["roles"] = member{drop: true}
+	}
+	if !s.Series {
+		p["series"] = member{drop: true}
+	}
+	return p
+}
+
+// counterList is where one list of counters went in Selective.counters.
+type counterList struct {
+	start, end int
+	null       bool // absent or null: a nil list
+	// role is the index of the role the list belongs to, -1 for the
+	// Record's own.
+	role int
+}
+
+// fast decodes data as Parse does, or reports false when it cannot be
+// sure to (then nothing it did counts).
+func (d *Selective) fast(data []byte) (*Record, bool) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, false
+	}
+	d.rest = append(d.rest[:0], '{')
+	d.counters, d.lists = d.counters[:0], d.lists[:0]
+	var roles []Role
+	var status map[string]float64
+	var seen [len(hotMembers)]bool
+	first := true
+	i0 := i
+	end, ok := eachMember(data, i0, func(key []byte, v, end int) bool {
+		h := hotMember(key)
+		if h < 0 {
+			if !first {
+				d.rest = append(d.rest, ',')
+			}
+			first = false
+			d.rest = append(d.rest, data[i:end]...)
+			return true
+		}
+		if h == len(hotMembers) || seen[h] {
+			return false
+		}
+		seen[h] = true
+		val := data[v:end]
+		var ok bool
+		switch hotMembers[h] {
+		case "counters":
+			return d.counterList(val, -1)
+		case "roles":
+			if !d.sel.Roles {
+				return true
+			}
+			roles, ok = d.roles(val)
+			return ok
+		case "status":
+			status, ok = d.status(val)
+			return ok
+		case "series":
+			if !d.sel.Series {
+				return true
+			}
+		case "client":
+			if !d.sel.ClientLists && data[v] == '{' {
+				// Copy the client without its lists.
+				if !first {
+					d.rest = append(d.rest, ',')
+				}
+				first = false
+				d.rest = append(d.rest, `"client":`...)
+				rest, e, ok := pruneAt(d.rest, data, v, d.prune["client"].sub, nil)
+				d.rest = rest
+				return ok && e == end
+			}
+		}
+		if !first {
+			d.rest = append(d.rest, ',')
+		}
+		first = false
+		d.rest = append(d.rest, `"`+hotMembers[h]+`":`...)
+		d.rest = append(d.rest, val...)
+		return true
+	}, &i)
+	if !ok || skipSpace(data, end) != len(data) {
+		return nil, false
+	}
+	d.rest = append(d.rest, '}')
+	var w wireRecord
+	if decode(d.rest, &w) != nil {
+		return nil, false
+	}
+	w.Roles, w.Status = roles, status
+	d.placeCounters(&w.Record)
+	r, err := w.finish(false)
+	return r, err == nil
+}
+
+// hotMembers are the members of a Record that fast reads itself.
+var hotMembers = [...]string{"counters", "roles", "status", "series", "client"}
+
+// hotMember returns the index in hotMembers of the member named key, or
+// -1 for any other member; hotMember of a name that matches one in
+// another case (as encoding/json would) returns len(hotMembers), which
+// fast refuses.
+func hotMember(key []byte) int {
+	for i, h := range hotMembers {
+		if string(key) == h {
+			return i
+		}
+	}
+	for _, h := range hotMembers {
+		if bytes.EqualFold(key, []byte(h)) {
+			return len(hotMembers) // seen[] has no room: refused below
+		}
+	}
+	return -1
+}
+
+// eachMember calls f with each member of the object at src[*at] (name
+// without quotes, start and end of the value) and returns the index after
+// the object. It fails on JSON it cannot follow, on names with escapes,
+// and when f fails. *at is left at the start of each member for f.
+func eachMember(src []byte, i int, f func(key []byte, v, end int) bool, at *int) (int, bool) {
+	i = skipSpace(src, i+1)
+	if i < len(src) && src[i] == '}' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(src) || src[i] != '"' {
+			return i, false
+		}
+		keyEnd, ok := skipString(src, i)
+		if !ok {
+			return i, false
+		}
+		key := src[i+1 : keyEnd-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			return i, false
+		}
+		v := skipSpace(src, keyEnd)
+		if v >= len(src) || src[v] != ':' {
+			return i, false
+		}
+		v = skipSpace(src, v+1)
+		end, ok := skipValue(src, v)
+		if !ok || end == v {
+			return i, false
+		}
+		if at != nil {
+			*at = i
+		}
+		if !f(key, v, end) {
+			return i, false
+		}
+		i = skipSpace(src, end)
+		if i >= len(src) {
+			return i, false
+		}
+		switch src[i] {
+		case ',':
+			i = skipSpace(src, i+1)
+		case '}':
+			return i + 1, true
+		default:
+			return i, false
+		}
+	}
+}
+
+// eachElement calls f with the start and end of each element of the
+// array in src (all of it, after leading white space) and reports
+// whether it could follow the array.
+func eachElement(src []byte, f func(v, end int) bool) bool {
+	i := skipSpace(src, 0)
+	if i >= len(src) || src[i] != '[' {
+		return false
+	}
+	i = skipSpace(src, i+1)
+	if i < len(src) && src[i] == ']' {
+		return skipSpace(src, i+1) == len(src)
+	}
+	for {
+		end, ok := skipValue(src, i)
+		if !ok || end == i || !f(i, end) {
+			return false
+		}
+		i = skipSpace(src, end)
+		if i >= len(src) {
+			return false
+		}
+		switch src[i] {
+		case ',':
+			i = skipSpace(src, i+1)
+		case ']':
+			return skipSpace(src, i+1) == len(src)
+		default:
+			return false
+		}
+	}
+}
+
+// counterList decodes a list of counters into d.counters, for the role
+// numbered role (-1: the Record's own).
+func (d *Selective) counterList(val []byte, role int) bool {
+	l := counterList{start: len(d.counters), role: role}
+	if isNull(val) {
+		l.null = true
+	} else if !eachElement(val, func(v, end int) bool {
+		if val[v] != '{' {
+			return false
+		}
+		d.counters = append(d.counters, Counter{})
+		return d.counter(val[v:end], &d.counters[len(d.counters)-1])
+	}) {
+		return false
+	}
+	l.end = len(d.counters)
+	d.lists = append(d.lists, l)
+	return true
+}
+
+// counter decodes one counter object.
+func (d *Selective) counter(src []byte, c *Counter) bool {
+	var seen uint16
+	_, ok := eachMember(src, 0, func(key []byte, v, end int) bool {
+		val := src[v:end]
+		bit, ok := uint16(0), true
+		switch string(key) {
+		case "event":
+			bit = 1 << 0
+			c.Event, ok = d.str(val, true)
+		case "group":
+			bit = 1 << 1
+			c.Group, ok = parseInt(val)
+		case "raw":
+			bit = 1 << 2
+			c.Raw, ok = parseUint(val)
+		case "time_enabled_ns":
+			bit = 1 << 3
+			c.Enabled, ok = parseUint(val)
+		case "time_running_ns":
+			bit = 1 << 4
+			c.Running, ok = parseUint(val)
+		case "value":
+			bit = 1 << 5
+			c.Value, ok = parseFloat(val)
+		case "status":
+			var s string
+			s, ok = d.str(val, true)
+			bit, c.Status = 1<<6, Status(s)
+		case "reason":
+			bit = 1 << 7
+			c.Reason, ok = d.str(val, false)
+		case "unit":
+			bit = 1 << 8
+			c.Unit, ok = d.str(val, true)
+		case "scale":
+			bit = 1 << 9
+			c.Scale, ok = parseFloat(val)
+		case "per_op":
+			bit = 1 << 10
+			if !isNull(val) {
+				var x float64
+				if x, ok = parseFloat(val); ok {
+					c.PerOp = &x
+				}
+			}
+		default:
+			return false // not written by perfbench: the general way decides
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return ok
+	}, nil)
+	return ok
+}
+
+// roles decodes the list of roles, their counters into d.counters.
+func (d *Selective) roles(val []byte) ([]Role, bool) {
+	if isNull(val) {
+		return nil, true
+	}
+	roles := []Role{}
+	ok := eachElement(val, func(v, end int) bool {
+		if val[v] != '{' {
+			return false
+		}
+		src := val[v:end]
+		roles = append(roles, Role{})
+		r := &roles[len(roles)-1]
+		var seen uint8
+		_, ok := eachMember(src, 0, func(key []byte, v, end int) bool {
+			val := src[v:end]
+			bit, ok := uint8(0), true
+			switch string(key) {
+			case "name":
+				bit = 1
+				r.Name, ok = d.str(val, true)
+			case "threads":
+				bit = 2
+				r.Threads, ok = parseInt(val)
+			case "counters":
+				bit, ok = 4, d.counterList(val, len(roles)-1)
+			default:
+				return false
+			}
+			if seen&bit != 0 {
+				return false
+			}
+			seen |= bit
+			return ok
+		}, nil)
+		return ok
+	})
+	return roles, ok
+}
+
+// status decodes the status variables Select keeps.
+func (d *Selective) status(val []byte) (map[string]float64, bool) {
+	if isNull(val) {
+		return nil, true
+	}
+	i := skipSpace(val, 0)
+	if i >= len(val) || val[i] != '{' {
+		return nil, false
+	}
+	m := make(map[string]float64, len(d.sel.Status))
+	end, ok := eachMember(val, i, func(key []byte, v, end int) bool {
+		if d.sel.Status != nil && !keeps(d.sel.Status, key) {
+			return true
+		}
+		for _, c := range key {
+			if c < 0x20 {
+				return false
+			}
+		}
+		if !utf8.Valid(key) {
+			return false
+		}
+		x, ok := parseFloat(val[v:end])
+		if ok && isNull(val[v:end]) {
+			return false // encoding/json would store a 0
+		}
+		m[string(key)] = x
+		return ok
+	}, nil)
+	return m, ok && skipSpace(val, end) == len(val)
+}
+
+// placeCounters gives the Record and its roles their counter lists, in
+// one array of their exact number, as Parse packs them.
+func (d *Selective) placeCounters(r *Record) {
+	n := len(d.counters)
+	all := make([]Counter, n)
+	copy(all, d.counters)
+	if n == 0 {
+		// Parse keeps lists as decoded when there are no counters.
+		all = []Counter{}
+	}
+	for _, l := range d.lists {
+		var cs []Counter
+		if !l.null {
+			cs = all[l.start:l.end:l.end]
+			if n == 0 {
+				cs = []Counter{}
+			}
+		}
+		if l.role < 0 {
+			r.Counters = cs
+		} else if l.role < len(r.Roles) {
+			r.Roles[l.role].Counters = cs
+		}
+	}
+	clear(d.counters) // keep no strings alive
+}
+
+// str decodes a JSON string (null: ""), interning it when intern is set.
+func (d *Selective) str(val []byte, intern bool) (string, bool) {
+	if len(val) < 2 || val[0] != '"' {
+		return "", isNull(val)
+	}
+	s := val[1 : len(val)-1]
+	ascii := true
+	for _, c := range s {
+		switch {
+		case c < 0x20:
+			return "", false
+		case c == '\\':
+			// Escapes as encoding/json reads them; a string it had to
+			// mend (invalid UTF-8, lone surrogates) goes the general way.
+			var out string
+			if json.Unmarshal(val, &out) != nil || strings.ContainsRune(out, utf8.RuneError) {
+				return "", false
+			}
+			return out, true
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	if !ascii && !utf8.Valid(s) {
+		return "", false
+	}
+	if !intern {
+		return string(s), true
+	}
+	if v, ok := d.names[string(s)]; ok {
+		return v, true
+	}
+	v := string(s)
+	d.names[v] = v
+	return v, true
+}
+
+func isNull(val []byte) bool { return string(val) == "null" }
+
+// number reports whether val is a JSON number.
+func number(val []byte) bool {
+	i := 0
+	if i < len(val) && val[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(val) && val[i] == '0':
+		i++
+	case i < len(val) && val[i] >= '1' && val[i] <= '9':
+		for i < len(val) && val[i] >= '0' && val[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(val) && val[i] == '.' {
+		i++
+		if i >= len(val) || val[i] < '0' || val[i] > '9' {
+			return false
+		}
+		for i < len(val) && val[i] >= '0' && val[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(val) && (val[i] == 'e' || val[i] == 'E') {
+		i++
+		if i < len(val) && (val[i] == '+' || val[i] == '-') {
+			i++
+		}
+		if i >= len(val) || val[i] < '0' || val[i] > '9' {
+			return false
+		}
+		for i < len(val) && val[i] >= '0' && val[i] <= '9' {
+			i++
+		}
+	}
+	return i == len(val)
+}
+
+// parseFloat, parseInt and parseUint decode a number as encoding/json
+// does into a field of their type (null leaves 0); a number the field
+// cannot hold fails.
+func parseFloat(val []byte) (float64, bool) {
+	if isNull(val) {
+		return 0, true
+	}
+	if !number(val) {
+		return 0, false
+	}
+	x, err := strconv.ParseFloat(string(val), 64)
+	return x, err == nil
+}
+
+func parseInt(val []byte) (int, bool) {
+	if isNull(val) {
+		return 0, true
+	}
+	if !number(val) {
+		return 0, false
+	}
+	x, err := strconv.ParseInt(string(val), 10, 0)
+	return int(x), err == nil
+}
+
+func parseUint(val []byte) (uint64, bool) {
+	if isNull(val) {
+		return 0, true
+	}
+	if !number(val) {
+		return 0, false
+	}
+	x, err := strconv.ParseUint(string(val), 10, 64)
+	return x, err == nil
+}
+
+// pruneObject appends to dst the JSON object that src holds (after
+// leading white space) without the members spec drops, matching names as
+// encoding/json does (ignoring case) unless a keep list names them
+// (map keys: exact). It reports false when src is not an object it can
+// follow.
+func pruneObject(dst, src []byte, spec map[string]member) ([]byte, bool) {
+	out, end, ok := pruneAt(dst, src, skipSpace(src, 0), spec, nil)
+	return out, ok && skipSpace(src, end) == len(src)
+}
+
+func pruneAt(dst, src []byte, i int, spec map[string]member, keep []string) ([]byte, int, bool) {
+	if i >= len(src) || src[i] != '{' {
+		return dst, i, false
+	}
+	dst = append(dst, '{')
+	i = skipSpace(src, i+1)
+	first := true
+	if i < len(src) && src[i] == '}' {
+		return append(dst, '}'), i + 1, true
+	}
+	for {
+		if i >= len(src) || src[i] != '"' {
+			return dst, i, false
+		}
+		keyEnd, ok := skipString(src, i)
+		if !ok {
+			return dst, i, false
+		}
+		key := src[i+1 : keyEnd-1]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			var k string
+			if json.Unmarshal(src[i:keyEnd], &k) != nil {
+				return dst, i, false
+			}
+			key = []byte(k)
+		}
+		v := skipSpace(src, keyEnd)
+		if v >= len(src) || src[v] != ':' {
+			return dst, i, false
+		}
+		v = skipSpace(src, v+1)
+		end, ok := skipValue(src, v)
+		if !ok {
+			return dst, i, false
+		}
+		m, known := lookup(spec, key)
+		if keep != nil {
+			known, m = true, member{drop: !keeps(keep, key)}
+		}
+		if !m.drop {
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = append(dst, src[i:keyEnd]...)
+			dst = append(dst, ':')
+			if known && (m.keep != nil || m.sub != nil) && src[v] == '{' {
+				var e int
+				dst, e, ok = pruneAt(dst, src, v, m.sub, m.keep)
+				if !ok || e != end {
+					return dst, i, false
+				}
+			} else {
+				dst = append(dst, src[v:end]...)
+			}
+		}
+		i = skipSpace(src, end)
+		if i >= len(src) {
+			return dst, i, false
+		}
+		switch src[i] {
+		case ',':
+			i = skipSpace(src, i+1)
+		case '}':
+			return append(dst, '}'), i + 1, true
+		default:
+			return dst, i, false
+		}
+	}
+}
+
+// lookup finds the rule for an object member by its name, ignoring case
+// as encoding/json does for struct fields.
+func lookup(spec map[string]member, key []byte) (member, bool) {
+	for name, m := range spec {
+		if len(name) == len(key) && strings.EqualFold(name, string(key)) {
+			return m, true
+		}
+	}
+	return member{}, false
+}
+
+func keeps(list []string, key []byte) bool {
+	for _, s := range list {
+		if s == string(key) {
+			return true
+		}
+	}
+	return false
+}
+
+func skipSpace(src []byte, i int) int {
+	for i < len(src) && (src[i] == ' ' || src[i] == '\n' || src[i] == '\t' || src[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string that starts at src[i].
+// A backslash escapes the byte after it (\uXXXX goes on with plain hex
+// digits); strings in Records are short, so a loop beats a search.
+func skipString(src []byte, i int) (int, bool) {
+	for j := i + 1; j < len(src); j++ {
+		switch src[j] {
+		case '"':
+			return j + 1, true
+		case '\\':
+			j++
+		}
+	}
+	return len(src), false
+}
+
+// container marks the bytes skipValue looks at inside an object or array.
+var container = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
+
+// skipValue returns the index after the JSON value that starts at src[i].
+// Brackets are counted, not matched: what is kept is checked again by the
+// decoder.
+func skipValue(src []byte, i int) (int, bool) {
+	if i >= len(src) {
+		return i, false
+	}
+	switch src[i] {
+	case '"':
+		return skipString(src, i)
+	case '{', '[':
+		depth := 0
+		for i < len(src) {
+			for i < len(src) && !container[src[i]] {
+				i++
+			}
+			if i == len(src) {
+				break
+			}
+			switch src[i] {
+			case '"':
+				e, ok := skipString(src, i)
+				if !ok {
+					return e, false
+				}
+				i = e
+				continue
+			case '{', '[':
+				depth++
+			default:
+				depth--
+				if depth == 0 {
+					return i + 1, true
+				}
+			}
+			i++
+		}
+		return i, false
+	}
+	for i < len(src) {
+		switch src[i] {
+		case ',', '}', ']', ' ', '\n', '\t', '\r':
+			return i, true
+		}
+		i++
+	}
+	return i, true
+}

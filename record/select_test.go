@@ -1,0 +1,225 @@
+package record
+
+import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// selections are the Selects the tests read Records with: those of the
+// report (with and without roles and series) and one that reads all.
+var selections = []Select{
+	{Status: []string{"Rows_read", "Innodb_rows_read"}},
+	{Roles: true, Status: []string{"Rows_read", "Innodb_rows_read"}},
+	{Roles: true, Series: true, Status: []string{"Rows_read", "Innodb_rows_read"}},
+	{Roles: true, Series: true, ClientLists: true},
+}
+
+// treeRecords returns the JSON of every Record file in the tree's
+// testdata, as written and as Parse and Marshal write it again in the
+// current schema, and a Record with every member perfbench writes.
+func treeRecords(t testing.TB) map[string][]byte {
+	out := map[string][]byte{}
+	filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".json") || !strings.Contains(p, "testdata") {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Parse(data)
+		if err != nil {
+			return nil // not a Record
+		}
+		out[p] = data
+		if again, err := Marshal(r); err == nil {
+			out[p+" (schema 2)"] = again
+		}
+		return nil
+	})
+	if len(out) < 40 {
+		t.Fatalf("%d Records found in the tree's testdata, want the 23 of testdata/records and more", len(out))
+	}
+	full, err := Marshal(fullRecord())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out["every member"] = full
+	return out
+}
+
+// fullRecord is a Record with every member the fast path reads by hand,
+// and with strings that need escapes.
+func fullRecord() *Record {
+	r := New(KindStep)
+	r.Host, r.Version, r.Step, r.Threads, r.Repeat = "h\"1", "v1", "point", 4, 2
+	r.Window = Window{Start: time.Date(2026, 11, 2, 6, 15, 20, 123, time.UTC), End: time.Date(2026, 11, 2, 6, 16, 20, 0, time.UTC), Seconds: 60}
+	r.Ops = Ops{Source: "Questions", Count: 1e6, Counted: true}
+	x := 0.25
+	r.Counters = []Counter{
+		{Event: "cycles", Group: 1, Raw: 1 << 63, Enabled: 60e9, Running: 30e9, Value: 1.5e19, Status: StatusScaled, PerOp: &x},
+		{Event: "instructions", Group: -1, Status: StatusNotSupported, Reason: "no PMU (\"ENOENT\") — VM", Unit: "ns", Scale: 2.3283064365386963e-10},
+	}
+	r.Roles = []Role{
+		{Name: "connection", Threads: 4, Counters: r.Counters[:1]},
+		{Name: "log", Counters: []Counter{}},
+		{Name: "main"},
+	}
+	r.Status = map[string]float64{"Questions": 1e6, "Rows_read": 7, "Innodb_rows_read": 1e-3}
+	r.Series = []Point{{T: 1, Seconds: 1, Ops: 3, Counters: map[string]float64{"cycles": 4}}}
+	r.Client = &Client{Tool: "sysbench", Queries: 5, Intervals: []Interval{{At: 1, QPS: 2}}, Histogram: []Bucket{{UpToMs: 1, Count: 2}}}
+	r.Warnings = []Warning{{Code: WarnMultiplexed, Events: []string{"cycles"}, Text: "cycles ran 50% of the window"}}
+	return r
+}
+
+// TestSelectiveAsGeneral checks that the fast path of Selective reads
+// every Record of the tree's testdata exactly as the general way does
+// (the Record's JSON pruned, then decoded by Parse), with each
+// selection, and that it is the path taken for Records as perfbench
+// writes them.
+func TestSelectiveAsGeneral(t *testing.T) {
+	recs := treeRecords(t)
+	for name, data := range recs {
+		for _, sel := range selections {
+			d := NewSelective(sel)
+			want, err := d.general(data)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			got, ok := d.fast(data)
+			if !ok {
+				t.Errorf("%s with %+v: the fast path refused it", name, sel)
+				continue
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s with %+v: fast path read\n%+v\nwant\n%+v", name, sel, got, want)
+			}
+			// And again with the buffers of the first read reused.
+			if again, _ := d.Parse(data); !reflect.DeepEqual(again, want) {
+				t.Errorf("%s with %+v: second read differs", name, sel)
+			}
+		}
+	}
+	// The selection took out what it says, no more.
+	d := NewSelective(selections[0])
+	r, err := d.Parse(recs["every member"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Roles != nil || r.Series != nil || r.Client.Intervals != nil || r.Client.Histogram != nil || len(r.Status) != 2 || len(r.Counters) != 2 || r.Client.Queries != 5 {
+		t.Errorf("read with %+v: %+v", selections[0], r)
+	}
+}
+
+// TestSelectiveRefuses checks that what the fast path cannot read as
+// encoding/json would goes the general way, which gives the Record or
+// the error Parse gives.
+func TestSelectiveRefuses(t *testing.T) {
+	good, err := Marshal(fullRecord())
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(old, new string) []byte {
+		if !bytes.Contains(good, []byte(old)) {
+			t.Fatalf("no %s in the Record", old)
+		}
+		return bytes.Replace(good, []byte(old), []byte(new), 1)
+	}
+	for _, c := range []struct {
+		name string
+		data []byte
+		ok   bool // the general way reads it
+	}{
+		{"member in another case", edit(`"counters": [`, `"Counters": [`), true},
+		{"escaped member name", edit(`"roles": [`, `"rol\u0065s": [`), true},
+		{"member given twice", edit(`"counters": [`, `"counters": [], "counters": [`), true},
+		{"counter member in another case", edit(`"event": "cycles"`, `"EVENT": "cycles"`), true},
+		{"unknown counter member", edit(`"event": "cycles"`, `"event": "cycles", "x": [1}`), false},
+		{"float into an int", edit(`"group": 1`, `"group": 1.5`), false},
+		{"negative raw", edit(`"raw": 9223372036854775808`, `"raw": -1`), false},
+		{"number out of range", edit(`"value": 15000000000000000000`, `"value": 1e999`), false},
+		{"NaN", edit(`"value": 15000000000000000000`, `"value": NaN`), false},
+		{"string for a number", edit(`"value": 15000000000000000000`, `"value": "1"`), false},
+		{"number for a string", edit(`"event": "cycles"`, `"event": 1`), false},
+		{"lone surrogate", edit(`"event": "cycles"`, `"event": "cy\ud800cles"`), true},
+		{"null status variable", edit(`"Rows_read": 7`, `"Rows_read": null`), true},
+		{"truncated", good[:len(good)/2], false},
+		{"trailing bytes", append(append([]byte{}, good...), `{"x":`...), true},
+		{"not an object", []byte(`[1, 2]`), false},
+		{"unknown outcome", edit(`"outcome": "ok"`, `"outcome": "fine"`), false},
+		{"unknown status", edit(`"status": "scaled"`, `"status": "fine"`), false},
+	} {
+		for _, sel := range selections {
+			d := NewSelective(sel)
+			want, wantErr := d.general(c.data)
+			got, err := d.Parse(c.data)
+			if (wantErr == nil) != c.ok {
+				t.Errorf("%s: the general way gave %v, want ok=%v", c.name, wantErr, c.ok)
+			}
+			if wantErr != nil {
+				if err == nil || err.Error() != wantErr.Error() || strings.Contains(err.Error(), "\n") {
+					t.Errorf("%s with %+v: error %v, want %v", c.name, sel, err, wantErr)
+				}
+				continue
+			}
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s with %+v: read %+v, %v; want %+v", c.name, sel, got, err, want)
+			}
+		}
+	}
+}
+
+// FuzzSelective checks that Selective.Parse gives what the general way
+// gives, Record or error, on any input; seeded with the tree's Records.
+func FuzzSelective(f *testing.F) {
+	for _, data := range treeRecords(f) {
+		f.Add(data, uint8(0))
+	}
+	f.Add([]byte(`{"schema":2,"kind":"step","outcome":"ok","version":"v","step":"s","counters":[{"event":"e","status":"counted","raw":1}],"roles":[{"name":"x","counters":[]}]}`), uint8(3))
+	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
+		d := NewSelective(selections[int(which)%len(selections)])
+		want, wantErr := d.general(data)
+		got, err := d.Parse(data)
+		if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+			t.Fatalf("error %v, want %v", err, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			g, _ := json.Marshal(got)
+			w, _ := json.Marshal(want)
+			t.Fatalf("read\n%s\nwant\n%s", g, w)
+		}
+	})
+}
+
+// TestPruneObject checks the pruning on JSON that trips naive scanners:
+// escaped quotes and backslashes in strings, brackets inside strings,
+// member names spelt in another case or with escapes, nested objects.
+func TestPruneObject(t *testing.T) {
+	spec := (Select{Status: []string{"Rows_read", "Innodb_rows_read"}}).pruning()
+	for _, c := range []struct{ in, want string }{
+		{`{"a":"x\\","Series":[{"t":"]}\""}],"b":1}`, `{"a":"x\\","b":1}`},
+		{` { "status" : {"Questions":3,"Rows_read":7, "rows_read":8} , "roles":[[{}]] } `, `{"status":{"Rows_read":7},"roles":[[{}]]}`},
+		{`{"client":{"tool":"s","intervals":[1,2],"queries":4},"rol\u0065s":null}`, `{"client":{"tool":"s","queries":4}}`},
+		{`{}`, `{}`},
+		{`{"a":"\\\"]","series":{"k":"\u0022}"},"b":[{"c":"\\"}]}`, `{"a":"\\\"]","b":[{"c":"\\"}]}`},
+	} {
+		spec := spec
+		spec["roles"] = member{drop: strings.Contains(c.in, "\\u0065")}
+		got, ok := pruneObject(nil, []byte(c.in), spec)
+		if !ok || string(got) != c.want {
+			t.Errorf("pruneObject(%s) = %s, %v; want %s", c.in, got, ok, c.want)
+		}
+	}
+	for _, bad := range []string{`{"a":1`, `{"a" 1}`, `[1]`, `{"a":"x}`, `{"a":1} x`, `{"a":"x\"}`, `{"a":"x\`, `{"series":[{"a":"\"]}`} {
+		if got, ok := pruneObject(nil, []byte(bad), spec); ok {
+			t.Errorf("pruneObject(%s) = %s, want a failure", bad, got)
+		}
+	}
+}
