@@ -93,14 +93,7 @@ func (s *server) pinRunning() {
 // load runs: what the kernel says, next to what perfbench set.
 func (r *runner) observePlacement(s *server, client cpuset.Set, loadPid int) *record.Placement {
 	pl := r.placement(s, client)
-	if set, others, err := cpuset.Allowed(s.pid); err == nil {
-		pl.ServerAllowed, pl.ServerThreadsElsewhere = set.String(), others
-	}
-	if loadPid > 0 {
-		if set, _, err := cpuset.Allowed(loadPid); err == nil {
-			pl.ClientAllowed = set.String()
-		}
-	}
+	cpuset.Observe(pl, s.pid, loadPid)
 	return pl
 }
 

@@ -37,11 +37,6 @@ func observePlacement(cpus cpuset.Set, serverPid, loadPid int) *record.Placement
 	if len(cpus) > 0 {
 		pl.Mode, pl.Client = "cpus", cpus.String()
 	}
-	if set, others, err := cpuset.Allowed(serverPid); err == nil {
-		pl.ServerAllowed, pl.ServerThreadsElsewhere = set.String(), others
-	}
-	if set, _, err := cpuset.Allowed(loadPid); err == nil {
-		pl.ClientAllowed = set.String()
-	}
+	cpuset.Observe(pl, serverPid, loadPid)
 	return pl
 }

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/perfbench/perfbench/record"
 )
 
 // maxCPU bounds the CPU numbers a list may name (the kernel's default
@@ -99,4 +101,21 @@ func (s Set) Minus(o Set) Set {
 		}
 	}
 	return out
+}
+
+// Observe sets in pl where the kernel says the server (pid server) and
+// the load (pid load) may run: the server's main thread's CPU list, how
+// many of its other threads have another list, and the load's list. A pid
+// of 0, or one whose lists cannot be read, leaves its fields as they are.
+func Observe(pl *record.Placement, server, load int) {
+	if server > 0 {
+		if set, others, err := Allowed(server); err == nil {
+			pl.ServerAllowed, pl.ServerThreadsElsewhere = set.String(), others
+		}
+	}
+	if load > 0 {
+		if set, _, err := Allowed(load); err == nil {
+			pl.ClientAllowed = set.String()
+		}
+	}
 }

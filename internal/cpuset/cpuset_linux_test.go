@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/perfbench/perfbench/internal/testenv"
+	"github.com/perfbench/perfbench/record"
 )
 
 // lastCPU is the last CPU this test may run on, as a Set; the test skips
@@ -136,4 +137,38 @@ func TestMain(m *testing.M) {
 		os.Exit(code)
 	}
 	os.Exit(m.Run())
+}
+
+// TestObserve reads back, into a Record's placement, where a pinned load
+// and an unpinned server (this test process) may run; a pid of 0 leaves
+// the fields as they were.
+func TestObserve(t *testing.T) {
+	own, last := lastCPU(t)
+	cmd := exec.Command("sleep", "10")
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		errc <- StartOn(last, cmd.Start)
+	}()
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	pl := &record.Placement{Mode: "split", Server: "0", Client: last.String()}
+	Observe(pl, os.Getpid(), cmd.Process.Pid)
+	want := record.Placement{Mode: "split", Server: "0", Client: last.String(),
+		ServerAllowed: cpusAllowedList(t, "/proc/self/status"), ClientAllowed: last.String()}
+	if *pl != want {
+		t.Errorf("Observe = %+v, want %+v", *pl, want)
+	}
+	if pl.ServerAllowed != own.String() {
+		t.Errorf("the test process may run on %q, want %q (all of its CPUs)", pl.ServerAllowed, own)
+	}
+	kept := record.Placement{Mode: "none", ServerAllowed: "kept", ClientAllowed: "kept"}
+	got := kept
+	Observe(&got, 0, 0)
+	if got != kept {
+		t.Errorf("Observe with pids 0 = %+v, want it unchanged (%+v)", got, kept)
+	}
 }
