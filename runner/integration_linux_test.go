@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"github.com/perfbench/perfbench/internal/testdb"
 	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/measure"
+	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/plan"
 	"github.com/perfbench/perfbench/pprofout"
 	"github.com/perfbench/perfbench/profdiff"
@@ -230,6 +232,13 @@ func TestSmokePlan(t *testing.T) {
 				continue
 			}
 			checkMeasured(t, id, r)
+			// A sandbox perfbench starts runs in a cgroup of its
+			// own and is counted in cgroup mode; the split by
+			// role comes from per-thread counters beside it.
+			conn := slices.ContainsFunc(r.Roles, func(role record.Role) bool { return role.Name == mysqld.RoleConnection })
+			if r.Window.Counting != record.CountingCgroup || !conn {
+				t.Errorf("%s: counting %q, roles %+v; want cgroup, with a connection role", id, r.Window.Counting, r.Roles)
+			}
 		}
 	}
 	if len(recs) != 6 || sum.OK != 6 || sum.Ran != 6 {
