@@ -1,7 +1,13 @@
 package measure
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/perfbench/perfbench/osstat"
 	"github.com/perfbench/perfbench/perfevent"
@@ -99,4 +105,66 @@ func exitGap(all perfevent.Reading, start, end *osstat.Snapshot, cgroup bool) (w
 			"and a busy shared CPU widened the gap without any thread coming or going; CPU per op from task-clock is low by as much. "+
 			"Cgroup mode (perfbench stat --cgroup, the server in a cgroup of its own; the default when it is alone in its cgroup) counts per CPU and sees the exits",
 		tc.Value/1e6, pct, cpu/1e6, what)}, short, cpu
+}
+
+// cgroupUsage reads usage_usec of a cgroup v2's cpu.stat, in ns: the CPU
+// time of every process in it and below, those that exited included.
+func cgroupUsage(dir string) (float64, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "cpu.stat"))
+	if err != nil {
+		return 0, fmt.Errorf("read the cgroup's CPU time: %w", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "usage_usec "); ok {
+			n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err != nil {
+				return 0, fmt.Errorf("read the cgroup's CPU time: %s/cpu.stat: bad line %q", dir, line)
+			}
+			return n * 1e3, nil
+		}
+	}
+	return 0, fmt.Errorf("read the cgroup's CPU time: %s/cpu.stat has no usage_usec", dir)
+}
+
+// markCgroupGap compares, in cgroup mode, r's task-clock with the cgroup's
+// CPU time over the window (cpu.stat usage_usec, read right after the
+// counters at both edges): the per-CPU counters see all of it, so the two
+// differ by little (cgroup task-clock was 0–2% below usage_usec in the
+// churn tests). A difference over MaxExitGap (and minExitGap) either way
+// is a cpu-gap warning with both numbers; over maxCPUGap it also makes a
+// Record that did not fail partial, the difference first in its Error:
+// a count perfbench cannot vouch for is marked, whatever its cause.
+func markCgroupGap(r *record.Record, all perfevent.Reading, start, end edge) {
+	if start.cgUsage == 0 && start.cgErr == nil {
+		return // not cgroup mode
+	}
+	tc, ok := all.Event("task-clock")
+	if !ok || !tc.Status.Measured() {
+		return
+	}
+	if err := errors.Join(start.cgErr, end.cgErr); err != nil {
+		r.Warnf(record.WarnGeneral, "task-clock could not be checked against the cgroup's CPU time: %v", err)
+		return
+	}
+	usage := end.cgUsage - start.cgUsage
+	diff := tc.Value - usage
+	if math.Abs(diff) <= MaxExitGap*usage || math.Abs(diff) <= minExitGap {
+		return
+	}
+	side := "below"
+	if diff > 0 {
+		side = "above"
+	}
+	what := fmt.Sprintf("task-clock %.1f ms is %.1f%% %s the cgroup's CPU time over the window (%.1f ms, from cpu.stat usage_usec read right after the counters)",
+		tc.Value/1e6, 100*math.Abs(diff)/usage, side, usage/1e6)
+	r.AddWarning(record.Warning{Code: record.WarnCPUGap, Text: what + ": cgroup mode's per-CPU counters see all of the cgroup's CPU, so the two should agree within a few percent"})
+	if math.Abs(diff) <= maxCPUGap*usage || r.Outcome == record.OutcomeFailed {
+		return
+	}
+	why := what + fmt.Sprintf(", more than the %.0f%% they may differ: CPU per op from it is off by as much", 100*maxCPUGap)
+	r.Outcome = record.OutcomePartial
+	if r.Error != "" {
+		why += "; " + r.Error
+	}
+	r.Error = why
 }

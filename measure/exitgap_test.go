@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -134,5 +135,49 @@ func TestMarkCPUGap(t *testing.T) {
 	markCPUGap(r, reading(700), start, end, true)
 	if r.Outcome != record.OutcomeOK || len(r.Warnings) != 0 {
 		t.Errorf("cgroup mode: outcome %s, warnings %q", r.Outcome, r.WarningTexts())
+	}
+}
+
+// TestMarkCgroupGap: in cgroup mode a window's task-clock is checked
+// against the cgroup's CPU time read at its edges: within 3% nothing is
+// said, 3–5% either way is a cpu-gap warning, beyond 5% either way the
+// Record is partial with both numbers (a window that counted 7.5 ms of
+// the cgroup's 194 ms would have passed as ok); an edge not read is a
+// warning that the check was not made.
+func TestMarkCgroupGap(t *testing.T) {
+	reading := func(ms float64) perfevent.Reading {
+		return perfevent.Reading{Events: []perfevent.EventCount{{Event: perfevent.Event{Name: "task-clock"}, Value: ms * 1e6, Status: perfevent.StatusCounted}}}
+	}
+	start := edge{cgUsage: 5e9}
+	end := edge{cgUsage: 5e9 + 194e6}
+	for _, tc := range []struct {
+		name      string
+		taskClock float64
+		start     edge
+		want      record.Outcome
+		error     string // prefix
+		warning   string // prefix, "" for none
+	}{
+		{"7.5 of 194 ms", 7.5, start, record.OutcomePartial,
+			"task-clock 7.5 ms is 96.1% below the cgroup's CPU time over the window (194.0 ms, from cpu.stat usage_usec read right after the counters), more than the 5% they may differ", "task-clock 7.5 ms is 96.1% below"},
+		{"6% above", 205.64, start, record.OutcomePartial, "task-clock 205.6 ms is 6.0% above", "task-clock 205.6 ms is 6.0% above"},
+		{"4% below", 186.24, start, record.OutcomeOK, "", "task-clock 186.2 ms is 4.0% below"},
+		{"2% below", 190.12, start, record.OutcomeOK, "", ""},
+		{"start not read", 7.5, edge{cgErr: errors.New("no cpu.stat")}, record.OutcomeOK, "", "task-clock could not be checked against the cgroup's CPU time: no cpu.stat"},
+		{"thread mode", 7.5, edge{}, record.OutcomeOK, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := record.New(record.KindStat)
+			e := end
+			if tc.start.cgUsage == 0 {
+				e = edge{}
+			}
+			markCgroupGap(r, reading(tc.taskClock), tc.start, e)
+			texts := r.WarningTexts()
+			warned := slices.ContainsFunc(texts, func(s string) bool { return tc.warning != "" && strings.HasPrefix(s, tc.warning) })
+			if r.Outcome != tc.want || !strings.HasPrefix(r.Error, tc.error) || warned != (tc.warning != "") || (tc.warning == "" && len(texts) > 0) {
+				t.Errorf("outcome %s, error %q, warnings %q; want %s, %q…, warning %q…", r.Outcome, r.Error, texts, tc.want, tc.error, tc.warning)
+			}
+		})
 	}
 }

@@ -311,6 +311,10 @@ func (s *Session) Concurrent() string {
 // edge is what was read at one edge of the window (or of an interval).
 type edge struct {
 	at     time.Time // the counter read
+	// cgUsage is the cgroup's CPU time (cpu.stat usage_usec, in ns) read
+	// first thing after the counters in cgroup mode; cgErr says why not.
+	cgUsage float64
+	cgErr   error
 	status *mysqld.Status
 	lag    time.Duration // counter read → end of the status query
 	os     *osstat.Snapshot
@@ -322,6 +326,9 @@ type edge struct {
 // instant at.
 func (s *Session) readEdge(ctx context.Context, at time.Time, what string) edge {
 	e := edge{at: at}
+	if dir := s.att.CgroupDir(); dir != "" {
+		e.cgUsage, e.cgErr = cgroupUsage(dir)
+	}
 	if s.cfg.DB != nil {
 		st, err := s.cfg.DB.Status(ctx)
 		if err != nil {
@@ -451,6 +458,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	s.osDelta(r, start, end)
 	s.checkBusy(r, start.busy, end.busy)
 	markCPUGap(r, all, start.os, end.os, s.cfg.Cgroup)
+	markCgroupGap(r, all, start, end)
 	s.finishSeries(r, ser.points, failed != "", w.Duration)
 	split := win.Total
 	if s.byThread != nil {

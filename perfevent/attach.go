@@ -127,7 +127,8 @@ type Attachment struct {
 	attrs   []openAttr // per part
 	cgroup  bool
 	system  *System
-	cgFD    int // cgroup directory descriptor while opening
+	cgFD    int    // cgroup directory descriptor while opening
+	cgDir   string // the cgroup counted (cgroup mode)
 	workers int
 	planned int // targets the attach set out to open (threads listed, CPUs)
 	tries   int
