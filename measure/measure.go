@@ -310,16 +310,16 @@ func (s *Session) Concurrent() string {
 
 // edge is what was read at one edge of the window (or of an interval).
 type edge struct {
-	at     time.Time // the counter read
+	at time.Time // the counter read
 	// cgUsage is the cgroup's CPU time (cpu.stat usage_usec, in ns) read
 	// first thing after the counters in cgroup mode; cgErr says why not.
 	cgUsage float64
 	cgErr   error
-	status *mysqld.Status
-	lag    time.Duration // counter read → end of the status query
-	os     *osstat.Snapshot
-	busy   *busyEdge // nil when /proc/stat or the process list was not read
-	err    []record.Warning
+	status  *mysqld.Status
+	lag     time.Duration // counter read → end of the status query
+	os      *osstat.Snapshot
+	busy    *busyEdge // nil when /proc/stat or the process list was not read
+	err     []record.Warning
 }
 
 // readEdge reads the server status then /proc, right after a counter read at
