@@ -16,7 +16,7 @@ import (
 
 // MaxExitGap is how far below the process's own CPU time a window's
 // per-thread task-clock may fall before the Record says so (a cpu-gap
-// warning); beyond maxCPUGap the Record is partial, its reason the gap:
+// warning); beyond MaxCPUGap the Record is partial, its reason the gap:
 // CPU per op from task-clock is then more than 5% low. minExitGap is the
 // least shortfall that is said, in ns: the clock is read after the server
 // status at each edge, a little after the counters, and on a nearly idle
@@ -29,13 +29,13 @@ import (
 // correction for it is measured; cgroup mode has no gap.
 const (
 	MaxExitGap = 0.03
-	maxCPUGap  = 0.05
+	MaxCPUGap  = 0.05
 	minExitGap = 2e6
 )
 
 // markCPUGap compares r's task-clock with the server's CPU time over the
 // window (see exitGap): a gap over MaxExitGap is a cpu-gap warning, one
-// over maxCPUGap also makes a Record that did not fail partial, the gap
+// over MaxCPUGap also makes a Record that did not fail partial, the gap
 // first in its Error, with the context switches of the window and the gap per switch.
 func markCPUGap(r *record.Record, all perfevent.Reading, start, end *osstat.Snapshot, cgroup bool) {
 	w, short, cpu := exitGap(all, start, end, cgroup)
@@ -43,11 +43,11 @@ func markCPUGap(r *record.Record, all perfevent.Reading, start, end *osstat.Snap
 		return
 	}
 	r.AddWarning(w)
-	if short <= maxCPUGap*cpu || r.Outcome == record.OutcomeFailed {
+	if short <= MaxCPUGap*cpu || r.Outcome == record.OutcomeFailed {
 		return
 	}
 	why := fmt.Sprintf("task-clock is %.1f%% below the server's CPU time (%.1f ms short of %.1f ms), more than the %.0f%% a per-thread count is let off: CPU per op from it is low by as much",
-		100*short/cpu, short/1e6, cpu/1e6, 100*maxCPUGap)
+		100*short/cpu, short/1e6, cpu/1e6, 100*MaxCPUGap)
 	if cs, ok := all.Event("context-switches"); ok && cs.Status.Measured() && cs.Value > 0 {
 		why += fmt.Sprintf(" (%.0f context switches in the window, %.2f µs short per switch: per-thread counters miss a slice of each)", cs.Value, short/cs.Value/1e3)
 	}
@@ -131,7 +131,7 @@ func cgroupUsage(dir string) (float64, error) {
 // counters at both edges): the per-CPU counters see all of it, so the two
 // differ by little (cgroup task-clock was 0–2% below usage_usec in the
 // churn tests). A difference over MaxExitGap (and minExitGap) either way
-// is a cpu-gap warning with both numbers; over maxCPUGap it also makes a
+// is a cpu-gap warning with both numbers; over MaxCPUGap it also makes a
 // Record that did not fail partial, the difference first in its Error:
 // a count perfbench cannot vouch for is marked, whatever its cause.
 func markCgroupGap(r *record.Record, all perfevent.Reading, start, end edge) {
@@ -158,10 +158,10 @@ func markCgroupGap(r *record.Record, all perfevent.Reading, start, end edge) {
 	what := fmt.Sprintf("task-clock %.1f ms is %.1f%% %s the cgroup's CPU time over the window (%.1f ms, from cpu.stat usage_usec read right after the counters)",
 		tc.Value/1e6, 100*math.Abs(diff)/usage, side, usage/1e6)
 	r.AddWarning(record.Warning{Code: record.WarnCPUGap, Text: what + ": cgroup mode's per-CPU counters see all of the cgroup's CPU, so the two should agree within a few percent"})
-	if math.Abs(diff) <= maxCPUGap*usage || r.Outcome == record.OutcomeFailed {
+	if math.Abs(diff) <= MaxCPUGap*usage || r.Outcome == record.OutcomeFailed {
 		return
 	}
-	why := what + fmt.Sprintf(", more than the %.0f%% they may differ: CPU per op from it is off by as much", 100*maxCPUGap)
+	why := what + fmt.Sprintf(", more than the %.0f%% they may differ: CPU per op from it is off by as much", 100*MaxCPUGap)
 	r.Outcome = record.OutcomePartial
 	if r.Error != "" {
 		why += "; " + r.Error
