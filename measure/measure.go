@@ -312,7 +312,8 @@ func (s *Session) Concurrent() string {
 type edge struct {
 	at time.Time // the counter read
 	// cgUsage is the cgroup's CPU time (cpu.stat usage_usec, in ns) read
-	// first thing after the counters in cgroup mode; cgErr says why not.
+	// first thing after the counters (and the role split's per-thread
+	// ones) in cgroup mode; cgErr says why not.
 	cgUsage float64
 	cgErr   error
 	status  *mysqld.Status
