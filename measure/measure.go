@@ -461,14 +461,8 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	markCPUGap(r, all, start.os, end.os, s.cfg.Cgroup)
 	markCgroupGap(r, all, start, end)
 	s.finishSeries(r, ser.points, failed != "", w.Duration)
-	split := win.Total
-	if s.byThread != nil {
-		split = perfevent.Reading{}
-		if roleTotal != nil {
-			split = s.withoutOwn(*roleTotal)
-		}
-	}
-	s.finishRoles(r, split, roles, perRole && (s.byThread == nil || roleTotal != nil))
+	split, ok := s.roleSplit(win.Total, roleTotal)
+	s.finishRoles(r, split, roles, perRole && ok)
 
 	SetPerOp(r)
 	if sampling != nil {

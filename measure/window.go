@@ -357,6 +357,19 @@ func (tc *threadCounters) names() string {
 	return strings.Join(out, ", ")
 }
 
+// roleSplit is the reading the split by role divides: the window's own
+// (total), or in cgroup mode the per-thread counters' beside it (byThread,
+// without perfbench's own connection); false when those were not read.
+func (s *Session) roleSplit(total perfevent.Reading, byThread *perfevent.Reading) (perfevent.Reading, bool) {
+	switch {
+	case s.byThread == nil:
+		return total, true
+	case byThread == nil:
+		return perfevent.Reading{}, false
+	}
+	return s.withoutOwn(*byThread), true
+}
+
 // readByThread reads the per-thread counters of the split by role in
 // cgroup mode, right after the cgroup's at an edge of the window: at its
 // start when total is nil, else at its end, setting *total to the
