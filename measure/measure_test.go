@@ -632,4 +632,12 @@ func TestMeasureCgroupServer(t *testing.T) {
 	}) {
 		t.Errorf("no roles warning about the per-thread split: %q", r.WarningTexts())
 	}
+	// The server's cgroup goes with it.
+	s.Close()
+	if err := srv.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(srv.Cgroup); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the server's cgroup %s is left after it stopped: %v", srv.Cgroup, err)
+	}
 }
