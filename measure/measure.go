@@ -323,8 +323,8 @@ type edge struct {
 	err     []record.Warning
 }
 
-// readEdge reads the server status then /proc, right after a counter read at
-// instant at.
+// readEdge reads the cgroup's CPU time (cgroup mode), the server status then /proc,
+// right after a counter read at instant at.
 func (s *Session) readEdge(ctx context.Context, at time.Time, what string) edge {
 	e := edge{at: at}
 	if dir := s.att.CgroupDir(); dir != "" {
