@@ -36,7 +36,8 @@ const (
 // markCPUGap compares r's task-clock with the server's CPU time over the
 // window (see exitGap): a gap over MaxExitGap is a cpu-gap warning, one
 // over MaxCPUGap also makes a Record that did not fail partial, the gap
-// first in its Error, with the context switches of the window and the gap per switch.
+// first in its Error, with the window's context switches and the gap per
+// switch.
 func markCPUGap(r *record.Record, all perfevent.Reading, start, end *osstat.Snapshot, cgroup bool) {
 	w, short, cpu := exitGap(all, start, end, cgroup)
 	if w.Text == "" {
@@ -129,8 +130,8 @@ func cgroupUsage(dir string) (float64, error) {
 // markCgroupGap compares, in cgroup mode, r's task-clock with the cgroup's
 // CPU time over the window (cpu.stat usage_usec, read right after the
 // counters at both edges): the per-CPU counters see all of it, so the two
-// differ by little (cgroup task-clock was 0–2% below usage_usec in the
-// churn tests). A difference over MaxExitGap (and minExitGap) either way
+// differ by little (within about 2% in the churn tests, and 3% under
+// sysbench). A difference over MaxExitGap (and minExitGap) either way
 // is a cpu-gap warning with both numbers; over MaxCPUGap it also makes a
 // Record that did not fail partial, the difference first in its Error:
 // a count perfbench cannot vouch for is marked, whatever its cause.
