@@ -103,8 +103,8 @@ func exitGap(all perfevent.Reading, start, end *osstat.Snapshot, cgroup bool) (w
 	return record.Warning{Code: record.WarnCPUGap, Text: fmt.Sprintf(
 		"task-clock %.1f ms is %.1f%% below the server's CPU time over the window (%.1f ms: %s; /proc's utime+stime are cut from the clock): "+
 			"per-thread counters (perf stat -p's too) do not see all the CPU the kernel charges to the server's threads — threads and processes that start or exit inside the window run a little outside their counters, "+
-			"and a busy shared CPU widened the gap without any thread coming or going; CPU per op from task-clock is low by as much. "+
-			"Cgroup mode (perfbench stat --cgroup, the server in a cgroup of its own; the default when it is alone in its cgroup) counts per CPU and sees the exits",
+			"and so does a slice of every context switch; CPU per op from task-clock is low by as much. "+
+			"Cgroup mode (perfbench stat --cgroup, the server in a cgroup of its own; the default when it is alone in its cgroup) counts per CPU and sees it",
 		tc.Value/1e6, pct, cpu/1e6, what)}, short, cpu
 }
 
