@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfbench/perfbench/internal/proc"
 	"github.com/perfbench/perfbench/measure"
+	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/plan"
 	"github.com/perfbench/perfbench/record"
 	"github.com/perfbench/perfbench/suite"
@@ -210,8 +211,9 @@ func (sr *stepRun) open(ctx context.Context) (session, *record.Record) {
 		Profile:   prof,
 	}
 	sess, err := r.meter(ctx, cfg)
-	if err != nil && cfg.Cgroup && s.running() {
-		// Cgroup mode needs CPU-wide counting rights: count per thread.
+	if err != nil && cfg.Cgroup && errors.Is(err, perfevent.ErrPermission) && s.running() {
+		// Cgroup mode needs CPU-wide counting rights, per-thread
+		// counting does not: count per thread.
 		s.notes = append(s.notes, fmt.Sprintf("cgroup mode could not open its counters (%v): the server is counted per thread, which misses some of its CPU", err))
 		cfg.Cgroup = false
 		sess, err = r.meter(ctx, cfg)
