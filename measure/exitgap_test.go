@@ -1,6 +1,8 @@
 package measure
 
 import (
+	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,7 +67,7 @@ func TestExitGap(t *testing.T) {
 		{"children read at one edge only", 776, perfevent.StatusCounted, snap(t0, true, 1), withChildren(t1, 100*time.Millisecond), false, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := exitGap(reading(tc.taskClock, tc.status), tc.start, tc.end, tc.cgroup)
+			w, _, _ := exitGap(reading(tc.taskClock, tc.status), tc.start, tc.end, tc.cgroup)
 			if tc.want == nil {
 				if w.Text != "" {
 					t.Errorf("warning %q, want none", w.Text)
@@ -79,6 +81,102 @@ func TestExitGap(t *testing.T) {
 				if !strings.Contains(w.Text, s) {
 					t.Errorf("warning %q does not say %q", w.Text, s)
 				}
+			}
+		})
+	}
+}
+
+// TestMarkCPUGap: a per-thread window whose task-clock is more than 5%
+// below the server's CPU time is partial, the gap and the gap per context
+// switch first in its Error, with the cpu-gap warning; 3–5% is the warning
+// alone; a failed Record stays failed, and keeps its reason.
+func TestMarkCPUGap(t *testing.T) {
+	snap := func(clock time.Duration) *osstat.Snapshot {
+		return &osstat.Snapshot{CPUClock: clock, HasCPUClock: true, Process: &osstat.Process{Stat: osstat.ProcStat{PID: 500, StartTime: 1}}}
+	}
+	reading := func(ms float64) perfevent.Reading {
+		return perfevent.Reading{Events: []perfevent.EventCount{
+			{Event: perfevent.Event{Name: "task-clock"}, Value: ms * 1e6, Status: perfevent.StatusCounted},
+			{Event: perfevent.Event{Name: "context-switches"}, Value: 40000, Status: perfevent.StatusCounted},
+		}}
+	}
+	start, end := snap(5*time.Second), snap(5*time.Second+800*time.Millisecond)
+	for _, tc := range []struct {
+		name      string
+		taskClock float64
+		outcome   record.Outcome
+		error     string
+		want      record.Outcome
+		wantError string // prefix
+		warned    bool
+	}{
+		{"12.5% short", 700, record.OutcomeOK, "", record.OutcomePartial,
+			"task-clock is 12.5% below the server's CPU time (100.0 ms short of 800.0 ms), more than the 5% a per-thread count is let off: CPU per op from it is low by as much (40000 context switches in the window, 2.50 µs short per switch", true},
+		{"4% short", 768, record.OutcomeOK, "", record.OutcomeOK, "", true},
+		{"2% short", 784, record.OutcomeOK, "", record.OutcomeOK, "", false},
+		{"12.5% short, failed", 700, record.OutcomeFailed, "the count of cycles is unknown", record.OutcomeFailed, "the count of cycles is unknown", true},
+		{"12.5% short, partial already", 700, record.OutcomePartial, "the server's status could not be read", record.OutcomePartial, "task-clock is 12.5% below", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := record.New(record.KindStat)
+			r.Outcome, r.Error = tc.outcome, tc.error
+			markCPUGap(r, reading(tc.taskClock), start, end, false)
+			warned := slices.ContainsFunc(r.Warnings, func(w record.Warning) bool { return w.Code == record.WarnCPUGap })
+			if r.Outcome != tc.want || !strings.HasPrefix(r.Error, tc.wantError) || warned != tc.warned {
+				t.Errorf("outcome %s, error %q, cpu-gap warning %v; want %s, %q…, %v", r.Outcome, r.Error, warned, tc.want, tc.wantError, tc.warned)
+			}
+			if tc.error != "" && !strings.HasSuffix(r.Error, tc.error) {
+				t.Errorf("error %q lost %q", r.Error, tc.error)
+			}
+		})
+	}
+	// Cgroup mode sees all of the CPU: nothing to mark.
+	r := record.New(record.KindStat)
+	markCPUGap(r, reading(700), start, end, true)
+	if r.Outcome != record.OutcomeOK || len(r.Warnings) != 0 {
+		t.Errorf("cgroup mode: outcome %s, warnings %q", r.Outcome, r.WarningTexts())
+	}
+}
+
+// TestMarkCgroupGap: in cgroup mode a window's task-clock is checked
+// against the cgroup's CPU time read at its edges: within 3% nothing is
+// said, 3–5% either way is a cpu-gap warning, beyond 5% either way the
+// Record is partial with both numbers (a window that counted 7.5 ms of
+// the cgroup's 194 ms would have passed as ok); an edge not read is a
+// warning that the check was not made.
+func TestMarkCgroupGap(t *testing.T) {
+	reading := func(ms float64) perfevent.Reading {
+		return perfevent.Reading{Events: []perfevent.EventCount{{Event: perfevent.Event{Name: "task-clock"}, Value: ms * 1e6, Status: perfevent.StatusCounted}}}
+	}
+	start := edge{cgUsage: 5e9}
+	end := edge{cgUsage: 5e9 + 194e6}
+	for _, tc := range []struct {
+		name      string
+		taskClock float64
+		start     edge
+		want      record.Outcome
+		error     string // prefix
+		warning   string // prefix, "" for none
+	}{
+		{"7.5 of 194 ms", 7.5, start, record.OutcomePartial,
+			"task-clock 7.5 ms is 96.1% below the cgroup's CPU time over the window (194.0 ms, from cpu.stat usage_usec read right after the counters), more than the 5% they may differ", "task-clock 7.5 ms is 96.1% below"},
+		{"6% above", 205.64, start, record.OutcomePartial, "task-clock 205.6 ms is 6.0% above", "task-clock 205.6 ms is 6.0% above"},
+		{"4% below", 186.24, start, record.OutcomeOK, "", "task-clock 186.2 ms is 4.0% below"},
+		{"2% below", 190.12, start, record.OutcomeOK, "", ""},
+		{"start not read", 7.5, edge{cgErr: errors.New("no cpu.stat")}, record.OutcomeOK, "", "task-clock could not be checked against the cgroup's CPU time: no cpu.stat"},
+		{"thread mode", 7.5, edge{}, record.OutcomeOK, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := record.New(record.KindStat)
+			e := end
+			if tc.start.cgUsage == 0 {
+				e = edge{}
+			}
+			markCgroupGap(r, reading(tc.taskClock), tc.start, e)
+			texts := r.WarningTexts()
+			warned := slices.ContainsFunc(texts, func(s string) bool { return tc.warning != "" && strings.HasPrefix(s, tc.warning) })
+			if r.Outcome != tc.want || !strings.HasPrefix(r.Error, tc.error) || warned != (tc.warning != "") || (tc.warning == "" && len(texts) > 0) {
+				t.Errorf("outcome %s, error %q, warnings %q; want %s, %q…, warning %q…", r.Outcome, r.Error, texts, tc.want, tc.error, tc.warning)
 			}
 		})
 	}

@@ -130,14 +130,19 @@ type WindowSpec struct {
 // Session is a measurement in progress on one process: counters open from
 // Start to Close.
 type Session struct {
-	cfg    Config
-	att    *perfevent.Attachment
-	opts   perfevent.Options
-	op     *mysqld.Op // nil: no server op (none, or a client op)
-	server *record.Server
-	prov   record.Provenance
-	disk   string // block device name for osstat, "" for none
-	notes  []record.Warning
+	cfg  Config
+	att  *perfevent.Attachment
+	opts perfevent.Options
+	// byThread, in cgroup mode with PerRole, are per-thread counters of
+	// the events that need no hardware counter, opened beside the
+	// cgroup's for the split by thread role (nil otherwise: in thread
+	// mode att is split itself).
+	byThread *threadCounters
+	op       *mysqld.Op // nil: no server op (none, or a client op)
+	server   *record.Server
+	prov     record.Provenance
+	disk     string // block device name for osstat, "" for none
+	notes    []record.Warning
 	// ownTid is the server thread of perfbench's own connection (its
 	// start time in ownStart), 0 when unknown: its counts are left out
 	// of the windows, as its statements are left out of Questions.
@@ -205,10 +210,13 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.att = att
+	if cfg.PerRole && cfg.DB != nil && cfg.Cgroup {
+		s.byThread = s.openByThread()
+	}
 	s.mark = newMark(cfg.Pid)
 
 	// perfbench's own connection thread.
-	if cfg.DB != nil && !cfg.Cgroup {
+	if cfg.DB != nil && (!cfg.Cgroup || s.byThread != nil) {
 		if tid, err := cfg.DB.ConnectionThread(ctx); err == nil {
 			s.ownTid, s.ownStart = tid, threadStart(cfg.Pid, tid)
 		} else {
@@ -281,6 +289,9 @@ func (s *Session) Close() error {
 	if s.mark != nil {
 		s.mark.close()
 	}
+	if s.byThread != nil && s.byThread.att != nil {
+		s.byThread.att.Close()
+	}
 	if s.att == nil {
 		return nil
 	}
@@ -299,18 +310,26 @@ func (s *Session) Concurrent() string {
 
 // edge is what was read at one edge of the window (or of an interval).
 type edge struct {
-	at     time.Time // the counter read
-	status *mysqld.Status
-	lag    time.Duration // counter read → end of the status query
-	os     *osstat.Snapshot
-	busy   *busyEdge // nil when /proc/stat or the process list was not read
-	err    []record.Warning
+	at time.Time // the counter read
+	// cgUsage is the cgroup's CPU time (cpu.stat usage_usec, in ns) read
+	// first thing after the counters (and the role split's per-thread
+	// ones) in cgroup mode; cgErr says why not.
+	cgUsage float64
+	cgErr   error
+	status  *mysqld.Status
+	lag     time.Duration // counter read → end of the status query
+	os      *osstat.Snapshot
+	busy    *busyEdge // nil when /proc/stat or the process list was not read
+	err     []record.Warning
 }
 
-// readEdge reads the server status then /proc, right after a counter read at
-// instant at.
+// readEdge reads the cgroup's CPU time (cgroup mode), the server status then /proc,
+// right after a counter read at instant at.
 func (s *Session) readEdge(ctx context.Context, at time.Time, what string) edge {
 	e := edge{at: at}
+	if dir := s.att.CgroupDir(); dir != "" {
+		e.cgUsage, e.cgErr = cgroupUsage(dir)
+	}
 	if s.cfg.DB != nil {
 		st, err := s.cfg.DB.Status(ctx)
 		if err != nil {
@@ -373,12 +392,14 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	// Reads at the edges must not be cut short by the end of ctx.
 	rctx := context.WithoutCancel(ctx)
 	var start, end edge
+	var roleTotal *perfevent.Reading // cgroup mode: the per-thread counters of the split by role
 	ser := &series{s: s, ctx: rctx, end: &end, warn: warn}
 	stopWatch := func() {}
 	opts := perfevent.WindowOptions{
 		Duration: w.Duration,
 		Interval: s.cfg.Interval,
 		OnStart: func(at time.Time) error {
+			s.readByThread(perRole, warn, nil)
 			start = s.readEdge(rctx, at, "start")
 			ser.begin(start)
 			if roles != nil {
@@ -390,6 +411,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 			return nil
 		},
 		OnEnd: func(at time.Time) error {
+			s.readByThread(perRole, warn, &roleTotal)
 			end = s.readEdge(rctx, at, "end")
 			ser.endSet = true
 			return nil
@@ -436,11 +458,11 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 
 	s.osDelta(r, start, end)
 	s.checkBusy(r, start.busy, end.busy)
-	if w := exitGap(all, start.os, end.os, s.cfg.Cgroup); w.Text != "" {
-		r.AddWarning(w)
-	}
+	markCPUGap(r, all, start.os, end.os, s.cfg.Cgroup)
+	markCgroupGap(r, all, start, end)
 	s.finishSeries(r, ser.points, failed != "", w.Duration)
-	s.finishRoles(r, win, roles, perRole)
+	split, ok := s.roleSplit(win.Total, roleTotal)
+	s.finishRoles(r, split, roles, perRole && ok)
 
 	SetPerOp(r)
 	if sampling != nil {
@@ -550,7 +572,10 @@ func (s *Session) fill(r *record.Record, win *perfevent.Window) {
 		if r.Version == "" {
 			r.Version = win.Name
 		}
-		r.Window = record.Window{Start: win.Total.Start, End: win.Total.End, Seconds: win.Total.Seconds()}
+		r.Window = record.Window{Start: win.Total.Start, End: win.Total.End, Seconds: win.Total.Seconds(), Counting: record.CountingThread}
+		if win.Cgroup {
+			r.Window.Counting = record.CountingCgroup
+		}
 	}
 	if r.Version == "" {
 		r.Version = fmt.Sprintf("pid %d", s.cfg.Pid)
@@ -621,15 +646,34 @@ func (s *Session) withoutOwn(r perfevent.Reading) perfevent.Reading {
 	return r
 }
 
-// reattachForRoles opens the counters again when threads appeared since they
-// were attached, so that each live thread carries counters of its own.
+// reattachForRoles opens the counters that are split by role again when
+// threads appeared since they were attached, so that each live thread
+// carries counters of its own: the session's, or in cgroup mode the
+// per-thread ones beside them.
 func (s *Session) reattachForRoles() error {
+	if s.byThread != nil {
+		if s.byThread.att == nil {
+			return nil
+		}
+		att, err := s.reattach(s.byThread.att, s.byThread.events, s.byThread.opts)
+		s.byThread.att = att
+		return err
+	}
+	att, err := s.reattach(s.att, s.cfg.Events.Events, s.opts)
+	s.att = att
+	return err
+}
+
+// reattach closes att and opens events with opts again, when threads
+// appeared since att was attached; it returns the attachment to use (nil
+// when the new one could not be opened).
+func (s *Session) reattach(att *perfevent.Attachment, events []perfevent.Event, opts perfevent.Options) (*perfevent.Attachment, error) {
 	live, err := liveThreads(s.cfg.Pid)
 	if err != nil {
-		return nil // the attachment's own reads will say what happened
+		return att, nil // the attachment's own reads will say what happened
 	}
 	attached := map[int]bool{}
-	for _, tid := range s.att.Threads() {
+	for _, tid := range att.Threads() {
 		attached[tid] = true
 	}
 	fresh := 0
@@ -639,18 +683,16 @@ func (s *Session) reattachForRoles() error {
 		}
 	}
 	if fresh == 0 {
-		return nil
+		return att, nil
 	}
-	if err := s.att.Close(); err != nil {
-		return fmt.Errorf("measure pid %d: close counters to reattach them per thread: %w", s.cfg.Pid, err)
+	if err := att.Close(); err != nil {
+		return nil, fmt.Errorf("measure pid %d: close counters to reattach them per thread: %w", s.cfg.Pid, err)
 	}
-	att, err := perfevent.Attach(s.cfg.Pid, s.cfg.Events.Events, s.opts)
+	att, err = perfevent.Attach(s.cfg.Pid, events, opts)
 	if err != nil {
-		s.att = nil
-		return fmt.Errorf("measure pid %d: reattach counters per thread: %w", s.cfg.Pid, err)
+		return nil, fmt.Errorf("measure pid %d: reattach counters per thread: %w", s.cfg.Pid, err)
 	}
-	s.att = att
-	return nil
+	return att, nil
 }
 
 // finishProfile writes the window's profile, labelled with thread roles and

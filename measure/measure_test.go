@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,6 +78,20 @@ func events(t *testing.T, spec string) (perfevent.List, *perfevent.System) {
 	return l, sys
 }
 
+// okOrShort fails the test unless r is ok, or partial only because its
+// per-thread task-clock fell more than 5% below the server's CPU time (a
+// condition of the window, measured: see markCPUGap), which is logged.
+func okOrShort(t *testing.T, r *record.Record) {
+	t.Helper()
+	switch {
+	case r.Outcome == record.OutcomeOK:
+	case r.Outcome == record.OutcomePartial && strings.HasPrefix(r.Error, "task-clock is "):
+		t.Logf("partial: %s", r.Error)
+	default:
+		t.Fatalf("outcome %s: %s", r.Outcome, r.Error)
+	}
+}
+
 // runLoad starts sysbench and returns a channel closed when it exits, and a
 // function returning its output once it has.
 func runLoad(t *testing.T, srv *sandbox.Server, args ...string) (<-chan struct{}, func() []byte) {
@@ -125,8 +140,9 @@ func TestMeasureServerWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Outcome != record.OutcomeOK || r.Kind != record.KindStat {
-		t.Fatalf("outcome %s (%s), kind %s", r.Outcome, r.Error, r.Kind)
+	okOrShort(t, r)
+	if r.Kind != record.KindStat {
+		t.Fatalf("kind %s", r.Kind)
 	}
 	if r.Ops.Source != "Questions" || r.Ops.Per != 1 {
 		t.Errorf("ops %+v, want source Questions per 1", r.Ops)
@@ -291,9 +307,7 @@ func TestMeasureRolesWithoutPrivilege(t *testing.T) {
 	}
 	<-done
 	output()
-	if r.Outcome != record.OutcomeOK {
-		t.Fatalf("outcome %s: %s", r.Outcome, r.Error)
-	}
+	okOrShort(t, r)
 	warned := false
 	for _, w := range r.WarningTexts() {
 		if strings.Contains(w, "performance_schema") {
@@ -488,9 +502,7 @@ func TestMeasureRolesWithoutWarmup(t *testing.T) {
 		t.Fatal(err)
 	}
 	output()
-	if r.Outcome != record.OutcomeOK {
-		t.Fatalf("outcome %s: %s", r.Outcome, r.Error)
-	}
+	okOrShort(t, r)
 	tc, _ := r.Counter("task-clock")
 	var sum float64
 	var raw uint64
@@ -546,5 +558,86 @@ func TestMeasureOwnConnection(t *testing.T) {
 		if role.Name == mysqld.RoleConnection && role.Counters[0].Value > 0.05*tc.Value {
 			t.Errorf("the connection role has %.3f ms of the idle server's %.3f ms: perfbench's own queries are counted", role.Counters[0].Value/1e6, tc.Value/1e6)
 		}
+	}
+}
+
+// TestMeasureCgroupServer: a sandbox server started in a cgroup of its own
+// is counted in cgroup mode: over a window of a sysbench run, task-clock
+// agrees with the cgroup's CPU time within 3% (cpu.stat usage_usec read
+// at the window's edges: the Record has no cpu-gap warning; and within 5%
+// of it read around Measure, at its rate over the window, a reference
+// independent of the code under test but a little less sure, since the
+// server's rate is not quite even), the Record says it counted per cgroup, and
+// the split by thread role comes from per-thread software counters beside
+// the cgroup's (the connections hold most of it), with a roles warning
+// saying so.
+func TestMeasureCgroupServer(t *testing.T) {
+	needLinux(t)
+	testenv.NeedRoot(t, "cgroup mode opens counters on every CPU")
+	testdb.NeedSysbench(t)
+	srv := testdb.New(t, testdb.Options{Cgroup: true})
+	if srv.Cgroup == "" {
+		t.Fatalf("the server is in no cgroup of its own: %v", srv.CgroupErr)
+	}
+	if dir, why := perfevent.AloneInCgroup(srv.Pid); dir != srv.Cgroup {
+		t.Fatalf("server pid %d: alone in %q (%s), want %s", srv.Pid, dir, why, srv.Cgroup)
+	}
+	db := rootDB(t, srv)
+	list, sys := events(t, "task-clock,context-switches,page-faults")
+	ctx := context.Background()
+	s, err := Start(ctx, Config{Pid: srv.Pid, Events: list, System: sys, DB: db, PerRole: true, Cgroup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, output := runLoad(t, srv, "--threads=2", "--time=4")
+	time.Sleep(time.Second)
+	u0, t0 := testenv.CgroupUsage(t, srv.Cgroup), time.Now()
+	r, err := s.Measure(ctx, WindowSpec{Duration: 2 * time.Second})
+	u1, t1 := testenv.CgroupUsage(t, srv.Cgroup), time.Now()
+	if err != nil {
+		t.Fatal(err)
+	}
+	output()
+	if r.Outcome != record.OutcomeOK || r.Window.Counting != record.CountingCgroup {
+		t.Fatalf("outcome %s (%s), counting %q; want ok, cgroup", r.Outcome, r.Error, r.Window.Counting)
+	}
+	tc, _ := r.Counter("task-clock")
+	ref := (u1 - u0) / t1.Sub(t0).Seconds() * r.Window.Seconds
+	off := (tc.Value - ref) / ref
+	shares := map[string]float64{}
+	var sum float64
+	for _, role := range r.Roles {
+		sum += role.Counters[0].Value
+	}
+	for _, role := range r.Roles {
+		shares[role.Name] = role.Counters[0].Value / sum
+	}
+	t.Logf("task-clock %.1f ms, cgroup CPU %.1f ms (%+.2f%%); per-thread roles add up to %.1f ms (%+.2f%% of task-clock); shares %v",
+		tc.Value/1e6, ref/1e6, 100*off, sum/1e6, 100*(sum-tc.Value)/tc.Value, shares)
+	if slices.ContainsFunc(r.Warnings, func(w record.Warning) bool { return w.Code == record.WarnCPUGap }) {
+		t.Errorf("task-clock is more than 3%% off the cgroup's CPU time at the window's edges: %q", r.WarningTexts())
+	}
+	if math.Abs(off) > 0.05 {
+		t.Errorf("task-clock %.1f ms is %+.2f%% off the cgroup's CPU time %.1f ms around the window, want within 5%%", tc.Value/1e6, 100*off, ref/1e6)
+	}
+	if shares[mysqld.RoleConnection] < 0.5 {
+		t.Errorf("roles %v: want the connection role to hold most of task-clock", shares)
+	}
+	if len(r.Roles) > 0 && len(r.Roles[0].Counters) != 3 {
+		t.Errorf("roles split %d events, want the 3 software events", len(r.Roles[0].Counters))
+	}
+	if !slices.ContainsFunc(r.Warnings, func(w record.Warning) bool {
+		return w.Code == record.WarnRoles && strings.Contains(w.Text, "per-thread counters of task-clock, context-switches, page-faults")
+	}) {
+		t.Errorf("no roles warning about the per-thread split: %q", r.WarningTexts())
+	}
+	// The server's cgroup goes with it.
+	s.Close()
+	if err := srv.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(srv.Cgroup); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the server's cgroup %s is left after it stopped: %v", srv.Cgroup, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/perfbench/perfbench/hostinfo"
@@ -187,17 +188,24 @@ func (s *Session) finishSeries(r *record.Record, points []record.Point, failed b
 
 // finishRoles adds the thread naming's warnings to r and, with perRole,
 // the split of win by role, with the threads started inside the window.
-func (s *Session) finishRoles(r *record.Record, win *perfevent.Window, roles *roleLog, perRole bool) {
+func (s *Session) finishRoles(r *record.Record, total perfevent.Reading, roles *roleLog, perRole bool) {
 	if roles != nil {
 		r.AddWarning(roles.warnings...)
 	}
 	if !perRole {
 		return
 	}
-	r.Roles = splitRoles(win.Total, roles.roleOf)
+	r.Roles = splitRoles(total, roles.roleOf)
+	att := s.att
+	if s.byThread != nil {
+		att = s.byThread.att
+		r.Warnf(record.WarnRoles, "the split by thread role comes from per-thread counters of %s, opened beside the cgroup's: "+
+			"each role's share is of their sum, which leaves out the CPU per-thread counters miss at context switches and thread exits; "+
+			"events that need hardware counters are not split by role in cgroup mode (counted twice, they would multiplex)", s.byThread.names())
+	}
 	// The connections the main thread created inside the window are in
 	// the connection role through its descendants' row.
-	inside := roles.startedInside(s.att)
+	inside := roles.startedInside(att)
 	for i := range r.Roles {
 		if r.Roles[i].Name == mysqld.RoleConnection {
 			r.Roles[i].Threads += inside[mysqld.RoleConnection]
@@ -216,8 +224,12 @@ func (s *Session) finishRoles(r *record.Record, win *perfevent.Window, roles *ro
 func (s *Session) startRoles(ctx context.Context, warn func(record.Code, string, ...any)) (perRole bool, roles *roleLog, err error) {
 	perRole = s.cfg.PerRole
 	switch {
-	case perRole && s.cfg.Cgroup:
-		warn(record.WarnRoles, "no split by thread role in cgroup mode: the counters are per CPU, not per thread")
+	case perRole && s.cfg.Cgroup && (s.byThread == nil || s.byThread.att == nil):
+		why := "the counters are per CPU, not per thread"
+		if s.byThread != nil {
+			why = s.byThread.why
+		}
+		warn(record.WarnRoles, "no split by thread role in cgroup mode: %s", why)
 		perRole = false
 	case perRole && s.cfg.DB == nil:
 		warn(record.WarnRoles, "no split by thread role without a connection to the server")
@@ -227,7 +239,12 @@ func (s *Session) startRoles(ctx context.Context, warn func(record.Code, string,
 		roles = newRoleLog(s.cfg.Pid)
 	}
 	if perRole {
-		if err := s.reattachForRoles(); err != nil {
+		if err := s.reattachForRoles(); err != nil && s.byThread != nil {
+			// Only the split is lost: the cgroup's counters count.
+			s.byThread.why = err.Error()
+			warn(record.WarnRoles, "no split by thread role in cgroup mode: %v", err)
+			perRole = false
+		} else if err != nil {
 			return false, nil, err
 		}
 	}
@@ -292,4 +309,95 @@ func (s *Session) edgeWarnings(r *record.Record, start, end edge) {
 			r.Warnf(record.WarnGeneral, "the server status was read %.0f ms after the counters at an edge of the window (more than %s): counters and status cover slightly different windows", lag.Seconds()*1e3, maxStatusLag)
 		}
 	}
+}
+
+// threadCounters are per-thread counters opened beside cgroup mode's for
+// the split by thread role: the events that need no hardware counter
+// (software events: per thread and per CPU at once they take none from
+// each other), with the main thread counted with and without inherit.
+type threadCounters struct {
+	att    *perfevent.Attachment // nil when they could not be opened
+	events []perfevent.Event
+	opts   perfevent.Options
+	// why none could be opened, or the reattach failed.
+	why string
+	// start is the reading at the window's start (nil when it failed).
+	start *perfevent.Reading
+}
+
+// openByThread opens the per-thread counters of the split by role in
+// cgroup mode. When there is no event to open or the attach fails, the
+// result has no attachment and says why: the windows are not split.
+func (s *Session) openByThread() *threadCounters {
+	tc := &threadCounters{opts: perfevent.Options{System: s.cfg.System, Own: []int{s.cfg.Pid}}}
+	for _, e := range s.cfg.Events.Events {
+		if e.Counterless() {
+			tc.events = append(tc.events, e)
+		}
+	}
+	if len(tc.events) == 0 {
+		tc.why = "every event needs hardware counters, which counted per thread as well would multiplex with the cgroup's; add task-clock to split by role"
+		return tc
+	}
+	att, err := perfevent.Attach(s.cfg.Pid, tc.events, tc.opts)
+	if err != nil {
+		tc.why = fmt.Sprintf("the per-thread counters of the split could not be opened: %v", err)
+		return tc
+	}
+	tc.att = att
+	return tc
+}
+
+// names lists the events counted per thread: "task-clock, page-faults".
+func (tc *threadCounters) names() string {
+	var out []string
+	for _, e := range tc.events {
+		out = append(out, e.RecordName())
+	}
+	return strings.Join(out, ", ")
+}
+
+// roleSplit is the reading the split by role divides: the window's own
+// (total), or in cgroup mode the per-thread counters' beside it (byThread,
+// without perfbench's own connection); false when those were not read.
+func (s *Session) roleSplit(total perfevent.Reading, byThread *perfevent.Reading) (perfevent.Reading, bool) {
+	switch {
+	case s.byThread == nil:
+		return total, true
+	case byThread == nil:
+		return perfevent.Reading{}, false
+	}
+	return s.withoutOwn(*byThread), true
+}
+
+// readByThread reads the per-thread counters of the split by role in
+// cgroup mode, right after the cgroup's at an edge of the window: at its
+// start when total is nil, else at its end, setting *total to the
+// window's delta. A read that fails leaves the window unsplit, saying why.
+func (s *Session) readByThread(perRole bool, warn func(record.Code, string, ...any), total **perfevent.Reading) {
+	tc := s.byThread
+	if !perRole || tc == nil || tc.att == nil {
+		return
+	}
+	if total == nil {
+		tc.start = nil
+	}
+	r, err := tc.att.Read()
+	if err != nil {
+		warn(record.WarnRoles, "no split by thread role: the per-thread counters beside the cgroup's could not be read: %v", err)
+		return
+	}
+	if total == nil {
+		tc.start = &r
+		return
+	}
+	if tc.start == nil {
+		return // the start's failure said so
+	}
+	d, err := r.Sub(*tc.start)
+	if err != nil {
+		warn(record.WarnRoles, "no split by thread role: %v", err)
+		return
+	}
+	*total = &d
 }

@@ -86,12 +86,14 @@ type coverage struct {
 	Listed int
 	// Attached is the number of threads counters were opened on.
 	Attached int
-	// Exited is the number of listed threads that exited before their
-	// counters were opened; what they did is not in any window.
+	// Exited is the number of listed or missed threads that exited
+	// before their counters were opened; what they did is not in any
+	// window. Attached + Exited = Listed + len(Missed).
 	Exited int
 	// Missed are threads the listing did not have that were created by a
 	// thread without counters (before the first counter was open): the
-	// rescan found and attached them.
+	// rescan found them and attached those that had not exited meanwhile
+	// (the others are in Exited too).
 	Missed []int
 	// Inherited is the number of threads the rescan found that were
 	// created after all their possible creators had counters: they are
@@ -125,7 +127,8 @@ type Attachment struct {
 	attrs   []openAttr // per part
 	cgroup  bool
 	system  *System
-	cgFD    int // cgroup directory descriptor while opening
+	cgFD    int    // cgroup directory descriptor while opening
+	cgDir   string // the cgroup counted (cgroup mode)
 	workers int
 	planned int // targets the attach set out to open (threads listed, CPUs)
 	tries   int
@@ -530,12 +533,10 @@ func (a *Attachment) rescan(seenList []int, marks attachMarks) error {
 		opened, exited, err := a.openTargets(missed)
 		a.targets = append(a.targets, opened...)
 		a.cov.Exited += exited
-		for _, t := range opened {
-			a.cov.Missed = append(a.cov.Missed, t.id)
-		}
 		if err != nil {
 			return err
 		}
+		a.cov.Missed = append(a.cov.Missed, missed...)
 		marks.pidCovered = lastPID(a.root)
 		marks.covered = a.sys.bootNanos()
 	}

@@ -59,8 +59,13 @@ func (a *Attachment) attachCgroup(dir string) error {
 		return err
 	}
 	a.notes = append(a.notes, fmt.Sprintf("cgroup mode: counting every process in cgroup %s, not only pid %d", dir, a.pid))
+	a.cgDir = dir
 	return nil
 }
+
+// CgroupDir is the cgroup v2 folder counted in cgroup mode, "" in thread
+// mode.
+func (a *Attachment) CgroupDir() string { return a.cgDir }
 
 // newCPUs says which CPUs are online now that were not when cgroup mode
 // opened its counters on every online CPU: what the cgroup runs there is

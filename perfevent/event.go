@@ -104,6 +104,18 @@ type Event struct {
 	Canonical string
 }
 
+// Counterless reports whether every encoding of e is on a PMU without
+// counters (software events, tracepoints): opened per thread and per CPU
+// at once, it takes no hardware counter from either.
+func (e Event) Counterless() bool {
+	for _, enc := range e.Encodings {
+		if !swPMU(encPMU(e, enc)) {
+			return false
+		}
+	}
+	return len(e.Encodings) > 0
+}
+
 // RecordName is the name a Record keys the event by: Canonical, or Name
 // for an event built without one.
 func (e Event) RecordName() string {

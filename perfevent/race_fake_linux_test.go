@@ -277,6 +277,46 @@ func TestRaceOpenOnExitingThread(t *testing.T) {
 	}
 }
 
+// TestRaceMissedThreadExits: a thread the listing missed (created by an
+// uncounted thread) that exits before the rescan opens its counters is an
+// exit among the missed threads: the coverage still adds up (Attached +
+// Exited = Listed + Missed), which it did not when such an exit was
+// counted in Exited alone (TestAttachUnderChurn failed on it once, "not
+// supported map[]" being the empty map beside the coverage).
+func TestRaceMissedThreadExits(t *testing.T) {
+	const tick = 1000
+	f := newFakeSys()
+	f.boot = tick*clockTick - f.bootStep
+	root := fakeRoot(t, 100, threads(100, 101, 102))
+	f.afterOpen = func(n int) {
+		if n == 1 {
+			addFakeThread(t, root, 100, 200, tick-1) // missed
+			addFakeThread(t, root, 100, 201, tick-1) // missed, exits
+		}
+	}
+	f.fail = func(n int, o fakeOpen) error {
+		if o.pid == 201 {
+			return syscall.ESRCH
+		}
+		return nil
+	}
+	a, err := attachFake(t, f, root, 100, fourSoftware, Options{tries: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := a.Coverage()
+	slices.Sort(c.Missed)
+	if c.Listed != 3 || c.Attached != 4 || c.Exited != 1 || !slices.Equal(c.Missed, []int{200, 201}) {
+		t.Errorf("coverage %+v, want 3 listed, 4 attached, 1 exited, missed 200 and 201", c)
+	}
+	if c.Attached+c.Exited != c.Listed+len(c.Missed) {
+		t.Errorf("coverage %+v does not add up", c)
+	}
+	if got := a.Threads(); !slices.Equal(got, []int{100, 101, 102, 200}) {
+		t.Errorf("threads %v", got)
+	}
+}
+
 // TestRacePerThreadScaling: multiplexed counts are scaled thread by thread
 // and then added, as perf 6.2 and later do.
 func TestRacePerThreadScaling(t *testing.T) {

@@ -37,7 +37,7 @@ type Outcome string
 const (
 	OutcomeOK      Outcome = "ok"      // the window was measured as planned
 	OutcomeFailed  Outcome = "failed"  // the step failed; Error says why; numbers may be missing
-	OutcomePartial Outcome = "partial" // interrupted (Ctrl-C, SIGTERM): numbers cover a shorter window
+	OutcomePartial Outcome = "partial" // interrupted (Ctrl-C, SIGTERM): numbers cover a shorter window; or per-thread task-clock more than 5% below the server's CPU time (Error says which)
 )
 
 // Status says whether a counter has a value, as perf stat puts it.
@@ -143,7 +143,18 @@ type Window struct {
 	// edge of the window to the end of the SHOW GLOBAL STATUS read next to
 	// it: how far apart the counters' and the server status's edges may be.
 	StatusLag float64 `json:"status_lag_seconds,omitempty"`
+	// Counting is how the counters counted the server: CountingThread
+	// (per thread, with inherit) or CountingCgroup (per CPU, filtered by
+	// the server's cgroup v2); empty in Records written before it was
+	// recorded, and when nothing was counted.
+	Counting string `json:"counting,omitempty"`
 }
+
+// Window.Counting values.
+const (
+	CountingThread = "thread"
+	CountingCgroup = "cgroup"
+)
 
 // Ops is the operation count the per-op metrics divide by.
 type Ops struct {

@@ -68,7 +68,8 @@ const (
 	WarnBusy Code = "busy"
 	// WarnCPUGap: task-clock, counted per thread, fell short of the
 	// server's CPU time over the window by more than per-thread counters
-	// may miss. Concerns every number of the Record.
+	// may miss; or, in cgroup mode, differed from the cgroup's CPU time by
+	// more than cgroup counting may. Concerns every number of the Record.
 	WarnCPUGap Code = "cpu-gap"
 	// WarnGeneral: any other condition. Concerns every number of the
 	// Record.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"github.com/perfbench/perfbench/internal/testdb"
 	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/measure"
+	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/plan"
 	"github.com/perfbench/perfbench/pprofout"
 	"github.com/perfbench/perfbench/profdiff"
@@ -230,6 +232,13 @@ func TestSmokePlan(t *testing.T) {
 				continue
 			}
 			checkMeasured(t, id, r)
+			// A sandbox perfbench starts runs in a cgroup of its
+			// own and is counted in cgroup mode; the split by
+			// role comes from per-thread counters beside it.
+			conn := slices.ContainsFunc(r.Roles, func(role record.Role) bool { return role.Name == mysqld.RoleConnection })
+			if r.Window.Counting != record.CountingCgroup || !conn {
+				t.Errorf("%s: counting %q, roles %+v; want cgroup, with a connection role", id, r.Window.Counting, r.Roles)
+			}
 		}
 	}
 	if len(recs) != 6 || sum.OK != 6 || sum.Ran != 6 {
@@ -707,4 +716,60 @@ options = ["innodb_buffer_pool_size=64M"]
 		}
 	}
 	noServerLeft(t, serverPids(recs)...)
+}
+
+// partialSession is a session whose first window's Record is made partial
+// as measure marks a per-thread window whose task-clock fell more than 5%
+// below the server's CPU time.
+type partialSession struct {
+	session
+	first *bool
+}
+
+func (p partialSession) Measure(ctx context.Context, w measure.WindowSpec) (*record.Record, error) {
+	r, err := p.session.Measure(ctx, w)
+	if r != nil && *p.first {
+		*p.first = false
+		r.Outcome, r.Error = record.OutcomePartial, "task-clock is 11.4% below the server's CPU time (as measure says it)"
+	}
+	return r, err
+}
+
+// TestPartialWindowGoesOn: a window that is partial for its CPU gap, not
+// interrupted, does not stop the run (it did: every partial Record was
+// taken as an interruption).
+func TestPartialWindowGoesOn(t *testing.T) {
+	needTools(t)
+	p := parsePlan(t, `
+[run]
+warmup = "1s"
+duration = "1s"
+events = ["task-clock"]
+[data]
+table_size = 1000
+[steps]
+list = ["point-query", "read-only_range=10"]
+[[version]]
+label = "a"
+basedir = "installed"
+options = ["innodb_buffer_pool_size=64M"]
+`)
+	out := t.TempDir()
+	var progress syncBuffer
+	first := true
+	sum, err := Run(context.Background(), p, withMeter(testOptions(out, &progress),
+		func(ctx context.Context, cfg measure.Config) (session, error) {
+			s, err := startMeasure(ctx, cfg)
+			if err != nil {
+				return nil, err
+			}
+			return partialSession{s, &first}, nil
+		}))
+	t.Logf("progress:\n%s", progress.String())
+	if err != nil || sum.Ran != 2 || sum.Partial != 1 || sum.OK != 1 {
+		t.Errorf("run: %v, summary %+v; want both steps measured, one partial, one ok", err, sum)
+	}
+	if r := records(t, out)["a/read-only_range=10/t1/r1"]; r == nil || r.Outcome != record.OutcomeOK {
+		t.Errorf("the step after the partial window: %+v", r)
+	}
 }

@@ -580,7 +580,7 @@ func (r *runner) loop(ctx context.Context, pending []plan.Item) (interrupted boo
 			}
 			werr := r.finish(rec)
 			r.prog.end(it, rec, werr)
-			if rec.Outcome == record.OutcomePartial {
+			if rec.Outcome == record.OutcomePartial && ctx.Err() != nil { // interrupted, not a window marked partial for a CPU gap
 				return true
 			}
 		case plan.ActionStop:

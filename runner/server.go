@@ -164,6 +164,9 @@ func (s *server) startManaged(ctx context.Context) error {
 	} else {
 		cfg := sandboxConfig(m, s.dir, p)
 		cfg.CPUs = s.cpus
+		// In a cgroup of its own, the server is counted per CPU
+		// (cgroup mode: see stepRun.open).
+		cfg.Cgroup = true
 		// The server's lifetime is the run's, not the signal's: on Ctrl-C
 		// the partial window is read and written first, then the servers
 		// are stopped. Ctrl-C during the start itself aborts it.
@@ -181,11 +184,24 @@ func (s *server) startManaged(ctx context.Context) error {
 		}
 		s.sb, s.sbCancel = sb, cancel
 		s.pid, s.datadir = sb.Pid, sb.Datadir
+		if sb.CgroupErr != nil {
+			s.notes = append(s.notes, fmt.Sprintf("the server runs in no cgroup of its own (%v): it is counted per thread, which misses some of its CPU", sb.CgroupErr))
+		}
 		s.conn = suite.Options{Host: "127.0.0.1", Port: sb.Port}
 		s.r.prog.printf("perfbench run: started %s: %s %s, pid %d, port %d, in %s", s.v.Label, filepath.Base(sb.Binary), sb.Version, sb.Pid, sb.Port, sb.Dir)
 	}
 	s.dataReady = s.markerMatches()
 	return s.connect(ctx)
+}
+
+// cgroup is the cgroup v2 the server runs in alone, for cgroup mode: a
+// sandbox perfbench started in one (sandbox.Config.Cgroup) and that still
+// runs there; "" otherwise.
+func (s *server) cgroup() string {
+	if s.sb == nil || s.sb.Cgroup == "" || s.sb.Pid != s.pid {
+		return ""
+	}
+	return s.sb.Cgroup
 }
 
 // listener names the process listening on a port of 127.0.0.1: " by pid

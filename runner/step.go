@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfbench/perfbench/internal/proc"
 	"github.com/perfbench/perfbench/measure"
+	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/plan"
 	"github.com/perfbench/perfbench/record"
 	"github.com/perfbench/perfbench/suite"
@@ -194,7 +195,7 @@ func (sr *stepRun) open(ctx context.Context) (session, *record.Record) {
 	if err != nil {
 		return nil, failed(sr.newRecord(), "%v", err)
 	}
-	sess, err := r.meter(ctx, measure.Config{
+	cfg := measure.Config{
 		Pid:       s.pid,
 		Events:    r.eventsOf(sr.it),
 		System:    r.sys,
@@ -203,11 +204,20 @@ func (sr *stepRun) open(ctx context.Context) (session, *record.Record) {
 		Interval:  r.plan.Interval,
 		Datadir:   s.datadir,
 		PerRole:   true,
+		Cgroup:    s.cgroup() != "",
 		OwnLoad:   sr.st.Insert != nil,
 		Perfbench: r.opts.Perfbench,
 		Command:   r.opts.Command,
 		Profile:   prof,
-	})
+	}
+	sess, err := r.meter(ctx, cfg)
+	if err != nil && cfg.Cgroup && errors.Is(err, perfevent.ErrPermission) && s.running() {
+		// Cgroup mode needs CPU-wide counting rights, per-thread
+		// counting does not: count per thread.
+		s.notes = append(s.notes, fmt.Sprintf("cgroup mode could not open its counters (%v): the server is counted per thread, which misses some of its CPU", err))
+		cfg.Cgroup = false
+		sess, err = r.meter(ctx, cfg)
+	}
 	if err != nil {
 		if !s.running() {
 			return nil, r.crashed(sr.newRecord(), s)

@@ -392,14 +392,18 @@ func TestStatSysbenchAcceptance(t *testing.T) {
 }
 
 // TestStatPerRole: the split by thread role puts the load's connections apart
-// from the background threads, and the roles add up to the total.
+// from the background threads, and the roles add up to the total. Without a
+// warm-up, sysbench's connection threads are created inside the window by
+// the server's main thread: the connection role still holds at least 90%
+// of task-clock (they are told from the main thread's own work), and the
+// roles add up to the total within 1% (exactly, raw for raw).
 func TestStatPerRole(t *testing.T) {
 	needLinux(t)
 	noMyCnf(t)
 	testdb.NeedSysbench(t)
 	srv := testdb.Shared(t)
 	testdb.PrepareSysbench(t, srv, sbTable)
-	args := append([]string{"stat", "--socket", srv.Socket, "--user", "root", "--format", "json", "--per-role", "--warmup", "1s", "-e", "task-clock,context-switches,page-faults", "--"},
+	args := append([]string{"stat", "--socket", srv.Socket, "--user", "root", "--format", "json", "--per-role", "-e", "task-clock,context-switches,page-faults", "--"},
 		sysbenchArgs(srv, "oltp_point_select", "--threads=2", "--time=3")...)
 	r, errs := statRecord(t, args...)
 	roles := map[string]record.Role{}
@@ -443,8 +447,18 @@ func TestStatPerRole(t *testing.T) {
 	}
 	// The load runs on the connection threads: most of the CPU is theirs.
 	tc, _ := r.Counter("task-clock")
-	if share := conn.Counters[0].Value / tc.Value; share < 0.5 {
-		t.Errorf("connection threads have %.0f%% of the task-clock, want most of it", 100*share)
+	var sum float64
+	shares := make([]string, 0, len(r.Roles))
+	for _, role := range r.Roles {
+		sum += role.Counters[0].Value
+		shares = append(shares, fmt.Sprintf("%s %.2f%%", role.Name, 100*role.Counters[0].Value/tc.Value))
+	}
+	t.Logf("no warm-up: task-clock %.1f ms, roles add up to %.1f ms (%+.4f%%); shares: %s", tc.Value/1e6, sum/1e6, 100*(sum-tc.Value)/tc.Value, strings.Join(shares, ", "))
+	if share := conn.Counters[0].Value / tc.Value; share < 0.9 {
+		t.Errorf("connection threads have %.1f%% of the task-clock, want at least 90%%", 100*share)
+	}
+	if math.Abs(sum-tc.Value) > 0.01*tc.Value {
+		t.Errorf("roles add up to %.1f ms of task-clock, the total is %.1f ms: more than 1%% apart", sum/1e6, tc.Value/1e6)
 	}
 	// The text output lists the roles and their total.
 	code, text, errs := runCLI(t, append([]string{"stat", "--socket", srv.Socket, "--user", "root", "--per-role", "--warmup", "1s", "-e", "task-clock", "--"},

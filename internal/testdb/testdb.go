@@ -67,6 +67,9 @@ type Options struct {
 	Options []string
 	// Basedir is an unpacked server tree; empty for the installed server.
 	Basedir string
+	// Cgroup starts the server in a cgroup v2 of its own
+	// (sandbox.Config.Cgroup).
+	Cgroup bool
 }
 
 // New starts a server of the test's own in t.TempDir() and stops it in
@@ -82,6 +85,7 @@ func New(t testing.TB, opts Options) *sandbox.Server {
 		Options:      append(defaultOptions(), opts.Options...),
 		ReadyTimeout: 60 * time.Second,
 		StopTimeout:  60 * time.Second,
+		Cgroup:       opts.Cgroup,
 	})
 	if err != nil {
 		t.Fatalf("start sandbox server: %v", err)

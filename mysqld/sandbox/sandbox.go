@@ -103,6 +103,13 @@ type Config struct {
 	// the process before it runs, so every thread it creates has them
 	// (Linux).
 	CPUs cpuset.Set
+	// Cgroup starts the server in a cgroup v2 of its own, created below
+	// perfbench's and removed when the server exits (Linux, with the
+	// right to create cgroups: root): counters can then count it per CPU
+	// (cgroup mode), which sees CPU that per-thread counters miss. When
+	// it cannot be done the server starts without, and
+	// Server.CgroupErr says why.
+	Cgroup bool
 }
 
 // Server is a running sandbox server.
@@ -123,6 +130,11 @@ type Server struct {
 	ErrorLog string
 	Port     int
 	Pid      int
+	// Cgroup is the cgroup v2 folder the server runs in alone
+	// (Config.Cgroup), "" when none; CgroupErr says why none when one
+	// was asked for.
+	Cgroup    string
+	CgroupErr error
 
 	// Database, User and Password are the load account (empty with
 	// NoLoadUser).
@@ -508,27 +520,11 @@ func (s *Server) start(ctx context.Context) error {
 	_ = os.Remove(s.Socket)
 	_ = os.Remove(s.PidFile)
 	logOffset := fileSize(s.ErrorLog)
-	cmd := exec.Command(s.Binary, s.serverArgs()...)
-	cmd.Dir = s.Dir
-	cmd.SysProcAttr = procAttr()
-	started := make(chan error, 1)
-	s.exited = make(chan struct{})
-	go func() {
-		runtime.LockOSThread()
-		// The thread is never unlocked: it dies with the goroutine,
-		// after the server has been reaped, so Pdeathsig cannot fire
-		// early.
-		if err := cpuset.StartOn(s.cfg.CPUs, cmd.Start); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
-		s.waitErr = cmd.Wait()
-		close(s.exited)
-	}()
-	if err := <-started; err != nil {
+	cmd, cgroup, err := s.launch()
+	if err != nil {
 		return fmt.Errorf("start %s: %w", s.Binary, err)
 	}
+	s.Cgroup = cgroup
 	s.cmd = cmd
 	s.Pid = cmd.Process.Pid
 	exited := s.exited
@@ -546,6 +542,68 @@ func (s *Server) start(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// launch starts the server process, in a cgroup of its own when
+// Config.Cgroup asks for one (without, when that fails: CgroupErr says
+// why), and returns it with its cgroup ("" for none).
+func (s *Server) launch() (*exec.Cmd, string, error) {
+	s.CgroupErr = nil
+	if !s.cfg.Cgroup {
+		cmd, err := s.launchIn("", nil)
+		return cmd, "", err
+	}
+	dir, f, err := newCgroup()
+	if err != nil {
+		s.CgroupErr = err
+		cmd, err := s.launchIn("", nil)
+		return cmd, "", err
+	}
+	cmd, err := s.launchIn(dir, f)
+	f.Close()
+	if err != nil {
+		// The kernel may refuse to create a process in a cgroup
+		// (before Linux 5.7): start it as usual.
+		s.CgroupErr = fmt.Errorf("start the server in cgroup %s: %w", dir, err)
+		removeCgroup(dir)
+		cmd, err := s.launchIn("", nil)
+		return cmd, "", err
+	}
+	return cmd, dir, nil
+}
+
+// launchIn starts the server process, in the cgroup open as f when f is
+// not nil (dir, removed once the server has been reaped).
+func (s *Server) launchIn(dir string, f *os.File) (*exec.Cmd, error) {
+	cmd := exec.Command(s.Binary, s.serverArgs()...)
+	cmd.Dir = s.Dir
+	cmd.SysProcAttr = procAttr()
+	if f != nil {
+		intoCgroup(cmd.SysProcAttr, f)
+	}
+	started := make(chan error, 1)
+	exited := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		// The thread is never unlocked: it dies with the goroutine,
+		// after the server has been reaped, so Pdeathsig cannot fire
+		// early.
+		if err := cpuset.StartOn(s.cfg.CPUs, cmd.Start); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		s.waitErr = cmd.Wait()
+		if dir != "" {
+			removeCgroup(dir)
+		}
+		close(exited)
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	s.exited = exited
+	return cmd, nil
 }
 
 func fileSize(p string) int64 {
