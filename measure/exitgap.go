@@ -14,50 +14,46 @@ import (
 	"github.com/perfbench/perfbench/record"
 )
 
-// MaxExitGap is how far below the process's own CPU time a window's
-// per-thread task-clock may fall before the Record says so (a cpu-gap
-// warning); beyond MaxCPUGap the Record is partial, its reason the gap:
-// CPU per op from task-clock is then more than 5% low. minExitGap is the
-// least shortfall that is said, in ns: the clock is read after the server
-// status at each edge, a little after the counters, and on a nearly idle
-// server what runs in between is a large fraction of little.
+// MaxExitGap is how far a window's task-clock may be from the server's CPU
+// time (below it per thread, either way in cgroup mode) before the Record
+// says so with a cpu-gap warning, which the report prints next to the
+// tables. minExitGap is the least difference that is said, in ns: the
+// clock is read after the server status at each edge, a little after the
+// counters, and on a nearly idle server what runs in between is a large
+// fraction of little.
 //
-// The gap is mostly a slice of every context switch (2.2–3.3 µs each on
-// the VM perfbench is developed on, in 32 of 32 sysbench windows: 4–12% of
-// the server's CPU where server and load share CPUs), and of every thread
-// or process start and exit. It is no error of the window, and no
-// correction for it is measured; cgroup mode has no gap.
+// The per-thread gap is mostly a slice of every context switch (2.2–3.3 µs
+// each on the VM perfbench is developed on, in 32 of 32 sysbench windows:
+// 4–12% of the server's CPU where server and load share CPUs), and of every
+// thread or process start and exit. It is no error of the window, and no
+// correction for it is measured; cgroup mode has no such gap. The gap does
+// not make a Record partial: on a loaded machine ordinary windows were
+// 9–13% apart per thread, and 16% below to 6% above in cgroup mode, so a
+// status drawn from it would mark every window there.
+//
+// MaxCgroupGap is the same bound in cgroup mode, either way: there the
+// counters ran 2.5–3.7% above usage_usec in sysbench windows of a sandbox
+// server on a quiet machine (not understood yet; time the scheduler does
+// not charge to a task, such as interrupts served while it runs, is one
+// candidate), so 3% would flag ordinary windows.
 const (
-	MaxExitGap = 0.03
-	MaxCPUGap  = 0.05
-	minExitGap = 2e6
+	MaxExitGap   = 0.03
+	MaxCgroupGap = 0.05
+	minExitGap   = 2e6
 )
 
 // markCPUGap compares r's task-clock with the server's CPU time over the
-// window (see exitGap): a gap over MaxExitGap is a cpu-gap warning, one
-// over MaxCPUGap also makes a Record that did not fail partial, the gap
-// first in its Error, with the window's context switches and the gap per
-// switch.
+// window (see exitGap): a gap over MaxExitGap is a cpu-gap warning, with
+// the window's context switches and the gap per switch when counted.
 func markCPUGap(r *record.Record, all perfevent.Reading, start, end *osstat.Snapshot, cgroup bool) {
-	w, short, cpu := exitGap(all, start, end, cgroup)
+	w, short, _ := exitGap(all, start, end, cgroup)
 	if w.Text == "" {
 		return
 	}
-	r.AddWarning(w)
-	if short <= MaxCPUGap*cpu || r.Outcome == record.OutcomeFailed {
-		return
-	}
-	why := fmt.Sprintf("task-clock is %.1f%% below the server's CPU time (%.1f ms short of %.1f ms), more than the %.0f%% a per-thread count is let off: CPU per op from it is low by as much",
-		100*short/cpu, short/1e6, cpu/1e6, 100*MaxCPUGap)
 	if cs, ok := all.Event("context-switches"); ok && cs.Status.Measured() && cs.Value > 0 {
-		why += fmt.Sprintf(" (%.0f context switches in the window, %.2f µs short per switch: per-thread counters miss a slice of each)", cs.Value, short/cs.Value/1e3)
+		w.Text += fmt.Sprintf(" (%.0f context switches in the window, %.2f µs short per switch: per-thread counters miss a slice of each)", cs.Value, short/cs.Value/1e3)
 	}
-	why += "; count in cgroup mode to see it all"
-	r.Outcome = record.OutcomePartial
-	if r.Error != "" {
-		why += "; " + r.Error
-	}
-	r.Error = why
+	r.AddWarning(w)
 }
 
 // exitGap compares a window's task-clock, counted per thread with
@@ -130,11 +126,9 @@ func cgroupUsage(dir string) (float64, error) {
 // markCgroupGap compares, in cgroup mode, r's task-clock with the cgroup's
 // CPU time over the window (cpu.stat usage_usec, read right after the
 // counters at both edges): the per-CPU counters see all of it, so the two
-// differ by little (within about 2% in the churn tests, and 3% under
-// sysbench). A difference over MaxExitGap (and minExitGap) either way
-// is a cpu-gap warning with both numbers; over MaxCPUGap it also makes a
-// Record that did not fail partial, the difference first in its Error:
-// a count perfbench cannot vouch for is marked, whatever its cause.
+// differ by little (within about 2% in the churn tests, and 4% under
+// sysbench on a quiet machine). A difference over MaxCgroupGap (and
+// minExitGap) either way is a cpu-gap warning with both numbers.
 func markCgroupGap(r *record.Record, all perfevent.Reading, start, end edge) {
 	if start.cgUsage == 0 && start.cgErr == nil {
 		return // not cgroup mode
@@ -149,23 +143,14 @@ func markCgroupGap(r *record.Record, all perfevent.Reading, start, end edge) {
 	}
 	usage := end.cgUsage - start.cgUsage
 	diff := tc.Value - usage
-	if math.Abs(diff) <= MaxExitGap*usage || math.Abs(diff) <= minExitGap {
+	if math.Abs(diff) <= MaxCgroupGap*usage || math.Abs(diff) <= minExitGap {
 		return
 	}
 	side := "below"
 	if diff > 0 {
 		side = "above"
 	}
-	what := fmt.Sprintf("task-clock %.1f ms is %.1f%% %s the cgroup's CPU time over the window (%.1f ms, from cpu.stat usage_usec read right after the counters)",
-		tc.Value/1e6, 100*math.Abs(diff)/usage, side, usage/1e6)
-	r.AddWarning(record.Warning{Code: record.WarnCPUGap, Text: what + ": cgroup mode's per-CPU counters see all of the cgroup's CPU, so the two should agree within a few percent"})
-	if math.Abs(diff) <= MaxCPUGap*usage || r.Outcome == record.OutcomeFailed {
-		return
-	}
-	why := what + fmt.Sprintf(", more than the %.0f%% they may differ: CPU per op from it is off by as much", 100*MaxCPUGap)
-	r.Outcome = record.OutcomePartial
-	if r.Error != "" {
-		why += "; " + r.Error
-	}
-	r.Error = why
+	r.AddWarning(record.Warning{Code: record.WarnCPUGap, Text: fmt.Sprintf(
+		"task-clock %.1f ms is %.1f%% %s the cgroup's CPU time over the window (%.1f ms, from cpu.stat usage_usec read right after the counters): cgroup mode's per-CPU counters see all of the cgroup's CPU, so the two should agree within a few percent; CPU per op from task-clock may be off by as much",
+		tc.Value/1e6, 100*math.Abs(diff)/usage, side, usage/1e6)})
 }

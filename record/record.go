@@ -37,7 +37,7 @@ type Outcome string
 const (
 	OutcomeOK      Outcome = "ok"      // the window was measured as planned
 	OutcomeFailed  Outcome = "failed"  // the step failed; Error says why; numbers may be missing
-	OutcomePartial Outcome = "partial" // interrupted (Ctrl-C, SIGTERM): numbers cover a shorter window; or per-thread task-clock more than 5% below the server's CPU time (Error says which)
+	OutcomePartial Outcome = "partial" // interrupted (Ctrl-C, SIGTERM): numbers cover a shorter window
 )
 
 // Status says whether a counter has a value, as perf stat puts it.

@@ -735,8 +735,8 @@ func (p partialSession) Measure(ctx context.Context, w measure.WindowSpec) (*rec
 	return r, err
 }
 
-// TestPartialWindowGoesOn: a window that is partial for its CPU gap, not
-// interrupted, does not stop the run (it did: every partial Record was
+// TestPartialWindowGoesOn: a window that is partial for another reason
+// than an interruption does not stop the run (it did: every partial Record was
 // taken as an interruption).
 func TestPartialWindowGoesOn(t *testing.T) {
 	needTools(t)
