@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -33,9 +32,6 @@ const (
 	readyLine = "insert-driver: ready" // connected and prepared; waiting for the signal to start
 	endLine   = "insert-driver: end"   // the last operation ended
 )
-
-// startSignal tells a ready driver to start its load.
-const startSignal = syscall.SIGUSR1
 
 // driverRequest is what a driver runs: the file StartDriver writes (mode
 // 0600: the DSN holds the password) and DriverMain reads.

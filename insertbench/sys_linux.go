@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"os"
 	"strconv"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
+
+// startSignal tells a ready driver to start its load.
+const startSignal = syscall.SIGUSR1
 
 // selfCPU returns the user and system CPU time of this process (every
 // thread: the clients' goroutines and whatever else runs in it).

@@ -38,7 +38,7 @@ import (
 // candidate), so 3% would flag ordinary windows.
 const (
 	MaxExitGap   = 0.03
-	MaxCgroupGap = 0.05
+	maxCgroupGap = 0.05
 	minExitGap   = 2e6
 )
 
@@ -143,7 +143,7 @@ func markCgroupGap(r *record.Record, all perfevent.Reading, start, end edge) {
 	}
 	usage := end.cgUsage - start.cgUsage
 	diff := tc.Value - usage
-	if math.Abs(diff) <= MaxCgroupGap*usage || math.Abs(diff) <= minExitGap {
+	if math.Abs(diff) <= maxCgroupGap*usage || math.Abs(diff) <= minExitGap {
 		return
 	}
 	side := "below"

@@ -109,12 +109,12 @@ func (s Set) Minus(o Set) Set {
 // of 0, or one whose lists cannot be read, leaves its fields as they are.
 func Observe(pl *record.Placement, server, load int) {
 	if server > 0 {
-		if set, others, err := Allowed(server); err == nil {
+		if set, others, err := allowed(server); err == nil {
 			pl.ServerAllowed, pl.ServerThreadsElsewhere = set.String(), others
 		}
 	}
 	if load > 0 {
-		if set, _, err := Allowed(load); err == nil {
+		if set, _, err := allowed(load); err == nil {
 			pl.ClientAllowed = set.String()
 		}
 	}

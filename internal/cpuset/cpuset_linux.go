@@ -123,10 +123,10 @@ func PinProcess(pid int, s Set) (int, error) {
 	return len(set), nil
 }
 
-// Allowed reads where a process's threads may run, from the kernel
+// allowed reads where a process's threads may run, from the kernel
 // (Cpus_allowed_list of /proc/PID/task/TID/status): the main thread's
 // list, and how many of the other threads have another list.
-func Allowed(pid int) (main Set, others int, err error) {
+func allowed(pid int) (main Set, others int, err error) {
 	p := procfs.FS{}.Proc(pid)
 	st, err := p.Status()
 	if err != nil {

@@ -72,7 +72,7 @@ func TestPinnedExec(t *testing.T) {
 	if got := cpusAllowedList(t, status); got != last.String() {
 		t.Errorf("the command may run on %q, want %q", got, last)
 	}
-	main, others, err := Allowed(cmd.Process.Pid)
+	main, others, err := allowed(cmd.Process.Pid)
 	if err != nil || !main.Equal(last) || others != 0 {
 		t.Errorf("Allowed = %v, %d, %v; want %v, 0", main, others, err, last)
 	}

@@ -21,4 +21,4 @@ func StartOn(s Set, start func() error) error {
 func PinProcess(int, Set) (int, error) { return 0, errNotLinux }
 
 // Allowed reads where a process may run; Linux only.
-func Allowed(int) (Set, int, error) { return nil, 0, errNotLinux }
+func allowed(int) (Set, int, error) { return nil, 0, errNotLinux }
