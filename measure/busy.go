@@ -187,7 +187,6 @@ func (s *Session) checkBusy(r *record.Record, a, b *busyEdge) {
 		ticks = osstat.ClockTicks()
 	}
 	in := interference(a, b, s.cfg.Pid, os.Getpid(), ticks)
-	in.ClientKnown = in.ClientKnown || s.cfg.OwnLoad
 	r.Interference = &in
 	if msg := busyWarning(in); msg != "" {
 		r.AddWarning(record.Warning{Code: record.WarnBusy, Text: msg})

@@ -74,9 +74,6 @@ type Config struct {
 	PerRole bool
 	// Cgroup counts in cgroup mode (perfevent.Options.Cgroup).
 	Cgroup bool
-	// OwnLoad says the load runs inside perfbench (the insert benchmark's
-	// driver): the busy-host check then knows where the client is.
-	OwnLoad bool
 
 	// Perfbench and Command are perfbench's version and command line, for
 	// the Record's provenance. Passwords in Command are masked (ScrubArgs).

@@ -205,7 +205,6 @@ func (sr *stepRun) open(ctx context.Context) (session, *record.Record) {
 		Datadir:   s.datadir,
 		PerRole:   true,
 		Cgroup:    s.cgroup() != "",
-		OwnLoad:   sr.st.Insert != nil,
 		Perfbench: r.opts.Perfbench,
 		Command:   r.opts.Command,
 		Profile:   prof,
