@@ -110,19 +110,6 @@ func delayFirstOpen(t *testing.T, strace string) (stop func()) {
 	}
 }
 
-// churnWindows is how many 1 s windows TestChurnRecords measures in each
-// case: 2 in CI, PERFBENCH_CHURN_WINDOWS (20 for the acceptance).
-func churnWindows(t *testing.T) int {
-	if s := os.Getenv("PERFBENCH_CHURN_WINDOWS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n <= 0 {
-			t.Fatalf("PERFBENCH_CHURN_WINDOWS=%q: want a number of windows", s)
-		}
-		return n
-	}
-	return 2
-}
-
 // TestChurnRecords measures, through measure's Records, a process in a
 // cgroup v2 of its own that creates 500 short-lived threads a second, with
 // 4 software events and 1 s windows; and the same process forking a child
@@ -142,7 +129,7 @@ func TestChurnRecords(t *testing.T) {
 	needLinux(t)
 	testenv.NeedRoot(t, "cgroup mode opens counters on every CPU")
 	strace := testenv.NeedBinary(t, "strace", "strace")
-	n := churnWindows(t)
+	n := testenv.ChurnWindows(t, 2)
 	list, sys := events(t, "task-clock,context-switches,cpu-migrations,page-faults")
 	for _, tc := range []struct {
 		name   string

@@ -37,7 +37,7 @@ import (
 // per-task counters were detached.
 func TestChurnWindowsCgroup(t *testing.T) {
 	perf := perfBinary(t)
-	n := churnWindows(t)
+	n := testenv.ChurnWindows(t, 2)
 	for _, tc := range []struct {
 		name  string
 		iters int

@@ -3,11 +3,12 @@ package perfevent
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfbench/perfbench/internal/testenv"
 )
 
 // churnRate and churnIters are the workload of the churn tests: 500 threads
@@ -17,19 +18,6 @@ const (
 	churnRate  = 500
 	churnIters = 700_000
 )
-
-// churnWindows is how many attach-and-measure rounds of 1 s windows
-// TestChurnWindows makes: 2 in CI, more with PERFBENCH_CHURN_WINDOWS=20.
-func churnWindows(t *testing.T) int {
-	if s := os.Getenv("PERFBENCH_CHURN_WINDOWS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n <= 0 {
-			t.Fatalf("PERFBENCH_CHURN_WINDOWS=%q: want a number of windows", s)
-		}
-		return n
-	}
-	return 2
-}
 
 // spawned parses the count of a "spawn ... N" reply.
 func spawned(t *testing.T, reply string) int {
@@ -62,7 +50,7 @@ func spawned(t *testing.T, reply string) int {
 // never above it.
 func TestChurnWindows(t *testing.T) {
 	perf := perfBinary(t)
-	n := churnWindows(t)
+	n := testenv.ChurnWindows(t, 2)
 	w := startWorkload(t)
 	w.do(t, "park 10")
 	w.do(t, "spawn %d %d", churnRate, churnIters)

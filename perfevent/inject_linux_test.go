@@ -68,15 +68,6 @@ func allTraced() bool {
 	return true
 }
 
-// injectWindows is how many 1 s windows TestRacesUnderFaultInjection
-// measures after each attach: 1 in CI, PERFBENCH_CHURN_WINDOWS when set.
-func injectWindows(t *testing.T) int {
-	if os.Getenv("PERFBENCH_CHURN_WINDOWS") != "" {
-		return churnWindows(t)
-	}
-	return 1
-}
-
 // forkCount parses a "fork ... N NS" reply: children reaped and their CPU
 // time in ns.
 func forkCount(t *testing.T, reply string) (int, float64) {
@@ -147,7 +138,7 @@ func TestRacesUnderFaultInjection(t *testing.T) {
 				t.Errorf("not supported: %q", un)
 			}
 			time.Sleep(time.Second) // the warm-up
-			for i := range injectWindows(t) {
+			for i := range testenv.ChurnWindows(t, 1) {
 				pw := startPerfWindow(t, perf, w.pid, "task-clock")
 				outer0 := processCPUClock(t, w.pid)
 				pw.enable()
