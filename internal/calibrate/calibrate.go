@@ -105,20 +105,32 @@ func Run(ctx context.Context, h *hostinfo.Host, opt Options) (hostinfo.Report, e
 	}
 	done := make(chan result, 1)
 	go func() {
-		// The thread is never unlocked: it is pinned to one CPU, so it
-		// must not go back to the runtime's pool. It exits with this
-		// goroutine.
+		// The thread is unlocked only once its CPUs are given back: a
+		// thread still pinned to one CPU must not go back to the
+		// runtime's pool, so it ends with this goroutine (or, if it is
+		// the process's main thread, which the runtime never ends, it
+		// waits there for good).
 		runtime.LockOSThread()
-		m, err := newMachine(h.System, root)
-		if err != nil {
-			done <- result{err: err}
-			return
+		rep, free, err := calibrateThread(ctx, h, root)
+		if free {
+			runtime.UnlockOSThread()
 		}
-		rep, err := calibrate(ctx, m, h, loop)
 		done <- result{rep, err}
 	}()
 	r := <-done
 	return r.rep, r.err
+}
+
+// calibrateThread calibrates on the calling thread, which must be locked
+// to its goroutine, and says whether the thread may be unlocked after:
+// only once it has its CPUs back.
+func calibrateThread(ctx context.Context, h *hostinfo.Host, root string) (rep hostinfo.Report, free bool, err error) {
+	m, err := newMachine(h.System, root)
+	if err != nil {
+		return hostinfo.Report{}, true, err
+	}
+	rep, err = calibrate(ctx, m, h, loop)
+	return rep, releaseThread(m) == nil, err
 }
 
 // machine is what a calibration uses: counters on the calibration thread,

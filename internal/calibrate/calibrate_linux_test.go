@@ -2,12 +2,14 @@ package calibrate
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/perfbench/perfbench/hostinfo"
 	"github.com/perfbench/perfbench/internal/testenv"
+	"golang.org/x/sys/unix"
 )
 
 // TestCalibrateHere calibrates this machine for real: the loop on a pinned
@@ -72,5 +74,51 @@ func TestCalibrateHere(t *testing.T) {
 	}
 	if !rep.Usable || !strings.Contains(rep.Conclusion, "there is no hardware PMU") {
 		t.Errorf("usable %v, conclusion %q", rep.Usable, rep.Conclusion)
+	}
+}
+
+// TestCalibrateGivesCPUsBack: the calibration pins its thread to one CPU;
+// when it is done the thread has its CPUs back and may be unlocked. A
+// thread left pinned was the process's main thread at times (the runtime
+// never ends that one), and every process perfbench started from it, or
+// measured through it, ran on one CPU.
+func TestCalibrateGivesCPUsBack(t *testing.T) {
+	if !loop.supported {
+		testenv.Skip(t, "no calibration loop on this architecture", "perfbench calibrates on amd64 and arm64")
+	}
+	h, err := hostinfo.Read("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.System == nil {
+		t.Fatalf("no perf events: %v", h.SystemErr)
+	}
+	type result struct {
+		before, after unix.CPUSet
+		free          bool
+		err           error
+	}
+	done := make(chan result)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		var r result
+		if r.err = unix.SchedGetaffinity(0, &r.before); r.err == nil {
+			_, r.free, r.err = calibrateThread(context.Background(), h, "/")
+		}
+		if err := unix.SchedGetaffinity(0, &r.after); err != nil && r.err == nil {
+			r.err = err
+		}
+		done <- r
+	}()
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if r.before.Count() < 2 {
+		testenv.Skip(t, "one CPU only: a pinned thread cannot be told from one that is not", "run on a machine of 2 CPUs or more")
+	}
+	if !r.free || r.after != r.before {
+		t.Errorf("after calibrating, the thread may run on %d CPUs (before: %d), free to unlock: %v", r.after.Count(), r.before.Count(), r.free)
 	}
 }

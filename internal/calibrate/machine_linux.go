@@ -21,6 +21,7 @@ type liveMachine struct {
 	pid, tid int
 	cpu      int
 	tickNs   uint64
+	old      unix.CPUSet // the thread's CPUs before it was pinned
 }
 
 // newMachine pins the calling thread, which must be locked to its
@@ -39,7 +40,7 @@ func newMachine(sys *perfevent.System, root string) (*liveMachine, error) {
 	if len(allowed) == 0 {
 		return nil, fmt.Errorf("calibrate: this thread may run on no CPU")
 	}
-	m := &liveMachine{sys: sys, root: root, pid: os.Getpid(), tid: unix.Gettid(), cpu: pickCPU(allowed, sys)}
+	m := &liveMachine{sys: sys, root: root, pid: os.Getpid(), tid: unix.Gettid(), cpu: pickCPU(allowed, sys), old: set}
 	var one unix.CPUSet
 	one.Set(m.cpu)
 	if err := unix.SchedSetaffinity(0, &one); err != nil {
@@ -127,4 +128,16 @@ func (m *liveMachine) cpuFreq() (float64, bool) {
 	}
 	khz, err := strconv.ParseFloat(string(bytes.TrimSpace(b)), 64)
 	return khz, err == nil && khz > 0
+}
+
+// releaseThread gives the calibration thread back the CPUs it had before
+// it was pinned. Until it has, the thread must stay locked: a pinned
+// thread handed back to the runtime would run other goroutines on one CPU
+// (and the process's main thread, which the runtime never ends, would stay
+// pinned for the process's life).
+func releaseThread(m *liveMachine) error {
+	if err := unix.SchedSetaffinity(0, &m.old); err != nil {
+		return fmt.Errorf("calibrate: give thread %d back its CPUs: %w", m.tid, err)
+	}
+	return nil
 }

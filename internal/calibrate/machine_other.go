@@ -12,3 +12,5 @@ import (
 func newMachine(sys *perfevent.System, root string) (machine, error) {
 	return nil, fmt.Errorf("calibrate on %s: perf events exist on Linux only: %w", runtime.GOOS, errUnsupported)
 }
+
+func releaseThread(machine) error { return errUnsupported }
