@@ -197,6 +197,15 @@ var reasons = struct {
 }{index: map[string]uint16{"": 0}, texts: []string{""}}
 
 func reasonIndex(why string) uint16 {
+	if why == "" {
+		return 0
+	}
+	reasons.RLock()
+	i, ok := reasons.index[why]
+	reasons.RUnlock()
+	if ok {
+		return i
+	}
 	reasons.Lock()
 	defer reasons.Unlock()
 	if i, ok := reasons.index[why]; ok {
@@ -205,13 +214,16 @@ func reasonIndex(why string) uint16 {
 	if len(reasons.texts) == math.MaxUint16 {
 		return 0 // not reached: reasons are a fixed set of texts
 	}
-	i := uint16(len(reasons.texts))
+	i = uint16(len(reasons.texts))
 	reasons.index[why] = i
 	reasons.texts = append(reasons.texts, why)
 	return i
 }
 
 func reasonText(i uint16) string {
+	if i == 0 {
+		return ""
+	}
 	reasons.RLock()
 	defer reasons.RUnlock()
 	return reasons.texts[i]
@@ -323,6 +335,11 @@ func rowsRead(r *record.Record) (float64, string) {
 // compute returns the per-op metrics of one Record.
 func compute(r *record.Record, opt Options) *PerOp {
 	k := &computation{r: r, p: &PerOp{OpsPer: 1}, partial: r.Outcome == record.OutcomePartial}
+	n := 32 + 4*len(r.Counters)
+	for _, role := range r.Roles {
+		n += 1 + len(role.Counters)
+	}
+	k.p.values = make([]namedCell, 0, n)
 	if r.Outcome == record.OutcomeFailed {
 		k.p.Failed = true
 		return k.p
@@ -341,8 +358,22 @@ func compute(r *record.Record, opt Options) *PerOp {
 	insertMetrics(r, k.p, k.counters, k.set)
 	roleShares(r, k.set)
 	p := k.p
-	p.values = append(make([]namedCell, 0, len(p.values)), p.values...) // no spare capacity
+	p.values = sortValues(p.values)
 	return p
+}
+
+// sortValues returns the metrics set in order, sorted by name and each
+// once, as set last, in a slice with no spare capacity.
+func sortValues(set []namedCell) []namedCell {
+	slices.SortStableFunc(set, func(a, b namedCell) int { return strings.Compare(a.name, b.name) })
+	out := make([]namedCell, 0, len(set))
+	for i, v := range set {
+		if i+1 < len(set) && set[i+1].name == v.name {
+			continue // set again later
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // computation is the state of Compute: the Record, the metrics computed so
@@ -363,7 +394,8 @@ func (k *computation) set(name string, c Cell) {
 		c = NoValue(WhyNotFinite)
 	}
 	c.Partial = c.Partial || k.partial
-	k.p.set(name, c)
+	// In the order set: compute sorts them once at the end.
+	k.p.values = append(k.p.values, namedCell{metricName(name), pack(c)})
 }
 
 func (k *computation) note(t Topic, text string) {
