@@ -367,7 +367,7 @@ func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
 	if s == nil {
 		return nil, Stated(Missing)
 	}
-	var vals []float64
+	vals := make([]float64, 0, len(s.PerOp))
 	var first *Cell
 	running, partial, estimated := 1.0, false, false
 	for _, p := range s.PerOp {
