@@ -403,10 +403,7 @@ func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
 	out := Cell{Value: median(vals), Running: running, Partial: partial, Estimated: estimated, N: len(vals), Of: len(s.PerOp)}
 	out.Lo, out.Hi = math.NaN(), math.NaN()
 	if len(vals) >= 2 {
-		th := benchmath.DefaultThresholds
-		th.CompareAlpha = c.Opt.alpha()
-		sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(vals, &th), c.Opt.confidence())
-		out.Value, out.Lo, out.Hi = sum.Center, sum.Lo, sum.Hi
+		out.Value, out.Lo, out.Hi = medianCI(vals, c.Opt.confidence())
 	}
 	if metric == OpsPerSecond {
 		out.Disagree = disagreeing(vals)
@@ -653,8 +650,7 @@ func summarize(cells []Cell, opt Options) Cell {
 	sort.Float64s(vals)
 	out := Cell{Value: median(vals), Running: running, Partial: partial, Estimated: estimated, N: len(vals), Of: len(cells), Lo: math.NaN(), Hi: math.NaN()}
 	if len(vals) >= 2 {
-		sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(vals, &benchmath.DefaultThresholds), opt.confidence())
-		out.Value, out.Lo, out.Hi = sum.Center, sum.Lo, sum.Hi
+		out.Value, out.Lo, out.Hi = medianCI(vals, opt.confidence())
 	}
 	return out
 }
