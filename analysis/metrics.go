@@ -267,22 +267,23 @@ func reservedTableMetric(k string) bool {
 // eventCounters returns the Record's event totals: its Counters, and for a
 // table Record its Metrics entries that name events (as counted counters).
 func eventCounters(r *record.Record) []record.Counter {
+	if r.Kind != record.KindTable || len(r.Metrics) == 0 {
+		return r.Counters // the callers read it only
+	}
 	out := append([]record.Counter(nil), r.Counters...)
-	if r.Kind == record.KindTable && len(r.Metrics) > 0 {
-		have := map[string]bool{}
-		for _, c := range out {
-			have[c.Event] = true
+	have := map[string]bool{}
+	for _, c := range out {
+		have[c.Event] = true
+	}
+	keys := make([]string, 0, len(r.Metrics))
+	for k := range r.Metrics {
+		if !reservedTableMetric(k) && !have[k] {
+			keys = append(keys, k)
 		}
-		keys := make([]string, 0, len(r.Metrics))
-		for k := range r.Metrics {
-			if !reservedTableMetric(k) && !have[k] {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			out = append(out, record.Counter{Event: k, Value: r.Metrics[k], Status: record.StatusCounted})
-		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, record.Counter{Event: k, Value: r.Metrics[k], Status: record.StatusCounted})
 	}
 	return out
 }
