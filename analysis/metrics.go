@@ -465,8 +465,9 @@ func (k *computation) throughput() {
 // events sets the counters per op, IPC, CPI and MPKI.
 func (k *computation) events() {
 	p := k.p
-	k.counters = map[string]Cell{}
-	for _, c := range eventCounters(k.r) {
+	counters := eventCounters(k.r)
+	k.counters = make(map[string]Cell, len(counters))
+	for _, c := range counters {
 		if _, dup := k.counters[c.Event]; dup {
 			continue
 		}
@@ -614,7 +615,7 @@ func roleShares(r *record.Record, set func(string, Cell)) {
 	if len(r.Roles) == 0 {
 		return
 	}
-	totals := map[string]Cell{}
+	totals := make(map[string]Cell, len(r.Roles[0].Counters))
 	for _, role := range r.Roles {
 		for _, c := range role.Counters {
 			cell := counterCell(c)

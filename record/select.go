@@ -445,11 +445,25 @@ func (d *Selective) status(val []byte) (map[string]float64, bool) {
 // one array of their exact number, as Parse packs them.
 func (d *Selective) placeCounters(r *Record) {
 	n := len(d.counters)
-	all := make([]Counter, n)
-	copy(all, d.counters)
-	if n == 0 {
+	var all []Counter
+	switch {
+	case n == 0:
 		// Parse keeps lists as decoded when there are no counters.
 		all = []Counter{}
+	case n == cap(d.counters):
+		// Decoded into an array of the exact size (that of the Record
+		// before, as in a campaign every Record has the same counters):
+		// it becomes the Record's, the next decodes into a new one.
+		all = d.counters
+		d.counters = make([]Counter, 0, n)
+	default:
+		all = make([]Counter, n)
+		copy(all, d.counters)
+		clear(d.counters) // keep no strings alive
+		if n < cap(d.counters) {
+			// The next Record likely has as many.
+			d.counters = make([]Counter, 0, n)
+		}
 	}
 	for _, l := range d.lists {
 		var cs []Counter
@@ -465,7 +479,6 @@ func (d *Selective) placeCounters(r *Record) {
 			r.Roles[l.role].Counters = cs
 		}
 	}
-	clear(d.counters) // keep no strings alive
 }
 
 // str decodes a JSON string (null: ""), interning it when intern is set.
