@@ -814,9 +814,9 @@ func (b *builder) roles(emit func(*table)) {
 				t.Version, t.Step = v, step
 				t.Header = append([]string{"threads"}, events...)
 				t.LabelHeader = "role"
-				sec := section{}
+				sec := section{Rows: make([]row, 0, len(roles))}
 				for _, role := range roles {
-					row := row{Label: role}
+					row := row{Label: role, Cells: make([]tableCell, 0, 1+len(events))}
 					row.Cells = append(row.Cells, b.value(t, k, analysis.RoleMetric(role, "threads"), fmtInt, ""))
 					for _, e := range events {
 						row.Cells = append(row.Cells, b.value(t, k, analysis.RoleMetric(role, e), func(x float64) string { return fmtPct(100 * x) }, ""))
