@@ -784,8 +784,20 @@ func repeatList(reps []int, all bool) string {
 
 // UniqueKeys returns keys without duplicates, in their order.
 func UniqueKeys(keys []record.Key) []record.Key {
-	seen := map[record.Key]bool{}
-	var out []record.Key
+	if len(keys) == 0 {
+		return nil
+	}
+	out := make([]record.Key, 0, len(keys))
+	if len(keys) <= 16 {
+		// A few keys (a table of one step) are compared, not hashed.
+		for _, k := range keys {
+			if !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	seen := make(map[record.Key]bool, len(keys))
 	for _, k := range keys {
 		if !seen[k] {
 			seen[k] = true
