@@ -163,15 +163,6 @@ func (p *PerOp) find(metric string) (int, bool) {
 	return slices.BinarySearchFunc(p.values, metric, func(v namedCell, m string) int { return strings.Compare(v.name, m) })
 }
 
-func (p *PerOp) set(metric string, c Cell) {
-	i, ok := p.find(metric)
-	if ok {
-		p.values[i].packedCell = pack(c)
-		return
-	}
-	p.values = slices.Insert(p.values, i, namedCell{metricName(metric), pack(c)})
-}
-
 // namedCell is a metric of one Record and its cell.
 type namedCell struct {
 	name string
