@@ -44,6 +44,9 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/aclements/go-moremath/stats"
 )
 
 // State says whether a cell has a value and, if not, why.
@@ -336,3 +339,25 @@ func Ratio(v, b Cell) Cell {
 	}
 	return c
 }
+
+// medianCI returns the median of sorted values and its confidence
+// interval at the given level, as benchmath.AssumeNothing.Summary does
+// (the same order statistics), without the warning it builds, with
+// fmt.Errorf, whenever the values are too few for a finite interval (a
+// report asks for one per cell of every sample of five repeats).
+func medianCI(sorted []float64, confidence float64) (median, lo, hi float64) {
+	type key struct {
+		n          int
+		confidence float64
+	}
+	k := key{len(sorted), confidence}
+	ci, ok := medianCIs.Load(k)
+	if !ok {
+		ci, _ = medianCIs.LoadOrStore(k, stats.QuantileCI(len(sorted), 0.5, confidence))
+	}
+	return ci.(stats.QuantileCIResult).SampleCI(stats.Sample{Xs: sorted, Sorted: true})
+}
+
+// medianCIs caches the order statistics of medianCI by sample size and
+// level.
+var medianCIs sync.Map

@@ -367,7 +367,7 @@ func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
 	if s == nil {
 		return nil, Stated(Missing)
 	}
-	var vals []float64
+	vals := make([]float64, 0, len(s.PerOp))
 	var first *Cell
 	running, partial, estimated := 1.0, false, false
 	for _, p := range s.PerOp {
@@ -403,10 +403,7 @@ func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
 	out := Cell{Value: median(vals), Running: running, Partial: partial, Estimated: estimated, N: len(vals), Of: len(s.PerOp)}
 	out.Lo, out.Hi = math.NaN(), math.NaN()
 	if len(vals) >= 2 {
-		th := benchmath.DefaultThresholds
-		th.CompareAlpha = c.Opt.alpha()
-		sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(vals, &th), c.Opt.confidence())
-		out.Value, out.Lo, out.Hi = sum.Center, sum.Lo, sum.Hi
+		out.Value, out.Lo, out.Hi = medianCI(vals, c.Opt.confidence())
 	}
 	if metric == OpsPerSecond {
 		out.Disagree = disagreeing(vals)
@@ -653,8 +650,7 @@ func summarize(cells []Cell, opt Options) Cell {
 	sort.Float64s(vals)
 	out := Cell{Value: median(vals), Running: running, Partial: partial, Estimated: estimated, N: len(vals), Of: len(cells), Lo: math.NaN(), Hi: math.NaN()}
 	if len(vals) >= 2 {
-		sum := benchmath.AssumeNothing.Summary(benchmath.NewSample(vals, &benchmath.DefaultThresholds), opt.confidence())
-		out.Value, out.Lo, out.Hi = sum.Center, sum.Lo, sum.Hi
+		out.Value, out.Lo, out.Hi = medianCI(vals, opt.confidence())
 	}
 	return out
 }
@@ -788,8 +784,20 @@ func repeatList(reps []int, all bool) string {
 
 // UniqueKeys returns keys without duplicates, in their order.
 func UniqueKeys(keys []record.Key) []record.Key {
-	seen := map[record.Key]bool{}
-	var out []record.Key
+	if len(keys) == 0 {
+		return nil
+	}
+	out := make([]record.Key, 0, len(keys))
+	if len(keys) <= 16 {
+		// A few keys (a table of one step) are compared, not hashed.
+		for _, k := range keys {
+			if !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	seen := make(map[record.Key]bool, len(keys))
 	for _, k := range keys {
 		if !seen[k] {
 			seen[k] = true

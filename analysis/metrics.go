@@ -163,15 +163,6 @@ func (p *PerOp) find(metric string) (int, bool) {
 	return slices.BinarySearchFunc(p.values, metric, func(v namedCell, m string) int { return strings.Compare(v.name, m) })
 }
 
-func (p *PerOp) set(metric string, c Cell) {
-	i, ok := p.find(metric)
-	if ok {
-		p.values[i].packedCell = pack(c)
-		return
-	}
-	p.values = slices.Insert(p.values, i, namedCell{metricName(metric), pack(c)})
-}
-
 // namedCell is a metric of one Record and its cell.
 type namedCell struct {
 	name string
@@ -197,6 +188,15 @@ var reasons = struct {
 }{index: map[string]uint16{"": 0}, texts: []string{""}}
 
 func reasonIndex(why string) uint16 {
+	if why == "" {
+		return 0
+	}
+	reasons.RLock()
+	i, ok := reasons.index[why]
+	reasons.RUnlock()
+	if ok {
+		return i
+	}
 	reasons.Lock()
 	defer reasons.Unlock()
 	if i, ok := reasons.index[why]; ok {
@@ -205,13 +205,16 @@ func reasonIndex(why string) uint16 {
 	if len(reasons.texts) == math.MaxUint16 {
 		return 0 // not reached: reasons are a fixed set of texts
 	}
-	i := uint16(len(reasons.texts))
+	i = uint16(len(reasons.texts))
 	reasons.index[why] = i
 	reasons.texts = append(reasons.texts, why)
 	return i
 }
 
 func reasonText(i uint16) string {
+	if i == 0 {
+		return ""
+	}
 	reasons.RLock()
 	defer reasons.RUnlock()
 	return reasons.texts[i]
@@ -255,22 +258,23 @@ func reservedTableMetric(k string) bool {
 // eventCounters returns the Record's event totals: its Counters, and for a
 // table Record its Metrics entries that name events (as counted counters).
 func eventCounters(r *record.Record) []record.Counter {
+	if r.Kind != record.KindTable || len(r.Metrics) == 0 {
+		return r.Counters // the callers read it only
+	}
 	out := append([]record.Counter(nil), r.Counters...)
-	if r.Kind == record.KindTable && len(r.Metrics) > 0 {
-		have := map[string]bool{}
-		for _, c := range out {
-			have[c.Event] = true
+	have := map[string]bool{}
+	for _, c := range out {
+		have[c.Event] = true
+	}
+	keys := make([]string, 0, len(r.Metrics))
+	for k := range r.Metrics {
+		if !reservedTableMetric(k) && !have[k] {
+			keys = append(keys, k)
 		}
-		keys := make([]string, 0, len(r.Metrics))
-		for k := range r.Metrics {
-			if !reservedTableMetric(k) && !have[k] {
-				keys = append(keys, k)
-			}
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			out = append(out, record.Counter{Event: k, Value: r.Metrics[k], Status: record.StatusCounted})
-		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out = append(out, record.Counter{Event: k, Value: r.Metrics[k], Status: record.StatusCounted})
 	}
 	return out
 }
@@ -323,6 +327,11 @@ func rowsRead(r *record.Record) (float64, string) {
 // compute returns the per-op metrics of one Record.
 func compute(r *record.Record, opt Options) *PerOp {
 	k := &computation{r: r, p: &PerOp{OpsPer: 1}, partial: r.Outcome == record.OutcomePartial}
+	n := 32 + 4*len(r.Counters)
+	for _, role := range r.Roles {
+		n += 1 + len(role.Counters)
+	}
+	k.p.values = make([]namedCell, 0, n)
 	if r.Outcome == record.OutcomeFailed {
 		k.p.Failed = true
 		return k.p
@@ -341,8 +350,22 @@ func compute(r *record.Record, opt Options) *PerOp {
 	insertMetrics(r, k.p, k.counters, k.set)
 	roleShares(r, k.set)
 	p := k.p
-	p.values = append(make([]namedCell, 0, len(p.values)), p.values...) // no spare capacity
+	p.values = sortValues(p.values)
 	return p
+}
+
+// sortValues returns the metrics set in order, sorted by name and each
+// once, as set last, in a slice with no spare capacity.
+func sortValues(set []namedCell) []namedCell {
+	slices.SortStableFunc(set, func(a, b namedCell) int { return strings.Compare(a.name, b.name) })
+	out := make([]namedCell, 0, len(set))
+	for i, v := range set {
+		if i+1 < len(set) && set[i+1].name == v.name {
+			continue // set again later
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // computation is the state of Compute: the Record, the metrics computed so
@@ -363,7 +386,8 @@ func (k *computation) set(name string, c Cell) {
 		c = NoValue(WhyNotFinite)
 	}
 	c.Partial = c.Partial || k.partial
-	k.p.set(name, c)
+	// In the order set: compute sorts them once at the end.
+	k.p.values = append(k.p.values, namedCell{metricName(name), pack(c)})
 }
 
 func (k *computation) note(t Topic, text string) {
@@ -432,8 +456,9 @@ func (k *computation) throughput() {
 // events sets the counters per op, IPC, CPI and MPKI.
 func (k *computation) events() {
 	p := k.p
-	k.counters = map[string]Cell{}
-	for _, c := range eventCounters(k.r) {
+	counters := eventCounters(k.r)
+	k.counters = make(map[string]Cell, len(counters))
+	for _, c := range counters {
 		if _, dup := k.counters[c.Event]; dup {
 			continue
 		}
@@ -581,7 +606,7 @@ func roleShares(r *record.Record, set func(string, Cell)) {
 	if len(r.Roles) == 0 {
 		return
 	}
-	totals := map[string]Cell{}
+	totals := make(map[string]Cell, len(r.Roles[0].Counters))
 	for _, role := range r.Roles {
 		for _, c := range role.Counters {
 			cell := counterCell(c)

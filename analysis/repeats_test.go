@@ -2,7 +2,12 @@ package analysis
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
 	"testing"
+
+	"golang.org/x/perf/benchmath"
 
 	"github.com/perfbench/perfbench/record"
 )
@@ -101,5 +106,26 @@ func TestThroughputRepeatFlags(t *testing.T) {
 	r = build(&record.AutoRepeats{Precision: 0.02, Max: 6}, steady).ThroughputRatio(k)
 	if r.MaxReached || r.Disagree || !r.Precise(0.02) || r.Value != 1.5 {
 		t.Errorf("steady repeats: %+v", r)
+	}
+}
+
+// TestMedianCIAsBenchmath checks that medianCI gives the median and the
+// interval benchmath.AssumeNothing.Summary gives, for samples of 2 to 40
+// values (ties among them) at three levels.
+func TestMedianCIAsBenchmath(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 2; n <= 40; n++ {
+		for _, conf := range []float64{0.9, 0.95, 0.99} {
+			vals := make([]float64, n)
+			for i := range vals {
+				vals[i] = float64(rng.IntN(7)) + rng.Float64()*float64(rng.IntN(2))
+			}
+			sort.Float64s(vals)
+			want := benchmath.AssumeNothing.Summary(benchmath.NewSample(slices.Clone(vals), &benchmath.DefaultThresholds), conf)
+			m, lo, hi := medianCI(vals, conf)
+			if m != want.Center || lo != want.Lo || hi != want.Hi {
+				t.Errorf("%d values at %v: %v [%v, %v], benchmath %v [%v, %v]", n, conf, m, lo, hi, want.Center, want.Lo, want.Hi)
+			}
+		}
 	}
 }

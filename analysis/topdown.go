@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -145,6 +146,28 @@ next:
 	return true
 }
 
+// topDownAnyNames returns every name an event of a set's TopDown may
+// have (setReads.names), and whether some set's TopDown reads no event
+// at all: unless it does, a Record with no counter of those names fits no
+// set, as computeTopDown finds without a map of its counters.
+var topDownAnyNames = sync.OnceValues(func() (map[string]bool, bool) {
+	names := map[string]bool{}
+	always := false
+	for _, s := range metric.Sets() {
+		r := topDownReads(s)
+		if !r.ok {
+			continue
+		}
+		always = always || len(r.names) == 0
+		for _, ns := range r.names {
+			for _, n := range ns {
+				names[n] = true
+			}
+		}
+	}
+	return names, always
+})
+
 // topDownReadsOf caches setReads by set: the sets are fixed tables, and
 // walking their expressions again for every Record was most of the time
 // of a report over thousands of Records.
@@ -192,6 +215,9 @@ const whyTopDownAmbiguous = "the counted events fit the TopDown definitions of %
 // names the result, when they differ every category has no value and
 // says why (WhyTopDownAmbiguous).
 func computeTopDown(r *record.Record, ops Cell) (topDown, bool) {
+	if names, always := topDownAnyNames(); !always && !slices.ContainsFunc(eventCounters(r), func(c record.Counter) bool { return names[c.Event] }) {
+		return topDown{}, false // no set's events counted
+	}
 	byName := map[string]record.Counter{}
 	for _, c := range eventCounters(r) {
 		byName[c.Event] = c

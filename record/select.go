@@ -263,6 +263,16 @@ func eachMember(src []byte, i int, f func(key []byte, v, end int) bool, at *int)
 // array in src (all of it, after leading white space) and reports
 // whether it could follow the array.
 func eachElement(src []byte, f func(v, end int) bool) bool {
+	return eachElementAt(src, func(v int) (int, bool) {
+		end, ok := skipValue(src, v)
+		return end, ok && end > v && f(v, end)
+	})
+}
+
+// eachElementAt is eachElement for an f that reads the element starting
+// at v itself and returns where it ends: the elements are not scanned
+// once to find their end and again to read them.
+func eachElementAt(src []byte, f func(v int) (end int, ok bool)) bool {
 	i := skipSpace(src, 0)
 	if i >= len(src) || src[i] != '[' {
 		return false
@@ -272,8 +282,11 @@ func eachElement(src []byte, f func(v, end int) bool) bool {
 		return skipSpace(src, i+1) == len(src)
 	}
 	for {
-		end, ok := skipValue(src, i)
-		if !ok || end == i || !f(i, end) {
+		if i >= len(src) {
+			return false
+		}
+		end, ok := f(i)
+		if !ok || end <= i {
 			return false
 		}
 		i = skipSpace(src, end)
@@ -297,12 +310,12 @@ func (d *Selective) counterList(val []byte, role int) bool {
 	l := counterList{start: len(d.counters), role: role}
 	if isNull(val) {
 		l.null = true
-	} else if !eachElement(val, func(v, end int) bool {
+	} else if !eachElementAt(val, func(v int) (int, bool) {
 		if val[v] != '{' {
-			return false
+			return v, false
 		}
 		d.counters = append(d.counters, Counter{})
-		return d.counter(val[v:end], &d.counters[len(d.counters)-1])
+		return d.counter(val, v, &d.counters[len(d.counters)-1])
 	}) {
 		return false
 	}
@@ -311,10 +324,10 @@ func (d *Selective) counterList(val []byte, role int) bool {
 	return true
 }
 
-// counter decodes one counter object.
-func (d *Selective) counter(src []byte, c *Counter) bool {
+// counter decodes the counter object at src[i] and returns where it ends.
+func (d *Selective) counter(src []byte, i int, c *Counter) (int, bool) {
 	var seen uint16
-	_, ok := eachMember(src, 0, func(key []byte, v, end int) bool {
+	return eachMember(src, i, func(key []byte, v, end int) bool {
 		val := src[v:end]
 		bit, ok := uint16(0), true
 		switch string(key) {
@@ -366,7 +379,6 @@ func (d *Selective) counter(src []byte, c *Counter) bool {
 		seen |= bit
 		return ok
 	}, nil)
-	return ok
 }
 
 // roles decodes the list of roles, their counters into d.counters.
@@ -375,15 +387,15 @@ func (d *Selective) roles(val []byte) ([]Role, bool) {
 		return nil, true
 	}
 	roles := []Role{}
-	ok := eachElement(val, func(v, end int) bool {
-		if val[v] != '{' {
-			return false
+	src := val
+	ok := eachElementAt(src, func(i int) (int, bool) {
+		if src[i] != '{' {
+			return i, false
 		}
-		src := val[v:end]
 		roles = append(roles, Role{})
 		r := &roles[len(roles)-1]
 		var seen uint8
-		_, ok := eachMember(src, 0, func(key []byte, v, end int) bool {
+		return eachMember(src, i, func(key []byte, v, end int) bool {
 			val := src[v:end]
 			bit, ok := uint8(0), true
 			switch string(key) {
@@ -404,7 +416,6 @@ func (d *Selective) roles(val []byte) ([]Role, bool) {
 			seen |= bit
 			return ok
 		}, nil)
-		return ok
 	})
 	return roles, ok
 }
@@ -445,11 +456,25 @@ func (d *Selective) status(val []byte) (map[string]float64, bool) {
 // one array of their exact number, as Parse packs them.
 func (d *Selective) placeCounters(r *Record) {
 	n := len(d.counters)
-	all := make([]Counter, n)
-	copy(all, d.counters)
-	if n == 0 {
+	var all []Counter
+	switch {
+	case n == 0:
 		// Parse keeps lists as decoded when there are no counters.
 		all = []Counter{}
+	case n == cap(d.counters):
+		// Decoded into an array of the exact size (that of the Record
+		// before, as in a campaign every Record has the same counters):
+		// it becomes the Record's, the next decodes into a new one.
+		all = d.counters
+		d.counters = make([]Counter, 0, n)
+	default:
+		all = make([]Counter, n)
+		copy(all, d.counters)
+		clear(d.counters) // keep no strings alive
+		if n < cap(d.counters) {
+			// The next Record likely has as many.
+			d.counters = make([]Counter, 0, n)
+		}
 	}
 	for _, l := range d.lists {
 		var cs []Counter
@@ -465,7 +490,6 @@ func (d *Selective) placeCounters(r *Record) {
 			r.Roles[l.role].Counters = cs
 		}
 	}
-	clear(d.counters) // keep no strings alive
 }
 
 // str decodes a JSON string (null: ""), interning it when intern is set.

@@ -133,13 +133,15 @@ func (t *table) tested() bool {
 // "?" first; when none was, a note says which ratios rest on a single
 // repeat, since no "?" marks them.
 func (b *builder) finish(t *table) {
+	// The notes read the keys as a set, in this order.
+	t.keys = uniqueKeys(t.keys)
 	m := b.marks(t)
 	notes := b.scopeNotes(t)
 	notes = append(notes, b.statNotes(t, m)...)
 	notes = append(notes, m.markerNotes(t)...)
 	t.Notes = append(t.Notes, notes...)
 	topics, events := concerns(t)
-	keys := uniqueKeys(t.keys)
+	keys := t.keys
 	groups, windows := b.warningGroups(keys, topics, events)
 	if len(groups) == 0 {
 		t.Notes = append(t.Notes, b.c.Warnings(keys, topics, events)...)
@@ -534,7 +536,7 @@ func metricEvents(m string) []string {
 // as 1,000 rows read.
 func (b *builder) scanSteps(t *table) []string {
 	var out []string
-	for _, k := range uniqueKeys(t.keys) {
+	for _, k := range t.keys {
 		s := b.c.Sample(k)
 		if s == nil || slices.Contains(out, k.Step) {
 			continue
@@ -554,7 +556,7 @@ func (b *builder) scanSteps(t *table) []string {
 // none: their ratios are "-" or their rows left out.
 func (b *builder) baseMissing(t *table) []string {
 	var out []string
-	for _, k := range uniqueKeys(t.keys) {
+	for _, k := range t.keys {
 		if k.Version == b.c.Base || !b.c.Has(k) || b.c.Has(b.c.BaseKey(k)) {
 			continue
 		}
@@ -601,7 +603,7 @@ func (b *builder) deviceNote(t *table) string {
 func (b *builder) devices(keys []record.Key) []string {
 	seen := map[string]bool{}
 	var out []string
-	for _, k := range uniqueKeys(keys) {
+	for _, k := range keys {
 		s := b.c.Sample(k)
 		if s == nil {
 			continue

@@ -115,11 +115,21 @@ func (b *builder) others() []string {
 // addRatioKeys adds the keys of a ratio cell to the table's, the base's
 // once for the cells of one row that share it.
 func (t *table) addRatioKeys(k, base record.Key) {
-	t.keys = append(t.keys, k)
+	t.addKey(k)
 	if base != t.lastBase || len(t.keys) == 1 {
 		t.keys = append(t.keys, base)
 		t.lastBase = base
 	}
+}
+
+// addKey adds the key of a cell to the table's keys, unless it is the
+// key added last (a table's cells of one Record sample are mostly side
+// by side): the keys are read as a set, in order of first appearance.
+func (t *table) addKey(k record.Key) {
+	if n := len(t.keys); n > 0 && t.keys[n-1] == k {
+		return
+	}
+	t.keys = append(t.keys, k)
 }
 
 // colLabel is the heading of the i-th version column (0-based): the
@@ -231,7 +241,7 @@ func better(metric string) int {
 // value is the metric of key k as an absolute cell; set names the cells the
 // colour rule compares it with.
 func (b *builder) value(t *table, k record.Key, metric string, f numFormat, set string) tableCell {
-	t.keys = append(t.keys, k)
+	t.addKey(k)
 	ac := b.c.Value(k, metric)
 	return tableCell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, set: set, better: better(metric), format: f}
 }
@@ -804,9 +814,9 @@ func (b *builder) roles(emit func(*table)) {
 				t.Version, t.Step = v, step
 				t.Header = append([]string{"threads"}, events...)
 				t.LabelHeader = "role"
-				sec := section{}
+				sec := section{Rows: make([]row, 0, len(roles))}
 				for _, role := range roles {
-					row := row{Label: role}
+					row := row{Label: role, Cells: make([]tableCell, 0, 1+len(events))}
 					row.Cells = append(row.Cells, b.value(t, k, analysis.RoleMetric(role, "threads"), fmtInt, ""))
 					for _, e := range events {
 						row.Cells = append(row.Cells, b.value(t, k, analysis.RoleMetric(role, e), func(x float64) string { return fmtPct(100 * x) }, ""))
@@ -891,7 +901,7 @@ func (b *builder) insert(rel bool, emit func(*table)) {
 				default:
 					var c tableCell
 					if v == b.c.Base {
-						t.keys = append(t.keys, k)
+						t.addKey(k)
 						base := b.c.Value(k, m)
 						one := analysis.Ratio(base, base)
 						one.FewRepeats = false // the base against itself: nothing to test

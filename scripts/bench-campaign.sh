@@ -7,7 +7,9 @@
 #   python     Python's json.load of every file, one after the other
 #   text       perfbench report DIR --format text (every table)
 #   summary    perfbench report DIR --tables summary
-# Each line gives the wall time and the peak resident memory (GNU time).
+# Each line gives the wall time and the peak resident memory (GNU time);
+# the last lines each perfbench time as a ratio of python's (the goals:
+# text at most 0.5, summary at most 0.25).
 # Usage: scripts/bench-campaign.sh [DIR]; DIR is kept when given (made
 # when missing), else a temporary folder is made and removed.
 # Environment: PERFBENCH (a perfbench binary; default: built from the tree).
@@ -30,6 +32,7 @@ echo "campaign: $files Records, $mb MB in $dir"
 # Warm the page cache, so every line reads the same cached files.
 find "$dir" -name '*.json' -print0 | xargs -0 cat >/dev/null
 
+declare -A wall
 measure() {
 	local name=$1
 	shift
@@ -39,6 +42,7 @@ measure() {
 		exit 1
 	}
 	read -r secs kb <"$tmp/time"
+	wall[$name]=$secs
 	printf '%-8s %6.2f s %6d MB peak RSS  %s\n' "$name" "$secs" $((kb / 1024)) "$(wc -l <"$tmp/out") lines out"
 }
 
@@ -64,3 +68,8 @@ measure text "$pb" report "$dir" --format text
 if "$pb" report --help 2>&1 | grep -q summary; then
 	measure summary "$pb" report "$dir" --tables summary
 fi
+for name in text summary; do
+	if [ -n "${wall[$name]:-}" ]; then
+		awk -v n="$name" -v a="${wall[$name]}" -v b="${wall[python]}" 'BEGIN { printf "%s/python %.2f\n", n, a / b }'
+	fi
+done
