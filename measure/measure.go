@@ -454,7 +454,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	}
 
 	s.osDelta(r, start, end)
-	s.checkBusy(r, start.busy, end.busy)
+	s.checkBusy(r, start, end)
 	markCPUGap(r, all, start.os, end.os, s.cfg.Cgroup)
 	markCgroupGap(r, all, start, end)
 	s.finishSeries(r, ser.points, failed != "", w.Duration)
