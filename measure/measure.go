@@ -74,6 +74,11 @@ type Config struct {
 	PerRole bool
 	// Cgroup counts in cgroup mode (perfevent.Options.Cgroup).
 	Cgroup bool
+	// CgroupMade says the cgroup is one perfbench made for the server
+	// alone (perfbench run's sandbox servers): its Records leave out the
+	// note that cgroup mode counts every process in the cgroup, which
+	// is there for a cgroup the user gave.
+	CgroupMade bool
 
 	// Perfbench and Command are perfbench's version and command line, for
 	// the Record's provenance. Passwords in Command are masked (ScrubArgs).
@@ -441,7 +446,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		r.Window.Warmup = 0
 	}
 	r.Counters = recordCounters(win.Total)
-	r.AddWarning(noteWarnings(win.Total.Notes)...)
+	r.AddWarning(noteWarnings(s.notesOf(win.Total))...)
 	r.AddWarning(start.err...)
 	r.AddWarning(end.err...)
 	r.AddWarning(live.list...)

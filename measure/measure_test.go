@@ -571,7 +571,8 @@ func TestMeasureOwnConnection(t *testing.T) {
 // server's rate is not quite even), the Record says it counted per cgroup, and
 // the split by thread role comes from per-thread software counters beside
 // the cgroup's (the connections hold most of it), with a roles warning
-// saying so.
+// saying so. The cgroup made for the server (Config.CgroupMade) brings no
+// note that cgroup mode counts every process in it.
 func TestMeasureCgroupServer(t *testing.T) {
 	needLinux(t)
 	testenv.NeedRoot(t, "cgroup mode opens counters on every CPU")
@@ -586,7 +587,7 @@ func TestMeasureCgroupServer(t *testing.T) {
 	db := rootDB(t, srv)
 	list, sys := events(t, "task-clock,context-switches,page-faults")
 	ctx := context.Background()
-	s, err := Start(ctx, Config{Pid: srv.Pid, Events: list, System: sys, DB: db, PerRole: true, Cgroup: true})
+	s, err := Start(ctx, Config{Pid: srv.Pid, Events: list, System: sys, DB: db, PerRole: true, Cgroup: true, CgroupMade: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -629,6 +630,11 @@ func TestMeasureCgroupServer(t *testing.T) {
 		return w.Code == record.WarnRoles && strings.Contains(w.Text, "per-thread counters of task-clock, context-switches, page-faults")
 	}) {
 		t.Errorf("no roles warning about the per-thread split: %q", r.WarningTexts())
+	}
+	// The cgroup is the test's, made for the server alone: no note that
+	// cgroup mode counts every process in it.
+	if note := perfevent.CgroupNote(srv.Cgroup, srv.Pid); slices.Contains(r.WarningTexts(), note) {
+		t.Errorf("the note %q is on a Record of a cgroup made for the server", note)
 	}
 	// The server's cgroup goes with it.
 	s.Close()
