@@ -39,43 +39,45 @@ func TestCheckCPU(t *testing.T) {
 	// window's reference is 750–850 ms (after the counters: 810 ms).
 	ss, se := cpuRef{lo: 5e9, hi: 5.04e9}, cpuRef{lo: 5.79e9, hi: 5.85e9}
 	// A cgroup window of 194 ms.
-	gs, ge := cpuRef{lo: 5e9, hi: 5e9}, cpuRef{lo: 5.194e9, hi: 5.194e9}
+	gs, ge := cpuRef{lo: 5e9, hi: 5e9, children: true}, cpuRef{lo: 5.194e9, hi: 5.194e9, children: true}
 	for _, tc := range []struct {
 		name       string
 		taskClock  float64 // ms
 		status     perfevent.Status
 		start, end cpuRef
-		cgroup     bool
+		kind       refKind
 		outcome    record.Outcome // the Record's before the check
 		want       record.Outcome
 		error      []string // what the Error says (in order of the list)
 		warning    []string // what a cpu-gap warning says; nil: none
 	}{
-		{"10% below, forks", 720, perfevent.StatusCounted, cs, ce, false, record.OutcomeOK, record.OutcomePartial,
+		{"10% below, forks", 720, perfevent.StatusCounted, cs, ce, refProcess, record.OutcomeOK, record.OutcomePartial,
 			[]string{"task-clock 720.0 ms is 10.0% below the server's CPU time over the window (800.0–800.0 ms: its CPU clock and its child processes', read right before and right after the counters at both edges)",
 				"forks above all", "--cgroup", "(40000 context switches in the window, 2.00 µs short per switch)"}, nil},
-		{"6% below, scaled", 752, perfevent.StatusScaled, ps, pe, false, record.OutcomeOK, record.OutcomePartial,
+		{"6% below, scaled", 752, perfevent.StatusScaled, ps, pe, refProcess, record.OutcomeOK, record.OutcomePartial,
 			[]string{"task-clock 752.0 ms is 6.0% below"}, nil},
-		{"5% below", 760, perfevent.StatusCounted, ps, pe, false, record.OutcomeOK, record.OutcomeOK,
+		{"5% below", 760, perfevent.StatusCounted, ps, pe, refProcess, record.OutcomeOK, record.OutcomeOK,
 			nil, []string{"task-clock 760.0 ms is 5.0% below", "1.00 µs short per switch"}},
-		{"2% below", 784, perfevent.StatusCounted, ps, pe, false, record.OutcomeOK, record.OutcomeOK, nil, nil},
-		{"6% above, children read", 848, perfevent.StatusCounted, cs, ce, false, record.OutcomeOK, record.OutcomePartial,
+		{"2% below", 784, perfevent.StatusCounted, ps, pe, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
+		{"6% above, children read", 848, perfevent.StatusCounted, cs, ce, refProcess, record.OutcomeOK, record.OutcomePartial,
 			[]string{"task-clock 848.0 ms is 6.0% above the server's CPU time over the window (800.0–800.0 ms"}, nil},
-		{"6% above, children not read", 848, perfevent.StatusCounted, ps, pe, false, record.OutcomeOK, record.OutcomeOK, nil, nil},
-		{"inside a skewed interval", 760, perfevent.StatusCounted, ss, se, false, record.OutcomeOK, record.OutcomeOK, nil, nil},
-		{"below a skewed interval", 700, perfevent.StatusCounted, ss, se, false, record.OutcomeOK, record.OutcomePartial,
+		{"6% above, children not read", 848, perfevent.StatusCounted, ps, pe, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
+		{"inside a skewed interval", 760, perfevent.StatusCounted, ss, se, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
+		{"below a skewed interval", 700, perfevent.StatusCounted, ss, se, refProcess, record.OutcomeOK, record.OutcomePartial,
 			[]string{"task-clock 700.0 ms is 6.7% below the server's CPU time over the window (750.0–850.0 ms"}, nil},
-		{"a little", 7.6, perfevent.StatusCounted, cpuRef{lo: 5e9, hi: 5e9}, cpuRef{lo: 5.008e9, hi: 5.008e9}, false, record.OutcomeOK, record.OutcomeOK, nil, nil},
-		{"task-clock not counted", 700, perfevent.StatusNotCounted, ps, pe, false, record.OutcomeOK, record.OutcomeOK, nil, nil},
-		{"clock not read", 700, perfevent.StatusCounted, cpuRef{err: errors.New("gone")}, pe, false, record.OutcomeOK, record.OutcomeOK, nil, nil},
-		{"already failed", 720, perfevent.StatusCounted, ps, pe, false, record.OutcomeFailed, record.OutcomeFailed,
+		{"a little", 7.6, perfevent.StatusCounted, cpuRef{lo: 5e9, hi: 5e9}, cpuRef{lo: 5.008e9, hi: 5.008e9}, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
+		{"task-clock not counted", 700, perfevent.StatusNotCounted, ps, pe, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
+		{"clock not read", 700, perfevent.StatusCounted, cpuRef{err: errors.New("gone")}, pe, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
+		{"already failed", 720, perfevent.StatusCounted, ps, pe, refProcess, record.OutcomeFailed, record.OutcomeFailed,
 			[]string{"task-clock 720.0 ms is 10.0% below", "; the count of cycles is unknown"}, nil},
-		{"cgroup: 7.5 of 194 ms", 7.5, perfevent.StatusCounted, gs, ge, true, record.OutcomeOK, record.OutcomePartial,
+		{"cgroup: 7.5 of 194 ms", 7.5, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeOK, record.OutcomePartial,
 			[]string{"task-clock 7.5 ms is 96.1% below the cgroup's CPU time over the window (194.0–194.0 ms: cpu.stat usage_usec read right before and right after the counters at both edges"}, nil},
-		{"cgroup: 6% above", 205.64, perfevent.StatusCounted, gs, ge, true, record.OutcomeOK, record.OutcomePartial,
+		{"cgroup: 6% above", 205.64, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeOK, record.OutcomePartial,
 			[]string{"task-clock 205.6 ms is 6.0% above", "CONFIG_IRQ_TIME_ACCOUNTING"}, nil},
-		{"cgroup: 4% above", 201.76, perfevent.StatusCounted, gs, ge, true, record.OutcomeOK, record.OutcomeOK, nil, nil},
-		{"cgroup: 4% below", 186.24, perfevent.StatusCounted, gs, ge, true, record.OutcomeOK, record.OutcomeOK, nil, nil},
+		{"alone in its cgroup: 6% below", 752, perfevent.StatusCounted, cs, ce, refAlone, record.OutcomeOK, record.OutcomePartial,
+			[]string{"task-clock 752.0 ms is 6.0% below the server's CPU time over the window (800.0–800.0 ms: the cpu.stat usage_usec of the cgroup it is alone in", "--cgroup"}, nil},
+		{"cgroup: 4% above", 201.76, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeOK, record.OutcomeOK, nil, nil},
+		{"cgroup: 4% below", 186.24, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeOK, record.OutcomeOK, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := record.New(record.KindStat)
@@ -83,7 +85,7 @@ func TestCheckCPU(t *testing.T) {
 			if tc.outcome == record.OutcomeFailed {
 				r.Error = "the count of cycles is unknown"
 			}
-			checkCPU(r, reading(tc.taskClock, tc.status), tc.start, tc.end, tc.cgroup)
+			checkCPU(r, reading(tc.taskClock, tc.status), tc.start, tc.end, tc.kind)
 			if r.Outcome != tc.want {
 				t.Errorf("outcome %s (%q), want %s", r.Outcome, r.Error, tc.want)
 			}
@@ -117,7 +119,7 @@ func TestCheckCPU(t *testing.T) {
 	// Cgroup mode, an edge not read: a warning that the check was not
 	// made.
 	r := record.New(record.KindStat)
-	checkCPU(r, reading(7.5, perfevent.StatusCounted), cpuRef{err: errors.New("no cpu.stat")}, ge, true)
+	checkCPU(r, reading(7.5, perfevent.StatusCounted), cpuRef{err: errors.New("no cpu.stat")}, ge, refCgroup)
 	if r.Outcome != record.OutcomeOK || !slices.Contains(r.WarningTexts(), "task-clock could not be checked against the cgroup's CPU time: no cpu.stat") {
 		t.Errorf("cgroup edge not read: outcome %s, warnings %q", r.Outcome, r.WarningTexts())
 	}
@@ -128,11 +130,11 @@ func TestCheckCPU(t *testing.T) {
 // is the read after plus the slack; the kernel's tick is read from its
 // config.
 func TestRefBrackets(t *testing.T) {
-	g := compare(790e6, cpuRef{lo: 1e9, hi: 1.03e9, children: true}, cpuRef{lo: 1.8e9, hi: 1.84e9, children: true}, false)
+	g := compare(790e6, cpuRef{lo: 1e9, hi: 1.03e9, children: true}, cpuRef{lo: 1.8e9, hi: 1.84e9, children: true})
 	if g.lo != 770e6 || g.hi != 840e6 || g.off != 0 {
 		t.Errorf("interval %.0f–%.0f ms, off %.0f ms; want 770–840 ms, 0", g.lo/1e6, g.hi/1e6, g.off/1e6)
 	}
-	if g := compare(700e6, cpuRef{lo: 1e9, hi: 1.03e9}, cpuRef{lo: 1.8e9, hi: 1.84e9}, false); g.off != -70e6 || g.share() != 70.0/770 {
+	if g := compare(700e6, cpuRef{lo: 1e9, hi: 1.03e9}, cpuRef{lo: 1.8e9, hi: 1.84e9}); g.off != -70e6 || g.share() != 70.0/770 {
 		t.Errorf("700 ms below 770–840 ms: off %.1f ms, share %.4f", g.off/1e6, g.share())
 	}
 	if d := kernelTick(); d < time.Millisecond || d > 10*time.Millisecond {

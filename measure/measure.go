@@ -157,6 +157,11 @@ type Session struct {
 	// (tests log it).
 	refSlack float64
 	gap      cpuGap
+	// aloneIn, per thread, is the cgroup v2 the process was alone in
+	// (with its children) at the attach: its usage_usec is the
+	// reference, to the nanosecond where the reaped children's cutime
+	// comes in clock ticks. "" otherwise.
+	aloneIn string
 }
 
 // IsClientOp reports whether an op source is counted by the client.
@@ -217,6 +222,9 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.att = att
+	if att.CgroupDir() == "" && (s.fs.Root == "" || s.fs.Root == "/") {
+		s.aloneIn, _ = perfevent.AloneInCgroup(cfg.Pid)
+	}
 	if cfg.PerRole && cfg.DB != nil && cfg.Cgroup {
 		s.byThread = s.openByThread()
 	}
@@ -462,7 +470,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 
 	s.osDelta(r, start, end)
 	s.checkBusy(r, start, end)
-	s.gap = checkCPU(r, all, refStart, refEnd, s.att.CgroupDir() != "")
+	s.gap = checkCPU(r, all, refStart, refEnd, s.refKind())
 	s.finishSeries(r, ser.points, failed != "", w.Duration)
 	split, ok := s.roleSplit(win.Total, roleTotal)
 	s.finishRoles(r, split, roles, perRole && ok)
