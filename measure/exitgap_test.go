@@ -17,15 +17,19 @@ import (
 // outside it either way makes an ok Record partial, both numbers and the
 // cause first in its Error (per thread below: the starts, exits and
 // switches per-thread counters miss, and cgroup mode as the cure); per
-// thread, 3–5% below is a cpu-gap warning with the gap per context switch.
+// thread, 3–5% below is a cpu-gap warning with the gap per context switch,
+// and so is more than 5% when it is no more than 10 µs a context switch
+// (the switches' slice per-thread counting misses).
 // Inside the interval nothing is said even where the point read after the
 // counters is more than 5% off. Per thread, task-clock above a reference
 // without the children's CPU says nothing; an edge not read is a warning
 // in cgroup mode; a failed Record stays failed.
 func TestCheckCPU(t *testing.T) {
+	// 4000 context switches: a gap of 80 ms is 20 µs a switch, more than
+	// switches miss.
 	reading := func(ms float64, st perfevent.Status) perfevent.Reading {
 		return perfevent.Reading{Events: []perfevent.EventCount{
-			{Event: perfevent.Event{Name: "context-switches"}, Value: 40000, Status: perfevent.StatusCounted},
+			{Event: perfevent.Event{Name: "context-switches"}, Value: 4000, Status: perfevent.StatusCounted},
 			{Event: perfevent.Event{Name: "task-clock"}, Value: ms * 1e6, Status: st},
 		}}
 	}
@@ -53,11 +57,11 @@ func TestCheckCPU(t *testing.T) {
 	}{
 		{"10% below, forks", 720, perfevent.StatusCounted, cs, ce, refProcess, record.OutcomeOK, record.OutcomePartial,
 			[]string{"task-clock 720.0 ms is 10.0% below the server's CPU time over the window (800.0–800.0 ms: its CPU clock and its child processes', read right before and right after the counters at both edges)",
-				"forks above all", "--cgroup", "(40000 context switches in the window, 2.00 µs short per switch)"}, nil},
+				"forks above all", "--cgroup", "(4000 context switches in the window, 20.00 µs short per switch)"}, nil},
 		{"6% below, scaled", 752, perfevent.StatusScaled, ps, pe, refProcess, record.OutcomeOK, record.OutcomePartial,
 			[]string{"task-clock 752.0 ms is 6.0% below"}, nil},
 		{"5% below", 760, perfevent.StatusCounted, ps, pe, refProcess, record.OutcomeOK, record.OutcomeOK,
-			nil, []string{"task-clock 760.0 ms is 5.0% below", "1.00 µs short per switch"}},
+			nil, []string{"task-clock 760.0 ms is 5.0% below", "10.00 µs short per switch"}},
 		{"2% below", 784, perfevent.StatusCounted, ps, pe, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
 		{"6% above, children read", 848, perfevent.StatusCounted, cs, ce, refProcess, record.OutcomeOK, record.OutcomePartial,
 			[]string{"task-clock 848.0 ms is 6.0% above the server's CPU time over the window (800.0–800.0 ms"}, nil},
@@ -116,6 +120,46 @@ func TestCheckCPU(t *testing.T) {
 			}
 		})
 	}
+	// Per thread 10% below, 2 µs a context switch (40000 of them, by the
+	// counter or, not counted, by /proc): the switches' slice, a cpu-gap
+	// warning on an ok Record; 6 µs a switch too; 12 µs is partial.
+	for _, c := range []struct {
+		name     string
+		counted  float64 // context switches counted, 0: not counted
+		proc     float64 // by /proc
+		switches string
+		want     record.Outcome
+	}{
+		{"counted", 40000, 0, "(40000 context switches in the window, 2.00 µs short per switch)", record.OutcomeOK},
+		{"by /proc", 0, 40000, "(40000 context switches in the window, 2.00 µs short per switch)", record.OutcomeOK},
+		{"6 µs a switch", 0, 13334, "(13334 context switches in the window, 6.00 µs short per switch)", record.OutcomeOK},
+		{"12 µs a switch", 6667, 40000, "(6667 context switches in the window, 12.00 µs short per switch)", record.OutcomePartial},
+		{"switches not read", 0, 0, "task-clock 720.0 ms is 10.0% below", record.OutcomePartial},
+	} {
+		r := record.New(record.KindStat)
+		st := perfevent.StatusCounted
+		if c.counted == 0 {
+			st = perfevent.StatusNotCounted
+		}
+		all := perfevent.Reading{Events: []perfevent.EventCount{
+			{Event: perfevent.Event{Name: "context-switches"}, Value: c.counted, Status: st},
+			{Event: perfevent.Event{Name: "task-clock"}, Value: 720e6, Status: perfevent.StatusCounted},
+		}}
+		r.OS = &record.OS{VoluntaryCS: c.proc / 2, InvoluntaryCS: c.proc / 2}
+		checkCPU(r, all, ps, pe, refProcess)
+		text := r.Error
+		if c.want == record.OutcomeOK {
+			if i := slices.IndexFunc(r.Warnings, func(w record.Warning) bool { return w.Code == record.WarnCPUGap }); i >= 0 {
+				text = r.Warnings[i].Text
+			} else {
+				text = ""
+			}
+		}
+		if r.Outcome != c.want || !strings.Contains(text, c.switches) {
+			t.Errorf("%s: outcome %s, error %q, warnings %q; want %s saying %q", c.name, r.Outcome, r.Error, r.WarningTexts(), c.want, c.switches)
+		}
+	}
+
 	// Cgroup mode, an edge not read: a warning that the check was not
 	// made.
 	r := record.New(record.KindStat)
