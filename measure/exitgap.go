@@ -61,11 +61,20 @@ import (
 // ordinary sysbench windows 5–13% below, and a status drawn from it would
 // mark every per-thread window there. Forks and exits miss far more a
 // switch (22–30 µs for a leader forking every 2 ms).
+//
+// In cgroup mode task-clock below the interval is partial only beyond
+// maxCgroupShort, a cpu-gap warning from MaxCPUGap: sandbox servers'
+// update-index windows in the quick demo (few ms of CPU between fsyncs,
+// the CPUs mostly idle) counted 12–14% below usage_usec with an interval
+// 8 ms wide, and 16% on the loaded CI machine; that is not explained yet,
+// and a status drawn from it would mark ordinary windows. A window that
+// counted 7.5 ms of the cgroup's 194 ms is beyond it.
 const (
 	MaxExitGap     = 0.03
 	MaxCPUGap      = 0.05
 	minExitGap     = 2e6
 	maxSwitchSlice = 10e3
+	maxCgroupShort = 0.25
 )
 
 // cpuRef is the reference read on both sides of one counter read, in ns:
@@ -236,7 +245,8 @@ func (g cpuGap) share() float64 {
 // outside it makes a Record that did not fail partial, the gap and its
 // cause first in its Error; per thread, more than MaxExitGap below it, or
 // more than MaxCPUGap but no more than maxSwitchSlice a context switch, is
-// a cpu-gap warning. Per thread the text gives the window's context
+// a cpu-gap warning, and so is a cgroup-mode task-clock up to
+// maxCgroupShort below it. Per thread the text gives the window's context
 // switches and the gap per switch when they were read. An edge whose
 // reference could not be read is a warning in cgroup mode and nothing per
 // thread (a fixture root, another system: /proc's CPU times remain). It
@@ -262,14 +272,17 @@ func checkCPU(r *record.Record, all perfevent.Reading, start, end cpuRef, kind r
 	if !cgroup && g.off < 0 && switches > 0 {
 		text += fmt.Sprintf(" (%.0f context switches in the window, %.2f µs short per switch)", switches, -g.off/switches/1e3)
 	}
-	if g.share() <= MaxCPUGap || !cgroup && g.off < 0 && switches > 0 && -g.off/switches <= maxSwitchSlice {
-		r.AddWarning(record.Warning{Code: record.WarnCPUGap, Text: text})
+	switch {
+	case cgroup && g.off < 0 && g.share() <= maxCgroupShort:
+		text += fmt.Sprintf("; cgroup mode's task-clock has been seen up to 16%% below usage_usec in ordinary windows of a server sleeping and waking often (not explained yet), so the Record is partial only beyond %.0f%%", 100*maxCgroupShort)
+	case g.share() > MaxCPUGap && (cgroup || g.off > 0 || switches == 0 || -g.off/switches > maxSwitchSlice):
+		if r.Outcome == record.OutcomeOK {
+			r.Outcome = record.OutcomePartial
+		}
+		r.Error = strings.TrimSuffix(text+"; "+r.Error, "; ")
 		return g
 	}
-	if r.Outcome == record.OutcomeOK {
-		r.Outcome = record.OutcomePartial
-	}
-	r.Error = strings.TrimSuffix(text+"; "+r.Error, "; ")
+	r.AddWarning(record.Warning{Code: record.WarnCPUGap, Text: text})
 	return g
 }
 
