@@ -74,3 +74,43 @@ func (f FS) children(pid int) []int {
 func ticksDuration(n uint64, ticks float64) time.Duration {
 	return time.Duration(float64(n) / ticks * 1e9)
 }
+
+// CPUTime is a process's CPU time as Snapshot reads it, alone: see
+// FS.ProcessCPU.
+type CPUTime struct {
+	// Clock is the process's CPU clock (Snapshot.CPUClock).
+	Clock time.Duration
+	// Children is its child processes' CPU (Snapshot.ChildrenCPU), when
+	// HasChildren. The reaped ones' part is cutime+cstime, each truncated
+	// to a clock tick by the kernel: the children's CPU is up to Slack
+	// (two ticks) more than Children.
+	Children    time.Duration
+	HasChildren bool
+	Slack       time.Duration
+}
+
+// ProcessCPU reads process pid's CPU clock, then its stat and its child
+// processes' CPU: what Snapshot reads of its CPU time and nothing else,
+// for a reading taken next to perf counters. false when the clock cannot
+// be read (a fixture root, not Linux, or the process is gone).
+func (f FS) ProcessCPU(pid int) (CPUTime, bool) {
+	var c CPUTime
+	if f.Root != "" && f.Root != "/" {
+		return c, false
+	}
+	var ok bool
+	if c.Clock, ok = processCPUClock(pid); !ok {
+		return c, false
+	}
+	b, err := f.readProc(pid, "stat")
+	if err != nil {
+		return c, true
+	}
+	st, err := ParseProcStat(b)
+	if err != nil {
+		return c, true
+	}
+	c.Children, c.HasChildren = f.childrenCPU(pid, st, processCPUClock)
+	c.Slack = ticksDuration(2, f.ticks())
+	return c, true
+}
