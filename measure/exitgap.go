@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/record"
 )
@@ -158,11 +156,11 @@ func kernelTick() time.Duration {
 			r = z
 		}
 	} else {
-		var u unix.Utsname
-		if unix.Uname(&u) != nil {
+		release, err := os.ReadFile("/proc/sys/kernel/osrelease")
+		if err != nil {
 			return longest
 		}
-		f, err := os.Open("/boot/config-" + unix.ByteSliceToString(u.Release[:]))
+		f, err := os.Open("/boot/config-" + strings.TrimSpace(string(release)))
 		if err != nil {
 			return longest
 		}
