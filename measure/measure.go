@@ -385,17 +385,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	// The window.
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var doneFirst atomic.Bool
-	if w.Done != nil {
-		go func() {
-			select {
-			case <-w.Done:
-				doneFirst.Store(ctx.Err() == nil)
-				cancel()
-			case <-wctx.Done():
-			}
-		}()
-	}
+	doneFirst := endOnDone(ctx, wctx, w.Done, cancel)
 	// Reads at the edges must not be cut short by the end of ctx.
 	rctx := context.WithoutCancel(ctx)
 	var start, end edge
@@ -484,6 +474,24 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		return r, ctx.Err()
 	}
 	return r, nil
+}
+
+// endOnDone ends the window (cancel, which ends wctx) when done is closed
+// first; the flag it returns is set when done came while ctx was still
+// live. A nil done never ends it.
+func endOnDone(ctx, wctx context.Context, done <-chan struct{}, cancel func()) *atomic.Bool {
+	var first atomic.Bool
+	if done != nil {
+		go func() {
+			select {
+			case <-done:
+				first.Store(ctx.Err() == nil)
+				cancel()
+			case <-wctx.Done():
+			}
+		}()
+	}
+	return &first
 }
 
 // warmUp waits d, or until ctx ends: then it returns false.
