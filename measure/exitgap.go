@@ -87,14 +87,15 @@ type cpuRef struct {
 
 // readRef reads the reference once: the cgroup's usage_usec in cgroup
 // mode, and per thread when the process was alone in its cgroup at the
-// attach; else the process's CPU clock plus its children's CPU. The
+// attach; else the process's CPU clock plus its children's CPU, less those
+// alive at the attach while they live (see Session.oldChildren). The
 // reference is at least v and at most v+slack.
 func (s *Session) readRef() (v, slack float64, children bool, err error) {
 	if dir := cmp.Or(s.att.CgroupDir(), s.aloneIn); dir != "" {
 		v, err = cgroupUsage(dir)
 		return v, s.refSlack, true, err
 	}
-	c, ok := s.fs.ProcessCPU(s.cfg.Pid)
+	c, ok := s.fs.ProcessCPU(s.cfg.Pid, s.oldChildren)
 	if !ok {
 		return 0, 0, false, fmt.Errorf("the CPU clock of pid %d could not be read", s.cfg.Pid)
 	}

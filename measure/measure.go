@@ -162,6 +162,12 @@ type Session struct {
 	// reference, to the nanosecond where the reaped children's cutime
 	// comes in clock ticks. "" otherwise.
 	aloneIn string
+	// oldChildren are the process's child processes at the attach (pid
+	// to start time). Per thread their CPU is in no counter (a child
+	// inherits counters opened before it is forked), so while they live
+	// the CPU reference leaves them out, and the usage of a cgroup they
+	// share with the process is no reference (aloneIn stays "").
+	oldChildren map[int]uint64
 }
 
 // IsClientOp reports whether an op source is counted by the client.
@@ -222,7 +228,8 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.att = att
-	if att.CgroupDir() == "" && (s.fs.Root == "" || s.fs.Root == "/") {
+	s.oldChildren = s.fs.ChildrenOf(cfg.Pid)
+	if att.CgroupDir() == "" && (s.fs.Root == "" || s.fs.Root == "/") && len(s.oldChildren) == 0 {
 		s.aloneIn, _ = perfevent.AloneInCgroup(cfg.Pid)
 	}
 	if cfg.PerRole && cfg.DB != nil && cfg.Cgroup {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -374,6 +375,39 @@ func TestMeasureInterrupted(t *testing.T) {
 	}
 }
 
+// TestMeasureOldChild: a child process that exists before the attach runs
+// outside the per-thread counters (a child inherits only counters opened
+// before it is forked), so the CPU check must not count it in the
+// reference: the window of a process whose old child spins is ok, not
+// partial for missing the child's CPU (the test binary measuring itself
+// beside a test server it started was made partial that way).
+func TestMeasureOldChild(t *testing.T) {
+	needLinux(t)
+	child := exec.Command("sh", "-c", "while :; do :; done")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { child.Process.Kill(); child.Wait() }()
+	list, sys := events(t, "task-clock")
+	s, err := Start(context.Background(), Config{Pid: os.Getpid(), Events: list, System: sys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Measure(context.Background(), WindowSpec{Duration: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, _ := r.Counter("task-clock")
+	t.Logf("task-clock %.1f ms, reference %.1f–%.1f ms", tc.Value/1e6, s.gap.lo/1e6, s.gap.hi/1e6)
+	if r.Outcome != record.OutcomeOK {
+		t.Errorf("outcome %s (%s), want ok: the child's CPU is in no counter and must be in no reference", r.Outcome, r.Error)
+	}
+	if s.gap.hi > 0.25e9 {
+		t.Errorf("reference %.1f–%.1f ms over a 300 ms window of a mostly idle process: the spinning child's CPU is in it", s.gap.lo/1e6, s.gap.hi/1e6)
+	}
+}
+
 // TestMeasurePlainProcess: without a server connection, the counters and
 // /proc of any process, and no ops.
 func TestMeasurePlainProcess(t *testing.T) {
@@ -403,7 +437,7 @@ func TestMeasurePlainProcess(t *testing.T) {
 	}
 	tc, _ := r.Counter("task-clock")
 	if r.Outcome != record.OutcomeOK || tc.Status != record.StatusCounted || tc.PerOp != nil || r.Ops != (record.Ops{}) || r.OS == nil || r.Server.Pid != os.Getpid() || len(r.Series) < 2 {
-		t.Errorf("outcome %s task-clock %+v ops %+v os %v series %d", r.Outcome, tc, r.Ops, r.OS, len(r.Series))
+		t.Errorf("outcome %s (%s) task-clock %+v ops %+v os %v series %d", r.Outcome, r.Error, tc, r.Ops, r.OS, len(r.Series))
 	}
 	// The series' CPU and the window's /proc CPU are both from
 	// /proc/PID/stat, the last point ending on the window's own read: the
@@ -565,10 +599,10 @@ func TestMeasureOwnConnection(t *testing.T) {
 // is counted in cgroup mode: over a window of a sysbench run, task-clock
 // agrees with the cgroup's CPU time within 5% (cpu.stat usage_usec read
 // right before and after the counters at the window's edges: the Record
-// is ok, with no cpu-gap warning; and within 5%
-// of it read around Measure, at its rate over the window, a reference
-// independent of the code under test but a little less sure, since the
-// server's rate is not quite even), the Record says it counted per cgroup, and
+// is ok, with no cpu-gap warning; and, read by the test around Measure, a
+// reference independent of the code under test: not 5% below its rate
+// over the window, not 5% above what it used over the whole span), the
+// Record says it counted per cgroup, and
 // the split by thread role comes from per-thread software counters beside
 // the cgroup's (the connections hold most of it), with a roles warning
 // saying so. The cgroup made for the server (Config.CgroupMade) brings no
@@ -617,8 +651,14 @@ func TestMeasureCgroupServer(t *testing.T) {
 	}
 	t.Logf("task-clock %.1f ms, cgroup CPU %.1f ms (%+.2f%%), %.1f–%.1f ms at the counters; per-thread roles add up to %.1f ms (%+.2f%% of task-clock); shares %v",
 		tc.Value/1e6, ref/1e6, 100*off, s.gap.lo/1e6, s.gap.hi/1e6, sum/1e6, 100*(sum-tc.Value)/tc.Value, shares)
-	if math.Abs(off) > 0.05 {
-		t.Errorf("task-clock %.1f ms is %+.2f%% off the cgroup's CPU time %.1f ms around the window, want within 5%%", tc.Value/1e6, 100*off, ref/1e6)
+	// Below: at the rate around the window. Above: the cgroup's CPU over
+	// the whole span read around Measure, which encloses the window (the
+	// rate is not quite even: a span longer than the window on a loaded
+	// host put the rate's reference 5% below a task-clock inside this
+	// bound); 5% above it, as cgroup mode's task-clock runs up to 3.7%
+	// above usage_usec in quiet windows (not explained yet: README).
+	if off < -0.05 || tc.Value > 1.05*(u1-u0) {
+		t.Errorf("task-clock %.1f ms is %+.2f%% off the cgroup's CPU time %.1f ms at its rate around the window (want at most 5%% below), and %.1f ms over the span around it (want at most 5%% above)", tc.Value/1e6, 100*off, ref/1e6, (u1-u0)/1e6)
 	}
 	if shares[mysqld.RoleConnection] < 0.5 {
 		t.Errorf("roles %v: want the connection role to hold most of task-clock", shares)

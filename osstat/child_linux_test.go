@@ -313,7 +313,7 @@ func TestDeviceOfRoot(t *testing.T) {
 // nothing.
 func TestProcessCPU(t *testing.T) {
 	f := FS{Root: "/"}
-	before, ok := f.ProcessCPU(os.Getpid())
+	before, ok := f.ProcessCPU(os.Getpid(), nil)
 	if !ok || before.Clock <= 0 || !before.HasChildren || before.Slack <= 0 {
 		t.Fatalf("ProcessCPU(self) = %+v, %v", before, ok)
 	}
@@ -322,7 +322,7 @@ func TestProcessCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	used := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	after, ok := f.ProcessCPU(os.Getpid())
+	after, ok := f.ProcessCPU(os.Getpid(), nil)
 	if !ok {
 		t.Fatal("ProcessCPU(self) after the child: not read")
 	}
@@ -333,7 +333,7 @@ func TestProcessCPU(t *testing.T) {
 	if after.Clock < before.Clock {
 		t.Errorf("clock went back: %s, then %s", before.Clock, after.Clock)
 	}
-	if _, ok := (FS{Root: t.TempDir()}).ProcessCPU(os.Getpid()); ok {
+	if _, ok := (FS{Root: t.TempDir()}).ProcessCPU(os.Getpid(), nil); ok {
 		t.Errorf("ProcessCPU under a fixture root read something")
 	}
 }
