@@ -155,7 +155,8 @@ func (p *parser) insertOptionErrors(skey string, err error) {
 
 // insertPlan checks the insert-benchmark steps of the plan together: each
 // finds the tables it needs (l.i0 first, then l.x, then the others), and
-// [insert.step] names only steps the plan runs.
+// [insert.step] names insert-benchmark steps (one the plan does not run is
+// a warning, as in steps.override).
 func (p *parser) insertPlan(plan *Plan, in *rawInsert) {
 	var opts []insertbench.Options
 	var steps []*Step
@@ -175,8 +176,14 @@ func (p *parser) insertPlan(plan *Plan, in *rawInsert) {
 		for _, st := range steps {
 			found = found || st.Label == n
 		}
-		if !found {
-			p.errorf("insert.step."+n, "insert.step.%q: the plan runs no insert-benchmark step %s (steps.list)", n, n)
+		switch _, err := insertbench.ParseStep(n); {
+		case found:
+		case err != nil:
+			p.wrapf("insert.step."+n, err, "%v", err)
+		default:
+			// A step the plan could run: left out of steps.list, as
+			// steps.override of a step not selected is.
+			plan.Warnings = append(plan.Warnings, fmt.Sprintf("insert.step.%q: %s is not among the selected steps", n, n))
 		}
 	}
 	if len(steps) == 0 {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -132,13 +133,13 @@ list = ["l.i0"]
 [steps.override."l.i0"]
 duration = "5s"
 `, []string{`5: steps.override.l.i0: l.i0 is an insert-benchmark step: set it in [insert.step."l.i0"]`}},
-		{"a step the plan does not run", `
-[insert.step."l.i2"]
+		{"a step no insert benchmark has", `
+[insert.step."l.i3"]
 rows = 10
 
 [steps]
 list = ["l.i0"]
-`, []string{`2: insert.step."l.i2": the plan runs no insert-benchmark step l.i2`}},
+`, []string{`2: insert-benchmark step l.i3: step = l.i3: unknown insert-benchmark step; the steps are l.i0, l.x, l.i1, l.i2, qr100`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := tc.src + `
@@ -158,6 +159,33 @@ socket = "/run/mysqld.sock"
 				}
 			}
 		})
+	}
+}
+
+// A step of the benchmark set in [insert.step] but left out of steps.list
+// is a warning, as in steps.override: a user who shortens the list of the
+// example plan keeps its settings for the steps left out.
+func TestInsertStepNotSelected(t *testing.T) {
+	src := `
+[insert.step."l.i2"]
+rows = 10
+
+[steps]
+list = ["l.i0"]
+
+[[version]]
+label = "a"
+socket = "/run/mysqld.sock"
+`
+	p, err := parse("plan.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `insert.step."l.i2": l.i2 is not among the selected steps`; !slices.Contains(p.Warnings, want) {
+		t.Errorf("warnings %q, want %q", p.Warnings, want)
+	}
+	if len(p.Steps) != 1 || p.Steps[0].Label != "l.i0" {
+		t.Errorf("steps %+v, want l.i0 alone", p.Steps)
 	}
 }
 
