@@ -618,8 +618,13 @@ func TestMeasureCgroupServer(t *testing.T) {
 	if slices.ContainsFunc(r.Warnings, func(w record.Warning) bool { return w.Code == record.WarnCPUGap }) {
 		t.Errorf("task-clock is more than 5%% off the cgroup's CPU time at the window's edges: %q", r.WarningTexts())
 	}
-	if math.Abs(off) > 0.05 {
-		t.Errorf("task-clock %.1f ms is %+.2f%% off the cgroup's CPU time %.1f ms around the window, want within 5%%", tc.Value/1e6, 100*off, ref/1e6)
+	// Below: at the cgroup's rate around the window. Above: the cgroup's
+	// CPU over the whole span read around Measure, which encloses the
+	// window. The rate alone is no upper bound: on a loaded CI machine
+	// the rate's reference came out 10.8% below a task-clock that the
+	// Record's own check at the window's edges found in agreement.
+	if off < -0.05 || tc.Value > 1.05*(u1-u0) {
+		t.Errorf("task-clock %.1f ms is %+.2f%% off the cgroup's CPU time %.1f ms at its rate around the window (want at most 5%% below), and %.1f ms over the span around it (want at most 5%% above)", tc.Value/1e6, 100*off, ref/1e6, (u1-u0)/1e6)
 	}
 	if shares[mysqld.RoleConnection] < 0.5 {
 		t.Errorf("roles %v: want the connection role to hold most of task-clock", shares)
