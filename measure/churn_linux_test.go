@@ -126,7 +126,8 @@ func delayFirstOpen(t *testing.T, strace string) (stop func()) {
 // or the Record's own check found task-clock within 5% of the CPU time
 // read right at its counters and the host was busy (the reference's rate
 // is unsteady then); per thread with threads alone, a cpu-gap warning
-// (the context switches' slice) marks it too. Each window's task-clock
+// (the context switches' slice) marks it too, and above the CPU time, in
+// any case, a cpu-gap warning saying so. Each window's task-clock
 // against the interval the Record checked it with is logged.
 func TestChurnRecords(t *testing.T) {
 	needLinux(t)
@@ -219,6 +220,12 @@ func TestChurnRecords(t *testing.T) {
 					// Threads alone, per thread: the Record says
 					// how far below the CPU time it is, and that
 					// it is the context switches' slice.
+					marked++
+				case off > 0 && slices.ContainsFunc(r.Warnings, func(w record.Warning) bool {
+					return w.Code == record.WarnCPUGap && strings.Contains(w.Text, "% above the CPU time the kernel had charged")
+				}):
+					// Above the CPU time: the Record says so (a
+					// warning: not explained, no status).
 					marked++
 				case math.Abs(own) <= MaxCPUGap && has(record.WarnBusy):
 					// Other processes used the host's CPUs over the

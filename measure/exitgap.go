@@ -31,11 +31,23 @@ import (
 // the scheduler's next tick or switch, and reaped children's CPU comes in
 // clock ticks (2 ticks a read: 40 ms over a window at USER_HZ 100).
 //
-// MaxExitGap: a per-thread task-clock more than this below the interval is
-// a cpu-gap warning. MaxCPUGap: a task-clock more than this outside the
-// interval, either way, makes the Record partial, both numbers and the
-// cause in its Error: CPU per op from it is off by more. minExitGap is the
-// least difference that is said at all, in ns.
+// MaxExitGap: a per-thread task-clock more than this outside the interval
+// is a cpu-gap warning. MaxCPUGap: a task-clock more than this below the
+// interval makes the Record partial, both numbers and the cause in its
+// Error: CPU per op from it is low by more; more than this above it is a
+// cpu-gap warning (in cgroup mode the least said either way). minExitGap
+// is the least difference that is said at all, in ns.
+//
+// Above the interval is no status because it is not explained and
+// ordinary windows reach it on a loaded host: a per-thread window of a
+// process measuring itself ran 8.9% above it, cgroup-mode sysbench
+// windows 5.4–6.4% (quiet: 0.6–3.4%, in nearly every window, growing with
+// the window). The scheduler charging a running thread's CPU only at its
+// next tick or switch does not explain it: that lag, measured on a
+// process measuring itself by syncing its threads first (reading each
+// one's own CPU clock, which the kernel allows only within the caller's
+// process), was 0.1–1 ms at an edge, inside the interval's margin; and a
+// server under sysbench switches on each CPU every 0.2 ms or so.
 //
 // Per thread the gap is a slice of every context switch (2.2–3.3 µs each
 // on the VM perfbench is developed on: 4–12% of a sysbench server's CPU
@@ -241,15 +253,17 @@ func (g cpuGap) share() float64 {
 // checkCPU compares r's task-clock, counted with perfbench's own
 // connection thread still in it (all), with the reference read at the
 // window's edges (see MaxCPUGap). More than MaxCPUGap (and minExitGap)
-// outside it makes a Record that did not fail partial, the gap and its
+// below it makes a Record that did not fail partial, the gap and its
 // cause first in its Error; per thread, more than MaxExitGap below it, or
 // more than MaxCPUGap but no more than maxSwitchSlice a context switch, is
 // a cpu-gap warning, and so is a cgroup-mode task-clock up to
-// maxCgroupShort below it. Per thread the text gives the window's context
-// switches and the gap per switch when they were read. An edge whose
-// reference could not be read is a warning in cgroup mode and nothing per
-// thread (a fixture root, another system: /proc's CPU times remain). It
-// returns the comparison (zero when none was made).
+// maxCgroupShort below it. Above it, more than MaxExitGap per thread and
+// MaxCPUGap in cgroup mode is a cpu-gap warning. Per thread the text
+// gives the window's context switches and the gap per switch when they
+// were read. An edge whose reference could not be read is a warning in
+// cgroup mode and nothing per thread (a fixture root, another system:
+// /proc's CPU times remain). It returns the comparison (zero when none was
+// made).
 func checkCPU(r *record.Record, all perfevent.Reading, start, end cpuRef, kind refKind) (g cpuGap) {
 	cgroup := kind == refCgroup
 	tc, ok := all.Event("task-clock")
@@ -274,7 +288,7 @@ func checkCPU(r *record.Record, all perfevent.Reading, start, end cpuRef, kind r
 	switch {
 	case cgroup && g.off < 0 && g.share() <= maxCgroupShort:
 		text += fmt.Sprintf("; cgroup mode's task-clock has been seen up to 16%% below usage_usec in ordinary windows of a server sleeping and waking often (not explained yet), so the Record is partial only beyond %.0f%%", 100*maxCgroupShort)
-	case g.share() > MaxCPUGap && (cgroup || g.off > 0 || switches == 0 || -g.off/switches > maxSwitchSlice):
+	case g.off < 0 && g.share() > MaxCPUGap && (cgroup || switches == 0 || -g.off/switches > maxSwitchSlice):
 		if r.Outcome == record.OutcomeOK {
 			r.Outcome = record.OutcomePartial
 		}
@@ -300,31 +314,42 @@ func contextSwitches(all perfevent.Reading, r *record.Record) float64 {
 
 // text says what g is, with both numbers and the cause.
 func (g cpuGap) text(kind refKind) string {
-	side, bound := "below", g.lo
 	if g.off > 0 {
-		side, bound = "above", g.hi
+		return g.aboveText(kind)
 	}
 	pct := 100 * g.share()
 	between := fmt.Sprintf("%.1f–%.1f ms", g.lo/1e6, g.hi/1e6)
-	ref := "its CPU clock and its child processes', read right before and right after the counters at both edges"
-	if kind == refAlone {
-		ref = "the cpu.stat usage_usec of the cgroup it is alone in with its child processes, read right before and right after the counters at both edges"
-	}
 	if kind == refCgroup {
-		return fmt.Sprintf("task-clock %.1f ms is %.1f%% %s the cgroup's CPU time over the window (%s: cpu.stat usage_usec read right before and right after the counters at both edges, give or take a scheduler tick per CPU): "+
-			"cgroup mode's per-CPU counters see all of the cgroup's CPU, so the two should meet; CPU per op from task-clock is off by %.1f ms or more (on a kernel built with CONFIG_IRQ_TIME_ACCOUNTING, interrupts served while the cgroup runs are in task-clock and not in usage_usec)",
-			g.taskClock/1e6, pct, side, between, math.Abs(g.taskClock-bound)/1e6)
-	}
-	if g.off > 0 {
-		return fmt.Sprintf("task-clock %.1f ms is %.1f%% above the server's CPU time over the window (%s: %s): "+
-			"per-thread counters count no CPU the kernel does not charge to the server; CPU per op from task-clock is off by as much",
-			g.taskClock/1e6, pct, between, ref)
+		return fmt.Sprintf("task-clock %.1f ms is %.1f%% below the cgroup's CPU time over the window (%s: cpu.stat usage_usec read right before and right after the counters at both edges, give or take a scheduler tick per CPU): "+
+			"cgroup mode's per-CPU counters see all of the cgroup's CPU, so the two should meet; CPU per op from task-clock is low by %.1f ms or more",
+			g.taskClock/1e6, pct, between, (g.lo-g.taskClock)/1e6)
 	}
 	return fmt.Sprintf("task-clock %.1f ms is %.1f%% below the server's CPU time over the window (%s: %s): "+
 		"per-thread counters (perf stat -p's too) do not see all the CPU the kernel charges to the server's threads: threads and processes that start or exit inside the window, forks above all, run a little outside their counters, "+
 		"and so does a slice of every context switch; CPU per op from task-clock is low by as much. "+
 		"Cgroup mode (perfbench stat --cgroup, the server in a cgroup of its own; the default when it is alone in its cgroup; perfbench run's sandbox servers) counts per CPU and sees it",
-		g.taskClock/1e6, pct, between, ref)
+		g.taskClock/1e6, pct, between, refText(kind))
+}
+
+// aboveText says what g is when task-clock is above the reference: a
+// warning, not a status (see checkCPU).
+func (g cpuGap) aboveText(kind refKind) string {
+	what, ref := "the server", refText(kind)
+	if kind == refCgroup {
+		what, ref = "the cgroup", "cpu.stat usage_usec read right before and right after the counters at both edges, give or take a scheduler tick per CPU"
+	}
+	return fmt.Sprintf("task-clock %.1f ms is %.1f%% above the CPU time the kernel had charged to %s at the window's edges (%.1f–%.1f ms over the window: %s): "+
+		"task-clock ran above what the kernel charged, which it should not; not explained yet, seen up to 9%% above on a loaded host (quiet cgroup-mode windows run 0.6–3.4%% above), so the Record stays ok; CPU per op from task-clock may be high by up to %.1f ms "+
+		"(on a kernel built with CONFIG_IRQ_TIME_ACCOUNTING, interrupts served while the server runs are in task-clock and not in its CPU time)",
+		g.taskClock/1e6, 100*g.share(), what, g.lo/1e6, g.hi/1e6, ref, g.off/1e6)
+}
+
+// refText says what a per-thread reference is.
+func refText(kind refKind) string {
+	if kind == refAlone {
+		return "the cpu.stat usage_usec of the cgroup it is alone in with its child processes, read right before and right after the counters at both edges"
+	}
+	return "its CPU clock and its child processes', read right before and right after the counters at both edges"
 }
 
 // cgroupUsage reads usage_usec of a cgroup v2's cpu.stat, in ns: the CPU
