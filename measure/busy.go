@@ -104,12 +104,18 @@ func (e *busyEdge) descendants(pid int) map[int]bool {
 }
 
 // interference is what other processes did between edges a and b: the
-// server is pid, perfbench is self, the load client is self's other
-// descendants at either edge.
-func interference(a, b *busyEdge, pid, self int, ticks float64) record.Interference {
+// server is pid, with its descendants at either edge (a server that forks)
+// and reaped, the CPU its reaped children's added to its cutime+cstime
+// between the edges, in ticks; perfbench is self; the load client is
+// self's other descendants at either edge.
+func interference(a, b *busyEdge, pid, self int, reaped uint64, ticks float64) record.Interference {
 	own := map[int]bool{pid: true, self: true}
+	forked := map[int]bool{} // the server's descendants
 	client := false
 	for _, e := range []*busyEdge{a, b} {
+		for p := range e.descendants(pid) {
+			own[p], forked[p] = true, true
+		}
 		for p := range e.descendants(self) {
 			if !own[p] {
 				own[p], client = true, true
@@ -147,6 +153,15 @@ func interference(a, b *busyEdge, pid, self int, ticks float64) record.Interfere
 			in.Top = append(in.Top, record.OtherProcess{Pid: p, Comm: end.comm, Seconds: used})
 		}
 	}
+	// The server's children reaped inside the window: their CPU came to
+	// its cutime+cstime whole, what they ran before the window too.
+	gone := reaped
+	for p, was := range a.procs {
+		if _, ok := b.procs[p]; !ok && forked[p] {
+			gone -= min(gone, was.ticks)
+		}
+	}
+	other -= float64(gone) / ticks
 	in.OtherSeconds = max(other, 0)
 	slices.SortFunc(in.Top, func(x, y record.OtherProcess) int {
 		return cmp.Or(cmp.Compare(y.Seconds, x.Seconds), cmp.Compare(x.Pid, y.Pid))
@@ -178,7 +193,8 @@ func busyWarning(in record.Interference) string {
 // checkBusy sets r.Interference from the edges and flags r busy when
 // other processes used too much of the host's CPU; a missing edge leaves r
 // alone (/proc could not be read: other warnings say so).
-func (s *Session) checkBusy(r *record.Record, a, b *busyEdge) {
+func (s *Session) checkBusy(r *record.Record, start, end edge) {
+	a, b := start.busy, end.busy
 	if a == nil || b == nil {
 		return
 	}
@@ -186,7 +202,14 @@ func (s *Session) checkBusy(r *record.Record, a, b *busyEdge) {
 	if ticks <= 0 {
 		ticks = osstat.ClockTicks()
 	}
-	in := interference(a, b, s.cfg.Pid, os.Getpid(), ticks)
+	var reaped uint64
+	if start.os != nil && end.os != nil && start.os.Process != nil && end.os.Process != nil {
+		x, y := start.os.Process.Stat, end.os.Process.Stat
+		if x.StartTime == y.StartTime && y.CUTime+y.CSTime >= x.CUTime+x.CSTime {
+			reaped = y.CUTime + y.CSTime - x.CUTime - x.CSTime
+		}
+	}
+	in := interference(a, b, s.cfg.Pid, os.Getpid(), reaped, ticks)
 	r.Interference = &in
 	if msg := busyWarning(in); msg != "" {
 		r.AddWarning(record.Warning{Code: record.WarnBusy, Text: msg})

@@ -67,7 +67,7 @@ func TestInterference(t *testing.T) {
 		reused: {comm: "new", ppid: 1, start: 9, ticks: 20},
 		quiet:  {comm: "sleep", ppid: 1, ticks: 3},
 	}}
-	in := interference(a, b, server, self, 100)
+	in := interference(a, b, server, self, 0, 100)
 	// Host busy 300 ticks; own 40+5+30+5 = 80; other 220 = 2.2 CPU-s.
 	want := record.Interference{OtherSeconds: 2.2, Seconds: 2, HostCPUs: 2, StealSeconds: 0.05, ClientKnown: true,
 		Top: []record.OtherProcess{{Pid: hog, Comm: "hog", Seconds: 1.8}, {Pid: reused, Comm: "new", Seconds: 0.2}}}
@@ -94,7 +94,7 @@ func TestInterference(t *testing.T) {
 	a.procs[client] = procTimes{comm: "sysbench", ppid: 1, ticks: 10}
 	b.procs[client] = procTimes{comm: "sysbench", ppid: 1, ticks: 40}
 	delete(b.procs, grand)
-	in = interference(a, b, server, self, 100)
+	in = interference(a, b, server, self, 0, 100)
 	if in.ClientKnown || math.Abs(in.OtherSeconds-2.55) > 1e-9 || in.Top[1].Comm != "sysbench" {
 		t.Errorf("client unknown: %+v", in)
 	}
@@ -109,12 +109,49 @@ func TestInterference(t *testing.T) {
 		grand: {comm: "sh", ppid: client, ticks: 5}, hog: a.procs[hog], quiet: a.procs[quiet],
 	}}
 	a.procs[client] = procTimes{comm: "sysbench", ppid: self, ticks: 10}
-	if in := interference(a, quietB, server, self, 100); in.OtherSeconds > 1e-9 || len(in.Top) != 0 || busyWarning(in) != "" {
+	if in := interference(a, quietB, server, self, 0, 100); in.OtherSeconds > 1e-9 || len(in.Top) != 0 || busyWarning(in) != "" {
 		t.Errorf("a quiet window under load: %+v, warning %q", in, busyWarning(in))
 	}
 	b.procs[server] = procTimes{comm: "mariadbd", ppid: 1, ticks: 100000}
-	if in = interference(a, b, server, self, 100); in.OtherSeconds != 0 || busyWarning(in) != "" {
+	if in = interference(a, b, server, self, 0, 100); in.OtherSeconds != 0 || busyWarning(in) != "" {
 		t.Errorf("own CPU over the host's: %+v", in)
+	}
+}
+
+// TestInterferenceForkingServer: a server's child processes are its own
+// CPU, not other processes': those alive at an edge by their ticks, those
+// reaped inside the window by its cutime+cstime, less what they ran before
+// it. A server whose children took 0.9 CPU over 2 s beside a hog of 0.05
+// CPU is not busy, and its children are not named.
+func TestInterferenceForkingServer(t *testing.T) {
+	const server, self, kid, reaped, grand, hog = 10, 20, 60, 61, 62, 30
+	at := time.Unix(1000, 0)
+	a := &busyEdge{at: at, host: osstat.HostCPU{User: 1000, System: 500, Idle: 5000}, procs: map[int]procTimes{
+		server: {comm: "leader", ppid: 1, ticks: 100},
+		self:   {comm: "perfbench", ppid: 1, ticks: 50},
+		kid:    {comm: "leader", ppid: server, ticks: 5},
+		reaped: {comm: "leader", ppid: server, ticks: 4}, // reaped inside the window
+		hog:    {comm: "hog", ppid: 1, ticks: 300},
+	}}
+	// 2 s at 100 ticks/s on 2 CPUs: 400 ticks. Busy: server 40, perfbench
+	// 5, kid 20, grand (started inside) 10, hog 10, and the children
+	// reaped inside the window 150 (the reaped child's 16 in the window
+	// and 134 of children that came and went): 235.
+	b := &busyEdge{at: at.Add(2 * time.Second), host: osstat.HostCPU{User: 1190, System: 545, Idle: 5165}, procs: map[int]procTimes{
+		server: {comm: "leader", ppid: 1, ticks: 140},
+		self:   {comm: "perfbench", ppid: 1, ticks: 55},
+		kid:    {comm: "leader", ppid: server, ticks: 25},
+		grand:  {comm: "leader", ppid: kid, ticks: 10},
+		hog:    {comm: "hog", ppid: 1, ticks: 310},
+	}}
+	// The server's cutime+cstime grew by the reaped children's whole CPU:
+	// 4 before the window, 150 in it.
+	in := interference(a, b, server, self, 154, 100)
+	if math.Abs(in.OtherSeconds-0.1) > 1e-9 || busyWarning(in) != "" {
+		t.Errorf("other %.3f CPU-s, want 0.1 (the hog's); warning %q", in.OtherSeconds, busyWarning(in))
+	}
+	if len(in.Top) != 1 || in.Top[0].Pid != hog {
+		t.Errorf("others named: %+v, want the hog alone", in.Top)
 	}
 }
 

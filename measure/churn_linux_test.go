@@ -119,12 +119,16 @@ func delayFirstOpen(t *testing.T, strace string) (stop func()) {
 // its children, exits included), read around each Measure, at its rate
 // over the window's seconds.
 //
-// Every attach succeeds with every event supported and every Record is ok.
-// Its task-clock is within 5% of the reference, or the Record is marked:
-// cpu-gap (its own check against the CPU time found the difference: per
-// thread, the threads' and children's exits and the context switches its
-// counters missed) or busy (other processes used the host's CPUs, which
-// makes the reference's rate unsteady too).
+// Every attach succeeds with every event supported. Every Record's
+// task-clock is within 5% of the reference, or the Record is partial and
+// its Error gives task-clock and the CPU time it missed (per thread with
+// forks: 8–11% below, the CPU of the forks and exits its counters miss),
+// or the Record's own check found task-clock within 5% of the CPU time
+// read right at its counters and the host was busy (the reference's rate
+// is unsteady then); per thread with threads alone, a cpu-gap warning
+// (the context switches' slice) marks it too, and above the CPU time, in
+// any case, a cpu-gap warning saying so. Each window's task-clock
+// against the interval the Record checked it with is logged.
 func TestChurnRecords(t *testing.T) {
 	needLinux(t)
 	testenv.NeedRoot(t, "cgroup mode opens counters on every CPU")
@@ -168,7 +172,8 @@ func TestChurnRecords(t *testing.T) {
 			if un := s.Attachment().Unsupported(); len(un) > 0 {
 				t.Fatalf("not supported: %q", un)
 			}
-			marked, beyond3, busy := 0, 0, 0
+			partial, marked, beyond3, busy := 0, 0, 0, 0
+			worst := 0.0 // the largest share task-clock was outside the Record's own interval, below < 0
 			for i := range n {
 				// The warm-up is waited here, so that the reference
 				// spans the window alone: the workload's rate of CPU
@@ -186,31 +191,54 @@ func TestChurnRecords(t *testing.T) {
 				}
 				ref := (u1 - u0) / t1.Sub(t0).Seconds() * r.Window.Seconds
 				off := (c.Value - ref) / ref
+				g := s.gap
+				own := g.share()
+				if g.off < 0 {
+					own = -own
+				}
+				if math.Abs(own) > math.Abs(worst) {
+					worst = own
+				}
 				has := func(code record.Code) bool {
 					return slices.ContainsFunc(r.Warnings, func(w record.Warning) bool { return w.Code == code })
 				}
-				t.Logf("window %d: task-clock %.1f ms, cgroup CPU %.1f ms (%+.2f%%): %s %s", i+1, c.Value/1e6, ref/1e6, 100*off, r.Outcome, r.Error)
+				t.Logf("window %d: task-clock %.1f ms, cgroup CPU %.1f ms (%+.2f%%); the Record's interval %.1f–%.1f ms (%+.2f%% outside): %s %s",
+					i+1, c.Value/1e6, ref/1e6, 100*off, g.lo/1e6, g.hi/1e6, 100*own, r.Outcome, r.Error)
 				if math.Abs(off) > 0.03 {
 					beyond3++
 				}
 				switch {
+				case r.Outcome == record.OutcomePartial:
+					if !strings.Contains(r.Error, fmt.Sprintf("task-clock %.1f ms is ", c.Value/1e6)) || !strings.Contains(r.Error, "CPU time over the window") {
+						t.Errorf("window %d: partial without the gap as the reason: %q", i+1, r.Error)
+					}
+					partial++
 				case r.Outcome != record.OutcomeOK:
 					t.Errorf("window %d: %s: %s", i+1, r.Outcome, r.Error)
-				case math.Abs(off) > 0.05 && has(record.WarnCPUGap):
-					// Marked: the Record's own check against the
-					// CPU time found the gap (per thread, the CPU
-					// its counters missed).
+				case math.Abs(off) <= 0.05:
+				case !tc.fork && has(record.WarnCPUGap):
+					// Threads alone, per thread: the Record says
+					// how far below the CPU time it is, and that
+					// it is the context switches' slice.
 					marked++
-				case math.Abs(off) > 0.05 && has(record.WarnBusy):
-					// Marked: other processes used the host's CPUs
-					// over the window (and the reference's rate).
+				case off > 0 && slices.ContainsFunc(r.Warnings, func(w record.Warning) bool {
+					return w.Code == record.WarnCPUGap && strings.Contains(w.Text, "% above the CPU time the kernel had charged")
+				}):
+					// Above the CPU time: the Record says so (a
+					// warning: not explained, no status).
+					marked++
+				case math.Abs(own) <= MaxCPUGap && has(record.WarnBusy):
+					// Other processes used the host's CPUs over the
+					// window, and the reference's rate with them; the
+					// Record's own reference agrees.
 					busy++
-				case math.Abs(off) > 0.05:
-					t.Errorf("window %d: task-clock %.1f ms is %+.2f%% off the cgroup's CPU time %.1f ms, and the Record is neither marked cpu-gap nor busy: %q",
+				default:
+					t.Errorf("window %d: task-clock %.1f ms is %+.2f%% off the cgroup's CPU time %.1f ms, and the Record is ok: %q",
 						i+1, c.Value/1e6, 100*off, ref/1e6, r.WarningTexts())
 				}
 			}
-			t.Logf("%d windows of %d more than 5%% off and marked cpu-gap; %d more than 3%% off the cgroup's CPU time; %d more than 5%% off and marked busy", marked, n, beyond3, busy)
+			t.Logf("%d windows of %d partial, %d more than 5%% off the cgroup's CPU time with a cpu-gap warning; %d more than 3%% off it; %d more than 5%% off it on a busy host and within 5%% of the Record's interval; worst %+.2f%% outside the Record's interval",
+				partial, n, marked, beyond3, busy, 100*worst)
 		})
 	}
 }

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"math"
+	"slices"
 
 	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/record"
@@ -48,6 +49,16 @@ func recordStatus(s perfevent.Status) record.Status {
 		return record.StatusCounted
 	}
 	return record.Status(s.String())
+}
+
+// notesOf returns r's notes, without cgroup mode's note on a cgroup
+// perfbench made (Config.CgroupMade).
+func (s *Session) notesOf(r perfevent.Reading) []perfevent.Note {
+	if !s.cfg.CgroupMade || s.att.CgroupDir() == "" {
+		return r.Notes
+	}
+	own := perfevent.CgroupNote(s.att.CgroupDir(), s.cfg.Pid)
+	return slices.DeleteFunc(slices.Clone(r.Notes), func(n perfevent.Note) bool { return n.Text == own })
 }
 
 // noteWarnings are the Record's warnings of a reading's notes: multiplexed

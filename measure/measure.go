@@ -74,6 +74,11 @@ type Config struct {
 	PerRole bool
 	// Cgroup counts in cgroup mode (perfevent.Options.Cgroup).
 	Cgroup bool
+	// CgroupMade says the cgroup is one perfbench made for the server
+	// alone (perfbench run's sandbox servers): its Records leave out the
+	// note that cgroup mode counts every process in the cgroup, which
+	// is there for a cgroup the user gave.
+	CgroupMade bool
 
 	// Perfbench and Command are perfbench's version and command line, for
 	// the Record's provenance. Passwords in Command are masked (ScrubArgs).
@@ -147,6 +152,22 @@ type Session struct {
 	ownStart uint64
 	fs       osstat.FS
 	mark     *mark
+	// refSlack is how far the CPU time task-clock is checked against
+	// may lag (see refSlack), in ns; gap is the last window's check
+	// (tests log it).
+	refSlack float64
+	gap      cpuGap
+	// aloneIn, per thread, is the cgroup v2 the process was alone in
+	// (with its children) at the attach: its usage_usec is the
+	// reference, to the nanosecond where the reaped children's cutime
+	// comes in clock ticks. "" otherwise.
+	aloneIn string
+	// oldChildren are the process's child processes at the attach (pid
+	// to start time). Per thread their CPU is in no counter (a child
+	// inherits counters opened before it is forked), so while they live
+	// the CPU reference leaves them out, and the usage of a cgroup they
+	// share with the process is no reference (aloneIn stays "").
+	oldChildren map[int]uint64
 }
 
 // IsClientOp reports whether an op source is counted by the client.
@@ -169,7 +190,7 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 	if len(cfg.Events.Events) == 0 {
 		return nil, fmt.Errorf("measure pid %d: no events to count: %w", cfg.Pid, errConfig)
 	}
-	s := &Session{cfg: cfg}
+	s := &Session{cfg: cfg, refSlack: refSlack()}
 	// The op source first: an op the server lacks fails before anything is
 	// attached or any load runs.
 	switch {
@@ -207,6 +228,10 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.att = att
+	s.oldChildren = s.fs.ChildrenOf(cfg.Pid)
+	if att.CgroupDir() == "" && (s.fs.Root == "" || s.fs.Root == "/") && len(s.oldChildren) == 0 {
+		s.aloneIn, _ = perfevent.AloneInCgroup(cfg.Pid)
+	}
 	if cfg.PerRole && cfg.DB != nil && cfg.Cgroup {
 		s.byThread = s.openByThread()
 	}
@@ -307,26 +332,18 @@ func (s *Session) Concurrent() string {
 
 // edge is what was read at one edge of the window (or of an interval).
 type edge struct {
-	at time.Time // the counter read
-	// cgUsage is the cgroup's CPU time (cpu.stat usage_usec, in ns) read
-	// first thing after the counters (and the role split's per-thread
-	// ones) in cgroup mode; cgErr says why not.
-	cgUsage float64
-	cgErr   error
-	status  *mysqld.Status
-	lag     time.Duration // counter read → end of the status query
-	os      *osstat.Snapshot
-	busy    *busyEdge // nil when /proc/stat or the process list was not read
-	err     []record.Warning
+	at     time.Time // the counter read
+	status *mysqld.Status
+	lag    time.Duration // counter read → end of the status query
+	os     *osstat.Snapshot
+	busy   *busyEdge // nil when /proc/stat or the process list was not read
+	err    []record.Warning
 }
 
-// readEdge reads the cgroup's CPU time (cgroup mode), the server status then /proc,
-// right after a counter read at instant at.
+// readEdge reads the server status then /proc, right after a counter read
+// at instant at.
 func (s *Session) readEdge(ctx context.Context, at time.Time, what string) edge {
 	e := edge{at: at}
-	if dir := s.att.CgroupDir(); dir != "" {
-		e.cgUsage, e.cgErr = cgroupUsage(dir)
-	}
 	if s.cfg.DB != nil {
 		st, err := s.cfg.DB.Status(ctx)
 		if err != nil {
@@ -375,20 +392,11 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	// The window.
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var doneFirst atomic.Bool
-	if w.Done != nil {
-		go func() {
-			select {
-			case <-w.Done:
-				doneFirst.Store(ctx.Err() == nil)
-				cancel()
-			case <-wctx.Done():
-			}
-		}()
-	}
+	doneFirst := endOnDone(ctx, wctx, w.Done, cancel)
 	// Reads at the edges must not be cut short by the end of ctx.
 	rctx := context.WithoutCancel(ctx)
 	var start, end edge
+	var refStart, refEnd cpuRef      // the CPU time task-clock is checked against
 	var roleTotal *perfevent.Reading // cgroup mode: the per-thread counters of the split by role
 	ser := &series{s: s, ctx: rctx, end: &end, warn: warn}
 	stopWatch := func() {}
@@ -396,6 +404,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		Duration: w.Duration,
 		Interval: s.cfg.Interval,
 		OnStart: func(at time.Time) error {
+			s.after(&refStart)
 			s.readByThread(perRole, warn, nil)
 			start = s.readEdge(rctx, at, "start")
 			ser.begin(start)
@@ -408,6 +417,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 			return nil
 		},
 		OnEnd: func(at time.Time) error {
+			s.after(&refEnd)
 			s.readByThread(perRole, warn, &roleTotal)
 			end = s.readEdge(rctx, at, "end")
 			ser.endSet = true
@@ -418,6 +428,8 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		opts.OnInterval = ser.point
 	}
 	sampling := s.startProfile(&opts, warn)
+	opts.BeforeStart = s.beforeRead(&refStart, opts.BeforeStart)
+	opts.BeforeEnd = s.beforeRead(&refEnd, opts.BeforeEnd)
 	opened := time.Now()
 	win, err := perfevent.Measure(wctx, s.att, opts)
 	stopWatch()
@@ -439,7 +451,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		r.Window.Warmup = 0
 	}
 	r.Counters = recordCounters(win.Total)
-	r.AddWarning(noteWarnings(win.Total.Notes)...)
+	r.AddWarning(noteWarnings(s.notesOf(win.Total))...)
 	r.AddWarning(start.err...)
 	r.AddWarning(end.err...)
 	r.AddWarning(live.list...)
@@ -454,9 +466,8 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	}
 
 	s.osDelta(r, start, end)
-	s.checkBusy(r, start.busy, end.busy)
-	markCPUGap(r, all, start.os, end.os, s.cfg.Cgroup)
-	markCgroupGap(r, all, start, end)
+	s.checkBusy(r, start, end)
+	s.gap = checkCPU(r, all, refStart, refEnd, s.refKind())
 	s.finishSeries(r, ser.points, failed != "", w.Duration)
 	split, ok := s.roleSplit(win.Total, roleTotal)
 	s.finishRoles(r, split, roles, perRole && ok)
@@ -470,6 +481,24 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		return r, ctx.Err()
 	}
 	return r, nil
+}
+
+// endOnDone ends the window (cancel, which ends wctx) when done is closed
+// first; the flag it returns is set when done came while ctx was still
+// live. A nil done never ends it.
+func endOnDone(ctx, wctx context.Context, done <-chan struct{}, cancel func()) *atomic.Bool {
+	var first atomic.Bool
+	if done != nil {
+		go func() {
+			select {
+			case <-done:
+				first.Store(ctx.Err() == nil)
+				cancel()
+			case <-wctx.Done():
+			}
+		}()
+	}
+	return &first
 }
 
 // warmUp waits d, or until ctx ends: then it returns false.

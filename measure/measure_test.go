@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -80,12 +81,12 @@ func events(t *testing.T, spec string) (perfevent.List, *perfevent.System) {
 
 // okOrShort fails the test unless r is ok, or partial only because its
 // per-thread task-clock fell more than 5% below the server's CPU time (a
-// condition of the window, measured: see markCPUGap), which is logged.
+// condition of the window, measured: see checkCPU), which is logged.
 func okOrShort(t *testing.T, r *record.Record) {
 	t.Helper()
 	switch {
 	case r.Outcome == record.OutcomeOK:
-	case r.Outcome == record.OutcomePartial && strings.HasPrefix(r.Error, "task-clock is "):
+	case r.Outcome == record.OutcomePartial && strings.HasPrefix(r.Error, "task-clock ") && strings.Contains(r.Error, "below the server's CPU time over the window"):
 		t.Logf("partial: %s", r.Error)
 	default:
 		t.Fatalf("outcome %s: %s", r.Outcome, r.Error)
@@ -374,6 +375,39 @@ func TestMeasureInterrupted(t *testing.T) {
 	}
 }
 
+// TestMeasureOldChild: a child process that exists before the attach runs
+// outside the per-thread counters (a child inherits only counters opened
+// before it is forked), so the CPU check must not count it in the
+// reference: the window of a process whose old child spins is ok, not
+// partial for missing the child's CPU (the test binary measuring itself
+// beside a test server it started was made partial that way).
+func TestMeasureOldChild(t *testing.T) {
+	needLinux(t)
+	child := exec.Command("sh", "-c", "while :; do :; done")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { child.Process.Kill(); child.Wait() }()
+	list, sys := events(t, "task-clock")
+	s, err := Start(context.Background(), Config{Pid: os.Getpid(), Events: list, System: sys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r, err := s.Measure(context.Background(), WindowSpec{Duration: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, _ := r.Counter("task-clock")
+	t.Logf("task-clock %.1f ms, reference %.1f–%.1f ms", tc.Value/1e6, s.gap.lo/1e6, s.gap.hi/1e6)
+	if r.Outcome != record.OutcomeOK {
+		t.Errorf("outcome %s (%s), want ok: the child's CPU is in no counter and must be in no reference", r.Outcome, r.Error)
+	}
+	if s.gap.hi > 0.25e9 {
+		t.Errorf("reference %.1f–%.1f ms over a 300 ms window of a mostly idle process: the spinning child's CPU is in it", s.gap.lo/1e6, s.gap.hi/1e6)
+	}
+}
+
 // TestMeasurePlainProcess: without a server connection, the counters and
 // /proc of any process, and no ops.
 func TestMeasurePlainProcess(t *testing.T) {
@@ -403,7 +437,7 @@ func TestMeasurePlainProcess(t *testing.T) {
 	}
 	tc, _ := r.Counter("task-clock")
 	if r.Outcome != record.OutcomeOK || tc.Status != record.StatusCounted || tc.PerOp != nil || r.Ops != (record.Ops{}) || r.OS == nil || r.Server.Pid != os.Getpid() || len(r.Series) < 2 {
-		t.Errorf("outcome %s task-clock %+v ops %+v os %v series %d", r.Outcome, tc, r.Ops, r.OS, len(r.Series))
+		t.Errorf("outcome %s (%s) task-clock %+v ops %+v os %v series %d", r.Outcome, r.Error, tc, r.Ops, r.OS, len(r.Series))
 	}
 	// The series' CPU and the window's /proc CPU are both from
 	// /proc/PID/stat, the last point ending on the window's own read: the
@@ -564,13 +598,15 @@ func TestMeasureOwnConnection(t *testing.T) {
 // TestMeasureCgroupServer: a sandbox server started in a cgroup of its own
 // is counted in cgroup mode: over a window of a sysbench run, task-clock
 // agrees with the cgroup's CPU time within 5% (cpu.stat usage_usec read
-// at the window's edges: the Record has no cpu-gap warning; and within 5%
-// of it read around Measure, at its rate over the window, a reference
-// independent of the code under test but a little less sure, since the
-// server's rate is not quite even), the Record says it counted per cgroup, and
+// right before and after the counters at the window's edges: the Record
+// is ok, with no cpu-gap warning; and, read by the test around Measure, a
+// reference independent of the code under test: not 5% below its rate
+// over the window, not 5% above what it used over the whole span), the
+// Record says it counted per cgroup, and
 // the split by thread role comes from per-thread software counters beside
 // the cgroup's (the connections hold most of it), with a roles warning
-// saying so.
+// saying so. The cgroup made for the server (Config.CgroupMade) brings no
+// note that cgroup mode counts every process in it.
 func TestMeasureCgroupServer(t *testing.T) {
 	needLinux(t)
 	testenv.NeedRoot(t, "cgroup mode opens counters on every CPU")
@@ -585,7 +621,7 @@ func TestMeasureCgroupServer(t *testing.T) {
 	db := rootDB(t, srv)
 	list, sys := events(t, "task-clock,context-switches,page-faults")
 	ctx := context.Background()
-	s, err := Start(ctx, Config{Pid: srv.Pid, Events: list, System: sys, DB: db, PerRole: true, Cgroup: true})
+	s, err := Start(ctx, Config{Pid: srv.Pid, Events: list, System: sys, DB: db, PerRole: true, Cgroup: true, CgroupMade: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -613,16 +649,14 @@ func TestMeasureCgroupServer(t *testing.T) {
 	for _, role := range r.Roles {
 		shares[role.Name] = role.Counters[0].Value / sum
 	}
-	t.Logf("task-clock %.1f ms, cgroup CPU %.1f ms (%+.2f%%); per-thread roles add up to %.1f ms (%+.2f%% of task-clock); shares %v",
-		tc.Value/1e6, ref/1e6, 100*off, sum/1e6, 100*(sum-tc.Value)/tc.Value, shares)
-	if slices.ContainsFunc(r.Warnings, func(w record.Warning) bool { return w.Code == record.WarnCPUGap }) {
-		t.Errorf("task-clock is more than 5%% off the cgroup's CPU time at the window's edges: %q", r.WarningTexts())
-	}
-	// Below: at the cgroup's rate around the window. Above: the cgroup's
-	// CPU over the whole span read around Measure, which encloses the
-	// window. The rate alone is no upper bound: on a loaded CI machine
-	// the rate's reference came out 10.8% below a task-clock that the
-	// Record's own check at the window's edges found in agreement.
+	t.Logf("task-clock %.1f ms, cgroup CPU %.1f ms (%+.2f%%), %.1f–%.1f ms at the counters; per-thread roles add up to %.1f ms (%+.2f%% of task-clock); shares %v",
+		tc.Value/1e6, ref/1e6, 100*off, s.gap.lo/1e6, s.gap.hi/1e6, sum/1e6, 100*(sum-tc.Value)/tc.Value, shares)
+	// Below: at the rate around the window. Above: the cgroup's CPU over
+	// the whole span read around Measure, which encloses the window (the
+	// rate is not quite even: a span longer than the window on a loaded
+	// host put the rate's reference 5% below a task-clock inside this
+	// bound); 5% above it, as cgroup mode's task-clock runs up to 3.7%
+	// above usage_usec in quiet windows (not explained yet: README).
 	if off < -0.05 || tc.Value > 1.05*(u1-u0) {
 		t.Errorf("task-clock %.1f ms is %+.2f%% off the cgroup's CPU time %.1f ms at its rate around the window (want at most 5%% below), and %.1f ms over the span around it (want at most 5%% above)", tc.Value/1e6, 100*off, ref/1e6, (u1-u0)/1e6)
 	}
@@ -636,6 +670,11 @@ func TestMeasureCgroupServer(t *testing.T) {
 		return w.Code == record.WarnRoles && strings.Contains(w.Text, "per-thread counters of task-clock, context-switches, page-faults")
 	}) {
 		t.Errorf("no roles warning about the per-thread split: %q", r.WarningTexts())
+	}
+	// The cgroup is the test's, made for the server alone: no note that
+	// cgroup mode counts every process in it.
+	if note := perfevent.CgroupNote(srv.Cgroup, srv.Pid); slices.Contains(r.WarningTexts(), note) {
+		t.Errorf("the note %q is on a Record of a cgroup made for the server", note)
 	}
 	// The server's cgroup goes with it.
 	s.Close()

@@ -306,3 +306,34 @@ func TestDeviceOfRoot(t *testing.T) {
 		t.Error("DeviceOf a missing folder: no error")
 	}
 }
+
+// TestProcessCPU: ProcessCPU of this process reads its CPU clock and its
+// children's CPU; a child that burned CPU and was reaped raises Children
+// by its CPU (its rusage), give or take Slack; a fixture root reads
+// nothing.
+func TestProcessCPU(t *testing.T) {
+	f := FS{Root: "/"}
+	before, ok := f.ProcessCPU(os.Getpid(), nil)
+	if !ok || before.Clock <= 0 || !before.HasChildren || before.Slack <= 0 {
+		t.Fatalf("ProcessCPU(self) = %+v, %v", before, ok)
+	}
+	cmd := exec.Command("sh", "-c", "i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done")
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	used := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	after, ok := f.ProcessCPU(os.Getpid(), nil)
+	if !ok {
+		t.Fatal("ProcessCPU(self) after the child: not read")
+	}
+	grew := after.Children - before.Children
+	if grew < used-after.Slack || grew > used+after.Slack {
+		t.Errorf("children's CPU grew by %s, the reaped child used %s (slack %s)", grew, used, after.Slack)
+	}
+	if after.Clock < before.Clock {
+		t.Errorf("clock went back: %s, then %s", before.Clock, after.Clock)
+	}
+	if _, ok := (FS{Root: t.TempDir()}).ProcessCPU(os.Getpid(), nil); ok {
+		t.Errorf("ProcessCPU under a fixture root read something")
+	}
+}

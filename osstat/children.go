@@ -17,10 +17,12 @@ const maxChildDepth = 8
 // are those /proc/PID/task/TID/children lists. false when pid's stat cannot
 // be read or a child's clock cannot be read while it is still listed.
 func (f FS) childrenCPU(pid int, reaped ProcStat, clock func(int) (time.Duration, bool)) (time.Duration, bool) {
-	return f.childrenCPUAt(pid, reaped, clock, 0)
+	return f.childrenCPUAt(pid, reaped, clock, 0, nil)
 }
 
-func (f FS) childrenCPUAt(pid int, st ProcStat, clock func(int) (time.Duration, bool), depth int) (time.Duration, bool) {
+// childrenCPUAt is childrenCPU at depth, leaving out the children of pid
+// that skip lists with their start time (and theirs).
+func (f FS) childrenCPUAt(pid int, st ProcStat, clock func(int) (time.Duration, bool), depth int, skip map[int]uint64) (time.Duration, bool) {
 	total := ticksDuration(st.CUTime+st.CSTime, f.ticks())
 	if depth >= maxChildDepth {
 		return total, false
@@ -40,13 +42,31 @@ func (f FS) childrenCPUAt(pid int, st ProcStat, clock func(int) (time.Duration, 
 		if err != nil {
 			return total, false
 		}
-		sub, ok := f.childrenCPUAt(c, cst, clock, depth+1)
+		if start, ok := skip[c]; ok && start == cst.StartTime {
+			continue
+		}
+		sub, ok := f.childrenCPUAt(c, cst, clock, depth+1, nil)
 		if !ok {
 			return total, false
 		}
 		total += cpu + sub
 	}
 	return total, true
+}
+
+// ChildrenOf lists process pid's child processes now, each with its start
+// time (clock ticks after boot, from its stat): what ProcessCPU can be told
+// to leave out.
+func (f FS) ChildrenOf(pid int) map[int]uint64 {
+	out := map[int]uint64{}
+	for _, c := range f.children(pid) {
+		if b, err := f.readProc(c, "stat"); err == nil {
+			if st, err := ParseProcStat(b); err == nil {
+				out[c] = st.StartTime
+			}
+		}
+	}
+	return out
 }
 
 // children lists the child processes of pid's threads.
@@ -73,4 +93,46 @@ func (f FS) children(pid int) []int {
 // ticksDuration converts clock ticks at rate ticks a second to a duration.
 func ticksDuration(n uint64, ticks float64) time.Duration {
 	return time.Duration(float64(n) / ticks * 1e9)
+}
+
+// CPUTime is a process's CPU time as Snapshot reads it, alone: see
+// FS.ProcessCPU.
+type CPUTime struct {
+	// Clock is the process's CPU clock (Snapshot.CPUClock).
+	Clock time.Duration
+	// Children is its child processes' CPU (Snapshot.ChildrenCPU), when
+	// HasChildren. The reaped ones' part is cutime+cstime, each truncated
+	// to a clock tick by the kernel: the children's CPU is up to Slack
+	// (two ticks) more than Children.
+	Children    time.Duration
+	HasChildren bool
+	Slack       time.Duration
+}
+
+// ProcessCPU reads process pid's CPU clock, then its stat and its child
+// processes' CPU: what Snapshot reads of its CPU time and nothing else,
+// for a reading taken next to perf counters. false when the clock cannot
+// be read (a fixture root, not Linux, or the process is gone). The child
+// processes skip lists (see ChildrenOf), while they live, are left out
+// with theirs; once reaped their CPU is in pid's cutime+cstime.
+func (f FS) ProcessCPU(pid int, skip map[int]uint64) (CPUTime, bool) {
+	var c CPUTime
+	if f.Root != "" && f.Root != "/" {
+		return c, false
+	}
+	var ok bool
+	if c.Clock, ok = processCPUClock(pid); !ok {
+		return c, false
+	}
+	b, err := f.readProc(pid, "stat")
+	if err != nil {
+		return c, true
+	}
+	st, err := ParseProcStat(b)
+	if err != nil {
+		return c, true
+	}
+	c.Children, c.HasChildren = f.childrenCPUAt(pid, st, processCPUClock, 0, skip)
+	c.Slack = ticksDuration(2, f.ticks())
+	return c, true
 }

@@ -58,9 +58,15 @@ func (a *Attachment) attachCgroup(dir string) error {
 	if err != nil {
 		return err
 	}
-	a.notes = append(a.notes, fmt.Sprintf("cgroup mode: counting every process in cgroup %s, not only pid %d", dir, a.pid))
+	a.notes = append(a.notes, CgroupNote(dir, a.pid))
 	a.cgDir = dir
 	return nil
+}
+
+// CgroupNote is the note of an attachment in cgroup mode on cgroup dir,
+// for pid: that it counts every process in the cgroup.
+func CgroupNote(dir string, pid int) string {
+	return fmt.Sprintf("cgroup mode: counting every process in cgroup %s, not only pid %d", dir, pid)
 }
 
 // CgroupDir is the cgroup v2 folder counted in cgroup mode, "" in thread

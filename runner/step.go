@@ -209,6 +209,7 @@ func (sr *stepRun) open(ctx context.Context) (session, *record.Record) {
 		Command:   r.opts.Command,
 		Profile:   prof,
 	}
+	cfg.CgroupMade = cfg.Cgroup // the sandbox's cgroup is perfbench's: no note on it
 	sess, err := r.meter(ctx, cfg)
 	if err != nil && cfg.Cgroup && errors.Is(err, perfevent.ErrPermission) && s.running() {
 		// Cgroup mode needs CPU-wide counting rights, per-thread
