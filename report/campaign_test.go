@@ -235,3 +235,53 @@ func TestLoadMemoryLinear(t *testing.T) {
 		t.Errorf("240 Records hold %d KB, more than half their files' %d KB", h2>>10, raw2>>10)
 	}
 }
+
+// TestReaderFirstBytes checks that a Record read from its first bytes
+// (the rest of the file only when they do not hold all that is read)
+// equals the Record read from the whole file, whatever the number of
+// first bytes tried, for Records written now and older ones.
+func TestReaderFirstBytes(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := campaign.Write(campaign.Spec{Steps: 2, Versions: 2, Hosts: 1, Repeats: 2, Seconds: 120, Seed: 4}, dir); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, in := range []string{"../testdata/records", dir} {
+		fs, err := record.Files(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, fs...)
+	}
+	for _, f := range []fields{{}, {Roles: true}, allFields} {
+		stopped := 0
+		for _, path := range files {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wantErr := record.NewSelective(f.selection()).Parse(data)
+			if wantErr == nil && want.Window.Start.IsZero() {
+				want, wantErr = record.Parse(data)
+			}
+			for _, first := range []int{1, 100, 5000, 13000, 21000, 30000, 1e6} {
+				rd := reader{sel: record.NewSelective(f.selection()), first: first}
+				got, err := rd.read(path)
+				if (err == nil) != (wantErr == nil) || !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s with %+v from its first %d bytes: %v\n%+v\nwant %v\n%+v", path, f, first, err, got, wantErr, want)
+				}
+				// The first bytes sufficed when the next file is
+				// to be read from as many as were needed, rounded up
+				// to 4 KiB (none of the sizes tried, nor twice one).
+				if rd.first%(4<<10) == 0 {
+					stopped++
+				}
+			}
+		}
+		// The campaign's Records stop before the series, or the roles,
+		// when left out, with some of the sizes tried.
+		if want := !f.Series; (stopped > 0) != want {
+			t.Errorf("%+v: the first bytes sufficed %d times", f, stopped)
+		}
+	}
+}
