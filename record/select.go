@@ -351,19 +351,11 @@ func eachMemberUntil(src []byte, i int, stop func(key []byte) bool, f func(key [
 	}
 }
 
-// eachElement calls f with the start and end of each element of the
-// array in src (all of it, after leading white space) and reports
-// whether it could follow the array.
-func eachElement(src []byte, f func(v, end int) bool) bool {
-	return eachElementAt(src, func(v int) (int, bool) {
-		end, ok := skipValue(src, v)
-		return end, ok && end > v && f(v, end)
-	})
-}
-
-// eachElementAt is eachElement for an f that reads the element starting
-// at v itself and returns where it ends: the elements are not scanned
-// once to find their end and again to read them.
+// eachElementAt calls f with the start of each element of the array in
+// src (all of it, after leading white space); f reads the element and
+// returns where it ends (the elements are not scanned once to find their
+// end and again to read them). It reports whether it could follow the
+// array.
 func eachElementAt(src []byte, f func(v int) (end int, ok bool)) bool {
 	end, ok := eachElementFrom(src, skipSpace(src, 0), f)
 	return ok && skipSpace(src, end) == len(src)
