@@ -1,11 +1,13 @@
 package report
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -283,5 +285,52 @@ func TestReaderFirstBytes(t *testing.T) {
 		if want := !f.Series; (stopped > 0) != want {
 			t.Errorf("%+v: the first bytes sufficed %d times", f, stopped)
 		}
+	}
+}
+
+// TestReaderCutShort: a Record written with its bulky members last and
+// cut short in them is an error, as it is when read whole, though the
+// first bytes hold all a report reads of it.
+func TestReaderCutShort(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := campaign.Write(campaign.Spec{Steps: 1, Versions: 1, Hosts: 1, Repeats: 1, Seconds: 120, Seed: 5}, dir); err != nil {
+		t.Fatal(err)
+	}
+	files, err := record.Files(dir)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("campaign files %v: %v", files, err)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.TrimRight(data, "\n")
+	for _, keep := range []int{len(data) - 1, len(data) - 10, len(data) * 3 / 4} {
+		// Cut where the JSON does not happen to end with a brace: the
+		// check reads the file's last bytes only (see endsWhole).
+		for data[keep-1] == '}' {
+			keep--
+		}
+		path := filepath.Join(t.TempDir(), "cut.json")
+		if err := os.WriteFile(path, data[:keep], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := record.Parse(data[:keep]); err == nil {
+			t.Fatalf("the Record cut to %d of %d bytes parses whole", keep, len(data))
+		}
+		rd := reader{sel: record.NewSelective(fields{}.selection()), first: 4 << 10}
+		r, err := rd.read(path)
+		if err == nil || !strings.Contains(err.Error(), "cut short") {
+			t.Errorf("cut to %d of %d bytes: Record %v, error %v; want it cut short", keep, len(data), r != nil, err)
+		}
+	}
+	// Whole, with a newline after it, it reads from its first bytes.
+	path := filepath.Join(t.TempDir(), "whole.json")
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rd := reader{sel: record.NewSelective(fields{}.selection()), first: 4 << 10}
+	if _, err := rd.read(path); err != nil || rd.first%(4<<10) != 0 {
+		t.Errorf("whole: %v, first %d (want read from its first bytes)", err, rd.first)
 	}
 }

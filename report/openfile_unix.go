@@ -42,4 +42,13 @@ func (f rawFile) Read(b []byte) (int, error) {
 	}
 }
 
+// Seek sets where the next Read reads, as os.File's Seek does.
+func (f rawFile) Seek(offset int64, whence int) (int64, error) {
+	off, err := syscall.Seek(f.fd, offset, whence)
+	if err != nil {
+		return 0, &fs.PathError{Op: "seek", Path: f.path, Err: err}
+	}
+	return off, nil
+}
+
 func (f rawFile) Close() error { return syscall.Close(f.fd) }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -129,6 +130,9 @@ func (rd *reader) read(path string) (*record.Record, error) {
 	if !eof {
 		if r, used, ok := rd.sel.ParseStart(buf); ok && !r.Window.Start.IsZero() {
 			rd.first = max(4<<10, (used+used/4+4<<10-1)&^(4<<10-1))
+			if err := endsWhole(f); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
 			return r, nil
 		}
 		if buf, _, err = readFull(f, buf, -1); err != nil {
@@ -137,6 +141,9 @@ func (rd *reader) read(path string) (*record.Record, error) {
 		}
 		rd.buf = buf
 		rd.first = min(2*rd.first, 1<<20)
+	}
+	if err := endsAsObject(buf); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	r, err := rd.sel.Parse(buf)
 	if err == nil && r.Window.Start.IsZero() {
@@ -148,6 +155,37 @@ func (rd *reader) read(path string) (*record.Record, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return r, nil
+}
+
+// endsWhole checks that the file f, of which only the first bytes were
+// decoded, ends as a JSON object does: a Record cut short (a disk that
+// filled, a copy that stopped) is an error as it is when read whole, not
+// a Record without its tail.
+func endsWhole(f interface {
+	Read([]byte) (int, error)
+	Seek(int64, int) (int64, error)
+}) error {
+	var tail [64]byte
+	if _, err := f.Seek(-int64(len(tail)), io.SeekEnd); err != nil {
+		return fmt.Errorf("read the end of the Record: %w", err)
+	}
+	b, _, err := readFull(f, tail[:0], len(tail))
+	if err != nil {
+		return fmt.Errorf("read the end of the Record: %w", err)
+	}
+	return endsAsObject(b)
+}
+
+// endsAsObject checks that b, the end of a Record's file, ends as a JSON
+// object does. Decoding stops where what a report reads ends, so a file
+// cut short after that is caught here or not at all; one cut right after
+// a closing brace is not caught, but then what was read of it is whole.
+func endsAsObject(b []byte) error {
+	b = bytes.TrimRight(b, " \t\r\n")
+	if len(b) == 0 || b[len(b)-1] != '}' {
+		return errors.New("the Record is cut short: its JSON does not end where the file does (the file was truncated?); write it again or remove it")
+	}
+	return nil
 }
 
 // readFull appends to buf what is left of the file f, or up to n bytes
