@@ -87,27 +87,20 @@ type Record struct {
 	// name for a generic event ("context-switches", not "cs"; "cycles:u",
 	// not "cpu-cycles:u"), any other event as perf names it.
 	Counters []Counter `json:"counters,omitempty"`
-	// Roles splits the counters by thread role (connection, innodb-io, ...).
-	// The roles' values add up to Counters.
-	Roles []Role `json:"roles,omitempty"`
 	// Rotation is set when the events asked for did not fit the PMU
 	// budget and were counted in rotation, one group a repeat: Counters
 	// then hold this repeat's group only (and the anchors); the other
 	// events are absent, not "not counted".
 	Rotation *Rotation `json:"rotation,omitempty"`
 
-	// Status holds the server's SHOW GLOBAL STATUS changes over the window
-	// (counters as deltas); Gauges holds gauge variables read at the end
-	// of the window (Threads_running, Open_tables, ...).
-	Status map[string]float64 `json:"status,omitempty"`
+	// Gauges holds gauge variables read at the end of the window
+	// (Threads_running, Open_tables, ...).
 	Gauges map[string]float64 `json:"gauges,omitempty"`
 
 	OS     *OS     `json:"os,omitempty"`
 	Client *Client `json:"client,omitempty"`
 	// Interference is other processes' CPU on the host over the window.
 	Interference *Interference `json:"interference,omitempty"`
-	// Series is a 1-second view inside the window, so stalls show.
-	Series []Point `json:"series,omitempty"`
 
 	// Metrics are values supplied directly rather than computed from raw
 	// counts (from a CSV table, or an import that only had the ratio). Keys
@@ -129,6 +122,19 @@ type Record struct {
 	// AAOf is the version this one measured again under another label (an
 	// A/A pair of the plan): their rQPS is the run's noise floor.
 	AAOf string `json:"aa_of,omitempty"`
+
+	// The bulky members come last, in this order, so that a reader that
+	// needs none of those after some point can stop reading a Record
+	// there (record.Selective): Status, Roles, Series.
+
+	// Status holds the server's SHOW GLOBAL STATUS changes over the
+	// window (counters as deltas).
+	Status map[string]float64 `json:"status,omitempty"`
+	// Roles splits the counters by thread role (connection, innodb-io, ...).
+	// The roles' values add up to Counters.
+	Roles []Role `json:"roles,omitempty"`
+	// Series is a 1-second view inside the window, so stalls show.
+	Series []Point `json:"series,omitempty"`
 }
 
 // Window is the measured interval. Start and End are the instants at which

@@ -54,15 +54,29 @@ func NewSelective(sel Select) *Selective {
 
 // Parse decodes one Record without the members left out (see Selective).
 func (d *Selective) Parse(data []byte) (*Record, error) {
-	if r, ok := d.fast(data); ok {
+	if r, _, ok := d.fast(data); ok {
 		return r, nil
 	}
 	return d.general(data)
 }
 
-// general prunes data as JSON and decodes what is left with Parse; JSON
-// the pruning cannot follow is decoded whole, for Parse's error.
+// ParseStart decodes a Record from the first bytes of its JSON, when
+// they hold all that Parse reads of it (see stopsAt): then it returns
+// what Parse returns for the whole JSON, how many bytes it read and true.
+// Otherwise it returns false, and Parse of the whole JSON decides.
+func (d *Selective) ParseStart(start []byte) (r *Record, used int, ok bool) {
+	r, used, ok = d.fast(start)
+	if !ok || used == 0 {
+		return nil, 0, false
+	}
+	return r, used, true
+}
+
+// general prunes data, cut where reading stops, as JSON and decodes what
+// is left with Parse; JSON the pruning cannot follow is decoded whole,
+// for Parse's error.
 func (d *Selective) general(data []byte) (*Record, error) {
+	data = d.cut(data)
 	if l, ok := pruneObject(d.lean[:0], data, d.prune); ok {
 		d.lean = l
 		data = l
@@ -107,84 +121,146 @@ type counterList struct {
 }
 
 // fast decodes data as Parse does, or reports false when it cannot be
-// sure to (then nothing it did counts).
-func (d *Selective) fast(data []byte) (*Record, bool) {
+// sure to (then nothing it did counts). used is where it stopped reading
+// (see stopsAt), or 0 when it read the whole Record.
+func (d *Selective) fast(data []byte) (r *Record, used int, ok bool) {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
-		return nil, false
+		return nil, 0, false
 	}
 	d.rest = append(d.rest[:0], '{')
 	d.counters, d.lists = d.counters[:0], d.lists[:0]
 	var roles []Role
 	var status map[string]float64
 	var seen [len(hotMembers)]bool
-	first := true
+	first, provenance := true, false
 	i0 := i
-	end, ok := eachMember(data, i0, func(key []byte, v, end int) bool {
+	end, stopped, ok := eachMemberUntil(data, i0, func(key []byte) bool {
+		return d.stopsAt(key, provenance)
+	}, func(key []byte, v int) (int, bool) {
 		h := hotMember(key)
-		if h < 0 {
-			if !first {
-				d.rest = append(d.rest, ',')
-			}
-			first = false
-			d.rest = append(d.rest, data[i:end]...)
-			return true
-		}
-		if h == len(hotMembers) || seen[h] {
-			return false
-		}
-		seen[h] = true
-		val := data[v:end]
-		var ok bool
-		switch hotMembers[h] {
-		case "counters":
-			return d.counterList(val, -1)
-		case "roles":
-			if !d.sel.Roles {
-				return true
-			}
-			roles, ok = d.roles(val)
-			return ok
-		case "status":
-			status, ok = d.status(val)
-			return ok
-		case "series":
-			if !d.sel.Series {
-				return true
-			}
-		case "client":
-			if !d.sel.ClientLists && data[v] == '{' {
-				// Copy the client without its lists.
-				if !first {
-					d.rest = append(d.rest, ',')
+		switch {
+		case h == len(hotMembers):
+			return v, false
+		case h >= 0 && seen[h]:
+			return v, false
+		case h >= 0:
+			seen[h] = true
+			var end int
+			var ok bool
+			switch hotMembers[h] {
+			case "counters":
+				return d.counterList(data, v, -1)
+			case "roles":
+				if d.sel.Roles {
+					roles, end, ok = d.roles(data, v)
+					return end, ok
 				}
-				first = false
-				d.rest = append(d.rest, `"client":`...)
-				rest, e, ok := pruneAt(d.rest, data, v, d.prune["client"].sub, nil)
-				d.rest = rest
-				return ok && e == end
+			case "status":
+				status, end, ok = d.status(data, v)
+				return end, ok
 			}
 		}
-		if !first {
-			d.rest = append(d.rest, ',')
-		}
-		first = false
-		d.rest = append(d.rest, `"`+hotMembers[h]+`":`...)
-		d.rest = append(d.rest, val...)
-		return true
+		provenance = provenance || string(key) == "provenance"
+		end, ok := skipValue(data, v)
+		return end, ok && end > v && d.keep(data, h, &first, i, v, end)
 	}, &i)
-	if !ok || skipSpace(data, end) != len(data) {
-		return nil, false
+	if !ok || (!stopped && skipSpace(data, end) != len(data)) {
+		return nil, 0, false
+	}
+	if stopped {
+		used = end
 	}
 	d.rest = append(d.rest, '}')
 	var w wireRecord
 	if decode(d.rest, &w) != nil {
-		return nil, false
+		return nil, 0, false
 	}
 	w.Roles, w.Status = roles, status
 	d.placeCounters(&w.Record)
 	r, err := w.finish(false)
-	return r, err == nil
+	return r, used, err == nil
+}
+
+// keep copies the member of data at i, value data[v:end], for the
+// general decoder (hotMember h): all but the members fast reads itself,
+// and of those the series when selected and the client without its
+// lists unless selected.
+func (d *Selective) keep(data []byte, h int, first *bool, i, v, end int) bool {
+	comma := func() {
+		if !*first {
+			d.rest = append(d.rest, ',')
+		}
+		*first = false
+	}
+	if h < 0 {
+		comma()
+		d.rest = append(d.rest, data[i:end]...)
+		return true
+	}
+	switch hotMembers[h] {
+	case "roles":
+		return true // not selected
+	case "series":
+		if !d.sel.Series {
+			return true
+		}
+	case "client":
+		if !d.sel.ClientLists && data[v] == '{' {
+			comma()
+			d.rest = append(d.rest, `"client":`...)
+			rest, e, ok := pruneAt(d.rest, data, v, d.prune["client"].sub, nil)
+			d.rest = rest
+			return ok && e == end
+		}
+	}
+	comma()
+	d.rest = append(d.rest, `"`+hotMembers[h]+`":`...)
+	d.rest = append(d.rest, data[v:end]...)
+	return true
+}
+
+// stopsAt reports whether reading a Record ends before its member named
+// key, after its provenance was read when provenance is set. perfbench
+// writes the status, the roles and the series last, in that order, after
+// the provenance (older Records have the provenance last): a Record whose
+// provenance came first has nothing after its roles but the series, and
+// nothing after the series. Reading stops at the first of those left out
+// with none after it selected.
+func (d *Selective) stopsAt(key []byte, provenance bool) bool {
+	if !provenance {
+		return false
+	}
+	switch string(key) {
+	case "roles":
+		return !d.sel.Roles && !d.sel.Series
+	case "series":
+		return !d.sel.Series
+	}
+	return false
+}
+
+// cut returns the Record's JSON in data up to where reading stops (see
+// stopsAt), closed; data itself when reading does not stop or the
+// members before cannot be followed.
+func (d *Selective) cut(data []byte) []byte {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return data
+	}
+	provenance := false
+	end, stopped, ok := eachMemberUntil(data, i, func(key []byte) bool {
+		return d.stopsAt(key, provenance)
+	}, func(key []byte, v int) (int, bool) {
+		provenance = provenance || string(key) == "provenance"
+		return skipValue(data, v)
+	}, nil)
+	if !ok || !stopped {
+		return data
+	}
+	head := bytes.TrimRight(data[:end], " \t\r\n")
+	head = bytes.TrimSuffix(head, []byte(","))
+	return append(head[:len(head):len(head)], '}')
 }
 
 // hotMembers are the members of a Record that fast reads itself.
@@ -213,35 +289,94 @@ func hotMember(key []byte) int {
 // the object. It fails on JSON it cannot follow, on names with escapes,
 // and when f fails. *at is left at the start of each member for f.
 func eachMember(src []byte, i int, f func(key []byte, v, end int) bool, at *int) (int, bool) {
+	end, _, ok := eachMemberUntil(src, i, nil, func(key []byte, v int) (int, bool) {
+		end, ok := skipValue(src, v)
+		return end, ok && end > v && f(key, v, end)
+	}, at)
+	return end, ok
+}
+
+// eachMemberUntil is eachMember for an f that reads the value starting at
+// v itself and returns where it ends (a value is not scanned once to find
+// its end and again to read it), stopping, without reading its value, at
+// the first member whose name stop (when not nil) returns true for: it
+// then returns the start of that member's name and stopped.
+func eachMemberUntil(src []byte, i int, stop func(key []byte) bool, f func(key []byte, v int) (int, bool), at *int) (end int, stopped, ok bool) {
 	i = skipSpace(src, i+1)
 	if i < len(src) && src[i] == '}' {
-		return i + 1, true
+		return i + 1, false, true
 	}
 	for {
 		if i >= len(src) || src[i] != '"' {
-			return i, false
+			return i, false, false
 		}
 		keyEnd, ok := skipString(src, i)
 		if !ok {
-			return i, false
+			return i, false, false
 		}
 		key := src[i+1 : keyEnd-1]
 		if bytes.IndexByte(key, '\\') >= 0 {
-			return i, false
+			return i, false, false
+		}
+		if stop != nil && stop(key) {
+			return i, true, true
 		}
 		v := skipSpace(src, keyEnd)
 		if v >= len(src) || src[v] != ':' {
-			return i, false
+			return i, false, false
 		}
 		v = skipSpace(src, v+1)
-		end, ok := skipValue(src, v)
-		if !ok || end == v {
-			return i, false
+		if v >= len(src) {
+			return i, false, false
 		}
 		if at != nil {
 			*at = i
 		}
-		if !f(key, v, end) {
+		end, ok := f(key, v)
+		if !ok || end <= v {
+			return i, false, false
+		}
+		i = skipSpace(src, end)
+		if i >= len(src) {
+			return i, false, false
+		}
+		switch src[i] {
+		case ',':
+			i = skipSpace(src, i+1)
+		case '}':
+			return i + 1, false, true
+		default:
+			return i, false, false
+		}
+	}
+}
+
+// eachElementAt calls f with the start of each element of the array in
+// src (all of it, after leading white space); f reads the element and
+// returns where it ends (the elements are not scanned once to find their
+// end and again to read them). It reports whether it could follow the
+// array.
+func eachElementAt(src []byte, f func(v int) (end int, ok bool)) bool {
+	end, ok := eachElementFrom(src, skipSpace(src, 0), f)
+	return ok && skipSpace(src, end) == len(src)
+}
+
+// eachElementFrom is eachElementAt for the array at src[i]: it returns
+// the index after the array.
+func eachElementFrom(src []byte, i int, f func(v int) (end int, ok bool)) (int, bool) {
+	if i >= len(src) || src[i] != '[' {
+		return i, false
+	}
+	i = skipSpace(src, i+1)
+	if i < len(src) && src[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		if i >= len(src) {
+			return i, false
+		}
+		end, ok := f(i)
+		if !ok || end <= i {
 			return i, false
 		}
 		i = skipSpace(src, end)
@@ -251,7 +386,7 @@ func eachMember(src []byte, i int, f func(key []byte, v, end int) bool, at *int)
 		switch src[i] {
 		case ',':
 			i = skipSpace(src, i+1)
-		case '}':
+		case ']':
 			return i + 1, true
 		default:
 			return i, false
@@ -259,69 +394,43 @@ func eachMember(src []byte, i int, f func(key []byte, v, end int) bool, at *int)
 	}
 }
 
-// eachElement calls f with the start and end of each element of the
-// array in src (all of it, after leading white space) and reports
-// whether it could follow the array.
-func eachElement(src []byte, f func(v, end int) bool) bool {
-	return eachElementAt(src, func(v int) (int, bool) {
-		end, ok := skipValue(src, v)
-		return end, ok && end > v && f(v, end)
-	})
+// scalarAt returns the end of the value at src[v] and whether it is
+// null, for a reader of an array or object that also takes null: any
+// other value that is not an array or object fails.
+func scalarAt(src []byte, v int) (end int, null, ok bool) {
+	if src[v] == '[' || src[v] == '{' {
+		return v, false, true
+	}
+	end, ok = skipValue(src, v)
+	return end, ok && isNull(src[v:end]), ok
 }
 
-// eachElementAt is eachElement for an f that reads the element starting
-// at v itself and returns where it ends: the elements are not scanned
-// once to find their end and again to read them.
-func eachElementAt(src []byte, f func(v int) (end int, ok bool)) bool {
-	i := skipSpace(src, 0)
-	if i >= len(src) || src[i] != '[' {
-		return false
-	}
-	i = skipSpace(src, i+1)
-	if i < len(src) && src[i] == ']' {
-		return skipSpace(src, i+1) == len(src)
-	}
-	for {
-		if i >= len(src) {
-			return false
-		}
-		end, ok := f(i)
-		if !ok || end <= i {
-			return false
-		}
-		i = skipSpace(src, end)
-		if i >= len(src) {
-			return false
-		}
-		switch src[i] {
-		case ',':
-			i = skipSpace(src, i+1)
-		case ']':
-			return skipSpace(src, i+1) == len(src)
-		default:
-			return false
-		}
-	}
-}
-
-// counterList decodes a list of counters into d.counters, for the role
-// numbered role (-1: the Record's own).
-func (d *Selective) counterList(val []byte, role int) bool {
+// counterList decodes the list of counters at src[v] into d.counters,
+// for the role numbered role (-1: the Record's own), and returns where
+// it ends.
+func (d *Selective) counterList(src []byte, v, role int) (int, bool) {
 	l := counterList{start: len(d.counters), role: role}
-	if isNull(val) {
+	end, null, ok := scalarAt(src, v)
+	switch {
+	case !ok || (end > v && !null):
+		return end, false
+	case null:
 		l.null = true
-	} else if !eachElementAt(val, func(v int) (int, bool) {
-		if val[v] != '{' {
-			return v, false
+	default:
+		end, ok = eachElementFrom(src, v, func(v int) (int, bool) {
+			if src[v] != '{' {
+				return v, false
+			}
+			d.counters = append(d.counters, Counter{})
+			return d.counter(src, v, &d.counters[len(d.counters)-1])
+		})
+		if !ok {
+			return end, false
 		}
-		d.counters = append(d.counters, Counter{})
-		return d.counter(val, v, &d.counters[len(d.counters)-1])
-	}) {
-		return false
 	}
 	l.end = len(d.counters)
 	d.lists = append(d.lists, l)
-	return true
+	return end, true
 }
 
 // counter decodes the counter object at src[i] and returns where it ends.
@@ -381,56 +490,57 @@ func (d *Selective) counter(src []byte, i int, c *Counter) (int, bool) {
 	}, nil)
 }
 
-// roles decodes the list of roles, their counters into d.counters.
-func (d *Selective) roles(val []byte) ([]Role, bool) {
-	if isNull(val) {
-		return nil, true
+// roles decodes the list of roles at src[v], their counters into
+// d.counters, and returns where it ends.
+func (d *Selective) roles(src []byte, v int) ([]Role, int, bool) {
+	if end, null, ok := scalarAt(src, v); !ok || end > v {
+		return nil, end, ok && null
 	}
 	roles := []Role{}
-	src := val
-	ok := eachElementAt(src, func(i int) (int, bool) {
+	end, ok := eachElementFrom(src, v, func(i int) (int, bool) {
 		if src[i] != '{' {
 			return i, false
 		}
 		roles = append(roles, Role{})
 		r := &roles[len(roles)-1]
 		var seen uint8
-		return eachMember(src, i, func(key []byte, v, end int) bool {
-			val := src[v:end]
-			bit, ok := uint8(0), true
+		end, _, ok := eachMemberUntil(src, i, nil, func(key []byte, v int) (int, bool) {
+			bit, end, ok := uint8(0), v, true
 			switch string(key) {
 			case "name":
 				bit = 1
-				r.Name, ok = d.str(val, true)
+				end, ok = skipValue(src, v)
+				r.Name, ok = d.strOK(src[v:end], true, ok)
 			case "threads":
 				bit = 2
-				r.Threads, ok = parseInt(val)
+				end, ok = skipValue(src, v)
+				r.Threads, ok = parseIntOK(src[v:end], ok)
 			case "counters":
-				bit, ok = 4, d.counterList(val, len(roles)-1)
+				bit = 4
+				end, ok = d.counterList(src, v, len(roles)-1)
 			default:
-				return false
+				return v, false
 			}
 			if seen&bit != 0 {
-				return false
+				return v, false
 			}
 			seen |= bit
-			return ok
+			return end, ok
 		}, nil)
+		return end, ok
 	})
-	return roles, ok
+	return roles, end, ok
 }
 
-// status decodes the status variables Select keeps.
-func (d *Selective) status(val []byte) (map[string]float64, bool) {
-	if isNull(val) {
-		return nil, true
-	}
-	i := skipSpace(val, 0)
-	if i >= len(val) || val[i] != '{' {
-		return nil, false
+// status decodes the status variables Select keeps from the object at
+// src[v] and returns where it ends.
+func (d *Selective) status(src []byte, v int) (map[string]float64, int, bool) {
+	end, null, ok := scalarAt(src, v)
+	if !ok || end > v || src[v] != '{' {
+		return nil, end, ok && null
 	}
 	m := make(map[string]float64, len(d.sel.Status))
-	end, ok := eachMember(val, i, func(key []byte, v, end int) bool {
+	end, ok = eachMember(src, v, func(key []byte, v, end int) bool {
 		if d.sel.Status != nil && !keeps(d.sel.Status, key) {
 			return true
 		}
@@ -442,14 +552,14 @@ func (d *Selective) status(val []byte) (map[string]float64, bool) {
 		if !utf8.Valid(key) {
 			return false
 		}
-		x, ok := parseFloat(val[v:end])
-		if ok && isNull(val[v:end]) {
+		x, ok := parseFloat(src[v:end])
+		if ok && isNull(src[v:end]) {
 			return false // encoding/json would store a 0
 		}
 		m[string(key)] = x
 		return ok
 	}, nil)
-	return m, ok && skipSpace(val, end) == len(val)
+	return m, end, ok
 }
 
 // placeCounters gives the Record and its roles their counter lists, in
@@ -527,6 +637,22 @@ func (d *Selective) str(val []byte, intern bool) (string, bool) {
 	v := string(s)
 	d.names[v] = v
 	return v, true
+}
+
+// strOK is str of a value skipValue read, ok as it said.
+func (d *Selective) strOK(val []byte, intern, ok bool) (string, bool) {
+	if !ok || len(val) == 0 {
+		return "", false
+	}
+	return d.str(val, intern)
+}
+
+// parseIntOK is parseInt of a value skipValue read, ok as it said.
+func parseIntOK(val []byte, ok bool) (int, bool) {
+	if !ok || len(val) == 0 {
+		return 0, false
+	}
+	return parseInt(val)
 }
 
 func isNull(val []byte) bool { return string(val) == "null" }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -93,7 +94,7 @@ func TestSelectiveAsGeneral(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			got, ok := d.fast(data)
+			got, _, ok := d.fast(data)
 			if !ok {
 				t.Errorf("%s with %+v: the fast path refused it", name, sel)
 				continue
@@ -220,6 +221,117 @@ func TestPruneObject(t *testing.T) {
 	for _, bad := range []string{`{"a":1`, `{"a" 1}`, `[1]`, `{"a":"x}`, `{"a":1} x`, `{"a":"x\"}`, `{"a":"x\`, `{"series":[{"a":"\"]}`} {
 		if got, ok := pruneObject(nil, []byte(bad), spec); ok {
 			t.Errorf("pruneObject(%s) = %s, want a failure", bad, got)
+		}
+	}
+}
+
+// TestMarshalBulkyLast checks that perfbench writes a Record's bulky
+// members last, status, roles and series in that order, after its
+// provenance: what lets a reader stop early (Selective.ParseStart).
+func TestMarshalBulkyLast(t *testing.T) {
+	data, err := Marshal(fullRecord())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	end, ok := eachMember(data, 0, func(key []byte, _, _ int) bool {
+		names = append(names, string(key))
+		return true
+	}, nil)
+	if !ok || skipSpace(data, end) != len(data) {
+		t.Fatalf("cannot follow %s", data)
+	}
+	n := len(names)
+	if n < 5 || !slices.Equal(names[n-3:], []string{"status", "roles", "series"}) || !slices.Contains(names[:n-3], "provenance") {
+		t.Errorf("members written in the order %v, want the provenance before status, roles and series, which end the Record", names)
+	}
+}
+
+// TestParseStart checks that a Record's first bytes give what Parse
+// gives for the whole Record, once they hold all that is read: for
+// every prefix of Records written now, and never for Records written in
+// the older order (provenance last), whose prefixes all need the rest.
+func TestParseStart(t *testing.T) {
+	full, err := Marshal(fullRecord())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The older order: the provenance after the bulky members.
+	var old Record
+	if err := json.Unmarshal(full, &old); err != nil {
+		t.Fatal(err)
+	}
+	oldJSON, err := json.Marshal(struct {
+		Record
+		Provenance Provenance `json:"provenance"`
+	}{old, old.Provenance})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sel := range selections {
+		d := NewSelective(sel)
+		want, err := d.Parse(full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stops := 0
+		for n := range len(full) + 1 {
+			r, used, ok := d.ParseStart(full[:n])
+			if !ok {
+				continue
+			}
+			stops++
+			if used > n || !reflect.DeepEqual(r, want) {
+				t.Fatalf("%+v: the first %d bytes read (%d used)\n%+v\nwant\n%+v", sel, n, used, r, want)
+			}
+		}
+		// Reading stops at the name of the roles, or of the series,
+		// when left out with nothing after them, and then for every
+		// prefix that holds that name.
+		wantStops := 0
+		for _, at := range []struct {
+			name string
+			stop bool
+		}{{`"roles"`, !sel.Roles && !sel.Series}, {`"series"`, sel.Roles && !sel.Series}} {
+			if at.stop {
+				wantStops = len(full) + 1 - (bytes.Index(full, []byte(at.name)) + len(at.name))
+			}
+		}
+		if stops != wantStops {
+			t.Errorf("%+v: %d of %d prefixes read, want %d", sel, stops, len(full)+1, wantStops)
+		}
+		if _, _, ok := d.ParseStart(oldJSON[:len(oldJSON)-1]); ok {
+			t.Errorf("%+v: a Record with its provenance last read from its start", sel)
+		}
+		if r, err := d.Parse(oldJSON); err != nil || !reflect.DeepEqual(r, want) {
+			t.Errorf("%+v: the older order read %v\n%+v\nwant\n%+v", sel, err, r, want)
+		}
+	}
+}
+
+// TestSelectiveStopsAlike checks that the general way stops where the
+// fast path does: what follows the first member left out of the tail
+// of a Record written now is not read, by either.
+func TestSelectiveStopsAlike(t *testing.T) {
+	full, err := Marshal(fullRecord())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := bytes.Index(full, []byte(`"series"`))
+	bad := append(append([]byte(nil), full[:cut]...), `"series": [{"t": oops}], "schema": 9}`...)
+	for _, sel := range selections {
+		d := NewSelective(sel)
+		want, wantErr := d.Parse(full)
+		fast, _, fastOK := d.fast(bad)
+		general, err := d.general(bad)
+		if sel.Series {
+			if fastOK || err == nil {
+				t.Errorf("%+v: a broken series read (fast %v, general %v)", sel, fastOK, err)
+			}
+			continue
+		}
+		if wantErr != nil || !fastOK || err != nil || !reflect.DeepEqual(fast, want) || !reflect.DeepEqual(general, want) {
+			t.Errorf("%+v: fast %v, general %v: read\n%+v\n%+v\nwant\n%+v", sel, fastOK, err, fast, general, want)
 		}
 	}
 }

@@ -1,11 +1,13 @@
 package report
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 
@@ -233,5 +235,102 @@ func TestLoadMemoryLinear(t *testing.T) {
 	}
 	if float64(h2) > 0.5*float64(raw2) {
 		t.Errorf("240 Records hold %d KB, more than half their files' %d KB", h2>>10, raw2>>10)
+	}
+}
+
+// TestReaderFirstBytes checks that a Record read from its first bytes
+// (the rest of the file only when they do not hold all that is read)
+// equals the Record read from the whole file, whatever the number of
+// first bytes tried, for Records written now and older ones.
+func TestReaderFirstBytes(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := campaign.Write(campaign.Spec{Steps: 2, Versions: 2, Hosts: 1, Repeats: 2, Seconds: 120, Seed: 4}, dir); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, in := range []string{"../testdata/records", dir} {
+		fs, err := record.Files(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, fs...)
+	}
+	for _, f := range []fields{{}, {Roles: true}, allFields} {
+		stopped := 0
+		for _, path := range files {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wantErr := record.NewSelective(f.selection()).Parse(data)
+			if wantErr == nil && want.Window.Start.IsZero() {
+				want, wantErr = record.Parse(data)
+			}
+			for _, first := range []int{1, 100, 5000, 13000, 21000, 30000, 1e6} {
+				rd := reader{sel: record.NewSelective(f.selection()), first: first}
+				got, err := rd.read(path)
+				if (err == nil) != (wantErr == nil) || !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s with %+v from its first %d bytes: %v\n%+v\nwant %v\n%+v", path, f, first, err, got, wantErr, want)
+				}
+				// The first bytes sufficed when the next file is
+				// to be read from as many as were needed, rounded up
+				// to 4 KiB (none of the sizes tried, nor twice one).
+				if rd.first%(4<<10) == 0 {
+					stopped++
+				}
+			}
+		}
+		// The campaign's Records stop before the series, or the roles,
+		// when left out, with some of the sizes tried.
+		if want := !f.Series; (stopped > 0) != want {
+			t.Errorf("%+v: the first bytes sufficed %d times", f, stopped)
+		}
+	}
+}
+
+// TestReaderCutShort: a Record written with its bulky members last and
+// cut short in them is an error, as it is when read whole, though the
+// first bytes hold all a report reads of it.
+func TestReaderCutShort(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := campaign.Write(campaign.Spec{Steps: 1, Versions: 1, Hosts: 1, Repeats: 1, Seconds: 120, Seed: 5}, dir); err != nil {
+		t.Fatal(err)
+	}
+	files, err := record.Files(dir)
+	if err != nil || len(files) == 0 {
+		t.Fatalf("campaign files %v: %v", files, err)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.TrimRight(data, "\n")
+	for _, keep := range []int{len(data) - 1, len(data) - 10, len(data) * 3 / 4} {
+		// Cut where the JSON does not happen to end with a brace: the
+		// check reads the file's last bytes only (see endsWhole).
+		for data[keep-1] == '}' {
+			keep--
+		}
+		path := filepath.Join(t.TempDir(), "cut.json")
+		if err := os.WriteFile(path, data[:keep], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := record.Parse(data[:keep]); err == nil {
+			t.Fatalf("the Record cut to %d of %d bytes parses whole", keep, len(data))
+		}
+		rd := reader{sel: record.NewSelective(fields{}.selection()), first: 4 << 10}
+		r, err := rd.read(path)
+		if err == nil || !strings.Contains(err.Error(), "cut short") {
+			t.Errorf("cut to %d of %d bytes: Record %v, error %v; want it cut short", keep, len(data), r != nil, err)
+		}
+	}
+	// Whole, with a newline after it, it reads from its first bytes.
+	path := filepath.Join(t.TempDir(), "whole.json")
+	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rd := reader{sel: record.NewSelective(fields{}.selection()), first: 4 << 10}
+	if _, err := rd.read(path); err != nil || rd.first%(4<<10) != 0 {
+		t.Errorf("whole: %v, first %d (want read from its first bytes)", err, rd.first)
 	}
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -72,10 +73,9 @@ func loadRecords(p string, f fields) ([]record.Loaded, []error, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d := record.NewSelective(f.selection())
-			var buf []byte
+			rd := reader{sel: record.NewSelective(f.selection()), first: 16 << 10}
 			for i := range work {
-				recs[i], buf, errs[i] = readSelected(files[i], d, buf)
+				recs[i], errs[i] = rd.read(files[i])
 			}
 		}()
 	}
@@ -99,48 +99,116 @@ func loadRecords(p string, f fields) ([]record.Loaded, []error, error) {
 	return out, problems, nil
 }
 
-// readSelected reads the Record in file path as d selects, reusing buf
-// for the file's bytes and returning it for the next file.
-func readSelected(path string, d *record.Selective, buf []byte) (*record.Record, []byte, error) {
-	buf, err := readInto(path, buf[:0])
+// reader reads Records one file after another, as its Selective
+// selects, reusing its buffer for the files' bytes: one per goroutine.
+type reader struct {
+	sel *record.Selective
+	buf []byte
+	// first is how many bytes of a file are read before trying whether
+	// they hold all that is read of the Record (record.ParseStart): a
+	// little more than the last one needed.
+	first int
+}
+
+// read reads the Record in the file at path. Records as perfbench writes
+// them end with the parts most reports leave out: the rest of the file is
+// read only when the first bytes do not hold all that is read.
+func (rd *reader) read(path string) (*record.Record, error) {
+	f, err := openFile(path)
 	if err != nil {
-		return nil, buf, err
+		return nil, err
 	}
-	r, err := d.Parse(buf)
+	defer f.Close()
+	if cap(rd.buf) < 64<<10 {
+		rd.buf = make([]byte, 0, 64<<10)
+	}
+	buf, eof, err := readFull(f, rd.buf[:0], rd.first)
+	rd.buf = buf
+	if err != nil {
+		return nil, err
+	}
+	if !eof {
+		if r, used, ok := rd.sel.ParseStart(buf); ok && !r.Window.Start.IsZero() {
+			rd.first = max(4<<10, (used+used/4+4<<10-1)&^(4<<10-1))
+			if err := endsWhole(f); err != nil {
+				return nil, fmt.Errorf("%s: %w", path, err)
+			}
+			return r, nil
+		}
+		if buf, _, err = readFull(f, buf, -1); err != nil {
+			rd.buf = buf
+			return nil, err
+		}
+		rd.buf = buf
+		rd.first = min(2*rd.first, 1<<20)
+	}
+	if err := endsAsObject(buf); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	r, err := rd.sel.Parse(buf)
 	if err == nil && r.Window.Start.IsZero() {
 		// Records without a window start are told apart by their whole
 		// content (sameContent): read this one whole.
 		r, err = record.Parse(buf)
 	}
 	if err != nil {
-		return nil, buf, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return r, buf, nil
+	return r, nil
 }
 
-// readInto reads the file at path into buf, growing it as needed: a
-// buffer kept from file to file spares most files a stat and a
-// growing read.
-func readInto(path string, buf []byte) ([]byte, error) {
-	f, err := os.Open(path)
+// endsWhole checks that the file f, of which only the first bytes were
+// decoded, ends as a JSON object does: a Record cut short (a disk that
+// filled, a copy that stopped) is an error as it is when read whole, not
+// a Record without its tail.
+func endsWhole(f interface {
+	Read([]byte) (int, error)
+	Seek(int64, int) (int64, error)
+}) error {
+	var tail [64]byte
+	if _, err := f.Seek(-int64(len(tail)), io.SeekEnd); err != nil {
+		return fmt.Errorf("read the end of the Record: %w", err)
+	}
+	b, _, err := readFull(f, tail[:0], len(tail))
 	if err != nil {
-		return buf, err
+		return fmt.Errorf("read the end of the Record: %w", err)
 	}
-	defer f.Close()
-	if cap(buf) < 64<<10 {
-		buf = make([]byte, 0, 64<<10)
+	return endsAsObject(b)
+}
+
+// endsAsObject checks that b, the end of a Record's file, ends as a JSON
+// object does. Decoding stops where what a report reads ends, so a file
+// cut short after that is caught here or not at all; one cut right after
+// a closing brace is not caught, but then what was read of it is whole.
+func endsAsObject(b []byte) error {
+	b = bytes.TrimRight(b, " \t\r\n")
+	if len(b) == 0 || b[len(b)-1] != '}' {
+		return errors.New("the Record is cut short: its JSON does not end where the file does (the file was truncated?); write it again or remove it")
 	}
-	for {
+	return nil
+}
+
+// readFull appends to buf what is left of the file f, or up to n bytes
+// of it when n >= 0, growing buf as needed, and reports whether it read
+// to the end.
+func readFull(f interface{ Read([]byte) (int, error) }, buf []byte, n int) ([]byte, bool, error) {
+	limit := len(buf) + n
+	for n < 0 || len(buf) < limit {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
-		n, err := f.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
+		to := cap(buf)
+		if n >= 0 {
+			to = min(to, limit)
+		}
+		m, err := f.Read(buf[len(buf):to])
+		buf = buf[:len(buf)+m]
+		if err == io.EOF || (err == nil && m == 0) {
+			return buf, true, nil
 		}
 		if err != nil {
-			return buf, err
+			return buf, false, err
 		}
 	}
+	return buf, false, nil
 }
