@@ -567,6 +567,7 @@ func (r *run) openClients(ctx context.Context) ([]roles, error) {
 // of the driver's connections, idle meanwhile.
 func (r *run) prepareWire(ctx context.Context, c *client, w *wireConn, rows int) (*wireStmt, error) {
 	q := insertSQL(c.table, rows)
+	defer context.AfterFunc(ctx, r.shutdownAll)() // ctx ends: the prepare too
 	t0 := time.Now()
 	st, err := w.prepare(q, rows)
 	return st, r.stmtErr(ctx, err, time.Since(t0), r.o.StatementTimeout, "client %d: prepare %.60s...", c.n, q)
