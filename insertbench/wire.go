@@ -45,10 +45,9 @@ func newWireConn(c net.Conn, timeout time.Duration) *wireConn {
 	return &wireConn{c: c, r: bufio.NewReaderSize(c, 4096), timeout: timeout}
 }
 
-// wireStmt is a prepared INSERT of rows rows.
+// wireStmt is a prepared INSERT.
 type wireStmt struct {
-	w    *wireConn
-	rows int
+	w *wireConn
 	// head is the COM_STMT_EXECUTE payload before the values.
 	head []byte
 }
@@ -113,7 +112,7 @@ func (w *wireConn) prepare(q string, rows int) (*wireStmt, error) {
 	if params != rows*insertColumns {
 		return nil, fmt.Errorf("prepare: the server counts %d parameters in an INSERT of %d rows, want %d", params, rows, rows*insertColumns)
 	}
-	s := &wireStmt{w: w, rows: rows}
+	s := &wireStmt{w: w}
 	s.head = binary.LittleEndian.AppendUint32([]byte{comStmtExecute}, id)
 	s.head = append(s.head, 0, 1, 0, 0, 0)                 // no cursor, 1 iteration
 	s.head = append(s.head, make([]byte, (params+7)/8)...) // no NULLs
@@ -132,8 +131,8 @@ func (s *wireStmt) packet() []byte {
 	return append(append(s.w.out[:0], 0, 0, 0, 0), s.head...)
 }
 
-// exec sends p, a packet from packet with the values of s.rows rows
-// appended, and reads the answer: the rows the server inserted.
+// exec sends p, a packet from packet with the values of the statement's
+// rows appended, and reads the answer: the rows the server inserted.
 func (s *wireStmt) exec(p []byte) (int64, error) {
 	w := s.w
 	w.out = p // keep the buffer as it grew
