@@ -28,7 +28,9 @@
 // One client per table, each with its own connections: one for l.i0 and
 // l.x, two for l.i1 and l.i2 (inserts, deletes), three for the q steps
 // (queries, inserts, deletes). Statements are prepared; each INSERT or
-// DELETE commits on its own (autocommit).
+// DELETE commits on its own (autocommit). The INSERTs are prepared and
+// run by this package on the socket of a connection the MySQL driver
+// opened (wireConn), their rows generated into the packet itself.
 //
 // perfbench run runs a step's driver as a process of its own, perfbench's
 // hidden subcommand insert-driver (StartDriver, DriverMain): its CPU time

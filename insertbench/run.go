@@ -190,6 +190,10 @@ type run struct {
 
 	mu   sync.Mutex
 	live []shutdowner // every connection opened
+
+	// insTimeout is the read and write timeout the INSERTs set on their
+	// sockets: 0 when these time out by themselves.
+	insTimeout time.Duration
 }
 
 // shutdowner is a connection that can be woken from a blocked read or
@@ -245,6 +249,9 @@ func runStep(ctx context.Context, cfg *mysql.Config, o Options) (*Result, error)
 		return nil, fmt.Errorf("insert-benchmark step %s: no database given to connect to", o.Step.Name)
 	}
 	r := &run{o: o, clock: o.clock}
+	if !ownTimeouts(cfg) {
+		r.insTimeout = o.StatementTimeout
+	}
 	if r.clock == nil {
 		r.clock = realClock{}
 	}
@@ -301,13 +308,16 @@ func (r *run) openDB(cfg *mysql.Config, timeout time.Duration) (*sql.DB, error) 
 		dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			return dialServer(ctx, network, addr, timeout)
 		}
-		if kernelTimeouts {
-			c.ReadTimeout, c.WriteTimeout = 0, 0
-		}
+	}
+	if ownTimeouts(cfg) {
+		c.ReadTimeout, c.WriteTimeout = 0, 0
 	}
 	c.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		conn, err := dial(ctx, network, addr)
 		if err == nil {
+			if slot, ok := ctx.Value(dialedKey{}).(*net.Conn); ok {
+				*slot = conn
+			}
 			s, ok := conn.(shutdowner)
 			if !ok {
 				s = deadlineShutdown{conn}
@@ -326,6 +336,15 @@ func (r *run) openDB(cfg *mysql.Config, timeout time.Duration) (*sql.DB, error) 
 	db.SetMaxIdleConns(-1) // connections are pinned (db.Conn), never pooled
 	return db, nil
 }
+
+// ownTimeouts tells whether the connections of cfg time out by themselves
+// (blockingConns).
+func ownTimeouts(cfg *mysql.Config) bool { return cfg.DialFunc == nil && kernelTimeouts }
+
+// dialedKey is the key of a *net.Conn in the context of db.Conn that
+// receives the socket the driver connects over (database/sql gives the
+// driver that context when it opens a connection for the call).
+type dialedKey struct{}
 
 func (r *run) conn(ctx context.Context, db *sql.DB, role string) (*sql.Conn, error) {
 	cctx, cancel := context.WithTimeout(ctx, r.o.StatementTimeout)
@@ -456,10 +475,10 @@ func (r *run) idRange(ctx context.Context, c *sql.Conn, table string) (lo, hi in
 // roles are a client's prepared statements, by role.
 type roles struct {
 	// insert and insertRest insert RowsPerCommit rows and the rest of
-	// l.i0's rows: statements of the driver's connection insConn, run
-	// inside insConn.Raw (see insert).
+	// l.i0's rows: statements on the socket of insConn, run inside
+	// insConn.Raw (see insert).
 	insConn            *sql.Conn
-	insert, insertRest driver.Stmt
+	insert, insertRest *wireStmt
 	delete             *sql.Stmt
 	queries            []*sql.Stmt
 	index              *sql.Conn
@@ -471,8 +490,9 @@ func (r *run) openClients(ctx context.Context) ([]roles, error) {
 	o := r.o
 	out := make([]roles, len(r.clients))
 	for i, c := range r.clients {
+		var dialed net.Conn
 		open := func(db *sql.DB, role string) (*sql.Conn, error) {
-			cn, err := r.conn(ctx, db, fmt.Sprintf("client %d %s", c.n, role))
+			cn, err := r.conn(context.WithValue(ctx, dialedKey{}, &dialed), db, fmt.Sprintf("client %d %s", c.n, role))
 			if err == nil {
 				c.conns = append(c.conns, cn)
 			}
@@ -499,11 +519,15 @@ func (r *run) openClients(ctx context.Context) ([]roles, error) {
 			return nil, err
 		}
 		rl.insConn = ins
-		if rl.insert, err = r.prepareRaw(ctx, c, ins, insertSQL(c.table, o.RowsPerCommit)); err != nil {
+		if dialed == nil {
+			return nil, fmt.Errorf("insert-benchmark step %s: client %d: the insert connection's socket is not known", o.Step.Name, c.n)
+		}
+		w := newWireConn(dialed, r.insTimeout)
+		if rl.insert, err = r.prepareWire(ctx, c, w, o.RowsPerCommit); err != nil {
 			return nil, err
 		}
 		if rest := int(o.Rows % int64(o.RowsPerCommit)); rest > 0 {
-			if rl.insertRest, err = r.prepareRaw(ctx, c, ins, insertSQL(c.table, rest)); err != nil {
+			if rl.insertRest, err = r.prepareWire(ctx, c, w, rest); err != nil {
 				return nil, err
 			}
 		}
@@ -539,22 +563,13 @@ func (r *run) openClients(ctx context.Context) ([]roles, error) {
 	return out, nil
 }
 
-// prepareRaw prepares q on the driver's connection of cn, to run inside
-// cn.Raw.
-func (r *run) prepareRaw(ctx context.Context, c *client, cn *sql.Conn, q string) (driver.Stmt, error) {
-	sctx, cancel := context.WithTimeout(ctx, r.o.StatementTimeout)
-	defer cancel()
-	var st driver.Stmt
+// prepareWire prepares c's INSERT of rows rows on w, the socket of one
+// of the driver's connections, idle meanwhile.
+func (r *run) prepareWire(ctx context.Context, c *client, w *wireConn, rows int) (*wireStmt, error) {
+	q := insertSQL(c.table, rows)
+	defer context.AfterFunc(ctx, r.shutdownAll)() // ctx ends: the prepare too
 	t0 := time.Now()
-	err := cn.Raw(func(dc any) error {
-		p, ok := dc.(driver.ConnPrepareContext)
-		if !ok {
-			return fmt.Errorf("the MySQL driver's connection (%T) cannot prepare with a context", dc)
-		}
-		var err error
-		st, err = p.PrepareContext(sctx, q)
-		return err
-	})
+	st, err := w.prepare(q, rows)
 	return st, r.stmtErr(ctx, err, time.Since(t0), r.o.StatementTimeout, "client %d: prepare %.60s...", c.n, q)
 }
 
@@ -676,9 +691,9 @@ func (r *run) index(ctx context.Context, c *client, cn *sql.Conn) error {
 // load stops. Each committed batch's size goes to batches (when not nil)
 // for the deleter, which is closed at the end.
 //
-// The INSERTs run on the driver's connection itself (inside Raw): their
-// arguments, 7 a row, go to the driver as they are, without database/sql's
-// copy and check of each one, a large part of the driver's CPU per row.
+// The INSERTs run on the socket of the driver's connection, which Raw
+// keeps from anything else meanwhile; the rows are generated into the
+// packet (see wireConn).
 func (r *run) insert(ctx context.Context, c *client, rl roles, rng *rand.Rand, lim *limiter, batches chan<- int) error {
 	if batches != nil {
 		defer close(batches)
@@ -688,7 +703,7 @@ func (r *run) insert(ctx context.Context, c *client, rl roles, rng *rand.Rand, l
 
 func (r *run) insertLoop(ctx context.Context, c *client, rl roles, rng *rand.Rand, lim *limiter, batches chan<- int) error {
 	o := r.o
-	gen := newRowGen(rng, o.RowsPerCommit, o.PadMin, o.PadMax)
+	gen := newRowGen(rng, o.PadMin, o.PadMax)
 	next := c.maxID.Load() + 1
 	if o.Step.Kind == Load {
 		next = 1
@@ -702,11 +717,14 @@ func (r *run) insertLoop(ctx context.Context, c *client, rl roles, rng *rand.Ran
 		if lim == nil && left < int64(n) {
 			n, stmt = int(left), rl.insertRest
 		}
-		args := gen.batch(next, n, time.Now())
+		p := gen.appendRows(stmt.packet(), next, n, time.Now())
 		t0 := time.Now()
-		_, err := stmt.Exec(args)
+		k, err := stmt.exec(p)
 		t1 := time.Now()
 		d := t1.Sub(t0)
+		if err == nil && k != int64(n) {
+			err = fmt.Errorf("the server inserted %d rows, not %d", k, n)
+		}
 		if err != nil {
 			return r.stmtErr(ctx, err, d, o.StatementTimeout, "client %d: insert ids %d-%d into %s", c.n, next, next+int64(n)-1, c.table)
 		}

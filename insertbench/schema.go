@@ -1,7 +1,8 @@
 package insertbench
 
 import (
-	"database/sql/driver"
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -92,46 +93,37 @@ func pointQuerySQL(table string, ids int) string {
 		strings.TrimSuffix(strings.Repeat("?,", ids), ",") + ")"
 }
 
-// rowGen makes the rows of one client. Its buffers are reused from batch to
-// batch: the driver has copied a batch into its packet when Exec returns.
-// A batch allocates only its numbers, 8 bytes each (Go's tiny
-// allocator packs them two to a block): a table of the numbers made once
-// was measured slower, its random reads missing the caches.
+// rowTypes are the protocol types of a row's parameters, those the MySQL
+// driver gives the values: the numbers int64, the time stamp and the
+// padding []byte.
+var rowTypes = [insertColumns]byte{typeLongLong, typeString, typeLongLong, typeLongLong, typeLongLong, typeLongLong, typeString}
+
+// rowGen makes the rows of one client, appending their values to a
+// COM_STMT_EXECUTE packet as the binary protocol has them: nothing is
+// allocated per row.
 type rowGen struct {
 	rng            *rand.Rand
 	padMin, padMax int
 	letters        []byte // random letters the padding takes slices of
-	pad            []byte // this batch's padding, padMax bytes per row
-	// pads[i][l-padMin] is row i's padding of length l, a slice of pad
-	// made into an interface value once.
-	pads [][]driver.Value
-	args []driver.Value
+	as             []byte // padMax letters 'a'
 	// stamp is the time stamp of the rows, formatted as the driver
 	// would send a time.Time (a string, in UTC), once per second: at
 	// stampSec.
-	stamp    driver.Value
+	stamp    []byte
 	stampSec int64
 }
 
-func newRowGen(rng *rand.Rand, rowsPerCommit, padMin, padMax int) *rowGen {
+func newRowGen(rng *rand.Rand, padMin, padMax int) *rowGen {
 	g := &rowGen{
 		rng:     rng,
 		padMin:  padMin,
 		padMax:  padMax,
 		letters: make([]byte, 4096+padMax),
-		pad:     make([]byte, rowsPerCommit*padMax),
-		pads:    make([][]driver.Value, rowsPerCommit),
-		args:    make([]driver.Value, rowsPerCommit*insertColumns),
+		as:      bytes.Repeat([]byte("a"), padMax),
 	}
 	const alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 	for i := range g.letters {
 		g.letters[i] = alphabet[rng.IntN(len(alphabet))]
-	}
-	for i := range g.pads {
-		g.pads[i] = make([]driver.Value, padMax-padMin+1)
-		for l := padMin; l <= padMax; l++ {
-			g.pads[i][l-padMin] = g.pad[i*padMax : i*padMax+l]
-		}
 	}
 	return g
 }
@@ -139,36 +131,29 @@ func newRowGen(rng *rand.Rand, rowsPerCommit, padMin, padMax int) *rowGen {
 // stampOf returns now as the rows' time stamp: "YYYY-MM-DD hh:mm:ss" in
 // UTC, what the MySQL driver sends for a time.Time without its fraction
 // (the column keeps whole seconds).
-func (g *rowGen) stampOf(now time.Time) driver.Value {
+func (g *rowGen) stampOf(now time.Time) []byte {
 	if sec := now.Unix(); g.stamp == nil || sec != g.stampSec {
-		g.stamp, g.stampSec = now.UTC().AppendFormat(nil, time.DateTime), sec
+		g.stamp, g.stampSec = now.UTC().AppendFormat(g.stamp[:0], time.DateTime), sec
 	}
 	return g.stamp
 }
 
-// batch returns the arguments of n rows with ids firstID, firstID+1, ...
-// stamped now. The padding of a row is padMin to padMax bytes, the first
-// half the letter 'a', the rest random letters.
-func (g *rowGen) batch(firstID int64, n int, now time.Time) []driver.Value {
-	a := g.args[:n*insertColumns]
+// appendRows appends to b the values of n rows with ids firstID,
+// firstID+1, ... stamped now. The padding of a row is padMin to padMax
+// bytes, the first half the letter 'a', the rest random letters.
+func (g *rowGen) appendRows(b []byte, firstID int64, n int, now time.Time) []byte {
 	stamp := g.stampOf(now)
 	for i := range n {
 		l := g.padMin + g.rng.IntN(g.padMax-g.padMin+1)
-		pad := g.pad[i*g.padMax : i*g.padMax+l]
-		fixed := l - l/2
-		for j := range fixed {
-			pad[j] = 'a'
-		}
 		off := g.rng.IntN(len(g.letters) - g.padMax)
-		copy(pad[fixed:], g.letters[off:])
-		r := a[i*insertColumns : (i+1)*insertColumns]
-		r[0] = firstID + int64(i)
-		r[1] = stamp
-		r[2] = g.rng.Int64N(cashRegisters)
-		r[3] = g.rng.Int64N(customers)
-		r[4] = g.rng.Int64N(products)
-		r[5] = g.rng.Int64N(maxPrice)
-		r[6] = g.pads[i][l-g.padMin]
+		b = binary.LittleEndian.AppendUint64(b, uint64(firstID+int64(i)))
+		b = append(append(b, byte(len(stamp))), stamp...)
+		b = binary.LittleEndian.AppendUint64(b, uint64(g.rng.Int64N(cashRegisters)))
+		b = binary.LittleEndian.AppendUint64(b, uint64(g.rng.Int64N(customers)))
+		b = binary.LittleEndian.AppendUint64(b, uint64(g.rng.Int64N(products)))
+		b = binary.LittleEndian.AppendUint64(b, uint64(g.rng.Int64N(maxPrice)))
+		b = appendLenEnc(b, uint64(l))
+		b = append(append(b, g.as[:l-l/2]...), g.letters[off:off+l/2]...)
 	}
-	return a
+	return b
 }
