@@ -25,8 +25,9 @@ func TestCalibrateHere(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The comparison with /proc means something only on a quiet CPU: when
-	// the calibration thread shared its CPU (go test runs other packages'
-	// tests at the same time), calibrate again, up to three times.
+	// a check failed because the calibration thread shared its CPU (go
+	// test runs other packages' tests at the same time), calibrate again,
+	// up to three times.
 	var rep hostinfo.Report
 	checks := map[string]hostinfo.Check{}
 	for attempt := 1; ; attempt++ {
@@ -41,7 +42,13 @@ func TestCalibrateHere(t *testing.T) {
 			text.WriteString(string(c.Verdict) + "  " + c.Name + "  " + c.Detail + "\n")
 		}
 		t.Logf("attempt %d:\n%s%s", attempt, text.String(), rep.Conclusion)
-		if tc := checks["task-clock"]; attempt == 3 || tc.Verdict == hostinfo.OK || !strings.Contains(tc.Detail, "(the CPU was busy)") {
+		busy := false
+		for _, n := range []string{"task-clock", "context-switches"} {
+			if c := checks[n]; c.Verdict != hostinfo.OK && strings.Contains(c.Detail, "(the CPU was busy)") {
+				busy = true
+			}
+		}
+		if attempt == 3 || !busy {
 			break
 		}
 		time.Sleep(2 * time.Second)

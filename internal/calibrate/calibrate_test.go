@@ -488,3 +488,38 @@ func TestBusyCPU(t *testing.T) {
 		}
 	}
 }
+
+// TestSwitchesBusy: context-switches a few apart from /proc's count fail
+// the check; when the calibration thread was switched out more than
+// busySwitches times a second, the failure says the CPU was busy and to
+// calibrate again, as task-clock's does.
+func TestSwitchesBusy(t *testing.T) {
+	at := func(ticks, switches uint64) cpuTime {
+		return cpuTime{ticks: ticks, tickNs: 1e7, switches: switches, hasSwitches: true}
+	}
+	for _, tc := range []struct {
+		name     string
+		counted  uint64
+		end      cpuTime
+		verdict  hostinfo.Verdict
+		busyNote bool
+	}{
+		{"quiet, equal", 9, at(225, 19), hostinfo.OK, false},
+		{"quiet, 5 apart", 4, at(225, 19), hostinfo.Fail, false},
+		{"busy, within the slack", 1026, at(230, 1039), hostinfo.OK, false},
+		{"busy, 4 apart beyond a slack of 3", 1025, at(230, 1039), hostinfo.Fail, true},
+	} {
+		c := &calibration{m: goodMachine()}
+		short := run{counts: []perfevent.Count{{}}, cpu: [2]cpuTime{at(100, 10), at(100, 10)}}
+		long := run{counts: []perfevent.Count{{Raw: tc.counted}}, cpu: [2]cpuTime{at(100, 10), tc.end}}
+		c.switches(short, long, 0)
+		if len(c.checks) != 1 {
+			t.Fatalf("%s: checks %+v", tc.name, c.checks)
+		}
+		got := c.checks[0]
+		if got.Verdict != tc.verdict || strings.Contains(got.Detail, "(the CPU was busy)") != tc.busyNote ||
+			tc.busyNote != strings.HasPrefix(got.Fix, "calibrate again with nothing else running") {
+			t.Errorf("%s: %s %q fix %q", tc.name, got.Verdict, got.Detail, got.Fix)
+		}
+	}
+}
