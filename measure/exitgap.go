@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/record"
 )
@@ -169,11 +170,11 @@ func kernelTick() time.Duration {
 			r = z
 		}
 	} else {
-		release, err := os.ReadFile("/proc/sys/kernel/osrelease")
+		release, err := procfs.New("/").Sysctl("kernel.osrelease")
 		if err != nil {
 			return longest
 		}
-		f, err := os.Open("/boot/config-" + strings.TrimSpace(string(release)))
+		f, err := os.Open("/boot/config-" + release)
 		if err != nil {
 			return longest
 		}
@@ -320,9 +321,9 @@ func (g cpuGap) text(kind refKind) string {
 	pct := 100 * g.share()
 	between := fmt.Sprintf("%.1f–%.1f ms", g.lo/1e6, g.hi/1e6)
 	if kind == refCgroup {
-		return fmt.Sprintf("task-clock %.1f ms is %.1f%% below the cgroup's CPU time over the window (%s: cpu.stat usage_usec read right before and right after the counters at both edges, give or take a scheduler tick per CPU): "+
+		return fmt.Sprintf("task-clock %.1f ms is %.1f%% below the cgroup's CPU time over the window (%s: %s): "+
 			"cgroup mode's per-CPU counters see all of the cgroup's CPU, so the two should meet; CPU per op from task-clock is low by %.1f ms or more",
-			g.taskClock/1e6, pct, between, (g.lo-g.taskClock)/1e6)
+			g.taskClock/1e6, pct, between, refText(kind), (g.lo-g.taskClock)/1e6)
 	}
 	return fmt.Sprintf("task-clock %.1f ms is %.1f%% below the server's CPU time over the window (%s: %s): "+
 		"per-thread counters (perf stat -p's too) do not see all the CPU the kernel charges to the server's threads: threads and processes that start or exit inside the window, forks above all, run a little outside their counters, "+
@@ -334,18 +335,21 @@ func (g cpuGap) text(kind refKind) string {
 // aboveText says what g is when task-clock is above the reference: a
 // warning, not a status (see checkCPU).
 func (g cpuGap) aboveText(kind refKind) string {
-	what, ref := "the server", refText(kind)
+	what := "the server"
 	if kind == refCgroup {
-		what, ref = "the cgroup", "cpu.stat usage_usec read right before and right after the counters at both edges, give or take a scheduler tick per CPU"
+		what = "the cgroup"
 	}
 	return fmt.Sprintf("task-clock %.1f ms is %.1f%% above the CPU time the kernel had charged to %s at the window's edges (%.1f–%.1f ms over the window: %s): "+
 		"task-clock ran above what the kernel charged, which it should not; not explained yet, seen up to 9%% above on a loaded host (quiet cgroup-mode windows run 0.6–3.4%% above), so the Record stays ok; CPU per op from task-clock may be high by up to %.1f ms "+
 		"(on a kernel built with CONFIG_IRQ_TIME_ACCOUNTING, interrupts served while the server runs are in task-clock and not in its CPU time)",
-		g.taskClock/1e6, 100*g.share(), what, g.lo/1e6, g.hi/1e6, ref, g.off/1e6)
+		g.taskClock/1e6, 100*g.share(), what, g.lo/1e6, g.hi/1e6, refText(kind), g.off/1e6)
 }
 
-// refText says what a per-thread reference is.
+// refText says what the reference of kind is.
 func refText(kind refKind) string {
+	if kind == refCgroup {
+		return "cpu.stat usage_usec read right before and right after the counters at both edges, give or take a scheduler tick per CPU"
+	}
 	if kind == refAlone {
 		return "the cpu.stat usage_usec of the cgroup it is alone in with its child processes, read right before and right after the counters at both edges"
 	}

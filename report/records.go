@@ -142,14 +142,16 @@ func (rd *reader) read(path string) (*record.Record, error) {
 		rd.buf = buf
 		rd.first = min(2*rd.first, 1<<20)
 	}
-	if err := endsAsObject(buf); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	r, err := rd.sel.Parse(buf)
 	if err == nil && r.Window.Start.IsZero() {
 		// Records without a window start are told apart by their whole
 		// content (sameContent): read this one whole.
 		r, err = record.Parse(buf)
+	}
+	if err == nil {
+		// Parse stops where what is read ends: the end is checked here
+		// (a file that is no Record at all keeps Parse's error).
+		err = endsAsObject(buf)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
