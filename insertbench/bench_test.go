@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
-
 	"github.com/perfbench/perfbench/internal/testdb"
 	"github.com/perfbench/perfbench/osstat"
 )
@@ -14,9 +13,9 @@ import (
 // BenchmarkDriverCPU measures, in one run, the driver's CPU per operation
 // next to the server's: l.i0 loading 2 tables × 200,000 rows (per
 // insert) over TCP and again over the server's Unix socket, then, after
-// l.x, qr100 for 10 s (per query). The driver runs
-// in the test's process here, so that -cpuprofile profiles it; perfbench
-// run runs it as a process of its own and prints the same two numbers.
+// l.x, qr100 for 10 s (per query). The driver runs in the test's process
+// here, so that -cpuprofile profiles it; perfbench run runs it as a
+// process of its own and prints the same two numbers.
 // It reports both in µs per operation (and the driver's system part),
 // the driver's as a percentage of the server's, and the peak resident
 // memory of the driver (sampled every second) and the server's at the
