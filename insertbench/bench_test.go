@@ -5,15 +5,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/perfbench/perfbench/internal/testdb"
 	"github.com/perfbench/perfbench/osstat"
 )
 
 // BenchmarkDriverCPU measures, in one run, the driver's CPU per operation
 // next to the server's: l.i0 loading 2 tables × 200,000 rows (per
-// insert), then, after l.x, qr100 for 10 s (per query). The driver runs
-// in the test's process here, so that -cpuprofile profiles it; perfbench
-// run runs it as a process of its own and prints the same two numbers.
+// insert) over TCP and again over the server's Unix socket, then, after
+// l.x, qr100 for 10 s (per query). The driver runs in the test's process
+// here, so that -cpuprofile profiles it; perfbench run runs it as a
+// process of its own and prints the same two numbers.
 // It reports both in µs per operation (and the driver's system part),
 // the driver's as a percentage of the server's, and the peak resident
 // memory of the driver (sampled every second) and the server's at the
@@ -23,12 +25,12 @@ import (
 func BenchmarkDriverCPU(b *testing.B) {
 	srv := testdb.New(b, testdb.Options{Options: []string{"--innodb-buffer-pool-size=512M"}})
 	fs := osstat.FS{}
-	measure := func(b *testing.B, o Options, ops func(*Result) int64) {
+	measure := func(b *testing.B, cfg *mysql.Config, o Options, ops func(*Result) int64) {
 		var s0, s1 *osstat.Snapshot
 		var err0, err1 error
 		o.AtStart = func(time.Time) { s0, err0 = fs.Snapshot(srv.Pid, "") }
 		o.AtEnd = func(time.Time) { s1, err1 = fs.Snapshot(srv.Pid, "") }
-		res, err := runStep(context.Background(), loadConfig(srv), o)
+		res, err := runStep(context.Background(), cfg, o)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -55,13 +57,22 @@ func BenchmarkDriverCPU(b *testing.B) {
 		o.Tables, o.Table = 2, "bench"
 		return o
 	}
-	b.Run("l.i0", func(b *testing.B) {
-		for range b.N {
-			o := opts("l.i0")
-			o.Rows = 200_000
-			measure(b, o, func(r *Result) int64 { return r.Inserted })
-		}
-	})
+	// l.i0 over TCP, then over the server's Unix socket, as perfbench run
+	// connects.
+	sock := loadConfig(srv)
+	sock.Net, sock.Addr = "unix", srv.Socket
+	for _, v := range []struct {
+		name string
+		cfg  *mysql.Config
+	}{{"l.i0", loadConfig(srv)}, {"l.i0-unix", sock}} {
+		b.Run(v.name, func(b *testing.B) {
+			for range b.N {
+				o := opts("l.i0")
+				o.Rows = 200_000
+				measure(b, v.cfg, o, func(r *Result) int64 { return r.Inserted })
+			}
+		})
+	}
 	if _, err := runStep(context.Background(), loadConfig(srv), opts("l.x")); err != nil {
 		b.Fatal(err)
 	}
@@ -69,7 +80,7 @@ func BenchmarkDriverCPU(b *testing.B) {
 		for range b.N {
 			o := opts("qr100")
 			o.Duration = 10 * time.Second
-			measure(b, o, func(r *Result) int64 { return r.Queries })
+			measure(b, loadConfig(srv), o, func(r *Result) int64 { return r.Queries })
 		}
 	})
 }

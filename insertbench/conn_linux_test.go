@@ -1,13 +1,21 @@
 package insertbench
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/perfbench/perfbench/internal/testdb"
 )
 
 // listen accepts one connection on network and hands it to serve.
@@ -135,5 +143,165 @@ func TestDialServerFails(t *testing.T) {
 	if c, err := dialServer(context.Background(), "tcp", addr, time.Second); err == nil {
 		c.Close()
 		t.Errorf("dial %s with nothing listening succeeded", addr)
+	}
+}
+
+// signalThread locks the calling goroutine to its thread and signals that
+// thread with SIGURG (Go's preemption signal, which interrupts a system
+// call waiting in the kernel) every millisecond until the returned func is
+// called or for 5 s.
+func signalThread() (stop func()) {
+	runtime.LockOSThread()
+	pid, tid := unix.Getpid(), unix.Gettid()
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		end := time.After(5 * time.Second)
+		for {
+			select {
+			case <-done:
+				return
+			case <-end:
+				return
+			case <-tick.C:
+				unix.Tgkill(pid, tid, unix.SIGURG)
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-exited
+		runtime.UnlockOSThread()
+	}
+}
+
+// A read or write given no answer times out after its timeout even while
+// signals interrupt its wait again and again (each starting the kernel's
+// timeout anew if the call were just made again).
+func TestBlockingConnTimeoutUnderSignals(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	for _, op := range []string{"read", "write"} {
+		t.Run(op, func(t *testing.T) {
+			hang := make(chan struct{})
+			defer close(hang)
+			addr := listen(t, "tcp", func(c net.Conn) { <-hang }) // reads nothing, says nothing
+			c, err := dialServer(context.Background(), "tcp", addr, timeout)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			buf := make([]byte, 64<<20) // more than the socket buffers hold
+			stop := signalThread()
+			t0 := time.Now()
+			if op == "read" {
+				_, err = c.Read(buf)
+			} else {
+				_, err = c.Write(buf)
+			}
+			took := time.Since(t0)
+			stop()
+			var ne net.Error
+			if !errors.As(err, &ne) || !ne.Timeout() {
+				t.Fatalf("%s with no answer: %v after %s, want a timeout", op, err, took)
+			}
+			// A write waits out the timeout once it has written part,
+			// and then for the rest: twice the timeout at most.
+			if took < timeout || took > 2*timeout+time.Second {
+				t.Errorf("%s timed out after %s, want %s to %s", op, took, timeout, 2*timeout+time.Second)
+			}
+			// The full timeout is back for the next call.
+			c.(*blockingConn).mu.RLock()
+			tv, err := unix.GetsockoptTimeval(c.(*blockingConn).fd, unix.SOL_SOCKET, map[string]int{"read": unix.SO_RCVTIMEO, "write": unix.SO_SNDTIMEO}[op])
+			c.(*blockingConn).mu.RUnlock()
+			if err != nil || time.Duration(tv.Nano()) != timeout {
+				t.Errorf("%s timeout after the call: %v, %v, want %s", op, time.Duration(tv.Nano()), err, timeout)
+			}
+		})
+	}
+}
+
+// Bytes written and read under a storm of signals (interrupted and
+// partial system calls) arrive whole and in order, both ways.
+func TestBlockingConnBytesUnderSignals(t *testing.T) {
+	const size = 8 << 20
+	data := make([]byte, size)
+	rand.NewChaCha8([32]byte{1}).Read(data)
+	// The peer reads size bytes, answers their digest, then sends data.
+	addr := listen(t, "unix", func(c net.Conn) {
+		got := make([]byte, size)
+		if _, err := io.ReadFull(c, got); err != nil {
+			return
+		}
+		sum := sha256.Sum256(got)
+		c.Write(sum[:])
+		c.Write(data)
+	})
+	c, err := dialServer(context.Background(), "unix", addr, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	stop := signalThread()
+	defer stop()
+	// Writes of odd sizes, as packets are.
+	for b := data; len(b) > 0; {
+		n := min(len(b), 1+len(b)%65521)
+		if k, err := c.Write(b[:n]); err != nil || k != n {
+			t.Fatalf("write of %d bytes: %d, %v", n, k, err)
+		}
+		b = b[n:]
+	}
+	var sum [32]byte
+	if _, err := io.ReadFull(c, sum[:]); err != nil {
+		t.Fatal(err)
+	}
+	if sum != sha256.Sum256(data) {
+		t.Fatal("the peer got other bytes than were written")
+	}
+	got := make([]byte, size)
+	if _, err := io.ReadFull(c, got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, data) {
+		t.Fatal("read other bytes than the peer sent")
+	}
+}
+
+// The load's goroutines, which keep their P while they wait on the
+// server (see blockingConn), get a P each and one more for the rest of the
+// process, however few the process had; it has as many again after.
+func TestLoadGetsProcs(t *testing.T) {
+	want := map[string]int{"l.i0": 3, "l.x": 3, "l.i1": 6, "l.i2": 6, "qr100": 9, "qp1000": 9}
+	for name, n := range want {
+		o := DefaultOptions(mustStep(t, name))
+		o.Tables = 3
+		if got := o.waiters(); got != n {
+			t.Errorf("%s with 3 tables: %d goroutines wait on the server, want %d", name, got, n)
+		}
+	}
+
+	srv := testdb.Shared(t)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	const tables, rows = 3, 3_000
+	o := DefaultOptions(mustStep(t, "l.i0"))
+	o.Tables, o.Table, o.Rows = tables, "procs", rows
+	var during int
+	o.AtStart = func(time.Time) { during = runtime.GOMAXPROCS(0) }
+	res, err := runStep(context.Background(), loadConfig(srv), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if during != tables+1 || runtime.GOMAXPROCS(0) != 1 {
+		t.Errorf("GOMAXPROCS 1 before, %d during the load, %d after; want %d during, 1 after", during, runtime.GOMAXPROCS(0), tables+1)
+	}
+	if res.Inserted != tables*rows {
+		t.Errorf("%d rows inserted, want %d", res.Inserted, tables*rows)
+	}
+	for _, w := range res.Warnings { // rows lost: ids after the step not as counted
+		if w != "no full second of load: no p50/p99" {
+			t.Errorf("warning: %s", w)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -249,7 +250,9 @@ func runStep(ctx context.Context, cfg *mysql.Config, o Options) (*Result, error)
 		return nil, fmt.Errorf("insert-benchmark step %s: no database given to connect to", o.Step.Name)
 	}
 	r := &run{o: o, clock: o.clock}
-	if !ownTimeouts(cfg) {
+	if ownTimeouts(cfg) {
+		defer raiseProcs(o.waiters() + 1)()
+	} else {
 		r.insTimeout = o.StatementTimeout
 	}
 	if r.clock == nil {
@@ -335,6 +338,28 @@ func (r *run) openDB(cfg *mysql.Config, timeout time.Duration) (*sql.DB, error) 
 	db := sql.OpenDB(conn)
 	db.SetMaxIdleConns(-1) // connections are pinned (db.Conn), never pooled
 	return db, nil
+}
+
+// waiters is how many of the load's goroutines wait on a connection to
+// the server at once: one per client and role.
+func (o Options) waiters() int {
+	roles := map[kind]int{Load: 1, Index: 1, Insert: 2, Query: 3}[o.Step.Kind]
+	return roles * o.Tables
+}
+
+// raiseProcs raises GOMAXPROCS to n when it is lower, and returns what
+// sets it back. A goroutine that waits on a blockingConn keeps its P
+// (its system calls are raw), so that the load's goroutines, each waiting
+// on a connection of its own, need a P each, and the rest of the process
+// (timers, the memory sampler, the garbage collector) one more. runStep
+// is not run by two goroutines of a process at once.
+func raiseProcs(n int) (restore func()) {
+	prev := runtime.GOMAXPROCS(0)
+	if prev >= n {
+		return func() {}
+	}
+	runtime.GOMAXPROCS(n)
+	return func() { runtime.GOMAXPROCS(prev) }
 }
 
 // ownTimeouts tells whether the connections of cfg time out by themselves
