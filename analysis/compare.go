@@ -211,8 +211,9 @@ func computeAll(recs []*record.Record, opt Options) []*PerOp {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			n := newNamer()
 			for i := w; i < len(recs); i += workers {
-				out[i] = compute(recs[i], opt)
+				out[i] = computeWith(recs[i], opt, n)
 			}
 		}()
 	}
@@ -316,9 +317,14 @@ func (c *Comparison) findCounterMetrics() []string {
 		seen[m] = true
 	}
 	var extra []string
+	seenLayout := map[*layout]bool{}
 	for _, s := range c.samples {
 		for _, p := range s.PerOp {
-			for _, k := range p.Metrics() {
+			if p.layout == nil || seenLayout[p.layout] {
+				continue
+			}
+			seenLayout[p.layout] = true
+			for _, k := range p.layout.names {
 				if seen[k] || isCPUIO(k) || k == OpsPerSecond || strings.HasPrefix(k, "role:") || strings.HasPrefix(k, "hist:") || isInsertColumn(k) {
 					continue
 				}
@@ -370,11 +376,15 @@ func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
 	vals := make([]float64, 0, len(s.PerOp))
 	var first *Cell
 	running, partial, estimated := 1.0, false, false
+	id, ok := lookupID(metric)
+	if !ok {
+		id = noMetric
+	}
 	for _, p := range s.PerOp {
 		if p.Failed {
 			continue
 		}
-		cell := p.Get(metric)
+		cell := p.get(id)
 		if !cell.OK() {
 			if first == nil {
 				cc := cell
