@@ -384,18 +384,19 @@ func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
 		if p.Failed {
 			continue
 		}
-		cell := p.get(id)
-		if !cell.OK() {
+		i := p.layout.cell(id)
+		if i < 0 || p.cells[i].state != Measured {
 			if first == nil {
-				cc := cell
+				cc := p.get(id)
 				first = &cc
 			}
 			continue
 		}
-		vals = append(vals, cell.Value)
-		running = math.Min(running, cell.Running)
-		partial = partial || cell.Partial
-		estimated = estimated || cell.Estimated
+		cell := &p.cells[i] // as p.get(id) would give it
+		vals = append(vals, cell.value)
+		running = math.Min(running, cell.running)
+		partial = partial || cell.partial
+		estimated = estimated || cell.estimated
 	}
 	if len(vals) == 0 {
 		st := Failed

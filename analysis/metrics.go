@@ -436,16 +436,19 @@ func (k *computation) throughput() {
 func (k *computation) events() {
 	p := k.p
 	counters := eventCounters(k.r)
-	k.counters = make(map[string]Cell, len(counters))
+	k.counters = k.n.counters()
+	events := k.n.events[:0]
 	for _, c := range counters {
 		if _, dup := k.counters[c.Event]; dup {
 			continue
 		}
 		cell := counterCell(c)
 		k.counters[c.Event] = cell
-		p.Events = append(p.Events, c.Event)
+		events = append(events, c.Event)
 		k.setID(k.n.perOpID(c.Event), k.perOp(cell, 1))
 	}
+	k.n.events = events
+	p.Events = k.n.sharedEvents(events)
 	if ins, ok := k.counters["instructions"]; ok {
 		if cyc, ok := k.counters["cycles"]; ok {
 			k.set(IPC, quotient(ins, cyc, "cycles", 1))
@@ -612,15 +615,18 @@ func (k *computation) roleShares() {
 		}
 	}
 	k.n.totals = totals
+	i := 0 // the role metric's place in the Record
 	for _, role := range r.Roles {
-		k.setID(k.n.roleID(role.Name, "threads"), Val(float64(role.Threads)))
+		k.setID(k.n.roleID(i, role.Name, "threads"), Val(float64(role.Threads)))
+		i++
 		for j, c := range role.Counters {
 			t := totals[find(c.Event, j)].total
 			share := combine(counterCell(c), t, func(x, y float64) float64 { return x / y })
 			if t.OK() && t.Value == 0 {
 				share = NoValue(whyZeroTotal) // no share of nothing
 			}
-			k.setID(k.n.roleID(role.Name, c.Event), share)
+			k.setID(k.n.roleID(i, role.Name, c.Event), share)
+			i++
 		}
 	}
 }

@@ -139,8 +139,23 @@ type namer struct {
 	ids   []metricID
 	key   []byte
 	cells []packedCell
-	// roles is roleShares' scratch: each event's total over all roles.
+	// totals is roleShares' scratch: each event's total over all roles.
 	totals []eventTotal
+	// roleIDs are the role metrics of the last Record with roles, in the
+	// order set: the next Record's are mostly the same.
+	roleIDs []roleID
+	// counted is the counters of one Record by event (computation.counters).
+	counted map[string]Cell
+	// events is the events of one Record as they are found, and
+	// lastEvents the last Record's events, shared with Records that have
+	// the same.
+	events, lastEvents []string
+}
+
+// roleID is the id of a role metric.
+type roleID struct {
+	role, event string
+	id          metricID
 }
 
 // idCell is a cell set by a computation and the metric it is for.
@@ -188,8 +203,43 @@ func (n *namer) mpkiID(event string) metricID {
 	return derived(n.mpki, event, func() string { return MPKIName(event) })
 }
 
-func (n *namer) roleID(role, event string) metricID {
-	return derived(n.role, [2]string{role, event}, func() string { return RoleMetric(role, event) })
+// roleID is the id of the role metric set i-th in the Record: mostly where
+// the last Record with roles had it.
+func (n *namer) roleID(i int, role, event string) metricID {
+	if i < len(n.roleIDs) && n.roleIDs[i].role == role && n.roleIDs[i].event == event {
+		return n.roleIDs[i].id
+	}
+	id := derived(n.role, [2]string{role, event}, func() string { return RoleMetric(role, event) })
+	r := roleID{role, event, id}
+	switch {
+	case i < len(n.roleIDs):
+		n.roleIDs[i] = r
+	case i == len(n.roleIDs):
+		n.roleIDs = append(n.roleIDs, r)
+	}
+	return id
+}
+
+// counters returns the namer's map of a Record's counters by event, empty.
+func (n *namer) counters() map[string]Cell {
+	if n.counted == nil {
+		n.counted = map[string]Cell{}
+	}
+	clear(n.counted)
+	return n.counted
+}
+
+// sharedEvents returns a Record's events: those of the last Record when
+// they are the same, else a copy of events of its own. The slice has no
+// spare capacity, so that an append to it copies.
+func (n *namer) sharedEvents(events []string) []string {
+	if len(events) == 0 {
+		return nil
+	}
+	if !slices.Equal(events, n.lastEvents) {
+		n.lastEvents = slices.Clip(slices.Clone(events))
+	}
+	return n.lastEvents
 }
 
 // finish stores the cells set in p: each metric once, as set last, in the
