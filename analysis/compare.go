@@ -37,6 +37,12 @@ type Sample struct {
 	Key     record.Key
 	Records []*record.Record
 	PerOp   []*PerOp // parallel to Records
+
+	// ratios caches Comparison.Ratio of the sample's key, and medians
+	// Comparison.values when the sample is the base's, by metric (guarded
+	// by Comparison.mu).
+	ratios  map[metricID]Cell
+	medians map[metricID]sorted
 }
 
 // Failed returns the failed repeats' Records.
@@ -75,25 +81,17 @@ type Comparison struct {
 	insertSteps map[string]bool
 	events      []string
 	roles       []string
-	// ratios caches Ratio, and medians the base's values, which every
-	// other version's ratio reads: a report's tables ask for the same
-	// ratios several times (a report goes through its tables twice), and
-	// each is a median with its interval, a rank test or a bootstrap over
-	// the repeats. Other medians take more memory to keep than time to
-	// compute again. mu guards the caches: reports build tables on
-	// several goroutines.
-	mu      sync.Mutex
-	medians map[metricKey]sorted
-	ratios  map[metricKey]Cell
+	// Each Sample caches its Ratio, and the base's Samples their values,
+	// which every other version's ratio reads: a report's tables ask for
+	// the same ratios several times (a report goes through its tables
+	// twice), and each is a median with its interval, a rank test or a
+	// bootstrap over the repeats. Other medians take more memory to keep
+	// than time to compute again. mu guards the caches: reports build
+	// tables on several goroutines.
+	mu sync.Mutex
 	// counterMetrics caches CounterMetrics.
 	counterMetrics      []string
 	counterMetricsFound bool
-}
-
-// metricKey is a metric of a key.
-type metricKey struct {
-	record.Key
-	metric string
 }
 
 // sorted is what values returns: the measured values, sorted, and their
@@ -115,7 +113,7 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 		return nil, fmt.Errorf("%w %q: choose from %s", errUnknownOrder, opt.Order, strings.Join(StepOrders, ", "))
 	}
 	c := &Comparison{Opt: opt, samples: map[record.Key]*Sample{}, insertSteps: map[string]bool{},
-		groups: map[string]suite.Group{}, medians: map[metricKey]sorted{}, ratios: map[metricKey]Cell{}}
+		groups: map[string]suite.Group{}}
 	firstStart := map[string]time.Time{}
 	seenV, seenH, seenT, seenS := map[string]bool{}, map[string]bool{}, map[int]bool{}, map[Scope]bool{}
 	seenE, seenR := map[string]bool{}, map[string]bool{}
@@ -369,17 +367,18 @@ func Key(sc Scope, version, step string) record.Key {
 // values returns the measured values of the metric over the repeats of k,
 // sorted, and the cell summarizing them.
 func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
-	s := c.samples[k]
+	return c.sampleValues(k, c.samples[k], metricIDOf(metric), metric)
+}
+
+// sampleValues is values with k's sample s (nil when k has none) and the
+// metric's id.
+func (c *Comparison) sampleValues(k record.Key, s *Sample, id metricID, metric string) ([]float64, Cell) {
 	if s == nil {
 		return nil, Stated(Missing)
 	}
 	vals := make([]float64, 0, len(s.PerOp))
 	var first *Cell
 	running, partial, estimated := 1.0, false, false
-	id, ok := lookupID(metric)
-	if !ok {
-		id = noMetric
-	}
 	for _, p := range s.PerOp {
 		if p.Failed {
 			continue
@@ -443,29 +442,51 @@ func (c *Comparison) BaseKey(k record.Key) record.Key {
 // the confidence interval of the ratio of medians from a bootstrap of both
 // samples (RatioInterval).
 func (c *Comparison) Ratio(k record.Key, metric string) Cell {
-	mk := metricKey{k, metric}
-	c.mu.Lock()
-	r, ok := c.ratios[mk]
-	c.mu.Unlock()
-	if ok {
-		return r
-	}
-	vv, v := c.values(k, metric)
-	bk := metricKey{c.BaseKey(k), metric}
-	c.mu.Lock()
-	base, ok := c.medians[bk]
-	c.mu.Unlock()
-	if !ok {
-		// Two goroutines may both compute it: the same values.
-		base.vals, base.cell = c.values(bk.Key, metric)
+	id := metricIDOf(metric)
+	// A metric no Record has is Missing everywhere: not worth a place in
+	// the caches.
+	s := c.samples[k]
+	cache := s != nil && id != noMetric
+	if cache {
 		c.mu.Lock()
-		c.medians[bk] = base
+		r, ok := s.ratios[id]
+		c.mu.Unlock()
+		if ok {
+			return r
+		}
+	}
+	vv, v := c.sampleValues(k, s, id, metric)
+	bk := c.BaseKey(k)
+	bs := c.samples[bk]
+	baseCache := bs != nil && id != noMetric
+	var base sorted
+	ok := false
+	if baseCache {
+		c.mu.Lock()
+		base, ok = bs.medians[id]
 		c.mu.Unlock()
 	}
-	r = c.ratioOf(k, bk.Key, metric, vv, v, base.vals, base.cell)
-	c.mu.Lock()
-	c.ratios[mk] = r
-	c.mu.Unlock()
+	if !ok {
+		// Two goroutines may both compute it: the same values.
+		base.vals, base.cell = c.sampleValues(bk, bs, id, metric)
+		if baseCache {
+			c.mu.Lock()
+			if bs.medians == nil {
+				bs.medians = map[metricID]sorted{}
+			}
+			bs.medians[id] = base
+			c.mu.Unlock()
+		}
+	}
+	r := c.ratioOf(k, bk, metric, vv, v, base.vals, base.cell)
+	if cache {
+		c.mu.Lock()
+		if s.ratios == nil {
+			s.ratios = map[metricID]Cell{}
+		}
+		s.ratios[id] = r
+		c.mu.Unlock()
+	}
 	return r
 }
 

@@ -136,16 +136,7 @@ type PerOp struct {
 
 // Get returns the metric's cell: Failed for a failed Record, Missing when the
 // Record has no source for it.
-func (p *PerOp) Get(metric string) Cell {
-	id, ok := lookupID(metric)
-	if !ok {
-		id = noMetric
-	}
-	return p.get(id)
-}
-
-// noMetric is an id no metric has: that of a name never numbered.
-const noMetric = ^metricID(0)
+func (p *PerOp) Get(metric string) Cell { return p.get(metricIDOf(metric)) }
 
 // get is Get by the metric's id.
 func (p *PerOp) get(id metricID) Cell {

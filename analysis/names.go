@@ -43,6 +43,17 @@ func lookupID(name string) (metricID, bool) {
 	return id, ok
 }
 
+// noMetric is an id no metric has: that of a name never numbered.
+const noMetric = ^metricID(0)
+
+// metricIDOf is the number of a metric name, noMetric when it has none.
+func metricIDOf(name string) metricID {
+	if id, ok := lookupID(name); ok {
+		return id
+	}
+	return noMetric
+}
+
 // nameOf returns the metric name numbered id.
 func nameOf(id metricID) string {
 	metricIDs.RLock()
