@@ -329,11 +329,7 @@ func worse(a, b State) State {
 func combine(a, b Cell, f func(x, y float64) float64) Cell {
 	if !a.OK() || !b.OK() {
 		from := a
-		switch {
-		case a.OK():
-			from = b
-		case b.OK():
-		case worse(a.State, b.State) != a.State:
+		if stateFromB(a.State, b.State) {
 			from = b
 		}
 		c := Stated(from.State)
@@ -347,6 +343,19 @@ func combine(a, b Cell, f func(x, y float64) float64) Cell {
 	c.Estimated = a.Estimated || b.Estimated
 	c.FewRepeats = a.FewRepeats || b.FewRepeats
 	return c
+}
+
+// stateFromB reports whether a result of inputs in states a and b, not
+// both measured, takes b's state (and reason): the one without a value, or
+// the more serious when neither has one.
+func stateFromB(a, b State) bool {
+	switch {
+	case a == Measured:
+		return true
+	case b == Measured:
+		return false
+	}
+	return worse(a, b) != a
 }
 
 // div is x / y for the ratio of two measured quantities: 1 when both are 0,

@@ -263,22 +263,50 @@ func eventCounters(r *record.Record) []record.Counter {
 }
 
 // counterCell is the scaled value of a counter with its state.
-func counterCell(c record.Counter) Cell {
+func counterCell(c record.Counter) Cell { return counterValueOf(c).cell() }
+
+// counterValue is what a counter's cell holds (counterCell): a value and
+// its running fraction, or a state without a value.
+type counterValue struct {
+	v, running float64
+	state      State
+}
+
+func counterValueOf(c record.Counter) counterValue {
 	switch c.Status {
 	case record.StatusCounted:
-		return Val(c.Value)
+		return counterValue{c.Value, 1, Measured}
 	case record.StatusScaled:
 		f := c.RunningFraction()
 		if f <= 0 || f > 1 {
 			f = 1
 		}
-		return scaled(c.Value, f)
+		return counterValue{c.Value, f, Measured}
 	case record.StatusNotCounted:
-		return Stated(NotCounted)
+		return counterValue{running: 1, state: NotCounted}
 	case record.StatusNotSupported:
-		return Stated(NotSupported)
+		return counterValue{running: 1, state: NotSupported}
 	}
-	return Stated(Missing)
+	return counterValue{running: 1, state: Missing}
+}
+
+func (a counterValue) cell() Cell {
+	if a.state != Measured {
+		return Stated(a.state)
+	}
+	return scaled(a.v, a.running)
+}
+
+// combine is the package's combine of the two counters' cells, which
+// carry no reason, partial window, estimate or repeat counts.
+func (a counterValue) combine(b counterValue, f func(x, y float64) float64) counterValue {
+	if a.state != Measured || b.state != Measured {
+		if stateFromB(a.state, b.state) {
+			return counterValue{running: 1, state: b.state}
+		}
+		return counterValue{running: 1, state: a.state}
+	}
+	return counterValue{f(a.v, b.v), math.Min(a.running, b.running), Measured}
 }
 
 // windowSeconds is the window length of r.
@@ -595,25 +623,27 @@ func (k *computation) roleShares() {
 		}
 		return -1
 	}
+	sum := func(x, y float64) float64 { return x + y }
 	for _, role := range r.Roles {
 		for j, c := range role.Counters {
-			cell := counterCell(c)
+			v := counterValueOf(c)
 			if i := find(c.Event, j); i >= 0 {
-				totals[i].total = combine(totals[i].total, cell, func(x, y float64) float64 { return x + y })
+				totals[i].total = totals[i].total.combine(v, sum)
 			} else {
-				totals = append(totals, eventTotal{c.Event, cell})
+				totals = append(totals, eventTotal{c.Event, v})
 			}
 		}
 	}
 	k.n.totals = totals
+	quo := func(x, y float64) float64 { return x / y }
 	i := 0 // the role metric's place in the Record
 	for _, role := range r.Roles {
 		k.setID(k.n.roleID(i, role.Name, "threads"), Val(float64(role.Threads)))
 		i++
 		for j, c := range role.Counters {
 			t := totals[find(c.Event, j)].total
-			share := combine(counterCell(c), t, func(x, y float64) float64 { return x / y })
-			if t.OK() && t.Value == 0 {
+			share := counterValueOf(c).combine(t, quo).cell()
+			if t.state == Measured && t.v == 0 {
 				share = NoValue(whyZeroTotal) // no share of nothing
 			}
 			k.setID(k.n.roleID(i, role.Name, c.Event), share)

@@ -150,6 +150,9 @@ type namer struct {
 	ids   []metricID
 	key   []byte
 	cells []packedCell
+	// slab is where the cells of the Records go, each Record's next to
+	// the last one's.
+	slab []packedCell
 	// totals is roleShares' scratch: each event's total over all roles.
 	totals []eventTotal
 	// roleIDs are the role metrics of the last Record with roles, in the
@@ -178,7 +181,7 @@ type idCell struct {
 // eventTotal is an event's total over the roles of a Record.
 type eventTotal struct {
 	event string
-	total Cell
+	total counterValue
 }
 
 func newNamer() *namer {
@@ -280,7 +283,17 @@ func (n *namer) finish(p *PerOp) {
 		n.layouts[string(n.key)] = l
 	}
 	p.layout = l
-	if len(n.cells) > 0 {
-		p.cells = slices.Clone(n.cells)
+	if len(n.cells) == 0 {
+		return
 	}
+	if cap(n.slab)-len(n.slab) < len(n.cells) {
+		n.slab = make([]packedCell, 0, max(len(n.cells), min(2*cap(n.slab), slabCells)))
+	}
+	start := len(n.slab)
+	n.slab = append(n.slab, n.cells...)
+	p.cells = n.slab[start:len(n.slab):len(n.slab)]
 }
+
+// slabCells is how many cells the namer allocates at once, at most: the
+// Records of a report hold theirs for as long as the report.
+const slabCells = 4096
