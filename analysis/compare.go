@@ -43,6 +43,9 @@ type Sample struct {
 	// by Comparison.mu).
 	ratios  map[metricID]Cell
 	medians map[metricID]sorted
+	// remarks is set when a repeat failed, has a partial window, carries
+	// warnings or notes: something for WarningsExcept to say.
+	remarks bool
 }
 
 // Failed returns the failed repeats' Records.
@@ -165,6 +168,8 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 		p := perOps[i]
 		s.Records = append(s.Records, r)
 		s.PerOp = append(s.PerOp, p)
+		s.remarks = s.remarks || r.Outcome == record.OutcomeFailed || r.Outcome == record.OutcomePartial ||
+			len(r.Warnings) > 0 || len(p.Notes) > 0
 		for _, e := range p.Events {
 			if !seenE[e] {
 				seenE[e] = true
@@ -727,7 +732,7 @@ func (c *Comparison) WarningsExcept(keys []record.Key, topics Topic, events []st
 	}
 	for _, k := range keys {
 		s := c.samples[k]
-		if s == nil {
+		if s == nil || !s.remarks {
 			continue
 		}
 		for i, r := range s.Records {
@@ -748,6 +753,9 @@ func (c *Comparison) WarningsExcept(keys []record.Key, topics Topic, events []st
 				}
 			}
 		}
+	}
+	if len(lines) == 0 {
+		return []string{}
 	}
 	// scope groups keys that print under one heading: same version, host
 	// and threads.
