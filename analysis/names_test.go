@@ -116,3 +116,34 @@ func TestMetricNumbering(t *testing.T) {
 		t.Errorf("events %q have capacity %d", p1.Events, cap(p1.Events))
 	}
 }
+
+// Each thing a Record has to say makes a line of Warnings on its own: a
+// failed repeat, a partial window, a note on how a metric was computed;
+// Records with nothing to say make none.
+func TestWarningsEachRemark(t *testing.T) {
+	clean := stepRecord("v", "clean", 1, 1000, counted("task-clock", 1e9))
+	failed := stepRecord("v", "failed", 1, 1000, counted("task-clock", 1e9))
+	failed.Outcome, failed.Error = record.OutcomeFailed, "sysbench exited 1"
+	partial := stepRecord("v", "partial", 1, 1000, counted("task-clock", 1e9))
+	partial.Outcome, partial.Error = record.OutcomePartial, "SIGTERM"
+	noted := stepRecord("v", "noted", 1, 1000) // cpu/o from /proc: a note
+	noted.OS = &record.OS{UserSeconds: 1}
+	c, err := New([]*record.Record{clean, failed, partial, noted}, "v", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		r    *record.Record
+		want []string
+	}{
+		{clean, []string{}},
+		{failed, []string{"v (host h, 1 thread) failed: failed: sysbench exited 1"}},
+		{partial, []string{"v (host h, 1 thread) partial: partial window (10 s): SIGTERM"}},
+		{noted, []string{"v (host h, 1 thread) noted: cpu/o from /proc user+system time (task-clock not measured)"}},
+	} {
+		got := c.Warnings([]record.Key{clean.Key(), tc.r.Key()}, TopicGeneral|TopicCPU, nil)
+		if !slices.Equal(got, tc.want) || got == nil {
+			t.Errorf("%s: warnings %q, want %q", tc.r.Step, got, tc.want)
+		}
+	}
+}
