@@ -92,6 +92,8 @@ type Comparison struct {
 	// than time to compute again. mu guards the caches: reports build
 	// tables on several goroutines.
 	mu sync.Mutex
+	// uTests caches uTest's p-values by rankOrder.
+	uTests map[string]float64
 	// counterMetrics caches CounterMetrics.
 	counterMetrics      []string
 	counterMetricsFound bool
@@ -514,11 +516,8 @@ func (c *Comparison) RatioTo(k record.Key, base, metric string) Cell {
 func (c *Comparison) ratioOf(k, bk record.Key, metric string, vv []float64, v Cell, bv []float64, b Cell) Cell {
 	r := Ratio(v, b)
 	if r.OK() && len(vv) >= 2 && len(bv) >= 2 {
-		th := benchmath.DefaultThresholds
-		th.CompareAlpha = c.Opt.alpha()
-		cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(vv, &th), benchmath.NewSample(bv, &th))
-		r.Tested, r.P = true, cmp.P
-		r.Same = cmp.P >= cmp.Alpha
+		r.Tested, r.P = true, c.uTest(vv, bv)
+		r.Same = r.P >= c.Opt.alpha()
 	}
 	if r.OK() && !r.BothZero && !math.IsInf(r.Value, 0) && len(vv) >= minIntervalRepeats && len(bv) >= minIntervalRepeats {
 		r.Lo, r.Hi = ratioInterval(vv, bv, c.Opt.confidence())
@@ -528,6 +527,69 @@ func (c *Comparison) ratioOf(k, bk record.Key, metric string, vv []float64, v Ce
 		c.markRepeats(&r, k, bk)
 	}
 	return r
+}
+
+// uTest is the p-value of the Mann-Whitney U test of the sorted samples v
+// and b (benchmath.AssumeNothing). The test reads only the order of the
+// values of both samples, with their ties, and a report's samples of five
+// repeats mostly come in a few hundred orders: uTest keeps each order's
+// p-value.
+func (c *Comparison) uTest(v, b []float64) float64 {
+	key := rankOrder(make([]byte, 0, 64), v, b)
+	if key == nil {
+		return uTestP(v, b, c.Opt.alpha())
+	}
+	c.mu.Lock()
+	p, ok := c.uTests[string(key)]
+	c.mu.Unlock()
+	if ok {
+		return p
+	}
+	p = uTestP(v, b, c.Opt.alpha())
+	c.mu.Lock()
+	if c.uTests == nil {
+		c.uTests = map[string]float64{}
+	}
+	c.uTests[string(key)] = p
+	c.mu.Unlock()
+	return p
+}
+
+// uTestP is the p-value of benchmath.AssumeNothing's comparison of v and b.
+func uTestP(v, b []float64, alpha float64) float64 {
+	th := benchmath.DefaultThresholds
+	th.CompareAlpha = alpha
+	return benchmath.AssumeNothing.Compare(benchmath.NewSample(v, &th), benchmath.NewSample(b, &th)).P
+}
+
+// rankOrder appends to buf the order of the values of the sorted samples v
+// and b, merged: a byte for each value, 'v' or 'b' for the sample it comes
+// from, upper case when it ties the value before it. Tied values of v come
+// before those of b, so that samples whose ranks and ties are the same have
+// the same order. It returns nil when a value is NaN, which has no order.
+func rankOrder(buf []byte, v, b []float64) []byte {
+	i, j := 0, 0
+	last := math.NaN()
+	for i < len(v) || j < len(b) {
+		var x float64
+		var from byte
+		if j == len(b) || i < len(v) && v[i] <= b[j] {
+			x, from = v[i], 'v'
+			i++
+		} else {
+			x, from = b[j], 'b'
+			j++
+		}
+		if math.IsNaN(x) {
+			return nil
+		}
+		if x == last {
+			from -= 'a' - 'A'
+		}
+		buf = append(buf, from)
+		last = x
+	}
+	return buf
 }
 
 // SmallestP is the smallest two-sided p-value the Mann-Whitney U test can

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"testing"
@@ -145,5 +146,37 @@ func TestWarningsEachRemark(t *testing.T) {
 		if !slices.Equal(got, tc.want) || got == nil {
 			t.Errorf("%s: warnings %q, want %q", tc.r.Step, got, tc.want)
 		}
+	}
+}
+
+// The U test's p-value kept by the order of the merged samples is the one
+// benchmath computes for each pair of samples: samples of 2 to 8 values
+// drawn from few values (many ties), from many (few ties), shifted apart.
+func TestUTestByRankOrder(t *testing.T) {
+	c := &Comparison{}
+	rng := rand.New(rand.NewPCG(7, 8))
+	calls := 0
+	for range 3000 {
+		draw := func(n, distinct int, shift float64) []float64 {
+			out := make([]float64, n)
+			for i := range out {
+				out[i] = float64(rng.IntN(distinct)) + shift
+			}
+			slices.Sort(out)
+			return out
+		}
+		distinct := []int{2, 3, 5, 1000}[rng.IntN(4)]
+		v, b := draw(2+rng.IntN(7), distinct, 0), draw(2+rng.IntN(7), distinct, float64(rng.IntN(3)))
+		want := uTestP(slices.Clone(v), slices.Clone(b), 0.05)
+		if got := c.uTest(v, b); got != want {
+			t.Fatalf("uTest(%v, %v) = %v, benchmath %v", v, b, got, want)
+		}
+		calls++
+	}
+	if len(c.uTests) == 0 || len(c.uTests) >= calls {
+		t.Errorf("%d p-values kept for %d tests", len(c.uTests), calls)
+	}
+	if k := rankOrder(nil, []float64{1, 2, 2}, []float64{0, 2, 3}); string(k) != "bvvVBb" {
+		t.Errorf("order %q, want bvvVBb", k)
 	}
 }
