@@ -43,6 +43,8 @@ type Sample struct {
 	// by Comparison.mu).
 	ratios  map[metricID]Cell
 	medians map[metricID]sorted
+	// auto is the AutoRepeats of the first of Records that has one.
+	auto *record.AutoRepeats
 	// remarks is set when a repeat failed, has a partial window, carries
 	// warnings or notes: something for WarningsExcept to say.
 	remarks bool
@@ -170,6 +172,9 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 		p := perOps[i]
 		s.Records = append(s.Records, r)
 		s.PerOp = append(s.PerOp, p)
+		if s.auto == nil {
+			s.auto = r.AutoRepeats
+		}
 		s.remarks = s.remarks || r.Outcome == record.OutcomeFailed || r.Outcome == record.OutcomePartial ||
 			len(r.Warnings) > 0 || len(p.Notes) > 0
 		for _, e := range p.Events {
