@@ -482,24 +482,24 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 		// Two goroutines may both compute it: the same values.
 		base.vals, base.cell = c.sampleValues(bk, bs, id, metric)
 		if baseCache {
-			c.mu.Lock()
-			if bs.medians == nil {
-				bs.medians = map[metricID]sorted{}
-			}
-			bs.medians[id] = base
-			c.mu.Unlock()
+			storeLocked(&c.mu, &bs.medians, id, base)
 		}
 	}
 	r := c.ratioOf(k, bk, metric, vv, v, base.vals, base.cell)
 	if cache {
-		c.mu.Lock()
-		if s.ratios == nil {
-			s.ratios = map[metricID]Cell{}
-		}
-		s.ratios[id] = r
-		c.mu.Unlock()
+		storeLocked(&c.mu, &s.ratios, id, r)
 	}
 	return r
+}
+
+// storeLocked sets (*m)[k] to v holding mu, making the map when nil.
+func storeLocked[K comparable, V any](mu *sync.Mutex, m *map[K]V, k K, v V) {
+	mu.Lock()
+	defer mu.Unlock()
+	if *m == nil {
+		*m = map[K]V{}
+	}
+	(*m)[k] = v
 }
 
 // RatioTo is Ratio with another version as the base: the metric of k
@@ -551,12 +551,7 @@ func (c *Comparison) uTest(v, b []float64) float64 {
 		return p
 	}
 	p = uTestP(v, b, c.Opt.alpha())
-	c.mu.Lock()
-	if c.uTests == nil {
-		c.uTests = map[string]float64{}
-	}
-	c.uTests[string(key)] = p
-	c.mu.Unlock()
+	storeLocked(&c.mu, &c.uTests, string(key), p)
 	return p
 }
 
