@@ -64,8 +64,7 @@ func nameOf(id metricID) string {
 // layout is where a Record's metrics are in its cells: Records computed
 // alike (every Record of a campaign step, most of a campaign) share one.
 type layout struct {
-	ids  []metricID // the metric of each cell
-	slot []int32    // the cell of each metric id, -1 when absent; ids past its end are absent
+	slot []int32 // the cell of each metric id, -1 when absent; ids past its end are absent
 	// names are the metrics' names, sorted.
 	names []string
 }
@@ -104,7 +103,7 @@ func layoutOf(ids []metricID, key []byte) *layout {
 }
 
 func newLayout(ids []metricID) *layout {
-	l := &layout{ids: slices.Clone(ids)}
+	l := &layout{}
 	var top metricID
 	for _, id := range ids {
 		top = max(top, id)
@@ -198,8 +197,8 @@ func (n *namer) id(name string) metricID {
 	return id
 }
 
-// derived is the id of a name built from parts (a, b): name(a, b) is
-// called only the first time.
+// derived is the id of a name built from parts k, kept in m: name builds
+// the name the first time only.
 func derived[K comparable](m map[K]metricID, k K, name func() string) metricID {
 	id, ok := m[k]
 	if !ok {
@@ -257,7 +256,8 @@ func (n *namer) sharedEvents(events []string) []string {
 }
 
 // finish stores the cells set in p: each metric once, as set last, in the
-// order first set, in a slice of its own, and p's shared layout.
+// order first set (in the namer's slab, with no spare capacity), and p's
+// shared layout.
 func (n *namer) finish(p *PerOp) {
 	n.ids, n.cells = n.ids[:0], n.cells[:0]
 	for _, c := range n.set {
