@@ -909,3 +909,40 @@ func TestFormatFixedAgreesWithDecimalRounding(t *testing.T) {
 		}
 	}
 }
+
+// FormatFixed's and roundFixed's shortcut for small values away from a
+// half (roundFast) gives what they give without it: values on, next to
+// and between halves, negative ones, random ones of every magnitude, and
+// ones at the shortcut's limits.
+func TestRoundFastAgrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var vals []float64
+	for i := range 4000 {
+		h := (float64(i) + 0.5) / 100
+		vals = append(vals, h, -h, math.Nextafter(h, 0), math.Nextafter(h, 2*h), h+1.01e-6, h-0.99e-6, float64(i)/7, -float64(i)/3)
+		vals = append(vals, rng.NormFloat64()*math.Pow(10, float64(rng.IntN(20)-10)), rng.Float64()*2)
+	}
+	vals = append(vals, 0, math.Copysign(0, -1), -0.001, -0.004999, 9999.99, 1e4-0.004, 1e4+0.004, 999999.4, 1e6, 1e300, 5e-324)
+	fast := 0
+	for _, v := range vals {
+		for prec := range 5 {
+			if _, ok := roundFast(v, prec); ok {
+				fast++
+			}
+			want := formatFixedExact(v, prec)
+			if got := FormatFixed(v, prec); got != want {
+				t.Fatalf("FormatFixed(%v, %d) = %s, without the shortcut %s", v, prec, got, want)
+			}
+			w, err := strconv.ParseFloat(want, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := roundFixed(v, prec); got != w || math.Signbit(got) != math.Signbit(w) {
+				t.Fatalf("roundFixed(%v, %d) = %v, without the shortcut %v", v, prec, got, w)
+			}
+		}
+	}
+	if fast < len(vals)*5/2 {
+		t.Errorf("the shortcut was taken %d times of %d", fast, len(vals)*5)
+	}
+}

@@ -202,6 +202,46 @@ const (
 // arithmetic gives 1.27349999999999997; 0.125 prints 0.13). v must be
 // finite.
 func FormatFixed(v float64, prec int) string {
+	if _, ok := roundFast(v, prec); ok {
+		s := strconv.FormatFloat(v, 'f', prec, 64)
+		if strings.HasPrefix(s, "-") && strings.Trim(s, "-0.") == "" {
+			s = s[1:] // no "-0.00"
+		}
+		return s
+	}
+	return formatFixedExact(v, prec)
+}
+
+// roundFast rounds v to prec decimals where v × 10^prec is small (below
+// 1e6) and not near a half (more than 1e-4 from one): there, rounding v ×
+// 10^prec in float64 rounds as strconv does on the exact binary value (its
+// error is below 1e-9), the 12-digit form cannot end on an exact half
+// (that puts v × 10^prec within 1e-5 of one), and the rounded integer
+// divided by 10^prec is the float64 nearest the printed decimal, as
+// ParseFloat reads it. ok is false elsewhere.
+func roundFast(v float64, prec int) (r float64, ok bool) {
+	if prec < 0 || prec >= len(pow10) {
+		return 0, false
+	}
+	x := v * pow10[prec]
+	if !(math.Abs(x) < 1e6) {
+		return 0, false
+	}
+	if math.Abs(x-math.Floor(x)-0.5) <= 1e-4 {
+		return 0, false
+	}
+	r = math.Round(x) / pow10[prec]
+	if r == 0 {
+		r = 0 // 0, not -0: FormatFixed prints no "-0.00"
+	}
+	return r, true
+}
+
+// pow10 are the powers of 10 roundFast rounds to.
+var pow10 = [...]float64{1, 10, 100, 1e3, 1e4, 1e5, 1e6}
+
+// formatFixedExact is FormatFixed without roundFast's shortcut.
+func formatFixedExact(v float64, prec int) string {
 	// Rounding the 12-digit decimal form and rounding the exact binary
 	// value differ only when the 12-digit form has a 5 and then zeros
 	// where the first dropped digit goes: the exact half that binary
@@ -231,7 +271,10 @@ func roundFixed(v float64, prec int) float64 {
 	if !finite(v) {
 		return v
 	}
-	r, err := strconv.ParseFloat(FormatFixed(v, prec), 64)
+	if r, ok := roundFast(v, prec); ok {
+		return r
+	}
+	r, err := strconv.ParseFloat(formatFixedExact(v, prec), 64)
 	if err != nil {
 		return v
 	}
@@ -286,11 +329,7 @@ func worse(a, b State) State {
 func combine(a, b Cell, f func(x, y float64) float64) Cell {
 	if !a.OK() || !b.OK() {
 		from := a
-		switch {
-		case a.OK():
-			from = b
-		case b.OK():
-		case worse(a.State, b.State) != a.State:
+		if stateFromB(a.State, b.State) {
 			from = b
 		}
 		c := Stated(from.State)
@@ -304,6 +343,19 @@ func combine(a, b Cell, f func(x, y float64) float64) Cell {
 	c.Estimated = a.Estimated || b.Estimated
 	c.FewRepeats = a.FewRepeats || b.FewRepeats
 	return c
+}
+
+// stateFromB reports whether a result of inputs in states a and b, not
+// both measured, takes b's state (and reason): the one without a value, or
+// the more serious when neither has one.
+func stateFromB(a, b State) bool {
+	switch {
+	case a == Measured:
+		return true
+	case b == Measured:
+		return false
+	}
+	return worse(a, b) != a
 }
 
 // div is x / y for the ratio of two measured quantities: 1 when both are 0,

@@ -37,6 +37,17 @@ type Sample struct {
 	Key     record.Key
 	Records []*record.Record
 	PerOp   []*PerOp // parallel to Records
+
+	// ratios caches Comparison.Ratio of the sample's key, and medians
+	// Comparison.values when the sample is the base's, by metric (guarded
+	// by Comparison.mu).
+	ratios  map[metricID]Cell
+	medians map[metricID]sorted
+	// auto is the AutoRepeats of the first of Records that has one.
+	auto *record.AutoRepeats
+	// remarks is set when a repeat failed, has a partial window, carries
+	// warnings or notes: something for WarningsExcept to say.
+	remarks bool
 }
 
 // Failed returns the failed repeats' Records.
@@ -75,25 +86,19 @@ type Comparison struct {
 	insertSteps map[string]bool
 	events      []string
 	roles       []string
-	// ratios caches Ratio, and medians the base's values, which every
-	// other version's ratio reads: a report's tables ask for the same
-	// ratios several times (a report goes through its tables twice), and
-	// each is a median with its interval, a rank test or a bootstrap over
-	// the repeats. Other medians take more memory to keep than time to
-	// compute again. mu guards the caches: reports build tables on
-	// several goroutines.
-	mu      sync.Mutex
-	medians map[metricKey]sorted
-	ratios  map[metricKey]Cell
+	// Each Sample caches its Ratio, and the base's Samples their values,
+	// which every other version's ratio reads: a report's tables ask for
+	// the same ratios several times (a report goes through its tables
+	// twice), and each is a median with its interval, a rank test or a
+	// bootstrap over the repeats. Other medians take more memory to keep
+	// than time to compute again. mu guards the caches: reports build
+	// tables on several goroutines.
+	mu sync.Mutex
+	// uTests caches uTest's p-values by rankOrder.
+	uTests map[string]float64
 	// counterMetrics caches CounterMetrics.
 	counterMetrics      []string
 	counterMetricsFound bool
-}
-
-// metricKey is a metric of a key.
-type metricKey struct {
-	record.Key
-	metric string
 }
 
 // sorted is what values returns: the measured values, sorted, and their
@@ -115,7 +120,7 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 		return nil, fmt.Errorf("%w %q: choose from %s", errUnknownOrder, opt.Order, strings.Join(StepOrders, ", "))
 	}
 	c := &Comparison{Opt: opt, samples: map[record.Key]*Sample{}, insertSteps: map[string]bool{},
-		groups: map[string]suite.Group{}, medians: map[metricKey]sorted{}, ratios: map[metricKey]Cell{}}
+		groups: map[string]suite.Group{}}
 	firstStart := map[string]time.Time{}
 	seenV, seenH, seenT, seenS := map[string]bool{}, map[string]bool{}, map[int]bool{}, map[Scope]bool{}
 	seenE, seenR := map[string]bool{}, map[string]bool{}
@@ -167,6 +172,11 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 		p := perOps[i]
 		s.Records = append(s.Records, r)
 		s.PerOp = append(s.PerOp, p)
+		if s.auto == nil {
+			s.auto = r.AutoRepeats
+		}
+		s.remarks = s.remarks || r.Outcome == record.OutcomeFailed || r.Outcome == record.OutcomePartial ||
+			len(r.Warnings) > 0 || len(p.Notes) > 0
 		for _, e := range p.Events {
 			if !seenE[e] {
 				seenE[e] = true
@@ -211,8 +221,9 @@ func computeAll(recs []*record.Record, opt Options) []*PerOp {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			n := newNamer()
 			for i := w; i < len(recs); i += workers {
-				out[i] = compute(recs[i], opt)
+				out[i] = computeWith(recs[i], opt, n)
 			}
 		}()
 	}
@@ -316,9 +327,14 @@ func (c *Comparison) findCounterMetrics() []string {
 		seen[m] = true
 	}
 	var extra []string
+	seenLayout := map[*layout]bool{}
 	for _, s := range c.samples {
 		for _, p := range s.PerOp {
-			for _, k := range p.Metrics() {
+			if p.layout == nil || seenLayout[p.layout] {
+				continue
+			}
+			seenLayout[p.layout] = true
+			for _, k := range p.layout.names {
 				if seen[k] || isCPUIO(k) || k == OpsPerSecond || strings.HasPrefix(k, "role:") || strings.HasPrefix(k, "hist:") || isInsertColumn(k) {
 					continue
 				}
@@ -363,7 +379,12 @@ func Key(sc Scope, version, step string) record.Key {
 // values returns the measured values of the metric over the repeats of k,
 // sorted, and the cell summarizing them.
 func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
-	s := c.samples[k]
+	return c.sampleValues(k, c.samples[k], metricIDOf(metric), metric)
+}
+
+// sampleValues is values with k's sample s (nil when k has none) and the
+// metric's id.
+func (c *Comparison) sampleValues(k record.Key, s *Sample, id metricID, metric string) ([]float64, Cell) {
 	if s == nil {
 		return nil, Stated(Missing)
 	}
@@ -374,18 +395,19 @@ func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
 		if p.Failed {
 			continue
 		}
-		cell := p.Get(metric)
-		if !cell.OK() {
+		i := p.layout.cell(id)
+		if i < 0 || p.cells[i].state != Measured {
 			if first == nil {
-				cc := cell
+				cc := p.get(id)
 				first = &cc
 			}
 			continue
 		}
-		vals = append(vals, cell.Value)
-		running = math.Min(running, cell.Running)
-		partial = partial || cell.Partial
-		estimated = estimated || cell.Estimated
+		cell := &p.cells[i] // as p.get(id) would give it
+		vals = append(vals, cell.value)
+		running = math.Min(running, cell.running)
+		partial = partial || cell.partial
+		estimated = estimated || cell.estimated
 	}
 	if len(vals) == 0 {
 		st := Failed
@@ -432,30 +454,52 @@ func (c *Comparison) BaseKey(k record.Key) record.Key {
 // the confidence interval of the ratio of medians from a bootstrap of both
 // samples (RatioInterval).
 func (c *Comparison) Ratio(k record.Key, metric string) Cell {
-	mk := metricKey{k, metric}
-	c.mu.Lock()
-	r, ok := c.ratios[mk]
-	c.mu.Unlock()
-	if ok {
-		return r
-	}
-	vv, v := c.values(k, metric)
-	bk := metricKey{c.BaseKey(k), metric}
-	c.mu.Lock()
-	base, ok := c.medians[bk]
-	c.mu.Unlock()
-	if !ok {
-		// Two goroutines may both compute it: the same values.
-		base.vals, base.cell = c.values(bk.Key, metric)
+	id := metricIDOf(metric)
+	// A metric no Record has is Missing everywhere: not worth a place in
+	// the caches.
+	s := c.samples[k]
+	cache := s != nil && id != noMetric
+	if cache {
 		c.mu.Lock()
-		c.medians[bk] = base
+		r, ok := s.ratios[id]
+		c.mu.Unlock()
+		if ok {
+			return r
+		}
+	}
+	vv, v := c.sampleValues(k, s, id, metric)
+	bk := c.BaseKey(k)
+	bs := c.samples[bk]
+	baseCache := bs != nil && id != noMetric
+	var base sorted
+	ok := false
+	if baseCache {
+		c.mu.Lock()
+		base, ok = bs.medians[id]
 		c.mu.Unlock()
 	}
-	r = c.ratioOf(k, bk.Key, metric, vv, v, base.vals, base.cell)
-	c.mu.Lock()
-	c.ratios[mk] = r
-	c.mu.Unlock()
+	if !ok {
+		// Two goroutines may both compute it: the same values.
+		base.vals, base.cell = c.sampleValues(bk, bs, id, metric)
+		if baseCache {
+			storeLocked(&c.mu, &bs.medians, id, base)
+		}
+	}
+	r := c.ratioOf(k, bk, metric, vv, v, base.vals, base.cell)
+	if cache {
+		storeLocked(&c.mu, &s.ratios, id, r)
+	}
 	return r
+}
+
+// storeLocked sets (*m)[k] to v holding mu, making the map when nil.
+func storeLocked[K comparable, V any](mu *sync.Mutex, m *map[K]V, k K, v V) {
+	mu.Lock()
+	defer mu.Unlock()
+	if *m == nil {
+		*m = map[K]V{}
+	}
+	(*m)[k] = v
 }
 
 // RatioTo is Ratio with another version as the base: the metric of k
@@ -477,11 +521,8 @@ func (c *Comparison) RatioTo(k record.Key, base, metric string) Cell {
 func (c *Comparison) ratioOf(k, bk record.Key, metric string, vv []float64, v Cell, bv []float64, b Cell) Cell {
 	r := Ratio(v, b)
 	if r.OK() && len(vv) >= 2 && len(bv) >= 2 {
-		th := benchmath.DefaultThresholds
-		th.CompareAlpha = c.Opt.alpha()
-		cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(vv, &th), benchmath.NewSample(bv, &th))
-		r.Tested, r.P = true, cmp.P
-		r.Same = cmp.P >= cmp.Alpha
+		r.Tested, r.P = true, c.uTest(vv, bv)
+		r.Same = r.P >= c.Opt.alpha()
 	}
 	if r.OK() && !r.BothZero && !math.IsInf(r.Value, 0) && len(vv) >= minIntervalRepeats && len(bv) >= minIntervalRepeats {
 		r.Lo, r.Hi = ratioInterval(vv, bv, c.Opt.confidence())
@@ -491,6 +532,64 @@ func (c *Comparison) ratioOf(k, bk record.Key, metric string, vv []float64, v Ce
 		c.markRepeats(&r, k, bk)
 	}
 	return r
+}
+
+// uTest is the p-value of the Mann-Whitney U test of the sorted samples v
+// and b (benchmath.AssumeNothing). The test reads only the order of the
+// values of both samples, with their ties, and a report's samples of five
+// repeats mostly come in a few hundred orders: uTest keeps each order's
+// p-value.
+func (c *Comparison) uTest(v, b []float64) float64 {
+	key := rankOrder(make([]byte, 0, 64), v, b)
+	if key == nil {
+		return uTestP(v, b, c.Opt.alpha())
+	}
+	c.mu.Lock()
+	p, ok := c.uTests[string(key)]
+	c.mu.Unlock()
+	if ok {
+		return p
+	}
+	p = uTestP(v, b, c.Opt.alpha())
+	storeLocked(&c.mu, &c.uTests, string(key), p)
+	return p
+}
+
+// uTestP is the p-value of benchmath.AssumeNothing's comparison of v and b.
+func uTestP(v, b []float64, alpha float64) float64 {
+	th := benchmath.DefaultThresholds
+	th.CompareAlpha = alpha
+	return benchmath.AssumeNothing.Compare(benchmath.NewSample(v, &th), benchmath.NewSample(b, &th)).P
+}
+
+// rankOrder appends to buf the order of the values of the sorted samples v
+// and b, merged: a byte for each value, 'v' or 'b' for the sample it comes
+// from, upper case when it ties the value before it. Tied values of v come
+// before those of b, so that samples whose ranks and ties are the same have
+// the same order. It returns nil when a value is NaN, which has no order.
+func rankOrder(buf []byte, v, b []float64) []byte {
+	i, j := 0, 0
+	last := math.NaN()
+	for i < len(v) || j < len(b) {
+		var x float64
+		var from byte
+		if j == len(b) || i < len(v) && v[i] <= b[j] {
+			x, from = v[i], 'v'
+			i++
+		} else {
+			x, from = b[j], 'b'
+			j++
+		}
+		if math.IsNaN(x) {
+			return nil
+		}
+		if x == last {
+			from -= 'a' - 'A'
+		}
+		buf = append(buf, from)
+		last = x
+	}
+	return buf
 }
 
 // SmallestP is the smallest two-sided p-value the Mann-Whitney U test can
@@ -695,7 +794,7 @@ func (c *Comparison) WarningsExcept(keys []record.Key, topics Topic, events []st
 	}
 	for _, k := range keys {
 		s := c.samples[k]
-		if s == nil {
+		if s == nil || !s.remarks {
 			continue
 		}
 		for i, r := range s.Records {
@@ -716,6 +815,9 @@ func (c *Comparison) WarningsExcept(keys []record.Key, topics Topic, events []st
 				}
 			}
 		}
+	}
+	if len(lines) == 0 {
+		return []string{}
 	}
 	// scope groups keys that print under one heading: same version, host
 	// and threads.

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/perfbench/perfbench/record"
 	"github.com/perfbench/perfbench/suite"
 )
 
@@ -91,31 +92,44 @@ type Correlation struct {
 // comes out in 2 of the n! orderings (1 in 3 with 3 steps, 1 in 12 with 4);
 // ChanceOfPerfect gives that chance.
 func (c *Comparison) Correlate(sc Scope, version string, metrics []string) []Correlation {
+	// The steps with an rQPS to rank, the same for every metric.
+	type stepRatio struct {
+		k record.Key
+		q Cell
+		y float64 // the rank value of 1/rQPS
+	}
+	var steps []stepRatio
+	for _, step := range c.Steps {
+		if c.Group(step) == suite.GroupInsert {
+			continue
+		}
+		k := Key(sc, version, step)
+		q := c.ThroughputRatio(k)
+		if !q.OK() || q.Value <= 0 || math.IsInf(q.Value, 0) {
+			continue
+		}
+		// Rank the values reports print (%.2f): ratios that print the
+		// same are ties, not an order set by rounding noise (IPC = 1/CPI
+		// would otherwise rank apart from CPI). Ranks of 1/rQPS are those
+		// of -rQPS.
+		steps = append(steps, stepRatio{k, q, -roundFixed(q.Value, 2)})
+	}
 	var out []Correlation
 	for _, m := range metrics {
-		var xs, ys []float64
+		xs, ys := make([]float64, 0, len(steps)), make([]float64, 0, len(steps))
 		mux, est, untested := false, false, 0
-		for _, step := range c.Steps {
-			if c.Group(step) == suite.GroupInsert {
-				continue
-			}
-			k := Key(sc, version, step)
-			q := c.ThroughputRatio(k)
-			r := c.Ratio(k, m)
+		for _, st := range steps {
+			r := c.Ratio(st.k, m)
 			// A ratio of two zeros is 1 by convention, not a measured
 			// equality: it does not enter the correlation.
-			if !q.OK() || !r.OK() || q.Value <= 0 || math.IsInf(q.Value, 0) || math.IsInf(r.Value, 0) || r.BothZero {
+			if !r.OK() || math.IsInf(r.Value, 0) || r.BothZero {
 				continue
 			}
-			// Rank the values reports print (%.2f): ratios that print
-			// the same are ties, not an order set by rounding noise
-			// (IPC = 1/CPI would otherwise rank apart from CPI).
-			// Ranks of 1/rQPS are those of -rQPS.
 			xs = append(xs, roundFixed(r.Value, 2))
-			ys = append(ys, -roundFixed(q.Value, 2))
+			ys = append(ys, st.y)
 			mux = mux || r.Multiplexed()
-			est = est || r.Estimated || q.Estimated
-			if !r.Tested || !q.Tested {
+			est = est || r.Estimated || st.q.Estimated
+			if !r.Tested || !st.q.Tested {
 				untested++
 			}
 		}

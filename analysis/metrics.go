@@ -117,9 +117,11 @@ type PerOp struct {
 	OpsEstimated bool
 	// Seconds is the window length.
 	Seconds float64
-	// values are the Record's metrics and their cells, packed and sorted
-	// by name: a report holds one of these per Record.
-	values []namedCell
+	// cells are the Record's metrics' cells, packed, where its layout
+	// (shared by the Records computed alike) says: a report holds one of
+	// these per Record.
+	layout *layout
+	cells  []packedCell
 	// Events lists the events of the Record in its order.
 	Events []string
 	// Device is the block device of the Record's disk stats ("" without
@@ -134,39 +136,31 @@ type PerOp struct {
 
 // Get returns the metric's cell: Failed for a failed Record, Missing when the
 // Record has no source for it.
-func (p *PerOp) Get(metric string) Cell {
+func (p *PerOp) Get(metric string) Cell { return p.get(metricIDOf(metric)) }
+
+// get is Get by the metric's id.
+func (p *PerOp) get(id metricID) Cell {
 	if p.Failed {
 		return Stated(Failed)
 	}
-	if i, ok := p.find(metric); ok {
-		return p.values[i].cell()
+	if i := p.layout.cell(id); i >= 0 {
+		return p.cells[i].cell()
 	}
 	return Stated(Missing)
 }
 
 // Has reports whether the Record has the metric, with a value or a state.
 func (p *PerOp) Has(metric string) bool {
-	_, ok := p.find(metric)
-	return ok
+	id, ok := lookupID(metric)
+	return ok && p.layout.cell(id) >= 0
 }
 
 // Metrics returns the names of the metrics the Record has, sorted.
 func (p *PerOp) Metrics() []string {
-	out := make([]string, len(p.values))
-	for i, v := range p.values {
-		out[i] = v.name
+	if p.layout == nil {
+		return []string{}
 	}
-	return out
-}
-
-func (p *PerOp) find(metric string) (int, bool) {
-	return slices.BinarySearchFunc(p.values, metric, func(v namedCell, m string) int { return strings.Compare(v.name, m) })
-}
-
-// namedCell is a metric of one Record and its cell.
-type namedCell struct {
-	name string
-	packedCell
+	return slices.Clone(p.layout.names)
 }
 
 // packedCell is a Cell of one Record: what such a cell can hold (one
@@ -220,17 +214,6 @@ func reasonText(i uint16) string {
 	return reasons.texts[i]
 }
 
-// metricNames interns metric names: every Record has the same few.
-var metricNames sync.Map
-
-func metricName(m string) string {
-	if v, ok := metricNames.Load(m); ok {
-		return v.(string)
-	}
-	v, _ := metricNames.LoadOrStore(m, m)
-	return v.(string)
-}
-
 func pack(c Cell) packedCell {
 	return packedCell{value: c.Value, running: c.Running, why: reasonIndex(c.Why), state: c.State, partial: c.Partial, estimated: c.Estimated}
 }
@@ -280,22 +263,50 @@ func eventCounters(r *record.Record) []record.Counter {
 }
 
 // counterCell is the scaled value of a counter with its state.
-func counterCell(c record.Counter) Cell {
+func counterCell(c record.Counter) Cell { return counterValueOf(c).cell() }
+
+// counterValue is what a counter's cell holds (counterCell): a value and
+// its running fraction, or a state without a value.
+type counterValue struct {
+	v, running float64
+	state      State
+}
+
+func counterValueOf(c record.Counter) counterValue {
 	switch c.Status {
 	case record.StatusCounted:
-		return Val(c.Value)
+		return counterValue{c.Value, 1, Measured}
 	case record.StatusScaled:
 		f := c.RunningFraction()
 		if f <= 0 || f > 1 {
 			f = 1
 		}
-		return scaled(c.Value, f)
+		return counterValue{c.Value, f, Measured}
 	case record.StatusNotCounted:
-		return Stated(NotCounted)
+		return counterValue{running: 1, state: NotCounted}
 	case record.StatusNotSupported:
-		return Stated(NotSupported)
+		return counterValue{running: 1, state: NotSupported}
 	}
-	return Stated(Missing)
+	return counterValue{running: 1, state: Missing}
+}
+
+func (a counterValue) cell() Cell {
+	if a.state != Measured {
+		return Stated(a.state)
+	}
+	return scaled(a.v, a.running)
+}
+
+// combine is the package's combine of the two counters' cells, which
+// carry no reason, partial window, estimate or repeat counts.
+func (a counterValue) combine(b counterValue, f func(x, y float64) float64) counterValue {
+	if a.state != Measured || b.state != Measured {
+		if stateFromB(a.state, b.state) {
+			return counterValue{running: 1, state: b.state}
+		}
+		return counterValue{running: 1, state: a.state}
+	}
+	return counterValue{f(a.v, b.v), math.Min(a.running, b.running), Measured}
 }
 
 // windowSeconds is the window length of r.
@@ -325,13 +336,11 @@ func rowsRead(r *record.Record) (float64, string) {
 }
 
 // compute returns the per-op metrics of one Record.
-func compute(r *record.Record, opt Options) *PerOp {
-	k := &computation{r: r, p: &PerOp{OpsPer: 1}, partial: r.Outcome == record.OutcomePartial}
-	n := 32 + 4*len(r.Counters)
-	for _, role := range r.Roles {
-		n += 1 + len(role.Counters)
-	}
-	k.p.values = make([]namedCell, 0, n)
+func compute(r *record.Record, opt Options) *PerOp { return computeWith(r, opt, newNamer()) }
+
+// computeWith is compute with the namer of the calling goroutine.
+func computeWith(r *record.Record, opt Options, n *namer) *PerOp {
+	k := &computation{r: r, p: &PerOp{OpsPer: 1}, partial: r.Outcome == record.OutcomePartial, n: n}
 	if r.Outcome == record.OutcomeFailed {
 		k.p.Failed = true
 		return k.p
@@ -348,24 +357,9 @@ func compute(r *record.Record, opt Options) *PerOp {
 		k.tableValues()
 	}
 	insertMetrics(r, k.p, k.counters, k.set)
-	roleShares(r, k.set)
-	p := k.p
-	p.values = sortValues(p.values)
-	return p
-}
-
-// sortValues returns the metrics set in order, sorted by name and each
-// once, as set last, in a slice with no spare capacity.
-func sortValues(set []namedCell) []namedCell {
-	slices.SortStableFunc(set, func(a, b namedCell) int { return strings.Compare(a.name, b.name) })
-	out := make([]namedCell, 0, len(set))
-	for i, v := range set {
-		if i+1 < len(set) && set[i+1].name == v.name {
-			continue // set again later
-		}
-		out = append(out, v)
-	}
-	return out
+	k.roleShares()
+	n.finish(k.p)
+	return k.p
 }
 
 // computation is the state of Compute: the Record, the metrics computed so
@@ -377,17 +371,21 @@ type computation struct {
 	ops      Cell
 	haveOps  bool
 	counters map[string]Cell
+	n        *namer
 }
 
 // set records a metric: a non-finite value becomes "not finite", and
 // every value of a partial window is marked partial.
-func (k *computation) set(name string, c Cell) {
+func (k *computation) set(name string, c Cell) { k.setID(k.n.id(name), c) }
+
+// setID is set by the metric's id.
+func (k *computation) setID(id metricID, c Cell) {
 	if c.OK() && !finite(c.Value) {
 		c = NoValue(WhyNotFinite)
 	}
 	c.Partial = c.Partial || k.partial
-	// In the order set: compute sorts them once at the end.
-	k.p.values = append(k.p.values, namedCell{metricName(name), pack(c)})
+	// In the order set: computeWith stores them once at the end.
+	k.n.set = append(k.n.set, idCell{id, pack(c)})
 }
 
 func (k *computation) note(t Topic, text string) {
@@ -457,16 +455,19 @@ func (k *computation) throughput() {
 func (k *computation) events() {
 	p := k.p
 	counters := eventCounters(k.r)
-	k.counters = make(map[string]Cell, len(counters))
+	k.counters = k.n.counters()
+	events := k.n.events[:0]
 	for _, c := range counters {
 		if _, dup := k.counters[c.Event]; dup {
 			continue
 		}
 		cell := counterCell(c)
 		k.counters[c.Event] = cell
-		p.Events = append(p.Events, c.Event)
-		k.set(PerOpName(c.Event), k.perOp(cell, 1))
+		events = append(events, c.Event)
+		k.setID(k.n.perOpID(c.Event), k.perOp(cell, 1))
 	}
+	k.n.events = events
+	p.Events = k.n.sharedEvents(events)
 	if ins, ok := k.counters["instructions"]; ok {
 		if cyc, ok := k.counters["cycles"]; ok {
 			k.set(IPC, quotient(ins, cyc, "cycles", 1))
@@ -474,7 +475,7 @@ func (k *computation) events() {
 		}
 		for _, e := range p.Events {
 			if isMissEvent(e) {
-				k.set(MPKIName(e), quotient(k.counters[e], ins, "instructions", 1000))
+				k.setID(k.n.mpkiID(e), quotient(k.counters[e], ins, "instructions", 1000))
 			}
 		}
 	}
@@ -602,29 +603,51 @@ func orDefault(s, d string) string {
 
 // roleShares sets "role:<name>:<event>" to the role's share (0–1) of the
 // event's total over all roles, and "role:<name>:threads".
-func roleShares(r *record.Record, set func(string, Cell)) {
+func (k *computation) roleShares() {
+	r := k.r
 	if len(r.Roles) == 0 {
 		return
 	}
-	totals := make(map[string]Cell, len(r.Roles[0].Counters))
+	// Each event's total, in order of first appearance: the roles of a
+	// Record mostly count the same events in the same order, so an event
+	// is mostly where the previous role had it.
+	totals := k.n.totals[:0]
+	find := func(event string, guess int) int {
+		if guess < len(totals) && totals[guess].event == event {
+			return guess
+		}
+		for i := range totals {
+			if totals[i].event == event {
+				return i
+			}
+		}
+		return -1
+	}
+	sum := func(x, y float64) float64 { return x + y }
 	for _, role := range r.Roles {
-		for _, c := range role.Counters {
-			cell := counterCell(c)
-			if t, ok := totals[c.Event]; ok {
-				totals[c.Event] = combine(t, cell, func(x, y float64) float64 { return x + y })
+		for j, c := range role.Counters {
+			v := counterValueOf(c)
+			if i := find(c.Event, j); i >= 0 {
+				totals[i].total = totals[i].total.combine(v, sum)
 			} else {
-				totals[c.Event] = cell
+				totals = append(totals, eventTotal{c.Event, v})
 			}
 		}
 	}
+	k.n.totals = totals
+	quo := func(x, y float64) float64 { return x / y }
+	i := 0 // the role metric's place in the Record
 	for _, role := range r.Roles {
-		set(RoleMetric(role.Name, "threads"), Val(float64(role.Threads)))
-		for _, c := range role.Counters {
-			share := combine(counterCell(c), totals[c.Event], func(x, y float64) float64 { return x / y })
-			if t := totals[c.Event]; t.OK() && t.Value == 0 {
+		k.setID(k.n.roleID(i, role.Name, "threads"), Val(float64(role.Threads)))
+		i++
+		for j, c := range role.Counters {
+			t := totals[find(c.Event, j)].total
+			share := counterValueOf(c).combine(t, quo).cell()
+			if t.state == Measured && t.v == 0 {
 				share = NoValue(whyZeroTotal) // no share of nothing
 			}
-			set(RoleMetric(role.Name, c.Event), share)
+			k.setID(k.n.roleID(i, role.Name, c.Event), share)
+			i++
 		}
 	}
 }

@@ -93,12 +93,8 @@ func (c Cell) Precise(precision float64) bool {
 // has one.
 func (c *Comparison) autoRepeats(keys ...record.Key) *record.AutoRepeats {
 	for _, k := range keys {
-		if s := c.samples[k]; s != nil {
-			for _, r := range s.Records {
-				if r.AutoRepeats != nil {
-					return r.AutoRepeats
-				}
-			}
+		if s := c.samples[k]; s != nil && s.auto != nil {
+			return s.auto
 		}
 	}
 	return nil
@@ -109,8 +105,11 @@ func (c *Comparison) autoRepeats(keys ...record.Key) *record.AutoRepeats {
 // the repeats (repeats = "auto"), a side ran the most repeats allowed, and
 // the cell is still not precise.
 func (c *Comparison) markRepeats(cell *Cell, keys ...record.Key) {
+	if !cell.OK() {
+		return
+	}
 	a := c.autoRepeats(keys...)
-	if a == nil || !cell.OK() {
+	if a == nil {
 		return
 	}
 	cell.MaxReached = max(cell.Of, cell.BaseOf) >= a.Max && !cell.Precise(a.Precision)
