@@ -194,7 +194,9 @@ func Write(w io.Writer, format string, recs []*record.Record, warnings []string,
 	}
 	rep.Warnings = append(warnings, rep.Warnings...)
 	rep.bare = opt.Bare && format != "csv" && format != "json"
-	if err := stream(w, rep, mk(), b.tables); err != nil {
+	tables := b.built
+	b.built = nil
+	if err := stream(w, rep, mk(), tables, b.complete); err != nil {
 		return err
 	}
 	if rep.bare && opt.Notes != nil {

@@ -256,8 +256,8 @@ func build(recs []*record.Record, opt Options) (*report, error) {
 // prepare compares the Records and builds every table, for what any one
 // of them needs from the others: which tables are left out (the report's
 // notes), whether any ratio was tested, the ranges of the colour rule.
-// The tables kept wait in b.built for b.tables, which lets go of each as
-// it is emitted.
+// The tables kept wait in b.built for b.tables or stream (with
+// b.complete), which let go of each as it is emitted.
 func prepare(recs []*record.Record, opt Options) (*builder, *report, error) {
 	want := map[string]bool{}
 	for _, id := range opt.Tables {
@@ -378,19 +378,25 @@ func check(id string, t *table) (why string, failed, kept, ok bool) {
 	return why, failed, !left, true
 }
 
-// tables colours the tables kept by prepare, adds their notes and hands
-// them to emit in report order.
+// tables completes the tables kept by prepare and hands them to emit in
+// report order.
 func (b *builder) tables(emit func(*table) error) error {
 	for i, t := range b.built {
 		b.built[i] = nil // the caller may hold it; the report does not
-		b.ranges.colour(t)
-		b.finish(t)
+		b.complete(t)
 		if err := emit(t); err != nil {
 			return err
 		}
 	}
 	b.built = nil
 	return nil
+}
+
+// complete colours a table kept by prepare and adds its notes. Tables
+// are completed concurrently: it only reads what prepare gathered.
+func (b *builder) complete(t *table) {
+	b.ranges.colour(t)
+	b.finish(t)
 }
 
 // ErrUnknownVersion is returned by Build for a version in Options.Compare

@@ -2,7 +2,10 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"io"
+	"runtime"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -14,8 +17,9 @@ import (
 func writeText(w io.Writer, rep *report) error { return render(w, rep, textRenderer()) }
 
 // renderer writes a report in one format: begin before the first table,
-// table for each (i counts them from 0), end after the last. Write streams
-// tables through it as they are built.
+// table for each (i counts them from 0), end after the last. Write renders
+// several tables at once (each into a buffer of its own), so table must
+// keep no state from one table to the next.
 type renderer struct {
 	begin func(w *bufio.Writer, rep *report) error
 	table func(w *bufio.Writer, rep *report, t *table, i int) error
@@ -27,31 +31,66 @@ func render(w io.Writer, rep *report, r renderer) error {
 	if rep.count < len(rep.Tables) {
 		rep.count = len(rep.Tables)
 	}
-	return stream(w, rep, r, func(emit func(*table) error) error {
-		for _, t := range rep.Tables {
-			if err := emit(t); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return stream(w, rep, r, slices.Clone(rep.Tables), nil)
 }
 
-// stream writes the report with r, its tables as tables hands them over;
-// a bare report keeps their notes for WriteNotes.
-func stream(w io.Writer, rep *report, r renderer, tables func(emit func(*table) error) error) error {
+// stream writes the report with r. Its tables, completed first by
+// complete when not nil, are completed and rendered on every CPU, each
+// let go of once rendered, and written in order; a bare report keeps
+// their notes for WriteNotes.
+func stream(w io.Writer, rep *report, r renderer, tables []*table, complete func(*table)) error {
 	bw := bufio.NewWriter(w)
 	if err := r.begin(bw, rep); err != nil {
 		return err
 	}
-	i := 0
-	err := tables(func(t *table) error {
-		if rep.bare {
-			rep.tableNotes = append(rep.tableNotes, titledNotes{t.Title, t.Notes})
+	type rendered struct {
+		text   []byte
+		titled titledNotes
+		err    error
+	}
+	done := make([]chan rendered, len(tables))
+	for i := range done {
+		done[i] = make(chan rendered, 1)
+	}
+	next := make(chan int, len(tables))
+	for i := range tables {
+		next <- i
+	}
+	close(next)
+	for range max(1, min(runtime.GOMAXPROCS(0), len(tables))) {
+		go func() {
+			for i := range next {
+				t := tables[i]
+				tables[i] = nil
+				if complete != nil {
+					complete(t)
+				}
+				var buf bytes.Buffer
+				tw := bufio.NewWriter(&buf)
+				err := r.table(tw, rep, t, i)
+				if err == nil {
+					err = tw.Flush()
+				}
+				done[i] <- rendered{buf.Bytes(), titledNotes{t.Title, t.Notes}, err}
+			}
+		}()
+	}
+	var err error
+	for i := range done {
+		// Every table is waited for, so that no goroutine is left
+		// behind; the first error is returned.
+		t := <-done[i]
+		if err != nil {
+			continue
 		}
-		i++
-		return r.table(bw, rep, t, i-1)
-	})
+		if err = t.err; err != nil {
+			continue
+		}
+		if rep.bare {
+			rep.tableNotes = append(rep.tableNotes, t.titled)
+		}
+		bw.Write(t.text)
+	}
 	if err != nil {
 		return err
 	}
