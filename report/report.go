@@ -242,7 +242,7 @@ type tableCell struct {
 
 // build computes the tables of the report.
 func build(recs []*record.Record, opt Options) (*report, error) {
-	b, rep, err := prepare(recs, opt)
+	b, rep, err := prepare(recs, opt, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -256,9 +256,11 @@ func build(recs []*record.Record, opt Options) (*report, error) {
 // prepare compares the Records and builds every table, for what any one
 // of them needs from the others: which tables are left out (the report's
 // notes), whether any ratio was tested, the ranges of the colour rule.
-// The tables kept wait in b.built for b.tables or stream (with
-// b.complete), which let go of each as it is emitted.
-func prepare(recs []*record.Record, opt Options) (*builder, *report, error) {
+// Without q, the tables kept wait in b.built for b.tables, which lets go
+// of each as it is emitted. With q, they go to q as soon as nothing they
+// print can change: when q prints no colours, once some table was tested
+// (no later table can change that), else when every table is built.
+func prepare(recs []*record.Record, opt Options, q *tableQueue) (*builder, *report, error) {
 	want := map[string]bool{}
 	for _, id := range opt.Tables {
 		id = strings.TrimSpace(id)
@@ -285,6 +287,22 @@ func prepare(recs []*record.Record, opt Options) (*builder, *report, error) {
 	b := &builder{c: c, opt: opt, want: want, ranges: colourRanges{}, aa: aaPairs(recs, c.Versions)}
 	rep := &report{Base: c.Base, Versions: c.Versions}
 	leftOut := newLeftOut()
+	send := func() {
+		for i, t := range b.built {
+			b.built[i] = nil
+			q.add(t)
+		}
+		b.built = b.built[:0]
+	}
+	if q != nil {
+		rep.bare = q.bare
+		// The colours of a table need the ranges of every table; its
+		// notes and "?" marks only whether some table was tested.
+		q.complete = b.finish
+		if q.colours {
+			q.complete = b.complete
+		}
+	}
 	b.each(func(t *table, why string, failed, kept bool) {
 		if !kept {
 			leftOut.add(why, b.tableName(t), failed)
@@ -292,9 +310,18 @@ func prepare(recs []*record.Record, opt Options) (*builder, *report, error) {
 		}
 		rep.count++
 		b.ranges.add(t)
-		b.tested = b.tested || t.tested()
+		if !b.tested && t.tested() {
+			b.tested = true // and no more written: tables in q read it
+		}
 		b.built = append(b.built, t)
+		if q != nil && !q.colours && b.tested {
+			send()
+		}
 	})
+	if q != nil {
+		send()
+		b.built = nil
+	}
 	rep.Notes = append(append(leftOut.notes(), busyNotes(recs)...), autoNotes(recs)...)
 	if len(c.LeftOut) > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("warm-up steps left out of the tables: %s", strings.Join(c.LeftOut, ", ")))

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"io"
 	"runtime"
-	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -18,8 +17,9 @@ func writeText(w io.Writer, rep *report) error { return render(w, rep, textRende
 
 // renderer writes a report in one format: begin before the first table,
 // table for each (i counts them from 0), end after the last. Write renders
-// several tables at once (each into a buffer of its own), so table must
-// keep no state from one table to the next.
+// several tables at once (each into a buffer of its own, see tableQueue),
+// so table must keep no state from one table to the next, and read of
+// the report only whether it is bare.
 type renderer struct {
 	begin func(w *bufio.Writer, rep *report) error
 	table func(w *bufio.Writer, rep *report, t *table, i int) error
@@ -31,55 +31,92 @@ func render(w io.Writer, rep *report, r renderer) error {
 	if rep.count < len(rep.Tables) {
 		rep.count = len(rep.Tables)
 	}
-	return stream(w, rep, r, slices.Clone(rep.Tables), nil)
+	q := newTableQueue(r, rep.bare, nil)
+	for _, t := range rep.Tables {
+		q.add(t)
+	}
+	return q.write(w, rep)
 }
 
-// stream writes the report with r. Its tables, completed first by
-// complete when not nil, are completed and rendered on every CPU, each
-// let go of once rendered, and written in order; a bare report keeps
-// their notes for WriteNotes.
-func stream(w io.Writer, rep *report, r renderer, tables []*table, complete func(*table)) error {
-	bw := bufio.NewWriter(w)
-	if err := r.begin(bw, rep); err != nil {
-		return err
-	}
-	type rendered struct {
-		text   []byte
-		titled titledNotes
-		err    error
-	}
-	done := make([]chan rendered, len(tables))
-	for i := range done {
-		done[i] = make(chan rendered, 1)
-	}
-	next := make(chan int, len(tables))
-	for i := range tables {
-		next <- i
-	}
-	close(next)
-	for range max(1, min(runtime.GOMAXPROCS(0), len(tables))) {
+// tableQueue renders the tables of a report as they are handed over, in
+// report order: each is completed (when complete is not nil) and
+// rendered on every CPU into a buffer of its own, and let go of; write
+// writes the report with them in order.
+type tableQueue struct {
+	r    renderer
+	bare bool
+	// complete finishes a table before it is rendered: its colours and
+	// notes (set by prepare; nil for tables already complete).
+	complete func(*table)
+	// colours is set when r prints the colours of the cells (HTML,
+	// JSON): then no table is completed before every table is built
+	// (see prepare).
+	colours bool
+	work    chan queued
+	done    []chan rendered
+}
+
+type queued struct {
+	t    *table
+	i    int
+	done chan<- rendered
+}
+
+type rendered struct {
+	text   []byte
+	titled titledNotes
+	err    error
+}
+
+func newTableQueue(r renderer, bare bool, complete func(*table)) *tableQueue {
+	q := &tableQueue{r: r, bare: bare, complete: complete, work: make(chan queued, 64)}
+	for range runtime.GOMAXPROCS(0) {
 		go func() {
-			for i := range next {
-				t := tables[i]
-				tables[i] = nil
-				if complete != nil {
-					complete(t)
-				}
-				var buf bytes.Buffer
-				tw := bufio.NewWriter(&buf)
-				err := r.table(tw, rep, t, i)
-				if err == nil {
-					err = tw.Flush()
-				}
-				done[i] <- rendered{buf.Bytes(), titledNotes{t.Title, t.Notes}, err}
+			// Renderers read only whether the report is bare.
+			shell := &report{bare: bare}
+			for j := range q.work {
+				j.done <- q.render(shell, j.t, j.i)
 			}
 		}()
 	}
-	var err error
-	for i := range done {
-		// Every table is waited for, so that no goroutine is left
-		// behind; the first error is returned.
-		t := <-done[i]
+	return q
+}
+
+// add queues the next table of the report.
+func (q *tableQueue) add(t *table) {
+	done := make(chan rendered, 1)
+	q.work <- queued{t, len(q.done), done}
+	q.done = append(q.done, done)
+}
+
+// render completes and renders the table t, the i-th of the report.
+func (q *tableQueue) render(rep *report, t *table, i int) rendered {
+	if q.complete != nil {
+		q.complete(t)
+	}
+	var buf bytes.Buffer
+	tw := bufio.NewWriter(&buf)
+	err := q.r.table(tw, rep, t, i)
+	if err == nil {
+		err = tw.Flush()
+	}
+	return rendered{buf.Bytes(), titledNotes{t.Title, t.Notes}, err}
+}
+
+// close stops the queue's goroutines once they rendered what was added.
+func (q *tableQueue) close() { close(q.work) }
+
+// write closes the queue and writes the report with r, the tables in
+// the order they were added as each is rendered; a bare report keeps
+// their notes for WriteNotes.
+func (q *tableQueue) write(w io.Writer, rep *report) error {
+	q.close()
+	bw := bufio.NewWriter(w)
+	err := q.r.begin(bw, rep)
+	for _, done := range q.done {
+		// Every table is waited for, so that no table is rendered
+		// after write returns; the first error is returned.
+		t := <-done
 		if err != nil {
 			continue
 		}
@@ -94,7 +131,7 @@ func stream(w io.Writer, rep *report, r renderer, tables []*table, complete func
 	if err != nil {
 		return err
 	}
-	if err := r.end(bw, rep); err != nil {
+	if err := q.r.end(bw, rep); err != nil {
 		return err
 	}
 	return bw.Flush()
