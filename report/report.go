@@ -334,8 +334,9 @@ func prepare(recs []*record.Record, opt Options, q *tableQueue) (*builder, *repo
 // each that has values: kept, or left out because none of its cells could
 // be measured (why, and whether failed steps' cells are among them). The
 // tables are built on every CPU, f is called on the caller's goroutine in
-// report order, and at most one table ID per CPU is built ahead of f.
-// (prepare keeps the tables: they are built once).
+// report order, with the tables of an ID as they are built, and at most
+// one table ID per CPU is built ahead of f. (prepare keeps the tables, or
+// hands them on: they are built once).
 func (b *builder) each(f func(t *table, why string, failed, kept bool)) {
 	var ids []string
 	for _, id := range TableIDs {
@@ -352,9 +353,14 @@ func (b *builder) each(f func(t *table, why string, failed, kept bool)) {
 		why          string
 		failed, kept bool
 	}
+	// The tables of an ID go to f in batches as they are built (f, on
+	// the caller's goroutine, may hand them on to be rendered while the
+	// ID's others are built); an ID built ahead of f keeps its batches
+	// waiting, blocking only when it is far ahead.
+	const batch = 16
 	done := make([]chan []built, len(ids))
 	for i := range done {
-		done[i] = make(chan []built, 1)
+		done[i] = make(chan []built, 128)
 	}
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(ids)))
 	ahead := make(chan struct{}, workers)
@@ -374,14 +380,21 @@ func (b *builder) each(f func(t *table, why string, failed, kept bool)) {
 					if why, failed, kept, ok := check(ids[i], t); ok {
 						out = append(out, built{t, why, failed, kept})
 					}
+					if len(out) == batch {
+						done[i] <- out
+						out = nil
+					}
 				})
 				done[i] <- out
+				close(done[i])
 			}
 		}()
 	}
 	for i := range ids {
-		for _, t := range <-done[i] {
-			f(t.t, t.why, t.failed, t.kept)
+		for ts := range done[i] {
+			for _, t := range ts {
+				f(t.t, t.why, t.failed, t.kept)
+			}
 		}
 		<-ahead
 	}
