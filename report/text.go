@@ -74,8 +74,10 @@ func newTableQueue(r renderer, bare bool, complete func(*table)) *tableQueue {
 		go func() {
 			// Renderers read only whether the report is bare.
 			shell := &report{bare: bare}
+			var buf bytes.Buffer
+			tw := bufio.NewWriter(&buf)
 			for j := range q.work {
-				j.done <- q.render(shell, j.t, j.i)
+				j.done <- q.render(shell, j.t, j.i, &buf, tw)
 			}
 		}()
 	}
@@ -89,18 +91,19 @@ func (q *tableQueue) add(t *table) {
 	q.done = append(q.done, done)
 }
 
-// render completes and renders the table t, the i-th of the report.
-func (q *tableQueue) render(rep *report, t *table, i int) rendered {
+// render completes and renders the table t, the i-th of the report,
+// through tw into buf (both kept from one table to the next).
+func (q *tableQueue) render(rep *report, t *table, i int, buf *bytes.Buffer, tw *bufio.Writer) rendered {
 	if q.complete != nil {
 		q.complete(t)
 	}
-	var buf bytes.Buffer
-	tw := bufio.NewWriter(&buf)
+	buf.Reset()
+	tw.Reset(buf)
 	err := q.r.table(tw, rep, t, i)
 	if err == nil {
 		err = tw.Flush()
 	}
-	return rendered{buf.Bytes(), titledNotes{t.Title, t.Notes}, err}
+	return rendered{bytes.Clone(buf.Bytes()), titledNotes{t.Title, t.Notes}, err}
 }
 
 // close stops the queue's goroutines once they rendered what was added.
