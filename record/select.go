@@ -43,7 +43,8 @@ type Selective struct {
 	lists []counterList
 	// counters are those of the Record being read, decoded into the
 	// free part of slab: the counters of many Records share one array,
-	// each Record keeping the part its own fill (see placeCounters).
+	// each Record keeping the part its own counters fill (see
+	// placeCounters).
 	counters []Counter
 	slab     []Counter
 	// events are the event names of the counters of the Record read

@@ -188,7 +188,7 @@ func Write(w io.Writer, format string, recs []*record.Record, warnings []string,
 	if mk == nil {
 		return fmt.Errorf("%w %q: choose from %s", errUnknownFormat, format, strings.Join(Formats, ", "))
 	}
-	q := newTableQueue(mk(), opt.Bare && format != "csv" && format != "json", nil)
+	q := newTableQueue(mk(), opt.Bare && format != "csv" && format != "json")
 	q.colours = format == "html" || format == "json"
 	_, rep, err := prepare(recs, opt, q)
 	if err != nil {

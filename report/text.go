@@ -31,7 +31,7 @@ func render(w io.Writer, rep *report, r renderer) error {
 	if rep.count < len(rep.Tables) {
 		rep.count = len(rep.Tables)
 	}
-	q := newTableQueue(r, rep.bare, nil)
+	q := newTableQueue(r, rep.bare)
 	for _, t := range rep.Tables {
 		q.add(t)
 	}
@@ -68,8 +68,8 @@ type rendered struct {
 	err    error
 }
 
-func newTableQueue(r renderer, bare bool, complete func(*table)) *tableQueue {
-	q := &tableQueue{r: r, bare: bare, complete: complete, work: make(chan queued, 64)}
+func newTableQueue(r renderer, bare bool) *tableQueue {
+	q := &tableQueue{r: r, bare: bare, work: make(chan queued, 64)}
 	for range runtime.GOMAXPROCS(0) {
 		go func() {
 			// Renderers read only whether the report is bare.
