@@ -38,10 +38,18 @@ type Selective struct {
 	sel   Select
 	prune map[string]member
 	// Buffers kept from one Record to the next.
-	rest     []byte
-	lean     []byte
+	rest  []byte
+	lean  []byte
+	lists []counterList
+	// counters are those of the Record being read, decoded into the
+	// free part of slab: the counters of many Records share one array,
+	// each Record keeping the part its own counters fill (see
+	// placeCounters).
 	counters []Counter
-	lists    []counterList
+	slab     []Counter
+	// events are the event names of the counters of the Record read
+	// before, by position: the next Record's are most often the same.
+	events []string
 	// names interns event and role names, counter statuses and units:
 	// a campaign repeats a few dozen of them millions of times.
 	names map[string]string
@@ -129,7 +137,10 @@ func (d *Selective) fast(data []byte) (r *Record, used int, ok bool) {
 		return nil, 0, false
 	}
 	d.rest = append(d.rest[:0], '{')
-	d.counters, d.lists = d.counters[:0], d.lists[:0]
+	if cap(d.slab) < max(len(d.events), 1) {
+		d.slab = make([]Counter, 0, max(slabCounters, len(d.events)))
+	}
+	d.counters, d.lists = d.slab[:0], d.lists[:0]
 	var roles []Role
 	var status map[string]float64
 	var seen [len(hotMembers)]bool
@@ -422,7 +433,7 @@ func (d *Selective) counterList(src []byte, v, role int) (int, bool) {
 				return v, false
 			}
 			d.counters = append(d.counters, Counter{})
-			return d.counter(src, v, &d.counters[len(d.counters)-1])
+			return d.counter(src, v, len(d.counters)-1)
 		})
 		if !ok {
 			return end, false
@@ -433,61 +444,144 @@ func (d *Selective) counterList(src []byte, v, role int) (int, bool) {
 	return end, true
 }
 
-// counter decodes the counter object at src[i] and returns where it ends.
-func (d *Selective) counter(src []byte, i int, c *Counter) (int, bool) {
+// counter decodes the counter object at src[i] into d.counters[k] and
+// returns where it ends.
+func (d *Selective) counter(src []byte, i, k int) (int, bool) {
+	c := &d.counters[k]
 	var seen uint16
-	return eachMember(src, i, func(key []byte, v, end int) bool {
-		val := src[v:end]
-		bit, ok := uint16(0), true
+	end, _, ok := eachMemberUntil(src, i, nil, func(key []byte, v int) (int, bool) {
+		var bit uint16
+		end, ok := v, true
 		switch string(key) {
 		case "event":
 			bit = 1 << 0
-			c.Event, ok = d.str(val, true)
+			end, ok = skipValue(src, v)
+			c.Event, ok = d.event(src[v:end], k, ok)
 		case "group":
 			bit = 1 << 1
-			c.Group, ok = parseInt(val)
+			var x uint64
+			if x, end, ok = digitsAt(src, v, 18); !ok {
+				end, ok = skipValue(src, v)
+				c.Group, ok = parseIntOK(src[v:end], ok)
+			} else {
+				c.Group = int(x)
+			}
 		case "raw":
 			bit = 1 << 2
-			c.Raw, ok = parseUint(val)
+			c.Raw, end, ok = uintAt(src, v)
 		case "time_enabled_ns":
 			bit = 1 << 3
-			c.Enabled, ok = parseUint(val)
+			c.Enabled, end, ok = uintAt(src, v)
 		case "time_running_ns":
 			bit = 1 << 4
-			c.Running, ok = parseUint(val)
+			c.Running, end, ok = uintAt(src, v)
 		case "value":
 			bit = 1 << 5
-			c.Value, ok = parseFloat(val)
+			c.Value, end, ok = floatAt(src, v)
 		case "status":
+			bit = 1 << 6
 			var s string
-			s, ok = d.str(val, true)
-			bit, c.Status = 1<<6, Status(s)
+			end, ok = skipValue(src, v)
+			s, ok = d.strOK(src[v:end], true, ok)
+			c.Status = Status(s)
 		case "reason":
 			bit = 1 << 7
-			c.Reason, ok = d.str(val, false)
+			end, ok = skipValue(src, v)
+			c.Reason, ok = d.strOK(src[v:end], false, ok)
 		case "unit":
 			bit = 1 << 8
-			c.Unit, ok = d.str(val, true)
+			end, ok = skipValue(src, v)
+			c.Unit, ok = d.strOK(src[v:end], true, ok)
 		case "scale":
 			bit = 1 << 9
-			c.Scale, ok = parseFloat(val)
+			c.Scale, end, ok = floatAt(src, v)
 		case "per_op":
 			bit = 1 << 10
-			if !isNull(val) {
+			end, ok = skipValue(src, v)
+			if ok && !isNull(src[v:end]) {
 				var x float64
-				if x, ok = parseFloat(val); ok {
+				if x, ok = parseFloat(src[v:end]); ok {
 					c.PerOp = &x
 				}
 			}
 		default:
-			return false // not written by perfbench: the general way decides
+			return v, false // not written by perfbench: the general way decides
 		}
 		if seen&bit != 0 {
-			return false
+			return v, false
 		}
 		seen |= bit
-		return ok
+		return end, ok
 	}, nil)
+	return end, ok
+}
+
+// event decodes the name of the event of the counter at position k of
+// the Record, a value skipValue read (ok as it said): the string of the
+// counter at that position in the Record before when it is the same.
+func (d *Selective) event(val []byte, k int, ok bool) (string, bool) {
+	if ok && len(val) >= 2 && val[0] == '"' && k < len(d.events) && d.events[k] == string(val[1:len(val)-1]) &&
+		bytes.IndexByte(val[1:len(val)-1], '\\') < 0 {
+		return d.events[k], true
+	}
+	e, ok := d.strOK(val, true, ok)
+	if ok {
+		if k < len(d.events) {
+			d.events[k] = e
+		} else if k == len(d.events) {
+			d.events = append(d.events, e)
+		}
+	}
+	return e, ok
+}
+
+// digitsAt reads the plain decimal integer at src[v] (digits only, no
+// sign, no leading zero, at most max digits, followed by what may follow
+// a value), as Records hold their counts: ok false for anything else,
+// which the caller then reads the general way.
+func digitsAt(src []byte, v, max int) (x uint64, end int, ok bool) {
+	end = v
+	for end < len(src) && end-v < max+1 && src[end] >= '0' && src[end] <= '9' {
+		x = x*10 + uint64(src[end]-'0')
+		end++
+	}
+	n := end - v
+	if n == 0 || n > max || (n > 1 && src[v] == '0') || end >= len(src) {
+		return 0, v, false
+	}
+	switch src[end] {
+	case ',', '}', ']', ' ', '\n', '\t', '\r':
+		return x, end, true
+	}
+	return 0, v, false
+}
+
+// uintAt and floatAt read the number at src[v] into a field of their
+// type as parseUint and parseFloat do, and return where it ends; plain
+// integers (of at most 19 digits, or 15 for a float64, which holds them
+// exactly) are read without strconv.
+func uintAt(src []byte, v int) (uint64, int, bool) {
+	if x, end, ok := digitsAt(src, v, 19); ok {
+		return x, end, true
+	}
+	end, ok := skipValue(src, v)
+	if !ok || end == v {
+		return 0, end, false
+	}
+	x, ok := parseUint(src[v:end])
+	return x, end, ok
+}
+
+func floatAt(src []byte, v int) (float64, int, bool) {
+	if x, end, ok := digitsAt(src, v, 15); ok {
+		return float64(x), end, true
+	}
+	end, ok := skipValue(src, v)
+	if !ok || end == v {
+		return 0, end, false
+	}
+	x, ok := parseFloat(src[v:end])
+	return x, end, ok
 }
 
 // roles decodes the list of roles at src[v], their counters into
@@ -562,8 +656,15 @@ func (d *Selective) status(src []byte, v int) (map[string]float64, int, bool) {
 	return m, end, ok
 }
 
+// slabCounters is how many counters a new slab holds: those of a few
+// dozen Records as perfbench writes them.
+const slabCounters = 1024
+
 // placeCounters gives the Record and its roles their counter lists, in
-// one array of their exact number, as Parse packs them.
+// one array of their exact number as Parse packs them: the part of the
+// slab they were decoded into, which the next Record's counters follow.
+// (Counters the slab had no room for were decoded into an array of
+// their own, which they keep.)
 func (d *Selective) placeCounters(r *Record) {
 	n := len(d.counters)
 	var all []Counter
@@ -571,20 +672,15 @@ func (d *Selective) placeCounters(r *Record) {
 	case n == 0:
 		// Parse keeps lists as decoded when there are no counters.
 		all = []Counter{}
-	case n == cap(d.counters):
-		// Decoded into an array of the exact size (that of the Record
-		// before, as in a campaign every Record has the same counters):
-		// it becomes the Record's, the next decodes into a new one.
-		all = d.counters
-		d.counters = make([]Counter, 0, n)
 	default:
-		all = make([]Counter, n)
-		copy(all, d.counters)
-		clear(d.counters) // keep no strings alive
-		if n < cap(d.counters) {
-			// The next Record likely has as many.
-			d.counters = make([]Counter, 0, n)
+		all = d.counters[:n:n]
+		if cap(d.counters) == cap(d.slab) {
+			d.slab = d.slab[n:n]
 		}
+	}
+	d.counters = nil
+	if len(d.events) > n {
+		d.events = d.events[:n]
 	}
 	for _, l := range d.lists {
 		var cs []Counter

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -147,6 +148,15 @@ func TestSelectiveRefuses(t *testing.T) {
 		{"negative raw", edit(`"raw": 9223372036854775808`, `"raw": -1`), false},
 		{"number out of range", edit(`"value": 15000000000000000000`, `"value": 1e999`), false},
 		{"NaN", edit(`"value": 15000000000000000000`, `"value": NaN`), false},
+		{"leading zero", edit(`"raw": 9223372036854775808`, `"raw": 0123`), false},
+		{"raw past 64 bits", edit(`"raw": 9223372036854775808`, `"raw": 18446744073709551616`), false},
+		{"raw of 20 digits", edit(`"raw": 9223372036854775808`, `"raw": 18446744073709551615`), true},
+		{"value of 17 digits", edit(`"value": 15000000000000000000`, `"value": 12345678901234567`), true},
+		{"value of 16 digits", edit(`"value": 15000000000000000000`, `"value": 9007199254740993`), true},
+		{"group past int", edit(`"group": 1`, `"group": 9223372036854775808`), false},
+		{"group with an exponent", edit(`"group": 1`, `"group": 1e2`), false},
+		{"escaped event", edit(`"event": "cycles"`, `"event": "cy\\cles"`), true},
+		{"event with a backspace", edit(`"event": "cycles"`, `"event": "cy\bcles"`), true},
 		{"string for a number", edit(`"value": 15000000000000000000`, `"value": "1"`), false},
 		{"number for a string", edit(`"event": "cycles"`, `"event": 1`), false},
 		{"lone surrogate", edit(`"event": "cycles"`, `"event": "cy\ud800cles"`), true},
@@ -332,6 +342,52 @@ func TestSelectiveStopsAlike(t *testing.T) {
 		}
 		if wantErr != nil || !fastOK || err != nil || !reflect.DeepEqual(fast, want) || !reflect.DeepEqual(general, want) {
 			t.Errorf("%+v: fast %v, general %v: read\n%+v\n%+v\nwant\n%+v", sel, fastOK, err, fast, general, want)
+		}
+	}
+}
+
+// TestSelectiveInSequence checks that one Selective reads Records one
+// after another as each is read alone, though their counters share an
+// array and their event names are taken from the Record before when
+// they match: no Record's counters change as the next are read, or when
+// a list of them is appended to.
+func TestSelectiveInSequence(t *testing.T) {
+	recs := treeRecords(t)
+	names := slices.Sorted(maps.Keys(recs))
+	// Each Record read after every other, and after Records whose
+	// event names are the same bytes escaped otherwise.
+	escaped := bytes.ReplaceAll(recs["every member"], []byte(`"cycles"`), []byte(`"cy\u0063les"`))
+	backslash := bytes.ReplaceAll(recs["every member"], []byte(`"cycles"`), []byte(`"cy\\bcles"`))
+	backspace := bytes.ReplaceAll(recs["every member"], []byte(`"cycles"`), []byte(`"cy\bcles"`))
+	datas := [][]byte{escaped, backslash, backspace, escaped}
+	for _, n := range names {
+		datas = append(datas, recs[n])
+	}
+	datas = append(datas, datas...)
+	for _, sel := range selections {
+		d := NewSelective(sel)
+		var got, want []*Record
+		for i, data := range datas {
+			w, err := NewSelective(sel).Parse(data)
+			if err != nil {
+				t.Fatalf("Record %d: %v", i, err)
+			}
+			r, err := d.Parse(data)
+			if err != nil || !reflect.DeepEqual(r, w) {
+				t.Fatalf("%+v: Record %d read after the others: %v\n%+v\nwant\n%+v", sel, i, err, r, w)
+			}
+			got, want = append(got, r), append(want, w)
+			if len(r.Counters) > 0 {
+				_ = append(r.Counters, Counter{Event: "appended"})
+			}
+		}
+		for i := range got {
+			if !reflect.DeepEqual(got[i], want[i]) {
+				t.Fatalf("%+v: Record %d changed as the next were read", sel, i)
+			}
+		}
+		if got[1].Counters[0].Event != "cy\\bcles" || got[2].Counters[0].Event != "cy\bcles" || got[3].Counters[0].Event != "cycles" {
+			t.Errorf("%+v: events read %q, %q, %q", sel, got[1].Counters[0].Event, got[2].Counters[0].Event, got[3].Counters[0].Event)
 		}
 	}
 }

@@ -43,21 +43,22 @@ var csvHeader = []string{"table", "title", "host", "threads", "section", "row", 
 func writeCSV(w io.Writer, rep *report) error { return render(w, rep, csvRenderer()) }
 
 func csvRenderer() renderer {
-	var cw *csv.Writer
 	return renderer{
 		begin: func(bw *bufio.Writer, _ *report) error {
-			cw = csv.NewWriter(bw)
-			return cw.Write(csvHeader)
+			cw := csv.NewWriter(bw)
+			if err := cw.Write(csvHeader); err != nil {
+				return err
+			}
+			cw.Flush()
+			return cw.Error()
 		},
-		table: func(_ *bufio.Writer, _ *report, t *table, _ int) error {
+		table: func(bw *bufio.Writer, _ *report, t *table, _ int) error {
+			cw := csv.NewWriter(bw)
 			writeCSVTable(cw, t)
 			cw.Flush()
 			return cw.Error()
 		},
-		end: func(*bufio.Writer, *report) error {
-			cw.Flush()
-			return cw.Error()
-		},
+		end: func(*bufio.Writer, *report) error { return nil },
 	}
 }
 

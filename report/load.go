@@ -177,7 +177,7 @@ func sameContent(a, b *record.Record) bool {
 
 // Write builds the report of recs and writes it in format (one of Formats).
 // warnings are added to the report's own. The tables are built once, on
-// every CPU, and each is let go of as it is written.
+// every CPU, and each is let go of once rendered (see prepare).
 func Write(w io.Writer, format string, recs []*record.Record, warnings []string, opt Options) error {
 	if format == "benchfmt" {
 		return writeBenchfmt(w, recs, opt)
@@ -188,13 +188,15 @@ func Write(w io.Writer, format string, recs []*record.Record, warnings []string,
 	if mk == nil {
 		return fmt.Errorf("%w %q: choose from %s", errUnknownFormat, format, strings.Join(Formats, ", "))
 	}
-	b, rep, err := prepare(recs, opt)
+	q := newTableQueue(mk(), opt.Bare && format != "csv" && format != "json")
+	q.colours = format == "html" || format == "json"
+	_, rep, err := prepare(recs, opt, q)
 	if err != nil {
+		q.close()
 		return err
 	}
 	rep.Warnings = append(warnings, rep.Warnings...)
-	rep.bare = opt.Bare && format != "csv" && format != "json"
-	if err := stream(w, rep, mk(), b.tables); err != nil {
+	if err := q.write(w, rep); err != nil {
 		return err
 	}
 	if rep.bare && opt.Notes != nil {

@@ -630,25 +630,33 @@ func (b *builder) alpha() float64 {
 // first appearance, then step, then threads.
 func uniqueKeys(keys []record.Key) []record.Key {
 	out := analysis.UniqueKeys(keys)
-	pos := map[string]int{}
-	for _, k := range out {
-		if _, ok := pos[k.Version]; !ok {
-			pos[k.Version] = len(pos)
-		}
+	// Each key's version rank is looked up once, not in every
+	// comparison: a counters table has hundreds of keys.
+	type ranked struct {
+		version int
+		k       record.Key
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.Version != b.Version {
-			return pos[a.Version] < pos[b.Version]
+	rs := make([]ranked, len(out))
+	var versions []string
+	for i, k := range out {
+		v := slices.Index(versions, k.Version)
+		if v < 0 {
+			v = len(versions)
+			versions = append(versions, k.Version)
 		}
-		if a.Host != b.Host {
-			return a.Host < b.Host
-		}
-		if a.Step != b.Step {
-			return a.Step < b.Step
-		}
-		return a.Threads < b.Threads
-	})
+		rs[i] = ranked{v, k}
+	}
+	order := func(a, b ranked) int {
+		return cmp.Or(cmp.Compare(a.version, b.version), strings.Compare(a.k.Host, b.k.Host),
+			strings.Compare(a.k.Step, b.k.Step), cmp.Compare(a.k.Threads, b.k.Threads))
+	}
+	if slices.IsSortedFunc(rs, order) {
+		return out
+	}
+	slices.SortStableFunc(rs, order)
+	for i, r := range rs {
+		out[i] = r.k
+	}
 	return out
 }
 

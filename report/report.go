@@ -242,7 +242,7 @@ type tableCell struct {
 
 // build computes the tables of the report.
 func build(recs []*record.Record, opt Options) (*report, error) {
-	b, rep, err := prepare(recs, opt)
+	b, rep, err := prepare(recs, opt, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -256,9 +256,11 @@ func build(recs []*record.Record, opt Options) (*report, error) {
 // prepare compares the Records and builds every table, for what any one
 // of them needs from the others: which tables are left out (the report's
 // notes), whether any ratio was tested, the ranges of the colour rule.
-// The tables kept wait in b.built for b.tables, which lets go of each as
-// it is emitted.
-func prepare(recs []*record.Record, opt Options) (*builder, *report, error) {
+// Without q, the tables kept wait in b.built for b.tables, which lets go
+// of each as it is emitted. With q, they go to q as soon as nothing they
+// print can change: when q prints no colours, once some table was tested
+// (no later table can change that), else when every table is built.
+func prepare(recs []*record.Record, opt Options, q *tableQueue) (*builder, *report, error) {
 	want := map[string]bool{}
 	for _, id := range opt.Tables {
 		id = strings.TrimSpace(id)
@@ -285,6 +287,22 @@ func prepare(recs []*record.Record, opt Options) (*builder, *report, error) {
 	b := &builder{c: c, opt: opt, want: want, ranges: colourRanges{}, aa: aaPairs(recs, c.Versions)}
 	rep := &report{Base: c.Base, Versions: c.Versions}
 	leftOut := newLeftOut()
+	send := func() {
+		for i, t := range b.built {
+			b.built[i] = nil
+			q.add(t)
+		}
+		b.built = b.built[:0]
+	}
+	if q != nil {
+		rep.bare = q.bare
+		// The colours of a table need the ranges of every table; its
+		// notes and "?" marks only whether some table was tested.
+		q.complete = b.finish
+		if q.colours {
+			q.complete = b.complete
+		}
+	}
 	b.each(func(t *table, why string, failed, kept bool) {
 		if !kept {
 			leftOut.add(why, b.tableName(t), failed)
@@ -292,9 +310,18 @@ func prepare(recs []*record.Record, opt Options) (*builder, *report, error) {
 		}
 		rep.count++
 		b.ranges.add(t)
-		b.tested = b.tested || t.tested()
+		if !b.tested && t.tested() {
+			b.tested = true // and no more written: tables in q read it
+		}
 		b.built = append(b.built, t)
+		if q != nil && !q.colours && b.tested {
+			send()
+		}
 	})
+	if q != nil {
+		send()
+		b.built = nil
+	}
 	rep.Notes = append(append(leftOut.notes(), busyNotes(recs)...), autoNotes(recs)...)
 	if len(c.LeftOut) > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("warm-up steps left out of the tables: %s", strings.Join(c.LeftOut, ", ")))
@@ -307,8 +334,9 @@ func prepare(recs []*record.Record, opt Options) (*builder, *report, error) {
 // each that has values: kept, or left out because none of its cells could
 // be measured (why, and whether failed steps' cells are among them). The
 // tables are built on every CPU, f is called on the caller's goroutine in
-// report order, and at most one table ID per CPU is built ahead of f.
-// (prepare keeps the tables: they are built once).
+// report order, with the tables of an ID as they are built, and at most
+// one table ID per CPU is built ahead of f. (prepare keeps the tables, or
+// hands them on: they are built once).
 func (b *builder) each(f func(t *table, why string, failed, kept bool)) {
 	var ids []string
 	for _, id := range TableIDs {
@@ -325,9 +353,14 @@ func (b *builder) each(f func(t *table, why string, failed, kept bool)) {
 		why          string
 		failed, kept bool
 	}
+	// The tables of an ID go to f in batches as they are built (f, on
+	// the caller's goroutine, may hand them on to be rendered while the
+	// ID's others are built); an ID built ahead of f keeps its batches
+	// waiting, blocking only when it is far ahead.
+	const batch = 16
 	done := make([]chan []built, len(ids))
 	for i := range done {
-		done[i] = make(chan []built, 1)
+		done[i] = make(chan []built, 128)
 	}
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(ids)))
 	ahead := make(chan struct{}, workers)
@@ -347,14 +380,21 @@ func (b *builder) each(f func(t *table, why string, failed, kept bool)) {
 					if why, failed, kept, ok := check(ids[i], t); ok {
 						out = append(out, built{t, why, failed, kept})
 					}
+					if len(out) == batch {
+						done[i] <- out
+						out = nil
+					}
 				})
 				done[i] <- out
+				close(done[i])
 			}
 		}()
 	}
 	for i := range ids {
-		for _, t := range <-done[i] {
-			f(t.t, t.why, t.failed, t.kept)
+		for ts := range done[i] {
+			for _, t := range ts {
+				f(t.t, t.why, t.failed, t.kept)
+			}
 		}
 		<-ahead
 	}
@@ -378,19 +418,25 @@ func check(id string, t *table) (why string, failed, kept, ok bool) {
 	return why, failed, !left, true
 }
 
-// tables colours the tables kept by prepare, adds their notes and hands
-// them to emit in report order.
+// tables completes the tables kept by prepare and hands them to emit in
+// report order.
 func (b *builder) tables(emit func(*table) error) error {
 	for i, t := range b.built {
 		b.built[i] = nil // the caller may hold it; the report does not
-		b.ranges.colour(t)
-		b.finish(t)
+		b.complete(t)
 		if err := emit(t); err != nil {
 			return err
 		}
 	}
 	b.built = nil
 	return nil
+}
+
+// complete colours a table kept by prepare and adds its notes. Tables
+// are completed concurrently: it only reads what prepare gathered.
+func (b *builder) complete(t *table) {
+	b.ranges.colour(t)
+	b.finish(t)
 }
 
 // ErrUnknownVersion is returned by Build for a version in Options.Compare

@@ -2,7 +2,9 @@ package report
 
 import (
 	"bufio"
+	"bytes"
 	"io"
+	"runtime"
 	"strings"
 	"unicode/utf8"
 )
@@ -14,8 +16,10 @@ import (
 func writeText(w io.Writer, rep *report) error { return render(w, rep, textRenderer()) }
 
 // renderer writes a report in one format: begin before the first table,
-// table for each (i counts them from 0), end after the last. Write streams
-// tables through it as they are built.
+// table for each (i counts them from 0), end after the last. Write renders
+// several tables at once (each into a buffer of its own, see tableQueue),
+// so table must keep no state from one table to the next, and read of
+// the report only whether it is bare.
 type renderer struct {
 	begin func(w *bufio.Writer, rep *report) error
 	table func(w *bufio.Writer, rep *report, t *table, i int) error
@@ -27,35 +31,110 @@ func render(w io.Writer, rep *report, r renderer) error {
 	if rep.count < len(rep.Tables) {
 		rep.count = len(rep.Tables)
 	}
-	return stream(w, rep, r, func(emit func(*table) error) error {
-		for _, t := range rep.Tables {
-			if err := emit(t); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	q := newTableQueue(r, rep.bare)
+	for _, t := range rep.Tables {
+		q.add(t)
+	}
+	return q.write(w, rep)
 }
 
-// stream writes the report with r, its tables as tables hands them over;
-// a bare report keeps their notes for WriteNotes.
-func stream(w io.Writer, rep *report, r renderer, tables func(emit func(*table) error) error) error {
-	bw := bufio.NewWriter(w)
-	if err := r.begin(bw, rep); err != nil {
-		return err
+// tableQueue renders the tables of a report as they are handed over, in
+// report order: each is completed (when complete is not nil) and
+// rendered on every CPU into a buffer of its own, and let go of; write
+// writes the report with them in order.
+type tableQueue struct {
+	r    renderer
+	bare bool
+	// complete finishes a table before it is rendered: its colours and
+	// notes (set by prepare; nil for tables already complete).
+	complete func(*table)
+	// colours is set when r prints the colours of the cells (HTML,
+	// JSON): then no table is completed before every table is built
+	// (see prepare).
+	colours bool
+	work    chan queued
+	done    []chan rendered
+}
+
+type queued struct {
+	t    *table
+	i    int
+	done chan<- rendered
+}
+
+type rendered struct {
+	text   []byte
+	titled titledNotes
+	err    error
+}
+
+func newTableQueue(r renderer, bare bool) *tableQueue {
+	q := &tableQueue{r: r, bare: bare, work: make(chan queued, 64)}
+	for range runtime.GOMAXPROCS(0) {
+		go func() {
+			// Renderers read only whether the report is bare.
+			shell := &report{bare: bare}
+			var buf bytes.Buffer
+			tw := bufio.NewWriter(&buf)
+			for j := range q.work {
+				j.done <- q.render(shell, j.t, j.i, &buf, tw)
+			}
+		}()
 	}
-	i := 0
-	err := tables(func(t *table) error {
-		if rep.bare {
-			rep.tableNotes = append(rep.tableNotes, titledNotes{t.Title, t.Notes})
+	return q
+}
+
+// add queues the next table of the report.
+func (q *tableQueue) add(t *table) {
+	done := make(chan rendered, 1)
+	q.work <- queued{t, len(q.done), done}
+	q.done = append(q.done, done)
+}
+
+// render completes and renders the table t, the i-th of the report,
+// through tw into buf (both kept from one table to the next).
+func (q *tableQueue) render(rep *report, t *table, i int, buf *bytes.Buffer, tw *bufio.Writer) rendered {
+	if q.complete != nil {
+		q.complete(t)
+	}
+	buf.Reset()
+	tw.Reset(buf)
+	err := q.r.table(tw, rep, t, i)
+	if err == nil {
+		err = tw.Flush()
+	}
+	return rendered{bytes.Clone(buf.Bytes()), titledNotes{t.Title, t.Notes}, err}
+}
+
+// close stops the queue's goroutines once they rendered what was added.
+func (q *tableQueue) close() { close(q.work) }
+
+// write closes the queue and writes the report with r, the tables in
+// the order they were added as each is rendered; a bare report keeps
+// their notes for WriteNotes.
+func (q *tableQueue) write(w io.Writer, rep *report) error {
+	q.close()
+	bw := bufio.NewWriter(w)
+	err := q.r.begin(bw, rep)
+	for _, done := range q.done {
+		// Every table is waited for, so that no table is rendered
+		// after write returns; the first error is returned.
+		t := <-done
+		if err != nil {
+			continue
 		}
-		i++
-		return r.table(bw, rep, t, i-1)
-	})
+		if err = t.err; err != nil {
+			continue
+		}
+		if rep.bare {
+			rep.tableNotes = append(rep.tableNotes, t.titled)
+		}
+		bw.Write(t.text)
+	}
 	if err != nil {
 		return err
 	}
-	if err := r.end(bw, rep); err != nil {
+	if err := q.r.end(bw, rep); err != nil {
 		return err
 	}
 	return bw.Flush()
