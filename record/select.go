@@ -65,19 +65,10 @@ func NewSelective(sel Select) *Selective {
 
 // Parse decodes one Record without the members left out (see Selective).
 func (d *Selective) Parse(data []byte) (*Record, error) {
-	r, _, err := d.ParseUsed(data)
-	return r, err
-}
-
-// ParseUsed is Parse, and says how many bytes of data it read when it
-// stopped before the end (see stopsAt): 0 when it read them all, or
-// could not tell.
-func (d *Selective) ParseUsed(data []byte) (r *Record, used int, err error) {
-	if r, used, ok := d.fast(data); ok {
-		return r, used, nil
+	if r, _, ok := d.fast(data); ok {
+		return r, nil
 	}
-	r, err = d.general(data)
-	return r, 0, err
+	return d.general(data)
 }
 
 // ParseStart decodes a Record from the first bytes of its JSON, when

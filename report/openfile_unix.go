@@ -42,34 +42,13 @@ func (f rawFile) Read(b []byte) (int, error) {
 	}
 }
 
-// ReadAt reads into b from offset off, without moving where Read reads;
-// 0 bytes and no error is the end of the file.
-func (f rawFile) ReadAt(b []byte, off int64) (int, error) {
-	for {
-		n, err := syscall.Pread(f.fd, b, off)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return 0, &fs.PathError{Op: "read", Path: f.path, Err: err}
-		}
-		return n, nil
+// Seek sets where the next Read reads, as os.File's Seek does.
+func (f rawFile) Seek(offset int64, whence int) (int64, error) {
+	off, err := syscall.Seek(f.fd, offset, whence)
+	if err != nil {
+		return 0, &fs.PathError{Op: "seek", Path: f.path, Err: err}
 	}
-}
-
-// Size returns the size of the file.
-func (f rawFile) Size() (int64, error) {
-	var st syscall.Stat_t
-	for {
-		err := syscall.Fstat(f.fd, &st)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return 0, &fs.PathError{Op: "stat", Path: f.path, Err: err}
-		}
-		return st.Size, nil
-	}
+	return off, nil
 }
 
 func (f rawFile) Close() error { return syscall.Close(f.fd) }

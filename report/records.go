@@ -112,38 +112,25 @@ type reader struct {
 
 // read reads the Record in the file at path. Records as perfbench writes
 // them end with the parts most reports leave out: the rest of the file is
-// read only when the first bytes do not hold all that is read, and then
-// its last bytes are read to check that it ends (see endsWhole). A file
-// not much longer than those first bytes is read whole, in one read.
+// read only when the first bytes do not hold all that is read.
 func (rd *reader) read(path string) (*record.Record, error) {
 	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	size, err := f.Size()
-	if err != nil {
-		return nil, err
-	}
 	if cap(rd.buf) < 64<<10 {
 		rd.buf = make([]byte, 0, 64<<10)
 	}
-	var buf []byte
-	eof := false
-	if size <= int64(rd.first)+wholeSlack {
-		buf, err = readSized(f, rd.buf[:0], size)
-		eof = true
-	} else {
-		buf, eof, err = readFull(f, rd.buf[:0], rd.first)
-	}
+	buf, eof, err := readFull(f, rd.buf[:0], rd.first)
 	rd.buf = buf
 	if err != nil {
 		return nil, err
 	}
 	if !eof {
 		if r, used, ok := rd.sel.ParseStart(buf); ok && !r.Window.Start.IsZero() {
-			rd.first = firstFor(used)
-			if err := endsWhole(f, size); err != nil {
+			rd.first = max(4<<10, (used+used/4+4<<10-1)&^(4<<10-1))
+			if err := endsWhole(f); err != nil {
 				return nil, fmt.Errorf("%s: %w", path, err)
 			}
 			return r, nil
@@ -155,10 +142,7 @@ func (rd *reader) read(path string) (*record.Record, error) {
 		rd.buf = buf
 		rd.first = min(2*rd.first, 1<<20)
 	}
-	r, used, err := rd.sel.ParseUsed(buf)
-	if used > 0 {
-		rd.first = firstFor(used)
-	}
+	r, err := rd.sel.Parse(buf)
 	if err == nil && r.Window.Start.IsZero() {
 		// Records without a window start are told apart by their whole
 		// content (sameContent): read this one whole.
@@ -175,48 +159,23 @@ func (rd *reader) read(path string) (*record.Record, error) {
 	return r, nil
 }
 
-// firstFor returns how many bytes to read first of the next file, when
-// what was read of the last one ended at used: a little more.
-func firstFor(used int) int { return max(4<<10, (used+used/4+4<<10-1)&^(4<<10-1)) }
-
-// wholeSlack is how much longer than the bytes read first a file may be
-// and still be read whole: copying a few more KiB costs less than the
-// second read of its end.
-const wholeSlack = 8 << 10
-
-// readSized appends to buf the file f of size bytes (as fstat said) in
-// one read when it has that size, reading on to its end otherwise.
-func readSized(f interface{ Read([]byte) (int, error) }, buf []byte, size int64) ([]byte, error) {
-	if n := len(buf) + int(size) + 1; cap(buf) < n {
-		buf = append(buf[:cap(buf)], make([]byte, n-cap(buf))...)[:len(buf)]
-	}
-	m, err := f.Read(buf[len(buf) : len(buf)+int(size)+1])
-	buf = buf[:len(buf)+m]
-	if err != nil && err != io.EOF {
-		return buf, err
-	}
-	if int64(m) == size {
-		// All of it: a read of a regular file stops short only at its end.
-		return buf, nil
-	}
-	buf, _, err = readFull(f, buf, -1)
-	return buf, err
-}
-
-// endsWhole checks that the file f of size bytes, of which only the first
-// bytes were decoded, ends as a JSON object does: a Record cut short (a
-// disk that filled, a copy that stopped) is an error as it is when read
-// whole, not a Record without its tail.
+// endsWhole checks that the file f, of which only the first bytes were
+// decoded, ends as a JSON object does: a Record cut short (a disk that
+// filled, a copy that stopped) is an error as it is when read whole, not
+// a Record without its tail.
 func endsWhole(f interface {
-	ReadAt([]byte, int64) (int, error)
-}, size int64) error {
+	Read([]byte) (int, error)
+	Seek(int64, int) (int64, error)
+}) error {
 	var tail [64]byte
-	off := max(0, size-int64(len(tail)))
-	n, err := f.ReadAt(tail[:size-off], off)
+	if _, err := f.Seek(-int64(len(tail)), io.SeekEnd); err != nil {
+		return fmt.Errorf("read the end of the Record: %w", err)
+	}
+	b, _, err := readFull(f, tail[:0], len(tail))
 	if err != nil {
 		return fmt.Errorf("read the end of the Record: %w", err)
 	}
-	return endsAsObject(tail[:n])
+	return endsAsObject(b)
 }
 
 // endsAsObject checks that b, the end of a Record's file, ends as a JSON
