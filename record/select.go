@@ -53,6 +53,9 @@ type Selective struct {
 	// names interns event and role names, counter statuses and units:
 	// a campaign repeats a few dozen of them millions of times.
 	names map[string]string
+	// shapes are the counters of the Record read before, by position,
+	// as the bytes between their numbers (see counterShape).
+	shapes []counterShape
 }
 
 // NewSelective returns a reader of the members sel names.
@@ -433,7 +436,11 @@ func (d *Selective) counterList(src []byte, v, role int) (int, bool) {
 				return v, false
 			}
 			d.counters = append(d.counters, Counter{})
-			return d.counter(src, v, len(d.counters)-1)
+			k := len(d.counters) - 1
+			if end, ok := d.shaped(src, v, k); ok {
+				return end, true
+			}
+			return d.counter(src, v, k)
 		})
 		if !ok {
 			return end, false
@@ -449,6 +456,7 @@ func (d *Selective) counterList(src []byte, v, role int) (int, bool) {
 func (d *Selective) counter(src []byte, i, k int) (int, bool) {
 	c := &d.counters[k]
 	var seen uint16
+	var sh shapeSlots
 	end, _, ok := eachMemberUntil(src, i, nil, func(key []byte, v int) (int, bool) {
 		var bit uint16
 		end, ok := v, true
@@ -469,15 +477,19 @@ func (d *Selective) counter(src []byte, i, k int) (int, bool) {
 		case "raw":
 			bit = 1 << 2
 			c.Raw, end, ok = uintAt(src, v)
+			sh.add(slotRaw, v, end)
 		case "time_enabled_ns":
 			bit = 1 << 3
 			c.Enabled, end, ok = uintAt(src, v)
+			sh.add(slotEnabled, v, end)
 		case "time_running_ns":
 			bit = 1 << 4
 			c.Running, end, ok = uintAt(src, v)
+			sh.add(slotRunning, v, end)
 		case "value":
 			bit = 1 << 5
 			c.Value, end, ok = floatAt(src, v)
+			sh.add(slotValue, v, end)
 		case "status":
 			bit = 1 << 6
 			var s string
@@ -513,6 +525,9 @@ func (d *Selective) counter(src []byte, i, k int) (int, bool) {
 		seen |= bit
 		return end, ok
 	}, nil)
+	if ok {
+		d.keepShape(src, i, end, k, &sh)
+	}
 	return end, ok
 }
 
@@ -533,6 +548,118 @@ func (d *Selective) event(val []byte, k int, ok bool) (string, bool) {
 		}
 	}
 	return e, ok
+}
+
+// counterShape is a counter as the bytes of its JSON object but for its
+// four numbers (raw, time_enabled_ns, time_running_ns, value), and what
+// those bytes decode to: a counter whose object has the same bytes around
+// its numbers decodes to the same counter with its own numbers (each read
+// by the same function as counter reads it with, ending where the next
+// bytes begin). Records as perfbench writes them list the same events in
+// the same order, so most counters have the shape of the counter at the
+// same position in the Record before.
+type counterShape struct {
+	c   Counter
+	lit []byte // the object's bytes without the numbers
+	shapeSlots
+}
+
+// shapeSlots are where a counter's numbers are: the number slot[j] is
+// at[j] to end[j] in the bytes of its object; in a shape, at[j] is where
+// it goes in the bytes without the numbers.
+type shapeSlots struct {
+	n    int
+	slot [4]uint8
+	at   [4]int
+	end  [4]int
+}
+
+const (
+	slotRaw = iota
+	slotEnabled
+	slotRunning
+	slotValue
+)
+
+func (s *shapeSlots) add(slot uint8, v, end int) {
+	if s.n < len(s.slot) {
+		s.slot[s.n], s.at[s.n], s.end[s.n] = slot, v, end
+	}
+	s.n++
+}
+
+// keepShape keeps the shape of the counter d.counters[k], decoded from
+// the object src[i:end] whose numbers are at sh (offsets in src).
+func (d *Selective) keepShape(src []byte, i, end, k int, sh *shapeSlots) {
+	if k >= len(d.shapes) {
+		if k > len(d.shapes) {
+			return
+		}
+		d.shapes = append(d.shapes, counterShape{})
+	}
+	s := &d.shapes[k]
+	s.shapeSlots = shapeSlots{}
+	s.lit = s.lit[:0]
+	c := d.counters[k]
+	if c.PerOp != nil || sh.n > len(sh.slot) {
+		// A pointer would be shared between Records: this counter is
+		// read the general way (an empty shape matches nothing).
+		return
+	}
+	s.c = c
+	s.n = sh.n
+	prev := i
+	for j := range sh.n {
+		s.lit = append(s.lit, src[prev:sh.at[j]]...)
+		s.slot[j] = sh.slot[j]
+		s.at[j] = len(s.lit)
+		prev = sh.end[j]
+	}
+	s.lit = append(s.lit, src[prev:end]...)
+}
+
+// shaped decodes the counter object at src[i] into d.counters[k] when it
+// has the shape of the counter at position k in the Record before, and
+// returns where it ends; it reports false (having changed nothing) for
+// any other.
+func (d *Selective) shaped(src []byte, i, k int) (int, bool) {
+	if k >= len(d.shapes) {
+		return i, false
+	}
+	s := &d.shapes[k]
+	if len(s.lit) == 0 {
+		return i, false
+	}
+	c := s.c
+	prev := 0
+	for j := range s.n {
+		lit := s.lit[prev:s.at[j]]
+		if !bytes.HasPrefix(src[i:], lit) {
+			return i, false
+		}
+		i += len(lit)
+		var ok bool
+		switch s.slot[j] {
+		case slotRaw:
+			c.Raw, i, ok = uintAt(src, i)
+		case slotEnabled:
+			c.Enabled, i, ok = uintAt(src, i)
+		case slotRunning:
+			c.Running, i, ok = uintAt(src, i)
+		default:
+			c.Value, i, ok = floatAt(src, i)
+		}
+		if !ok {
+			return i, false
+		}
+		prev = s.at[j]
+	}
+	lit := s.lit[prev:]
+	if !bytes.HasPrefix(src[i:], lit) {
+		return i, false
+	}
+	d.counters[k] = c
+	return i + len(lit), true
 }
 
 // digitsAt reads the plain decimal integer at src[v] (digits only, no

@@ -188,15 +188,20 @@ func TestSelectiveRefuses(t *testing.T) {
 }
 
 // FuzzSelective checks that Selective.Parse gives what the general way
-// gives, Record or error, on any input; seeded with the tree's Records.
+// gives, Record or error, on any input, read after another (whose
+// counters' shapes it may take, see Selective.shaped); seeded with the
+// tree's Records.
 func FuzzSelective(f *testing.F) {
-	for _, data := range treeRecords(f) {
-		f.Add(data, uint8(0))
+	recs := treeRecords(f)
+	for _, data := range recs {
+		f.Add(recs["every member"], data, uint8(0))
+		f.Add(data, data, uint8(1))
 	}
-	f.Add([]byte(`{"schema":2,"kind":"step","outcome":"ok","version":"v","step":"s","counters":[{"event":"e","status":"counted","raw":1}],"roles":[{"name":"x","counters":[]}]}`), uint8(3))
-	f.Fuzz(func(t *testing.T, data []byte, which uint8) {
+	f.Add([]byte(`{}`), []byte(`{"schema":2,"kind":"step","outcome":"ok","version":"v","step":"s","counters":[{"event":"e","status":"counted","raw":1}],"roles":[{"name":"x","counters":[]}]}`), uint8(3))
+	f.Fuzz(func(t *testing.T, before, data []byte, which uint8) {
 		d := NewSelective(selections[int(which)%len(selections)])
 		want, wantErr := d.general(data)
+		d.Parse(before)
 		got, err := d.Parse(data)
 		if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
 			t.Fatalf("error %v, want %v", err, wantErr)
@@ -388,6 +393,83 @@ func TestSelectiveInSequence(t *testing.T) {
 		}
 		if got[1].Counters[0].Event != "cy\\bcles" || got[2].Counters[0].Event != "cy\bcles" || got[3].Counters[0].Event != "cycles" {
 			t.Errorf("%+v: events read %q, %q, %q", sel, got[1].Counters[0].Event, got[2].Counters[0].Event, got[3].Counters[0].Event)
+		}
+	}
+}
+
+// TestSelectiveCounterShapes checks that a counter read by the shape of
+// the counter at its position in the Record before (Selective.shaped)
+// takes only what those bytes say: each Record below differs from the one
+// read before it in one role counter (a number, its event, its status, a
+// member added, a number spelt otherwise or of another type, spaces), and
+// is read as a fresh Selective reads it.
+func TestSelectiveCounterShapes(t *testing.T) {
+	r := fullRecord()
+	role := []Counter{
+		{Event: "cycles", Group: 1, Raw: 100, Enabled: 60, Running: 60, Value: 100, Status: StatusCounted},
+		{Event: "instructions", Group: 1, Raw: 200, Enabled: 60, Running: 30, Value: 400, Status: StatusScaled},
+		{Event: "task-clock", Raw: 5, Enabled: 60, Running: 60, Value: 5, Status: StatusCounted, Unit: "ns"},
+	}
+	r.Roles = []Role{{Name: "connection", Threads: 2, Counters: role}, {Name: "log", Threads: 1, Counters: slices.Clone(role)}}
+	indented, err := Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, indented); err != nil {
+		t.Fatal(err)
+	}
+	base := compact.Bytes()
+	n := len(r.Counters) + 2*len(role)
+	counter := `{"event":"instructions","group":1,"raw":200,"time_enabled_ns":60,"time_running_ns":30,"value":400,"status":"scaled"}`
+	if bytes.Count(base, []byte(counter)) != 2 {
+		t.Fatalf("Marshal wrote the roles' counters otherwise:\n%s", base)
+	}
+	variants := []string{
+		`{"event":"instructions","group":1,"raw":201,"time_enabled_ns":61,"time_running_ns":31,"value":402,"status":"scaled"}`,
+		`{"event":"instructions:u","group":1,"raw":200,"time_enabled_ns":60,"time_running_ns":30,"value":400,"status":"scaled"}`,
+		`{"event":"instructions","group":1,"raw":200,"time_enabled_ns":60,"time_running_ns":30,"value":400,"status":"counted"}`,
+		`{"event":"instructions","group":2,"raw":200,"time_enabled_ns":60,"time_running_ns":30,"value":400,"status":"scaled"}`,
+		`{"event":"instructions","group":1,"raw":200,"time_enabled_ns":60,"time_running_ns":30,"value":400,"status":"scaled","unit":"ns"}`,
+		`{"event":"instructions","group":1,"raw":200,"time_enabled_ns":60,"time_running_ns":30,"value":4.5e2,"status":"scaled"}`,
+		`{"event":"instructions","group":1,"raw":200,"time_enabled_ns":60,"time_running_ns":30,"value":null,"status":"scaled"}`,
+		`{"event":"instructions","group":1,"raw":null,"time_enabled_ns":60,"time_running_ns":30,"value":400,"status":"scaled"}`,
+		`{"event":"instructions","group":1,"raw":2.5,"time_enabled_ns":60,"time_running_ns":30,"value":400,"status":"scaled"}`,
+		`{"event":"instructions","group":1,"raw":"200","time_enabled_ns":60,"time_running_ns":30,"value":400,"status":"scaled"}`,
+		`{"event":"instructions","group":1,"raw": 200,"time_enabled_ns":60,"time_running_ns":30,"value":400,"status":"scaled"}`,
+		`{"event":"instructions","group":1,"raw":200 ,"time_enabled_ns":60,"time_running_ns":30,"value":400,"status":"scaled"}`,
+		`{"event":"instructions","group":1,"raw":18446744073709551616,"time_enabled_ns":60,"time_running_ns":30,"value":400,"status":"scaled"}`,
+		`{"event":"instructions","group":1,"raw":200,"time_enabled_ns":60,"time_running_ns":30,"value":400,"status":"scaled","raw":7}`,
+		`{"event":"instructions","group":1,"time_enabled_ns":60,"time_running_ns":30,"value":400,"status":"scaled"}`,
+		`{"event":"instructions","group":1,"raw":200,"time_enabled_ns":60,"time_running_ns":30,"value":400}`,
+		`{"raw":200,"event":"instructions","group":1,"time_enabled_ns":60,"time_running_ns":30,"value":400,"status":"scaled"}`,
+	}
+	for _, sel := range selections[1:] {
+		d := NewSelective(sel)
+		for _, v := range variants {
+			// The second role's counter changes, after a Record with
+			// it as the first role's.
+			data := []byte(strings.Replace(string(base), counter, counter+"@", 1))
+			data = bytes.Replace(data, []byte(counter), []byte(v), 1)
+			data = bytes.Replace(data, []byte(counter+"@"), []byte(counter), 1)
+			for _, rec := range [][]byte{base, data, data, base} {
+				want, wantErr := NewSelective(sel).Parse(rec)
+				got, err := d.Parse(rec)
+				if (err == nil) != (wantErr == nil) || !reflect.DeepEqual(got, want) {
+					t.Fatalf("%+v, after a Record of another shape: read\n%+v, %v\nwant\n%+v, %v\nof %s", sel, got, err, want, wantErr, v)
+				}
+			}
+			// Every counter but the one with a per-op value has its shape
+			// kept, for the next Record.
+			kept := 0
+			for _, s := range d.shapes[:n] {
+				if len(s.lit) > 0 {
+					kept++
+				}
+			}
+			if kept != n-1 {
+				t.Errorf("%+v: %d of %d counters have their shape kept, want all but one", sel, kept, n)
+			}
 		}
 	}
 }
