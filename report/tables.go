@@ -30,45 +30,57 @@ type builder struct {
 	built []*table
 }
 
-func (b *builder) build(id string, emit func(*table)) {
+// build builds the tables of id, calling emit with each in report order.
+// Tables that are built scope by scope are built only for scopes (see
+// byScope); the others for every scope.
+func (b *builder) build(id string, scopes []analysis.Scope, emit func(*table)) {
 	switch id {
 	case tableSummary:
 		b.summary(emit)
 	case TableRQPS:
-		b.rqps(emit)
+		b.rqps(scopes, emit)
 	case tableQPS:
-		b.qps(emit)
+		b.qps(scopes, emit)
 	case tableThreads:
 		b.threads(emit)
 	case tableAverage:
 		b.average(emit)
 	case tableCPUIO:
-		b.cpuio(emit)
+		b.cpuio(scopes, emit)
 	case tableCPUIORel:
-		b.cpuioRel(emit)
+		b.cpuioRel(scopes, emit)
 	case tableCounters:
-		b.counters(false, emit)
+		b.counters(false, scopes, emit)
 	case tableCountersRel:
-		b.counters(true, emit)
+		b.counters(true, scopes, emit)
 	case tableLegacy:
-		b.legacy(emit)
+		b.legacy(scopes, emit)
 	case tableAttribution:
-		b.attribution(emit)
+		b.attribution(scopes, emit)
 	case tableCorrelation:
-		b.correlation(emit)
+		b.correlation(scopes, emit)
 	case tableRoles:
-		b.roles(emit)
+		b.roles(scopes, emit)
 	case tableInsert:
-		b.insert(false, emit)
+		b.insert(false, scopes, emit)
 	case tableInsertRel:
-		b.insert(true, emit)
+		b.insert(true, scopes, emit)
 	case tableInsertTarget:
-		b.insertTarget(emit)
+		b.insertTarget(scopes, emit)
 	case tableInsertLine:
-		b.insertLine(emit)
+		b.insertLine(scopes, emit)
 	case tableInsertHist:
-		b.insertHist(emit)
+		b.insertHist(scopes, emit)
 	}
+}
+
+// byScope reports whether the tables of id are built scope by scope, each
+// scope's alone: in report order those of one scope come before those of
+// the next, and none depends on another scope's. The summary (its
+// regressions table spans the scopes), the per-thread-count and the
+// average layouts (a table per host or one for all) are built whole.
+func byScope(id string) bool {
+	return id != tableSummary && id != tableThreads && id != tableAverage
 }
 
 // scopeText describes a scope for titles: "host bench1, 1 thread".
@@ -256,14 +268,14 @@ func ratioCell(ac analysis.Cell, f numFormat, k record.Key, metric string) table
 	return tableCell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, better: better(metric), rel: true, format: f}
 }
 
-func (b *builder) rqps(emit func(*table)) {
+func (b *builder) rqps(scopes []analysis.Scope, emit func(*table)) {
 	floors := b.floors()
 	others := slices.DeleteFunc(b.others(), func(v string) bool { return slices.Contains(floors, v) })
 	if len(others)+len(floors) == 0 {
 		return
 	}
 	floorLegend, floorNotes := b.floorNotes(floors)
-	for _, sc := range b.c.Scopes {
+	for _, sc := range scopes {
 		t := b.newTable(TableRQPS, "Relative QPS", sc)
 		t.Relative, t.pad, t.padIfWide = true, padNone, true
 		t.Preamble = append(append([]string{"Relative to: " + b.c.Base}, b.legend(others)...), floorLegend...)
@@ -287,8 +299,8 @@ func (b *builder) rqps(emit func(*table)) {
 	}
 }
 
-func (b *builder) qps(emit func(*table)) {
-	for _, sc := range b.c.Scopes {
+func (b *builder) qps(scopes []analysis.Scope, emit func(*table)) {
+	for _, sc := range scopes {
 		t := b.newTable(tableQPS, "QPS", sc)
 		t.pad, t.padIfWide = padNone, true
 		t.Preamble = b.legend(b.c.Versions)
@@ -468,8 +480,8 @@ func cpuioFormat(m string) numFormat {
 	return fmtAbs
 }
 
-func (b *builder) cpuio(emit func(*table)) {
-	for _, sc := range b.c.Scopes {
+func (b *builder) cpuio(scopes []analysis.Scope, emit func(*table)) {
+	for _, sc := range scopes {
 		for _, v := range b.c.Versions {
 			t := b.newTable(tableCPUIO, "CPU and IO per operation: "+v, sc)
 			t.Version = v
@@ -495,8 +507,8 @@ func (b *builder) cpuio(emit func(*table)) {
 	}
 }
 
-func (b *builder) cpuioRel(emit func(*table)) {
-	for _, sc := range b.c.Scopes {
+func (b *builder) cpuioRel(scopes []analysis.Scope, emit func(*table)) {
+	for _, sc := range scopes {
 		for _, v := range b.others() {
 			t := b.newTable(tableCPUIORel, "CPU and IO per operation relative to the base: "+v, sc)
 			t.Version, t.Relative = v, true
@@ -533,7 +545,7 @@ func metricTitle(m string) string {
 	return m
 }
 
-func (b *builder) counters(rel bool, emit func(*table)) {
+func (b *builder) counters(rel bool, scopes []analysis.Scope, emit func(*table)) {
 	versions := b.c.Versions
 	id, suffix := tableCounters, ""
 	if rel {
@@ -542,7 +554,7 @@ func (b *builder) counters(rel bool, emit func(*table)) {
 			return
 		}
 	}
-	for _, sc := range b.c.Scopes {
+	for _, sc := range scopes {
 		for _, m := range b.c.CounterMetrics() {
 			if !b.c.HasMetric(sc, m) {
 				continue
@@ -572,12 +584,12 @@ func (b *builder) counters(rel bool, emit func(*table)) {
 	}
 }
 
-func (b *builder) legacy(emit func(*table)) {
+func (b *builder) legacy(scopes []analysis.Scope, emit func(*table)) {
 	others := b.others()
 	if len(others) == 0 {
 		return
 	}
-	for _, sc := range b.c.Scopes {
+	for _, sc := range scopes {
 		for _, e := range b.c.Events() {
 			if !b.c.HasMetric(sc, analysis.PerOpName(e)) {
 				continue
@@ -626,8 +638,8 @@ func shareCell(v float64, noShares string, k record.Key, metric string, from ...
 	return tableCell{Cell: ac, Text: cellText(ac, fmtShare, textNone), Version: k.Version, Step: k.Step, Metric: metric, format: fmtShare}
 }
 
-func (b *builder) attribution(emit func(*table)) {
-	for _, sc := range b.c.Scopes {
+func (b *builder) attribution(scopes []analysis.Scope, emit func(*table)) {
+	for _, sc := range scopes {
 		for _, v := range b.others() {
 			t := b.newTable(tableAttribution, "Where the throughput change comes from: "+v, sc)
 			t.Version = v
@@ -707,9 +719,9 @@ func singleWindowVerdicts(t *table) (n, of int) {
 	return n, of
 }
 
-func (b *builder) correlation(emit func(*table)) {
+func (b *builder) correlation(scopes []analysis.Scope, emit func(*table)) {
 	metrics := append(append([]string(nil), b.c.CounterMetrics()...), analysis.CPUIOMetrics[1:]...)
-	for _, sc := range b.c.Scopes {
+	for _, sc := range scopes {
 		for _, v := range b.others() {
 			t := b.newTable(tableCorrelation, "Counters ranked by how their ratio tracks 1/rQPS: "+v, sc)
 			t.Version = v
@@ -782,8 +794,8 @@ func chanceNote(ns map[int]bool) string {
 	return "few steps say little: with no relation at all, |rho| = 1 comes out by chance " + strings.Join(parts, ", ") + " (2 of the n! orderings of n steps)"
 }
 
-func (b *builder) roles(emit func(*table)) {
-	for _, sc := range b.c.Scopes {
+func (b *builder) roles(scopes []analysis.Scope, emit func(*table)) {
+	for _, sc := range scopes {
 		for _, step := range b.stepsIn(sc, false) {
 			for _, v := range b.c.Versions {
 				k := analysis.Key(sc, v, step)
@@ -859,8 +871,8 @@ func (b *builder) insertVersions(sc analysis.Scope, steps []string) []string {
 	return out
 }
 
-func (b *builder) insert(rel bool, emit func(*table)) {
-	for _, sc := range b.c.Scopes {
+func (b *builder) insert(rel bool, scopes []analysis.Scope, emit func(*table)) {
+	for _, sc := range scopes {
 		steps := b.stepsIn(sc, true)
 		if len(steps) == 0 {
 			continue
@@ -945,8 +957,8 @@ func (b *builder) belowTarget(k record.Key) bool {
 // insertTarget is the average inserts/s of each version on the steps that
 // limit inserts to a target rate (read+write steps, which run queries at
 // the same time), with a last row of the targets.
-func (b *builder) insertTarget(emit func(*table)) {
-	for _, sc := range b.c.Scopes {
+func (b *builder) insertTarget(scopes []analysis.Scope, emit func(*table)) {
+	for _, sc := range scopes {
 		var steps []string
 		for _, s := range b.stepsIn(sc, true) {
 			for _, v := range b.c.Versions {
@@ -1032,8 +1044,8 @@ var insertColumnFormat = map[string]numFormat{
 	"p50": fmtInt, "p99": fmtInt,
 }
 
-func (b *builder) insertLine(emit func(*table)) {
-	for _, sc := range b.c.Scopes {
+func (b *builder) insertLine(scopes []analysis.Scope, emit func(*table)) {
+	for _, sc := range scopes {
 		for _, step := range b.stepsIn(sc, true) {
 			t := b.newTable(tableInsertLine, "Insert benchmark metrics: "+step, sc)
 			t.Step, t.pad = step, padNone
@@ -1064,8 +1076,8 @@ var kindTitle = map[string]string{analysis.OpQuery: "Query", analysis.OpInsert: 
 
 // insertHist is one response-time histogram per step and kind of
 // operation (query, insert, delete) that the step's Records have.
-func (b *builder) insertHist(emit func(*table)) {
-	for _, sc := range b.c.Scopes {
+func (b *builder) insertHist(scopes []analysis.Scope, emit func(*table)) {
+	for _, sc := range scopes {
 		for _, step := range b.stepsIn(sc, true) {
 			for _, kind := range analysis.HistogramKinds {
 				t := b.newTable(tableInsertHist, kindTitle[kind]+" response time histogram: "+step, sc)
