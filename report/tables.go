@@ -567,14 +567,18 @@ func (b *builder) counters(rel bool, scopes []analysis.Scope, emit func(*table))
 			}
 			t.Header = b.colHeader(versions)
 			b.grouped(t)
+			// The cells of a step are compared with each other by the
+			// colour rule: one set name for the row.
+			set := fmt.Sprintf("counters|%s|%d|%s|", sc.Host, sc.Threads, m)
 			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) row {
 				row := row{Label: step, Cells: make([]tableCell, 0, len(versions))}
+				stepSet := set + step
 				for _, v := range versions {
 					k := analysis.Key(sc, v, step)
 					if rel {
 						row.Cells = append(row.Cells, b.ratio(t, k, m, fmtRatio))
 					} else {
-						row.Cells = append(row.Cells, b.value(t, k, m, fmtAbs, fmt.Sprintf("counters|%s|%d|%s|%s", sc.Host, sc.Threads, m, step)))
+						row.Cells = append(row.Cells, b.value(t, k, m, fmtAbs, stepSet))
 					}
 				}
 				return row
@@ -795,6 +799,18 @@ func chanceNote(ns map[int]bool) string {
 }
 
 func (b *builder) roles(scopes []analysis.Scope, emit func(*table)) {
+	// The metric names of a role's cells, made once for the tables of
+	// every step and version: roles and events are few, tables many.
+	type roleEvent struct{ role, event string }
+	names := map[roleEvent]string{}
+	metric := func(role, event string) string {
+		n, ok := names[roleEvent{role, event}]
+		if !ok {
+			n = analysis.RoleMetric(role, event)
+			names[roleEvent{role, event}] = n
+		}
+		return n
+	}
 	for _, sc := range scopes {
 		for _, step := range b.stepsIn(sc, false) {
 			for _, v := range b.c.Versions {
@@ -803,17 +819,16 @@ func (b *builder) roles(scopes []analysis.Scope, emit func(*table)) {
 				if s == nil {
 					continue
 				}
+				// A Sample's roles and events are a handful: a list
+				// is searched faster than a map is made.
 				var roles, events []string
-				seenR, seenE := map[string]bool{}, map[string]bool{}
 				for _, r := range s.Records {
 					for _, role := range r.Roles {
-						if !seenR[role.Name] {
-							seenR[role.Name] = true
+						if !slices.Contains(roles, role.Name) {
 							roles = append(roles, role.Name)
 						}
 						for _, c := range role.Counters {
-							if !seenE[c.Event] {
-								seenE[c.Event] = true
+							if !slices.Contains(events, c.Event) {
 								events = append(events, c.Event)
 							}
 						}
@@ -829,9 +844,9 @@ func (b *builder) roles(scopes []analysis.Scope, emit func(*table)) {
 				sec := section{Rows: make([]row, 0, len(roles))}
 				for _, role := range roles {
 					row := row{Label: role, Cells: make([]tableCell, 0, 1+len(events))}
-					row.Cells = append(row.Cells, b.value(t, k, analysis.RoleMetric(role, "threads"), fmtInt, ""))
+					row.Cells = append(row.Cells, b.value(t, k, metric(role, "threads"), fmtInt, ""))
 					for _, e := range events {
-						row.Cells = append(row.Cells, b.value(t, k, analysis.RoleMetric(role, e), func(x float64) string { return fmtPct(100 * x) }, ""))
+						row.Cells = append(row.Cells, b.value(t, k, metric(role, e), fmtRoleShare, ""))
 					}
 					sec.Rows = append(sec.Rows, row)
 				}
@@ -842,6 +857,10 @@ func (b *builder) roles(scopes []analysis.Scope, emit func(*table)) {
 		}
 	}
 }
+
+// fmtRoleShare prints a role's share of a counter (a fraction) as a
+// percentage with one decimal.
+func fmtRoleShare(x float64) string { return fmtPct(100 * x) }
 
 // insertThroughputMetric is queries/s for steps that ran queries, else
 // inserts/s.
