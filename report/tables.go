@@ -335,6 +335,7 @@ func (b *builder) threads(emit func(*table)) {
 	t.Header = append(t.Header, fmt.Sprintf("vs %s at %s", b.baseLabel(), plural(low, "thread")))
 	t.Trailing = 1
 	blank := false
+	others := b.others()
 	for _, step := range b.c.Steps {
 		sec := section{Name: step}
 		for _, host := range b.c.Hosts {
@@ -347,7 +348,7 @@ func (b *builder) threads(emit func(*table)) {
 				if !has {
 					continue
 				}
-				row := row{Label: v}
+				row := row{Label: v, Cells: make([]tableCell, 0, len(ths)+1)}
 				// Thread counts the version did not run print blank
 				// after the last it ran, as published ("1077
 				// in-5635.opt"); one missing between two it ran is "-",
@@ -367,7 +368,7 @@ func (b *builder) threads(emit func(*table)) {
 					}
 					row.Cells = append(row.Cells, b.value(t, k, analysis.OpsPerSecond, fmtInt, fmt.Sprintf("threads|%s|%s|%d", host, step, th)))
 				}
-				if v == b.c.Base || !slices.Contains(b.others(), v) {
+				if v == b.c.Base || !slices.Contains(others, v) {
 					row.Cells = append(row.Cells, tableCell{Empty: true, Text: ""})
 				} else {
 					row.Cells = append(row.Cells, b.ratio(t, record.Key{Host: host, Version: v, Step: step, Threads: low}, analysis.OpsPerSecond, fmtRatio))
@@ -570,7 +571,10 @@ func (b *builder) counters(rel bool, scopes []analysis.Scope, emit func(*table))
 			// The cells of a step are compared with each other by the
 			// colour rule: one set name for the row.
 			set := fmt.Sprintf("counters|%s|%d|%s|", sc.Host, sc.Threads, m)
-			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) row {
+			steps := b.stepsIn(sc, false)
+			// A key per cell, and the base's per row.
+			t.keys = make([]record.Key, 0, len(steps)*(len(versions)+1))
+			t.Sections = b.sections(steps, func(step string) row {
 				row := row{Label: step, Cells: make([]tableCell, 0, len(versions))}
 				stepSet := set + step
 				for _, v := range versions {
