@@ -459,12 +459,20 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 	// the caches.
 	s := c.samples[k]
 	cache := s != nil && id != noMetric
+	hint := 0
 	if cache {
 		c.mu.Lock()
 		r, ok := s.ratios[id]
+		first := s.ratios == nil
 		c.mu.Unlock()
 		if ok {
 			return r
+		}
+		if first {
+			// The tables ask a Sample for the ratio of each counter
+			// metric and of CPU and IO: a map made that large does
+			// not grow (and copy its cells) on the way.
+			hint = len(c.CounterMetrics()) + len(CPUIOMetrics)
 		}
 	}
 	vv, v := c.sampleValues(k, s, id, metric)
@@ -482,22 +490,23 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 		// Two goroutines may both compute it: the same values.
 		base.vals, base.cell = c.sampleValues(bk, bs, id, metric)
 		if baseCache {
-			storeLocked(&c.mu, &bs.medians, id, base)
+			storeLocked(&c.mu, &bs.medians, id, base, 0)
 		}
 	}
 	r := c.ratioOf(k, bk, metric, vv, v, base.vals, base.cell)
 	if cache {
-		storeLocked(&c.mu, &s.ratios, id, r)
+		storeLocked(&c.mu, &s.ratios, id, r, hint)
 	}
 	return r
 }
 
-// storeLocked sets (*m)[k] to v holding mu, making the map when nil.
-func storeLocked[K comparable, V any](mu *sync.Mutex, m *map[K]V, k K, v V) {
+// storeLocked sets (*m)[k] to v holding mu, making the map when nil,
+// with room for hint entries.
+func storeLocked[K comparable, V any](mu *sync.Mutex, m *map[K]V, k K, v V, hint int) {
 	mu.Lock()
 	defer mu.Unlock()
 	if *m == nil {
-		*m = map[K]V{}
+		*m = make(map[K]V, hint)
 	}
 	(*m)[k] = v
 }
@@ -551,7 +560,7 @@ func (c *Comparison) uTest(v, b []float64) float64 {
 		return p
 	}
 	p = uTestP(v, b, c.Opt.alpha())
-	storeLocked(&c.mu, &c.uTests, string(key), p)
+	storeLocked(&c.mu, &c.uTests, string(key), p, 0)
 	return p
 }
 

@@ -627,18 +627,22 @@ func (b *builder) alpha() float64 {
 }
 
 // uniqueKeys returns the keys without duplicates, sorted by version order of
-// first appearance, then step, then threads.
+// first appearance, then host, step and threads. That order tells any two
+// keys apart, so the keys are sorted first and equal neighbours dropped:
+// no set of the keys is made (a counters table has hundreds of keys).
 func uniqueKeys(keys []record.Key) []record.Key {
-	out := analysis.UniqueKeys(keys)
+	if len(keys) == 0 {
+		return nil
+	}
 	// Each key's version rank is looked up once, not in every
-	// comparison: a counters table has hundreds of keys.
+	// comparison.
 	type ranked struct {
 		version int
 		k       record.Key
 	}
-	rs := make([]ranked, len(out))
+	rs := make([]ranked, len(keys))
 	var versions []string
-	for i, k := range out {
+	for i, k := range keys {
 		v := slices.Index(versions, k.Version)
 		if v < 0 {
 			v = len(versions)
@@ -650,12 +654,14 @@ func uniqueKeys(keys []record.Key) []record.Key {
 		return cmp.Or(cmp.Compare(a.version, b.version), strings.Compare(a.k.Host, b.k.Host),
 			strings.Compare(a.k.Step, b.k.Step), cmp.Compare(a.k.Threads, b.k.Threads))
 	}
-	if slices.IsSortedFunc(rs, order) {
-		return out
+	if !slices.IsSortedFunc(rs, order) {
+		slices.SortFunc(rs, order)
 	}
-	slices.SortStableFunc(rs, order)
+	out := make([]record.Key, 0, len(rs))
 	for i, r := range rs {
-		out[i] = r.k
+		if i == 0 || r.k != rs[i-1].k {
+			out = append(out, r.k)
+		}
 	}
 	return out
 }

@@ -333,12 +333,18 @@ func prepare(recs []*record.Record, opt Options, q *tableQueue) (*builder, *repo
 // each builds the tables asked for, in report order, and calls f with
 // each that has values: kept, or left out because none of its cells could
 // be measured (why, and whether failed steps' cells are among them). The
-// tables are built on every CPU, f is called on the caller's goroutine in
-// report order, with the tables of an ID as they are built, and at most
-// one table ID per CPU is built ahead of f. (prepare keeps the tables, or
-// hands them on: they are built once).
+// tables are built on every CPU, those of an ID scope by scope when they
+// allow it (byScope), f is called on the caller's goroutine in report
+// order, with the tables of each part as they are built, and at most one
+// part per CPU is built ahead of f. (prepare keeps the tables, or hands
+// them on: they are built once).
 func (b *builder) each(f func(t *table, why string, failed, kept bool)) {
-	var ids []string
+	// A part is the tables of an ID, or of an ID and a scope.
+	type part struct {
+		id     string
+		scopes []analysis.Scope
+	}
+	var parts []part
 	for _, id := range TableIDs {
 		if len(b.want) > 0 && !b.want[id] {
 			continue
@@ -346,27 +352,33 @@ func (b *builder) each(f func(t *table, why string, failed, kept bool)) {
 		if id == tableLegacy && !b.opt.Legacy && !b.want[id] {
 			continue
 		}
-		ids = append(ids, id)
+		if !byScope(id) {
+			parts = append(parts, part{id, b.c.Scopes})
+			continue
+		}
+		for i := range b.c.Scopes {
+			parts = append(parts, part{id, b.c.Scopes[i : i+1]})
+		}
 	}
 	type built struct {
 		t            *table
 		why          string
 		failed, kept bool
 	}
-	// The tables of an ID go to f in batches as they are built (f, on
+	// The tables of a part go to f in batches as they are built (f, on
 	// the caller's goroutine, may hand them on to be rendered while the
-	// ID's others are built); an ID built ahead of f keeps its batches
-	// waiting, blocking only when it is far ahead.
+	// part's others are built); a part built ahead of f keeps its
+	// batches waiting, blocking only when it is far ahead.
 	const batch = 16
-	done := make([]chan []built, len(ids))
+	done := make([]chan []built, len(parts))
 	for i := range done {
 		done[i] = make(chan []built, 128)
 	}
-	workers := max(1, min(runtime.GOMAXPROCS(0), len(ids)))
+	workers := max(1, min(runtime.GOMAXPROCS(0), len(parts)))
 	ahead := make(chan struct{}, workers)
 	next := make(chan int)
 	go func() {
-		for i := range ids {
+		for i := range parts {
 			ahead <- struct{}{}
 			next <- i
 		}
@@ -376,8 +388,9 @@ func (b *builder) each(f func(t *table, why string, failed, kept bool)) {
 		go func() {
 			for i := range next {
 				var out []built
-				b.build(ids[i], func(t *table) {
-					if why, failed, kept, ok := check(ids[i], t); ok {
+				id := parts[i].id
+				b.build(id, parts[i].scopes, func(t *table) {
+					if why, failed, kept, ok := check(id, t); ok {
 						out = append(out, built{t, why, failed, kept})
 					}
 					if len(out) == batch {
@@ -390,7 +403,7 @@ func (b *builder) each(f func(t *table, why string, failed, kept bool)) {
 			}
 		}()
 	}
-	for i := range ids {
+	for i := range parts {
 		for ts := range done[i] {
 			for _, t := range ts {
 				f(t.t, t.why, t.failed, t.kept)

@@ -30,45 +30,57 @@ type builder struct {
 	built []*table
 }
 
-func (b *builder) build(id string, emit func(*table)) {
+// build builds the tables of id, calling emit with each in report order.
+// Tables that are built scope by scope are built only for scopes (see
+// byScope); the others for every scope.
+func (b *builder) build(id string, scopes []analysis.Scope, emit func(*table)) {
 	switch id {
 	case tableSummary:
 		b.summary(emit)
 	case TableRQPS:
-		b.rqps(emit)
+		b.rqps(scopes, emit)
 	case tableQPS:
-		b.qps(emit)
+		b.qps(scopes, emit)
 	case tableThreads:
 		b.threads(emit)
 	case tableAverage:
 		b.average(emit)
 	case tableCPUIO:
-		b.cpuio(emit)
+		b.cpuio(scopes, emit)
 	case tableCPUIORel:
-		b.cpuioRel(emit)
+		b.cpuioRel(scopes, emit)
 	case tableCounters:
-		b.counters(false, emit)
+		b.counters(false, scopes, emit)
 	case tableCountersRel:
-		b.counters(true, emit)
+		b.counters(true, scopes, emit)
 	case tableLegacy:
-		b.legacy(emit)
+		b.legacy(scopes, emit)
 	case tableAttribution:
-		b.attribution(emit)
+		b.attribution(scopes, emit)
 	case tableCorrelation:
-		b.correlation(emit)
+		b.correlation(scopes, emit)
 	case tableRoles:
-		b.roles(emit)
+		b.roles(scopes, emit)
 	case tableInsert:
-		b.insert(false, emit)
+		b.insert(false, scopes, emit)
 	case tableInsertRel:
-		b.insert(true, emit)
+		b.insert(true, scopes, emit)
 	case tableInsertTarget:
-		b.insertTarget(emit)
+		b.insertTarget(scopes, emit)
 	case tableInsertLine:
-		b.insertLine(emit)
+		b.insertLine(scopes, emit)
 	case tableInsertHist:
-		b.insertHist(emit)
+		b.insertHist(scopes, emit)
 	}
+}
+
+// byScope reports whether the tables of id are built scope by scope, each
+// scope's alone: in report order those of one scope come before those of
+// the next, and none depends on another scope's. The summary (its
+// regressions table spans the scopes), the per-thread-count and the
+// average layouts (a table per host or one for all) are built whole.
+func byScope(id string) bool {
+	return id != tableSummary && id != tableThreads && id != tableAverage
 }
 
 // scopeText describes a scope for titles: "host bench1, 1 thread".
@@ -256,14 +268,14 @@ func ratioCell(ac analysis.Cell, f numFormat, k record.Key, metric string) table
 	return tableCell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, better: better(metric), rel: true, format: f}
 }
 
-func (b *builder) rqps(emit func(*table)) {
+func (b *builder) rqps(scopes []analysis.Scope, emit func(*table)) {
 	floors := b.floors()
 	others := slices.DeleteFunc(b.others(), func(v string) bool { return slices.Contains(floors, v) })
 	if len(others)+len(floors) == 0 {
 		return
 	}
 	floorLegend, floorNotes := b.floorNotes(floors)
-	for _, sc := range b.c.Scopes {
+	for _, sc := range scopes {
 		t := b.newTable(TableRQPS, "Relative QPS", sc)
 		t.Relative, t.pad, t.padIfWide = true, padNone, true
 		t.Preamble = append(append([]string{"Relative to: " + b.c.Base}, b.legend(others)...), floorLegend...)
@@ -287,8 +299,8 @@ func (b *builder) rqps(emit func(*table)) {
 	}
 }
 
-func (b *builder) qps(emit func(*table)) {
-	for _, sc := range b.c.Scopes {
+func (b *builder) qps(scopes []analysis.Scope, emit func(*table)) {
+	for _, sc := range scopes {
 		t := b.newTable(tableQPS, "QPS", sc)
 		t.pad, t.padIfWide = padNone, true
 		t.Preamble = b.legend(b.c.Versions)
@@ -323,6 +335,7 @@ func (b *builder) threads(emit func(*table)) {
 	t.Header = append(t.Header, fmt.Sprintf("vs %s at %s", b.baseLabel(), plural(low, "thread")))
 	t.Trailing = 1
 	blank := false
+	others := b.others()
 	for _, step := range b.c.Steps {
 		sec := section{Name: step}
 		for _, host := range b.c.Hosts {
@@ -335,7 +348,7 @@ func (b *builder) threads(emit func(*table)) {
 				if !has {
 					continue
 				}
-				row := row{Label: v}
+				row := row{Label: v, Cells: make([]tableCell, 0, len(ths)+1)}
 				// Thread counts the version did not run print blank
 				// after the last it ran, as published ("1077
 				// in-5635.opt"); one missing between two it ran is "-",
@@ -355,7 +368,7 @@ func (b *builder) threads(emit func(*table)) {
 					}
 					row.Cells = append(row.Cells, b.value(t, k, analysis.OpsPerSecond, fmtInt, fmt.Sprintf("threads|%s|%s|%d", host, step, th)))
 				}
-				if v == b.c.Base || !slices.Contains(b.others(), v) {
+				if v == b.c.Base || !slices.Contains(others, v) {
 					row.Cells = append(row.Cells, tableCell{Empty: true, Text: ""})
 				} else {
 					row.Cells = append(row.Cells, b.ratio(t, record.Key{Host: host, Version: v, Step: step, Threads: low}, analysis.OpsPerSecond, fmtRatio))
@@ -468,8 +481,8 @@ func cpuioFormat(m string) numFormat {
 	return fmtAbs
 }
 
-func (b *builder) cpuio(emit func(*table)) {
-	for _, sc := range b.c.Scopes {
+func (b *builder) cpuio(scopes []analysis.Scope, emit func(*table)) {
+	for _, sc := range scopes {
 		for _, v := range b.c.Versions {
 			t := b.newTable(tableCPUIO, "CPU and IO per operation: "+v, sc)
 			t.Version = v
@@ -495,8 +508,8 @@ func (b *builder) cpuio(emit func(*table)) {
 	}
 }
 
-func (b *builder) cpuioRel(emit func(*table)) {
-	for _, sc := range b.c.Scopes {
+func (b *builder) cpuioRel(scopes []analysis.Scope, emit func(*table)) {
+	for _, sc := range scopes {
 		for _, v := range b.others() {
 			t := b.newTable(tableCPUIORel, "CPU and IO per operation relative to the base: "+v, sc)
 			t.Version, t.Relative = v, true
@@ -533,7 +546,7 @@ func metricTitle(m string) string {
 	return m
 }
 
-func (b *builder) counters(rel bool, emit func(*table)) {
+func (b *builder) counters(rel bool, scopes []analysis.Scope, emit func(*table)) {
 	versions := b.c.Versions
 	id, suffix := tableCounters, ""
 	if rel {
@@ -542,7 +555,7 @@ func (b *builder) counters(rel bool, emit func(*table)) {
 			return
 		}
 	}
-	for _, sc := range b.c.Scopes {
+	for _, sc := range scopes {
 		for _, m := range b.c.CounterMetrics() {
 			if !b.c.HasMetric(sc, m) {
 				continue
@@ -555,14 +568,21 @@ func (b *builder) counters(rel bool, emit func(*table)) {
 			}
 			t.Header = b.colHeader(versions)
 			b.grouped(t)
-			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) row {
+			// The cells of a step are compared with each other by the
+			// colour rule: one set name for the row.
+			set := fmt.Sprintf("counters|%s|%d|%s|", sc.Host, sc.Threads, m)
+			steps := b.stepsIn(sc, false)
+			// A key per cell, and the base's per row.
+			t.keys = make([]record.Key, 0, len(steps)*(len(versions)+1))
+			t.Sections = b.sections(steps, func(step string) row {
 				row := row{Label: step, Cells: make([]tableCell, 0, len(versions))}
+				stepSet := set + step
 				for _, v := range versions {
 					k := analysis.Key(sc, v, step)
 					if rel {
 						row.Cells = append(row.Cells, b.ratio(t, k, m, fmtRatio))
 					} else {
-						row.Cells = append(row.Cells, b.value(t, k, m, fmtAbs, fmt.Sprintf("counters|%s|%d|%s|%s", sc.Host, sc.Threads, m, step)))
+						row.Cells = append(row.Cells, b.value(t, k, m, fmtAbs, stepSet))
 					}
 				}
 				return row
@@ -572,12 +592,12 @@ func (b *builder) counters(rel bool, emit func(*table)) {
 	}
 }
 
-func (b *builder) legacy(emit func(*table)) {
+func (b *builder) legacy(scopes []analysis.Scope, emit func(*table)) {
 	others := b.others()
 	if len(others) == 0 {
 		return
 	}
-	for _, sc := range b.c.Scopes {
+	for _, sc := range scopes {
 		for _, e := range b.c.Events() {
 			if !b.c.HasMetric(sc, analysis.PerOpName(e)) {
 				continue
@@ -626,8 +646,8 @@ func shareCell(v float64, noShares string, k record.Key, metric string, from ...
 	return tableCell{Cell: ac, Text: cellText(ac, fmtShare, textNone), Version: k.Version, Step: k.Step, Metric: metric, format: fmtShare}
 }
 
-func (b *builder) attribution(emit func(*table)) {
-	for _, sc := range b.c.Scopes {
+func (b *builder) attribution(scopes []analysis.Scope, emit func(*table)) {
+	for _, sc := range scopes {
 		for _, v := range b.others() {
 			t := b.newTable(tableAttribution, "Where the throughput change comes from: "+v, sc)
 			t.Version = v
@@ -707,9 +727,9 @@ func singleWindowVerdicts(t *table) (n, of int) {
 	return n, of
 }
 
-func (b *builder) correlation(emit func(*table)) {
+func (b *builder) correlation(scopes []analysis.Scope, emit func(*table)) {
 	metrics := append(append([]string(nil), b.c.CounterMetrics()...), analysis.CPUIOMetrics[1:]...)
-	for _, sc := range b.c.Scopes {
+	for _, sc := range scopes {
 		for _, v := range b.others() {
 			t := b.newTable(tableCorrelation, "Counters ranked by how their ratio tracks 1/rQPS: "+v, sc)
 			t.Version = v
@@ -782,8 +802,20 @@ func chanceNote(ns map[int]bool) string {
 	return "few steps say little: with no relation at all, |rho| = 1 comes out by chance " + strings.Join(parts, ", ") + " (2 of the n! orderings of n steps)"
 }
 
-func (b *builder) roles(emit func(*table)) {
-	for _, sc := range b.c.Scopes {
+func (b *builder) roles(scopes []analysis.Scope, emit func(*table)) {
+	// The metric names of a role's cells, made once for the tables of
+	// every step and version: roles and events are few, tables many.
+	type roleEvent struct{ role, event string }
+	names := map[roleEvent]string{}
+	metric := func(role, event string) string {
+		n, ok := names[roleEvent{role, event}]
+		if !ok {
+			n = analysis.RoleMetric(role, event)
+			names[roleEvent{role, event}] = n
+		}
+		return n
+	}
+	for _, sc := range scopes {
 		for _, step := range b.stepsIn(sc, false) {
 			for _, v := range b.c.Versions {
 				k := analysis.Key(sc, v, step)
@@ -791,17 +823,16 @@ func (b *builder) roles(emit func(*table)) {
 				if s == nil {
 					continue
 				}
+				// A Sample's roles and events are a handful: a list
+				// is searched faster than a map is made.
 				var roles, events []string
-				seenR, seenE := map[string]bool{}, map[string]bool{}
 				for _, r := range s.Records {
 					for _, role := range r.Roles {
-						if !seenR[role.Name] {
-							seenR[role.Name] = true
+						if !slices.Contains(roles, role.Name) {
 							roles = append(roles, role.Name)
 						}
 						for _, c := range role.Counters {
-							if !seenE[c.Event] {
-								seenE[c.Event] = true
+							if !slices.Contains(events, c.Event) {
 								events = append(events, c.Event)
 							}
 						}
@@ -817,9 +848,9 @@ func (b *builder) roles(emit func(*table)) {
 				sec := section{Rows: make([]row, 0, len(roles))}
 				for _, role := range roles {
 					row := row{Label: role, Cells: make([]tableCell, 0, 1+len(events))}
-					row.Cells = append(row.Cells, b.value(t, k, analysis.RoleMetric(role, "threads"), fmtInt, ""))
+					row.Cells = append(row.Cells, b.value(t, k, metric(role, "threads"), fmtInt, ""))
 					for _, e := range events {
-						row.Cells = append(row.Cells, b.value(t, k, analysis.RoleMetric(role, e), func(x float64) string { return fmtPct(100 * x) }, ""))
+						row.Cells = append(row.Cells, b.value(t, k, metric(role, e), fmtRoleShare, ""))
 					}
 					sec.Rows = append(sec.Rows, row)
 				}
@@ -830,6 +861,10 @@ func (b *builder) roles(emit func(*table)) {
 		}
 	}
 }
+
+// fmtRoleShare prints a role's share of a counter (a fraction) as a
+// percentage with one decimal.
+func fmtRoleShare(x float64) string { return fmtPct(100 * x) }
 
 // insertThroughputMetric is queries/s for steps that ran queries, else
 // inserts/s.
@@ -859,8 +894,8 @@ func (b *builder) insertVersions(sc analysis.Scope, steps []string) []string {
 	return out
 }
 
-func (b *builder) insert(rel bool, emit func(*table)) {
-	for _, sc := range b.c.Scopes {
+func (b *builder) insert(rel bool, scopes []analysis.Scope, emit func(*table)) {
+	for _, sc := range scopes {
 		steps := b.stepsIn(sc, true)
 		if len(steps) == 0 {
 			continue
@@ -945,8 +980,8 @@ func (b *builder) belowTarget(k record.Key) bool {
 // insertTarget is the average inserts/s of each version on the steps that
 // limit inserts to a target rate (read+write steps, which run queries at
 // the same time), with a last row of the targets.
-func (b *builder) insertTarget(emit func(*table)) {
-	for _, sc := range b.c.Scopes {
+func (b *builder) insertTarget(scopes []analysis.Scope, emit func(*table)) {
+	for _, sc := range scopes {
 		var steps []string
 		for _, s := range b.stepsIn(sc, true) {
 			for _, v := range b.c.Versions {
@@ -1032,8 +1067,8 @@ var insertColumnFormat = map[string]numFormat{
 	"p50": fmtInt, "p99": fmtInt,
 }
 
-func (b *builder) insertLine(emit func(*table)) {
-	for _, sc := range b.c.Scopes {
+func (b *builder) insertLine(scopes []analysis.Scope, emit func(*table)) {
+	for _, sc := range scopes {
 		for _, step := range b.stepsIn(sc, true) {
 			t := b.newTable(tableInsertLine, "Insert benchmark metrics: "+step, sc)
 			t.Step, t.pad = step, padNone
@@ -1064,8 +1099,8 @@ var kindTitle = map[string]string{analysis.OpQuery: "Query", analysis.OpInsert: 
 
 // insertHist is one response-time histogram per step and kind of
 // operation (query, insert, delete) that the step's Records have.
-func (b *builder) insertHist(emit func(*table)) {
-	for _, sc := range b.c.Scopes {
+func (b *builder) insertHist(scopes []analysis.Scope, emit func(*table)) {
+	for _, sc := range scopes {
 		for _, step := range b.stepsIn(sc, true) {
 			for _, kind := range analysis.HistogramKinds {
 				t := b.newTable(tableInsertHist, kindTitle[kind]+" response time histogram: "+step, sc)

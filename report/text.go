@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"io"
 	"runtime"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -205,43 +204,53 @@ func textColumns(t *table) (cols []int, label int) {
 // textLine lays out value fields and the label: the first len(fields) −
 // trailing values, the label, then the trailing values.
 func textLine(t *table, fields []string, skip []bool, label string, cols []int, labelW int) string {
+	return string(appendTextLine(nil, t, fields, skip, label, cols, labelW))
+}
+
+// appendTextLine appends textLine's line to dst (without a newline).
+func appendTextLine(dst []byte, t *table, fields []string, skip []bool, label string, cols []int, labelW int) []byte {
+	start := len(dst)
 	n := len(fields) - t.Trailing
-	var parts []string
-	var widths []int
+	first := true
+	// Each part is padded to its width, the last as well: the spaces
+	// that end the line are cut.
+	put := func(p string, w int) {
+		if !first && t.pad != padFixed {
+			dst = append(dst, ' ')
+		}
+		first = false
+		dst = append(dst, p...)
+		pad := 0
+		switch t.pad {
+		case padNone:
+		case padFixed:
+			pad = max(1, 8-width(p))
+		default:
+			pad = w - width(p)
+		}
+		for ; pad > 0; pad-- {
+			dst = append(dst, ' ')
+		}
+	}
 	for i := 0; i < n; i++ {
 		if t.pad == padNone && skip[i] {
 			continue
 		}
-		parts = append(parts, fields[i])
-		widths = append(widths, colWidth(t, cols, i))
+		put(fields[i], colWidth(t, cols, i))
 	}
 	if label != "" || (t.Trailing > 0 && t.pad != padNone) {
-		parts = append(parts, label)
-		widths = append(widths, labelW)
+		put(label, labelW)
 	}
 	for i := n; i < len(fields); i++ {
 		if t.pad == padNone && skip[i] {
 			continue
 		}
-		parts = append(parts, fields[i])
-		widths = append(widths, colWidth(t, cols, i))
+		put(fields[i], colWidth(t, cols, i))
 	}
-	var b strings.Builder
-	for i, p := range parts {
-		if i > 0 && t.pad != padFixed {
-			b.WriteByte(' ')
-		}
-		b.WriteString(p)
-		if t.pad == padNone || i == len(parts)-1 {
-			continue
-		}
-		pad := widths[i] - width(p)
-		if t.pad == padFixed {
-			pad = max(1, 8-width(p))
-		}
-		b.WriteString(strings.Repeat(" ", max(0, pad)))
+	for len(dst) > start && dst[len(dst)-1] == ' ' {
+		dst = dst[:len(dst)-1]
 	}
-	return strings.TrimRight(b.String(), " ")
+	return dst
 }
 
 // unaligned reports whether the published layout, values separated by one
@@ -296,6 +305,10 @@ func writeTextTable(w *bufio.Writer, t *table, bare bool) {
 	if !t.headerPerSection {
 		w.WriteString(header + "\n")
 	}
+	// A row's fields and line, kept from one row to the next.
+	var fields []string
+	var skip []bool
+	var line []byte
 	for si, s := range t.Sections {
 		if t.sectionGap && si > 0 {
 			w.WriteString("\n")
@@ -311,18 +324,19 @@ func writeTextTable(w *bufio.Writer, t *table, bare bool) {
 			case rowHeading:
 				w.WriteString(r.Label + "\n")
 			case rowRule:
-				fields := make([]string, len(t.Header))
-				for i := range fields {
-					fields[i] = "-----"
+				fields = fields[:0]
+				for range t.Header {
+					fields = append(fields, "-----")
 				}
-				w.WriteString(textLine(t, fields, noSkip, "", cols, labelW) + "\n")
+				line = append(appendTextLine(line[:0], t, fields, noSkip, "", cols, labelW), '\n')
+				w.Write(line)
 			default:
-				fields := make([]string, len(r.Cells))
-				skip := make([]bool, len(r.Cells))
-				for i, c := range r.Cells {
-					fields[i], skip[i] = c.Text, c.Empty
+				fields, skip = fields[:0], skip[:0]
+				for _, c := range r.Cells {
+					fields, skip = append(fields, c.Text), append(skip, c.Empty)
 				}
-				w.WriteString(textLine(t, fields, skip, r.Label, cols, labelW) + "\n")
+				line = append(appendTextLine(line[:0], t, fields, skip, r.Label, cols, labelW), '\n')
+				w.Write(line)
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/perfbench/perfbench/analysis"
 	"github.com/perfbench/perfbench/record"
@@ -51,7 +52,8 @@ func dropTopDownColumn(t *table) {
 		for ri := range t.Sections[si].Rows {
 			r := &t.Sections[si].Rows[ri]
 			if len(r.Cells) > col {
-				r.Cells = append(r.Cells[:col:col], r.Cells[col+1:]...)
+				// A row's cells are its own: they are cut in place.
+				r.Cells = slices.Delete(r.Cells, col, col+1)
 			}
 		}
 	}
