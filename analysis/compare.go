@@ -836,7 +836,7 @@ func (c *Comparison) WarningsExcept(keys []record.Key, topics Topic, events []st
 	}
 	scopeOf := func(k record.Key) scope { return scope{k.Version, k.Host, k.Threads} }
 	inScope := map[scope]int{}
-	for _, k := range UniqueKeys(keys) {
+	for _, k := range uniqueKeys(keys) {
 		if c.samples[k] != nil {
 			inScope[scopeOf(k)]++
 		}
@@ -893,8 +893,8 @@ func repeatList(reps []int, all bool) string {
 	return " repeats " + strings.Join(rs, ", ")
 }
 
-// UniqueKeys returns keys without duplicates, in their order.
-func UniqueKeys(keys []record.Key) []record.Key {
+// uniqueKeys returns keys without duplicates, in their order.
+func uniqueKeys(keys []record.Key) []record.Key {
 	if len(keys) == 0 {
 		return nil
 	}
