@@ -10,7 +10,13 @@ import (
 	"syscall"
 )
 
+// freshProcess is set by main, before any command runs: the process is
+// perfbench itself (not a test calling run), and its heap is still
+// next to empty, so a command may shape it (see hugeheap.Advise).
+var freshProcess bool
+
 func main() {
+	freshProcess = true
 	args := hideSecrets(os.Args)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, args[1:], os.Stdin, os.Stdout, os.Stderr)

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/perfbench/perfbench/analysis"
+	"github.com/perfbench/perfbench/internal/hugeheap"
 	"github.com/perfbench/perfbench/record"
 	"github.com/perfbench/perfbench/report"
 )
@@ -177,6 +178,14 @@ func runReport(e *env, o *reportArgs, args []string, labels map[string]string) e
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(reportGCPercent)
 	}
+	if freshProcess {
+		freshProcess = false
+		// The heap a campaign's report touches (about 190 MB for
+		// 8,400 Records) in huge pages: far fewer page faults. It
+		// costs address space only; where it cannot be done, the
+		// report runs as before.
+		hugeheap.Advise(reportHugeHeap)
+	}
 	in, err := report.LoadInputWith(args, report.FieldsFor(report.Options{Tables: o.tables}, o.charts != ""))
 	if err != nil {
 		return err
@@ -249,6 +258,10 @@ func writeReportCharts(e *env, o *reportArgs, recs []*record.Record, opt report.
 
 // reportMemoryLimit is the soft memory limit of perfbench report.
 const reportMemoryLimit = 880 << 20
+
+// reportHugeHeap is how much of perfbench report's heap is asked for in
+// transparent huge pages, first thing (hugeheap.Advise).
+const reportHugeHeap = 512 << 20
 
 // reportGCPercent is the GOGC of perfbench report.
 const reportGCPercent = 50
