@@ -379,17 +379,22 @@ func Key(sc Scope, version, step string) record.Key {
 // values returns the measured values of the metric over the repeats of k,
 // sorted, and the cell summarizing them.
 func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
-	return c.sampleValues(k, c.samples[k], metricIDOf(metric), metric)
+	return c.sampleValues(k, c.samples[k], metricIDOf(metric), metric, nil)
 }
 
 // sampleValues is values with k's sample s (nil when k has none) and the
-// metric's id.
-func (c *Comparison) sampleValues(k record.Key, s *Sample, id metricID, metric string) ([]float64, Cell) {
+// metric's id; the values go into buf when it has room for them (Value,
+// which keeps only the cell, gives one on its stack).
+func (c *Comparison) sampleValues(k record.Key, s *Sample, id metricID, metric string, buf []float64) ([]float64, Cell) {
 	if s == nil {
 		return nil, Stated(Missing)
 	}
-	vals := make([]float64, 0, len(s.PerOp))
-	var first *Cell
+	vals := buf[:0]
+	if cap(vals) < len(s.PerOp) {
+		vals = make([]float64, 0, len(s.PerOp))
+	}
+	var first Cell
+	found := false
 	running, partial, estimated := 1.0, false, false
 	for _, p := range s.PerOp {
 		if p.Failed {
@@ -397,9 +402,8 @@ func (c *Comparison) sampleValues(k record.Key, s *Sample, id metricID, metric s
 		}
 		i := p.layout.cell(id)
 		if i < 0 || p.cells[i].state != Measured {
-			if first == nil {
-				cc := p.get(id)
-				first = &cc
+			if !found {
+				first, found = p.get(id), true
 			}
 			continue
 		}
@@ -411,17 +415,17 @@ func (c *Comparison) sampleValues(k record.Key, s *Sample, id metricID, metric s
 	}
 	if len(vals) == 0 {
 		st := Failed
-		if first != nil {
+		if found {
 			st = first.State
 		}
 		out := Stated(st)
 		out.Of = len(s.PerOp)
-		if first != nil {
+		if found {
 			out.Partial, out.Why = first.Partial, first.Why
 		}
 		return nil, out
 	}
-	sort.Float64s(vals)
+	slices.Sort(vals) // NaNs first, as sort.Float64s puts them
 	out := Cell{Value: median(vals), Running: running, Partial: partial, Estimated: estimated, N: len(vals), Of: len(s.PerOp)}
 	out.Lo, out.Hi = math.NaN(), math.NaN()
 	if len(vals) >= 2 {
@@ -438,7 +442,8 @@ func (c *Comparison) sampleValues(k record.Key, s *Sample, id metricID, metric s
 // repeats left out), with its confidence interval when there are two or
 // more.
 func (c *Comparison) Value(k record.Key, metric string) Cell {
-	_, cell := c.values(k, metric)
+	var buf [8]float64
+	_, cell := c.sampleValues(k, c.samples[k], metricIDOf(metric), metric, buf[:])
 	return cell
 }
 
@@ -475,7 +480,7 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 			hint = len(c.CounterMetrics()) + len(CPUIOMetrics)
 		}
 	}
-	vv, v := c.sampleValues(k, s, id, metric)
+	vv, v := c.sampleValues(k, s, id, metric, nil)
 	bk := c.BaseKey(k)
 	bs := c.samples[bk]
 	baseCache := bs != nil && id != noMetric
@@ -488,7 +493,7 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 	}
 	if !ok {
 		// Two goroutines may both compute it: the same values.
-		base.vals, base.cell = c.sampleValues(bk, bs, id, metric)
+		base.vals, base.cell = c.sampleValues(bk, bs, id, metric, nil)
 		if baseCache {
 			storeLocked(&c.mu, &bs.medians, id, base, 0)
 		}
@@ -755,7 +760,7 @@ func summarize(cells []Cell, opt Options) Cell {
 		out.Of, out.Why = len(cells), cells[0].Why
 		return out
 	}
-	sort.Float64s(vals)
+	slices.Sort(vals) // NaNs first, as sort.Float64s puts them
 	out := Cell{Value: median(vals), Running: running, Partial: partial, Estimated: estimated, N: len(vals), Of: len(cells), Lo: math.NaN(), Hi: math.NaN()}
 	if len(vals) >= 2 {
 		out.Value, out.Lo, out.Hi = medianCI(vals, opt.confidence())

@@ -11,36 +11,40 @@ import (
 // lookup is an index, not a search by name.
 type metricID uint32
 
-// metricIDs numbers metric names, once each per process.
-var metricIDs = struct {
-	sync.RWMutex
-	index map[string]metricID
-	names []string // by id
-}{index: map[string]metricID{}}
+// metricIDs numbers metric names, once each per process. The tables of a
+// report look names up on every CPU, millions of times: ids are read
+// without a lock (a sync.Map), and mu orders only the numbering of new
+// names.
+var metricIDs struct {
+	mu    sync.RWMutex
+	ids   sync.Map // name: metricID
+	names []string // by id, guarded by mu
+}
 
 // idOf returns the number of a metric name, numbering it when new.
 func idOf(name string) metricID {
 	if id, ok := lookupID(name); ok {
 		return id
 	}
-	metricIDs.Lock()
-	defer metricIDs.Unlock()
-	if id, ok := metricIDs.index[name]; ok {
+	metricIDs.mu.Lock()
+	defer metricIDs.mu.Unlock()
+	if id, ok := lookupID(name); ok {
 		return id
 	}
 	id := metricID(len(metricIDs.names))
-	metricIDs.index[name] = id
 	metricIDs.names = append(metricIDs.names, name)
+	metricIDs.ids.Store(name, id)
 	return id
 }
 
 // lookupID returns the number of a metric name, if it has one: a name
 // without one is a metric no Record has.
 func lookupID(name string) (metricID, bool) {
-	metricIDs.RLock()
-	id, ok := metricIDs.index[name]
-	metricIDs.RUnlock()
-	return id, ok
+	id, ok := metricIDs.ids.Load(name)
+	if !ok {
+		return 0, false
+	}
+	return id.(metricID), true
 }
 
 // noMetric is an id no metric has: that of a name never numbered.
@@ -56,8 +60,8 @@ func metricIDOf(name string) metricID {
 
 // nameOf returns the metric name numbered id.
 func nameOf(id metricID) string {
-	metricIDs.RLock()
-	defer metricIDs.RUnlock()
+	metricIDs.mu.RLock()
+	defer metricIDs.mu.RUnlock()
 	return metricIDs.names[id]
 }
 
