@@ -148,12 +148,17 @@ func markedText(c analysis.Cell, f numFormat, missing string, untested bool) str
 	case analysis.Missing, analysis.NotComputable:
 		return missing
 	}
-	var b strings.Builder
-	if c.BothZero && c.Value == 1 {
-		b.WriteString("1")
-	} else {
-		b.WriteString(f(c.Value))
+	num := "1"
+	if !c.BothZero || c.Value != 1 {
+		num = f(c.Value)
 	}
+	w := c.HalfWidth() * 100
+	if !c.Multiplexed() && c.N >= c.Of && c.BaseN >= c.BaseOf && math.IsNaN(w) && !(c.Tested && c.Same) &&
+		!(untested && c.FewRepeats && !c.Tested) && !c.Disagree && !c.MaxReached && !c.Estimated && !c.Partial {
+		return num // no marker: most cells
+	}
+	var b strings.Builder
+	b.WriteString(num)
 	if c.Multiplexed() {
 		fmt.Fprintf(&b, "(%d%%)", runningPct(c.Running))
 	}
@@ -163,7 +168,7 @@ func markedText(c analysis.Cell, f numFormat, missing string, untested bool) str
 	case c.BaseN < c.BaseOf:
 		fmt.Fprintf(&b, "[%d/%d]", c.BaseN, c.BaseOf)
 	}
-	if w := c.HalfWidth() * 100; !math.IsNaN(w) {
+	if !math.IsNaN(w) {
 		if w < 1 {
 			fmt.Fprintf(&b, "±%.1f%%", w)
 		} else {

@@ -192,8 +192,11 @@ func (b *builder) warningGroups(keys []record.Key, topics analysis.Topic, events
 		if s == nil {
 			continue
 		}
+		windows += len(s.Records)
 		for _, r := range s.Records {
-			windows++
+			if len(r.Warnings) == 0 {
+				continue // most windows: nothing to make a set for
+			}
 			seen := map[record.Code]bool{}
 			for _, w := range r.Warnings {
 				if !analysis.ClassifyWarning(w).Concerns(topics, events) {

@@ -230,13 +230,14 @@ type tableCell struct {
 	// insert table, the queries/s of a version that fell below it on that
 	// step: a value that can be ignored (text "!", HTML grey).
 	BelowTarget bool
+	// (Beside the two flags above, in the space they leave.)
+	better int8 // +1 higher is better, -1 lower is better
+	rel    bool // a ratio to the base: the relative colour rule applies
+	word   bool // Text is a word (verdict), not a number
 	// What the number is.
 	Version, Step, Metric string
 
 	set    string    // cells compared for the absolute colour rule
-	better int       // +1 higher is better, -1 lower is better
-	rel    bool      // a ratio to the base: the relative colour rule applies
-	word   bool      // Text is a word (verdict), not a number
 	format numFormat // how Text was made from the value
 }
 

@@ -255,7 +255,7 @@ func better(metric string) int {
 func (b *builder) value(t *table, k record.Key, metric string, f numFormat, set string) tableCell {
 	t.addKey(k)
 	ac := b.c.Value(k, metric)
-	return tableCell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, set: set, better: better(metric), format: f}
+	return tableCell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, set: set, better: int8(better(metric)), format: f}
 }
 
 // ratio is the metric of key k relative to the base.
@@ -265,7 +265,7 @@ func (b *builder) ratio(t *table, k record.Key, metric string, f numFormat) tabl
 }
 
 func ratioCell(ac analysis.Cell, f numFormat, k record.Key, metric string) tableCell {
-	return tableCell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, better: better(metric), rel: true, format: f}
+	return tableCell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, better: int8(better(metric)), rel: true, format: f}
 }
 
 func (b *builder) rqps(scopes []analysis.Scope, emit func(*table)) {
@@ -827,13 +827,14 @@ func (b *builder) roles(scopes []analysis.Scope, emit func(*table)) {
 				// is searched faster than a map is made.
 				var roles, events []string
 				for _, r := range s.Records {
-					for _, role := range r.Roles {
+					for i := range r.Roles {
+						role := &r.Roles[i] // not copied: read in place
 						if !slices.Contains(roles, role.Name) {
 							roles = append(roles, role.Name)
 						}
-						for _, c := range role.Counters {
-							if !slices.Contains(events, c.Event) {
-								events = append(events, c.Event)
+						for j := range role.Counters {
+							if e := role.Counters[j].Event; !slices.Contains(events, e) {
+								events = append(events, e)
 							}
 						}
 					}
