@@ -3,6 +3,7 @@ package analysis
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -468,19 +469,22 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 	if cache {
 		c.mu.Lock()
 		r, ok := s.ratios[id]
-		first := s.ratios == nil
+		second := len(s.ratios) == 1
 		c.mu.Unlock()
 		if ok {
 			return r
 		}
-		if first {
-			// The tables ask a Sample for the ratio of each counter
-			// metric and of CPU and IO: a map made that large does
-			// not grow (and copy its cells) on the way.
+		if second {
+			// The tables that ask a Sample for a second ratio ask for
+			// that of each counter metric and of CPU and IO: a map
+			// made that large does not grow (and copy its cells) on
+			// the way. One that holds only the rQPS (the summary
+			// alone) stays small.
 			hint = len(c.CounterMetrics()) + len(CPUIOMetrics)
 		}
 	}
-	vv, v := c.sampleValues(k, s, id, metric, nil)
+	var buf [8]float64 // the version's values: read only here
+	vv, v := c.sampleValues(k, s, id, metric, buf[:])
 	bk := c.BaseKey(k)
 	bs := c.samples[bk]
 	baseCache := bs != nil && id != noMetric
@@ -495,23 +499,31 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 		// Two goroutines may both compute it: the same values.
 		base.vals, base.cell = c.sampleValues(bk, bs, id, metric, nil)
 		if baseCache {
-			storeLocked(&c.mu, &bs.medians, id, base, 0)
+			storeLocked(&c.mu, &bs.medians, id, base)
 		}
 	}
 	r := c.ratioOf(k, bk, metric, vv, v, base.vals, base.cell)
 	if cache {
-		storeLocked(&c.mu, &s.ratios, id, r, hint)
+		c.mu.Lock()
+		if s.ratios == nil {
+			s.ratios = make(map[metricID]Cell, 1)
+		} else if hint > 0 && len(s.ratios) == 1 {
+			m := make(map[metricID]Cell, hint)
+			maps.Copy(m, s.ratios)
+			s.ratios = m
+		}
+		s.ratios[id] = r
+		c.mu.Unlock()
 	}
 	return r
 }
 
-// storeLocked sets (*m)[k] to v holding mu, making the map when nil,
-// with room for hint entries.
-func storeLocked[K comparable, V any](mu *sync.Mutex, m *map[K]V, k K, v V, hint int) {
+// storeLocked sets (*m)[k] to v holding mu, making the map when nil.
+func storeLocked[K comparable, V any](mu *sync.Mutex, m *map[K]V, k K, v V) {
 	mu.Lock()
 	defer mu.Unlock()
 	if *m == nil {
-		*m = make(map[K]V, hint)
+		*m = make(map[K]V)
 	}
 	(*m)[k] = v
 }
@@ -565,7 +577,7 @@ func (c *Comparison) uTest(v, b []float64) float64 {
 		return p
 	}
 	p = uTestP(v, b, c.Opt.alpha())
-	storeLocked(&c.mu, &c.uTests, string(key), p, 0)
+	storeLocked(&c.mu, &c.uTests, string(key), p)
 	return p
 }
 
@@ -573,7 +585,8 @@ func (c *Comparison) uTest(v, b []float64) float64 {
 func uTestP(v, b []float64, alpha float64) float64 {
 	th := benchmath.DefaultThresholds
 	th.CompareAlpha = alpha
-	return benchmath.AssumeNothing.Compare(benchmath.NewSample(v, &th), benchmath.NewSample(b, &th)).P
+	// (Clones: the callers' values may be on their stacks.)
+	return benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(v), &th), benchmath.NewSample(slices.Clone(b), &th)).P
 }
 
 // rankOrder appends to buf the order of the values of the sorted samples v
