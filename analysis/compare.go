@@ -97,6 +97,8 @@ type Comparison struct {
 	mu sync.Mutex
 	// uTests caches uTest's p-values by rankOrder.
 	uTests map[string]float64
+	// remarks is set when a Sample has remarks (Sample.remarks).
+	remarks bool
 	// counterMetrics caches CounterMetrics.
 	counterMetrics      []string
 	counterMetricsFound bool
@@ -178,6 +180,7 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 		}
 		s.remarks = s.remarks || r.Outcome == record.OutcomeFailed || r.Outcome == record.OutcomePartial ||
 			len(r.Warnings) > 0 || len(p.Notes) > 0
+		c.remarks = c.remarks || s.remarks
 		for _, e := range p.Events {
 			if !seenE[e] {
 				seenE[e] = true
@@ -781,6 +784,11 @@ func summarize(cells []Cell, opt Options) Cell {
 	return out
 }
 
+// Remarks reports whether any Record compared has something for Warnings
+// to say: a failed or partial window, a warning, or a note on how its
+// per-op metrics were computed. Without, Warnings says nothing of any keys.
+func (c *Comparison) Remarks() bool { return c.remarks }
+
 // Warnings returns the warnings and errors of the Records behind the keys,
 // and the notes on how their per-op metrics were computed, that concern
 // a table showing the topics and events (see Note.Concerns; the Records'
@@ -802,6 +810,9 @@ func (c *Comparison) WarningsExcept(keys []record.Key, topics Topic, events []st
 		text   string
 		places []record.Key
 		reps   map[record.Key][]int
+	}
+	if !c.remarks {
+		return []string{} // (what the loop below finds then)
 	}
 	var lines []*line
 	index := map[string]*line{}
