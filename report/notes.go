@@ -140,6 +140,9 @@ func (b *builder) finish(t *table) {
 	notes = append(notes, b.statNotes(t, m)...)
 	notes = append(notes, m.markerNotes(t)...)
 	t.Notes = append(t.Notes, notes...)
+	if !b.c.Remarks() {
+		return // no Record has a warning or a note for the table to say
+	}
 	topics, events := concerns(t)
 	keys := t.keys
 	groups, windows := b.warningGroups(keys, topics, events)
@@ -630,7 +633,8 @@ func (b *builder) alpha() float64 {
 }
 
 // uniqueKeys returns the keys without duplicates, sorted by version order of
-// first appearance, then host, step and threads. That order tells any two
+// first appearance, then host, step and threads, in keys' own storage
+// (which it writes over). That order tells any two
 // keys apart, so the keys are sorted first and equal neighbours dropped:
 // no set of the keys is made (a counters table has hundreds of keys).
 func uniqueKeys(keys []record.Key) []record.Key {
@@ -660,12 +664,13 @@ func uniqueKeys(keys []record.Key) []record.Key {
 	if !slices.IsSortedFunc(rs, order) {
 		slices.SortFunc(rs, order)
 	}
-	out := make([]record.Key, 0, len(rs))
+	out := keys[:0] // rs holds the keys: they are written over in place
 	for i, r := range rs {
 		if i == 0 || r.k != rs[i-1].k {
 			out = append(out, r.k)
 		}
 	}
+	clear(keys[len(out):]) // (no strings held past the end)
 	return out
 }
 

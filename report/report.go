@@ -373,7 +373,7 @@ func (b *builder) each(f func(t *table, why string, failed, kept bool)) {
 	const batch = 16
 	done := make([]chan []built, len(parts))
 	for i := range done {
-		done[i] = make(chan []built, 128)
+		done[i] = make(chan []built, 4)
 	}
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(parts)))
 	ahead := make(chan struct{}, workers)
