@@ -2,8 +2,10 @@ package analysis
 
 import (
 	"encoding/binary"
+	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // metricID numbers a metric name in this process: every Record of a report
@@ -12,13 +14,16 @@ import (
 type metricID uint32
 
 // metricIDs numbers metric names, once each per process. The tables of a
-// report look names up on every CPU, millions of times: ids are read
-// without a lock (a sync.Map), and mu orders only the numbering of new
-// names.
+// report look names up millions of times on every CPU: they read a copy
+// of the numbering that is never written (read), without a lock; a name
+// numbered since the copy was made is found under the lock, and has the
+// copy made again with it. Names are numbered as Records are computed,
+// before the tables look them up: the copy is made once or twice.
 var metricIDs struct {
-	mu    sync.RWMutex
-	ids   sync.Map // name: metricID
-	names []string // by id, guarded by mu
+	sync.RWMutex
+	index map[string]metricID
+	names []string // by id
+	read  atomic.Pointer[map[string]metricID]
 }
 
 // idOf returns the number of a metric name, numbering it when new.
@@ -26,25 +31,41 @@ func idOf(name string) metricID {
 	if id, ok := lookupID(name); ok {
 		return id
 	}
-	metricIDs.mu.Lock()
-	defer metricIDs.mu.Unlock()
-	if id, ok := lookupID(name); ok {
+	metricIDs.Lock()
+	defer metricIDs.Unlock()
+	if id, ok := metricIDs.index[name]; ok {
 		return id
 	}
+	if metricIDs.index == nil {
+		metricIDs.index = map[string]metricID{}
+	}
 	id := metricID(len(metricIDs.names))
+	metricIDs.index[name] = id
 	metricIDs.names = append(metricIDs.names, name)
-	metricIDs.ids.Store(name, id)
 	return id
 }
 
 // lookupID returns the number of a metric name, if it has one: a name
 // without one is a metric no Record has.
 func lookupID(name string) (metricID, bool) {
-	id, ok := metricIDs.ids.Load(name)
-	if !ok {
-		return 0, false
+	if m := metricIDs.read.Load(); m != nil {
+		if id, ok := (*m)[name]; ok {
+			return id, true
+		}
 	}
-	return id.(metricID), true
+	metricIDs.RLock()
+	id, ok := metricIDs.index[name]
+	metricIDs.RUnlock()
+	if ok {
+		// Numbered since the copy was made: copy again.
+		metricIDs.Lock()
+		if m := metricIDs.read.Load(); m == nil || len(*m) < len(metricIDs.index) {
+			read := maps.Clone(metricIDs.index)
+			metricIDs.read.Store(&read)
+		}
+		metricIDs.Unlock()
+	}
+	return id, ok
 }
 
 // noMetric is an id no metric has: that of a name never numbered.
@@ -60,8 +81,8 @@ func metricIDOf(name string) metricID {
 
 // nameOf returns the metric name numbered id.
 func nameOf(id metricID) string {
-	metricIDs.mu.RLock()
-	defer metricIDs.mu.RUnlock()
+	metricIDs.RLock()
+	defer metricIDs.RUnlock()
 	return metricIDs.names[id]
 }
 
