@@ -874,11 +874,14 @@ func TestFormatFixed(t *testing.T) {
 		if got := FormatFixed(tc.v, tc.prec); got != tc.want {
 			t.Errorf("FormatFixed(%v, %d) = %q, want %q", tc.v, tc.prec, got, tc.want)
 		}
+		if got := string(AppendFixed([]byte("x"), tc.v, tc.prec)); got != "x"+tc.want {
+			t.Errorf("AppendFixed(x, %v, %d) = %q, want x%q", tc.v, tc.prec, got, tc.want)
+		}
 	}
 }
 
 // FormatFixed's shortcut (strconv on the binary value) agrees with exact
-// decimal rounding of the 12-digit form wherever the printed digits are
+// decimal rounding, and so does AppendFixed after what it appends to, of the 12-digit form wherever the printed digits are
 // among those 12: exact halves, values a hair off them, random values of
 // every magnitude.
 func TestFormatFixedAgreesWithDecimalRounding(t *testing.T) {
@@ -905,6 +908,9 @@ func TestFormatFixedAgreesWithDecimalRounding(t *testing.T) {
 			}
 			if got, want := FormatFixed(v, prec), exact(v, prec); got != want {
 				t.Fatalf("FormatFixed(%v, %d) = %s, exact decimal rounding %s", v, prec, got, want)
+			}
+			if got, want := string(AppendFixed([]byte("%"), v, prec)), "%"+exact(v, prec); got != want {
+				t.Fatalf("AppendFixed(%%, %v, %d) = %s, exact decimal rounding %s", v, prec, got, want)
 			}
 		}
 	}

@@ -217,6 +217,20 @@ func FormatFixed(v float64, prec int) string {
 	return formatFixedExact(v, prec)
 }
 
+// AppendFixed appends v as FormatFixed prints it to dst: a number with a
+// unit after it is made in one piece.
+func AppendFixed(dst []byte, v float64, prec int) []byte {
+	if _, ok := roundFast(v, prec); !ok {
+		return append(dst, formatFixedExact(v, prec)...)
+	}
+	n := len(dst)
+	dst = strconv.AppendFloat(dst, v, 'f', prec, 64)
+	if num := dst[n:]; num[0] == '-' && strings.Trim(string(num), "-0.") == "" {
+		dst = append(dst[:n], num[1:]...) // no "-0.00"
+	}
+	return dst
+}
+
 // roundFast rounds v to prec decimals where v × 10^prec is small (below
 // 1e6) and not near a half (more than 1e-4 from one): there, rounding v ×
 // 10^prec in float64 rounds as strconv does on the exact binary value (its

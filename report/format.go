@@ -73,7 +73,10 @@ func fmtShare(v float64) string {
 }
 
 // fmtPct prints a percentage with one decimal.
-func fmtPct(v float64) string { return analysis.FormatFixed(v, 1) + "%" }
+func fmtPct(v float64) string {
+	var buf [24]byte
+	return string(append(analysis.AppendFixed(buf[:0], v, 1), '%'))
+}
 
 // fmtHist prints a histogram percentage with three decimals; a share of
 // operations that is not zero but rounds to 0.000 prints "nonzero", as the
