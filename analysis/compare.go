@@ -40,8 +40,10 @@ type Sample struct {
 	PerOp   []*PerOp // parallel to Records
 
 	// ratios caches Comparison.Ratio of the sample's key, and medians
-	// Comparison.values when the sample is the base's, by metric (guarded
-	// by Comparison.mu).
+	// Comparison.values when the sample is the base's, by metric, guarded
+	// by mu: a lock of each Sample's own, so that the tables built on
+	// every CPU seldom wait for one another.
+	mu      sync.Mutex
 	ratios  map[metricID]Cell
 	medians map[metricID]sorted
 	// auto is the AutoRepeats of the first of Records that has one.
@@ -92,8 +94,9 @@ type Comparison struct {
 	// the same ratios several times (a report goes through its tables
 	// twice), and each is a median with its interval, a rank test or a
 	// bootstrap over the repeats. Other medians take more memory to keep
-	// than time to compute again. mu guards the caches: reports build
-	// tables on several goroutines.
+	// than time to compute again. mu guards the caches of the Comparison
+	// (those of a Sample have its own): reports build tables on several
+	// goroutines.
 	mu sync.Mutex
 	// uTests caches uTest's p-values by rankOrder.
 	uTests map[string]float64
@@ -470,10 +473,10 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 	cache := s != nil && id != noMetric
 	hint := 0
 	if cache {
-		c.mu.Lock()
+		s.mu.Lock()
 		r, ok := s.ratios[id]
 		second := len(s.ratios) == 1
-		c.mu.Unlock()
+		s.mu.Unlock()
 		if ok {
 			return r
 		}
@@ -494,20 +497,20 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 	var base sorted
 	ok := false
 	if baseCache {
-		c.mu.Lock()
+		bs.mu.Lock()
 		base, ok = bs.medians[id]
-		c.mu.Unlock()
+		bs.mu.Unlock()
 	}
 	if !ok {
 		// Two goroutines may both compute it: the same values.
 		base.vals, base.cell = c.sampleValues(bk, bs, id, metric, nil)
 		if baseCache {
-			storeLocked(&c.mu, &bs.medians, id, base)
+			storeLocked(&bs.mu, &bs.medians, id, base)
 		}
 	}
 	r := c.ratioOf(k, bk, metric, vv, v, base.vals, base.cell)
 	if cache {
-		c.mu.Lock()
+		s.mu.Lock()
 		if s.ratios == nil {
 			s.ratios = make(map[metricID]Cell, 1)
 		} else if hint > 0 && len(s.ratios) == 1 {
@@ -516,7 +519,7 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 			s.ratios = m
 		}
 		s.ratios[id] = r
-		c.mu.Unlock()
+		s.mu.Unlock()
 	}
 	return r
 }
