@@ -632,30 +632,37 @@ func (t *table) hasValues() bool {
 // sections left without rows. Failed, not supported and not counted cells
 // are kept: they say something.
 func (t *table) dropEmptyRows() {
-	var secs []section
+	// Rows and sections are kept in place: most tables drop none.
+	secs := t.Sections[:0]
 	for _, s := range t.Sections {
-		var rows []row
+		rows := s.Rows[:0]
 		for _, r := range s.Rows {
-			if r.Kind == rowValues && len(r.Cells) > 0 {
-				empty := true
-				for _, c := range r.Cells {
-					if c.word || (!c.Empty && c.State != analysis.Missing) {
-						empty = false
-						break
-					}
-				}
-				if empty {
-					continue
-				}
+			if r.Kind == rowValues && len(r.Cells) > 0 && emptyRow(r) {
+				continue
 			}
 			rows = append(rows, r)
 		}
+		clear(s.Rows[len(rows):])
 		if len(rows) > 0 {
 			s.Rows = rows
 			secs = append(secs, s)
 		}
 	}
+	clear(t.Sections[len(secs):])
+	if len(secs) == 0 {
+		secs = nil
+	}
 	t.Sections = secs
+}
+
+// emptyRow reports whether every cell of a value row is "not recorded".
+func emptyRow(r row) bool {
+	for i := range r.Cells {
+		if c := &r.Cells[i]; c.word || (!c.Empty && c.State != analysis.Missing) {
+			return false
+		}
+	}
+	return true
 }
 
 // dropEmptyColumns removes value columns whose every cell is "not
