@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/perfbench/perfbench/analysis"
 	"github.com/perfbench/perfbench/record"
@@ -643,11 +644,16 @@ func uniqueKeys(keys []record.Key) []record.Key {
 	}
 	// Each key's version rank is looked up once, not in every
 	// comparison.
-	type ranked struct {
-		version int
-		k       record.Key
+	rp, _ := rankedKeys.Get().(*[]rankedKey)
+	if rp == nil {
+		rp = new([]rankedKey)
 	}
-	rs := make([]ranked, len(keys))
+	rs := slices.Grow((*rp)[:0], len(keys))[:len(keys)]
+	defer func() {
+		clear(rs)
+		*rp = rs[:0]
+		rankedKeys.Put(rp)
+	}()
 	var versions []string
 	for i, k := range keys {
 		v := slices.Index(versions, k.Version)
@@ -655,9 +661,9 @@ func uniqueKeys(keys []record.Key) []record.Key {
 			v = len(versions)
 			versions = append(versions, k.Version)
 		}
-		rs[i] = ranked{v, k}
+		rs[i] = rankedKey{v, k}
 	}
-	order := func(a, b ranked) int {
+	order := func(a, b rankedKey) int {
 		return cmp.Or(cmp.Compare(a.version, b.version), strings.Compare(a.k.Host, b.k.Host),
 			strings.Compare(a.k.Step, b.k.Step), cmp.Compare(a.k.Threads, b.k.Threads))
 	}
@@ -673,6 +679,16 @@ func uniqueKeys(keys []record.Key) []record.Key {
 	clear(keys[len(out):]) // (no strings held past the end)
 	return out
 }
+
+// rankedKey is a key and the rank of its version, as uniqueKeys sorts
+// them.
+type rankedKey struct {
+	version int
+	k       record.Key
+}
+
+// rankedKeys keeps uniqueKeys' scratch from table to table.
+var rankedKeys sync.Pool
 
 // hasRow reports whether a value row's label satisfies f.
 func (t *table) hasRow(f func(string) bool) bool {

@@ -665,7 +665,7 @@ func (b *builder) attribution(scopes []analysis.Scope, emit func(*table)) {
 				k := analysis.Key(sc, v, step)
 				t.addRatioKeys(k, b.c.BaseKey(k))
 				a := b.c.Attribute(k)
-				row := row{Label: step}
+				row := row{Label: step, Cells: newCells(10)}
 				row.Cells = append(row.Cells,
 					ratioCell(a.RQPS, fmtRatio, k, analysis.OpsPerSecond),
 					ratioCell(a.RCPU, fmtRatio, k, analysis.CPUPerOp),
