@@ -106,7 +106,7 @@ func (b *builder) newTable(id, title string, sc analysis.Scope) *table {
 	if s := scopeText(sc.Host, sc.Threads); s != "" {
 		title += " (" + s + ")"
 	}
-	return &table{ID: id, Title: title, Host: sc.Host, Threads: sc.Threads, pad: padAuto}
+	return &table{ID: id, Title: title, Host: sc.Host, Threads: sc.Threads, pad: padAuto, keys: newKeys(0)}
 }
 
 // others are the versions compared with the base: Options.Compare's, else
@@ -573,7 +573,7 @@ func (b *builder) counters(rel bool, scopes []analysis.Scope, emit func(*table))
 			set := fmt.Sprintf("counters|%s|%d|%s|", sc.Host, sc.Threads, m)
 			steps := b.stepsIn(sc, false)
 			// A key per cell, and the base's per row.
-			t.keys = make([]record.Key, 0, len(steps)*(len(versions)+1))
+			t.keys = newKeys(len(steps) * (len(versions) + 1))
 			t.Sections = b.sections(steps, func(step string) row {
 				row := row{Label: step, Cells: newCells(len(versions))}
 				stepSet := set + step

@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/perfbench/perfbench/record"
 )
 
 // writeText writes the report as plain text, each table in the layout of the
@@ -134,9 +137,29 @@ func newCells(n int) []tableCell {
 	return make([]tableCell, 0, n)
 }
 
-// releaseCells hands the cells of t's rows to newCells: t must not be
-// read after.
+// keyPool recycles the keys of the tables Write has rendered, as
+// cellPools their cells.
+var keyPool sync.Pool
+
+// newKeys returns an empty list of keys with room for n, recycled when
+// one is at hand.
+func newKeys(n int) []record.Key {
+	if p, ok := keyPool.Get().(*[]record.Key); ok {
+		return slices.Grow((*p)[:0], n)
+	}
+	return make([]record.Key, 0, n)
+}
+
+// releaseCells hands the cells of t's rows to newCells, and its keys to
+// newKeys: t must not be read after.
 func releaseCells(t *table) {
+	if cap(t.keys) > 0 {
+		keys := t.keys[:cap(t.keys)]
+		clear(keys)
+		keys = keys[:0]
+		keyPool.Put(&keys)
+		t.keys = nil
+	}
 	for si := range t.Sections {
 		rows := t.Sections[si].Rows
 		for ri := range rows {
