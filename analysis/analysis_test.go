@@ -587,6 +587,36 @@ func TestRoleShares(t *testing.T) {
 	}
 }
 
+// A role's share keeps what its counters say: the smaller running
+// fraction of a multiplexed counter and its total, the state of one not
+// counted or not supported, the partial mark of a window cut short.
+func TestRoleShareStates(t *testing.T) {
+	r := stepRecord("v", "s", 1, 100, counted("cycles", 1000))
+	r.Outcome = record.OutcomePartial
+	scaled := record.Counter{Event: "cycles", Raw: 150, Enabled: 1000, Running: 500, Value: 300, Status: record.StatusScaled}
+	r.Roles = []record.Role{
+		{Name: "a", Threads: 1, Counters: []record.Counter{counted("cycles", 100), {Event: "branches", Status: record.StatusNotSupported}, {Event: "instructions", Status: record.StatusNotCounted}}},
+		{Name: "b", Threads: 2, Counters: []record.Counter{scaled, {Event: "branches", Status: record.StatusNotSupported}, counted("instructions", 5)}},
+	}
+	p := compute(r, Options{})
+	// cycles: total 100 + 300 = 400, running min(1, 0.5).
+	for role, want := range map[string]float64{"a": 0.25, "b": 0.75} {
+		c := p.Get(RoleMetric(role, "cycles"))
+		if !c.OK() || !near(c.Value, want) || c.Running != 0.5 || !c.Partial {
+			t.Errorf("%s cycles share = %+v, want %v of 400, running 0.5, partial", role, c, want)
+		}
+	}
+	if c := p.Get(RoleMetric("a", "branches")); c.State != NotSupported || !c.Partial || c.Running != 1 {
+		t.Errorf("share of a counter not supported = %+v", c)
+	}
+	// instructions: a not counted, b 5: the total is not counted.
+	for _, role := range []string{"a", "b"} {
+		if c := p.Get(RoleMetric(role, "instructions")); c.State != NotCounted || !c.Partial {
+			t.Errorf("%s share of a total not counted = %+v", role, c)
+		}
+	}
+}
+
 // A warning every Record of a version carries is one line for the version;
 // one that only some repeats carry names them.
 func TestWarningsGrouped(t *testing.T) {
@@ -874,11 +904,14 @@ func TestFormatFixed(t *testing.T) {
 		if got := FormatFixed(tc.v, tc.prec); got != tc.want {
 			t.Errorf("FormatFixed(%v, %d) = %q, want %q", tc.v, tc.prec, got, tc.want)
 		}
+		if got := string(AppendFixed([]byte("x"), tc.v, tc.prec)); got != "x"+tc.want {
+			t.Errorf("AppendFixed(x, %v, %d) = %q, want x%q", tc.v, tc.prec, got, tc.want)
+		}
 	}
 }
 
 // FormatFixed's shortcut (strconv on the binary value) agrees with exact
-// decimal rounding of the 12-digit form wherever the printed digits are
+// decimal rounding, and so does AppendFixed after what it appends to, of the 12-digit form wherever the printed digits are
 // among those 12: exact halves, values a hair off them, random values of
 // every magnitude.
 func TestFormatFixedAgreesWithDecimalRounding(t *testing.T) {
@@ -905,6 +938,9 @@ func TestFormatFixedAgreesWithDecimalRounding(t *testing.T) {
 			}
 			if got, want := FormatFixed(v, prec), exact(v, prec); got != want {
 				t.Fatalf("FormatFixed(%v, %d) = %s, exact decimal rounding %s", v, prec, got, want)
+			}
+			if got, want := string(AppendFixed([]byte("%"), v, prec)), "%"+exact(v, prec); got != want {
+				t.Fatalf("AppendFixed(%%, %v, %d) = %s, exact decimal rounding %s", v, prec, got, want)
 			}
 		}
 	}

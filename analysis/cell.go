@@ -93,14 +93,10 @@ func (s State) String() string {
 // Cell is one number of a report with how it was measured.
 type Cell struct {
 	Value float64
-	State State
 	// Running is the smallest running fraction (time_running /
 	// time_enabled) of the counters the value was computed from: 1 when
 	// none was multiplexed. Only meaningful when State is Measured.
 	Running float64
-	// Partial is set when a Record behind the value covers a window cut
-	// short (Ctrl-C, SIGTERM).
-	Partial bool
 
 	// N is the number of repeats that gave a value; Of the number of
 	// repeats in total, failed ones included. On a ratio they are the
@@ -115,11 +111,22 @@ type Cell struct {
 	// base's own uncertainty.
 	Lo, Hi float64
 
+	// P is the p-value of the Mann-Whitney U test of a Tested ratio.
+	P float64
+	// Why says why a NotComputable cell has no value.
+	Why string
+
+	// The State and the flags come last, side by side: a report holds
+	// many cells, and fields of a byte each between the numbers would
+	// each take eight.
+	State State
+	// Partial is set when a Record behind the value covers a window cut
+	// short (Ctrl-C, SIGTERM).
+	Partial bool
 	// Tested is set on a ratio whose version and base both have at least
 	// two repeats: P is then the p-value of the Mann-Whitney U test, and
 	// Same is set when P >= alpha (the difference is not significant: "~").
 	Tested bool
-	P      float64
 	Same   bool
 
 	// Estimated is set when the value divides by (or is) an op count that
@@ -140,8 +147,6 @@ type Cell struct {
 	// "auto" whose step ran the most repeats allowed without its interval
 	// reaching the precision asked for.
 	MaxReached bool
-	// Why says why a NotComputable cell has no value.
-	Why string
 }
 
 // OK reports whether the cell has a value.
@@ -210,6 +215,20 @@ func FormatFixed(v float64, prec int) string {
 		return s
 	}
 	return formatFixedExact(v, prec)
+}
+
+// AppendFixed appends v as FormatFixed prints it to dst: a number with a
+// unit after it is made in one piece.
+func AppendFixed(dst []byte, v float64, prec int) []byte {
+	if _, ok := roundFast(v, prec); !ok {
+		return append(dst, formatFixedExact(v, prec)...)
+	}
+	n := len(dst)
+	dst = strconv.AppendFloat(dst, v, 'f', prec, 64)
+	if num := dst[n:]; num[0] == '-' && strings.Trim(string(num), "-0.") == "" {
+		dst = append(dst[:n], num[1:]...) // no "-0.00"
+	}
+	return dst
 }
 
 // roundFast rounds v to prec decimals where v × 10^prec is small (below

@@ -3,6 +3,7 @@ package analysis
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -39,8 +40,10 @@ type Sample struct {
 	PerOp   []*PerOp // parallel to Records
 
 	// ratios caches Comparison.Ratio of the sample's key, and medians
-	// Comparison.values when the sample is the base's, by metric (guarded
-	// by Comparison.mu).
+	// Comparison.values when the sample is the base's, by metric, guarded
+	// by mu: a lock of each Sample's own, so that the tables built on
+	// every CPU seldom wait for one another.
+	mu      sync.Mutex
 	ratios  map[metricID]Cell
 	medians map[metricID]sorted
 	// auto is the AutoRepeats of the first of Records that has one.
@@ -91,11 +94,14 @@ type Comparison struct {
 	// the same ratios several times (a report goes through its tables
 	// twice), and each is a median with its interval, a rank test or a
 	// bootstrap over the repeats. Other medians take more memory to keep
-	// than time to compute again. mu guards the caches: reports build
-	// tables on several goroutines.
+	// than time to compute again. mu guards the caches of the Comparison
+	// (those of a Sample have its own): reports build tables on several
+	// goroutines.
 	mu sync.Mutex
 	// uTests caches uTest's p-values by rankOrder.
 	uTests map[string]float64
+	// remarks is set when a Sample has remarks (Sample.remarks).
+	remarks bool
 	// counterMetrics caches CounterMetrics.
 	counterMetrics      []string
 	counterMetricsFound bool
@@ -177,6 +183,7 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 		}
 		s.remarks = s.remarks || r.Outcome == record.OutcomeFailed || r.Outcome == record.OutcomePartial ||
 			len(r.Warnings) > 0 || len(p.Notes) > 0
+		c.remarks = c.remarks || s.remarks
 		for _, e := range p.Events {
 			if !seenE[e] {
 				seenE[e] = true
@@ -379,17 +386,22 @@ func Key(sc Scope, version, step string) record.Key {
 // values returns the measured values of the metric over the repeats of k,
 // sorted, and the cell summarizing them.
 func (c *Comparison) values(k record.Key, metric string) ([]float64, Cell) {
-	return c.sampleValues(k, c.samples[k], metricIDOf(metric), metric)
+	return c.sampleValues(k, c.samples[k], metricIDOf(metric), metric, nil)
 }
 
 // sampleValues is values with k's sample s (nil when k has none) and the
-// metric's id.
-func (c *Comparison) sampleValues(k record.Key, s *Sample, id metricID, metric string) ([]float64, Cell) {
+// metric's id; the values go into buf when it has room for them (Value,
+// which keeps only the cell, gives one on its stack).
+func (c *Comparison) sampleValues(k record.Key, s *Sample, id metricID, metric string, buf []float64) ([]float64, Cell) {
 	if s == nil {
 		return nil, Stated(Missing)
 	}
-	vals := make([]float64, 0, len(s.PerOp))
-	var first *Cell
+	vals := buf[:0]
+	if cap(vals) < len(s.PerOp) {
+		vals = make([]float64, 0, len(s.PerOp))
+	}
+	var first Cell
+	found := false
 	running, partial, estimated := 1.0, false, false
 	for _, p := range s.PerOp {
 		if p.Failed {
@@ -397,9 +409,8 @@ func (c *Comparison) sampleValues(k record.Key, s *Sample, id metricID, metric s
 		}
 		i := p.layout.cell(id)
 		if i < 0 || p.cells[i].state != Measured {
-			if first == nil {
-				cc := p.get(id)
-				first = &cc
+			if !found {
+				first, found = p.get(id), true
 			}
 			continue
 		}
@@ -411,17 +422,17 @@ func (c *Comparison) sampleValues(k record.Key, s *Sample, id metricID, metric s
 	}
 	if len(vals) == 0 {
 		st := Failed
-		if first != nil {
+		if found {
 			st = first.State
 		}
 		out := Stated(st)
 		out.Of = len(s.PerOp)
-		if first != nil {
+		if found {
 			out.Partial, out.Why = first.Partial, first.Why
 		}
 		return nil, out
 	}
-	sort.Float64s(vals)
+	slices.Sort(vals) // NaNs first, as sort.Float64s puts them
 	out := Cell{Value: median(vals), Running: running, Partial: partial, Estimated: estimated, N: len(vals), Of: len(s.PerOp)}
 	out.Lo, out.Hi = math.NaN(), math.NaN()
 	if len(vals) >= 2 {
@@ -438,7 +449,8 @@ func (c *Comparison) sampleValues(k record.Key, s *Sample, id metricID, metric s
 // repeats left out), with its confidence interval when there are two or
 // more.
 func (c *Comparison) Value(k record.Key, metric string) Cell {
-	_, cell := c.values(k, metric)
+	var buf [8]float64
+	_, cell := c.sampleValues(k, c.samples[k], metricIDOf(metric), metric, buf[:])
 	return cell
 }
 
@@ -461,52 +473,63 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 	cache := s != nil && id != noMetric
 	hint := 0
 	if cache {
-		c.mu.Lock()
+		s.mu.Lock()
 		r, ok := s.ratios[id]
-		first := s.ratios == nil
-		c.mu.Unlock()
+		second := len(s.ratios) == 1
+		s.mu.Unlock()
 		if ok {
 			return r
 		}
-		if first {
-			// The tables ask a Sample for the ratio of each counter
-			// metric and of CPU and IO: a map made that large does
-			// not grow (and copy its cells) on the way.
+		if second {
+			// The tables that ask a Sample for a second ratio ask for
+			// that of each counter metric and of CPU and IO: a map
+			// made that large does not grow (and copy its cells) on
+			// the way. One that holds only the rQPS (the summary
+			// alone) stays small.
 			hint = len(c.CounterMetrics()) + len(CPUIOMetrics)
 		}
 	}
-	vv, v := c.sampleValues(k, s, id, metric)
+	var buf [8]float64 // the version's values: read only here
+	vv, v := c.sampleValues(k, s, id, metric, buf[:])
 	bk := c.BaseKey(k)
 	bs := c.samples[bk]
 	baseCache := bs != nil && id != noMetric
 	var base sorted
 	ok := false
 	if baseCache {
-		c.mu.Lock()
+		bs.mu.Lock()
 		base, ok = bs.medians[id]
-		c.mu.Unlock()
+		bs.mu.Unlock()
 	}
 	if !ok {
 		// Two goroutines may both compute it: the same values.
-		base.vals, base.cell = c.sampleValues(bk, bs, id, metric)
+		base.vals, base.cell = c.sampleValues(bk, bs, id, metric, nil)
 		if baseCache {
-			storeLocked(&c.mu, &bs.medians, id, base, 0)
+			storeLocked(&bs.mu, &bs.medians, id, base)
 		}
 	}
 	r := c.ratioOf(k, bk, metric, vv, v, base.vals, base.cell)
 	if cache {
-		storeLocked(&c.mu, &s.ratios, id, r, hint)
+		s.mu.Lock()
+		if s.ratios == nil {
+			s.ratios = make(map[metricID]Cell, 1)
+		} else if hint > 0 && len(s.ratios) == 1 {
+			m := make(map[metricID]Cell, hint)
+			maps.Copy(m, s.ratios)
+			s.ratios = m
+		}
+		s.ratios[id] = r
+		s.mu.Unlock()
 	}
 	return r
 }
 
-// storeLocked sets (*m)[k] to v holding mu, making the map when nil,
-// with room for hint entries.
-func storeLocked[K comparable, V any](mu *sync.Mutex, m *map[K]V, k K, v V, hint int) {
+// storeLocked sets (*m)[k] to v holding mu, making the map when nil.
+func storeLocked[K comparable, V any](mu *sync.Mutex, m *map[K]V, k K, v V) {
 	mu.Lock()
 	defer mu.Unlock()
 	if *m == nil {
-		*m = make(map[K]V, hint)
+		*m = make(map[K]V)
 	}
 	(*m)[k] = v
 }
@@ -560,7 +583,7 @@ func (c *Comparison) uTest(v, b []float64) float64 {
 		return p
 	}
 	p = uTestP(v, b, c.Opt.alpha())
-	storeLocked(&c.mu, &c.uTests, string(key), p, 0)
+	storeLocked(&c.mu, &c.uTests, string(key), p)
 	return p
 }
 
@@ -568,7 +591,8 @@ func (c *Comparison) uTest(v, b []float64) float64 {
 func uTestP(v, b []float64, alpha float64) float64 {
 	th := benchmath.DefaultThresholds
 	th.CompareAlpha = alpha
-	return benchmath.AssumeNothing.Compare(benchmath.NewSample(v, &th), benchmath.NewSample(b, &th)).P
+	// (Clones: the callers' values may be on their stacks.)
+	return benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(v), &th), benchmath.NewSample(slices.Clone(b), &th)).P
 }
 
 // rankOrder appends to buf the order of the values of the sorted samples v
@@ -755,13 +779,18 @@ func summarize(cells []Cell, opt Options) Cell {
 		out.Of, out.Why = len(cells), cells[0].Why
 		return out
 	}
-	sort.Float64s(vals)
+	slices.Sort(vals) // NaNs first, as sort.Float64s puts them
 	out := Cell{Value: median(vals), Running: running, Partial: partial, Estimated: estimated, N: len(vals), Of: len(cells), Lo: math.NaN(), Hi: math.NaN()}
 	if len(vals) >= 2 {
 		out.Value, out.Lo, out.Hi = medianCI(vals, opt.confidence())
 	}
 	return out
 }
+
+// Remarks reports whether any Record compared has something for Warnings
+// to say: a failed or partial window, a warning, or a note on how its
+// per-op metrics were computed. Without, Warnings says nothing of any keys.
+func (c *Comparison) Remarks() bool { return c.remarks }
 
 // Warnings returns the warnings and errors of the Records behind the keys,
 // and the notes on how their per-op metrics were computed, that concern
@@ -784,6 +813,9 @@ func (c *Comparison) WarningsExcept(keys []record.Key, topics Topic, events []st
 		text   string
 		places []record.Key
 		reps   map[record.Key][]int
+	}
+	if !c.remarks {
+		return []string{} // (what the loop below finds then)
 	}
 	var lines []*line
 	index := map[string]*line{}

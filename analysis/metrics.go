@@ -388,6 +388,20 @@ func (k *computation) setID(id metricID, c Cell) {
 	k.n.set = append(k.n.set, idCell{id, pack(c)})
 }
 
+// setCounter is setID of v.cell(), packed without making the Cell: a
+// Record sets a share for each role and event.
+func (k *computation) setCounter(id metricID, v counterValue) {
+	p := packedCell{running: 1, state: v.state, partial: k.partial}
+	switch {
+	case v.state != Measured:
+	case !finite(v.v):
+		p.state, p.why = NotComputable, reasonIndex(WhyNotFinite)
+	default:
+		p.value, p.running = v.v, v.running
+	}
+	k.n.set = append(k.n.set, idCell{id, p})
+}
+
 func (k *computation) note(t Topic, text string) {
 	k.p.Notes = append(k.p.Notes, Note{Text: text, Topic: t})
 }
@@ -640,13 +654,15 @@ func (k *computation) roleShares() {
 	for _, role := range r.Roles {
 		k.setID(k.n.roleID(i, role.Name, "threads"), Val(float64(role.Threads)))
 		i++
-		for j, c := range role.Counters {
+		for j := range role.Counters {
+			c := &role.Counters[j]
 			t := totals[find(c.Event, j)].total
-			share := counterValueOf(c).combine(t, quo).cell()
+			id := k.n.roleID(i, role.Name, c.Event)
 			if t.state == Measured && t.v == 0 {
-				share = NoValue(whyZeroTotal) // no share of nothing
+				k.setID(id, NoValue(whyZeroTotal)) // no share of nothing
+			} else {
+				k.setCounter(id, counterValueOf(*c).combine(t, quo))
 			}
-			k.setID(k.n.roleID(i, role.Name, c.Event), share)
 			i++
 		}
 	}

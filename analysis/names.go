@@ -2,8 +2,10 @@ package analysis
 
 import (
 	"encoding/binary"
+	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // metricID numbers a metric name in this process: every Record of a report
@@ -11,12 +13,18 @@ import (
 // lookup is an index, not a search by name.
 type metricID uint32
 
-// metricIDs numbers metric names, once each per process.
-var metricIDs = struct {
+// metricIDs numbers metric names, once each per process. The tables of a
+// report look names up millions of times on every CPU: they read a copy
+// of the numbering that is never written (read), without a lock; a name
+// numbered since the copy was made is found under the lock, and has the
+// copy made again with it. Names are numbered as Records are computed,
+// before the tables look them up: the copy is made once or twice.
+var metricIDs struct {
 	sync.RWMutex
 	index map[string]metricID
 	names []string // by id
-}{index: map[string]metricID{}}
+	read  atomic.Pointer[map[string]metricID]
+}
 
 // idOf returns the number of a metric name, numbering it when new.
 func idOf(name string) metricID {
@@ -28,6 +36,9 @@ func idOf(name string) metricID {
 	if id, ok := metricIDs.index[name]; ok {
 		return id
 	}
+	if metricIDs.index == nil {
+		metricIDs.index = map[string]metricID{}
+	}
 	id := metricID(len(metricIDs.names))
 	metricIDs.index[name] = id
 	metricIDs.names = append(metricIDs.names, name)
@@ -37,9 +48,23 @@ func idOf(name string) metricID {
 // lookupID returns the number of a metric name, if it has one: a name
 // without one is a metric no Record has.
 func lookupID(name string) (metricID, bool) {
+	if m := metricIDs.read.Load(); m != nil {
+		if id, ok := (*m)[name]; ok {
+			return id, true
+		}
+	}
 	metricIDs.RLock()
 	id, ok := metricIDs.index[name]
 	metricIDs.RUnlock()
+	if ok {
+		// Numbered since the copy was made: copy again.
+		metricIDs.Lock()
+		if m := metricIDs.read.Load(); m == nil || len(*m) < len(metricIDs.index) {
+			read := maps.Clone(metricIDs.index)
+			metricIDs.read.Store(&read)
+		}
+		metricIDs.Unlock()
+	}
 	return id, ok
 }
 

@@ -288,7 +288,7 @@ func TestReportOpsSourceWarning(t *testing.T) {
 // HTML colours follow the metric's direction: yellow is worse, blue better.
 func TestColourDirection(t *testing.T) {
 	mk := func(v float64, metric string) tableCell {
-		return tableCell{Cell: analysis.Val(v), Metric: metric, better: better(metric), rel: true}
+		return tableCell{Cell: analysis.Val(v), Metric: metric, better: int8(better(metric)), rel: true}
 	}
 	cells := []tableCell{
 		mk(1.2, analysis.OpsPerSecond), mk(0.9, analysis.OpsPerSecond), // faster, slower

@@ -73,7 +73,10 @@ func fmtShare(v float64) string {
 }
 
 // fmtPct prints a percentage with one decimal.
-func fmtPct(v float64) string { return analysis.FormatFixed(v, 1) + "%" }
+func fmtPct(v float64) string {
+	var buf [24]byte
+	return string(append(analysis.AppendFixed(buf[:0], v, 1), '%'))
+}
 
 // fmtHist prints a histogram percentage with three decimals; a share of
 // operations that is not zero but rounds to 0.000 prints "nonzero", as the
@@ -148,12 +151,17 @@ func markedText(c analysis.Cell, f numFormat, missing string, untested bool) str
 	case analysis.Missing, analysis.NotComputable:
 		return missing
 	}
-	var b strings.Builder
-	if c.BothZero && c.Value == 1 {
-		b.WriteString("1")
-	} else {
-		b.WriteString(f(c.Value))
+	num := "1"
+	if !c.BothZero || c.Value != 1 {
+		num = f(c.Value)
 	}
+	w := c.HalfWidth() * 100
+	if !c.Multiplexed() && c.N >= c.Of && c.BaseN >= c.BaseOf && math.IsNaN(w) && !(c.Tested && c.Same) &&
+		!(untested && c.FewRepeats && !c.Tested) && !c.Disagree && !c.MaxReached && !c.Estimated && !c.Partial {
+		return num // no marker: most cells
+	}
+	var b strings.Builder
+	b.WriteString(num)
 	if c.Multiplexed() {
 		fmt.Fprintf(&b, "(%d%%)", runningPct(c.Running))
 	}
@@ -163,7 +171,7 @@ func markedText(c analysis.Cell, f numFormat, missing string, untested bool) str
 	case c.BaseN < c.BaseOf:
 		fmt.Fprintf(&b, "[%d/%d]", c.BaseN, c.BaseOf)
 	}
-	if w := c.HalfWidth() * 100; !math.IsNaN(w) {
+	if !math.IsNaN(w) {
 		if w < 1 {
 			fmt.Fprintf(&b, "±%.1f%%", w)
 		} else {

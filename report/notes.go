@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/perfbench/perfbench/analysis"
 	"github.com/perfbench/perfbench/record"
@@ -140,6 +141,9 @@ func (b *builder) finish(t *table) {
 	notes = append(notes, b.statNotes(t, m)...)
 	notes = append(notes, m.markerNotes(t)...)
 	t.Notes = append(t.Notes, notes...)
+	if !b.c.Remarks() {
+		return // no Record has a warning or a note for the table to say
+	}
 	topics, events := concerns(t)
 	keys := t.keys
 	groups, windows := b.warningGroups(keys, topics, events)
@@ -192,8 +196,11 @@ func (b *builder) warningGroups(keys []record.Key, topics analysis.Topic, events
 		if s == nil {
 			continue
 		}
+		windows += len(s.Records)
 		for _, r := range s.Records {
-			windows++
+			if len(r.Warnings) == 0 {
+				continue // most windows: nothing to make a set for
+			}
 			seen := map[record.Code]bool{}
 			for _, w := range r.Warnings {
 				if !analysis.ClassifyWarning(w).Concerns(topics, events) {
@@ -627,7 +634,8 @@ func (b *builder) alpha() float64 {
 }
 
 // uniqueKeys returns the keys without duplicates, sorted by version order of
-// first appearance, then host, step and threads. That order tells any two
+// first appearance, then host, step and threads, in keys' own storage
+// (which it writes over). That order tells any two
 // keys apart, so the keys are sorted first and equal neighbours dropped:
 // no set of the keys is made (a counters table has hundreds of keys).
 func uniqueKeys(keys []record.Key) []record.Key {
@@ -636,11 +644,16 @@ func uniqueKeys(keys []record.Key) []record.Key {
 	}
 	// Each key's version rank is looked up once, not in every
 	// comparison.
-	type ranked struct {
-		version int
-		k       record.Key
+	rp, _ := rankedKeys.Get().(*[]rankedKey)
+	if rp == nil {
+		rp = new([]rankedKey)
 	}
-	rs := make([]ranked, len(keys))
+	rs := slices.Grow((*rp)[:0], len(keys))[:len(keys)]
+	defer func() {
+		clear(rs)
+		*rp = rs[:0]
+		rankedKeys.Put(rp)
+	}()
 	var versions []string
 	for i, k := range keys {
 		v := slices.Index(versions, k.Version)
@@ -648,23 +661,34 @@ func uniqueKeys(keys []record.Key) []record.Key {
 			v = len(versions)
 			versions = append(versions, k.Version)
 		}
-		rs[i] = ranked{v, k}
+		rs[i] = rankedKey{v, k}
 	}
-	order := func(a, b ranked) int {
+	order := func(a, b rankedKey) int {
 		return cmp.Or(cmp.Compare(a.version, b.version), strings.Compare(a.k.Host, b.k.Host),
 			strings.Compare(a.k.Step, b.k.Step), cmp.Compare(a.k.Threads, b.k.Threads))
 	}
 	if !slices.IsSortedFunc(rs, order) {
 		slices.SortFunc(rs, order)
 	}
-	out := make([]record.Key, 0, len(rs))
+	out := keys[:0] // rs holds the keys: they are written over in place
 	for i, r := range rs {
 		if i == 0 || r.k != rs[i-1].k {
 			out = append(out, r.k)
 		}
 	}
+	clear(keys[len(out):]) // (no strings held past the end)
 	return out
 }
+
+// rankedKey is a key and the rank of its version, as uniqueKeys sorts
+// them.
+type rankedKey struct {
+	version int
+	k       record.Key
+}
+
+// rankedKeys keeps uniqueKeys' scratch from table to table.
+var rankedKeys sync.Pool
 
 // hasRow reports whether a value row's label satisfies f.
 func (t *table) hasRow(f func(string) bool) bool {

@@ -230,13 +230,14 @@ type tableCell struct {
 	// insert table, the queries/s of a version that fell below it on that
 	// step: a value that can be ignored (text "!", HTML grey).
 	BelowTarget bool
+	// (Beside the two flags above, in the space they leave.)
+	better int8 // +1 higher is better, -1 lower is better
+	rel    bool // a ratio to the base: the relative colour rule applies
+	word   bool // Text is a word (verdict), not a number
 	// What the number is.
 	Version, Step, Metric string
 
 	set    string    // cells compared for the absolute colour rule
-	better int       // +1 higher is better, -1 lower is better
-	rel    bool      // a ratio to the base: the relative colour rule applies
-	word   bool      // Text is a word (verdict), not a number
 	format numFormat // how Text was made from the value
 }
 
@@ -372,7 +373,7 @@ func (b *builder) each(f func(t *table, why string, failed, kept bool)) {
 	const batch = 16
 	done := make([]chan []built, len(parts))
 	for i := range done {
-		done[i] = make(chan []built, 128)
+		done[i] = make(chan []built, 4)
 	}
 	workers := max(1, min(runtime.GOMAXPROCS(0), len(parts)))
 	ahead := make(chan struct{}, workers)
@@ -631,30 +632,37 @@ func (t *table) hasValues() bool {
 // sections left without rows. Failed, not supported and not counted cells
 // are kept: they say something.
 func (t *table) dropEmptyRows() {
-	var secs []section
+	// Rows and sections are kept in place: most tables drop none.
+	secs := t.Sections[:0]
 	for _, s := range t.Sections {
-		var rows []row
+		rows := s.Rows[:0]
 		for _, r := range s.Rows {
-			if r.Kind == rowValues && len(r.Cells) > 0 {
-				empty := true
-				for _, c := range r.Cells {
-					if c.word || (!c.Empty && c.State != analysis.Missing) {
-						empty = false
-						break
-					}
-				}
-				if empty {
-					continue
-				}
+			if r.Kind == rowValues && len(r.Cells) > 0 && emptyRow(r) {
+				continue
 			}
 			rows = append(rows, r)
 		}
+		clear(s.Rows[len(rows):])
 		if len(rows) > 0 {
 			s.Rows = rows
 			secs = append(secs, s)
 		}
 	}
+	clear(t.Sections[len(secs):])
+	if len(secs) == 0 {
+		secs = nil
+	}
 	t.Sections = secs
+}
+
+// emptyRow reports whether every cell of a value row is "not recorded".
+func emptyRow(r row) bool {
+	for i := range r.Cells {
+		if c := &r.Cells[i]; c.word || (!c.Empty && c.State != analysis.Missing) {
+			return false
+		}
+	}
+	return true
 }
 
 // dropEmptyColumns removes value columns whose every cell is "not

@@ -106,7 +106,7 @@ func (b *builder) newTable(id, title string, sc analysis.Scope) *table {
 	if s := scopeText(sc.Host, sc.Threads); s != "" {
 		title += " (" + s + ")"
 	}
-	return &table{ID: id, Title: title, Host: sc.Host, Threads: sc.Threads, pad: padAuto}
+	return &table{ID: id, Title: title, Host: sc.Host, Threads: sc.Threads, pad: padAuto, keys: newKeys(0)}
 }
 
 // others are the versions compared with the base: Options.Compare's, else
@@ -255,7 +255,7 @@ func better(metric string) int {
 func (b *builder) value(t *table, k record.Key, metric string, f numFormat, set string) tableCell {
 	t.addKey(k)
 	ac := b.c.Value(k, metric)
-	return tableCell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, set: set, better: better(metric), format: f}
+	return tableCell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, set: set, better: int8(better(metric)), format: f}
 }
 
 // ratio is the metric of key k relative to the base.
@@ -265,7 +265,7 @@ func (b *builder) ratio(t *table, k record.Key, metric string, f numFormat) tabl
 }
 
 func ratioCell(ac analysis.Cell, f numFormat, k record.Key, metric string) tableCell {
-	return tableCell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, better: better(metric), rel: true, format: f}
+	return tableCell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, better: int8(better(metric)), rel: true, format: f}
 }
 
 func (b *builder) rqps(scopes []analysis.Scope, emit func(*table)) {
@@ -286,7 +286,7 @@ func (b *builder) rqps(scopes []analysis.Scope, emit func(*table)) {
 		t.Notes = append(t.Notes, floorNotes...)
 		b.grouped(t)
 		t.Sections = b.sections(b.stepsIn(sc, false), func(step string) row {
-			row := row{Label: step, Cells: make([]tableCell, 0, len(others)+len(floors))}
+			row := row{Label: step, Cells: newCells(len(others) + len(floors))}
 			for _, v := range others {
 				row.Cells = append(row.Cells, b.ratio(t, analysis.Key(sc, v, step), analysis.OpsPerSecond, fmtRatio))
 			}
@@ -307,7 +307,7 @@ func (b *builder) qps(scopes []analysis.Scope, emit func(*table)) {
 		t.Header = b.colHeader(b.c.Versions)
 		b.grouped(t)
 		t.Sections = b.sections(b.stepsIn(sc, false), func(step string) row {
-			row := row{Label: step, Cells: make([]tableCell, 0, len(b.c.Versions))}
+			row := row{Label: step, Cells: newCells(len(b.c.Versions))}
 			for _, v := range b.c.Versions {
 				row.Cells = append(row.Cells, b.value(t, analysis.Key(sc, v, step), analysis.OpsPerSecond, fmtQPS, "qps|"+sc.Host+"|"+strconv.Itoa(sc.Threads)+"|"+step))
 			}
@@ -348,7 +348,7 @@ func (b *builder) threads(emit func(*table)) {
 				if !has {
 					continue
 				}
-				row := row{Label: v, Cells: make([]tableCell, 0, len(ths)+1)}
+				row := row{Label: v, Cells: newCells(len(ths) + 1)}
 				// Thread counts the version did not run print blank
 				// after the last it ran, as published ("1077
 				// in-5635.opt"); one missing between two it ran is "-",
@@ -426,7 +426,7 @@ func (b *builder) average(emit func(*table)) {
 			}
 			sec := section{Name: name}
 			for _, step := range steps {
-				row := row{Label: step, Cells: make([]tableCell, 0, len(others))}
+				row := row{Label: step, Cells: newCells(len(others))}
 				for _, v := range others {
 					row.Cells = append(row.Cells, b.ratio(t, analysis.Key(sc, v, step), analysis.OpsPerSecond, fmtRatio3))
 				}
@@ -495,7 +495,7 @@ func (b *builder) cpuio(scopes []analysis.Scope, emit func(*table)) {
 			}
 			b.grouped(t)
 			t.Sections = b.sections(steps, func(step string) row {
-				row := row{Label: step, Cells: make([]tableCell, 0, len(analysis.CPUIOMetrics))}
+				row := row{Label: step, Cells: newCells(len(analysis.CPUIOMetrics))}
 				for _, m := range analysis.CPUIOMetrics {
 					set := fmt.Sprintf("cpuio|%s|%d|%s|%s", sc.Host, sc.Threads, step, m)
 					row.Cells = append(row.Cells, b.value(t, analysis.Key(sc, v, step), m, cpuioFormat(m), set))
@@ -517,7 +517,7 @@ func (b *builder) cpuioRel(scopes []analysis.Scope, emit func(*table)) {
 			t.Header = analysis.CPUIOMetrics
 			b.grouped(t)
 			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) row {
-				row := row{Label: step, Cells: make([]tableCell, 0, len(analysis.CPUIOMetrics))}
+				row := row{Label: step, Cells: newCells(len(analysis.CPUIOMetrics))}
 				for _, m := range analysis.CPUIOMetrics {
 					row.Cells = append(row.Cells, b.ratio(t, analysis.Key(sc, v, step), m, fmtRatio))
 				}
@@ -573,9 +573,9 @@ func (b *builder) counters(rel bool, scopes []analysis.Scope, emit func(*table))
 			set := fmt.Sprintf("counters|%s|%d|%s|", sc.Host, sc.Threads, m)
 			steps := b.stepsIn(sc, false)
 			// A key per cell, and the base's per row.
-			t.keys = make([]record.Key, 0, len(steps)*(len(versions)+1))
+			t.keys = newKeys(len(steps) * (len(versions) + 1))
 			t.Sections = b.sections(steps, func(step string) row {
-				row := row{Label: step, Cells: make([]tableCell, 0, len(versions))}
+				row := row{Label: step, Cells: newCells(len(versions))}
 				stepSet := set + step
 				for _, v := range versions {
 					k := analysis.Key(sc, v, step)
@@ -608,7 +608,7 @@ func (b *builder) legacy(scopes []analysis.Scope, emit func(*table)) {
 			t.Header = b.colHeader(others)
 			b.grouped(t)
 			t.Sections = b.sections(b.stepsIn(sc, false), func(step string) row {
-				row := row{Label: step, Cells: make([]tableCell, 0, len(others))}
+				row := row{Label: step, Cells: newCells(len(others))}
 				for _, v := range others {
 					k := analysis.Key(sc, v, step)
 					t.addRatioKeys(k, b.c.BaseKey(k))
@@ -665,7 +665,7 @@ func (b *builder) attribution(scopes []analysis.Scope, emit func(*table)) {
 				k := analysis.Key(sc, v, step)
 				t.addRatioKeys(k, b.c.BaseKey(k))
 				a := b.c.Attribute(k)
-				row := row{Label: step}
+				row := row{Label: step, Cells: newCells(10)}
 				row.Cells = append(row.Cells,
 					ratioCell(a.RQPS, fmtRatio, k, analysis.OpsPerSecond),
 					ratioCell(a.RCPU, fmtRatio, k, analysis.CPUPerOp),
@@ -827,13 +827,14 @@ func (b *builder) roles(scopes []analysis.Scope, emit func(*table)) {
 				// is searched faster than a map is made.
 				var roles, events []string
 				for _, r := range s.Records {
-					for _, role := range r.Roles {
+					for i := range r.Roles {
+						role := &r.Roles[i] // not copied: read in place
 						if !slices.Contains(roles, role.Name) {
 							roles = append(roles, role.Name)
 						}
-						for _, c := range role.Counters {
-							if !slices.Contains(events, c.Event) {
-								events = append(events, c.Event)
+						for j := range role.Counters {
+							if e := role.Counters[j].Event; !slices.Contains(events, e) {
+								events = append(events, e)
 							}
 						}
 					}
@@ -847,7 +848,7 @@ func (b *builder) roles(scopes []analysis.Scope, emit func(*table)) {
 				t.LabelHeader = "role"
 				sec := section{Rows: make([]row, 0, len(roles))}
 				for _, role := range roles {
-					row := row{Label: role, Cells: make([]tableCell, 0, 1+len(events))}
+					row := row{Label: role, Cells: newCells(1 + len(events))}
 					row.Cells = append(row.Cells, b.value(t, k, metric(role, "threads"), fmtInt, ""))
 					for _, e := range events {
 						row.Cells = append(row.Cells, b.value(t, k, metric(role, e), fmtRoleShare, ""))

@@ -5,7 +5,11 @@ import (
 	"bytes"
 	"io"
 	"runtime"
+	"slices"
+	"sync"
 	"unicode/utf8"
+
+	"github.com/perfbench/perfbench/record"
 )
 
 // writeText writes the report as plain text, each table in the layout of the
@@ -31,6 +35,7 @@ func render(w io.Writer, rep *report, r renderer) error {
 		rep.count = len(rep.Tables)
 	}
 	q := newTableQueue(r, rep.bare)
+	q.release = false // the report keeps its tables
 	for _, t := range rep.Tables {
 		q.add(t)
 	}
@@ -51,6 +56,10 @@ type tableQueue struct {
 	// JSON): then no table is completed before every table is built
 	// (see prepare).
 	colours bool
+	// release is set when the tables are the queue's alone, as Write's
+	// are (not render's, which the report keeps): their cells are
+	// recycled once rendered (releaseCells).
+	release bool
 	work    chan queued
 	done    []chan rendered
 }
@@ -68,7 +77,7 @@ type rendered struct {
 }
 
 func newTableQueue(r renderer, bare bool) *tableQueue {
-	q := &tableQueue{r: r, bare: bare, work: make(chan queued, 64)}
+	q := &tableQueue{r: r, bare: bare, work: make(chan queued, 64), release: true}
 	for range runtime.GOMAXPROCS(0) {
 		go func() {
 			// Renderers read only whether the report is bare.
@@ -102,7 +111,67 @@ func (q *tableQueue) render(rep *report, t *table, i int, buf *bytes.Buffer, tw 
 	if err == nil {
 		err = tw.Flush()
 	}
+	if q.release {
+		releaseCells(t)
+	}
 	return rendered{bytes.Clone(buf.Bytes()), titledNotes{t.Title, t.Notes}, err}
+}
+
+// cellPools recycle the cells of the rows of the tables Write has
+// rendered into the rows of the tables built after (newCells), by
+// capacity: a report makes hundreds of thousands of cells, a few
+// thousand tables' worth at a time.
+var cellPools [maxPooledCells + 1]sync.Pool
+
+// maxPooledCells is the most cells of a row that is recycled: rows have
+// a cell per version, per metric or per event.
+const maxPooledCells = 16
+
+// newCells returns an empty row of cells with room for n.
+func newCells(n int) []tableCell {
+	if n > 0 && n <= maxPooledCells {
+		if p, ok := cellPools[n].Get().(*[]tableCell); ok {
+			return (*p)[:0]
+		}
+	}
+	return make([]tableCell, 0, n)
+}
+
+// keyPool recycles the keys of the tables Write has rendered, as
+// cellPools their cells.
+var keyPool sync.Pool
+
+// newKeys returns an empty list of keys with room for n, recycled when
+// one is at hand.
+func newKeys(n int) []record.Key {
+	if p, ok := keyPool.Get().(*[]record.Key); ok {
+		return slices.Grow((*p)[:0], n)
+	}
+	return make([]record.Key, 0, n)
+}
+
+// releaseCells hands the cells of t's rows to newCells, and its keys to
+// newKeys: t must not be read after.
+func releaseCells(t *table) {
+	if cap(t.keys) > 0 {
+		keys := t.keys[:cap(t.keys)]
+		clear(keys)
+		keys = keys[:0]
+		keyPool.Put(&keys)
+		t.keys = nil
+	}
+	for si := range t.Sections {
+		rows := t.Sections[si].Rows
+		for ri := range rows {
+			cells := rows[ri].Cells
+			rows[ri].Cells = nil
+			if n := cap(cells); n > 0 && n <= maxPooledCells {
+				cells = cells[:n]
+				clear(cells) // (no strings held by the pool)
+				cellPools[n].Put(&cells)
+			}
+		}
+	}
 }
 
 // close stops the queue's goroutines once they rendered what was added.
