@@ -47,6 +47,7 @@ type Selective struct {
 	// placeCounters).
 	counters []Counter
 	slab     []Counter
+	slabs    int // how many slabs were made
 	// events are the event names of the counters of the Record read
 	// before, by position: the next Record's are most often the same.
 	events []string
@@ -141,7 +142,7 @@ func (d *Selective) fast(data []byte) (r *Record, used int, ok bool) {
 	}
 	d.rest = append(d.rest[:0], '{')
 	if cap(d.slab) < max(len(d.events), 1) {
-		d.slab = make([]Counter, 0, max(slabCounters, len(d.events)))
+		d.newSlab()
 	}
 	d.counters, d.lists = d.slab[:0], d.lists[:0]
 	var roles []Role
@@ -783,9 +784,24 @@ func (d *Selective) status(src []byte, v int) (map[string]float64, int, bool) {
 	return m, end, ok
 }
 
-// slabCounters is how many counters a new slab holds: those of a few
-// dozen Records as perfbench writes them.
-const slabCounters = 1024
+// slabCounters is how many counters the first slab holds: those of a
+// few dozen Records as perfbench writes them. Each next slab holds twice
+// as many as the one before, up to maxSlabCounters (7.5 MB): a report of
+// a few Records takes little memory, one of a campaign few slabs, most
+// of them large enough for huge pages (see adviseHuge).
+const (
+	slabCounters    = 1024
+	maxSlabCounters = 1 << 16
+)
+
+// newSlab starts a slab for the counters of the Records read next, with
+// room for those of one like the Record read before at least.
+func (d *Selective) newSlab() {
+	n := slabCounters << min(d.slabs, 16)
+	d.slabs++
+	d.slab = make([]Counter, 0, max(min(n, maxSlabCounters), len(d.events)))
+	adviseHuge(d.slab)
+}
 
 // placeCounters gives the Record and its roles their counter lists, in
 // one array of their exact number as Parse packs them: the part of the
