@@ -145,14 +145,15 @@ func (d *Selective) fast(data []byte) (r *Record, used int, ok bool) {
 		d.newSlab()
 	}
 	d.counters, d.lists = d.slab[:0], d.lists[:0]
-	var roles []Role
-	var status map[string]float64
+	var w wireRecord
 	var seen [len(hotMembers)]bool
+	var smallSeen uint32
 	first, provenance := true, false
 	i0 := i
 	end, stopped, ok := eachMemberUntil(data, i0, func(key []byte) bool {
 		return d.stopsAt(key, provenance)
 	}, func(key []byte, v int) (int, bool) {
+		provenance = provenance || string(key) == "provenance"
 		h := hotMember(key)
 		switch {
 		case h == len(hotMembers):
@@ -161,22 +162,21 @@ func (d *Selective) fast(data []byte) (r *Record, used int, ok bool) {
 			return v, false
 		case h >= 0:
 			seen[h] = true
-			var end int
-			var ok bool
-			switch hotMembers[h] {
-			case "counters":
-				return d.counterList(data, v, -1)
-			case "roles":
-				if d.sel.Roles {
-					roles, end, ok = d.roles(data, v)
-					return end, ok
-				}
-			case "status":
-				status, end, ok = d.status(data, v)
+			if end, ok, done := d.hot(hotMembers[h], data, v, &w.Record); done {
 				return end, ok
 			}
+		default:
+			n, end, ok := d.small(key, data, v, &w.Record)
+			switch {
+			case n == foldedSmall || (n >= 0 && smallSeen&(1<<n) != 0):
+				return v, false
+			case n >= 0:
+				smallSeen |= 1 << n
+				if ok {
+					return end, true
+				}
+			}
 		}
-		provenance = provenance || string(key) == "provenance"
 		end, ok := skipValue(data, v)
 		return end, ok && end > v && d.keep(data, h, &first, i, v, end)
 	}, &i)
@@ -186,15 +186,40 @@ func (d *Selective) fast(data []byte) (r *Record, used int, ok bool) {
 	if stopped {
 		used = end
 	}
-	d.rest = append(d.rest, '}')
-	var w wireRecord
-	if decode(d.rest, &w) != nil {
-		return nil, 0, false
+	if len(d.rest) > 1 {
+		// Members the fast path left to the general decoder.
+		d.rest = append(d.rest, '}')
+		if decode(d.rest, &w) != nil {
+			return nil, 0, false
+		}
 	}
-	w.Roles, w.Status = roles, status
 	d.placeCounters(&w.Record)
 	r, err := w.finish(false)
 	return r, used, err == nil
+}
+
+// hot reads the hot member named name at src[v] into r, and reports
+// done, or leaves it to fast to keep for the general decoder: the series
+// (unless left out) and a client the fast path cannot follow.
+func (d *Selective) hot(name string, src []byte, v int, r *Record) (end int, ok, done bool) {
+	switch name {
+	case "counters":
+		end, ok = d.counterList(src, v, -1)
+	case "roles":
+		if !d.sel.Roles {
+			return v, false, false
+		}
+		r.Roles, end, ok = d.roles(src, v)
+	case "status":
+		r.Status, end, ok = d.status(src, v)
+	case "client":
+		if end, ok = d.client(src, v, &r.Client); !ok {
+			return v, false, false
+		}
+	default:
+		return v, false, false
+	}
+	return end, ok, true
 }
 
 // keep copies the member of data at i, value data[v:end], for the
