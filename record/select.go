@@ -17,6 +17,9 @@ type Select struct {
 	Series bool // the per-second series
 	// ClientLists reads the client's per-interval lines and histogram.
 	ClientLists bool
+	// Extras reads the members no report reads: the gauges, the server,
+	// the client's command and the provenance but for its CPU count.
+	Extras bool
 	// Status lists the only server status variables read (exact names);
 	// nil reads them all.
 	Status []string
@@ -111,8 +114,21 @@ func (s Select) pruning() map[string]member {
 	if s.Status != nil {
 		p["status"] = member{keep: s.Status}
 	}
+	client := map[string]member{}
 	if !s.ClientLists {
-		p["client"] = member{sub: map[string]member{"intervals": {drop: true}, "histogram": {drop: true}}}
+		client["intervals"], client["histogram"] = member{drop: true}, member{drop: true}
+	}
+	if !s.Extras {
+		client["command"] = member{drop: true}
+		p["gauges"], p["server"] = member{drop: true}, member{drop: true}
+		prov := map[string]member{}
+		for _, m := range provenanceExtras {
+			prov[m] = member{drop: true}
+		}
+		p["provenance"] = member{sub: prov}
+	}
+	if len(client) > 0 {
+		p["client"] = member{sub: client}
 	}
 	if !s.Roles {
 		p["roles"] = member{drop: true}
@@ -178,7 +194,7 @@ func (d *Selective) fast(data []byte) (r *Record, used int, ok bool) {
 			}
 		}
 		end, ok := skipValue(data, v)
-		return end, ok && end > v && d.keep(data, h, &first, i, v, end)
+		return end, ok && end > v && d.keep(data, key, &first, i, v, end)
 	}, &i)
 	if !ok || (!stopped && skipSpace(data, end) != len(data)) {
 		return nil, 0, false
@@ -222,41 +238,25 @@ func (d *Selective) hot(name string, src []byte, v int, r *Record) (end int, ok,
 	return end, ok, true
 }
 
-// keep copies the member of data at i, value data[v:end], for the
-// general decoder (hotMember h): all but the members fast reads itself,
-// and of those the series when selected and the client without its
-// lists unless selected.
-func (d *Selective) keep(data []byte, h int, first *bool, i, v, end int) bool {
-	comma := func() {
-		if !*first {
-			d.rest = append(d.rest, ',')
-		}
-		*first = false
-	}
-	if h < 0 {
-		comma()
-		d.rest = append(d.rest, data[i:end]...)
+// keep copies the member of data at i, named key, value data[v:end],
+// for the general decoder, pruned as Select says (the member itself
+// dropped, or some of its members).
+func (d *Selective) keep(data, key []byte, first *bool, i, v, end int) bool {
+	m, pruned := d.prune[string(key)]
+	if m.drop {
 		return true
 	}
-	switch hotMembers[h] {
-	case "roles":
-		return true // not selected
-	case "series":
-		if !d.sel.Series {
-			return true
-		}
-	case "client":
-		if !d.sel.ClientLists && data[v] == '{' {
-			comma()
-			d.rest = append(d.rest, `"client":`...)
-			rest, e, ok := pruneAt(d.rest, data, v, d.prune["client"].sub, nil)
-			d.rest = rest
-			return ok && e == end
-		}
+	if !*first {
+		d.rest = append(d.rest, ',')
 	}
-	comma()
-	d.rest = append(d.rest, `"`+hotMembers[h]+`":`...)
-	d.rest = append(d.rest, data[v:end]...)
+	*first = false
+	if pruned && (m.sub != nil || m.keep != nil) && data[v] == '{' {
+		d.rest = append(d.rest, data[i:v]...)
+		rest, e, ok := pruneAt(d.rest, data, v, m.sub, m.keep)
+		d.rest = rest
+		return ok && e == end
+	}
+	d.rest = append(d.rest, data[i:end]...)
 	return true
 }
 

@@ -20,7 +20,7 @@ var selections = []Select{
 	{Status: []string{"Rows_read", "Innodb_rows_read"}},
 	{Roles: true, Status: []string{"Rows_read", "Innodb_rows_read"}},
 	{Roles: true, Series: true, Status: []string{"Rows_read", "Innodb_rows_read"}},
-	{Roles: true, Series: true, ClientLists: true},
+	{Roles: true, Series: true, ClientLists: true, Extras: true},
 }
 
 // treeRecords returns the JSON of every Record file in the tree's
@@ -145,6 +145,15 @@ func TestSelectiveAsGeneral(t *testing.T) {
 	if r.Roles != nil || r.Series != nil || r.Client.Intervals != nil || r.Client.Histogram != nil || len(r.Status) != 2 || len(r.Counters) != 2 || r.Client.Queries != 5 {
 		t.Errorf("read with %+v: %+v", selections[0], r)
 	}
+	if r.Gauges != nil || r.Server != nil || r.Client.Command != nil || !reflect.DeepEqual(r.Provenance, Provenance{CPUs: 16}) || r.OS.Disk.Writes != 1943 || r.Metrics["qps"] != 1.5 {
+		t.Errorf("read with %+v, the extras: %+v", selections[0], r)
+	}
+	all := selections[len(selections)-1]
+	r, err = NewSelective(all).Parse(recs["every member"])
+	whole, _ := Parse(recs["every member"])
+	if err != nil || !reflect.DeepEqual(r, whole) {
+		t.Errorf("read with %+v: %+v, %v; want %+v", all, r, err, whole)
+	}
 }
 
 // TestSelectiveSmallByHand checks that the fast path reads every small
@@ -203,7 +212,9 @@ var smallVariants = []string{
 	`"server":{"variables":{}}`, `"server":{"variables":{"a":1}}`, `"server":{"port":65536,"pid":-1}`, `"server":null`,
 	`"provenance":{"perf_event_paranoid":null,"nmi_watchdog":0,"pmus":[],"origin":{}}`, `"provenance":{"perf_event_paranoid":-1,"perf_event_paranoid":null}`,
 	`"provenance":{"placement":{"mode":"split","x":1}}`, `"provenance":{"placement":null}`, `"provenance":{"placement":{"server_threads_elsewhere":3}}`,
-	`"provenance":{"written":null,"cpus":2}`, `"provenance":{"origin":{"a":"b"},"command":["perfbench"]}`, `"provenance":null`, `"provenance":[]`,
+	`"provenance":{"written":null,"cpus":2}`, `"provenance":{"CPUS":3,"Hostname":1,"cpus":2}`, `"provenance":{"cpus":1,"cpus":2}`,
+	`"provenance":{"hostname":"a","hostname":"b"}`, `"provenance":{"hostname":1,"x":2}`, `"server":{"pid":"x"}`, `"gauges":{"a":"x"}`,
+	`"client":{"command":"x"}`, `"client":{"Command":["a"]}`, `"client":{"command":["a"],"command":null}`, `"provenance":{"origin":{"a":"b"},"command":["perfbench"]}`, `"provenance":null`, `"provenance":[]`,
 }
 
 // TestSelectiveSmallMembers checks that each of smallVariants in a

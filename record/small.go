@@ -82,11 +82,17 @@ func (d *Selective) smallObject(key, src []byte, v int, r *Record) (n, end int, 
 		end, ok = d.ops(src, v, &r.Ops)
 		return 11, end, ok
 	case "gauges":
+		if !d.sel.Extras {
+			return skipped(12, src, v)
+		}
 		return d.floatMap(12, src, v, &r.Gauges)
 	case "os":
 		end, ok = d.os(src, v, &r.OS)
 		return 13, end, ok
 	case "server":
+		if !d.sel.Extras {
+			return skipped(14, src, v)
+		}
 		end, ok = d.server(src, v, &r.Server)
 		return 14, end, ok
 	case "provenance":
@@ -122,6 +128,19 @@ func objectAt(src []byte, v int, member func(key []byte, v int) (end int, ok boo
 	}
 	end, _, ok = eachMemberUntil(src, v, nil, member, nil)
 	return end, false, ok
+}
+
+// skipped is a field reader for a member left out (Select.Extras).
+func skipped(n int, src []byte, v int) (int, int, bool) {
+	end, ok := skipValue(src, v)
+	return n, end, ok
+}
+
+// provenanceExtras are the members of the provenance that Select.Extras
+// reads: all but its CPU count.
+var provenanceExtras = []string{
+	"hostname", "cpu_model", "kernel", "perf_event_paranoid", "nmi_watchdog", "virtualization", "pmus",
+	"perfbench", "command", "plan", "plan_sha256", "written", "origin", "placement",
 }
 
 // fieldsAt is objectAt for the object of a struct: field decodes the
@@ -433,6 +452,9 @@ func (d *Selective) client(src []byte, v int, dst **Client) (int, bool) {
 		case "tool":
 			return d.strField(0, src, v, &c.Tool)
 		case "command":
+			if !d.sel.Extras {
+				return skipped(1, src, v)
+			}
 			return d.stringsField(1, src, v, &c.Command)
 		case "whole_run":
 			return boolField(2, src, v, &c.Whole)
@@ -524,6 +546,14 @@ func (d *Selective) server(src []byte, v int, dst **Server) (int, bool) {
 func (d *Selective) provenance(src []byte, v int, dst *Provenance) (int, bool) {
 	var p Provenance
 	end, null, ok := fieldsAt(src, v, func(key []byte, v int) (int, int, bool) {
+		if !d.sel.Extras && string(key) != "cpus" {
+			for i, m := range provenanceExtras {
+				if string(key) == m {
+					return skipped(16+i, src, v)
+				}
+			}
+			return -1, v, false
+		}
 		switch string(key) {
 		case "hostname":
 			return d.strField(0, src, v, &p.Hostname)
