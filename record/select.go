@@ -32,11 +32,13 @@ type Select struct {
 // members (the members pruned as JSON, then decoded), and the same
 // error. Records as perfbench writes them take a faster path: the
 // members left out are skipped as bytes, the counters (of the Record and
-// of its roles) and the status variables are decoded by hand, and only
-// the small members left go through the general decoder. Anything that
-// path does not follow exactly as encoding/json would (escaped member
-// names, names in another case, a member given twice, a value of another
-// type, numbers out of range) goes the general way, which decides.
+// of its roles), the status variables and the small members (see small)
+// are decoded by hand, and only the members left (warnings, series, ...)
+// go through the general decoder. Anything that path does not follow
+// exactly as encoding/json would (escaped member names, names in another
+// case, a member given twice, a value of another type, numbers out of
+// range) goes the general way, which decides: a member of a Record whole,
+// the Record itself when that cannot be done member by member.
 type Selective struct {
 	sel   Select
 	prune map[string]member
@@ -50,7 +52,8 @@ type Selective struct {
 	// placeCounters).
 	counters []Counter
 	slab     []Counter
-	slabs    int // how many slabs were made
+	slabs    int    // how many slabs were made
+	roleBuf  []Role // the roles of the Record being read
 	// events are the event names of the counters of the Record read
 	// before, by position: the next Record's are most often the same.
 	events []string
@@ -743,7 +746,7 @@ func (d *Selective) roles(src []byte, v int) ([]Role, int, bool) {
 	if end, null, ok := scalarAt(src, v); !ok || end > v {
 		return nil, end, ok && null
 	}
-	roles := []Role{}
+	roles := d.roleBuf[:0]
 	end, ok := eachElementFrom(src, v, func(i int) (int, bool) {
 		if src[i] != '{' {
 			return i, false
@@ -776,7 +779,10 @@ func (d *Selective) roles(src []byte, v int) ([]Role, int, bool) {
 		}, nil)
 		return end, ok
 	})
-	return roles, end, ok
+	// The roles are copied from the buffer kept from one Record to the
+	// next into a list of their exact number.
+	d.roleBuf = roles
+	return append(make([]Role, 0, len(roles)), roles...), end, ok
 }
 
 // status decodes the status variables Select keeps from the object at
