@@ -812,7 +812,9 @@ func (d *Selective) status(src []byte, v int) (map[string]float64, int, bool) {
 		m[string(key)] = x
 		return ok
 	}, nil)
-	return m, end, ok
+	// The variables left out are skipped as bytes: the general way
+	// checks that they end where the object skipped whole does.
+	return m, end, ok && skipsAlike(src, v, end)
 }
 
 // slabCounters is how many counters the first slab holds: those of a

@@ -214,7 +214,9 @@ var smallVariants = []string{
 	`"provenance":{"placement":{"mode":"split","x":1}}`, `"provenance":{"placement":null}`, `"provenance":{"placement":{"server_threads_elsewhere":3}}`,
 	`"provenance":{"written":null,"cpus":2}`, `"provenance":{"CPUS":3,"Hostname":1,"cpus":2}`, `"provenance":{"cpus":1,"cpus":2}`,
 	`"provenance":{"hostname":"a","hostname":"b"}`, `"provenance":{"hostname":1,"x":2}`, `"server":{"pid":"x"}`, `"gauges":{"a":"x"}`,
-	`"client":{"command":"x"}`, `"client":{"Command":["a"]}`, `"client":{"command":["a"],"command":null}`, `"provenance":{"origin":{"a":"b"},"command":["perfbench"]}`, `"provenance":null`, `"provenance":[]`,
+	`"client":{"command":"x"}`, `"client":{"Command":["a"]}`, `"client":{"command":["a"],"command":null}`,
+	`"client":{"command":.x"},"queries":1}`, `"client":{"histogram":n[ull,"queries":3}`, `"provenance":{"nmi_watchdog":-1{"cpus":1}`,
+	`"provenance":{"plan":"a"x,"cpus":1}`, `"provenance":{"origin":{"a":"b"},"command":["perfbench"]}`, `"provenance":null`, `"provenance":[]`,
 }
 
 // TestSelectiveSmallMembers checks that each of smallVariants in a
@@ -284,6 +286,8 @@ func TestSelectiveRefuses(t *testing.T) {
 		{"number for a string", edit(`"event": "cycles"`, `"event": 1`), false},
 		{"lone surrogate", edit(`"event": "cycles"`, `"event": "cy\ud800cles"`), true},
 		{"null status variable", edit(`"Rows_read": 7`, `"Rows_read": null`), true},
+		{"a status variable left out not JSON", edit(`"Questions": 1000000`, `"Questions": 10000"0`), false},
+		{"a status variable left out not JSON, a bracket", edit(`"Questions": 1000000`, `"Questions": 10000{0`), false},
 		{"truncated", good[:len(good)/2], false},
 		{"trailing bytes", append(append([]byte{}, good...), `{"x":`...), true},
 		{"not an object", []byte(`[1, 2]`), false},

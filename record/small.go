@@ -130,6 +130,15 @@ func objectAt(src []byte, v int, member func(key []byte, v int) (end int, ok boo
 	return end, false, ok
 }
 
+// skipsAlike reports whether the value at src[v], read member by member
+// to end, ends there when skipped whole, as the general way checks it
+// does when it leaves out some of its members (pruneAt): members skipped
+// as bytes (see skipValue) may end elsewhere in JSON that is not.
+func skipsAlike(src []byte, v, end int) bool {
+	e, ok := skipValue(src, v)
+	return ok && e == end
+}
+
 // skipped is a field reader for a member left out (Select.Extras).
 func skipped(n int, src []byte, v int) (int, int, bool) {
 	end, ok := skipValue(src, v)
@@ -504,7 +513,7 @@ func (d *Selective) client(src []byte, v int, dst **Client) (int, bool) {
 		}
 		return -1, v, false
 	})
-	return end, setPtr(ok, null, c, dst)
+	return end, setPtr(ok && skipsAlike(src, v, end), null, c, dst)
 }
 
 func (d *Selective) server(src []byte, v int, dst **Server) (int, bool) {
@@ -589,6 +598,7 @@ func (d *Selective) provenance(src []byte, v int, dst *Provenance) (int, bool) {
 		}
 		return -1, v, false
 	})
+	ok = ok && skipsAlike(src, v, end)
 	if ok && !null {
 		*dst = p
 	}
