@@ -52,7 +52,7 @@ type Selective struct {
 	// placeCounters).
 	counters []Counter
 	slab     []Counter
-	slabs    int    // how many slabs were made
+	slabbed  int    // how many counters the slabs made hold
 	roleBuf  []Role // the roles of the Record being read
 	// events are the event names of the counters of the Record read
 	// before, by position: the next Record's are most often the same.
@@ -817,22 +817,27 @@ func (d *Selective) status(src []byte, v int) (map[string]float64, int, bool) {
 	return m, end, ok && skipsAlike(src, v, end)
 }
 
-// slabCounters is how many counters the first slab holds: those of a
-// few dozen Records as perfbench writes them. Each next slab holds twice
-// as many as the one before, up to maxSlabCounters (7.5 MB): a report of
-// a few Records takes little memory, one of a campaign few slabs, most
-// of them large enough for huge pages (see adviseHuge).
+// slabCounters is how many counters a slab holds: those of a few dozen
+// Records as perfbench writes them. Once a Selective has made slabs for
+// bigSlabsAfter counters (those of about 500 Records), it makes slabs of
+// bigSlabCounters (7.5 MB), large enough for huge pages (see adviseHuge):
+// a report of a few hundred Records holds little more memory than its
+// counters fill, one of a campaign takes most of them in huge pages.
 const (
 	slabCounters    = 1024
-	maxSlabCounters = 1 << 16
+	bigSlabsAfter   = 64 * slabCounters
+	bigSlabCounters = 64 * slabCounters
 )
 
 // newSlab starts a slab for the counters of the Records read next, with
 // room for those of one like the Record read before at least.
 func (d *Selective) newSlab() {
-	n := slabCounters << min(d.slabs, 16)
-	d.slabs++
-	d.slab = make([]Counter, 0, max(min(n, maxSlabCounters), len(d.events)))
+	n := slabCounters
+	if d.slabbed >= bigSlabsAfter {
+		n = bigSlabCounters
+	}
+	d.slab = make([]Counter, 0, max(n, len(d.events)))
+	d.slabbed += cap(d.slab)
 	adviseHuge(d.slab)
 }
 
