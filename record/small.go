@@ -39,20 +39,15 @@ func (d *Selective) small(key, src []byte, v int, r *Record) (n, end int, ok boo
 	case "schema":
 		return intField(0, src, v, &r.Schema)
 	case "kind":
-		var s string
+		s := string(r.Kind)
 		n, end, ok = d.strField(1, src, v, &s)
 		r.Kind = Kind(s)
 	case "outcome":
-		var s string
+		s := string(r.Outcome)
 		n, end, ok = d.strField(2, src, v, &s)
 		r.Outcome = Outcome(s)
 	case "error":
-		end, ok = skipValue(src, v)
-		var s string
-		if s, ok = d.strOK(src[v:end], false, ok); ok {
-			r.Error = s
-		}
-		return 3, end, ok
+		return d.unique(3, src, v, &r.Error)
 	case "host":
 		return d.strField(4, src, v, &r.Host)
 	case "version":
@@ -101,7 +96,7 @@ func (d *Selective) smallObject(key, src []byte, v int, r *Record) (n, end int, 
 	case "metrics":
 		return d.floatMap(16, src, v, &r.Metrics)
 	case "profile":
-		return d.strField(17, src, v, &r.Profile)
+		return d.unique(17, src, v, &r.Profile)
 	case "aa_of":
 		return d.strField(18, src, v, &r.AAOf)
 	}
@@ -175,6 +170,17 @@ func fieldsAt(src []byte, v int, field func(key []byte, v int) (n, end int, ok b
 func (d *Selective) strField(n int, src []byte, v int, dst *string) (int, int, bool) {
 	end, ok := skipValue(src, v)
 	s, ok := d.strOK(src[v:end], true, ok)
+	if ok && !isNull(src[v:end]) {
+		*dst = s
+	}
+	return n, end, ok
+}
+
+// unique is strField for a string most often of one Record only: not
+// interned.
+func (d *Selective) unique(n int, src []byte, v int, dst *string) (int, int, bool) {
+	end, ok := skipValue(src, v)
+	s, ok := d.strOK(src[v:end], false, ok)
 	if ok && !isNull(src[v:end]) {
 		*dst = s
 	}
