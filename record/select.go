@@ -17,6 +17,9 @@ type Select struct {
 	Series bool // the per-second series
 	// ClientLists reads the client's per-interval lines and histogram.
 	ClientLists bool
+	// Extras reads the members no report reads: the gauges, the server,
+	// the client's command and the provenance but for its CPU count.
+	Extras bool
 	// Status lists the only server status variables read (exact names);
 	// nil reads them all.
 	Status []string
@@ -29,11 +32,13 @@ type Select struct {
 // members (the members pruned as JSON, then decoded), and the same
 // error. Records as perfbench writes them take a faster path: the
 // members left out are skipped as bytes, the counters (of the Record and
-// of its roles) and the status variables are decoded by hand, and only
-// the small members left go through the general decoder. Anything that
-// path does not follow exactly as encoding/json would (escaped member
-// names, names in another case, a member given twice, a value of another
-// type, numbers out of range) goes the general way, which decides.
+// of its roles), the status variables and the small members (see small)
+// are decoded by hand, and only the members left (warnings, series, ...)
+// go through the general decoder. Anything that path does not follow
+// exactly as encoding/json would (escaped member names, names in another
+// case, a member given twice, a value of another type, numbers out of
+// range) goes the general way, which decides: a member of a Record whole,
+// the Record itself when that cannot be done member by member.
 type Selective struct {
 	sel   Select
 	prune map[string]member
@@ -47,6 +52,8 @@ type Selective struct {
 	// placeCounters).
 	counters []Counter
 	slab     []Counter
+	slabbed  int    // how many counters the slabs made hold
+	roleBuf  []Role // the roles of the Record being read
 	// events are the event names of the counters of the Record read
 	// before, by position: the next Record's are most often the same.
 	events []string
@@ -110,8 +117,21 @@ func (s Select) pruning() map[string]member {
 	if s.Status != nil {
 		p["status"] = member{keep: s.Status}
 	}
+	client := map[string]member{}
 	if !s.ClientLists {
-		p["client"] = member{sub: map[string]member{"intervals": {drop: true}, "histogram": {drop: true}}}
+		client["intervals"], client["histogram"] = member{drop: true}, member{drop: true}
+	}
+	if !s.Extras {
+		client["command"] = member{drop: true}
+		p["gauges"], p["server"] = member{drop: true}, member{drop: true}
+		prov := map[string]member{}
+		for _, m := range provenanceExtras {
+			prov[m] = member{drop: true}
+		}
+		p["provenance"] = member{sub: prov}
+	}
+	if len(client) > 0 {
+		p["client"] = member{sub: client}
 	}
 	if !s.Roles {
 		p["roles"] = member{drop: true}
@@ -141,17 +161,18 @@ func (d *Selective) fast(data []byte) (r *Record, used int, ok bool) {
 	}
 	d.rest = append(d.rest[:0], '{')
 	if cap(d.slab) < max(len(d.events), 1) {
-		d.slab = make([]Counter, 0, max(slabCounters, len(d.events)))
+		d.newSlab()
 	}
 	d.counters, d.lists = d.slab[:0], d.lists[:0]
-	var roles []Role
-	var status map[string]float64
+	var w wireRecord
 	var seen [len(hotMembers)]bool
+	var smallSeen uint32
 	first, provenance := true, false
 	i0 := i
 	end, stopped, ok := eachMemberUntil(data, i0, func(key []byte) bool {
 		return d.stopsAt(key, provenance)
 	}, func(key []byte, v int) (int, bool) {
+		provenance = provenance || string(key) == "provenance"
 		h := hotMember(key)
 		switch {
 		case h == len(hotMembers):
@@ -160,24 +181,23 @@ func (d *Selective) fast(data []byte) (r *Record, used int, ok bool) {
 			return v, false
 		case h >= 0:
 			seen[h] = true
-			var end int
-			var ok bool
-			switch hotMembers[h] {
-			case "counters":
-				return d.counterList(data, v, -1)
-			case "roles":
-				if d.sel.Roles {
-					roles, end, ok = d.roles(data, v)
-					return end, ok
-				}
-			case "status":
-				status, end, ok = d.status(data, v)
+			if end, ok, done := d.hot(hotMembers[h], data, v, &w.Record); done {
 				return end, ok
 			}
+		default:
+			n, end, ok := d.small(key, data, v, &w.Record)
+			switch {
+			case n == foldedSmall || (n >= 0 && smallSeen&(1<<n) != 0):
+				return v, false
+			case n >= 0:
+				smallSeen |= 1 << n
+				if ok {
+					return end, true
+				}
+			}
 		}
-		provenance = provenance || string(key) == "provenance"
 		end, ok := skipValue(data, v)
-		return end, ok && end > v && d.keep(data, h, &first, i, v, end)
+		return end, ok && end > v && d.keep(data, key, &first, i, v, end)
 	}, &i)
 	if !ok || (!stopped && skipSpace(data, end) != len(data)) {
 		return nil, 0, false
@@ -185,52 +205,61 @@ func (d *Selective) fast(data []byte) (r *Record, used int, ok bool) {
 	if stopped {
 		used = end
 	}
-	d.rest = append(d.rest, '}')
-	var w wireRecord
-	if decode(d.rest, &w) != nil {
-		return nil, 0, false
+	if len(d.rest) > 1 {
+		// Members the fast path left to the general decoder.
+		d.rest = append(d.rest, '}')
+		if decode(d.rest, &w) != nil {
+			return nil, 0, false
+		}
 	}
-	w.Roles, w.Status = roles, status
 	d.placeCounters(&w.Record)
 	r, err := w.finish(false)
 	return r, used, err == nil
 }
 
-// keep copies the member of data at i, value data[v:end], for the
-// general decoder (hotMember h): all but the members fast reads itself,
-// and of those the series when selected and the client without its
-// lists unless selected.
-func (d *Selective) keep(data []byte, h int, first *bool, i, v, end int) bool {
-	comma := func() {
-		if !*first {
-			d.rest = append(d.rest, ',')
+// hot reads the hot member named name at src[v] into r, and reports
+// done, or leaves it to fast to keep for the general decoder: the series
+// (unless left out) and a client the fast path cannot follow.
+func (d *Selective) hot(name string, src []byte, v int, r *Record) (end int, ok, done bool) {
+	switch name {
+	case "counters":
+		end, ok = d.counterList(src, v, -1)
+	case "roles":
+		if !d.sel.Roles {
+			return v, false, false
 		}
-		*first = false
+		r.Roles, end, ok = d.roles(src, v)
+	case "status":
+		r.Status, end, ok = d.status(src, v)
+	case "client":
+		if end, ok = d.client(src, v, &r.Client); !ok {
+			return v, false, false
+		}
+	default:
+		return v, false, false
 	}
-	if h < 0 {
-		comma()
-		d.rest = append(d.rest, data[i:end]...)
+	return end, ok, true
+}
+
+// keep copies the member of data at i, named key, value data[v:end],
+// for the general decoder, pruned as Select says (the member itself
+// dropped, or some of its members).
+func (d *Selective) keep(data, key []byte, first *bool, i, v, end int) bool {
+	m, pruned := d.prune[string(key)]
+	if m.drop {
 		return true
 	}
-	switch hotMembers[h] {
-	case "roles":
-		return true // not selected
-	case "series":
-		if !d.sel.Series {
-			return true
-		}
-	case "client":
-		if !d.sel.ClientLists && data[v] == '{' {
-			comma()
-			d.rest = append(d.rest, `"client":`...)
-			rest, e, ok := pruneAt(d.rest, data, v, d.prune["client"].sub, nil)
-			d.rest = rest
-			return ok && e == end
-		}
+	if !*first {
+		d.rest = append(d.rest, ',')
 	}
-	comma()
-	d.rest = append(d.rest, `"`+hotMembers[h]+`":`...)
-	d.rest = append(d.rest, data[v:end]...)
+	*first = false
+	if pruned && (m.sub != nil || m.keep != nil) && data[v] == '{' {
+		d.rest = append(d.rest, data[i:v]...)
+		rest, e, ok := pruneAt(d.rest, data, v, m.sub, m.keep)
+		d.rest = rest
+		return ok && e == end
+	}
+	d.rest = append(d.rest, data[i:end]...)
 	return true
 }
 
@@ -717,7 +746,7 @@ func (d *Selective) roles(src []byte, v int) ([]Role, int, bool) {
 	if end, null, ok := scalarAt(src, v); !ok || end > v {
 		return nil, end, ok && null
 	}
-	roles := []Role{}
+	roles := d.roleBuf[:0]
 	end, ok := eachElementFrom(src, v, func(i int) (int, bool) {
 		if src[i] != '{' {
 			return i, false
@@ -750,7 +779,10 @@ func (d *Selective) roles(src []byte, v int) ([]Role, int, bool) {
 		}, nil)
 		return end, ok
 	})
-	return roles, end, ok
+	// The roles are copied from the buffer kept from one Record to the
+	// next into a list of their exact number.
+	d.roleBuf = roles
+	return append(make([]Role, 0, len(roles)), roles...), end, ok
 }
 
 // status decodes the status variables Select keeps from the object at
@@ -780,12 +812,34 @@ func (d *Selective) status(src []byte, v int) (map[string]float64, int, bool) {
 		m[string(key)] = x
 		return ok
 	}, nil)
-	return m, end, ok
+	// The variables left out are skipped as bytes: the general way
+	// checks that they end where the object skipped whole does.
+	return m, end, ok && skipsAlike(src, v, end)
 }
 
-// slabCounters is how many counters a new slab holds: those of a few
-// dozen Records as perfbench writes them.
-const slabCounters = 1024
+// slabCounters is how many counters a slab holds: those of a few dozen
+// Records as perfbench writes them. Once a Selective has made slabs for
+// bigSlabsAfter counters (those of about 500 Records), it makes slabs of
+// bigSlabCounters (7.5 MB), large enough for huge pages (see adviseHuge):
+// a report of a few hundred Records holds little more memory than its
+// counters fill, one of a campaign takes most of them in huge pages.
+const (
+	slabCounters    = 1024
+	bigSlabsAfter   = 64 * slabCounters
+	bigSlabCounters = 64 * slabCounters
+)
+
+// newSlab starts a slab for the counters of the Records read next, with
+// room for those of one like the Record read before at least.
+func (d *Selective) newSlab() {
+	n := slabCounters
+	if d.slabbed >= bigSlabsAfter {
+		n = bigSlabCounters
+	}
+	d.slab = make([]Counter, 0, max(n, len(d.events)))
+	d.slabbed += cap(d.slab)
+	adviseHuge(d.slab)
+}
 
 // placeCounters gives the Record and its roles their counter lists, in
 // one array of their exact number as Parse packs them: the part of the

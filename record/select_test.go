@@ -20,7 +20,7 @@ var selections = []Select{
 	{Status: []string{"Rows_read", "Innodb_rows_read"}},
 	{Roles: true, Status: []string{"Rows_read", "Innodb_rows_read"}},
 	{Roles: true, Series: true, Status: []string{"Rows_read", "Innodb_rows_read"}},
-	{Roles: true, Series: true, ClientLists: true},
+	{Roles: true, Series: true, ClientLists: true, Extras: true},
 }
 
 // treeRecords returns the JSON of every Record file in the tree's
@@ -78,7 +78,34 @@ func fullRecord() *Record {
 	r.Series = []Point{{T: 1, Seconds: 1, Ops: 3, Counters: map[string]float64{"cycles": 4}}}
 	r.Client = &Client{Tool: "sysbench", Queries: 5, Intervals: []Interval{{At: 1, QPS: 2}}, Histogram: []Bucket{{UpToMs: 1, Count: 2}}}
 	r.Warnings = []Warning{{Code: WarnMultiplexed, Events: []string{"cycles"}, Text: "cycles ran 50% of the window"}}
+	smallMembersOf(r)
 	return r
+}
+
+// smallMembersOf sets every field of the small members of r (see
+// Selective.small) that fullRecord leaves unset.
+func smallMembersOf(r *Record) {
+	r.Error, r.Group, r.Profile, r.AAOf = "one \"quoted\"\nword", "point", "cpu.pprof", "v0"
+	r.Window.Warmup, r.Window.StatusLag, r.Window.Counting = 5, 0.015625, CountingThread
+	r.Ops.Per, r.Ops.Estimated = 1000, true
+	r.Gauges = map[string]float64{"Threads_running": 2, "Open_tables": 64}
+	r.Metrics = map[string]float64{"qps": 1.5, "cpu/o": 2e-5}
+	r.OS = &OS{UserSeconds: 1.83, SystemSeconds: 0.46, VoluntaryCS: 106885, InvoluntaryCS: 9717, ReadBytes: 1, WriteBytes: 3886720,
+		ReadChars: 2, WriteChars: 3, ReadCalls: 4, WriteCalls: 5, RSSBytes: 1 << 32, HostCPUSeconds: 7.5,
+		Disk: &Disk{Device: "nvme0n1", Reads: 1, ReadSectors: 2, Writes: 1943, WriteSectors: 16195, IOTicks: 12}}
+	c := r.Client
+	c.Command, c.Whole, c.Started, c.Seconds = []string{"sysbench", "--threads=1", "oltp_point_select", "run"}, true, time.Date(2026, 11, 2, 6, 15, 10, 5, time.FixedZone("", 3600)), 70
+	c.Reads, c.Writes, c.Other, c.Transactions, c.Events, c.Errors, c.Reconnects, c.Inserts = 1, 2, 3, 4, 5, 6, 7, 8
+	c.LatencyMin, c.LatencyAvg, c.LatencyMax, c.LatencyP95, c.Percentile, c.ExitCode = 0.1, 0.6174860800214985, 20, 1.23, 99, 3
+	r.Server = &Server{Pid: 4242, Version: "10.5.17-MariaDB", VersionComment: "mariadb.org binary", Exe: "/opt/mariadb/bin/mariadbd",
+		BuildID: "ab12", Basedir: "/opt/mariadb", Datadir: "/data", Port: 3306, Socket: "/tmp/s.sock", Config: "/etc/my.cnf",
+		Variables: map[string]string{"innodb_buffer_pool_size": "17179869184", "sql_mode": ""}, UptimeStart: 108920, UptimeEnd: 108980}
+	paranoid, nmi := 2, 0
+	r.Provenance = Provenance{Hostname: "bench1", CPUModel: "AMD Ryzen 7 7735HS", CPUs: 16, Kernel: "6.1.0-28-amd64",
+		PerfEventParanoid: &paranoid, NMIWatchdog: &nmi, Virtualization: "kvm", PMUs: []string{"cpu", "msr"}, Perfbench: "v1.2",
+		Command: []string{"perfbench", "run", "plan.toml"}, Plan: "plan.toml", PlanSHA256: "e3b0", Written: time.Date(2026, 11, 2, 6, 16, 21, 0, time.UTC),
+		Origin:    map[string]string{"perf.target": "process id '4121'"},
+		Placement: &Placement{Mode: "split", Server: "0-7", Client: "8-15", ServerAllowed: "0-7", ClientAllowed: "8-15", ServerThreadsElsewhere: 1}}
 }
 
 // TestSelectiveAsGeneral checks that the fast path of Selective reads
@@ -117,6 +144,104 @@ func TestSelectiveAsGeneral(t *testing.T) {
 	}
 	if r.Roles != nil || r.Series != nil || r.Client.Intervals != nil || r.Client.Histogram != nil || len(r.Status) != 2 || len(r.Counters) != 2 || r.Client.Queries != 5 {
 		t.Errorf("read with %+v: %+v", selections[0], r)
+	}
+	if r.Gauges != nil || r.Server != nil || r.Client.Command != nil || !reflect.DeepEqual(r.Provenance, Provenance{CPUs: 16}) || r.OS.Disk.Writes != 1943 || r.Metrics["qps"] != 1.5 {
+		t.Errorf("read with %+v, the extras: %+v", selections[0], r)
+	}
+	all := selections[len(selections)-1]
+	r, err = NewSelective(all).Parse(recs["every member"])
+	whole, _ := Parse(recs["every member"])
+	if err != nil || !reflect.DeepEqual(r, whole) {
+		t.Errorf("read with %+v: %+v, %v; want %+v", all, r, err, whole)
+	}
+}
+
+// TestSelectiveSmallByHand checks that the fast path reads every small
+// member of a Record by hand (Selective.small): of a Record with every
+// member, only the warnings (and the series, when read) are left to the
+// general decoder.
+func TestSelectiveSmallByHand(t *testing.T) {
+	data, err := Marshal(fullRecord())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sel := range selections[:3] {
+		d := NewSelective(sel)
+		if _, _, ok := d.fast(data); !ok {
+			t.Fatalf("%+v: the fast path refused the Record", sel)
+		}
+		var rest map[string]json.RawMessage
+		if err := json.Unmarshal(d.rest, &rest); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"warnings"}
+		if sel.Series {
+			want = append(want, "series")
+		}
+		if got := slices.Sorted(maps.Keys(rest)); !slices.Equal(got, slices.Sorted(slices.Values(want))) {
+			t.Errorf("%+v: left %v to the general decoder, want %v", sel, got, want)
+		}
+	}
+}
+
+// smallVariants are members of a Record that the readers of small
+// members must read as encoding/json does, or leave to the general
+// decoder: escapes, nulls, names given twice or in another case, values
+// of another type, numbers out of range, unknown members.
+var smallVariants = []string{
+	`"host":"a\u0062"`, `"host":null`, `"host":1`, `"host":"x","host":"y"`, `"Host":"x"`, `"host":"x","HOST":"y"`,
+	`"host":"\ud800"`, `"host":"é"`, "\"host\":\"\xff\"", "\"host\":\"a\tb\"", `"host":"a\"b"`,
+	`"threads":1e2`, `"threads":99999999999999999999`, `"threads":-3`, `"threads":1.0`, `"threads":null`, `"threads":0`,
+	`"repeat":"1"`, `"repeat":-1`, `"schema":1`, `"kind":"stat"`, `"outcome":null`, `"outcome":"failed","error":"a\nb"`,
+	`"error":"é\u00e9"`, `"profile":null`, `"aa_of":"x"`, `"group":"point"`, `"warnings":[],"host":"h"`,
+	`"window":null`, `"window":{}`, `"window":[]`, `"window":1`, `"window":{"start":null}`,
+	`"window":{"start":"2026-11-02T06:15:20+01:00","end":"2026-11-02T06:16:20.123456789-07:30"}`,
+	`"window":{"start":"2026-11-02T06:15:20Z","start":"2026-11-02T06:15:21Z"}`, `"window":{"start":"bad"}`,
+	`"window":{"start":"2026-11-02T06:15:20\u005a"}`, `"window":{"start":1}`, `"window":{"seconds":1e400}`,
+	`"window":{"seconds":"1"}`, `"window":{"x":1,"seconds":2}`, `"window":{"Seconds":2}`, `"window":{"seconds":-0.5e-3,"counting":"cgroup"}`,
+	`"window":{"start":"2026-11-02T06:15:20Z"},"window":{"seconds":1}`,
+	`"ops":{"counted":true,"estimated":null}`, `"ops":{"counted":1}`, `"ops":{"counted":"true"}`, `"ops":{"source":"Questions","count":12345678901234567890,"per":1e3}`,
+	`"gauges":{}`, `"gauges":null`, `"gauges":{"a":1,"a":2}`, `"gauges":{"a":null}`, `"gauges":{"a\u0062":1}`, "\"gauges\":{\"\xff\":1}",
+	`"gauges":{"a":"1"}`, `"gauges":[1]`, `"metrics":{"qps":1,"cpu/o":2e-5}`, `"metrics":{"":0}`,
+	`"os":null`, `"os":{}`, `"os":{"disk":null}`, `"os":{"disk":{"device":"sda","x":1}}`, `"os":{"disk":{"device":"sda"},"disk":null}`,
+	`"os":{"user_seconds":1,"rss_bytes":1e20,"disk":{"io_ms":5}}`,
+	`"client":null`, `"client":{"command":[]}`, `"client":{"command":null}`, `"client":{"command":["a",null,"b"]}`, `"client":{"command":["a",1]}`,
+	`"client":{"intervals":[{"at":1}],"histogram":null,"queries":3}`, `"client":{"intervals":[],"intervals":[]}`, `"client":{"Intervals":[]}`,
+	`"client":{"started":"2026-11-02T06:15:20.5Z","exit_code":2,"whole_run":false}`, `"client":{"exit_code":2.5}`, `"client":{"tool":"x","x":[1}`,
+	`"server":{"variables":{"a":"b","c":null}}`, `"server":{"variables":{"a":"\u00e9","b":""}}`, `"server":{"variables":null}`,
+	`"server":{"variables":{}}`, `"server":{"variables":{"a":1}}`, `"server":{"port":65536,"pid":-1}`, `"server":null`,
+	`"provenance":{"perf_event_paranoid":null,"nmi_watchdog":0,"pmus":[],"origin":{}}`, `"provenance":{"perf_event_paranoid":-1,"perf_event_paranoid":null}`,
+	`"provenance":{"placement":{"mode":"split","x":1}}`, `"provenance":{"placement":null}`, `"provenance":{"placement":{"server_threads_elsewhere":3}}`,
+	`"provenance":{"written":null,"cpus":2}`, `"provenance":{"CPUS":3,"Hostname":1,"cpus":2}`, `"provenance":{"cpus":1,"cpus":2}`,
+	`"provenance":{"hostname":"a","hostname":"b"}`, `"provenance":{"hostname":1,"x":2}`, `"server":{"pid":"x"}`, `"gauges":{"a":"x"}`,
+	`"client":{"command":"x"}`, `"client":{"Command":["a"]}`, `"client":{"command":["a"],"command":null}`,
+	`"client":{"command":.x"},"queries":1}`, `"client":{"histogram":n[ull,"queries":3}`, `"provenance":{"nmi_watchdog":-1{"cpus":1}`,
+	`"provenance":{"plan":"a"x,"cpus":1}`, `"provenance":{"origin":{"a":"b"},"command":["perfbench"]}`, `"provenance":null`, `"provenance":[]`,
+}
+
+// TestSelectiveSmallMembers checks that each of smallVariants in a
+// Record is read as the general way reads it, Record or error, read
+// first and after a Record with every member.
+func TestSelectiveSmallMembers(t *testing.T) {
+	full, err := Marshal(fullRecord())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range smallVariants {
+		data := []byte(`{"schema":2,"kind":"step","outcome":"ok","version":"v","step":"s",` + v + `,"counters":[]}`)
+		for _, sel := range selections {
+			want, wantErr := NewSelective(sel).general(data)
+			for _, before := range [][]byte{nil, full} {
+				d := NewSelective(sel)
+				d.Parse(before)
+				got, err := d.Parse(data)
+				if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+					t.Errorf("%s with %+v: error %v, want %v", v, sel, err, wantErr)
+				} else if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s with %+v: read\n%+v\nwant\n%+v", v, sel, got, want)
+				}
+			}
+		}
 	}
 }
 
@@ -161,6 +286,8 @@ func TestSelectiveRefuses(t *testing.T) {
 		{"number for a string", edit(`"event": "cycles"`, `"event": 1`), false},
 		{"lone surrogate", edit(`"event": "cycles"`, `"event": "cy\ud800cles"`), true},
 		{"null status variable", edit(`"Rows_read": 7`, `"Rows_read": null`), true},
+		{"a status variable left out not JSON", edit(`"Questions": 1000000`, `"Questions": 10000"0`), false},
+		{"a status variable left out not JSON, a bracket", edit(`"Questions": 1000000`, `"Questions": 10000{0`), false},
 		{"truncated", good[:len(good)/2], false},
 		{"trailing bytes", append(append([]byte{}, good...), `{"x":`...), true},
 		{"not an object", []byte(`[1, 2]`), false},
@@ -196,6 +323,9 @@ func FuzzSelective(f *testing.F) {
 	for _, data := range recs {
 		f.Add(recs["every member"], data, uint8(0))
 		f.Add(data, data, uint8(1))
+	}
+	for _, v := range smallVariants {
+		f.Add(recs["every member"], []byte(`{"schema":2,"kind":"step","outcome":"ok","version":"v","step":"s",`+v+`}`), uint8(len(v)))
 	}
 	f.Add([]byte(`{}`), []byte(`{"schema":2,"kind":"step","outcome":"ok","version":"v","step":"s","counters":[{"event":"e","status":"counted","raw":1}],"roles":[{"name":"x","counters":[]}]}`), uint8(3))
 	f.Fuzz(func(t *testing.T, before, data []byte, which uint8) {

@@ -23,8 +23,8 @@ type fields struct {
 	Series bool // the per-second charts
 }
 
-// allFields reads Records whole but for the status variables no report
-// reads.
+// allFields reads Records whole but for what no report reads (see
+// selection).
 var allFields = fields{Roles: true, Series: true}
 
 // FieldsFor returns the Fields the tables of opt need, and the series when
@@ -41,9 +41,12 @@ func FieldsFor(opt Options, charts bool) fields {
 }
 
 // selection returns what loading reads of each Record for f: always
-// leaving out the client's per-interval lines and histogram and the
-// status variables other than the rows read (analysis reads no others);
-// the roles and the series unless f asks for them.
+// leaving out the client's per-interval lines and histogram, the status
+// variables other than the rows read (analysis reads no others) and the
+// members no table reads (record.Select.Extras: the gauges, the server,
+// the client's command, the provenance but for its CPU count: a table
+// that comes to read one must set Extras here); the roles and the series
+// unless f asks for them.
 func (f fields) selection() record.Select {
 	return record.Select{Roles: f.Roles, Series: f.Series, Status: []string{"Rows_read", "Innodb_rows_read"}}
 }
