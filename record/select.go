@@ -820,9 +820,10 @@ func (d *Selective) status(src []byte, v int) (map[string]float64, int, bool) {
 // slabCounters is how many counters a slab holds: those of a few dozen
 // Records as perfbench writes them. Once a Selective has made slabs for
 // bigSlabsAfter counters (those of about 500 Records), it makes slabs of
-// bigSlabCounters (7.5 MB), large enough for huge pages (see adviseHuge):
-// a report of a few hundred Records holds little more memory than its
-// counters fill, one of a campaign takes most of them in huge pages.
+// bigSlabCounters (7.5 MB): a report of a few hundred Records holds
+// little more memory than its counters fill, one of a campaign makes few
+// large arrays (in huge pages where perfbench report asked for them, see
+// internal/hugeheap).
 const (
 	slabCounters    = 1024
 	bigSlabsAfter   = 64 * slabCounters
@@ -838,7 +839,6 @@ func (d *Selective) newSlab() {
 	}
 	d.slab = make([]Counter, 0, max(n, len(d.events)))
 	d.slabbed += cap(d.slab)
-	adviseHuge(d.slab)
 }
 
 // placeCounters gives the Record and its roles their counter lists, in

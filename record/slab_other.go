@@ -1,6 +1,0 @@
-//go:build !linux
-
-package record
-
-// adviseHuge does nothing where transparent huge pages are not Linux's.
-func adviseHuge([]Counter) {}
