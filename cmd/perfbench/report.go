@@ -261,7 +261,7 @@ const reportMemoryLimit = 880 << 20
 
 // reportHugeHeap is how much of perfbench report's heap is asked for in
 // transparent huge pages, first thing (hugeheap.Advise).
-const reportHugeHeap = 512 << 20
+const reportHugeHeap = 384 << 20
 
 // reportGCPercent is the GOGC of perfbench report.
 const reportGCPercent = 50

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -29,7 +30,8 @@ var (
 //
 // It does nothing, and says why, when the kernel already backs every
 // mapping with huge pages ("always"), gives none ("never"), or has no
-// transparent huge pages; when GODEBUG has disablethp=1; when the kernel
+// transparent huge pages; when GODEBUG has disablethp=1; when the soft
+// memory limit is under 2n; when the kernel
 // refuses to overcommit memory (vm.overcommit_memory 2), or n is more than
 // a quarter of MemAvailable, so that mapping the block can never fail; and
 // on 32-bit platforms.
@@ -78,6 +80,12 @@ func skipReason(n int) string {
 	}
 	if n <= 0 {
 		return "nothing asked"
+	}
+	// The freed block stays mapped and counts against the soft
+	// memory limit: under a low one the runtime would hand it back
+	// at once.
+	if limit := debug.SetMemoryLimit(-1); int64(n) > limit/2 {
+		return "the soft memory limit (GOMEMLIMIT) is under twice the block"
 	}
 	for _, kv := range strings.Split(getenvGodebug(), ",") {
 		if strings.TrimSpace(kv) == "disablethp=1" {
