@@ -15,8 +15,8 @@
 // allocates one large block, which makes the runtime map that much heap
 // at once without touching it; marks the block MADV_HUGEPAGE; and lets it
 // go. The runtime then places the process's next allocations in those
-// pages, and the kernel backs them 2 MiB at a time. Nothing is written to
-// the block, so it costs address space, not memory.
+// pages, and the kernel backs them 2 MiB at a time. One byte of the block
+// is written (to find it), so it costs address space, not memory.
 package hugeheap
 
 // result says what advise did.

@@ -28,13 +28,12 @@ var (
 // land in its pages. Call it once, early: the pages the heap used before
 // stay as they were.
 //
-// It does nothing, and says why, when the kernel already backs every
+// It marks nothing (and returns 0) when the kernel already backs every
 // mapping with huge pages ("always"), gives none ("never"), or has no
 // transparent huge pages; when GODEBUG has disablethp=1; when the soft
-// memory limit is under 2n; when the kernel
-// refuses to overcommit memory (vm.overcommit_memory 2), or n is more than
-// a quarter of MemAvailable, so that mapping the block can never fail; and
-// on 32-bit platforms.
+// memory limit is under 2n; when the kernel refuses to overcommit memory
+// (vm.overcommit_memory 2) or n is more than a quarter of MemAvailable,
+// so that mapping the block can never fail; and on 32-bit platforms.
 func Advise(n int) (marked int, err error) {
 	r, err := advise(n)
 	return r.Bytes, err
