@@ -47,6 +47,8 @@ import (
 	"sync"
 
 	"github.com/aclements/go-moremath/stats"
+
+	"github.com/perfbench/perfbench/record"
 )
 
 // State says whether a cell has a value and, if not, why.
@@ -147,6 +149,35 @@ type Cell struct {
 	// "auto" whose step ran the most repeats allowed without its interval
 	// reaching the precision asked for.
 	MaxReached bool
+	// Paired is set on a ratio of versions measured together (duet or
+	// slices, or both over its repeats): it is the geometric mean of the
+	// ratios of their paired turns, N counts turns rather than repeats,
+	// and Lo, Hi, P come from a Student t interval and test on the
+	// ratios' logarithms (see Comparison.Pairing).
+	Paired PairMode
+}
+
+// PairMode says how the versions of a paired ratio were measured together.
+type PairMode uint8
+
+// Pair modes (Cell.Paired).
+const (
+	NotPaired PairMode = iota
+	PairedDuet
+	PairedSlices
+	PairedMixed
+)
+
+func (m PairMode) String() string {
+	switch m {
+	case PairedDuet:
+		return record.ComparisonDuet
+	case PairedSlices:
+		return record.ComparisonSlices
+	case PairedMixed:
+		return "mixed"
+	}
+	return ""
 }
 
 // OK reports whether the cell has a value.

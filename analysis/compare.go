@@ -551,6 +551,12 @@ func (c *Comparison) RatioTo(k record.Key, base, metric string) Cell {
 // ratioOf is the ratio of k's values vv (summarized in v) to bk's bv (b),
 // with its test, interval and flags.
 func (c *Comparison) ratioOf(k, bk record.Key, metric string, vv []float64, v Cell, bv []float64, b Cell) Cell {
+	if r, _, ok := c.pairedRatio(k, bk, metric); ok && r.State != Missing {
+		if metric == OpsPerSecond {
+			c.markRepeats(&r, k, bk)
+		}
+		return r
+	}
 	r := Ratio(v, b)
 	if r.OK() && len(vv) >= 2 && len(bv) >= 2 {
 		r.Tested, r.P = true, c.uTest(vv, bv)

@@ -316,6 +316,10 @@ func windowSeconds(r *record.Record) float64 {
 			return s
 		}
 	}
+	if a := r.ActiveSeconds(); a > 0 {
+		// Measured in a comparison: the slices in which its load ran.
+		return a
+	}
 	if r.Window.Seconds > 0 {
 		return r.Window.Seconds
 	}

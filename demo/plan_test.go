@@ -84,8 +84,10 @@ func TestPlanTOML(t *testing.T) {
 			if p.Name != "demo" || p.Base != "10.11.18" || p.Repeats != tt.repeats || p.Interval != time.Second {
 				t.Errorf("name %q base %q repeats %d interval %s", p.Name, p.Base, p.Repeats, p.Interval)
 			}
-			if p.Servers != plan.ServersOneAtATime {
-				t.Errorf("servers %q", p.Servers)
+			// Every server runs at once and each step's versions are
+			// measured together.
+			if p.Servers == plan.ServersOneAtATime || p.Compare != plan.CompareAuto || p.Slice != time.Second || !p.Compared() {
+				t.Errorf("servers %q compare %q slice %s compared %v", p.Servers, p.Compare, p.Slice, p.Compared())
 			}
 			if !reflect.DeepEqual(p.Events, events) {
 				t.Errorf("events %q, want %q", p.Events, events)
@@ -123,17 +125,32 @@ func TestPlanTOML(t *testing.T) {
 			if n := plan.Measurements(items); n != tt.measurements {
 				t.Errorf("%d measurements, want %d", n, tt.measurements)
 			}
-			// Versions interleave: the first measurement of each block
-			// goes 10.11.18, 10.11.19, 10.11.19-binlog, 10.11.18-aa,
-			// 10.11.18, ...
+			// Every server starts once, first; then each step's four
+			// versions come together, one comparison each, repeat by
+			// repeat.
 			var order []string
+			comparisons := map[string][]string{}
 			for _, it := range items {
-				if it.Action == plan.ActionStart {
+				switch {
+				case it.Action == plan.ActionStart:
 					order = append(order, it.Version.Label)
+				case it.Action == plan.ActionMeasure:
+					if it.Comparison == "" {
+						t.Errorf("%s is not in a comparison", it.ID)
+					}
+					comparisons[it.Comparison] = append(comparisons[it.Comparison], it.Version.Label)
 				}
 			}
-			if len(order) != 4*tt.repeats || order[0] != "10.11.18" || order[1] != "10.11.19" || order[2] != "10.11.19-binlog" || order[3] != "10.11.18-aa" || order[4] != "10.11.18" {
-				t.Errorf("server starts in order %q", order)
+			if want := []string{"10.11.18", "10.11.19", "10.11.19-binlog", "10.11.18-aa"}; !reflect.DeepEqual(order, want) {
+				t.Errorf("server starts in order %q, want %q", order, want)
+			}
+			if len(comparisons) != tt.measurements/4 {
+				t.Errorf("%d comparisons, want %d", len(comparisons), tt.measurements/4)
+			}
+			for id, vs := range comparisons {
+				if len(vs) != 4 {
+					t.Errorf("comparison %s has versions %q", id, vs)
+				}
 			}
 		})
 	}

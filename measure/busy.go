@@ -215,3 +215,67 @@ func (s *Session) checkBusy(r *record.Record, start, end edge) {
 		r.AddWarning(record.Warning{Code: record.WarnBusy, Text: msg})
 	}
 }
+
+// HostEdge is the host's CPU times and every process's, read at one
+// instant: two of them tell how much CPU other processes used in between
+// (OtherCPU). perfbench run reads one at every slice edge of a comparison.
+type HostEdge struct{ e *busyEdge }
+
+// ReadHostEdge reads /proc/stat and every process's CPU time.
+func ReadHostEdge() (HostEdge, error) {
+	e, err := readBusyEdge("")
+	if err != nil {
+		return HostEdge{}, fmt.Errorf("read the host's CPU times: %w", err)
+	}
+	return HostEdge{e}, nil
+}
+
+// OtherCPU is the CPU time, in seconds, that processes other than own, their
+// descendants, perfbench and its descendants (the loads, the servers it
+// started) used on the host between a and b, and whether that makes the
+// span busy as it would a window (more than 0.1 CPU and 5% of the host's
+// CPUs on average). Clock-tick truncation makes it exact to a few ticks.
+func OtherCPU(a, b HostEdge, own []int) (seconds float64, busy bool) {
+	if a.e == nil || b.e == nil {
+		return 0, false
+	}
+	mine := map[int]bool{os.Getpid(): true}
+	for _, p := range own {
+		mine[p] = true
+	}
+	for _, e := range []*busyEdge{a.e, b.e} {
+		for _, p := range append(own, os.Getpid()) {
+			for d := range e.descendants(p) {
+				mine[d] = true
+			}
+		}
+	}
+	ticks := osstat.ClockTicks()
+	sub := func(x, y uint64) float64 {
+		if y < x {
+			return 0
+		}
+		return float64(y-x) / ticks
+	}
+	host := func(c osstat.HostCPU) uint64 { return c.User + c.Nice + c.System }
+	total := func(c osstat.HostCPU) uint64 {
+		return c.User + c.Nice + c.System + c.Idle + c.IOWait + c.IRQ + c.SoftIRQ + c.Steal
+	}
+	other := sub(host(a.e.host), host(b.e.host))
+	for p, end := range b.e.procs {
+		was, ok := a.e.procs[p]
+		if !ok || was.start != end.start {
+			was = procTimes{}
+		}
+		if mine[p] {
+			other -= sub(was.ticks, end.ticks)
+		}
+	}
+	other = max(other, 0)
+	secs := b.e.at.Sub(a.e.at).Seconds()
+	cpus := 0.0
+	if secs > 0 {
+		cpus = sub(total(a.e.host), total(b.e.host)) / secs
+	}
+	return other, isBusy(other, secs, cpus)
+}

@@ -62,8 +62,14 @@ func ApplyClient(r *record.Record, c *record.Client, op string) {
 	if c == nil {
 		return
 	}
-	for _, w := range clientGaps(c, r.Window.Start, r.Window.End) {
-		r.Warnf(record.WarnGeneral, "%s", w)
+	if r.Comparison != nil && r.Comparison.Mode == record.ComparisonSlices {
+		// The load was stopped outside its slices: its lines jump there
+		// by design.
+		r.Warnf(record.WarnGeneral, "the load was stopped (SIGSTOP) outside its slices: its own per-interval lines, rates and latencies include those pauses")
+	} else {
+		for _, w := range clientGaps(c, r.Window.Start, r.Window.End) {
+			r.Warnf(record.WarnGeneral, "%s", w)
+		}
 	}
 	if !IsClientOp(op) {
 		return

@@ -127,6 +127,19 @@ type WindowSpec struct {
 	// start edge read), with the instant it opened: a load started there
 	// is inside the window from its first operation.
 	Opened func(at time.Time)
+	// Ticks, when not nil, reads a series point (counters, server status,
+	// the server's CPU time) at each value received instead of every
+	// Config.Interval, and the Record gets Comparison.Slices, one per
+	// point, with each slice's status deltas: several servers measured
+	// at once are read at the same instants (perfbench run's duet and
+	// slices). TickEvery is the planned time between ticks (for the
+	// stall warnings). The caller fills in the comparison's mode, turns
+	// and what ran in each slice.
+	Ticks     <-chan time.Time
+	TickEvery time.Duration
+	// OnPoint, when not nil, is called once each series point has been
+	// read, with the number of points read so far.
+	OnPoint func(n int)
 }
 
 // Session is a measurement in progress on one process: counters open from
@@ -398,7 +411,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	var start, end edge
 	var refStart, refEnd cpuRef      // the CPU time task-clock is checked against
 	var roleTotal *perfevent.Reading // cgroup mode: the per-thread counters of the split by role
-	ser := &series{s: s, ctx: rctx, end: &end, warn: warn}
+	ser := &series{s: s, ctx: rctx, end: &end, warn: warn, slices: w.Ticks != nil, onPoint: w.OnPoint}
 	stopWatch := func() {}
 	opts := perfevent.WindowOptions{
 		Duration: w.Duration,
@@ -424,9 +437,10 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 			return nil
 		},
 	}
-	if s.cfg.Interval > 0 {
+	if s.cfg.Interval > 0 || w.Ticks != nil {
 		opts.OnInterval = ser.point
 	}
+	opts.Tick = w.Ticks
 	sampling := s.startProfile(&opts, warn)
 	opts.BeforeStart = s.beforeRead(&refStart, opts.BeforeStart)
 	opts.BeforeEnd = s.beforeRead(&refEnd, opts.BeforeEnd)
@@ -468,7 +482,14 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	s.osDelta(r, start, end)
 	s.checkBusy(r, start, end)
 	s.gap = checkCPU(r, all, refStart, refEnd, s.refKind())
-	s.finishSeries(r, ser.points, failed != "", w.Duration)
+	every := s.cfg.Interval
+	if w.Ticks != nil {
+		every = w.TickEvery
+	}
+	s.finishSeries(r, ser.points, failed != "", w.Duration, every)
+	if w.Ticks != nil {
+		r.Comparison = &record.Comparison{Slices: ser.comparisonSlices(r.Series, failed != "")}
+	}
 	split, ok := s.roleSplit(win.Total, roleTotal)
 	s.finishRoles(r, split, roles, perRole && ok)
 

@@ -32,6 +32,20 @@ type series struct {
 	// opWarned and cpuWarned: a failed status or CPU read was warned
 	// about (once per window).
 	opWarned, cpuWarned bool
+	// slices keeps, for each point, its status deltas and whether its ops
+	// were counted (extra), for Record.Comparison; onPoint is told of each
+	// point read (WindowSpec.OnPoint).
+	slices  bool
+	extra   []pointExtra
+	onPoint func(n int)
+}
+
+// pointExtra is what a comparison's slice keeps of a series point beyond
+// the point itself.
+type pointExtra struct {
+	status     map[string]float64 // the counters that changed
+	opsCounted bool
+	err        string // why the point has no ops
 }
 
 // begin starts the series from the window's start edge.
@@ -71,18 +85,40 @@ func (x *series) point(d perfevent.Reading) {
 		}
 		cpu, cpuOK = s.processCPU()
 	}
+	var ex pointExtra
+	if x.slices && st != nil && x.prevStatus != nil {
+		// A status read long after its counter read puts the ops of
+		// one slice in the next: such a slice is not paired.
+		lag := max(statusLag(x.prevStatus, d.Start), statusLag(st, d.End))
+		if limit := max(maxSliceLag, time.Duration(float64(d.End.Sub(d.Start))*maxSliceLagShare)); lag > limit {
+			ex.err = fmt.Sprintf("the server's status was read %.0f ms away from its counters (more than %.0f ms): its ops are not the counters' slice", float64(lag)/1e6, float64(limit)/1e6)
+		}
+	}
 	if s.op != nil && st != nil && x.prevStatus != nil {
 		if diff, err := mysqld.Delta(x.prevStatus, st); err == nil {
 			if n, err := diff.Ops(*s.op); err == nil {
-				p.Ops = n
+				p.Ops, ex.opsCounted = n, ex.err == ""
+			} else {
+				ex.err = err.Error()
 			}
-		} else if !x.opWarned {
-			x.opWarned = true
-			x.warn(record.WarnGeneral, "series: ops could not be counted: %v", err)
+			if x.slices {
+				ex.status = changed(diff.Counters)
+			}
+		} else {
+			ex.err = "ops could not be counted: " + err.Error()
+			if !x.opWarned {
+				x.opWarned = true
+				x.warn(record.WarnGeneral, "series: ops could not be counted: %v", err)
+			}
 		}
+	} else if s.op != nil {
+		ex.err = "the server status could not be read at both ends of the slice"
 	}
 	if st != nil {
 		x.prevStatus = st
+	} else if x.slices {
+		// The next slice has no start: its delta would span two slices.
+		x.prevStatus = nil
 	}
 	if cpuOK && x.prevCPUok {
 		p.CPUSeconds = max(cpu-x.prevCPU, 0)
@@ -94,6 +130,63 @@ func (x *series) point(d perfevent.Reading) {
 		x.prevCPU, x.prevCPUok = cpu, true
 	}
 	x.points = append(x.points, p)
+	if x.slices {
+		x.extra = append(x.extra, ex)
+	}
+	if x.onPoint != nil {
+		x.onPoint(len(x.points))
+	}
+}
+
+// A comparison's slice whose status was read further than maxSliceLag, and
+// than maxSliceLagShare of the slice, from its counters at either edge has
+// no op count: its ops would not be those of its counters' interval.
+const (
+	maxSliceLag      = 25 * time.Millisecond
+	maxSliceLagShare = 0.025
+)
+
+// statusLag is how far the middle of status st's query was from the
+// counter read at instant at.
+func statusLag(st *mysqld.Status, at time.Time) time.Duration {
+	d := st.Time.Sub(at)
+	if d < 0 {
+		d = -d
+	}
+	return d
+}
+
+// changed returns the counters of m that are not 0.
+func changed(m map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range m {
+		if v != 0 {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// comparisonSlices turns the window's series points (with their ends set)
+// into a comparison's slices: Ran, Turn and CPUs are the caller's to set.
+// In a failed window no slice has an op count.
+func (x *series) comparisonSlices(points []record.Point, failed bool) []record.Slice {
+	out := make([]record.Slice, len(points))
+	for i, p := range points {
+		sl := record.Slice{Start: p.T - p.Seconds, Seconds: p.Seconds, Ops: p.Ops, Counters: p.Counters, CPUSeconds: p.CPUSeconds}
+		if i < len(x.extra) {
+			ex := x.extra[i]
+			sl.OpsCounted, sl.Status, sl.Error = ex.opsCounted && !failed, ex.status, ex.err
+		}
+		if failed && sl.Error == "" {
+			sl.Error = "the window failed"
+		}
+		if failed {
+			sl.Ops = 0
+		}
+		out[i] = sl
+	}
+	return out
 }
 
 // statusAndOps sets r's status deltas and op count from the window's edges
@@ -166,7 +259,7 @@ func (s *Session) osDelta(r *record.Record, start, end edge) {
 // finishSeries puts points in r (their ends, and no ops when there is no
 // server op or the window failed) and warns about stalls: a window planned
 // to last planned, or an interval, that lasted much longer.
-func (s *Session) finishSeries(r *record.Record, points []record.Point, failed bool, planned time.Duration) {
+func (s *Session) finishSeries(r *record.Record, points []record.Point, failed bool, planned, every time.Duration) {
 	if len(points) > 0 {
 		t := 0.0
 		for i := range points {
@@ -178,7 +271,7 @@ func (s *Session) finishSeries(r *record.Record, points []record.Point, failed b
 		}
 		r.Series = points
 	}
-	for _, msg := range stallWarnings(planned, r.Window.Seconds, s.cfg.Interval, r.Series) {
+	for _, msg := range stallWarnings(planned, r.Window.Seconds, every, r.Series) {
 		r.Warnf(record.WarnGeneral, "%s", msg)
 		if s.cfg.OnWarning != nil {
 			s.cfg.OnWarning(msg)

@@ -18,6 +18,11 @@ type WindowOptions struct {
 	// Interval, when positive, also reads the counters every Interval and
 	// keeps each interval's delta in Window.Series.
 	Interval time.Duration
+	// Tick, when not nil, reads the counters at each value received
+	// instead of every Interval, and keeps each interval's delta in
+	// Window.Series: a caller measuring several processes at once reads
+	// them all at the same instants.
+	Tick <-chan time.Time
 	// OnInterval, when set, is called with each interval's delta as it
 	// ends, for live output.
 	OnInterval func(Reading)
@@ -83,8 +88,8 @@ func Measure(ctx context.Context, a *Attachment, opts WindowOptions) (*Window, e
 		defer t.Stop()
 		deadline = t.C
 	}
-	var tick <-chan time.Time
-	if opts.Interval > 0 {
+	tick := opts.Tick
+	if tick == nil && opts.Interval > 0 {
 		tk := time.NewTicker(opts.Interval)
 		defer tk.Stop()
 		tick = tk.C
@@ -132,7 +137,7 @@ loop:
 			return nil, err
 		}
 	}
-	if opts.Interval > 0 && end.End.After(prev.End) {
+	if (opts.Interval > 0 || opts.Tick != nil) && end.End.After(prev.End) {
 		if err := interval(end); err != nil {
 			return nil, err
 		}

@@ -65,6 +65,38 @@
 //	cpus = "0-3"          # the CPUs split, shared and threads use; default: all perfbench may run on
 //	server_cpus = "2-3"   # instead of placement: the server's CPUs and the load's, as lists
 //	client_cpus = "0-1"   # like taskset -c takes ("0", "0-3,8"); either alone pins that one only
+//	compare = "auto"      # how a step's versions are measured against each other: "auto" (default:
+//	                      # "duet" where every version can have CPUs of its own, "slices" otherwise),
+//	                      # "duet", "slices", or "windows" (each version in a window of its own)
+//	slice = "1s"          # the length of a comparison's slices: 250ms to 1m; default 1s
+//
+// Comparisons. With two versions or more, each step's versions are measured
+// together, so that what the host does to the machine's speed (on a VM,
+// phases of tens of seconds with 1.5–2× the CPU per query) falls on every
+// version alike:
+//
+//   - duet: every version's server and load run at once, each on CPUs of its
+//     own (as many as the measurement's client threads), passed on to the
+//     next version every slice, so that over a turn every version ran once on
+//     every set of CPUs;
+//   - slices: every version's load is connected and warmed, then one runs at
+//     a time (the others stopped with SIGSTOP) for a slice, in a random order
+//     each turn; the servers share the placement's CPUs.
+//
+// Every server is read at the same instants, at every slice's edges; the
+// Records keep every slice (record.Comparison) and reports compare a
+// version with the base turn by turn. The window of a step is its duration
+// of slices for every version (a duet takes duration, slices take duration
+// for each version); warm-up and tail are shared. All servers run from the
+// start (servers = "all-running", the plan then goes step by step rather
+// than version by version). "auto" measures in windows the steps that
+// cannot be paused or paired: custom commands, insert-benchmark steps, op
+// counts the client keeps (client.*), and every step of a plan with one
+// version or with servers = "one-at-a-time"; "duet" and "slices" refuse
+// them, with the line. "duet" also needs every server to be one perfbench
+// starts, the default placement (threads), and CPUs for every version at
+// each thread count (perfbench run checks this before anything starts).
+// "windows" keeps the order above, version block by version block.
 //
 // Placement pins a managed server as it starts (every thread it creates
 // inherits the CPUs; with "threads" it is moved, every thread, before a

@@ -45,6 +45,11 @@ type Item struct {
 	Threads int
 	// Before is, for ActionFlush, the ID of the measurement it precedes.
 	Before string
+	// Comparison, for ActionMeasure of a step whose versions are measured
+	// together, is the comparison's ID (ComparisonID): the items of one
+	// comparison come one after the other, and the runner measures them
+	// at once.
+	Comparison string
 }
 
 // Window returns the warm-up and measured durations of a measurement.
@@ -83,6 +88,9 @@ func RecordID(r *record.Record) string {
 // Data is loaded once per version, so later repeats run on the data earlier
 // repeats left (as published runs do).
 func (p *Plan) Expand() []Item {
+	if p.Compared() {
+		return p.expandCompared()
+	}
 	var items []Item
 	loaded := map[string]bool{}
 	dirty := map[string]bool{}

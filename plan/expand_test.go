@@ -11,6 +11,7 @@ import (
 
 const twoVersions = `
 [run]
+compare = "windows"
 repeats = 2
 threads = [1, 2]
 [steps]

@@ -162,6 +162,9 @@ type rawRun struct {
 	FlushTimeout  duration     `toml:"flush_timeout"`
 	Profile       profileFreq  `toml:"profile"`
 	ProfileEvent  string       `toml:"profile_event"`
+	// Comparisons (compare.go).
+	Compare string   `toml:"compare"`
+	Slice   duration `toml:"slice"`
 	// Placement (placement.go).
 	Placement  string  `toml:"placement"`
 	CPUs       cpuList `toml:"cpus"`
@@ -307,6 +310,8 @@ func (p *parser) parse(data []byte) *Plan {
 	p.aaOf(plan, raw.Version)
 	p.steps(plan, &raw.Steps, &raw.Run, &raw.Insert)
 	p.insertPlan(plan, &raw.Insert)
+	p.compare(plan, &raw.Run)
+	p.compareSteps(plan, &raw.Run)
 	p.checkSize(plan, raw.Run.Repeats.set)
 
 	plan.Base = raw.Base

@@ -62,6 +62,15 @@ type Plan struct {
 	PMUBudget int
 	// Placement is where the servers and the loads run.
 	Placement Placement
+	// Compare is how a step's versions are measured against each other:
+	// CompareAuto (default), CompareDuet, CompareSlices or
+	// CompareWindows (run.compare); each step's own is Step.Compare.
+	// CompareLine is the line of run.compare (0 when the plan has none).
+	Compare     string
+	CompareLine int
+	// Slice is the length of a comparison's slices (run.slice, default
+	// 1 s).
+	Slice time.Duration
 
 	Data     Data
 	Steps    []Step
@@ -211,6 +220,10 @@ type Step struct {
 	Insert *insertbench.Options
 	// Line is where the step is selected or defined in the plan file.
 	Line int
+	// Compare is how the step's versions are measured against each
+	// other: "" in windows of their own, else the plan's Compare (auto,
+	// duet or slices; the runner resolves auto per measurement).
+	Compare string
 }
 
 // Profiled reports whether a step of the plan samples call stacks.

@@ -459,21 +459,23 @@ func TestSmokeExample(t *testing.T) {
 	for _, it := range p.Expand() {
 		got = append(got, string(it.Action)+" "+it.ID)
 	}
+	// Both versions run at once, loaded first, and every step's
+	// versions are measured together (compare = "auto").
 	want := []string{
 		"start start/default/r1",
-		"load load/default",
-		"measure default/point-query_range=100/t1/r1",
-		"measure default/update-index_range=100/t1/r1",
-		"flush flush/default/read-only_range=100/t1/r1",
-		"measure default/read-only_range=100/t1/r1",
-		"stop stop/default/r1",
 		"start start/pfs/r1",
+		"load load/default",
 		"load load/pfs",
+		"measure default/point-query_range=100/t1/r1",
 		"measure pfs/point-query_range=100/t1/r1",
+		"measure default/update-index_range=100/t1/r1",
 		"measure pfs/update-index_range=100/t1/r1",
+		"flush flush/default/read-only_range=100/t1/r1",
 		"flush flush/pfs/read-only_range=100/t1/r1",
+		"measure default/read-only_range=100/t1/r1",
 		"measure pfs/read-only_range=100/t1/r1",
-		"stop stop/pfs/r1",
+		"stop stop/default",
+		"stop stop/pfs",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("smoke expands to:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

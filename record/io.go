@@ -188,6 +188,11 @@ func (r *Record) Validate() error {
 			return fmt.Errorf("record %w", err)
 		}
 	}
+	if r.Comparison != nil {
+		if err := r.Comparison.validate(r.Version); err != nil {
+			return fmt.Errorf("record %w", err)
+		}
+	}
 	return nil
 }
 

@@ -122,6 +122,10 @@ type Record struct {
 	// AAOf is the version this one measured again under another label (an
 	// A/A pair of the plan): their rQPS is the run's noise floor.
 	AAOf string `json:"aa_of,omitempty"`
+	// Comparison is set when the Record's version was measured together
+	// with the other versions of its step, thread count and repeat (duet
+	// or slices), with every slice's raw counts.
+	Comparison *Comparison `json:"comparison,omitempty"`
 
 	// The bulky members come last, in this order, so that a reader that
 	// needs none of those after some point can stop reading a Record

@@ -297,6 +297,11 @@ type tableMarks struct {
 	// from a single repeat that carry no "?" (no ratio of the report was
 	// tested, so "?" would be on every one of them).
 	ratios, unmarked int
+	// paired are the modes of the ratios of versions measured together
+	// (duet, slices); unpaired is set when some ratio or value is a
+	// median of repeats.
+	paired   []analysis.PairMode
+	unpaired bool
 }
 
 // marks goes through the cells of t, marking "?" on the untested ratios
@@ -356,6 +361,16 @@ func (b *builder) mark(m *tableMarks, t *table, row *row, c *tableCell) {
 	m.estimated = m.estimated || c.Estimated
 	m.disagree = m.disagree || c.Disagree
 	m.maxReached = m.maxReached || c.MaxReached
+	if c.Paired != analysis.NotPaired {
+		if !slices.Contains(m.paired, c.Paired) {
+			m.paired = append(m.paired, c.Paired)
+		}
+		if c.Tested {
+			m.tested++
+		}
+		m.short = m.short || c.Short()
+		return
+	}
 	if c.N >= 2 {
 		m.repeats = true
 		if c.HasCI() {
@@ -404,7 +419,7 @@ func (b *builder) scopeNotes(t *table) []string {
 // statNotes explain the statistics of the cells: medians, intervals,
 // significance and what the repeats allow.
 func (b *builder) statNotes(t *table, m *tableMarks) []string {
-	var notes []string
+	notes := b.pairedNotes(m)
 	if m.repeats {
 		notes = append(notes, "values are medians over repeats")
 	}
@@ -442,6 +457,25 @@ func (b *builder) statNotes(t *table, m *tableMarks) []string {
 	}
 	if n := float64(m.tested); n*b.alpha() >= 0.5 {
 		notes = append(notes, fmt.Sprintf("%d comparisons to the base at α = %.2g: about %.1f of them are expected to look significant by chance alone", m.tested, b.alpha(), n*b.alpha()))
+	}
+	return notes
+}
+
+// pairedNotes explain the ratios of versions measured together.
+func (b *builder) pairedNotes(m *tableMarks) []string {
+	var notes []string
+	for _, mode := range m.paired {
+		switch mode {
+		case analysis.PairedDuet:
+			notes = append(notes, "duet: the versions ran at once, each on CPUs of its own, the CPUs passed on every slice; a turn is every version on every set of CPUs once")
+		case analysis.PairedSlices:
+			notes = append(notes, "slices: one version's load ran at a time, the others stopped, switching every slice in a random order each turn")
+		case analysis.PairedMixed:
+			notes = append(notes, "some ratios pair turns of both duet and slices comparisons")
+		}
+	}
+	if len(m.paired) > 0 {
+		notes = append(notes, fmt.Sprintf("measured together: a ratio is the geometric mean of the version's ratios to the base in the turns of their comparisons (a turn with a busy slice left out), ±x%% its 95%% interval and ~ a t test on their logarithms (p >= %.2g); [n/m] would count turns", b.alpha()))
 	}
 	return notes
 }

@@ -352,7 +352,7 @@ socket = "/s"
 		if it.Action != plan.ActionMeasure {
 			continue
 		}
-		cmd, remove, err := r.stepCommand(s, it)
+		cmd, remove, err := r.stepCommand(s, it, r.tail)
 		if err != nil {
 			t.Fatalf("%s: %v", it.ID, err)
 		}

@@ -42,6 +42,8 @@ type progress struct {
 
 	stopTick chan struct{}
 	closed   bool
+	// group counts the versions of each comparison.
+	group map[string]int
 }
 
 func newProgress(w io.Writer, term bool, width int, pending []plan.Item, tail time.Duration) *progress {
@@ -50,6 +52,12 @@ func newProgress(w io.Writer, term bool, width int, pending []plan.Item, tail ti
 		p.width = 80
 	}
 	p.began = p.now()
+	p.group = map[string]int{}
+	for _, it := range pending {
+		if it.Action == plan.ActionMeasure && it.Comparison != "" {
+			p.group[it.Comparison]++
+		}
+	}
 	for _, it := range pending {
 		if it.Action == plan.ActionMeasure {
 			p.total++
@@ -74,9 +82,14 @@ func (p *progress) drop(items []plan.Item) {
 	}
 }
 
-// planned is the time a measurement is expected to take.
+// planned is the time a measurement is expected to take. The versions of a
+// comparison share its warm-up and tail, and take a window each (in slices;
+// a duet takes less).
 func (p *progress) planned(it plan.Item) time.Duration {
 	w, d := it.Window()
+	if n := p.group[it.Comparison]; n > 1 {
+		return (w+p.tail+stepOverhead)/time.Duration(n) + d
+	}
 	return w + d + p.tail + stepOverhead
 }
 
@@ -146,17 +159,52 @@ func (p *progress) begin(i int, it plan.Item) {
 	p.draw()
 }
 
+// beginGroup says that the measurements of a comparison, numbered from
+// first, begin together.
+func (p *progress) beginGroup(first int, items []plan.Item) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	last := first + len(items) - 1
+	p.i = last
+	labels := make([]string, len(items))
+	planned := time.Duration(0)
+	for i, it := range items {
+		labels[i] = it.Version.Label
+		planned += p.planned(it)
+	}
+	it := items[0]
+	p.what = fmt.Sprintf("%s threads=%d repeat=%d: %s compared together", it.Step.Label, it.Threads, it.Repeat, strings.Join(labels, ", "))
+	p.curBegan, p.curPlanned = p.now(), planned
+	if !p.term {
+		fmt.Fprintf(p.w, "perfbench run: [%d-%d/%d] %s (elapsed %s, ETA %s)\n", first, last, p.total, p.what, fmtDuration(p.now().Sub(p.began)), p.eta())
+		return
+	}
+	p.draw()
+}
+
 // end says how measurement it ended, and whether its Record could not be
 // written (werr).
 func (p *progress) end(it plan.Item, rec *record.Record, werr error) {
+	p.endOf(p.i, it, rec, werr)
+}
+
+// endOf is end for measurement i.
+func (p *progress) endOf(i int, it plan.Item, rec *record.Record, werr error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.plannedDone += p.planned(it)
 	p.curPlanned = 0
 	how := string(rec.Outcome)
 	if rec.Outcome == record.OutcomeOK {
-		if rec.Ops.Count > 0 && rec.Window.Seconds > 0 {
-			how += fmt.Sprintf(", %.0f %s/s", rec.Ops.Count/rec.Window.Seconds, opsName(rec.Ops))
+		secs := rec.Window.Seconds
+		if a := rec.ActiveSeconds(); a > 0 {
+			secs = a
+		}
+		if rec.Ops.Count > 0 && secs > 0 {
+			how += fmt.Sprintf(", %.0f %s/s", rec.Ops.Count/secs, opsName(rec.Ops))
+		}
+		if cmp := rec.Comparison; cmp != nil {
+			how += fmt.Sprintf(" (%s, %d slices)", cmp.Mode, ranSlices(cmp.Slices))
 		}
 	} else if rec.Error != "" {
 		how += ": " + firstLine(rec.Error)
@@ -173,7 +221,7 @@ func (p *progress) end(it plan.Item, rec *record.Record, werr error) {
 		how += "; its Record was not written: " + werr.Error()
 	}
 	p.clear()
-	fmt.Fprintf(p.w, "perfbench run: [%d/%d] %s %s %s\n", p.i, p.total, it.Version.Label, it.Step.Label, how)
+	fmt.Fprintf(p.w, "perfbench run: [%d/%d] %s %s %s\n", i, p.total, it.Version.Label, it.Step.Label, how)
 	p.draw()
 }
 

@@ -307,7 +307,7 @@ func (r *runner) schedule() ([]plan.Item, error) {
 		}
 	}
 	all := plan.Pending(items, nil, selected)
-	pending := plan.Pending(items, done, selected)
+	pending := plan.WholeComparisons(items, plan.Pending(items, done, selected))
 	r.sum.Planned = plan.Measurements(all)
 	for _, it := range all {
 		if it.Action == plan.ActionMeasure && done != nil && done(it) {
@@ -523,6 +523,9 @@ func (r *runner) prepare(pending []plan.Item) error {
 	if err := r.resolvePlacement(); err != nil {
 		return err
 	}
+	if err := r.checkDuet(pending); err != nil {
+		return err
+	}
 	if r.prov, err = hostinfo.Provenance("/"); err != nil {
 		fmt.Fprintf(r.opts.Progress, "perfbench run: warning: provenance: %v\n", err)
 	}
@@ -571,6 +574,17 @@ func (r *runner) loop(ctx context.Context, pending []plan.Item) (interrupted boo
 				return true
 			}
 		case plan.ActionMeasure:
+			if it.Comparison != "" {
+				k := j + 1
+				for k < len(pending) && pending[k].Action == plan.ActionMeasure && pending[k].Comparison == it.Comparison {
+					k++
+				}
+				if r.compare(ctx, pending[j:k], &i) {
+					return true
+				}
+				j = k - 1
+				continue
+			}
 			i++
 			r.prog.begin(i, it)
 			rec := r.measure(ctx, s, it)

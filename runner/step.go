@@ -77,7 +77,13 @@ func failed(rec *record.Record, format string, args ...any) *record.Record {
 func (r *runner) measure(ctx context.Context, s *server, it plan.Item) *record.Record {
 	r.setAside(it)
 	s.placed = nil
-	rec := r.runStep(ctx, s, it)
+	return r.complete(r.runStep(ctx, s, it), s, it)
+}
+
+// complete sets what a measurement's Record takes from the run: its
+// identity, the rotation's group, the placement, the notes of the flush
+// and of the server, the server's my.cnf.
+func (r *runner) complete(rec *record.Record, s *server, it plan.Item) *record.Record {
 	r.identify(rec, it)
 	r.rotate(rec, it)
 	r.recordPlacement(rec, s, it.Threads)
@@ -107,7 +113,7 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 	if it.Step.Insert != nil {
 		return r.runInsert(ctx, &stepRun{r: r, s: s, it: it, st: it.Step, logPath: r.logPath(it)})
 	}
-	cmd, removeOptions, err := r.stepCommand(s, it)
+	cmd, removeOptions, err := r.stepCommand(s, it, r.tail)
 	if err != nil {
 		return failed(r.newRecord(it), "%v", err)
 	}
@@ -496,11 +502,12 @@ func (r *runner) abandoned(ctx context.Context, it plan.Item, format string, arg
 // ({sysbench_options} of a custom step), which remove deletes once the load
 // has ended; a custom step's {password} is in the environment of its shell
 // script, or, as an argument, where the plan put it (the plan warned).
-// Shown is the command line for logs and Records.
-func (r *runner) stepCommand(s *server, it plan.Item) (cmd plan.Command, remove func(), err error) {
+// Shown is the command line for logs and Records. The load runs tail past
+// the window.
+func (r *runner) stepCommand(s *server, it plan.Item, tail time.Duration) (cmd plan.Command, remove func(), err error) {
 	conn := s.conn
 	conn.ScriptDir = r.scripts
-	conn.Tail = r.tail
+	conn.Tail = tail
 	o := r.plan.SysbenchOptions(it, conn)
 	if !it.Step.Custom() {
 		o, remove, err := withOptionFile(o)
