@@ -54,7 +54,7 @@ type member struct {
 	rm    func() // removes the load's option file
 	rec   *record.Record
 	merr  error
-	cpus  cpuset.Set   // duet: the CPUs it starts on
+	cpus  cpuset.Set // duet: the CPUs it starts on
 	ticks chan time.Time
 	done  chan struct{} // closed to end its window
 	// ended is closed when its load or its server exits.
