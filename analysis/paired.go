@@ -27,11 +27,14 @@ type Pairing struct {
 	// Pairs is how many turns were paired; Dropped how many were left out
 	// (Busy of them because a slice was busy).
 	Pairs, Dropped, Busy int
-	// Rounds is how many comparisons (repeats) gave pairs; RoundCV the
-	// coefficient of variation of their ratios (the geometric mean of
-	// each one's pairs), 0 with fewer than 2.
-	Rounds  int
-	RoundCV float64
+	// Rounds is how many comparisons (repeats) gave pairs; RoundRatios
+	// their ratios (the geometric mean of each one's pairs), in the
+	// order of the version's repeats; RoundCV their coefficient of
+	// variation (sample standard deviation over mean), 0 with fewer than
+	// 2.
+	Rounds      int
+	RoundRatios []float64
+	RoundCV     float64
 }
 
 // pairData is the paired view of a version against a base: the Records
@@ -193,7 +196,7 @@ func (c *Comparison) pairedRatio(k, bk record.Key, metric string) (Cell, Pairing
 			rounds = append(rounds, math.Exp(mean(round)))
 		}
 	}
-	p.Pairs, p.Rounds = len(logs), len(rounds)
+	p.Pairs, p.Rounds, p.RoundRatios = len(logs), len(rounds), rounds
 	if len(rounds) >= 2 {
 		p.RoundCV = stddev(rounds) / mean(rounds)
 	}
