@@ -299,6 +299,7 @@ func TestSmokePlan(t *testing.T) {
 const crashPlan = `
 name = "crash"
 [run]
+compare = "windows"
 warmup = "1s"
 duration = "3s"
 events = ["task-clock", "context-switches"]
