@@ -1,0 +1,61 @@
+package runner
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/perfbench/perfbench/internal/cpuset"
+	"github.com/perfbench/perfbench/plan"
+	"github.com/perfbench/perfbench/record"
+)
+
+func TestCheckDuet(t *testing.T) {
+	src := `
+[run]
+compare = "duet"
+threads = [1, 2]
+[steps]
+list = ["point-query"]
+[[version]]
+label = "a"
+basedir = "installed"
+[[version]]
+label = "b"
+basedir = "installed"
+`
+	p := parsePlan(t, src)
+	r := &runner{plan: p, place: placement{mode: plan.PlacementThreads, pl: p.Placement, own: cpuset.Set{0, 1}}}
+	// 2 versions at 2 threads need 4 CPUs of their own: refused, with the
+	// plan's line, before anything starts.
+	err := r.checkDuet(p.Expand())
+	if err == nil || !strings.Contains(err.Error(), "(line 3 of ") || !strings.Contains(err.Error(), "needs 4 CPUs (2 versions × 2 threads") ||
+		!strings.Contains(err.Error(), `use compare = "auto"`) {
+		t.Errorf("2 versions × 2 threads on 2 CPUs: %v", err)
+	}
+	// At 1 thread they fit.
+	one := parsePlan(t, strings.Replace(src, "threads = [1, 2]", "threads = [1]", 1))
+	r.plan = one
+	if err := r.checkDuet(one.Expand()); err != nil {
+		t.Errorf("2 versions × 1 thread on 2 CPUs: %v", err)
+	}
+	// Under auto, the same comparison is measured in slices.
+	auto := parsePlan(t, strings.Replace(src, `compare = "duet"`, `compare = "auto"`, 1))
+	r.plan = auto
+	if err := r.checkDuet(auto.Expand()); err != nil {
+		t.Errorf("auto: %v", err)
+	}
+	var items []plan.Item
+	for _, it := range auto.Expand() {
+		if it.Action == plan.ActionMeasure && it.Threads == 2 {
+			items = append(items, it)
+		}
+	}
+	c := &comparison{r: r, st: items[0].Step, threads: 2}
+	if mode := c.resolveMode(items); mode != record.ComparisonSlices {
+		t.Errorf("auto at 2 threads on 2 CPUs: %s, want slices", mode)
+	}
+	c = &comparison{r: r, st: items[0].Step, threads: 1}
+	if mode := c.resolveMode(items); mode != record.ComparisonDuet || len(c.sets) != 2 || c.sets[0].String() != "0" || c.sets[1].String() != "1" {
+		t.Errorf("auto at 1 thread on 2 CPUs: %s with sets %v, want duet on 0 and 1", mode, c.sets)
+	}
+}
