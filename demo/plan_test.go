@@ -86,7 +86,7 @@ func TestPlanTOML(t *testing.T) {
 			}
 			// Every server runs at once and each step's versions are
 			// measured together.
-			if p.Servers == plan.ServersOneAtATime || p.Compare != plan.CompareAuto || p.Slice != time.Second || !p.Compared() {
+			if p.Servers == "one-at-a-time" || p.Compare != plan.CompareAuto || p.Slice != time.Second || !p.Compared() {
 				t.Errorf("servers %q compare %q slice %s compared %v", p.Servers, p.Compare, p.Slice, p.Compared())
 			}
 			if !reflect.DeepEqual(p.Events, events) {

@@ -482,14 +482,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	s.osDelta(r, start, end)
 	s.checkBusy(r, start, end)
 	s.gap = checkCPU(r, all, refStart, refEnd, s.refKind())
-	every := s.cfg.Interval
-	if w.Ticks != nil {
-		every = w.TickEvery
-	}
-	s.finishSeries(r, ser.points, failed != "", w.Duration, every)
-	if w.Ticks != nil {
-		r.Comparison = &record.Comparison{Slices: ser.comparisonSlices(r.Series, failed != "")}
-	}
+	s.finishPoints(r, ser, failed != "", w)
 	split, ok := s.roleSplit(win.Total, roleTotal)
 	s.finishRoles(r, split, roles, perRole && ok)
 

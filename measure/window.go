@@ -256,6 +256,19 @@ func (s *Session) osDelta(r *record.Record, start, end edge) {
 	r.AddWarning(ws...)
 }
 
+// finishPoints puts the window's series points in r and, when they were
+// read at the caller's ticks, its comparison's slices.
+func (s *Session) finishPoints(r *record.Record, ser *series, failed bool, w WindowSpec) {
+	every := s.cfg.Interval
+	if w.Ticks != nil {
+		every = w.TickEvery
+	}
+	s.finishSeries(r, ser.points, failed, w.Duration, every)
+	if w.Ticks != nil {
+		r.Comparison = &record.Comparison{Slices: ser.comparisonSlices(r.Series, failed)}
+	}
+}
+
 // finishSeries puts points in r (their ends, and no ops when there is no
 // server op or the window failed) and warns about stalls: a window planned
 // to last planned, or an interval, that lasted much longer.

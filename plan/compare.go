@@ -22,10 +22,10 @@ const (
 	// one at a time (the others stopped), switching every slice in a
 	// random order each turn.
 	CompareSlices = "slices"
-	// CompareWindows measures each version in a window of its own, one
+	// compareWindows measures each version in a window of its own, one
 	// after the other (A B A B over repeats): the only mode for absolute
 	// numbers of a version measured alone.
-	CompareWindows = "windows"
+	compareWindows = "windows"
 )
 
 // Slice length bounds: a slice reads every server's status and counters
@@ -45,12 +45,12 @@ func (p *parser) compare(plan *Plan, r *rawRun) {
 	plan.Slice = defaultSlice
 	switch r.Compare {
 	case "":
-	case CompareAuto, CompareDuet, CompareSlices, CompareWindows:
+	case CompareAuto, CompareDuet, CompareSlices, compareWindows:
 		plan.Compare = r.Compare
 		plan.CompareLine = p.lines.line("run.compare")
 	default:
 		p.errorf("run.compare", "compare %q: use %q (duet where the CPUs allow it, slices otherwise), %q (every version at once, on CPUs of its own), %q (one version at a time, switching every slice) or %q (each version in a window of its own)",
-			r.Compare, CompareAuto, CompareDuet, CompareSlices, CompareWindows)
+			r.Compare, CompareAuto, CompareDuet, CompareSlices, compareWindows)
 	}
 	if r.Slice.set {
 		plan.Slice = r.Slice.d
@@ -68,13 +68,13 @@ func (p *parser) compare(plan *Plan, r *rawRun) {
 // are servers = "one-at-a-time" and placements duet cannot keep. It
 // sets servers = "all-running" when a step is compared.
 func (p *parser) compareSteps(plan *Plan, r *rawRun) {
-	if plan.Compare == CompareWindows || len(plan.Versions) < 2 {
+	if plan.Compare == compareWindows || len(plan.Versions) < 2 {
 		return
 	}
 	forced := plan.Compare != CompareAuto
-	if r.Servers == ServersOneAtATime {
+	if r.Servers == serversOneAtATime {
 		if forced {
-			p.errorf("run.compare", "compare %q runs every version's server at once: remove servers = %q, or use compare = %q", plan.Compare, ServersOneAtATime, CompareWindows)
+			p.errorf("run.compare", "compare %q runs every version's server at once: remove servers = %q, or use compare = %q", plan.Compare, serversOneAtATime, compareWindows)
 		}
 		return
 	}
@@ -128,9 +128,9 @@ func (p *Plan) Compared() bool {
 	return false
 }
 
-// ComparisonID names the comparison of a step at a thread count and
+// comparisonID names the comparison of a step at a thread count and
 // repeat: the same for every version measured in it.
-func ComparisonID(step string, threads, repeat int) string {
+func comparisonID(step string, threads, repeat int) string {
 	return fmt.Sprintf("%s/t%d/r%d", step, threads, repeat)
 }
 
@@ -169,7 +169,7 @@ func (p *Plan) expandCompared() []Item {
 	measure := func(v *Version, st *Step, th, r int) {
 		it := Item{Action: ActionMeasure, ID: measurementID(v.Label, st.Label, th, r), Version: v, Repeat: r, Step: st, Threads: th}
 		if st.Compare != "" {
-			it.Comparison = ComparisonID(st.Label, th, r)
+			it.Comparison = comparisonID(st.Label, th, r)
 		}
 		items = append(items, it)
 		if st.Write {

@@ -66,7 +66,7 @@ func TestExpandCompared(t *testing.T) {
 		if it.Action != ActionMeasure {
 			continue
 		}
-		wantID := ComparisonID(it.Step.Label, it.Threads, it.Repeat)
+		wantID := comparisonID(it.Step.Label, it.Threads, it.Repeat)
 		if it.Step.Custom() {
 			wantID = ""
 		}
@@ -78,7 +78,7 @@ func TestExpandCompared(t *testing.T) {
 
 func TestCompareWindowsKeepsOrder(t *testing.T) {
 	p := mustParse(t, strings.Replace(comparedPlan, "repeats = 2", "repeats = 2\ncompare = \"windows\"", 1))
-	if p.Compared() || p.Servers != ServersOneAtATime {
+	if p.Compared() || p.Servers != serversOneAtATime {
 		t.Fatalf("compare = windows: compared %v, servers %q", p.Compared(), p.Servers)
 	}
 	for _, it := range p.Expand() {

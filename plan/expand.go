@@ -122,7 +122,7 @@ func (p *Plan) Expand() []Item {
 					}
 				}
 			}
-			if v.Managed != nil && p.Servers == ServersOneAtATime {
+			if v.Managed != nil && p.Servers == serversOneAtATime {
 				items = append(items, Item{Action: ActionStop, ID: fmt.Sprintf("stop/%s/r%d", v.Label, r), Version: v, Repeat: r})
 				running[v.Label] = false
 			}

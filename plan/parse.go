@@ -408,13 +408,13 @@ func (p *parser) run(plan *Plan, r *rawRun) {
 			p.errorf("run.interval", "interval %v: use a whole number of seconds, 1s to %s (sysbench reports every N seconds)", plan.Interval, short(maxDuration))
 		}
 	}
-	plan.Servers = ServersOneAtATime
+	plan.Servers = serversOneAtATime
 	switch r.Servers {
-	case "", ServersOneAtATime:
+	case "", serversOneAtATime:
 	case serversAllRunning:
 		plan.Servers = serversAllRunning
 	default:
-		p.errorf("run.servers", "servers %q: use %q or %q", r.Servers, ServersOneAtATime, serversAllRunning)
+		p.errorf("run.servers", "servers %q: use %q or %q", r.Servers, serversOneAtATime, serversAllRunning)
 	}
 	plan.FlushTimeout = 10 * time.Minute
 	if r.FlushTimeout.set {

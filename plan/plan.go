@@ -83,10 +83,10 @@ type Plan struct {
 
 // Server lifecycle policies.
 const (
-	// ServersOneAtATime starts a managed server before its version's
+	// serversOneAtATime starts a managed server before its version's
 	// steps of a repeat and stops it after, so that only one server runs
 	// at a time.
-	ServersOneAtATime = "one-at-a-time"
+	serversOneAtATime = "one-at-a-time"
 	// serversAllRunning starts each managed server once and stops them all
 	// at the end of the plan.
 	serversAllRunning = "all-running"

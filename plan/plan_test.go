@@ -80,7 +80,7 @@ func TestDefaults(t *testing.T) {
 	if p.Name != "test" || p.Base != "a" || p.OutDir != "test-results" || p.Dir != "/plans" || p.ServersDir != "" {
 		t.Errorf("name %q base %q out %q dir %q servers %q", p.Name, p.Base, p.OutDir, p.Dir, p.ServersDir)
 	}
-	if p.Repeats != 1 || p.Interval != time.Second || p.Servers != ServersOneAtATime || p.FlushTimeout != 10*time.Minute || p.Events != nil {
+	if p.Repeats != 1 || p.Interval != time.Second || p.Servers != serversOneAtATime || p.FlushTimeout != 10*time.Minute || p.Events != nil {
 		t.Errorf("run defaults: %+v", p)
 	}
 	want := Data{Tables: 1, TableSize: 100000, DB: "sbtest", User: "sbtest", Password: "sbtest", RandType: "uniform", Load: true, Sysbench: "sysbench"}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/perfbench/perfbench/internal/cpuset"
@@ -290,7 +289,7 @@ func (c *comparison) run(ctx context.Context) {
 	}
 	if c.mode == record.ComparisonSlices {
 		for _, m := range live {
-			proc.Signal(m.sr.load.Pid(), syscall.SIGCONT)
+			proc.Resume(m.sr.load.Pid())
 		}
 	}
 	// Each load ends by itself after its tail; they are waited for
@@ -398,7 +397,7 @@ func (c *comparison) warmUp(ctx context.Context, live []*member) bool {
 	}
 	if c.mode == record.ComparisonSlices {
 		for _, m := range live {
-			proc.Signal(m.sr.load.Pid(), syscall.SIGSTOP)
+			proc.Pause(m.sr.load.Pid())
 		}
 	}
 	return true
@@ -466,17 +465,16 @@ func (c *comparison) measure(ctx context.Context, live []*member) {
 			}
 			c.slots = append(c.slots, order[slot%n])
 			running = live[order[slot%n]]
-			proc.Signal(running.sr.load.Pid(), syscall.SIGCONT)
+			proc.Resume(running.sr.load.Pid())
 		}
 		sleep(ctx, c.slice)
 		if running != nil {
-			proc.Signal(running.sr.load.Pid(), syscall.SIGSTOP)
+			proc.Pause(running.sr.load.Pid())
 		}
 		if slot == slots-1 || ctx.Err() != nil {
 			break
 		}
 		c.tick(ctx, live, acks, results)
-		c.readHost()
 	}
 	if cut > 0 {
 		for _, m := range live {
@@ -488,6 +486,7 @@ func (c *comparison) measure(ctx context.Context, live []*member) {
 			close(m.done)
 		}
 	}
+	c.readHost()
 	open := 0
 	for _, m := range live {
 		if m.active {
@@ -497,7 +496,6 @@ func (c *comparison) measure(ctx context.Context, live []*member) {
 	for ; open > 0; open-- {
 		c.take(<-results)
 	}
-	c.readHost()
 }
 
 // loadsEnd is when the first of the loads ends by itself: it was started
@@ -541,6 +539,9 @@ func (c *comparison) tick(ctx context.Context, live []*member, acks chan *member
 			waiting[m] = true
 		}
 	}
+	// The host's CPU times at the same instant, while the servers are
+	// read.
+	c.readHost()
 	for len(waiting) > 0 {
 		select {
 		case m := <-acks:

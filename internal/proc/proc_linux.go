@@ -13,3 +13,9 @@ func sysProcAttr() *syscall.SysProcAttr {
 func killGroup(pid int, sig syscall.Signal) error { return syscall.Kill(-pid, sig) }
 
 func signal(pid int, sig syscall.Signal) error { return syscall.Kill(pid, sig) }
+
+// Pause stops process pid (SIGSTOP): every thread of it, until Resume.
+func Pause(pid int) error { return syscall.Kill(pid, syscall.SIGSTOP) }
+
+// Resume lets a paused process run again (SIGCONT).
+func Resume(pid int) error { return syscall.Kill(pid, syscall.SIGCONT) }

@@ -3,6 +3,7 @@
 package proc
 
 import (
+	"errors"
 	"os"
 	"syscall"
 )
@@ -21,3 +22,12 @@ func signal(pid int, sig syscall.Signal) error {
 	}
 	return p.Signal(sig)
 }
+
+// errNoPause: processes are paused with SIGSTOP, on Linux only.
+var errNoPause = errors.New("pausing a process needs Linux (SIGSTOP)")
+
+// Pause stops process pid: Linux only.
+func Pause(int) error { return errNoPause }
+
+// Resume lets a paused process run again: Linux only.
+func Resume(int) error { return errNoPause }
