@@ -52,6 +52,7 @@ const (
 	tableQPS          = "qps"           // absolute QPS, same layout
 	tableThreads      = "threads"       // QPS per thread count and ratio at the lowest
 	tableAverage      = "average"       // QPS ratios with an average row
+	tablePairs        = "pairs"         // the turns paired behind each rQPS of versions measured together
 	tableCPUIO        = "cpuio"         // CPU and IO per op, absolute
 	tableCPUIORel     = "cpuio-rel"     // CPU and IO per op relative to the base
 	tableCounters     = "counters"      // counters per op, absolute
@@ -200,6 +201,9 @@ type table struct {
 	// singleWindowNoted: the table's own notes already say that its
 	// values rest on a single repeat (the attribution's verdict note).
 	singleWindowNoted bool
+	// pairs tallies the turns behind its ratios of versions measured
+	// together (nil when it has none).
+	pairs *pairTally
 }
 
 // section is a group of rows: point / range / writes, a step, a thread count.
@@ -285,7 +289,8 @@ func prepare(recs []*record.Record, opt Options, q *tableQueue) (*builder, *repo
 			return nil, nil, fmt.Errorf("%w %q to compare with the base: the versions are %s", ErrUnknownVersion, v, strings.Join(c.Versions, ", "))
 		}
 	}
-	b := &builder{c: c, opt: opt, want: want, ranges: colourRanges{}, aa: aaPairs(recs, c.Versions)}
+	b := &builder{c: c, opt: opt, want: want, ranges: colourRanges{}, aa: aaPairs(recs, c.Versions),
+		compared: slices.ContainsFunc(recs, func(r *record.Record) bool { return r.Comparison != nil })}
 	rep := &report{Base: c.Base, Versions: c.Versions}
 	leftOut := newLeftOut()
 	send := func() {

@@ -1,0 +1,158 @@
+package report
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/perfbench/perfbench/record"
+)
+
+// comparedRecs are the Records of one comparison of the versions, a
+// Record each: in turn t, version i did ops[t][i] operations. In duet a
+// turn is a 1 s slice per version, every version running in each (its
+// ops spread evenly over them); in slices, version i's load ran alone in
+// the turn's i-th slice. edit may change a version's slices (busy,
+// failed) before the Record's totals are added up.
+func comparedRecs(id, mode, step string, threads, repeat int, versions []string, ops [][]float64, edit func(version string, sl []record.Slice)) []*record.Record {
+	var recs []*record.Record
+	for i, v := range versions {
+		var sl []record.Slice
+		for turn, o := range ops {
+			for j := range versions {
+				s := record.Slice{Turn: turn, Seconds: 1, OpsCounted: true}
+				switch {
+				case mode == record.ComparisonDuet:
+					s.Ran, s.Ops = true, o[i]/float64(len(versions))
+				case j == i:
+					s.Ran, s.Ops = true, o[i]
+				}
+				sl = append(sl, s)
+			}
+		}
+		if edit != nil {
+			edit(v, sl)
+		}
+		r := stepRec(v, step, repeat, 0)
+		r.Threads = threads
+		r.Ops.Counted = true
+		r.Window.Seconds = 0
+		for j := range sl {
+			sl[j].Start = r.Window.Seconds
+			r.Window.Seconds += sl[j].Seconds
+			if sl[j].Ran {
+				r.Ops.Count += sl[j].Ops
+			}
+		}
+		r.Comparison = &record.Comparison{Mode: mode, ID: id, Versions: versions, SliceSeconds: 1, Slices: sl}
+		if v == "a2" {
+			r.AAOf = "a"
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+// pairedRecs are versions a (the base), b and a2 (an A/A twin of a)
+// measured together:
+//
+//   - 1 thread, point-query, duet of a, b, a2, 2 repeats of 2 turns; a
+//     did 300 operations a turn, b 270, 300 | 300, 300 (ratios 0.9, 1 |
+//     1, and a turn left out: a's slice was busy), a2 300, 306 | 294, 300
+//     (1, 1.02 | 0.98);
+//   - 1 thread, read-write, a and b: repeat 1 in duet (a turn: 200
+//     against 180, 0.9), repeat 2 in slices (100 against 80, 0.8): mixed;
+//   - 2 threads, point-query, slices, 1 repeat of 3 turns: a 100 each, b
+//     110, 121 and the middle turn left out (a read of a's slice failed);
+//   - 2 threads, read-only, slices, 2 turns: 100 against 80, then b's
+//     slice busy: a single pair.
+func pairedRecs() []*record.Record {
+	abc := []string{"a", "b", "a2"}
+	ab := []string{"a", "b"}
+	var recs []*record.Record
+	recs = append(recs, comparedRecs("pq1-1", record.ComparisonDuet, "point-query", 1, 1, abc,
+		[][]float64{{300, 270, 300}, {300, 300, 306}}, nil)...)
+	recs = append(recs, comparedRecs("pq1-2", record.ComparisonDuet, "point-query", 1, 2, abc,
+		[][]float64{{300, 300, 294}, {300, 300, 300}}, func(v string, sl []record.Slice) {
+			if v == "a" {
+				sl[3].Busy = true // turn 1's first slice
+			}
+		})...)
+	recs = append(recs, comparedRecs("rw1-1", record.ComparisonDuet, "read-write", 1, 1, ab, [][]float64{{200, 180}}, nil)...)
+	recs = append(recs, comparedRecs("rw1-2", record.ComparisonSlices, "read-write", 1, 2, ab, [][]float64{{100, 80}}, nil)...)
+	recs = append(recs, comparedRecs("pq2-1", record.ComparisonSlices, "point-query", 2, 1, ab,
+		[][]float64{{100, 110}, {100, 100}, {100, 121}}, func(v string, sl []record.Slice) {
+			if v == "a" {
+				sl[2].Error = "read Com_select: connection refused"
+			}
+		})...)
+	recs = append(recs, comparedRecs("ro2-1", record.ComparisonSlices, "read-only", 2, 1, ab,
+		[][]float64{{100, 80}, {100, 100}}, func(v string, sl []record.Slice) {
+			if v == "b" {
+				sl[3].Busy = true
+			}
+		})...)
+	return recs
+}
+
+// TestReportPairedNotes: a table of paired ratios says what they are in
+// short lines, one per mode, one for the statistic and one for the turns
+// left out (counted once per version and base: 2 of 10 turns at 1
+// thread, both busy; 2 of 5 at 2 threads, one busy, one failed), and none
+// of the notes on repeats.
+func TestReportPairedNotes(t *testing.T) {
+	rep, err := build(pairedRecs(), Options{Base: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"1 thread": {
+			"duet: the versions ran at once, each on CPUs of its own, swapped every slice; a turn: every version once on every set of CPUs",
+			"slices: one version's load ran at a time, the others stopped, switching every slice in a random order; a turn: a slice of each",
+			"mixed: the ratio pairs the turns of duet and of slices comparisons (the mode changed between repeats)",
+			"paired ratios: geometric mean of 2–3 turn ratios (version/base, same turn); ±x%: 95% Student t interval on their logs; ~: t test p >= 0.05",
+			"d: a paired ratio whose rounds (repeats) disagree: their ratios' CV is above 3% (pairs table)",
+			"left out: 2 of 10 turns: 2 with a busy slice",
+			"-: not recorded", // a2 did not run read-write
+		},
+		"2 threads": {
+			"slices: one version's load ran at a time, the others stopped, switching every slice in a random order; a turn: a slice of each",
+			"paired ratios: geometric mean of 1–2 turn ratios (version/base, same turn); ±x%: 95% Student t interval on their logs; ~: t test p >= 0.05",
+			"?: a paired ratio from a single turn (the others left out): not tested for significance",
+			"left out: 2 of 5 turns: 1 with a busy slice, 1 with a failed read, no ops counted or cut short",
+			"-: not recorded",
+		},
+	}
+	for scope, lines := range want {
+		notes := tableNotes(t, rep, TableRQPS, scope+")")
+		var paired []string
+		for _, n := range strings.Split(notes, "\n") {
+			if !strings.HasPrefix(n, "floor:") {
+				paired = append(paired, n)
+			}
+		}
+		if got := strings.Join(paired, "\n"); got != strings.Join(lines, "\n") {
+			t.Errorf("rqps notes (%s):\n%s\nwant:\n%s", scope, got, strings.Join(lines, "\n"))
+		}
+	}
+	if c := cell(t, rep, TableRQPS, "2 threads", "read-only", "col-1"); c.Text != "0.80?" {
+		t.Errorf("rQPS from a single pair %q, want 0.80?", c.Text)
+	}
+	// No table of paired ratios alone explains them by repeats (those
+	// with absolute values have medians of repeats too), and every note
+	// added for them is short.
+	ours := []string{"duet:", "slices:", "mixed:", "paired ratios:", "?: a paired", "d: a paired", "left out:", "pairs:", "rounds:"}
+	for _, tb := range rep.Tables {
+		for _, n := range tb.Notes {
+			for _, bad := range []string{"Mann-Whitney", "[n/m]", "no difference can be significant", "?: from a single repeat", "medians over repeats", "repeats' throughputs disagree"} {
+				if strings.Contains(n, bad) && slices.Contains([]string{TableRQPS, tableAverage, tablePairs, tableSummary}, tb.ID) {
+					t.Errorf("%s: a note on repeats: %q", tb.Title, n)
+				}
+			}
+			if slices.ContainsFunc(ours, func(p string) bool { return strings.HasPrefix(n, p) }) && utf8.RuneCountInString(n) > 160 {
+				t.Errorf("%s: a note of %d characters: %q", tb.Title, utf8.RuneCountInString(n), n)
+			}
+		}
+	}
+}
