@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/perfbench/perfbench/analysis"
 	"github.com/perfbench/perfbench/record"
 )
 
@@ -74,3 +75,93 @@ func (p *pairTally) note() []string {
 	}
 	return []string{s}
 }
+
+// pairs is, for each scope, a row per step and version compared with the
+// base (and A/A pair) that were measured together: the comparisons'
+// mode, how many turns were paired and left out, each round's ratio and
+// their spread, and the paired rQPS.
+func (b *builder) pairs(scopes []analysis.Scope, emit func(*table)) {
+	if !b.compared {
+		return
+	}
+	floors := b.floors()
+	others := slices.DeleteFunc(b.others(), func(v string) bool { return slices.Contains(floors, v) })
+	for _, sc := range scopes {
+		t := b.newTable(tablePairs, "Pairs behind each rQPS of versions measured together", sc)
+		t.Header = []string{"version", "vs", "mode", "pairs", "busy", "other", "rounds", "per-round", "CV", "rQPS"}
+		t.LabelHeader = "step"
+		sec := section{}
+		for _, step := range b.stepsIn(sc, false) {
+			for _, v := range others {
+				if r, ok := b.pairRow(t, analysis.Key(sc, v, step), b.c.Base); ok {
+					sec.Rows = append(sec.Rows, r)
+				}
+			}
+			for _, v := range floors {
+				if r, ok := b.pairRow(t, analysis.Key(sc, v, step), b.aa[v]); ok {
+					sec.Rows = append(sec.Rows, r)
+				}
+			}
+		}
+		if len(sec.Rows) == 0 {
+			continue
+		}
+		t.Sections = []section{sec}
+		t.Notes = []string{
+			"pairs: turns paired; busy, other: turns left out for a busy slice, or a failed read, no ops counted or a turn cut short",
+			"rounds: repeats with a pair; per-round: each one's ratio (geometric mean of its turns); CV: their coefficient of variation",
+		}
+		emit(t)
+	}
+}
+
+// pairRow is the row of k compared with version base, if they were
+// measured together.
+func (b *builder) pairRow(t *table, k record.Key, base string) (row, bool) {
+	p, ok := b.c.PairingTo(k, base)
+	if !ok {
+		return row{}, false
+	}
+	word := func(metric, text string) tableCell {
+		return tableCell{Cell: analysis.Stated(analysis.Missing), Text: text, Version: k.Version, Step: k.Step, Metric: metric, word: true}
+	}
+	count := func(metric string, n int) tableCell {
+		c := analysis.Val(float64(n))
+		return tableCell{Cell: c, Text: cellText(c, fmtInt, textNone), Version: k.Version, Step: k.Step, Metric: metric, format: fmtInt}
+	}
+	ratios := make([]string, len(p.RoundRatios))
+	for i, r := range p.RoundRatios {
+		ratios[i] = fmtRatio(r)
+	}
+	perRound := word("per-round", strings.Join(ratios, " "))
+	if len(ratios) == 0 {
+		perRound = tableCell{Cell: analysis.NoValue("no turn could be paired"), Text: textNone, Version: k.Version, Step: k.Step, Metric: "per-round"}
+	}
+	cv := analysis.NoValue("fewer than 2 rounds")
+	if p.Rounds >= 2 {
+		cv = analysis.Val(p.RoundCV)
+	}
+	var q tableCell
+	if base == b.c.Base {
+		q = b.ratio(t, k, analysis.OpsPerSecond, fmtRatio)
+	} else {
+		q = b.floorCell(t, k)
+	}
+	if q.Paired == analysis.NotPaired && q.State != analysis.Failed {
+		// No turn kept: the rqps table's ratio is of medians over
+		// repeats, which is not this table's.
+		q.Cell = analysis.NoValue("no turn could be paired")
+		q.Text = textNone
+	}
+	r := row{Label: k.Step, Cells: newCells(len(t.Header))}
+	r.Cells = append(r.Cells, word("version", k.Version), word("vs", base), word("mode", p.Mode),
+		count("pairs", p.Pairs), count("busy", p.Busy), count("other", p.Dropped-p.Busy), count("rounds", p.Rounds),
+		perRound,
+		tableCell{Cell: cv, Text: cellText(cv, fmtCV, textNone), Version: k.Version, Step: k.Step, Metric: "round-cv", format: fmtCV},
+		q)
+	return r, true
+}
+
+// fmtCV prints a coefficient of variation (a fraction) as a percentage
+// with one decimal.
+func fmtCV(x float64) string { return fmtPct(100 * x) }

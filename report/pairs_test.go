@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"testing"
@@ -96,6 +97,55 @@ func pairedRecs() []*record.Record {
 	return recs
 }
 
+// TestReportPairsTable checks the pairs table against the counts and
+// ratios worked out by hand from pairedRecs.
+func TestReportPairsTable(t *testing.T) {
+	rep, err := build(pairedRecs(), Options{Base: "a", Tables: []string{tablePairs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Tables) != 2 {
+		t.Fatalf("%d pairs tables, want one per thread count", len(rep.Tables))
+	}
+	type want struct{ title, step, version, cells, why string }
+	for _, w := range []want{
+		{"1 thread", "point-query", "b", "a duet 3 1 0 2 0.95 1.00 3.7% 0.97±16%~d",
+			"turn ratios 0.9, 1 | 1 (one left out, busy); rounds √0.9 = 0.949 and 1, CV 0.0363/0.974 = 3.7% (d above 3%); " +
+				"geometric mean 0.9^(1/3) = 0.965, t interval on the logs 0.830–1.123, t = -1 with 2 df: p = 0.42"},
+		{"1 thread", "point-query", "a2", "a duet 3 1 0 2 1.01 0.98 2.1% 1.00±5%~",
+			"the A/A twin against a: 1, 1.02 | 0.98; rounds √1.02 = 1.010 and 0.98, CV 2.1%; interval 0.951–1.051"},
+		{"1 thread", "read-write", "b", "a mixed 2 0 0 2 0.90 0.80 8.3% 0.85±111%~d",
+			"a duet round of 0.9 and a slices round of 0.8: √0.72 = 0.849, CV 0.0707/0.85 = 8.3%; t = -2.79 with 1 df: p = 0.22"},
+		{"2 threads", "point-query", "b", "a slices 2 0 1 1 1.15 - 1.15±83%~",
+			"1.1 and 1.21, the failed read's turn out: 1.1^1.5 = 1.154; one round: no CV; t = 3 with 1 df: p = 0.20"},
+		{"2 threads", "read-only", "b", "a slices 1 1 0 1 0.80 - 0.80?",
+			"a single pair, 80/100, the busy turn out: not tested, ?"},
+	} {
+		var got []string
+		found := false
+		for _, tb := range rep.Tables {
+			if !strings.HasSuffix(tb.Title, w.title+")") {
+				continue
+			}
+			for _, r := range tb.Sections[0].Rows {
+				if r.Label == w.step && r.Cells[0].Text == w.version {
+					found = true
+					for _, c := range r.Cells[1:] {
+						got = append(got, c.Text)
+					}
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s %s: no row of %s", w.title, w.step, w.version)
+			continue
+		}
+		if g := strings.Join(got, " "); g != w.cells {
+			t.Errorf("%s %s %s: %q, want %q (%s)", w.title, w.step, w.version, g, w.cells, w.why)
+		}
+	}
+}
+
 // TestReportPairedNotes: a table of paired ratios says what they are in
 // short lines, one per mode, one for the statistic and one for the turns
 // left out (counted once per version and base: 2 of 10 turns at 1
@@ -154,5 +204,54 @@ func TestReportPairedNotes(t *testing.T) {
 				t.Errorf("%s: a note of %d characters: %q", tb.Title, utf8.RuneCountInString(n), n)
 			}
 		}
+	}
+}
+
+// TestReportPairsGolden renders the pairs table of pairedRecs as text and
+// CSV.
+func TestReportPairsGolden(t *testing.T) {
+	for _, format := range []string{"text", "csv"} {
+		var b bytes.Buffer
+		if err := Write(&b, format, pairedRecs(), nil, Options{Base: "a", Tables: []string{tablePairs}}); err != nil {
+			t.Fatal(err)
+		}
+		golden(t, "pairs."+format, b.Bytes())
+	}
+}
+
+// TestReportWindowsNoPairs: Records measured in windows (no comparison)
+// get no pairs table, and their rQPS notes are the repeats' as before.
+func TestReportWindowsNoPairs(t *testing.T) {
+	var recs []*record.Record
+	for _, v := range []string{"a", "b"} {
+		for i := range 4 {
+			recs = append(recs, stepRec(v, "point-query", i+1, map[string]float64{"a": 1000, "b": 900}[v]+float64(i)))
+		}
+	}
+	rep, err := build(recs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tb := range rep.Tables {
+		if tb.ID == tablePairs {
+			t.Errorf("a pairs table for windows: %s", tb.Title)
+		}
+	}
+	want := []string{
+		"values are medians over repeats",
+		"no confidence interval is shown for cells with fewer than 6 repeats: too few for a 95% interval of the median",
+	}
+	if got := tableNotes(t, rep, TableRQPS, ""); got != strings.Join(want, "\n") {
+		t.Errorf("rqps notes:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+	if c := cell(t, rep, TableRQPS, "", "point-query", "col-1"); c.Text != "0.90" || c.Paired != 0 {
+		t.Errorf("rQPS %q (paired %v), want 0.90 from medians 901.5/1001.5, tested and significant", c.Text, c.Paired)
+	}
+	rep, err = build(recs, Options{Tables: []string{tablePairs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Tables) != 0 {
+		t.Errorf("--tables pairs on windows: %d tables, want none", len(rep.Tables))
 	}
 }

@@ -70,7 +70,7 @@ const (
 
 // TableIDs lists every table ID in report order.
 var TableIDs = []string{
-	tableSummary, TableRQPS, tableQPS, tableThreads, tableAverage, tableCPUIO, tableCPUIORel,
+	tableSummary, TableRQPS, tableQPS, tableThreads, tableAverage, tablePairs, tableCPUIO, tableCPUIORel,
 	tableCounters, tableCountersRel, tableLegacy, tableAttribution, tableCorrelation,
 	tableRoles, tableInsert, tableInsertRel, tableInsertTarget, tableInsertLine, tableInsertHist,
 }

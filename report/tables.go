@@ -48,6 +48,8 @@ func (b *builder) build(id string, scopes []analysis.Scope, emit func(*table)) {
 		b.threads(emit)
 	case tableAverage:
 		b.average(emit)
+	case tablePairs:
+		b.pairs(scopes, emit)
 	case tableCPUIO:
 		b.cpuio(scopes, emit)
 	case tableCPUIORel:
