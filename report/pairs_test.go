@@ -2,6 +2,8 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -253,5 +255,65 @@ func TestReportWindowsNoPairs(t *testing.T) {
 	}
 	if len(rep.Tables) != 0 {
 		t.Errorf("--tables pairs on windows: %d tables, want none", len(rep.Tables))
+	}
+}
+
+// TestReportJSONPaired: a paired ratio's JSON cell names its mode (its
+// repeats are turns); a ratio of medians over repeats has none.
+func TestReportJSONPaired(t *testing.T) {
+	var b bytes.Buffer
+	if err := Write(&b, "json", pairedRecs(), nil, Options{Base: "a", Tables: []string{TableRQPS}}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Tables []struct {
+			Title    string
+			Sections []struct {
+				Rows []struct {
+					Label string
+					Cells []struct {
+						Text    string
+						Paired  string
+						Repeats int
+						Version string
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, tb := range doc.Tables {
+		for _, s := range tb.Sections {
+			for _, r := range s.Rows {
+				for _, c := range r.Cells {
+					got[tb.Title[strings.Index(tb.Title, "(")+1:]+" "+r.Label+" "+c.Version] = fmt.Sprintf("%s %s %d", c.Text, c.Paired, c.Repeats)
+				}
+			}
+		}
+	}
+	for k, want := range map[string]string{
+		"host h, 1 thread) point-query b":  "0.97±16%~d duet 3",
+		"host h, 1 thread) point-query a2": "1.00±5%~ duet 3",
+		"host h, 1 thread) read-write b":   "0.85±111%~d mixed 2",
+		"host h, 2 threads) point-query b": "1.15±83%~ slices 2",
+		"host h, 2 threads) read-only b":   "0.80? slices 1",
+		"host h, 2 threads) read-only a2":  "-  0",
+		"host h, 1 thread) read-write a2":  "-  0",
+	} {
+		if got[k] != want {
+			t.Errorf("%s: %q, want %q", k, got[k], want)
+		}
+	}
+
+	var w bytes.Buffer
+	recs := []*record.Record{stepRec("a", "s", 1, 1000), stepRec("a", "s", 2, 1001), stepRec("b", "s", 1, 900), stepRec("b", "s", 2, 901)}
+	if err := Write(&w, "json", recs, nil, Options{Tables: []string{TableRQPS}}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(w.String(), `"paired"`) {
+		t.Errorf("windows: a cell says it is paired:\n%s", w.String())
 	}
 }
