@@ -69,9 +69,9 @@ func (p *pairTally) note() []string {
 	s += ": " + strings.Join(why, ", ")
 	switch {
 	case p.none == 1:
-		s += "; 1 ratio with no turn left is of medians over repeats"
+		s += "; 1 ratio had no turn: medians of repeats"
 	case p.none > 1:
-		s += fmt.Sprintf("; %d ratios with no turn left are of medians over repeats", p.none)
+		s += fmt.Sprintf("; %d ratios had no turn: medians of repeats", p.none)
 	}
 	return []string{s}
 }

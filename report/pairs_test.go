@@ -317,3 +317,32 @@ func TestReportJSONPaired(t *testing.T) {
 		t.Errorf("windows: a cell says it is paired:\n%s", w.String())
 	}
 }
+
+// TestReportNoTurnLeft: when every turn of a comparison is left out, the
+// ratio is of medians over repeats, which the notes say, and the pairs
+// table's row has no per-round ratio and no rQPS of its own.
+func TestReportNoTurnLeft(t *testing.T) {
+	recs := comparedRecs("c", record.ComparisonDuet, "s", 1, 1, []string{"a", "b"}, [][]float64{{200, 180}, {200, 180}},
+		func(v string, sl []record.Slice) {
+			if v == "a" {
+				sl[0].Busy, sl[2].Busy = true, true
+			}
+		})
+	rep, err := build(recs, Options{Tables: []string{TableRQPS, tablePairs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tableNotes(t, rep, TableRQPS, ""); !strings.Contains(n, "left out: 2 of 2 turns: 2 with a busy slice; 1 ratio had no turn: medians of repeats") {
+		t.Errorf("rqps notes:\n%s", n)
+	}
+	if c := cell(t, rep, TableRQPS, "", "s", "col-1"); c.Paired != 0 || c.Value != 0.9 {
+		t.Errorf("rQPS %q (paired %v), want 0.9, 360/400 over the window, not paired", c.Text, c.Paired)
+	}
+	var got []string
+	for _, c := range rep.Tables[1].Sections[0].Rows[0].Cells {
+		got = append(got, c.Text)
+	}
+	if g := strings.Join(got, " "); g != "b a duet 0 2 0 0 - - -" {
+		t.Errorf("pairs row %q, want b a duet 0 2 0 0 - - -", g)
+	}
+}
