@@ -21,6 +21,14 @@
 // events on a machine without a PMU) are left out and named in one note at
 // the top of the report (Report.Notes).
 //
+// A ratio of versions measured together (record.Comparison: duet or
+// slices) is paired (analysis.Cell.Paired): the geometric mean of the
+// ratios of its turns, "±4%" and "~" from a Student t interval and test on
+// their logarithms, "?" from a single turn, "d" when its rounds' ratios
+// disagree; no "[1/3]". Its table's notes say the modes and the turns
+// left out, and the pairs table (tablePairs) lists, per step and version,
+// the turns paired and left out and each round's ratio with their spread.
+//
 // HTML colours: a ratio to the base is yellow when the version is worse by
 // more than 5% and blue when it is better by more than 5%, by the metric's
 // direction: for throughput (o/s, QPS) and IPC below 0.95 is yellow and
