@@ -257,6 +257,15 @@ func (c *Comparison) Pairing(k record.Key) (Pairing, bool) {
 	return p, ok
 }
 
+// PairingTo is Pairing with another version as the base, as RatioTo is
+// Ratio (an A/A pair's second label against its first).
+func (c *Comparison) PairingTo(k record.Key, base string) (Pairing, bool) {
+	bk := k
+	bk.Version = base
+	_, p, ok := c.pairedRatio(k, bk, OpsPerSecond)
+	return p, ok
+}
+
 // tQuantile is the p quantile of Student's t distribution with nu degrees
 // of freedom (p above 0.5), found by bisection of its CDF.
 func tQuantile(p, nu float64) float64 {

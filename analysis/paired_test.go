@@ -69,6 +69,12 @@ func TestPairedDuetHandComputed(t *testing.T) {
 	if !ok || p.Pairs != 2 || p.Dropped != 0 || p.Rounds != 1 || p.Mode != record.ComparisonDuet || len(p.RoundRatios) != 1 || !near(p.RoundRatios[0], math.Sqrt(1.1)) {
 		t.Errorf("pairing %+v", p)
 	}
+	// The base against v (PairingTo): the same turns, each ratio
+	// inverted: 1 and 1/1.1.
+	bp, ok := c.PairingTo(Key(Scope{"h", 1}, "b", "point-query_range=100"), "v")
+	if !ok || bp.Pairs != 2 || bp.Rounds != 1 || !near(bp.RoundRatios[0], 1/math.Sqrt(1.1)) {
+		t.Errorf("pairing of b to v %+v, want 2 pairs, a round of %v", bp, 1/math.Sqrt(1.1))
+	}
 }
 
 func TestPairedSlicesAndBusy(t *testing.T) {

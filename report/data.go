@@ -39,7 +39,10 @@ var csvHeader = []string{"table", "title", "host", "threads", "section", "row", 
 // true when the value rests on an op count estimated from the client's
 // whole-run rate; why says why a cell is not computable; below_target is
 // true for an insert-benchmark cell marked "!" (inserts/s below 95% of the
-// step's target, or the queries/s of a version that fell below it).
+// step's target, or the queries/s of a version that fell below it). A
+// ratio of versions measured together (duet, slices: the pairs table says
+// which) counts its paired turns in repeats and of, and its ci_lo, ci_hi
+// and p come from a Student t interval and test on their logarithms.
 func writeCSV(w io.Writer, rep *report) error { return render(w, rep, csvRenderer()) }
 
 func csvRenderer() renderer {
@@ -105,7 +108,9 @@ func writeCSVTable(cw *csv.Writer, t *table) {
 // ratio of two zeros (value 1 by convention); estimated a value resting on
 // an op count estimated from the client's whole-run rate; why the reason of
 // a cell that is not computable; below_target an insert-benchmark cell
-// marked "!" (see Cell.BelowTarget).
+// marked "!" (see Cell.BelowTarget); paired the mode of a ratio of versions
+// measured together (duet, slices, mixed), whose repeats and of count its
+// paired turns and whose interval and p come from a t test on them.
 type jsonCell struct {
 	Text      string   `json:"text"`
 	State     string   `json:"state"`
@@ -122,6 +127,7 @@ type jsonCell struct {
 	Hi        *float64 `json:"ci_hi,omitempty"`
 	P         *float64 `json:"p,omitempty"`
 	Same      bool     `json:"not_significant,omitempty"`
+	Paired    string   `json:"paired,omitempty"`
 	Class     string   `json:"class,omitempty"`
 	Version   string   `json:"version,omitempty"`
 	Step      string   `json:"step,omitempty"`
@@ -162,6 +168,7 @@ func cellJSON(c tableCell) jsonCell {
 		if c.Tested {
 			j.P, j.Same = ptr(c.P), c.Same
 		}
+		j.Paired = c.Paired.String()
 	default:
 		j.Of = c.Of
 	}

@@ -48,6 +48,7 @@ func (b *builder) floorCell(t *table, k record.Key) tableCell {
 	bk := k
 	bk.Version = of
 	t.addRatioKeys(k, bk)
+	b.tallyPairs(t, k, of)
 	return ratioCell(b.c.RatioTo(k, of, analysis.OpsPerSecond), fmtRatio, k, analysis.OpsPerSecond)
 }
 

@@ -298,10 +298,12 @@ type tableMarks struct {
 	// tested, so "?" would be on every one of them).
 	ratios, unmarked int
 	// paired are the modes of the ratios of versions measured together
-	// (duet, slices); unpaired is set when some ratio or value is a
-	// median of repeats.
-	paired   []analysis.PairMode
-	unpaired bool
+	// (duet, slices); minPairs and maxPairs the fewest and most turns one
+	// of them pairs; pairedUntested and pairedDisagree are set when one
+	// is marked "?" (a single pair) or d (its rounds disagree).
+	paired                         []analysis.PairMode
+	minPairs, maxPairs             int
+	pairedUntested, pairedDisagree bool
 }
 
 // marks goes through the cells of t, marking "?" on the untested ratios
@@ -340,15 +342,19 @@ func (b *builder) mark(m *tableMarks, t *table, row *row, c *tableCell) {
 	if !c.OK() {
 		return
 	}
+	paired := c.Paired != analysis.NotPaired
 	if t.ID != tableLegacy && c.rel && row.Kind == rowValues {
 		m.ratios++
+		// A paired ratio from a single turn is marked whatever the
+		// others: it is no repeat that more of would have been tested.
 		if c.FewRepeats && !c.Tested && c.format != nil {
-			if b.tested {
+			if b.tested || paired {
 				c.Text = markedText(c.Cell, c.format, textNone, true)
 				if c.BelowTarget {
 					c.Text += textBelowTarget
 				}
-				m.untested = true
+				m.untested = m.untested || !paired
+				m.pairedUntested = m.pairedUntested || paired
 			} else {
 				m.unmarked++
 			}
@@ -359,18 +365,12 @@ func (b *builder) mark(m *tableMarks, t *table, row *row, c *tableCell) {
 	m.inf = m.inf || math.IsInf(c.Value, 0)
 	m.bothZero = m.bothZero || (c.BothZero && c.Value == 1)
 	m.estimated = m.estimated || c.Estimated
-	m.disagree = m.disagree || c.Disagree
 	m.maxReached = m.maxReached || c.MaxReached
-	if c.Paired != analysis.NotPaired {
-		if !slices.Contains(m.paired, c.Paired) {
-			m.paired = append(m.paired, c.Paired)
-		}
-		if c.Tested {
-			m.tested++
-		}
-		m.short = m.short || c.Short()
+	if paired {
+		m.markPaired(c)
 		return
 	}
+	m.disagree = m.disagree || c.Disagree
 	if c.N >= 2 {
 		m.repeats = true
 		if c.HasCI() {
@@ -386,6 +386,23 @@ func (b *builder) mark(m *tableMarks, t *table, row *row, c *tableCell) {
 			m.few = append(m.few, [2]int{c.N, c.BaseN})
 		}
 	}
+	m.short = m.short || c.Short()
+}
+
+// markPaired adds a ratio of versions measured together to m: its mode,
+// its count of pairs, and its test (none of the repeats' statistics).
+func (m *tableMarks) markPaired(c *tableCell) {
+	if !slices.Contains(m.paired, c.Paired) {
+		m.paired = append(m.paired, c.Paired)
+	}
+	if m.maxPairs == 0 { // the first (every paired ratio has a pair)
+		m.minPairs = c.N
+	}
+	m.minPairs, m.maxPairs = min(m.minPairs, c.N), max(m.maxPairs, c.N)
+	if c.Tested {
+		m.tested++
+	}
+	m.pairedDisagree = m.pairedDisagree || c.Disagree
 	m.short = m.short || c.Short()
 }
 
@@ -419,7 +436,7 @@ func (b *builder) scopeNotes(t *table) []string {
 // statNotes explain the statistics of the cells: medians, intervals,
 // significance and what the repeats allow.
 func (b *builder) statNotes(t *table, m *tableMarks) []string {
-	notes := b.pairedNotes(m)
+	notes := b.pairedNotes(t, m)
 	if m.repeats {
 		notes = append(notes, "values are medians over repeats")
 	}
@@ -461,21 +478,38 @@ func (b *builder) statNotes(t *table, m *tableMarks) []string {
 	return notes
 }
 
-// pairedNotes explain the ratios of versions measured together.
-func (b *builder) pairedNotes(m *tableMarks) []string {
+// pairedNotes explain the ratios of versions measured together: each
+// mode's measuring, the statistic, the turns left out. A line each, as
+// the cells' markers are explained (no line over 160 characters).
+func (b *builder) pairedNotes(t *table, m *tableMarks) []string {
 	var notes []string
-	for _, mode := range m.paired {
-		switch mode {
-		case analysis.PairedDuet:
-			notes = append(notes, "duet: the versions ran at once, each on CPUs of its own, the CPUs passed on every slice; a turn is every version on every set of CPUs once")
-		case analysis.PairedSlices:
-			notes = append(notes, "slices: one version's load ran at a time, the others stopped, switching every slice in a random order each turn")
-		case analysis.PairedMixed:
-			notes = append(notes, "some ratios pair turns of both duet and slices comparisons")
-		}
+	// A mixed ratio pairs the turns of both modes: both are explained.
+	mixed := slices.Contains(m.paired, analysis.PairedMixed)
+	if mixed || slices.Contains(m.paired, analysis.PairedDuet) {
+		notes = append(notes, "duet: the versions ran at once, each on CPUs of its own, swapped every slice; a turn: every version once on every set of CPUs")
+	}
+	if mixed || slices.Contains(m.paired, analysis.PairedSlices) {
+		notes = append(notes, "slices: one version's load ran at a time, the others stopped, switching every slice in a random order; a turn: a slice of each")
+	}
+	if mixed {
+		notes = append(notes, "mixed: the ratio pairs the turns of duet and of slices comparisons (the mode changed between repeats)")
 	}
 	if len(m.paired) > 0 {
-		notes = append(notes, fmt.Sprintf("measured together: a ratio is the geometric mean of the version's ratios to the base in the turns of their comparisons (a turn with a busy slice left out), ±x%% its 95%% interval and ~ a t test on their logarithms (p >= %.2g); [n/m] would count turns", b.alpha()))
+		n := itoa(m.minPairs)
+		if m.maxPairs > m.minPairs {
+			n += "–" + itoa(m.maxPairs)
+		}
+		notes = append(notes, fmt.Sprintf("paired ratios: geometric mean of %s turn ratios (version/base, same turn); ±x%%: 95%% Student t interval on their logs; ~: t test p >= %.2g",
+			n, b.alpha()))
+	}
+	if m.pairedUntested {
+		notes = append(notes, "?: a paired ratio from a single turn (the others left out): not tested for significance")
+	}
+	if m.pairedDisagree {
+		notes = append(notes, fmt.Sprintf("d: a paired ratio whose rounds (repeats) disagree: their ratios' CV is above %g%% (pairs table)", 100*analysis.DisagreeCV))
+	}
+	if t.pairs != nil && t.ID != tablePairs {
+		notes = append(notes, t.pairs.note()...)
 	}
 	return notes
 }

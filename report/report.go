@@ -21,6 +21,14 @@
 // events on a machine without a PMU) are left out and named in one note at
 // the top of the report (Report.Notes).
 //
+// A ratio of versions measured together (record.Comparison: duet or
+// slices) is paired (analysis.Cell.Paired): the geometric mean of the
+// ratios of its turns, "±4%" and "~" from a Student t interval and test on
+// their logarithms, "?" from a single turn, "d" when its rounds' ratios
+// disagree; no "[1/3]". Its table's notes say the modes and the turns
+// left out, and the pairs table (tablePairs) lists, per step and version,
+// the turns paired and left out and each round's ratio with their spread.
+//
 // HTML colours: a ratio to the base is yellow when the version is worse by
 // more than 5% and blue when it is better by more than 5%, by the metric's
 // direction: for throughput (o/s, QPS) and IPC below 0.95 is yellow and
@@ -52,6 +60,7 @@ const (
 	tableQPS          = "qps"           // absolute QPS, same layout
 	tableThreads      = "threads"       // QPS per thread count and ratio at the lowest
 	tableAverage      = "average"       // QPS ratios with an average row
+	tablePairs        = "pairs"         // the turns paired behind each rQPS of versions measured together
 	tableCPUIO        = "cpuio"         // CPU and IO per op, absolute
 	tableCPUIORel     = "cpuio-rel"     // CPU and IO per op relative to the base
 	tableCounters     = "counters"      // counters per op, absolute
@@ -69,7 +78,7 @@ const (
 
 // TableIDs lists every table ID in report order.
 var TableIDs = []string{
-	tableSummary, TableRQPS, tableQPS, tableThreads, tableAverage, tableCPUIO, tableCPUIORel,
+	tableSummary, TableRQPS, tableQPS, tableThreads, tableAverage, tablePairs, tableCPUIO, tableCPUIORel,
 	tableCounters, tableCountersRel, tableLegacy, tableAttribution, tableCorrelation,
 	tableRoles, tableInsert, tableInsertRel, tableInsertTarget, tableInsertLine, tableInsertHist,
 }
@@ -200,6 +209,9 @@ type table struct {
 	// singleWindowNoted: the table's own notes already say that its
 	// values rest on a single repeat (the attribution's verdict note).
 	singleWindowNoted bool
+	// pairs tallies the turns behind its ratios of versions measured
+	// together (nil when it has none).
+	pairs *pairTally
 }
 
 // section is a group of rows: point / range / writes, a step, a thread count.
@@ -285,7 +297,8 @@ func prepare(recs []*record.Record, opt Options, q *tableQueue) (*builder, *repo
 			return nil, nil, fmt.Errorf("%w %q to compare with the base: the versions are %s", ErrUnknownVersion, v, strings.Join(c.Versions, ", "))
 		}
 	}
-	b := &builder{c: c, opt: opt, want: want, ranges: colourRanges{}, aa: aaPairs(recs, c.Versions)}
+	b := &builder{c: c, opt: opt, want: want, ranges: colourRanges{}, aa: aaPairs(recs, c.Versions),
+		compared: slices.ContainsFunc(recs, func(r *record.Record) bool { return r.Comparison != nil })}
 	rep := &report{Base: c.Base, Versions: c.Versions}
 	leftOut := newLeftOut()
 	send := func() {

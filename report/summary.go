@@ -87,6 +87,7 @@ func (b *builder) summary(emit func(*table)) {
 	for _, r := range regs {
 		k := analysis.Key(r.sc, r.v, r.step)
 		t.addRatioKeys(k, b.c.BaseKey(k))
+		b.tallyPairs(t, k, b.c.Base)
 		m := tracks[slices.Index(pairs, scopeVersion{r.sc, r.v})]
 		word := func(metric, text string) tableCell {
 			return tableCell{Cell: analysis.Stated(analysis.Missing), Text: text, Version: r.v, Step: r.step, Metric: metric, word: true}

@@ -28,6 +28,9 @@ type builder struct {
 	// built are the tables prepare kept, in report order, until
 	// tables emits them.
 	built []*table
+	// compared is set when some Record was measured with other versions
+	// (record.Comparison): its ratios may be paired.
+	compared bool
 }
 
 // build builds the tables of id, calling emit with each in report order.
@@ -45,6 +48,8 @@ func (b *builder) build(id string, scopes []analysis.Scope, emit func(*table)) {
 		b.threads(emit)
 	case tableAverage:
 		b.average(emit)
+	case tablePairs:
+		b.pairs(scopes, emit)
 	case tableCPUIO:
 		b.cpuio(scopes, emit)
 	case tableCPUIORel:
@@ -261,6 +266,7 @@ func (b *builder) value(t *table, k record.Key, metric string, f numFormat, set 
 // ratio is the metric of key k relative to the base.
 func (b *builder) ratio(t *table, k record.Key, metric string, f numFormat) tableCell {
 	t.addRatioKeys(k, b.c.BaseKey(k))
+	b.tallyPairs(t, k, b.c.Base)
 	return ratioCell(b.c.Ratio(k, metric), f, k, metric)
 }
 

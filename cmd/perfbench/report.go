@@ -58,7 +58,9 @@ estimated from the client's whole-run rate; a trailing p a partial window; 1 a
 ratio of two zeros; n/a not supported, nc not counted, failed a failed step, -
 not recorded or not computable. Every table lists the markers it uses and the
 warnings of its Records that concern its columns as notes; tables with n/a in
-every cell are left out and named at the top.
+every cell are left out and named at the top. A ratio of versions measured
+together (duet, slices) is paired: the geometric mean of its turns' ratios, with
+a Student t interval and test; the pairs table lists its turns and rounds.
 
 Tables (--tables): ` + strings.Join(report.TableIDs, ", ") + `.
 
