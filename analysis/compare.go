@@ -551,9 +551,10 @@ func (c *Comparison) RatioTo(k record.Key, base, metric string) Cell {
 // ratioOf is the ratio of k's values vv (summarized in v) to bk's bv (b),
 // with its test, interval and flags.
 func (c *Comparison) ratioOf(k, bk record.Key, metric string, vv []float64, v Cell, bv []float64, b Cell) Cell {
-	if r, _, ok := c.pairedRatio(k, bk, metric); ok && r.State != Missing {
-		if metric == OpsPerSecond {
-			c.markRepeats(&r, k, bk)
+	if r, p, ok := c.pairedRatio(k, bk, metric); ok && r.State != Missing {
+		if a := c.autoRepeats(k, bk); a != nil && metric == OpsPerSecond && r.OK() {
+			// Its rounds are the repeats run (N counts turns).
+			r.MaxReached = p.Compared >= a.Max && !r.Precise(a.Precision)
 		}
 		return r
 	}

@@ -27,6 +27,9 @@ type Pairing struct {
 	// Pairs is how many turns were paired; Dropped how many were left out
 	// (Busy of them because a slice was busy).
 	Pairs, Dropped, Busy int
+	// Compared is how many comparisons (repeats) the two were measured in
+	// together, failed ones left out.
+	Compared int
 	// Rounds is how many comparisons (repeats) gave pairs; RoundRatios
 	// their ratios (the geometric mean of each one's pairs), in the
 	// order of the version's repeats; RoundCV their coefficient of
@@ -196,7 +199,7 @@ func (c *Comparison) pairedRatio(k, bk record.Key, metric string) (Cell, Pairing
 			rounds = append(rounds, math.Exp(mean(round)))
 		}
 	}
-	p.Pairs, p.Rounds, p.RoundRatios = len(logs), len(rounds), rounds
+	p.Pairs, p.Rounds, p.RoundRatios, p.Compared = len(logs), len(rounds), rounds, len(d.v)
 	if len(rounds) >= 2 {
 		p.RoundCV = stddev(rounds) / mean(rounds)
 	}

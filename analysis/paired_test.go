@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -135,5 +136,36 @@ func TestPairedNeedsSameComparison(t *testing.T) {
 	got := c.ThroughputRatio(Key(Scope{"h", 1}, "v", "point-query_range=100"))
 	if got.Paired != NotPaired || !near(got.Value, 0.5) {
 		t.Errorf("rQPS %+v, want 0.5 unpaired", got)
+	}
+}
+
+func TestPairedMaxReachedCountsRounds(t *testing.T) {
+	// repeats = "auto" with max 2: two comparisons whose turns disagree
+	// (1.0 and 1.3) reached the maximum, still imprecise: m. One
+	// comparison with the same many turns has not.
+	mk := func(version string, repeat int, ops ...float64) *record.Record {
+		var sl []record.Slice
+		for turn, o := range ops {
+			sl = append(sl, slice(turn, true, 1, o, 1e6), slice(turn, true, 1, o, 1e6))
+		}
+		r := compared(version, fmt.Sprintf("c%d", repeat), record.ComparisonDuet, repeat, sl...)
+		r.AutoRepeats = &record.AutoRepeats{Precision: 0.02, Max: 2, Base: "b"}
+		return r
+	}
+	recs := []*record.Record{mk("b", 1, 100, 100, 100), mk("v", 1, 100, 130, 100), mk("b", 2, 100, 100, 100), mk("v", 2, 130, 100, 130)}
+	k := Key(Scope{"h", 1}, "v", "point-query_range=100")
+	c, err := New(recs, "b", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.ThroughputRatio(k); got.N != 6 || !got.MaxReached {
+		t.Errorf("two rounds of max 2: %+v, want 6 pairs and m", got)
+	}
+	c, err = New(recs[:2], "b", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.ThroughputRatio(k); got.N != 3 || got.MaxReached {
+		t.Errorf("one round of max 2: %+v, want 3 pairs and no m (its pairs are not repeats)", got)
 	}
 }
