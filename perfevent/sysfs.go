@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // devicesDir is where the kernel lists event sources.
@@ -51,12 +53,11 @@ func LoadSystem(root string) (*System, error) {
 			break
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(root, "proc/sys/kernel/perf_event_paranoid")); err == nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-			s.Paranoid = &n
-		}
+	proc := procfs.New(root)
+	if n, err := proc.PerfEventParanoid(); err == nil {
+		s.Paranoid = &n
 	}
-	if b, err := os.ReadFile(filepath.Join(root, "proc/cpuinfo")); err == nil {
+	if b, err := proc.ReadFile("cpuinfo"); err == nil {
 		s.CPU = ParseCPUInfo(b)
 	}
 	real := false

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/perfbench/perfbench/perfevent"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // midrPath is where arm64 kernels publish the first CPU's MIDR_EL1.
@@ -28,14 +30,13 @@ func ReadCPUID(root string) (string, error) {
 		}
 		return fmt.Sprintf("0x%016x", v), nil
 	}
-	path := filepath.Join(root, "proc/cpuinfo")
-	b, err := os.ReadFile(path)
+	b, err := procfs.New(root).ReadFile("cpuinfo")
 	if err != nil {
 		return "", fmt.Errorf("read cpu identity: %w", err)
 	}
 	c := perfevent.ParseCPUInfo(b)
 	if c.Vendor == "" {
-		return "", fmt.Errorf("read cpu identity from %s: no vendor_id line, and no %s", path, midrPath)
+		return "", fmt.Errorf("read cpu identity: cpuinfo has no vendor_id line, and there is no %s", filepath.Join(root, midrPath))
 	}
 	return fmt.Sprintf("%s-%d-%X-%X", c.Vendor, c.Family, c.Model, c.Stepping), nil
 }
