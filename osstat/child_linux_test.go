@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/perfbench/perfbench/internal/testenv"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // The test binary doubles as a child process that does known work on
@@ -241,7 +243,7 @@ func TestChildProcess(t *testing.T) {
 	if d.VoluntaryCS < sleeps {
 		t.Errorf("voluntary context switches %v, want at least %d (one per sleep)", d.VoluntaryCS, sleeps)
 	}
-	ticks := ClockTicks()
+	ticks := float64(procfs.ClockTicks())
 	got := (d.UserSeconds + d.SystemSeconds) * ticks
 	want := rusageTicks(t, ru2, ticks) - rusageTicks(t, ru1, ticks)
 	if diff := got - want; diff > 3+0.05*want || diff < -(3+0.05*want) {

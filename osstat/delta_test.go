@@ -10,14 +10,16 @@ import (
 	"time"
 
 	"github.com/perfbench/perfbench/record"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
 func proc(ut, st uint64, threads ...thread) *Process {
 	return &Process{
-		Stat:    ProcStat{PID: 500, UTime: ut, STime: st, StartTime: 1000, NumThreads: len(threads)},
-		Status:  status{Pid: 500, Tgid: 500, RSSBytes: 1 << 30, HasRSS: true},
+		Stat:    procfs.Stat{PID: 500, UTime: ut, STime: st, StartTime: 1000, NumThreads: len(threads)},
+		Status:  procfs.Status{Pid: 500, Tgid: 500, RSSBytes: 1 << 30, HasRSS: true},
 		IO:      &procIO{},
 		Threads: threads,
 	}

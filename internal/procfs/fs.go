@@ -59,6 +59,9 @@ func (f FS) ReadFile(name string) ([]byte, error) {
 	return readFile(f.path(name))
 }
 
+// Path returns root/proc/name, for messages about the file ReadFile reads.
+func (f FS) Path(name string) string { return f.path(name) }
+
 // PIDs lists the processes: the numeric entries of root/proc, sorted.
 func (f FS) PIDs() ([]int, error) {
 	names, err := readDirNames(f.path())
@@ -116,8 +119,9 @@ func (p Proc) String() string {
 }
 
 // Path returns the path of elem under the process's or thread's folder:
-// root/proc/PID/elem or root/proc/PID/task/TID/elem, for files this package
-// does not read itself (fd links, net/tcp in the process's namespace).
+// root/proc/PID/elem or root/proc/PID/task/TID/elem, for messages about
+// the files ReadFile reads and for a file that is not read but opened (the
+// exe link, to read the executable through it).
 func (p Proc) Path(elem ...string) string {
 	dir := "self"
 	if !p.self {

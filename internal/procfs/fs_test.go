@@ -299,6 +299,9 @@ func TestNewRoot(t *testing.T) {
 	if (FS{}).Proc(7).Path() != "/proc/7" {
 		t.Errorf("the zero FS reads %s", (FS{}).Proc(7).Path())
 	}
+	if got := New("testdata").Path("diskstats"); got != filepath.Join("testdata", "proc", "diskstats") {
+		t.Errorf("a fixture's diskstats: %s", got)
+	}
 }
 
 func writeFile(t *testing.T, path, content string) {
