@@ -20,6 +20,8 @@ import (
 	"github.com/perfbench/perfbench/plan"
 	"github.com/perfbench/perfbench/record"
 	"github.com/perfbench/perfbench/suite"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // stopTimeout bounds a server's clean shutdown before it is killed.
@@ -211,8 +213,8 @@ func listener(port int) string {
 	if err != nil || pid <= 0 {
 		return ""
 	}
-	comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-	if c := strings.TrimSpace(string(comm)); c != "" {
+	comm, _ := procfs.New("").Proc(pid).Comm()
+	if c := strings.TrimSpace(comm); c != "" {
 		return fmt.Sprintf(" by pid %d (%s)", pid, c)
 	}
 	return fmt.Sprintf(" by pid %d", pid)
