@@ -7,9 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perfbench/perfbench/perfevent"
-
 	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/perfevent"
 )
 
 // Verdict is the outcome of one doctor check.

@@ -17,10 +17,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/record"
-
-	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // Host is what perfbench knows of the machine.

@@ -10,14 +10,13 @@ import (
 	"time"
 
 	"github.com/perfbench/perfbench/hostinfo"
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/osstat"
 	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/pprofout"
 	"github.com/perfbench/perfbench/record"
 	"github.com/perfbench/perfbench/symbols"
-
-	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // Client op sources: the count comes from the load generator (ApplyClient).

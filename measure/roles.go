@@ -10,11 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/record"
-
-	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // roleUnattributed is the role of counts whose thread could not be named.

@@ -7,13 +7,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/osstat"
 	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/pprofout"
 	"github.com/perfbench/perfbench/record"
-
-	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // series builds a window's series points, one per interval delta: the

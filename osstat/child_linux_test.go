@@ -18,9 +18,8 @@ import (
 	"github.com/perfbench/perfbench/record"
 	"time"
 
-	"github.com/perfbench/perfbench/internal/testenv"
-
 	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/testenv"
 )
 
 // The test binary doubles as a child process that does known work on

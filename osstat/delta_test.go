@@ -9,9 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbench/perfbench/record"
-
 	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/record"
 )
 
 var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)

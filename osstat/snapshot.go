@@ -8,9 +8,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/perfbench/perfbench/record"
-
 	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/record"
 )
 
 // Snapshot is one reading of a process, the host CPU and a block device.

@@ -17,10 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/internal/testenv"
 	"golang.org/x/sys/unix"
-
-	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // procTotals reads a process's own accounting from /proc/PID/stat: CPU time

@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbench/perfbench/internal/testenv"
-
 	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/testenv"
 )
 
 // needSampling skips when this user may not sample CPU-wide.

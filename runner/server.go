@@ -15,13 +15,12 @@ import (
 
 	"github.com/perfbench/perfbench/internal/cpuset"
 	"github.com/perfbench/perfbench/internal/proc"
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/mysqld/sandbox"
 	"github.com/perfbench/perfbench/plan"
 	"github.com/perfbench/perfbench/record"
 	"github.com/perfbench/perfbench/suite"
-
-	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // stopTimeout bounds a server's clean shutdown before it is killed.

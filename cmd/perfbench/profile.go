@@ -7,12 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/pprofout"
 	"github.com/perfbench/perfbench/profdiff"
 	"github.com/spf13/pflag"
-
-	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 func init() {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfbench/perfbench/internal/cpuset"
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/measure"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/perfevent"
@@ -18,8 +19,6 @@ import (
 	"github.com/perfbench/perfbench/record"
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
-
-	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 func init() {

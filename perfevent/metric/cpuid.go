@@ -8,9 +8,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perfbench/perfbench/perfevent"
-
 	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/perfevent"
 )
 
 // midrPath is where arm64 kernels publish the first CPU's MIDR_EL1.
