@@ -121,7 +121,7 @@ func (p Proc) String() string {
 // Path returns the path of elem under the process's or thread's folder:
 // root/proc/PID/elem or root/proc/PID/task/TID/elem, for messages about
 // the files ReadFile reads and for a file that is not read but opened (the
-// exe link, to read the executable through it).
+// exe link and map_files, to read an executable through them).
 func (p Proc) Path(elem ...string) string {
 	dir := "self"
 	if !p.self {
