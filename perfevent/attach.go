@@ -897,7 +897,7 @@ func (a *Attachment) openError(t *target, p int, err error) error {
 	case errors.Is(err, errEMFILE), errors.Is(err, errENFILE):
 		return a.filesError(what, err)
 	case errors.Is(err, errESRCH) && !a.cgroup:
-		return fmt.Errorf("%s: the thread exited: %w", what, err)
+		return &openErr{msg: what + ": the thread exited: " + err.Error(), errs: []error{procfs.ErrGone, err}}
 	case a.cgroup && errors.Is(err, errEBADF):
 		return fmt.Errorf("%s: the kernel refused the cgroup (is it a cgroup v2 directory, and the perf_event controller not bound to cgroup v1?): %w", what, err)
 	}
