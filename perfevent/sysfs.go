@@ -58,7 +58,7 @@ func LoadSystem(root string) (*System, error) {
 		s.Paranoid = &n
 	}
 	if b, err := proc.ReadFile("cpuinfo"); err == nil {
-		s.CPU = ParseCPUInfo(b)
+		s.CPU = parseCPUInfo(b)
 	}
 	real := false
 	if abs, err := filepath.Abs(root); err == nil && abs == "/" {
@@ -141,9 +141,9 @@ func readDirFiles(dir string) map[string]string {
 	return out
 }
 
-// ParseCPUInfo reads the first processor block of /proc/cpuinfo.
-func ParseCPUInfo(b []byte) CPUInfo {
-	var c CPUInfo
+// parseCPUInfo reads the first processor block of /proc/cpuinfo.
+func parseCPUInfo(b []byte) cpuInfo {
+	var c cpuInfo
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
 	seen := false
