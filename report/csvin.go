@@ -432,7 +432,7 @@ func canonicalMetric(name string) (metric string, event bool, err error) {
 	case prefix("hist:"):
 		kind, bucket, _ := strings.Cut(name[5:], ":")
 		var buckets []string
-		for _, b := range analysis.HistogramBuckets {
+		for _, b := range record.InsertBuckets {
 			if b.Name == bucket && slices.Contains(analysis.HistogramKinds, kind) {
 				return analysis.KindHistogramMetric(kind, bucket), false, nil
 			}
