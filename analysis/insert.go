@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"math"
 	"strings"
 
 	"github.com/perfbench/perfbench/record"
@@ -15,32 +14,14 @@ var InsertColumns = []string{
 	"csps", "cpups", "cspq", "cpupq", "dbgb1", "dbgb2", "rss", "maxop", "p50", "p99",
 }
 
-// HistogramBuckets are the insert benchmark's response-time buckets: upper
-// bounds in ms, the last one open (> 16 s).
-var HistogramBuckets = []struct {
-	Name string
-	UpTo float64 // ms; +Inf for the last
-}{
-	{"256us", 0.256}, {"1ms", 1}, {"4ms", 4}, {"16ms", 16}, {"64ms", 64},
-	{"256ms", 256}, {"1s", 1000}, {"4s", 4000}, {"16s", 16000}, {"gt", math.Inf(1)},
-}
-
 // histogramMetric is the metric name of a histogram bucket's percentage of
 // the step's main operations (queries when it ran any, else inserts):
 // "hist:1ms".
 func histogramMetric(bucket string) string { return "hist:" + bucket }
 
-// Kinds of operation with a response-time histogram of their own: the keys
-// of record.Insert.Histograms and MaxSeconds.
-const (
-	OpQuery  = "query"
-	OpInsert = "insert"
-	OpDelete = "delete"
-)
-
-// HistogramKinds lists the kinds of operation in the order reports print
-// their histograms.
-var HistogramKinds = []string{OpQuery, OpInsert, OpDelete}
+// HistogramKinds lists the kinds of operation (record.OpQuery...) in the
+// order reports print their histograms.
+var HistogramKinds = []string{record.OpQuery, record.OpInsert, record.OpDelete}
 
 // KindHistogramMetric is the metric name of a histogram bucket's percentage
 // of the operations of one kind: "hist:delete:1ms".
@@ -54,25 +35,13 @@ func MaxMetric(kind string) string { return "max:" + kind }
 // writers aimed for, inserts/s summed over clients.
 const TargetIPS = "target_ips"
 
-// TargetFraction is the share of its target insert rate a read+write step
-// must reach to count as having sustained it.
-const TargetFraction = 0.95
-
-// BelowTarget reports whether an achieved insert rate falls short of the
-// target: below TargetFraction of it. A target of 0 or less means none.
-// The comparison is on the ratio, so that 95.0 of 100 (and 760 of 800) is
-// exactly at the line and not below it.
-func BelowTarget(achieved, target float64) bool {
-	return target > 0 && achieved/target < TargetFraction
-}
-
 // mainKind is the kind of operation record.Insert.Histogram and
 // MaxOpSeconds describe: queries when the step ran any, else inserts.
 func mainKind(in *record.Insert) string {
 	if in.Queries > 0 {
-		return OpQuery
+		return record.OpQuery
 	}
-	return OpInsert
+	return record.OpInsert
 }
 
 // isInsertColumn reports whether k is an insert-benchmark metric: a column
@@ -208,7 +177,7 @@ func insertMetrics(r *record.Record, p *PerOp, counters map[string]Cell, set fun
 	// maximum from MaxOpSeconds when MaxSeconds has none.
 	main := mainKind(in)
 	if pct := histogramPercent(in.Histogram); pct != nil {
-		for i, b := range HistogramBuckets {
+		for i, b := range record.InsertBuckets {
 			set(histogramMetric(b.Name), Val(pct[i]))
 		}
 	}
@@ -218,7 +187,7 @@ func insertMetrics(r *record.Record, p *PerOp, counters map[string]Cell, set fun
 			h = in.Histogram
 		}
 		if pct := histogramPercent(h); pct != nil {
-			for i, b := range HistogramBuckets {
+			for i, b := range record.InsertBuckets {
 				set(KindHistogramMetric(kind, b.Name), Val(pct[i]))
 			}
 		}
@@ -246,19 +215,19 @@ func InsertQueries(r *record.Record) bool {
 }
 
 // histogramPercent returns the percentage of operations in each of
-// HistogramBuckets, or nil without operations. A bucket goes to the first
+// record.InsertBuckets, or nil without operations. A bucket goes to the first
 // fixed bucket whose bound is at least its own; an open bucket (bound 0 or
 // +Inf) and bounds above 16 s go to "gt".
 func histogramPercent(h []record.Bucket) []float64 {
-	counts := make([]float64, len(HistogramBuckets))
+	counts := make([]float64, len(record.InsertBuckets))
 	var total float64
 	for _, b := range h {
 		i := 0
-		for i < len(HistogramBuckets)-1 && b.UpToMs > HistogramBuckets[i].UpTo*(1+1e-9) {
+		for i < len(record.InsertBuckets)-1 && b.UpToMs > record.InsertBuckets[i].UpTo*(1+1e-9) {
 			i++
 		}
 		if b.UpToMs <= 0 { // an open bucket written as 0
-			i = len(HistogramBuckets) - 1
+			i = len(record.InsertBuckets) - 1
 		}
 		counts[i] += b.Count
 		total += b.Count

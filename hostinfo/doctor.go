@@ -4,11 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/perfevent"
 )
 
@@ -92,7 +91,7 @@ func Doctor(h *Host, opt DoctorOptions) Report {
 	// The target process and the user's events.
 	var gone error // the target has exited or does not exist
 	if opt.Pid > 0 {
-		gone = Alive(h.Root, opt.Pid)
+		gone = procfs.New(h.Root).Proc(opt.Pid).Alive()
 		if gone != nil {
 			r.Checks = append(r.Checks, Check{Name: "target", Verdict: Fail, Detail: gone.Error(), Fix: "give the pid of a running process (pidof mariadbd mysqld)"})
 		} else {
@@ -464,8 +463,8 @@ func targetCheck(h *Host, pid int, sys *perfevent.System, taskClock perfevent.Ev
 		return c
 	}
 	comm := ""
-	if b, err := readFile(h.Root, "proc/"+strconv.Itoa(pid)+"/comm"); err == nil {
-		comm = " (" + b + ")"
+	if b, err := procfs.New(h.Root).Proc(pid).Comm(); err == nil {
+		comm = " (" + strings.TrimSpace(b) + ")"
 	}
 	if sys == nil || len(taskClock.Encodings) == 0 {
 		c.Verdict, c.Detail = Fail, fmt.Sprintf("pid %d%s, %d threads: no perf events to open", pid, comm, threads)
@@ -515,11 +514,6 @@ func eventsCheck(opt DoctorOptions, sys *perfevent.System, probe func(*perfevent
 		c.Fix = "drop them, or measure where the PMU has them"
 	}
 	return c
-}
-
-func readFile(root, rel string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(root, rel))
-	return strings.TrimSpace(string(b)), err
 }
 
 // WriteText prints one line per check: verdict, check, what was found and

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/record"
 )
@@ -113,25 +114,30 @@ func Read(root string) (*Host, error) {
 		}
 		return strings.TrimSpace(string(b)), true
 	}
-	readInt := func(rel string) *int {
-		s, ok := read(rel)
-		if !ok {
+	proc := procfs.New(root)
+	sysctl := func(name string) string {
+		v, _ := proc.Sysctl(name)
+		return v
+	}
+	sysctlInt := func(name string) *int {
+		s, err := proc.Sysctl(name)
+		if err != nil {
 			return nil
 		}
 		n, err := strconv.Atoi(s)
 		if err != nil {
-			h.Warnings = append(h.Warnings, fmt.Sprintf("%s: %q is not a number", rel, s))
+			h.Warnings = append(h.Warnings, fmt.Sprintf("%s: %q is not a number", name, s))
 			return nil
 		}
 		return &n
 	}
-	h.Hostname, _ = read("proc/sys/kernel/hostname")
-	h.Kernel, _ = read("proc/sys/kernel/osrelease")
-	h.KernelVersion, _ = read("proc/sys/kernel/version")
-	h.Paranoid = readInt("proc/sys/kernel/perf_event_paranoid")
-	h.NMIWatchdog = readInt("proc/sys/kernel/nmi_watchdog")
+	h.Hostname = sysctl("kernel.hostname")
+	h.Kernel = sysctl("kernel.osrelease")
+	h.KernelVersion = sysctl("kernel.version")
+	h.Paranoid = sysctlInt("kernel.perf_event_paranoid")
+	h.NMIWatchdog = sysctlInt("kernel.nmi_watchdog")
 
-	cpuinfo, _ := os.ReadFile(filepath.Join(root, "proc/cpuinfo"))
+	cpuinfo, _ := proc.ReadFile("cpuinfo")
 	ci := parseCPUInfo(cpuinfo)
 	h.CPUModel, h.Vendor, h.CPUs = ci.model, ci.vendor, ci.processors
 	if s, ok := read("sys/devices/system/cpu/online"); ok {
@@ -147,13 +153,13 @@ func Read(root string) (*Host, error) {
 		h.Container = "podman"
 	}
 
-	if b, err := os.ReadFile(filepath.Join(root, "proc/self/status")); err == nil {
+	if b, err := proc.Self().ReadFile("status"); err == nil {
 		h.Privileges = parseStatus(b)
 	}
-	if b, err := os.ReadFile(filepath.Join(root, "proc/self/limits")); err == nil {
+	if b, err := proc.Self().ReadFile("limits"); err == nil {
 		h.NoFile = parseNoFile(b)
 	}
-	if b, err := os.ReadFile(filepath.Join(root, "proc/mounts")); err == nil {
+	if b, err := proc.ReadFile("mounts"); err == nil {
 		h.TraceFS = traceFSMount(b)
 	}
 
@@ -378,9 +384,9 @@ func traceFSMount(b []byte) string {
 
 // threads counts the threads of process pid under root (/proc/PID/task).
 func threads(root string, pid int) (int, error) {
-	ents, err := os.ReadDir(filepath.Join(root, "proc", strconv.Itoa(pid), "task"))
+	tids, err := procfs.New(root).Proc(pid).Tasks()
 	if err != nil {
 		return 0, fmt.Errorf("count threads of pid %d: %w", pid, err)
 	}
-	return len(ents), nil
+	return len(tids), nil
 }

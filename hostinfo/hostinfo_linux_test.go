@@ -1,14 +1,10 @@
 package hostinfo
 
 import (
-	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -49,34 +45,5 @@ func TestHostReadHere(t *testing.T) {
 	}
 	if h.CPUs < 1 || h.System == nil {
 		t.Errorf("cpus %d, system %v (%v)", h.CPUs, h.System, h.SystemErr)
-	}
-}
-
-// TestAlive: a running process is alive; a child that exited and was not
-// waited for is a zombie, named with its parent; a reaped one is gone.
-func TestAlive(t *testing.T) {
-	if err := Alive("/", os.Getpid()); err != nil {
-		t.Fatalf("this process: %v", err)
-	}
-	cmd := exec.Command("sleep", "0")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pid := cmd.Process.Pid
-	// Not waited for: a zombie once it has exited.
-	var err error
-	for range 200 {
-		if err = Alive("/", pid); err != nil {
-			break
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	want := fmt.Sprintf("pid %d (sleep) is a zombie: it has exited and its parent, pid %d, has not reaped it", pid, os.Getpid())
-	if !errors.Is(err, ErrExited) || !strings.Contains(err.Error(), want) {
-		t.Errorf("zombie: %v; want ErrExited saying %q", err, want)
-	}
-	cmd.Wait()
-	if err := Alive("/", pid); !errors.Is(err, errNoProcess) {
-		t.Errorf("reaped: %v", err)
 	}
 }

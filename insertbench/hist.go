@@ -4,29 +4,19 @@ import (
 	"math"
 	"time"
 
-	"github.com/perfbench/perfbench/analysis"
 	"github.com/perfbench/perfbench/record"
 )
 
-// Kinds of operation, the keys of Result.Histograms as of the Record's
-// insert histograms: one INSERT statement, one DELETE statement, one
-// query.
-const (
-	OpInsert = analysis.OpInsert
-	OpDelete = analysis.OpDelete
-	OpQuery  = analysis.OpQuery
-)
-
 // numBuckets is the number of the benchmark's response-time buckets
-// (analysis.HistogramBuckets): nine bounds and the open one.
+// (record.InsertBuckets): nine bounds and the open one.
 const numBuckets = 10
 
 // bucketBounds are the upper bounds of the buckets but the open one, from
-// analysis.HistogramBuckets: an operation goes to the first bucket whose
+// record.InsertBuckets: an operation goes to the first bucket whose
 // bound it does not exceed, and past the last to the open bucket (> 16 s).
 var bucketBounds = func() (b [numBuckets - 1]time.Duration) {
 	for i := range b {
-		b[i] = time.Duration(math.Round(analysis.HistogramBuckets[i].UpTo * float64(time.Millisecond)))
+		b[i] = time.Duration(math.Round(record.InsertBuckets[i].UpTo * float64(time.Millisecond)))
 	}
 	return b
 }()
@@ -80,7 +70,7 @@ func (h *Histogram) Buckets() []record.Bucket {
 		}
 		le := 0.0
 		if i < len(bucketBounds) {
-			le = analysis.HistogramBuckets[i].UpTo
+			le = record.InsertBuckets[i].UpTo
 		}
 		b = append(b, record.Bucket{UpToMs: le, Count: float64(c)})
 	}

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbench/perfbench/analysis"
 	"github.com/perfbench/perfbench/record"
 )
 
@@ -69,8 +68,8 @@ func TestHistogramRecordBuckets(t *testing.T) {
 	// The bounds, written out.
 	want2 := [...]time.Duration{256 * time.Microsecond, time.Millisecond, 4 * time.Millisecond, 16 * time.Millisecond,
 		64 * time.Millisecond, 256 * time.Millisecond, time.Second, 4 * time.Second, 16 * time.Second}
-	if bucketBounds != want2 || len(analysis.HistogramBuckets) != numBuckets {
-		t.Errorf("bounds %v of %d buckets, want %v of %d", bucketBounds, len(analysis.HistogramBuckets), want2, numBuckets)
+	if bucketBounds != want2 || len(record.InsertBuckets) != numBuckets {
+		t.Errorf("bounds %v of %d buckets, want %v of %d", bucketBounds, len(record.InsertBuckets), want2, numBuckets)
 	}
 }
 

@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
-	"github.com/perfbench/perfbench/analysis"
+
+	"github.com/perfbench/perfbench/record"
 )
 
 // Result is what a step measured. Rates are over Seconds, from the first
@@ -46,8 +47,8 @@ type Result struct {
 	Queries, QueryRows int64
 	RowsIndexed        int64
 
-	// Histograms holds the response times by kind of operation (OpInsert:
-	// one INSERT of RowsPerCommit rows; OpDelete: one DELETE; OpQuery: one
+	// Histograms holds the response times by kind of operation (record.OpInsert:
+	// one INSERT of RowsPerCommit rows; record.OpDelete: one DELETE; record.OpQuery: one
 	// query), for the kinds the step runs.
 	Histograms map[string]*Histogram
 
@@ -95,14 +96,14 @@ type tableResult struct {
 	IndexSeconds float64
 }
 
-// PerSecond returns the rate of kind (OpInsert, OpDelete, OpQuery) over
-// the step; for l.x, OpInsert gives the rows indexed per second.
+// PerSecond returns the rate of kind (record.OpInsert, record.OpDelete, record.OpQuery) over
+// the step; for l.x, record.OpInsert gives the rows indexed per second.
 func (r *Result) PerSecond(kind string) float64 {
 	if r.Seconds <= 0 {
 		return math.NaN()
 	}
 	n := counts{Inserts: r.Inserted, Deletes: r.Deleted, Queries: r.Queries}.of(kind)
-	if kind == OpInsert && r.Step.Kind == Index {
+	if kind == record.OpInsert && r.Step.Kind == Index {
 		n = r.RowsIndexed
 	}
 	return float64(n) / r.Seconds
@@ -111,7 +112,7 @@ func (r *Result) PerSecond(kind string) float64 {
 // BelowTarget reports whether a q step's writers fell short of their
 // target: fewer than 95% of TargetInsertsPerSecond.
 func (r *Result) BelowTarget() bool {
-	return analysis.BelowTarget(r.PerSecond(OpInsert), r.TargetInsertsPerSecond)
+	return record.BelowTarget(r.PerSecond(record.OpInsert), r.TargetInsertsPerSecond)
 }
 
 // DriverCPUPerOp is the driver's CPU time per main operation (per row
@@ -174,7 +175,7 @@ const (
 	hQry
 )
 
-var histKinds = [3]string{OpInsert, OpDelete, OpQuery}
+var histKinds = [3]string{record.OpInsert, record.OpDelete, record.OpQuery}
 
 type nopLogger struct{}
 

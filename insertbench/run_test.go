@@ -18,6 +18,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/perfbench/perfbench/internal/testdb"
 	"github.com/perfbench/perfbench/mysqld/sandbox"
+	"github.com/perfbench/perfbench/record"
 )
 
 func TestMain(m *testing.M) {
@@ -92,7 +93,7 @@ func stepRun(t *testing.T, srv *sandbox.Server, root *sql.DB, o Options) *Result
 	}
 	d := func(k string) int64 { return int64(s1[k] - s0[k]) }
 	var stmts int64
-	for _, kind := range []string{OpInsert, OpDelete, OpQuery} {
+	for _, kind := range []string{record.OpInsert, record.OpDelete, record.OpQuery} {
 		h := res.Histograms[kind]
 		if h == nil {
 			continue
@@ -114,15 +115,15 @@ func stepRun(t *testing.T, srv *sandbox.Server, root *sql.DB, o Options) *Result
 	}
 	t.Logf("%s: %.2fs, %d rows inserted, %d deleted, %d queries; server: Com_insert %d, Com_delete %d, Com_stmt_execute %d, Handler_delete %d",
 		o.Step.Name, res.Seconds, res.Inserted, res.Deleted, res.Queries, d("Com_insert"), d("Com_delete"), d("Com_stmt_execute"), d("Handler_delete"))
-	if d("Com_insert") != hc(OpInsert) || d("Com_delete") != hc(OpDelete) || d("Com_stmt_execute") != stmts {
+	if d("Com_insert") != hc(record.OpInsert) || d("Com_delete") != hc(record.OpDelete) || d("Com_stmt_execute") != stmts {
 		t.Errorf("%s: the server executed %d INSERTs, %d DELETEs, %d prepared statements; the histograms count %d, %d, %d",
-			o.Step.Name, d("Com_insert"), d("Com_delete"), d("Com_stmt_execute"), hc(OpInsert), hc(OpDelete), stmts)
+			o.Step.Name, d("Com_insert"), d("Com_delete"), d("Com_stmt_execute"), hc(record.OpInsert), hc(record.OpDelete), stmts)
 	}
 	if d("Handler_delete") != res.Deleted {
 		t.Errorf("%s: the server deleted %d rows, %d counted", o.Step.Name, d("Handler_delete"), res.Deleted)
 	}
 	// Rows per statement.
-	if h := res.Histograms[OpInsert]; h != nil && o.Step.Kind != Load {
+	if h := res.Histograms[record.OpInsert]; h != nil && o.Step.Kind != Load {
 		if want := h.Count() * int64(o.RowsPerCommit); res.Inserted != want {
 			t.Errorf("%s: %d rows inserted by %d statements of %d rows", o.Step.Name, res.Inserted, h.Count(), o.RowsPerCommit)
 		}
@@ -211,8 +212,8 @@ func TestSequence(t *testing.T) {
 	o := opts("l.i0")
 	o.Rows = rows
 	res := stepRun(t, srv, root, o)
-	if res.Inserted != tables*rows || res.RowsAfter != tables*rows || res.Histograms[OpInsert].Count() != tables*rows/100 {
-		t.Errorf("l.i0: %d rows in %d statements, %d after; want %d in %d", res.Inserted, res.Histograms[OpInsert].Count(), res.RowsAfter, tables*rows, tables*rows/100)
+	if res.Inserted != tables*rows || res.RowsAfter != tables*rows || res.Histograms[record.OpInsert].Count() != tables*rows/100 {
+		t.Errorf("l.i0: %d rows in %d statements, %d after; want %d in %d", res.Inserted, res.Histograms[record.OpInsert].Count(), res.RowsAfter, tables*rows, tables*rows/100)
 	}
 	for i := 1; i <= tables; i++ {
 		if n := count(t, root, "seq"+strconv.Itoa(i)); n != rows {
@@ -240,8 +241,8 @@ func TestSequence(t *testing.T) {
 			res.Inserted != tables*2_000 || res.Deleted != res.Inserted {
 			t.Errorf("%s: %d rows before, %d after (result: %d, %d); %d inserted, %d deleted", name, before, after, res.RowsBefore, res.RowsAfter, res.Inserted, res.Deleted)
 		}
-		if want := int64(tables * 2_000 / o.RowsPerCommit); res.Histograms[OpDelete].Count() != want {
-			t.Errorf("%s: %d deletes, want %d", name, res.Histograms[OpDelete].Count(), want)
+		if want := int64(tables * 2_000 / o.RowsPerCommit); res.Histograms[record.OpDelete].Count() != want {
+			t.Errorf("%s: %d deletes, want %d", name, res.Histograms[record.OpDelete].Count(), want)
 		}
 	}
 
@@ -267,13 +268,13 @@ func TestSequence(t *testing.T) {
 		}
 	}
 	if full < 5 || res.Queries == 0 || res.BelowTarget() || res.TargetInsertsPerSecond != 200 {
-		t.Errorf("qr100: %d full seconds, %d queries, %.1f inserts/s of %v (below target: %v)", full, res.Queries, res.PerSecond(OpInsert), res.TargetInsertsPerSecond, res.BelowTarget())
+		t.Errorf("qr100: %d full seconds, %d queries, %.1f inserts/s of %v (below target: %v)", full, res.Queries, res.PerSecond(record.OpInsert), res.TargetInsertsPerSecond, res.BelowTarget())
 	}
 	if res.QueryRows < res.Queries*10*99/100 || res.QueryRows > res.Queries*10 {
 		t.Errorf("qr100: %d rows from %d range queries of 10", res.QueryRows, res.Queries)
 	}
 	checkPercentiles(t, res)
-	t.Logf("qr100: %.0f queries/s, p50 %.0f p99 %.0f per client, %.1f inserts/s, driver CPU %s per query", res.PerSecond(OpQuery), res.P50, res.P99, res.PerSecond(OpInsert), res.DriverCPUPerOp())
+	t.Logf("qr100: %.0f queries/s, p50 %.0f p99 %.0f per client, %.1f inserts/s, driver CPU %s per query", res.PerSecond(record.OpQuery), res.P50, res.P99, res.PerSecond(record.OpInsert), res.DriverCPUPerOp())
 
 	// A sampler that wakes late (as under -race on a busy machine) does
 	// not move rows from one second to the next: each second holds the
@@ -311,8 +312,8 @@ func TestSequence(t *testing.T) {
 	o = opts("qr100000")
 	o.Duration = 3 * time.Second
 	res = stepRun(t, srv, root, o)
-	if !res.BelowTarget() || res.TargetInsertsPerSecond != 200_000 || res.PerSecond(OpInsert) >= 0.95*200_000 {
-		t.Errorf("qr100000: %.0f inserts/s of a target of %v: below target %v", res.PerSecond(OpInsert), res.TargetInsertsPerSecond, res.BelowTarget())
+	if !res.BelowTarget() || res.TargetInsertsPerSecond != 200_000 || res.PerSecond(record.OpInsert) >= 0.95*200_000 {
+		t.Errorf("qr100000: %.0f inserts/s of a target of %v: below target %v", res.PerSecond(record.OpInsert), res.TargetInsertsPerSecond, res.BelowTarget())
 	}
 
 	// A q step on tables that do not exist fails before any load.
@@ -355,7 +356,7 @@ func TestServerFailsMidStep(t *testing.T) {
 	if took > timeout+3*time.Second {
 		t.Errorf("hung server: runStep returned %s after the server stopped, the statement timeout is %s", took, timeout)
 	}
-	if res == nil || res.Inserted == 0 || res.Histograms[OpInsert].Count() == 0 {
+	if res == nil || res.Inserted == 0 || res.Histograms[record.OpInsert].Count() == 0 {
 		t.Errorf("hung server: the rows inserted before were lost: %+v", res)
 	}
 	if err := syscall.Kill(srv.Pid, syscall.SIGCONT); err != nil {

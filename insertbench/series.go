@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/perfbench/perfbench/record"
 )
 
 // counts are operations in one interval: rows inserted, rows deleted,
@@ -16,15 +18,15 @@ type counts struct {
 	Queries int64 `json:"queries"`
 }
 
-// of returns the count of the kind of operation (OpInsert, OpDelete,
-// OpQuery).
+// of returns the count of the kind of operation (record.OpInsert, record.OpDelete,
+// record.OpQuery).
 func (c counts) of(kind string) int64 {
 	switch kind {
-	case OpInsert:
+	case record.OpInsert:
 		return c.Inserts
-	case OpDelete:
+	case record.OpDelete:
 		return c.Deletes
-	case OpQuery:
+	case record.OpQuery:
 		return c.Queries
 	}
 	return 0

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 	"time"
+
+	"github.com/perfbench/perfbench/record"
 )
 
 func TestRatePercentiles(t *testing.T) {
@@ -14,7 +16,7 @@ func TestRatePercentiles(t *testing.T) {
 		pts = append(pts, Point{Seconds: 1, Full: true, Clients: []clientCounts{{counts: counts{Queries: int64(i)}, Full: true}}})
 	}
 	pts = append(pts, Point{Seconds: 0.1, Clients: []clientCounts{{counts: counts{Queries: 1}}}})
-	p50, p99, n := ratePercentiles(pts, OpQuery)
+	p50, p99, n := ratePercentiles(pts, record.OpQuery)
 	// Fastest first: position round(0.5·200) = 100 is 101, position
 	// round(0.99·200) = 198 is 3.
 	if p50 != 101 || p99 != 3 || n != 200 {
@@ -28,13 +30,13 @@ func TestRatePercentiles(t *testing.T) {
 		// Client 2 finished in this interval: only client 1 counts.
 		{Seconds: 2, Full: true, Clients: []clientCounts{{counts: counts{Inserts: 300}, Full: true}, {counts: counts{Inserts: 2}}}},
 	}
-	p50, p99, n = ratePercentiles(pts, OpInsert)
+	p50, p99, n = ratePercentiles(pts, record.OpInsert)
 	// Rates 150, 100, 50: position round(1.5) = 2 → 100; round(2.97) = 3 → 50.
 	if p50 != 100 || p99 != 50 || n != 3 {
 		t.Errorf("p50 %v p99 %v from %d, want 100, 50, 3", p50, p99, n)
 	}
 
-	if p50, p99, n := ratePercentiles(nil, OpInsert); !math.IsNaN(p50) || !math.IsNaN(p99) || n != 0 {
+	if p50, p99, n := ratePercentiles(nil, record.OpInsert); !math.IsNaN(p50) || !math.IsNaN(p99) || n != 0 {
 		t.Errorf("no seconds: %v %v %d, want NaN NaN 0", p50, p99, n)
 	}
 }
@@ -71,8 +73,8 @@ func TestSeries(t *testing.T) {
 		t.Errorf("second 1: %+v", p[0])
 	}
 	if p[1].T != 2 || p[1].Seconds != 1 || !p[1].Full || p[1].counts != (counts{100, 0, 7}) || p[1].DriverRSSBytes != 20 ||
-		!p[1].Clients[0].Full || p[1].Clients[1].Full || p[1].Rate(OpInsert) != 100 {
-		t.Errorf("second 2: %+v (rate %v)", p[1], p[1].Rate(OpInsert))
+		!p[1].Clients[0].Full || p[1].Clients[1].Full || p[1].Rate(record.OpInsert) != 100 {
+		t.Errorf("second 2: %+v (rate %v)", p[1], p[1].Rate(record.OpInsert))
 	}
 	if math.Abs(p[2].Seconds-0.3) > 1e-9 || p[2].T != 2.3 || p[2].Full || p[2].Clients[0].Full || p[2].Inserts != 30 || p[2].DriverRSSBytes != 40 {
 		t.Errorf("last interval: %+v", p[2])

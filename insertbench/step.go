@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"time"
+
+	"github.com/perfbench/perfbench/record"
 )
 
 // kind is what a step does.
@@ -41,14 +43,14 @@ type Step struct {
 }
 
 // Main is the kind of operation whose rate a step is judged by, and whose
-// per-second rates give p50 and p99: OpQuery for the q steps, OpInsert for
+// per-second rates give p50 and p99: record.OpQuery for the q steps, record.OpInsert for
 // the l.i steps, "" for l.x (a single statement per table).
 func (s Step) Main() string {
 	switch s.Kind {
 	case Load, Insert:
-		return OpInsert
+		return record.OpInsert
 	case Query:
-		return OpQuery
+		return record.OpQuery
 	}
 	return ""
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfbench/perfbench/record"
 )
 
 func TestParseStep(t *testing.T) {
@@ -16,14 +18,14 @@ func TestParseStep(t *testing.T) {
 		rate  int
 		main  string
 	}{
-		{"l.i0", Load, false, 0, OpInsert},
+		{"l.i0", Load, false, 0, record.OpInsert},
 		{"l.x", Index, false, 0, ""},
-		{"l.i1", Insert, false, 0, OpInsert},
-		{"l.i2", Insert, false, 0, OpInsert},
-		{"qr100", Query, false, 100, OpQuery},
-		{"qp100", Query, true, 100, OpQuery},
-		{"qr500", Query, false, 500, OpQuery},
-		{"qp1000", Query, true, 1000, OpQuery},
+		{"l.i1", Insert, false, 0, record.OpInsert},
+		{"l.i2", Insert, false, 0, record.OpInsert},
+		{"qr100", Query, false, 100, record.OpQuery},
+		{"qp100", Query, true, 100, record.OpQuery},
+		{"qr500", Query, false, 500, record.OpQuery},
+		{"qp1000", Query, true, 1000, record.OpQuery},
 	} {
 		s, err := ParseStep(tc.name)
 		if err != nil {

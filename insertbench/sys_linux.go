@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // startSignal tells a ready driver to start its load.
@@ -26,7 +28,7 @@ func selfCPU() (user, system time.Duration, err error) {
 // selfRSS returns this process's resident memory in bytes, 0 when it
 // cannot be read.
 func selfRSS() int64 {
-	b, err := os.ReadFile("/proc/self/statm")
+	b, err := procfs.New("").Self().ReadFile("statm")
 	if err != nil {
 		return 0
 	}

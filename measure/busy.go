@@ -200,7 +200,7 @@ func (s *Session) checkBusy(r *record.Record, start, end edge) {
 	}
 	ticks := s.fs.Ticks
 	if ticks <= 0 {
-		ticks = osstat.ClockTicks()
+		ticks = float64(procfs.ClockTicks())
 	}
 	var reaped uint64
 	if start.os != nil && end.os != nil && start.os.Process != nil && end.os.Process != nil {

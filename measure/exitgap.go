@@ -2,6 +2,7 @@ package measure
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"compress/gzip"
 	"errors"
@@ -145,7 +146,7 @@ func refSlack() float64 {
 // onlineCPUs counts the CPUs /proc/stat lists (the online ones), 0 when it
 // cannot be read.
 func onlineCPUs() int {
-	b, err := os.ReadFile("/proc/stat")
+	b, err := procfs.New("").ReadFile("stat")
 	if err != nil {
 		return 0
 	}
@@ -164,13 +165,13 @@ func onlineCPUs() int {
 func kernelTick() time.Duration {
 	const longest = 10 * time.Millisecond
 	var r io.Reader
-	if f, err := os.Open("/proc/config.gz"); err == nil {
-		defer f.Close()
-		if z, err := gzip.NewReader(f); err == nil {
+	proc := procfs.New("")
+	if b, err := proc.ReadFile("config.gz"); err == nil {
+		if z, err := gzip.NewReader(bytes.NewReader(b)); err == nil {
 			r = z
 		}
 	} else {
-		release, err := procfs.New("/").Sysctl("kernel.osrelease")
+		release, err := proc.Sysctl("kernel.osrelease")
 		if err != nil {
 			return longest
 		}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perfbench/perfbench/osstat"
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // runtimeDirEnv names the folder where perfbench marks the servers it
@@ -41,11 +41,7 @@ type mark struct {
 
 // serverKey is "PID-STARTTIME" of pid, or "" when it cannot be read.
 func serverKey(pid int) string {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return ""
-	}
-	st, err := osstat.ParseProcStat(b)
+	st, err := procfs.New("").Proc(pid).Stat()
 	if err != nil {
 		return ""
 	}

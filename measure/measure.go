@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/perfbench/perfbench/hostinfo"
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/osstat"
 	"github.com/perfbench/perfbench/perfevent"
@@ -274,8 +272,8 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 		s.server = &record.Server{Pid: cfg.Pid}
 	}
 	if s.server.Exe == "" {
-		if exe, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(cfg.Pid), "exe")); err == nil {
-			s.server.Exe = strings.TrimSuffix(exe, " (deleted)")
+		if exe, _, err := s.proc().Exe(); err == nil {
+			s.server.Exe = exe
 		}
 	}
 	// Provenance.
@@ -640,40 +638,23 @@ func SetPerOp(r *record.Record) {
 	}
 }
 
+// proc is the server in /proc (under the session's root).
+func (s *Session) proc() procfs.Proc { return procfs.New(s.fs.Root).Proc(s.cfg.Pid) }
+
 // processCPU reads the server's user+system CPU seconds from /proc/PID/stat.
 func (s *Session) processCPU() (float64, bool) {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(s.cfg.Pid), "stat"))
+	st, err := s.proc().Stat()
 	if err != nil {
 		return 0, false
 	}
-	st, err := osstat.ParseProcStat(b)
-	if err != nil {
-		return 0, false
-	}
-	return cpuSeconds(st, osstat.ClockTicks()), true
+	return cpuSeconds(st, float64(procfs.ClockTicks())), true
 }
 
-func cpuSeconds(st osstat.ProcStat, ticks float64) float64 {
+func cpuSeconds(st procfs.Stat, ticks float64) float64 {
 	if ticks <= 0 {
-		ticks = osstat.ClockTicks()
+		ticks = float64(procfs.ClockTicks())
 	}
 	return float64(st.UTime+st.STime) / ticks
-}
-
-// liveThreads lists /proc/PID/task.
-func liveThreads(pid int) ([]int, error) {
-	ents, err := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
-	if err != nil {
-		return nil, err
-	}
-	var tids []int
-	for _, e := range ents {
-		if n, err := strconv.Atoi(e.Name()); err == nil {
-			tids = append(tids, n)
-		}
-	}
-	sort.Ints(tids)
-	return tids, nil
 }
 
 // withoutOwn leaves the counts of perfbench's own connection thread out of
@@ -708,7 +689,7 @@ func (s *Session) reattachForRoles() error {
 // appeared since att was attached; it returns the attachment to use (nil
 // when the new one could not be opened).
 func (s *Session) reattach(att *perfevent.Attachment, events []perfevent.Event, opts perfevent.Options) (*perfevent.Attachment, error) {
-	live, err := liveThreads(s.cfg.Pid)
+	live, err := s.proc().Tasks()
 	if err != nil {
 		return att, nil // the attachment's own reads will say what happened
 	}

@@ -4,17 +4,14 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/mysqld"
-	"github.com/perfbench/perfbench/osstat"
 	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/record"
 )
@@ -190,11 +187,7 @@ func newRoleLog(pid int) *roleLog {
 // threadStart is the start time of thread tid of pid, in clock ticks since
 // boot (/proc/PID/task/TID/stat); 0 when it cannot be read.
 func threadStart(pid, tid int) uint64 {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "task", strconv.Itoa(tid), "stat"))
-	if err != nil {
-		return 0
-	}
-	st, err := osstat.ParseProcStat(b)
+	st, err := procfs.New("").Proc(pid).Task(tid).Stat()
 	if err != nil {
 		return 0
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfbench/perfbench/hostinfo"
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/osstat"
 	"github.com/perfbench/perfbench/perfevent"
@@ -199,9 +199,9 @@ func (s *Session) statusAndOps(r *record.Record, start, end edge) (failed string
 		switch {
 		case start.status == nil || end.status == nil:
 			failed = "the server status could not be read at both edges of the window: no status deltas and no op count"
-			if err := hostinfo.Alive("/", s.cfg.Pid); err != nil {
+			if err := s.proc().Alive(); err != nil {
 				now := "no longer exists"
-				if errors.Is(err, hostinfo.ErrExited) {
+				if errors.Is(err, procfs.ErrZombie) {
 					now = "is a zombie now"
 				}
 				failed = fmt.Sprintf("the server (pid %d) exited during the window (it %s): no status at the window's end, so no status deltas and no op count; its counts up to its exit are kept", s.cfg.Pid, now)

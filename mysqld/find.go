@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // Sentinel errors of Find.
@@ -131,11 +133,11 @@ func (f finder) Find(ctx context.Context, t Target) (*Found, error) {
 
 	p, err := f.Proc.Process(pid)
 	if err != nil {
-		if errors.Is(err, errNoProcess) {
+		if errors.Is(err, procfs.ErrGone) {
 			if strings.HasPrefix(by, "pid file") {
-				return nil, fmt.Errorf("find the server: %s names pid %d, which is not running (a stale pid file?): %w", by, pid, errNoProcess)
+				return nil, fmt.Errorf("find the server: %s names pid %d, which is not running (a stale pid file?): %w", by, pid, procfs.ErrGone)
 			}
-			return nil, fmt.Errorf("find the server: pid %d (%s) is not running: %w", pid, by, errNoProcess)
+			return nil, fmt.Errorf("find the server: pid %d (%s) is not running: %w", pid, by, procfs.ErrGone)
 		}
 		return nil, fmt.Errorf("find the server: %w", err)
 	}

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/perfbench/perfbench/record"
@@ -124,7 +123,7 @@ func (d *DB) Server(ctx context.Context, pid int) (*record.Server, []string, err
 // BuildID returns the GNU build-id of pid's executable, read through
 // /proc/PID/exe (which works even when the file was replaced on disk).
 func (p Proc) BuildID(pid int) (string, error) {
-	f, err := os.Open(p.path(strconv.Itoa(pid), "exe"))
+	f, err := os.Open(p.fs().Proc(pid).Path("exe"))
 	if err != nil {
 		return "", fmt.Errorf("read the build-id of pid %d: %w", pid, err)
 	}

@@ -8,29 +8,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
-// Proc reads process information from a /proc file system mounted at Root
-// ("/proc" when empty). Tests point Root at a directory they build.
+// Proc reads process information from /proc under Root, the root of the
+// file system ("/" when empty), through internal/procfs. Tests point Root
+// at a directory they build, whose proc folder stands for /proc.
 type Proc struct{ Root string }
 
-func (p Proc) root() string {
-	if p.Root == "" {
-		return "/proc"
-	}
-	return p.Root
-}
-
-func (p Proc) path(elem ...string) string {
-	return filepath.Join(append([]string{p.root()}, elem...)...)
-}
+func (p Proc) fs() procfs.FS { return procfs.New(p.Root) }
 
 // Process is a process as seen in /proc.
 type Process struct {
@@ -93,9 +85,6 @@ func (p Process) Describe() string {
 	return b.String()
 }
 
-// errNoProcess means there is no process with the given pid.
-var errNoProcess = errors.New("no such process")
-
 // Process returns what /proc says about pid, including its listening
 // sockets (read from the process's own network namespace).
 func (p Proc) Process(pid int) (Process, error) {
@@ -105,52 +94,34 @@ func (p Proc) Process(pid int) (Process, error) {
 	}
 	inodes, _ := p.socketInodes(pid)
 	if len(inodes) > 0 {
-		ns := strconv.Itoa(pid)
-		pr.Ports = p.listeningPorts(inodes, ns)
-		pr.Sockets = p.listeningUnix(inodes, ns)
+		pr.Ports = p.listeningPorts(inodes, pid)
+		pr.Sockets = p.listeningUnix(inodes, pid)
 	}
 	return pr, nil
 }
 
-// basic reads comm and exe.
+// basic reads comm and exe. A process that does not exist is
+// procfs.ErrGone.
 func (p Proc) basic(pid int) (Process, error) {
 	pr := Process{Pid: pid}
-	b, err := os.ReadFile(p.path(strconv.Itoa(pid), "comm"))
+	proc := p.fs().Proc(pid)
+	comm, err := proc.Comm()
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return pr, fmt.Errorf("read process %d: %w", pid, errNoProcess)
+		if errors.Is(err, procfs.ErrGone) {
+			return pr, fmt.Errorf("read process %d: %w", pid, procfs.ErrGone)
 		}
 		return pr, fmt.Errorf("read process %d: %w", pid, err)
 	}
-	pr.Comm = strings.TrimRight(string(b), "\n")
-	if exe, err := os.Readlink(p.path(strconv.Itoa(pid), "exe")); err == nil {
-		if s, ok := strings.CutSuffix(exe, " (deleted)"); ok {
-			exe, pr.Deleted = s, true
-		}
-		pr.Exe = exe
+	pr.Comm = strings.TrimRight(comm, "\n")
+	if exe, deleted, err := proc.Exe(); err == nil {
+		pr.Exe, pr.Deleted = exe, deleted
 	}
 	return pr, nil
-}
-
-// pids lists the numeric entries of the proc root.
-func (p Proc) pids() ([]int, error) {
-	ents, err := os.ReadDir(p.root())
-	if err != nil {
-		return nil, fmt.Errorf("list processes in %s: %w", p.root(), err)
-	}
-	var pids []int
-	for _, e := range ents {
-		if pid, err := strconv.Atoi(e.Name()); err == nil && pid > 0 {
-			pids = append(pids, pid)
-		}
-	}
-	sort.Ints(pids)
-	return pids, nil
 }
 
 // Servers lists the running mysqld/mariadbd processes, by pid.
 func (p Proc) Servers() ([]Process, error) {
-	pids, err := p.pids()
+	pids, err := p.fs().PIDs()
 	if err != nil {
 		return nil, err
 	}
@@ -170,14 +141,14 @@ func (p Proc) Servers() ([]Process, error) {
 
 // socketInodes returns the inodes of the sockets pid has open.
 func (p Proc) socketInodes(pid int) (map[uint64]bool, error) {
-	dir := p.path(strconv.Itoa(pid), "fd")
-	ents, err := os.ReadDir(dir)
+	proc := p.fs().Proc(pid)
+	fds, err := proc.FDs()
 	if err != nil {
 		return nil, err
 	}
 	inodes := map[uint64]bool{}
-	for _, e := range ents {
-		l, err := os.Readlink(filepath.Join(dir, e.Name()))
+	for _, fd := range fds {
+		l, err := proc.FDTarget(fd)
 		if err != nil {
 			continue
 		}
@@ -190,19 +161,19 @@ func (p Proc) socketInodes(pid int) (map[uint64]bool, error) {
 	return inodes, nil
 }
 
-// netFile opens net/NAME in the network namespace of pid ns ("" for
-// perfbench's own: ROOT/net/NAME).
-func (p Proc) netFile(ns, name string) ([]byte, error) {
-	if ns == "" {
-		return os.ReadFile(p.path("net", name))
+// netFile reads net/NAME in the network namespace of process pid (0 for
+// perfbench's own: /proc/net/NAME).
+func (p Proc) netFile(pid int, name string) ([]byte, error) {
+	if pid == 0 {
+		return p.fs().ReadFile("net/" + name)
 	}
-	return os.ReadFile(p.path(ns, "net", name))
+	return p.fs().Proc(pid).ReadFile("net/" + name)
 }
 
-func (p Proc) listeningPorts(inodes map[uint64]bool, ns string) []int {
+func (p Proc) listeningPorts(inodes map[uint64]bool, pid int) []int {
 	seen := map[int]bool{}
 	for _, f := range []string{"tcp", "tcp6"} {
-		b, err := p.netFile(ns, f)
+		b, err := p.netFile(pid, f)
 		if err != nil {
 			continue
 		}
@@ -221,8 +192,8 @@ func (p Proc) listeningPorts(inodes map[uint64]bool, ns string) []int {
 	return ports
 }
 
-func (p Proc) listeningUnix(inodes map[uint64]bool, ns string) []string {
-	b, err := p.netFile(ns, "unix")
+func (p Proc) listeningUnix(inodes map[uint64]bool, pid int) []string {
+	b, err := p.netFile(pid, "unix")
 	if err != nil {
 		return nil
 	}
@@ -347,7 +318,7 @@ var errNoListener = errors.New("no process listens there")
 func (p Proc) ListenerOf(ip net.IP, port int) (int, error) {
 	var exact, wild []uint64
 	for _, f := range []string{"tcp", "tcp6"} {
-		b, err := p.netFile("", f)
+		b, err := p.netFile(0, f)
 		if err != nil {
 			continue
 		}
@@ -380,7 +351,7 @@ func (p Proc) ListenerOf(ip net.IP, port int) (int, error) {
 	if len(want) == 0 {
 		return 0, fmt.Errorf("find the process listening on %s: %w on this machine (perfbench measures a local server: run it on the server's host)", addr, errNoListener)
 	}
-	pids, err := p.pids()
+	pids, err := p.fs().PIDs()
 	if err != nil {
 		return 0, err
 	}
@@ -415,58 +386,38 @@ func (p Proc) ListenerOf(ip net.IP, port int) (int, error) {
 
 // Tgid returns the thread group (process) id of thread tid.
 func (p Proc) Tgid(tid int) (int, error) {
-	b, err := os.ReadFile(p.path(strconv.Itoa(tid), "status"))
+	st, err := p.fs().Proc(tid).Status()
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return 0, fmt.Errorf("read thread %d: %w", tid, errNoProcess)
+		if errors.Is(err, procfs.ErrGone) {
+			return 0, fmt.Errorf("read thread %d: %w", tid, procfs.ErrGone)
 		}
 		return 0, fmt.Errorf("read thread %d: %w", tid, err)
 	}
-	return parseTgid(b)
-}
-
-func parseTgid(status []byte) (int, error) {
-	sc := bufio.NewScanner(bytes.NewReader(status))
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "Tgid:"); ok {
-			return strconv.Atoi(strings.TrimSpace(v))
-		}
-	}
-	return 0, errors.New("no Tgid line in status")
+	return st.Tgid, nil
 }
 
 // Threads lists the thread ids of pid, sorted.
 func (p Proc) Threads(pid int) ([]int, error) {
-	ents, err := os.ReadDir(p.path(strconv.Itoa(pid), "task"))
+	tids, err := p.fs().Proc(pid).Tasks()
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("list threads of %d: %w", pid, errNoProcess)
+		if errors.Is(err, procfs.ErrGone) {
+			return nil, fmt.Errorf("list threads of %d: %w", pid, procfs.ErrGone)
 		}
 		return nil, fmt.Errorf("list threads of %d: %w", pid, err)
 	}
-	var tids []int
-	for _, e := range ents {
-		if tid, err := strconv.Atoi(e.Name()); err == nil {
-			tids = append(tids, tid)
-		}
-	}
-	sort.Ints(tids)
 	return tids, nil
 }
 
 // ThreadComm returns the name of thread tid of pid (/proc/PID/task/TID/comm).
 func (p Proc) ThreadComm(pid, tid int) (string, error) {
-	b, err := os.ReadFile(p.path(strconv.Itoa(pid), "task", strconv.Itoa(tid), "comm"))
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimRight(string(b), "\n"), nil
+	c, err := p.fs().Proc(pid).Task(tid).Comm()
+	return strings.TrimRight(c, "\n"), err
 }
 
 // ThreadSyscall returns the system call number thread tid of pid is blocked
 // in, or -1 when it is running (/proc/PID/task/TID/syscall; root only).
 func (p Proc) ThreadSyscall(pid, tid int) (int, error) {
-	b, err := os.ReadFile(p.path(strconv.Itoa(pid), "task", strconv.Itoa(tid), "syscall"))
+	b, err := p.fs().Proc(pid).Task(tid).ReadFile("syscall")
 	if err != nil {
 		return 0, err
 	}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // Hand-encoded /proc/net lines (x86-64, little-endian): 127.0.0.1 is
@@ -76,7 +78,7 @@ func TestParseNetUnix(t *testing.T) {
 	}
 }
 
-// fakeProc builds a /proc tree.
+// fakeProc builds a root tree whose proc folder stands for /proc.
 type fakeProc struct {
 	t    *testing.T
 	root string
@@ -92,7 +94,7 @@ func newFakeProc(t *testing.T) *fakeProc {
 }
 
 func (f *fakeProc) write(rel, text string) {
-	p := filepath.Join(f.root, rel)
+	p := filepath.Join(f.root, "proc", rel)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		f.t.Fatal(err)
 	}
@@ -102,7 +104,7 @@ func (f *fakeProc) write(rel, text string) {
 }
 
 func (f *fakeProc) link(rel, target string) {
-	p := filepath.Join(f.root, rel)
+	p := filepath.Join(f.root, "proc", rel)
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	if err := os.Symlink(target, p); err != nil {
 		f.t.Fatal(err)
@@ -118,7 +120,7 @@ func (f *fakeProc) process(pid int, comm, exe string, inodes ...int) {
 	if exe != "" {
 		f.link(d+"/exe", exe)
 	}
-	os.MkdirAll(filepath.Join(f.root, d, "fd"), 0o755)
+	os.MkdirAll(filepath.Join(f.root, "proc", d, "fd"), 0o755)
 	f.link(d+"/fd/0", "/dev/null")
 	for i, n := range inodes {
 		f.link(fmt.Sprintf("%s/fd/%d", d, i+3), fmt.Sprintf("socket:[%d]", n))
@@ -197,7 +199,7 @@ func TestProcTgidThreads(t *testing.T) {
 	if g, err := p.Tgid(105); err != nil || g != 100 {
 		t.Errorf("Tgid(105) = %d, %v", g, err)
 	}
-	if _, err := p.Tgid(999); !errors.Is(err, errNoProcess) {
+	if _, err := p.Tgid(999); !errors.Is(err, procfs.ErrGone) {
 		t.Errorf("Tgid(999): %v", err)
 	}
 	tids, err := p.Threads(100)
@@ -265,8 +267,8 @@ func TestFind(t *testing.T) {
 	}{
 		{Target{Pid: 300}, errNotServer, "pid 300 (--pid) runs /usr/bin/sleep: not a mysqld or mariadbd process; pass --force"},
 		{Target{Socket: "/tmp/sleep.sock"}, errNotServer, "runs /usr/bin/sleep"},
-		{Target{Pid: 555}, errNoProcess, "pid 555 (--pid) is not running"},
-		{Target{PidFile: stale}, errNoProcess, "names pid 555, which is not running (a stale pid file?)"},
+		{Target{Pid: 555}, procfs.ErrGone, "pid 555 (--pid) is not running"},
+		{Target{PidFile: stale}, procfs.ErrGone, "names pid 555, which is not running (a stale pid file?)"},
 		{Target{Socket: "/dead.sock"}, errUnreachable, "/dead.sock"},
 		{Target{Port: 4000}, errNoListener, "127.0.0.1:4000"},
 		{Target{Pid: 300, Socket: "/run/mysqld/mysqld.sock"}, errMismatch, "--pid gives pid 300 but socket /run/mysqld/mysqld.sock is pid 100"},

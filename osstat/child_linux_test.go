@@ -18,6 +18,7 @@ import (
 	"github.com/perfbench/perfbench/record"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/internal/testenv"
 )
 
@@ -241,7 +242,7 @@ func TestChildProcess(t *testing.T) {
 	if d.VoluntaryCS < sleeps {
 		t.Errorf("voluntary context switches %v, want at least %d (one per sleep)", d.VoluntaryCS, sleeps)
 	}
-	ticks := ClockTicks()
+	ticks := float64(procfs.ClockTicks())
 	got := (d.UserSeconds + d.SystemSeconds) * ticks
 	want := rusageTicks(t, ru2, ticks) - rusageTicks(t, ru1, ticks)
 	if diff := got - want; diff > 3+0.05*want || diff < -(3+0.05*want) {

@@ -1,10 +1,12 @@
 package osstat
 
 import (
-	"os"
+	"errors"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // maxChildDepth bounds how deep childrenCPU follows children of children.
@@ -16,30 +18,27 @@ const maxChildDepth = 8
 // their CPU clocks (clock) and, in turn, their own children. pid's children
 // are those /proc/PID/task/TID/children lists. false when pid's stat cannot
 // be read or a child's clock cannot be read while it is still listed.
-func (f FS) childrenCPU(pid int, reaped ProcStat, clock func(int) (time.Duration, bool)) (time.Duration, bool) {
+func (f FS) childrenCPU(pid int, reaped procfs.Stat, clock func(int) (time.Duration, bool)) (time.Duration, bool) {
 	return f.childrenCPUAt(pid, reaped, clock, 0, nil)
 }
 
 // childrenCPUAt is childrenCPU at depth, leaving out the children of pid
 // that skip lists with their start time (and theirs).
-func (f FS) childrenCPUAt(pid int, st ProcStat, clock func(int) (time.Duration, bool), depth int, skip map[int]uint64) (time.Duration, bool) {
+func (f FS) childrenCPUAt(pid int, st procfs.Stat, clock func(int) (time.Duration, bool), depth int, skip map[int]uint64) (time.Duration, bool) {
 	total := ticksDuration(st.CUTime+st.CSTime, f.ticks())
 	if depth >= maxChildDepth {
 		return total, false
 	}
 	for _, c := range f.children(pid) {
 		cpu, ok := clock(c)
-		b, err := f.readProc(c, "stat")
+		child := f.proc().Proc(c)
+		cst, err := child.Stat()
 		if err != nil || !ok {
 			// Reaped since pid's cutime was read: this reading
 			// misses its CPU (a short-lived child's: little).
-			if _, gone := os.Stat(f.path("proc", strconv.Itoa(c))); gone != nil {
+			if _, err := child.Stat(); errors.Is(err, procfs.ErrGone) {
 				continue
 			}
-			return total, false
-		}
-		cst, err := ParseProcStat(b)
-		if err != nil {
 			return total, false
 		}
 		if start, ok := skip[c]; ok && start == cst.StartTime {
@@ -60,10 +59,8 @@ func (f FS) childrenCPUAt(pid int, st ProcStat, clock func(int) (time.Duration, 
 func (f FS) ChildrenOf(pid int) map[int]uint64 {
 	out := map[int]uint64{}
 	for _, c := range f.children(pid) {
-		if b, err := f.readProc(c, "stat"); err == nil {
-			if st, err := ParseProcStat(b); err == nil {
-				out[c] = st.StartTime
-			}
+		if st, err := f.proc().Proc(c).Stat(); err == nil {
+			out[c] = st.StartTime
 		}
 	}
 	return out
@@ -71,13 +68,14 @@ func (f FS) ChildrenOf(pid int) map[int]uint64 {
 
 // children lists the child processes of pid's threads.
 func (f FS) children(pid int) []int {
-	tasks, err := os.ReadDir(f.path("proc", strconv.Itoa(pid), "task"))
+	proc := f.proc().Proc(pid)
+	tids, err := proc.Tasks()
 	if err != nil {
 		return nil
 	}
 	var out []int
-	for _, t := range tasks {
-		b, err := readProcFile(f.path("proc", strconv.Itoa(pid), "task", t.Name(), "children"))
+	for _, tid := range tids {
+		b, err := proc.Task(tid).ReadFile("children")
 		if err != nil {
 			continue
 		}
@@ -124,11 +122,7 @@ func (f FS) ProcessCPU(pid int, skip map[int]uint64) (CPUTime, bool) {
 	if c.Clock, ok = processCPUClock(pid); !ok {
 		return c, false
 	}
-	b, err := f.readProc(pid, "stat")
-	if err != nil {
-		return c, true
-	}
-	st, err := ParseProcStat(b)
+	st, err := f.proc().Proc(pid).Stat()
 	if err != nil {
 		return c, true
 	}

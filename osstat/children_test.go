@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // TestChildrenCPU: a process's children's CPU is its reaped children's
@@ -36,7 +38,7 @@ func TestChildrenCPU(t *testing.T) {
 	clocks := map[int]time.Duration{20: 5 * time.Millisecond, 30: 2 * time.Millisecond}
 	clock := func(pid int) (time.Duration, bool) { c, ok := clocks[pid]; return c, ok }
 	f := FS{Root: root, Ticks: 100}
-	got, ok := f.childrenCPU(10, ProcStat{CUTime: 10, CSTime: 2}, clock)
+	got, ok := f.childrenCPU(10, procfs.Stat{CUTime: 10, CSTime: 2}, clock)
 	// 120 ms reaped under 10, 20's clock 5 ms and its reaped 40 ms, 30's 2 ms.
 	if want := 167 * time.Millisecond; !ok || got != want {
 		t.Errorf("childrenCPU = %v, %v; want %v, true", got, ok, want)
@@ -44,7 +46,7 @@ func TestChildrenCPU(t *testing.T) {
 	// A listed child whose clock cannot be read while its /proc entry
 	// stays is not a reading.
 	delete(clocks, 30)
-	if got, ok := f.childrenCPU(10, ProcStat{}, clock); ok {
+	if got, ok := f.childrenCPU(10, procfs.Stat{}, clock); ok {
 		t.Errorf("childrenCPU with a child's clock unread = %v, true; want false", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/record"
 )
 
@@ -16,8 +17,8 @@ var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 
 func proc(ut, st uint64, threads ...thread) *Process {
 	return &Process{
-		Stat:    ProcStat{PID: 500, UTime: ut, STime: st, StartTime: 1000, NumThreads: len(threads)},
-		Status:  status{Pid: 500, Tgid: 500, RSSBytes: 1 << 30, HasRSS: true},
+		Stat:    procfs.Stat{PID: 500, UTime: ut, STime: st, StartTime: 1000, NumThreads: len(threads)},
+		Status:  procfs.Status{Pid: 500, Tgid: 500, RSSBytes: 1 << 30, HasRSS: true},
 		IO:      &procIO{},
 		Threads: threads,
 	}

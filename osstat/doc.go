@@ -4,9 +4,12 @@
 // host's busy CPU time (/proc/stat) and the disk stats of the device
 // holding the server's data directory (/proc/diskstats).
 //
-// Parsers take the files' bytes (ParseProcStat, ParseStatus, ParseIO,
-// ParseHostCPU, ParseDiskstats, ParseMountinfo); an FS reads the files
-// under a root folder, "/" on a live system and a fixture folder in tests.
+// The files are read through internal/procfs, which also parses a
+// process's and its threads' stat and status and the mount table; the
+// parsers here take the bytes of the others (ParseHostCPU for /proc/stat,
+// and /proc/PID/io and /proc/diskstats). An FS reads under a root folder,
+// "/" on a live system and a fixture folder in tests. A process that does
+// not exist (any more) is procfs.ErrGone.
 // A Snapshot is one reading at an instant; Delta(a, b) turns two of them
 // into the record.OS of a measured window, with warnings for what could not
 // be counted.

@@ -3,20 +3,19 @@ package osstat
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
-// Sentinels callers can branch on.
+// Sentinels callers can branch on. A process that does not exist (any
+// more) is procfs.ErrGone.
 var (
-	// errProcessGone: the process does not exist (any more).
-	errProcessGone = errors.New("process not found")
 	// errNoBlockDevice: the folder is on a file system without a block
 	// device (tmpfs, overlay, NFS...), so there are no disk stats for it.
 	errNoBlockDevice = errors.New("no block device")
@@ -29,9 +28,12 @@ var (
 type FS struct {
 	Root string
 	// Ticks is the clock tick rate of /proc's CPU times (USER_HZ); zero
-	// means the running system's (ClockTicks).
+	// means the running system's (procfs.ClockTicks).
 	Ticks float64
 }
+
+// proc is the /proc under Root.
+func (f FS) proc() procfs.FS { return procfs.New(f.Root) }
 
 func (f FS) path(parts ...string) string {
 	root := f.Root
@@ -45,7 +47,7 @@ func (f FS) ticks() float64 {
 	if f.Ticks > 0 {
 		return f.Ticks
 	}
-	return ClockTicks()
+	return float64(procfs.ClockTicks())
 }
 
 // thread is one thread's CPU time and context switches.
@@ -62,10 +64,10 @@ type thread struct {
 // Process is one reading of a process and its threads.
 type Process struct {
 	// Stat is /proc/PID/stat: its CPU times include exited threads.
-	Stat ProcStat
+	Stat procfs.Stat
 	// Status is /proc/PID/status (RSS; its context switches are the main
 	// thread's only).
-	Status status
+	Status procfs.Status
 	// IO is /proc/PID/io, nil when it could not be read (IOErr says why:
 	// reading another user's io needs root or CAP_SYS_PTRACE).
 	IO    *procIO
@@ -77,41 +79,23 @@ type Process struct {
 	Vanished int
 }
 
-// readProc reads a /proc file, turning "no such process" into
-// ErrProcessGone.
-func (f FS) readProc(pid int, parts ...string) ([]byte, error) {
-	p := f.path(append([]string{"proc", strconv.Itoa(pid)}, parts...)...)
-	b, err := readProcFile(p)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errESRCH) {
-			return nil, fmt.Errorf("read %s: %w (pid %d)", p, errProcessGone, pid)
-		}
-		return nil, fmt.Errorf("read %s: %w", p, err)
-	}
-	return b, nil
-}
-
-// ReadProcess reads process pid and all its threads.
+// ReadProcess reads process pid and all its threads. A process that does
+// not exist (any more) is procfs.ErrGone.
 func (f FS) ReadProcess(pid int) (*Process, error) {
-	b, err := f.readProc(pid, "stat")
-	if err != nil {
-		return nil, err
-	}
+	proc := f.proc().Proc(pid)
 	var p Process
-	if p.Stat, err = ParseProcStat(b); err != nil {
-		return nil, fmt.Errorf("pid %d stat: %w", pid, err)
-	}
-	if b, err = f.readProc(pid, "status"); err != nil {
+	var err error
+	if p.Stat, err = proc.Stat(); err != nil {
 		return nil, err
 	}
-	if p.Status, err = parseStatus(b); err != nil {
-		return nil, fmt.Errorf("pid %d status: %w", pid, err)
+	if p.Status, err = proc.Status(); err != nil {
+		return nil, err
 	}
-	if b, err = f.readProc(pid, "io"); err != nil {
-		if errors.Is(err, errProcessGone) {
+	if b, err := proc.ReadFile("io"); err != nil {
+		if errors.Is(err, procfs.ErrGone) {
 			return nil, err
 		}
-		p.IOErr = err
+		p.IOErr = fmt.Errorf("read %s: %w", proc.Path("io"), err)
 	} else {
 		io, err := parseIO(b)
 		if err != nil {
@@ -119,20 +103,9 @@ func (f FS) ReadProcess(pid int) (*Process, error) {
 		}
 		p.IO = &io
 	}
-
-	taskDir := f.path("proc", strconv.Itoa(pid), "task")
-	entries, err := os.ReadDir(taskDir)
+	tids, err := proc.Tasks()
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errESRCH) {
-			return nil, fmt.Errorf("list %s: %w (pid %d)", taskDir, errProcessGone, pid)
-		}
-		return nil, fmt.Errorf("list %s: %w", taskDir, err)
-	}
-	var tids []int
-	for _, e := range entries {
-		if tid, err := strconv.Atoi(e.Name()); err == nil {
-			tids = append(tids, tid)
-		}
+		return nil, err
 	}
 	threads, vanished, err := f.readThreads(pid, tids)
 	if err != nil {
@@ -171,7 +144,7 @@ func (f FS) readThreads(pid int, tids []int) (threads []thread, vanished int, er
 			for i := w; i < len(tids); i += workers {
 				t, err := f.readThread(pid, tids[i])
 				switch {
-				case errors.Is(err, errProcessGone):
+				case errors.Is(err, procfs.ErrGone):
 					res.vanished++
 				case err != nil:
 					res.err = err
@@ -195,20 +168,14 @@ func (f FS) readThreads(pid int, tids []int) (threads []thread, vanished int, er
 
 func (f FS) readThread(pid, tid int) (thread, error) {
 	t := thread{TID: tid}
-	b, err := f.readProc(pid, "task", strconv.Itoa(tid), "stat")
+	task := f.proc().Proc(pid).Task(tid)
+	st, err := task.Stat()
 	if err != nil {
-		return t, err
+		return t, threadError(pid, tid, err)
 	}
-	st, err := ParseProcStat(b)
+	status, err := task.Status()
 	if err != nil {
-		return t, fmt.Errorf("pid %d thread %d stat: %w", pid, tid, err)
-	}
-	if b, err = f.readProc(pid, "task", strconv.Itoa(tid), "status"); err != nil {
-		return t, err
-	}
-	status, err := parseStatus(b)
-	if err != nil {
-		return t, fmt.Errorf("pid %d thread %d status: %w", pid, tid, err)
+		return t, threadError(pid, tid, err)
 	}
 	if !status.HasCtxt {
 		return t, fmt.Errorf("pid %d thread %d status: %w: no context switch counts", pid, tid, errFormat)
@@ -218,10 +185,19 @@ func (f FS) readThread(pid, tid int) (thread, error) {
 	return t, nil
 }
 
+// threadError names the thread an error of reading it is about; a thread
+// that is gone is procfs.ErrGone as it is.
+func threadError(pid, tid int, err error) error {
+	if errors.Is(err, procfs.ErrGone) {
+		return err
+	}
+	return fmt.Errorf("pid %d thread %d: %w", pid, tid, err)
+}
+
 // ReadHostCPU reads the host's CPU times from /proc/stat.
 func (f FS) ReadHostCPU() (HostCPU, error) {
-	p := f.path("proc", "stat")
-	b, err := os.ReadFile(p)
+	p := f.proc().Path("stat")
+	b, err := f.proc().ReadFile("stat")
 	if err != nil {
 		return HostCPU{}, fmt.Errorf("read %s: %w", p, err)
 	}
@@ -234,8 +210,8 @@ func (f FS) ReadHostCPU() (HostCPU, error) {
 
 // ReadDiskstats reads /proc/diskstats.
 func (f FS) ReadDiskstats() ([]diskStats, error) {
-	p := f.path("proc", "diskstats")
-	b, err := os.ReadFile(p)
+	p := f.proc().Path("diskstats")
+	b, err := f.proc().ReadFile("diskstats")
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", p, err)
 	}
@@ -257,21 +233,7 @@ func (f FS) ReadDisk(name string) (diskStats, error) {
 			return d, nil
 		}
 	}
-	return diskStats{}, fmt.Errorf("block device %s is not in %s: %w", name, f.path("proc", "diskstats"), errNoBlockDevice)
-}
-
-// ReadMounts reads the mount table (/proc/self/mountinfo).
-func (f FS) ReadMounts() ([]mount, error) {
-	p := f.path("proc", "self", "mountinfo")
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
-	}
-	m, err := parseMountinfo(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
-	}
-	return m, nil
+	return diskStats{}, fmt.Errorf("block device %s is not in %s: %w", name, f.proc().Path("diskstats"), errNoBlockDevice)
 }
 
 // Device is the block device holding a folder.
@@ -337,7 +299,7 @@ func (f FS) BlockDevice(major, minor uint32) (Device, error) {
 		}
 	}
 	if d.Name == "" {
-		return d, fmt.Errorf("block device %s (%s) has no line in %s: %w", num, filepath.Base(dir), f.path("proc", "diskstats"), errNoBlockDevice)
+		return d, fmt.Errorf("block device %s (%s) has no line in %s: %w", num, filepath.Base(dir), f.proc().Path("diskstats"), errNoBlockDevice)
 	}
 	d.Disk = d.Name
 	if _, err := os.Stat(filepath.Join(dir, "partition")); err == nil {
@@ -374,7 +336,7 @@ func diskName(dir string) string {
 // number through its source.
 func (f FS) deviceFromMount(major, minor uint32) (Device, error) {
 	num := fmt.Sprintf("%d:%d", major, minor)
-	mounts, err := f.ReadMounts()
+	mounts, err := f.proc().Mountinfo()
 	if err != nil {
 		return Device{}, err
 	}
@@ -405,7 +367,7 @@ func (f FS) deviceFromMount(major, minor uint32) (Device, error) {
 			}
 		}
 		return Device{}, fmt.Errorf("%s (device %s) is on %s, which is not in %s: %w",
-			m.MountPoint, num, m.Source, f.path("proc", "diskstats"), errNoBlockDevice)
+			m.MountPoint, num, m.Source, f.proc().Path("diskstats"), errNoBlockDevice)
 	}
 	return Device{}, fmt.Errorf("device %s is not in the mount table: %w", num, errNoBlockDevice)
 }

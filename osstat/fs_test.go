@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 func TestReadProcessFixture(t *testing.T) {
@@ -41,8 +43,8 @@ func TestReadProcessFixture(t *testing.T) {
 	}
 
 	_, err = FS{Root: "testdata"}.ReadProcess(4)
-	if !errors.Is(err, errProcessGone) {
-		t.Errorf("missing pid: %v, want ErrProcessGone", err)
+	if !errors.Is(err, procfs.ErrGone) {
+		t.Errorf("missing pid: %v, want procfs.ErrGone", err)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/record"
 )
 
@@ -46,7 +47,7 @@ type Snapshot struct {
 
 // Snapshot reads process pid (none when pid is 0), the host CPU and the
 // disk named disk ("" for none: a Device's Name otherwise). A process that
-// does not exist is an error wrapping ErrProcessGone, a device missing from
+// does not exist is an error wrapping procfs.ErrGone, a device missing from
 // /proc/diskstats one wrapping ErrNoBlockDevice.
 func (f FS) Snapshot(pid int, disk string) (*Snapshot, error) {
 	s := &Snapshot{Time: time.Now(), Ticks: f.ticks()}
@@ -123,7 +124,7 @@ func Delta(a, b *Snapshot) (*record.OS, []record.Warning, error) {
 	}
 	ticks := a.Ticks
 	if ticks <= 0 {
-		ticks = ClockTicks()
+		ticks = float64(procfs.ClockTicks())
 	}
 	out := &record.OS{}
 	// sub is y − x, or 0 with a warning of code c when the counter went

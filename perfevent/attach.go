@@ -3,8 +3,6 @@ package perfevent
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -12,15 +10,17 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // Errors of Attach that callers branch on with errors.Is (ErrPermission, in
 // event.go, is shared with the catalogue's probe). The errors wrapping them
 // also wrap the errno and say what to do.
+//
+// A pid that does not exist, or a process that exited while its counters
+// were being opened, is procfs.ErrGone.
 var (
-	// errNoProcess: the pid does not exist, or the process exited while
-	// its counters were being opened.
-	errNoProcess = errors.New("no such process")
 	// errTooManyFiles: the process ran out of file descriptors (EMFILE or
 	// ENFILE): one is needed per thread per event.
 	errTooManyFiles = errors.New("too many open files")
@@ -165,7 +165,7 @@ type target struct {
 //
 // Events that cannot be opened on this machine are kept, with the reason, as
 // not supported; they do not fail the attach. The attach fails with
-// ErrNoProcess, ErrPermission or ErrTooManyFiles (wrapping the errno), and
+// procfs.ErrGone, ErrPermission or ErrTooManyFiles (wrapping the errno), and
 // when it fails it closes every descriptor it opened.
 //
 // # Groups
@@ -255,7 +255,7 @@ type target struct {
 // cgroup counted. It needs CPU-wide counting rights.
 func Attach(pid int, events []Event, opts Options) (*Attachment, error) {
 	if pid <= 0 {
-		return nil, fmt.Errorf("attach to pid %d: not a process id: %w", pid, errNoProcess)
+		return nil, fmt.Errorf("attach to pid %d: not a process id: %w", pid, procfs.ErrGone)
 	}
 	if len(events) == 0 {
 		return nil, fmt.Errorf("attach to pid %d: no events to count", pid)
@@ -341,12 +341,10 @@ const groupTries = 5
 // attempt is made again.
 var errRaced = errors.New("raced with thread creation")
 
-// errGone marks an open that failed because the thread is exiting (ESRCH,
-// or EINVAL or ENODEV on a thread /proc shows gone or a zombie).
-var errGone = errors.New("the thread exited")
-
-// gone reports whether an open failed because its thread exited.
-func gone(err error) bool { return errors.Is(err, errGone) || errors.Is(err, errESRCH) }
+// gone reports whether an open failed because its thread exited: ESRCH,
+// or EINVAL or ENODEV on a thread /proc shows gone or a zombie, which
+// openGroupOnce wraps with procfs.ErrGone.
+func gone(err error) bool { return errors.Is(err, procfs.ErrGone) || errors.Is(err, errESRCH) }
 
 // attachThreads opens the counters on every thread of the process, rescans
 // for threads the listing missed, checks that every group reads, and starts
@@ -412,7 +410,7 @@ func (a *Attachment) attachThreadsOnce() error {
 			return err
 		}
 		a.cov.Exited++
-		if t.id == a.pid && !processExists(a.root, a.pid) {
+		if t.id == a.pid && processGone(a.root, a.pid) {
 			return a.goneError()
 		}
 	}
@@ -489,7 +487,7 @@ func (a *Attachment) rescan(seenList []int, marks attachMarks) error {
 	for range maxRescans {
 		tids, err := listThreads(a.root, a.pid)
 		if err != nil {
-			if errors.Is(err, errNoProcess) {
+			if errors.Is(err, procfs.ErrGone) {
 				return a.goneError()
 			}
 			return fmt.Errorf("rescan threads of pid %d: %w", a.pid, err)
@@ -544,7 +542,7 @@ func (a *Attachment) rescan(seenList []int, marks attachMarks) error {
 }
 
 func (a *Attachment) goneError() error {
-	return fmt.Errorf("attach to pid %d: the process exited while counters were being opened: %w: %w", a.pid, errNoProcess, errESRCH)
+	return fmt.Errorf("attach to pid %d: the process exited while counters were being opened: %w: %w", a.pid, procfs.ErrGone, errESRCH)
 }
 
 func newTarget(id, nparts int) *target {
@@ -633,7 +631,7 @@ func (t *target) opened() bool {
 // start time. With probe set (the first target), a part that fails because
 // the event is not available here is marked not supported and dropped from
 // the layout; on other targets every failure is returned. Errors wrap
-// ErrPermission, ErrTooManyFiles, errGone (the thread exited), errRaced or
+// ErrPermission, ErrTooManyFiles, procfs.ErrGone (the thread exited), errRaced or
 // the errno.
 func (a *Attachment) openTarget(t *target, probe bool) error {
 	for gi := 0; gi < len(a.lay.groups); gi++ {
@@ -727,7 +725,7 @@ func (a *Attachment) openGroupOnce(t *target, gi int, probe, inherit bool) error
 			case probe && k == 0 && inherit && len(g.parts) > 1 && errors.Is(err, errEINVAL) && a.opensAlone(p, pid, cpu, flags):
 				return errNoGroupRead
 			case !a.cgroup && exitErrno(err) && (errors.Is(err, errESRCH) || threadExiting(a.root, a.pid, t.id)):
-				return fmt.Errorf("open %s on %s: %w: %w", a.lay.partName(p), a.where(t), errGone, err)
+				return fmt.Errorf("open %s on %s: the thread exited (%w): %w", a.lay.partName(p), a.where(t), procfs.ErrGone, err)
 			case !a.cgroup && k > 0 && (errors.Is(err, errEINVAL) || errors.Is(err, errENODEV)):
 				return &memberRace{part: p, k: k, err: err}
 			case probe && unsupportedErrno(err):
@@ -899,20 +897,20 @@ func (a *Attachment) openError(t *target, p int, err error) error {
 	case errors.Is(err, errEMFILE), errors.Is(err, errENFILE):
 		return a.filesError(what, err)
 	case errors.Is(err, errESRCH) && !a.cgroup:
-		return fmt.Errorf("%s: the thread exited: %w", what, err)
+		return &openErr{msg: what + ": the thread exited: " + err.Error(), errs: []error{procfs.ErrGone, err}}
 	case a.cgroup && errors.Is(err, errEBADF):
 		return fmt.Errorf("%s: the kernel refused the cgroup (is it a cgroup v2 directory, and the perf_event controller not bound to cgroup v1?): %w", what, err)
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-// paranoid is /proc/sys/kernel/perf_event_paranoid, or "unknown".
+// paranoid is kernel.perf_event_paranoid, or "unknown".
 func (a *Attachment) paranoid() string {
-	b, err := os.ReadFile(filepath.Join(procDir(a.root), "sys/kernel/perf_event_paranoid"))
+	p, err := procfs.New(a.root).Sysctl("kernel.perf_event_paranoid")
 	if err != nil {
 		return "unknown"
 	}
-	return strings.TrimSpace(string(b))
+	return p
 }
 
 // spareFiles is what an attach leaves free under RLIMIT_NOFILE for the

@@ -13,6 +13,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // Hardware events as the catalogue encodes them (PERF_TYPE_HARDWARE = 0,
@@ -382,8 +384,8 @@ func TestAttachFakeNoProcess(t *testing.T) {
 		f := newFakeSys()
 		root := fakeRoot(t, 100, threads(100))
 		_, err := attachFake(t, f, root, 4242, []Event{taskClock}, Options{})
-		if !errors.Is(err, errNoProcess) || !strings.Contains(err.Error(), "4242") || strings.Contains(err.Error(), "\n") {
-			t.Fatalf("err = %v, want one line with ErrNoProcess naming 4242", err)
+		if !errors.Is(err, procfs.ErrGone) || !strings.Contains(err.Error(), "4242") || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("err = %v, want one line with ErrGone naming 4242", err)
 		}
 		if f.calls != 0 {
 			t.Errorf("%d opens tried", f.calls)
@@ -400,7 +402,7 @@ func TestAttachFakeNoProcess(t *testing.T) {
 			return nil
 		}
 		_, err := attachFake(t, f, root, 100, []Event{taskClock, pageFaults}, Options{})
-		if !errors.Is(err, errNoProcess) || !strings.Contains(err.Error(), "exited") {
+		if !errors.Is(err, procfs.ErrGone) || !strings.Contains(err.Error(), "exited") {
 			t.Fatalf("err = %v", err)
 		}
 		if f.successes != 1 || f.closed != 1 {

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/internal/testenv"
 	"golang.org/x/sys/unix"
 )
@@ -273,8 +274,8 @@ func TestAttachExitedProcess(t *testing.T) {
 	}
 	before := countFDs(t)
 	_, err := Attach(cmd.Process.Pid, []Event{taskClock}, Options{})
-	if !errors.Is(err, errNoProcess) || !strings.Contains(err.Error(), strconv.Itoa(cmd.Process.Pid)) {
-		t.Errorf("err = %v, want ErrNoProcess naming pid %d", err, cmd.Process.Pid)
+	if !errors.Is(err, procfs.ErrGone) || !strings.Contains(err.Error(), strconv.Itoa(cmd.Process.Pid)) {
+		t.Errorf("err = %v, want ErrGone naming pid %d", err, cmd.Process.Pid)
 	}
 	if countFDs(t) != before {
 		t.Error("descriptors leaked")
@@ -496,12 +497,9 @@ func TestCgroupMode(t *testing.T) {
 // is not mounted or cannot be written.
 func inCgroup(t *testing.T, w *workProc) (dir, name string) {
 	t.Helper()
-	mi, err := os.ReadFile("/proc/self/mountinfo")
+	m, err := procfs.New("").Cgroup2Mount()
+	mnt := m.MountPoint
 	if err != nil {
-		t.Fatal(err)
-	}
-	mnt, ok := parseCgroup2Mount(mi)
-	if !ok {
 		testenv.Skip(t, "cgroup v2 is not mounted: cgroup mode cannot be tested here", "mount -t cgroup2 none /sys/fs/cgroup")
 	}
 	name = fmt.Sprintf("perfbench-test-%d-%d", os.Getpid(), w.pid)

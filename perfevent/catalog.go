@@ -16,9 +16,9 @@ const (
 // (PERF_PMU_TYPE_SHIFT): config = pmu_type<<32 | PERF_COUNT_HW_*.
 const pmuTypeShift = 32
 
-// CatalogEntry is a named event perfbench knows without reading sysfs: a
+// catalogEntry is a named event perfbench knows without reading sysfs: a
 // generic hardware event, a generic cache event or a software event.
-type CatalogEntry struct {
+type catalogEntry struct {
 	// Name is the spelling perf lists and prints.
 	Name string
 	// Aliases are the other spellings perf's parser takes for the same
@@ -34,7 +34,7 @@ type CatalogEntry struct {
 }
 
 // Type is the perf_event_attr.type of the entry.
-func (c CatalogEntry) Type() uint32 {
+func (c catalogEntry) Type() uint32 {
 	switch c.Kind {
 	case KindCache:
 		return typeHWCache
@@ -44,20 +44,20 @@ func (c CatalogEntry) Type() uint32 {
 	return typeHardware
 }
 
-// Catalog returns every generic hardware, cache and software event, in the
+// catalog returns every generic hardware, cache and software event, in the
 // order perf lists them (the names are internal/eventname's).
-func Catalog() []CatalogEntry {
+func catalog() []catalogEntry {
 	all := eventname.All()
-	out := make([]CatalogEntry, len(all))
+	out := make([]catalogEntry, len(all))
 	for i, e := range all {
-		out[i] = catalogEntry(e)
+		out[i] = entryOf(e)
 	}
 	return out
 }
 
-// catalogEntry is the CatalogEntry of a generic event.
-func catalogEntry(e eventname.Event) CatalogEntry {
-	c := CatalogEntry{Name: e.Name, Aliases: e.Aliases, Config: e.Config}
+// entryOf is the catalogEntry of a generic event.
+func entryOf(e eventname.Event) catalogEntry {
+	c := catalogEntry{Name: e.Name, Aliases: e.Aliases, Config: e.Config}
 	switch e.Class {
 	case eventname.Hardware:
 		c.Kind = KindHardware
@@ -78,13 +78,13 @@ var toolEvents = map[string]bool{"duration_time": true, "user_time": true, "syst
 // lookupCatalog resolves a generic or software event name the way perf's
 // lexer does (eventname.Lookup). It returns the entry with Name set to the
 // canonical spelling.
-func lookupCatalog(name string) (CatalogEntry, bool, error) {
+func lookupCatalog(name string) (catalogEntry, bool, error) {
 	e, ok, err := eventname.Lookup(name)
 	if err != nil {
-		return CatalogEntry{}, true, syntaxf("%s", err)
+		return catalogEntry{}, true, syntaxf("%s", err)
 	}
 	if !ok {
-		return CatalogEntry{}, false, nil
+		return catalogEntry{}, false, nil
 	}
-	return catalogEntry(e), true, nil
+	return entryOf(e), true, nil
 }

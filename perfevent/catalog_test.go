@@ -3,7 +3,7 @@ package perfevent
 import "testing"
 
 func TestCatalog(t *testing.T) {
-	cat := Catalog()
+	cat := catalog()
 	counts := map[kind]int{}
 	seen := map[string]bool{}
 	for _, c := range cat {
@@ -70,7 +70,7 @@ func TestCatalog(t *testing.T) {
 }
 
 func TestCatalogUnits(t *testing.T) {
-	for _, c := range Catalog() {
+	for _, c := range catalog() {
 		want := ""
 		if c.Name == "task-clock" || c.Name == "cpu-clock" {
 			want = "ns"

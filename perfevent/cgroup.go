@@ -1,8 +1,6 @@
 package perfevent
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // errNoCgroup: cgroup mode cannot count this process: cgroup v2 is not
@@ -98,50 +98,27 @@ func (a *Attachment) newCPUs() string {
 	return fmt.Sprintf("CPU %s came online after the counters were opened on every online CPU: what the cgroup ran there is not counted", tidList(added))
 }
 
-// cgroupDirOf returns the cgroup v2 directory of process pid: its path from
-// <root>/proc/PID/cgroup under the cgroup2 mount found in
-// <root>/proc/self/mountinfo.
+// cgroupDirOf returns the cgroup v2 directory of process pid: its path
+// from <root>/proc/PID/cgroup under a cgroup2 mount of
+// <root>/proc/self/mountinfo that shows it (procfs.FS.CgroupDir).
 //
-// Both paths are relative to perfbench's cgroup namespace root, and a
-// mount may show only a subtree (its root, the fourth field of mountinfo,
-// is then not "/": inside a container, or a bind mount): the process's
-// path is taken relative to the mount's root, and a process outside that
-// subtree cannot be counted through this mount. A path of "/" is the root
-// of the hierarchy, every process on the machine, unless the directory is
-// the root of a cgroup namespace, which has the cgroup.type file only
-// non-root cgroups have: then it is a container's own cgroup.
+// A path of "/" is the root of the hierarchy, every process on the
+// machine, unless the directory is the root of a cgroup namespace, which
+// has the cgroup.type file only non-root cgroups have: then it is a
+// container's own cgroup.
 func cgroupDirOf(root string, pid int) (string, error) {
-	b, err := os.ReadFile(filepath.Join(procDir(root), strconv.Itoa(pid), "cgroup"))
+	fsys := procfs.New(root)
+	rel, err := fsys.Proc(pid).Cgroup()
+	if errors.Is(err, procfs.ErrGone) {
+		return "", err
+	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errESRCH) {
-			return "", fmt.Errorf("pid %d: %w", pid, errNoProcess)
-		}
-		return "", fmt.Errorf("read the cgroup of pid %d: %w", pid, err)
+		return "", &noCgroupError{err}
 	}
-	rel, ok := parseCgroupV2Path(b)
-	if !ok {
-		return "", fmt.Errorf("pid %d is in no cgroup v2 (only cgroup v1 hierarchies): %w", pid, errNoCgroup)
-	}
-	mi, err := os.ReadFile(filepath.Join(procDir(root), "self/mountinfo"))
+	dir, err := fsys.CgroupDir(rel)
 	if err != nil {
-		return "", fmt.Errorf("find the cgroup2 mount: %w", err)
+		return "", &noCgroupError{fmt.Errorf("pid %d: %w", pid, err)}
 	}
-	mnt, mntRoot, ok := parseCgroup2MountRoot(mi)
-	if !ok {
-		return "", fmt.Errorf("cgroup v2 is not mounted (mount -t cgroup2 none /sys/fs/cgroup): %w", errNoCgroup)
-	}
-	under := rel
-	if mntRoot != "/" {
-		r, ok := strings.CutPrefix(rel, mntRoot)
-		if !ok || (r != "" && !strings.HasPrefix(r, "/")) {
-			return "", fmt.Errorf("the cgroup of pid %d (%s) is not under the cgroup2 mount at %s, which shows only %s: %w", pid, rel, mnt, mntRoot, errNoCgroup)
-		}
-		under = "/" + strings.TrimPrefix(r, "/")
-	}
-	if root == "" {
-		root = "/"
-	}
-	dir := filepath.Join(root, mnt, under)
 	if rel == "/" {
 		if _, err := os.Stat(filepath.Join(dir, "cgroup.type")); err != nil {
 			return "", fmt.Errorf("pid %d is in the root cgroup, where cgroup mode would count every process; start it in a cgroup of its own (as systemd does for a service) or count per thread: %w", pid, errRootCgroup)
@@ -150,65 +127,12 @@ func cgroupDirOf(root string, pid int) (string, error) {
 	return dir, nil
 }
 
-// parseCgroupV2Path returns the cgroup v2 path in a /proc/PID/cgroup file:
-// the line "0::/path".
-func parseCgroupV2Path(b []byte) (string, bool) {
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "0::"); ok && strings.HasPrefix(rest, "/") {
-			return rest, true
-		}
-	}
-	return "", false
-}
+// noCgroupError is procfs's reason why a process's cgroup has no folder to
+// count: it says that reason and matches errNoCgroup too.
+type noCgroupError struct{ err error }
 
-// parseCgroup2Mount returns the mount point of the first cgroup2 file system
-// in a /proc/PID/mountinfo file.
-func parseCgroup2Mount(b []byte) (string, bool) {
-	mnt, _, ok := parseCgroup2MountRoot(b)
-	return mnt, ok
-}
-
-// parseCgroup2MountRoot returns the mount point of the first cgroup2 file
-// system in a /proc/PID/mountinfo file, and the path in the hierarchy it
-// shows (the mount's root).
-func parseCgroup2MountRoot(b []byte) (mnt, root string, ok bool) {
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		pre, post, ok := strings.Cut(line, " - ")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(pre)
-		p := strings.Fields(post)
-		if len(f) < 5 || len(p) < 1 || p[0] != "cgroup2" {
-			continue
-		}
-		return unescapeMount(f[4]), unescapeMount(f[3]), true
-	}
-	return "", "", false
-}
-
-// unescapeMount undoes the octal escapes (\040 for a space) of mountinfo.
-func unescapeMount(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+3 < len(s) {
-			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(v))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
+func (e *noCgroupError) Error() string   { return e.err.Error() }
+func (e *noCgroupError) Unwrap() []error { return []error{e.err, errNoCgroup} }
 
 // onlineCPUs reads <root>/sys/devices/system/cpu/online.
 func onlineCPUs(root string) ([]int, error) {
@@ -314,24 +238,19 @@ func aloneInCgroup(root string, pid int) (string, string) {
 // exiting child's, often) is counted as one: it is no longer there to
 // count.
 func descends(root string, p, pid int) bool {
+	fsys := procfs.New(root)
 	for range 64 {
-		b, err := os.ReadFile(filepath.Join(procDir(root), strconv.Itoa(p), "stat"))
+		st, err := fsys.Proc(p).Stat()
 		if err != nil {
-			return errors.Is(err, fs.ErrNotExist) || errors.Is(err, errESRCH)
+			return errors.Is(err, procfs.ErrGone)
 		}
-		end := bytes.LastIndexByte(b, ')')
-		f := strings.Fields(string(b[end+1:]))
-		if end < 0 || len(f) < 2 {
+		if st.PPID <= 1 {
 			return false
 		}
-		pp, err := strconv.Atoi(f[1])
-		if err != nil || pp <= 1 {
-			return false
-		}
-		if pp == pid {
+		if st.PPID == pid {
 			return true
 		}
-		p = pp
+		p = st.PPID
 	}
 	return false
 }

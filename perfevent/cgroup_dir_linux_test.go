@@ -25,6 +25,9 @@ func TestCgroupDirOf(t *testing.T) {
 		{"prefix is not a parent", "/docker/abcdef", "/docker/abc", true, "", "not under"},
 		{"root of a cgroup namespace", "/", "/", true, "cg", ""},
 		{"root of the machine", "/", "/", false, "", "root cgroup"},
+		// A cgroup outside perfbench's cgroup namespace has no folder
+		// under the mount (joined to it, it would name one outside).
+		{"outside the cgroup namespace", "/../other", "/", true, "", "outside this process's cgroup namespace"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -51,7 +54,9 @@ func TestCgroupDirOf(t *testing.T) {
 // children, and theirs); a process of another parent in the cgroup, or in a
 // cgroup below, is named; the root cgroup is refused.
 func TestAloneInCgroup(t *testing.T) {
-	stat := func(pid, ppid int) string { return fmt.Sprintf("%d (x) S %d 1 1 0 -1 0\n", pid, ppid) }
+	stat := func(pid, ppid int) string {
+		return fmt.Sprintf("%d (x) S %d 1 1 0 -1 4194560 10 0 0 0 3 1 0 0 20 0 1 0 5217 8712192 873\n", pid, ppid)
+	}
 	for _, tc := range []struct {
 		name       string
 		procs, sub string // cgroup.procs of the process's cgroup and of one below it

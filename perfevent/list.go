@@ -80,7 +80,7 @@ func (s *System) Events(opt ListOptions) ([]eventInfo, error) {
 		}
 		return nil
 	}
-	for _, c := range Catalog() {
+	for _, c := range catalog() {
 		if err := add(c.Name, c.Aliases); err != nil {
 			return nil, err
 		}

@@ -140,7 +140,7 @@ func TestParityWithPerf(t *testing.T) {
 		t.Fatal(err)
 	}
 	var names []string
-	for _, c := range Catalog() {
+	for _, c := range catalog() {
 		names = append(names, c.Name)
 		names = append(names, c.Aliases...)
 	}

@@ -310,7 +310,7 @@ func isRaw(name string) bool {
 // genericEvent builds a generic hardware, cache or software event. On a
 // hybrid CPU a hardware or cache event gets one encoding per core PMU, with
 // the PMU's type in config bits 32-63.
-func genericEvent(c CatalogEntry, sys *System) Event {
+func genericEvent(c catalogEntry, sys *System) Event {
 	e := Event{Kind: c.Kind, Canonical: c.Name, Unit: c.Unit}
 	switch c.Kind {
 	case KindSoftware:
@@ -493,7 +493,7 @@ func parsePMUEvent(text string, slash int, sys *System) (Event, error) {
 }
 
 // genericOn is a generic hardware or cache event on one core PMU.
-func genericOn(c CatalogEntry, p *PMU, sys *System) Event {
+func genericOn(c catalogEntry, p *PMU, sys *System) Event {
 	config := c.Config
 	if sys.Hybrid() {
 		config |= uint64(p.Type) << pmuTypeShift
@@ -680,7 +680,7 @@ func unknownEvent(name string, sys *System) error {
 	// suggest maps a candidate spelling to what to suggest for it: a PMU
 	// alias typed without its PMU is suggested as pmu/alias/.
 	suggest := map[string]string{}
-	for _, c := range Catalog() {
+	for _, c := range catalog() {
 		suggest[c.Name] = c.Name
 		for _, a := range c.Aliases {
 			suggest[a] = a

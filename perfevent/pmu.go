@@ -25,14 +25,14 @@ type System struct {
 	// not be read.
 	Paranoid *int
 	// CPU is what /proc/cpuinfo says of the processor (first CPU).
-	CPU CPUInfo
+	CPU cpuInfo
 	// Warnings are problems met while reading sysfs that did not stop it:
 	// a PMU without a readable type, a malformed format file.
 	Warnings []string
 }
 
-// CPUInfo is the part of /proc/cpuinfo that decides counter budgets.
-type CPUInfo struct {
+// cpuInfo is the part of /proc/cpuinfo that decides counter budgets.
+type cpuInfo struct {
 	Vendor   string // "GenuineIntel", "AuthenticAMD", ...
 	Family   int
 	Model    int
@@ -41,7 +41,7 @@ type CPUInfo struct {
 }
 
 // HasFlag reports whether /proc/cpuinfo lists flag.
-func (c CPUInfo) HasFlag(flag string) bool {
+func (c cpuInfo) HasFlag(flag string) bool {
 	i := sort.SearchStrings(c.Flags, flag)
 	return i < len(c.Flags) && c.Flags[i] == flag
 }
@@ -280,7 +280,7 @@ func (s *System) setBudget(real bool) {
 // family 15h and later with the perfctr_core flag have 6 general-purpose
 // core counters, earlier AMD CPUs 4; AMD has no fixed counters. Intel's
 // counts are only in CPUID.
-func cpuinfoCounters(c CPUInfo) Counters {
+func cpuinfoCounters(c cpuInfo) Counters {
 	if c.Vendor == "AuthenticAMD" || c.Vendor == "HygonGenuine" {
 		if c.HasFlag("perfctr_core") {
 			return Counters{Known: true, Generic: 6, Fixed: 0, Source: "cpuinfo flag perfctr_core"}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // Sampling design
@@ -550,7 +552,7 @@ func DefaultSampleEvent() Event {
 // validateSampleOptions fills defaults and refuses contradictions.
 func validateSampleOptions(pid int, o *SampleOptions) error {
 	if pid <= 0 {
-		return fmt.Errorf("sample pid %d: not a process id: %w", pid, errNoProcess)
+		return fmt.Errorf("sample pid %d: not a process id: %w", pid, procfs.ErrGone)
 	}
 	if o.Event.Name == "" {
 		o.Event = DefaultSampleEvent()

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +11,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // Sampling is sampling in progress on one process: one event and one ring
@@ -53,7 +53,7 @@ type ring struct {
 // the background until Stop. See the package's sampling design (sample.go)
 // for why sampling is CPU-wide and filtered by pid.
 //
-// It fails with ErrNoProcess, ErrPermission (CPU-wide sampling needs
+// It fails with procfs.ErrGone, ErrPermission (CPU-wide sampling needs
 // perf_event_paranoid <= 0, root or CAP_PERFMON) or ErrNotSupported, and
 // closes whatever it opened when it fails.
 func StartSampling(pid int, opts SampleOptions) (*Sampling, error) {
@@ -61,12 +61,12 @@ func StartSampling(pid int, opts SampleOptions) (*Sampling, error) {
 		return nil, err
 	}
 	root := opts.Root
-	proc := filepath.Join(procDir(root), strconv.Itoa(pid))
-	if _, err := os.Stat(proc); err != nil {
-		return nil, fmt.Errorf("sample pid %d: %w", pid, errNoProcess)
+	proc := procfs.New(root).Proc(pid)
+	if _, err := proc.Stat(); errors.Is(err, procfs.ErrGone) {
+		return nil, fmt.Errorf("sample pid %d: %w", pid, procfs.ErrGone)
 	}
 	if opts.Freq > 0 {
-		if max, ok := readSysctlInt(root, "kernel/perf_event_max_sample_rate"); ok && opts.Freq > max {
+		if max, ok := readSysctlInt(root, "kernel.perf_event_max_sample_rate"); ok && opts.Freq > max {
 			return nil, fmt.Errorf("sample %s at %d Hz: above kernel.perf_event_max_sample_rate=%d; lower the frequency or raise the limit (sysctl -w kernel.perf_event_max_sample_rate=%d)", opts.Event.Name, opts.Freq, max, opts.Freq)
 		}
 	}
@@ -95,8 +95,8 @@ func StartSampling(pid int, opts SampleOptions) (*Sampling, error) {
 	}
 
 	// Thread names and the map before the first sample can arrive.
-	s.set.Exe, _ = os.Readlink(filepath.Join(proc, "exe"))
-	s.set.MapsStart, _ = os.ReadFile(filepath.Join(proc, "maps"))
+	s.set.Exe = exeLink(proc)
+	s.set.MapsStart, _ = proc.ReadFile("maps")
 	readComms(proc, s.set.Comms)
 
 	pages := opts.BufferPages
@@ -210,7 +210,7 @@ func (s *Sampling) openError(enc Encoding, cpu int, err error) error {
 	switch {
 	case errors.Is(err, unix.EACCES), errors.Is(err, unix.EPERM):
 		oe.Kind = ErrPermission
-		p, _ := readSysctlInt(s.root, "kernel/perf_event_paranoid")
+		p, _ := readSysctlInt(s.root, "kernel.perf_event_paranoid")
 		oe.Reason = fmt.Sprintf("permission denied (%v): sampling CPU-wide needs perf_event_paranoid <= 0 (it is %d), root or CAP_PERFMON", err, p)
 	case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENODEV), errors.Is(err, unix.EOPNOTSUPP):
 		oe.Kind = ErrNotSupported
@@ -352,8 +352,8 @@ func (s *Sampling) Stop() (*SampleSet, error) {
 	if s.noClockID && s.col.window {
 		set.warnf("this kernel cannot time samples by CLOCK_MONOTONIC: the profile's window edges are those of the ring buffers' drains at the counters' reads, within a few milliseconds")
 	}
-	proc := filepath.Join(procDir(s.root), strconv.Itoa(s.pid))
-	if b, err := os.ReadFile(filepath.Join(proc, "maps")); err == nil && len(b) > 0 {
+	proc := procfs.New(s.root).Proc(s.pid)
+	if b, err := proc.ReadFile("maps"); err == nil && len(b) > 0 {
 		set.MapsEnd = b
 	} else if !set.Exited {
 		set.Exited = true
@@ -404,30 +404,23 @@ func (s *Sampling) closeRings() {
 	}
 }
 
-// readComms adds the names of the threads under proc/task to comms.
-func readComms(proc string, comms map[int]string) {
-	ents, err := os.ReadDir(filepath.Join(proc, "task"))
+// readComms adds the names of the threads of proc to comms.
+func readComms(proc procfs.Proc, comms map[int]string) {
+	tids, err := proc.Tasks()
 	if err != nil {
 		return
 	}
-	for _, e := range ents {
-		tid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if b, err := os.ReadFile(filepath.Join(proc, "task", e.Name(), "comm")); err == nil {
-			comms[tid] = strings.TrimSpace(string(b))
+	for _, tid := range tids {
+		if c, err := proc.Task(tid).Comm(); err == nil {
+			comms[tid] = strings.TrimSpace(c)
 		}
 	}
 }
 
-// readSysctlInt reads an integer under <root>/proc/sys.
+// readSysctlInt reads an integer kernel setting under root
+// ("kernel.perf_event_paranoid").
 func readSysctlInt(root, name string) (int, bool) {
-	b, err := os.ReadFile(filepath.Join(procDir(root), "sys", name))
-	if err != nil {
-		return 0, false
-	}
-	v, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	v, err := procfs.New(root).SysctlInt(name)
 	return v, err == nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/internal/testenv"
 )
 
@@ -20,7 +21,7 @@ func needSampling(t *testing.T) {
 	if os.Geteuid() == 0 {
 		return
 	}
-	if p, ok := readSysctlInt("", "kernel/perf_event_paranoid"); !ok || p > 0 {
+	if p, ok := readSysctlInt("", "kernel.perf_event_paranoid"); !ok || p > 0 {
 		testenv.Skip(t, "CPU-wide sampling needs root or kernel.perf_event_paranoid <= 0", "run the tests as root")
 	}
 }
@@ -181,10 +182,10 @@ func TestSampleLost(t *testing.T) {
 }
 
 func TestSampleErrors(t *testing.T) {
-	if _, err := StartSampling(1<<30, SampleOptions{}); !errors.Is(err, errNoProcess) {
+	if _, err := StartSampling(1<<30, SampleOptions{}); !errors.Is(err, procfs.ErrGone) {
 		t.Errorf("absent pid: %v", err)
 	}
-	max, ok := readSysctlInt("", "kernel/perf_event_max_sample_rate")
+	max, ok := readSysctlInt("", "kernel.perf_event_max_sample_rate")
 	if !ok {
 		t.Fatal("no kernel.perf_event_max_sample_rate on a kernel with perf events")
 	}
@@ -269,11 +270,8 @@ func TestSampleCgroup(t *testing.T) {
 
 func cgroup2Mount(t *testing.T) (string, bool) {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/mountinfo")
-	if err != nil {
-		return "", false
-	}
-	return parseCgroup2Mount(b)
+	m, err := procfs.New("").Cgroup2Mount()
+	return m.MountPoint, err == nil
 }
 
 // TestSampleWindow: samples are kept from Begin to End only, by their time:

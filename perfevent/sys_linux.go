@@ -2,10 +2,11 @@ package perfevent
 
 import (
 	"errors"
-	"os"
 	"runtime"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // openAttr is the perf_event_attr passed to perf_event_open.
@@ -117,11 +118,11 @@ func (realSys) setNofile(cur uint64) error {
 }
 
 func (realSys) openFiles() int {
-	ents, err := os.ReadDir("/proc/self/fd")
+	fds, err := procfs.New("").Self().FDs()
 	if err != nil {
 		return 0
 	}
-	return len(ents)
+	return len(fds)
 }
 
 func (realSys) bootNanos() int64 {

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // devicesDir is where the kernel lists event sources.
@@ -51,13 +53,12 @@ func LoadSystem(root string) (*System, error) {
 			break
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(root, "proc/sys/kernel/perf_event_paranoid")); err == nil {
-		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-			s.Paranoid = &n
-		}
+	proc := procfs.New(root)
+	if n, err := proc.PerfEventParanoid(); err == nil {
+		s.Paranoid = &n
 	}
-	if b, err := os.ReadFile(filepath.Join(root, "proc/cpuinfo")); err == nil {
-		s.CPU = ParseCPUInfo(b)
+	if b, err := proc.ReadFile("cpuinfo"); err == nil {
+		s.CPU = parseCPUInfo(b)
 	}
 	real := false
 	if abs, err := filepath.Abs(root); err == nil && abs == "/" {
@@ -140,9 +141,9 @@ func readDirFiles(dir string) map[string]string {
 	return out
 }
 
-// ParseCPUInfo reads the first processor block of /proc/cpuinfo.
-func ParseCPUInfo(b []byte) CPUInfo {
-	var c CPUInfo
+// parseCPUInfo reads the first processor block of /proc/cpuinfo.
+func parseCPUInfo(b []byte) cpuInfo {
+	var c cpuInfo
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 0, 64*1024), 1024*1024)
 	seen := false

@@ -1,50 +1,29 @@
 package perfevent
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"sort"
-	"strconv"
 	"time"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // clockTick is the unit of the start time in /proc/PID/task/TID/stat: 1/USER_HZ
 // seconds, and USER_HZ is 100 on every Linux architecture perf runs on.
 const clockTick = 10_000_000 // ns
 
-// procDir is the proc folder under root ("/" when root is empty).
-func procDir(root string) string {
-	if root == "" {
-		root = "/"
-	}
-	return filepath.Join(root, "proc")
-}
-
-// listThreads returns the thread ids under <root>/proc/PID/task, sorted, with
-// pid itself (the thread-group leader) first when it is listed. A process
-// that does not exist is ErrNoProcess.
+// listThreads returns the thread ids of process pid under root (the
+// entries of <root>/proc/PID/task), sorted, with pid itself (the
+// thread-group leader) first when it is listed. A process that does not
+// exist, or has no threads left, is procfs.ErrGone.
 func listThreads(root string, pid int) ([]int, error) {
-	dir := filepath.Join(procDir(root), strconv.Itoa(pid), "task")
-	ents, err := os.ReadDir(dir)
+	tids, err := procfs.New(root).Proc(pid).Tasks()
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, errESRCH) {
-			return nil, fmt.Errorf("pid %d: %w", pid, errNoProcess)
+		if errors.Is(err, procfs.ErrGone) {
+			return nil, err
 		}
 		return nil, fmt.Errorf("list threads of pid %d: %w", pid, err)
-	}
-	tids := make([]int, 0, len(ents))
-	for _, e := range ents {
-		if tid, err := strconv.Atoi(e.Name()); err == nil && tid > 0 {
-			tids = append(tids, tid)
-		}
-	}
-	if len(tids) == 0 {
-		// A zombie: the directory is there, the threads are gone.
-		return nil, fmt.Errorf("pid %d has no threads left (it is exiting): %w", pid, errNoProcess)
 	}
 	sort.Slice(tids, func(i, j int) bool {
 		if (tids[i] == pid) != (tids[j] == pid) {
@@ -55,28 +34,23 @@ func listThreads(root string, pid int) ([]int, error) {
 	return tids, nil
 }
 
-// processExists reports whether <root>/proc/PID is there.
-func processExists(root string, pid int) bool {
-	_, err := os.Stat(filepath.Join(procDir(root), strconv.Itoa(pid)))
-	return err == nil
+// processGone reports whether process pid is gone under root: no
+// <root>/proc/PID/task any more, or no thread in it.
+func processGone(root string, pid int) bool {
+	_, err := procfs.New(root).Proc(pid).Tasks()
+	return errors.Is(err, procfs.ErrGone)
 }
 
 // threadExiting reports whether thread tid of pid is gone or exiting: its
-// /proc entry is missing or its state is zombie or dead. A thread on its way
-// out makes perf_event_open fail with EINVAL on a group member after its
-// leader opened; the entry goes within milliseconds, so it is polled for a
-// little while.
+// /proc entry is missing or cannot be read, or its state is zombie or
+// dead. A thread on its way out makes perf_event_open fail with EINVAL on
+// a group member after its leader opened; the entry goes within
+// milliseconds, so it is polled for a little while.
 func threadExiting(root string, pid, tid int) bool {
-	path := filepath.Join(procDir(root), strconv.Itoa(pid), "task", strconv.Itoa(tid), "stat")
+	t := procfs.New(root).Proc(pid).Task(tid)
 	for try := 0; try < 10; try++ {
-		b, err := os.ReadFile(path)
-		if err != nil {
+		if t.Alive() != nil {
 			return true
-		}
-		if i := bytes.LastIndexByte(b, ')'); i >= 0 {
-			if f := bytes.Fields(b[i+1:]); len(f) > 0 && (f[0][0] == 'Z' || f[0][0] == 'X') {
-				return true
-			}
 		}
 		time.Sleep(time.Millisecond)
 	}
@@ -86,32 +60,8 @@ func threadExiting(root string, pid, tid int) bool {
 // threadStartTick returns the start time of thread tid of pid, in clock ticks
 // since boot (field 22 of /proc/PID/task/TID/stat).
 func threadStartTick(root string, pid, tid int) (uint64, error) {
-	b, err := os.ReadFile(filepath.Join(procDir(root), strconv.Itoa(pid), "task", strconv.Itoa(tid), "stat"))
-	if err != nil {
-		return 0, err
-	}
-	return parseStatStartTime(b)
-}
-
-// parseStatStartTime returns field 22 (starttime) of a /proc/.../stat line.
-// The second field, the command name in parentheses, may hold spaces and
-// parentheses itself, so fields are counted from the last ')'.
-func parseStatStartTime(b []byte) (uint64, error) {
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("parse stat: no command field")
-	}
-	fields := bytes.Fields(b[i+1:])
-	// fields[0] is field 3 (state); starttime is field 22.
-	const idx = 22 - 3
-	if len(fields) <= idx {
-		return 0, fmt.Errorf("parse stat: %d fields after the command, need %d", len(fields), idx+1)
-	}
-	v, err := strconv.ParseUint(string(fields[idx]), 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("parse stat: starttime %q: %w", fields[idx], err)
-	}
-	return v, nil
+	st, err := procfs.New(root).Proc(pid).Task(tid).Stat()
+	return st.StartTime, err
 }
 
 // threadOrigin is what the rescan concludes about a thread that was not in
@@ -192,14 +142,10 @@ func classifyThread(start uint64, firstOpen, covered int64) threadOrigin {
 	return originAmbiguous
 }
 
-// lastPID reads <root>/proc/sys/kernel/ns_last_pid, the last pid handed out
+// lastPID reads kernel.ns_last_pid under root, the last pid handed out
 // in this pid namespace; 0 when it cannot be read.
 func lastPID(root string) int {
-	b, err := os.ReadFile(filepath.Join(procDir(root), "sys/kernel/ns_last_pid"))
-	if err != nil {
-		return 0
-	}
-	n, err := strconv.Atoi(string(bytes.TrimSpace(b)))
+	n, err := procfs.New(root).SysctlInt("kernel.ns_last_pid")
 	if err != nil || n < 0 {
 		return 0
 	}

@@ -6,27 +6,33 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
-func TestParseStatStartTime(t *testing.T) {
-	for _, tc := range []struct {
-		line string
-		want uint64
-	}{
+// TestThreadStartTick reads field 22 of a thread's stat, also behind a
+// command name with spaces and parentheses; a thread without a stat has
+// none.
+func TestThreadStartTick(t *testing.T) {
+	root := t.TempDir()
+	for tid, line := range map[string]string{
 		// A bash line in the kernel's layout: starttime is field 22.
-		{"7 (bash) S 1 7 7 34816 1234 4194560 1029 3120 0 0 2 1 3 4 20 0 1 0 5217 8712192 873 18446744073709551615 1\n", 5217},
-		// A command name with spaces and parentheses.
-		{"42 (my (weird) cmd) R 1 42 42 0 -1 4194624 10 0 0 0 3 1 0 0 20 0 4 0 987654321 123 45", 987654321},
+		"7":  "7 (bash) S 1 7 7 34816 1234 4194560 1029 3120 0 0 2 1 3 4 20 0 1 0 5217 8712192 873 18446744073709551615 1\n",
+		"42": "42 (my (weird) cmd) R 1 42 42 0 -1 4194624 10 0 0 0 3 1 0 0 20 0 4 0 987654321 123 45",
+		"43": "43 (bash) S 1 7 7 34816 1234 4194560 1029 3120 0 0 2 1 3 4 20 0 1 0 x",
 	} {
-		got, err := parseStatStartTime([]byte(tc.line))
-		if err != nil || got != tc.want {
-			t.Errorf("%q: got %d, %v; want %d", tc.line, got, err, tc.want)
+		writeFile(t, filepath.Join(root, "proc/7/task", tid, "stat"), line)
+	}
+	for tid, want := range map[int]uint64{7: 5217, 42: 987654321} {
+		if got, err := threadStartTick(root, 7, tid); err != nil || got != want {
+			t.Errorf("tid %d: got %d, %v; want %d", tid, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "1 bash S", "1 (bash) S 1 2 3", "1 (bash) S 1 7 7 34816 1234 4194560 1029 3120 0 0 2 1 3 4 20 0 1 0 x"} {
-		if _, err := parseStatStartTime([]byte(bad)); err == nil {
-			t.Errorf("%q: no error", bad)
-		}
+	if _, err := threadStartTick(root, 7, 43); err == nil {
+		t.Error("a stat whose starttime is not a number: no error")
+	}
+	if _, err := threadStartTick(root, 7, 44); !errors.Is(err, procfs.ErrGone) {
+		t.Errorf("a thread without a stat: %v, want it gone", err)
 	}
 }
 
@@ -65,13 +71,13 @@ func TestListThreads(t *testing.T) {
 	if want := []int{30, 4, 31, 300}; !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v (leader first, then by id)", got, want)
 	}
-	if _, err := listThreads(root, 31); !errors.Is(err, errNoProcess) {
+	if _, err := listThreads(root, 31); !errors.Is(err, procfs.ErrGone) {
 		t.Errorf("missing pid: %v", err)
 	}
 	if err := os.MkdirAll(filepath.Join(root, "proc/50/task"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := listThreads(root, 50); !errors.Is(err, errNoProcess) {
+	if _, err := listThreads(root, 50); !errors.Is(err, procfs.ErrGone) {
 		t.Errorf("zombie: %v", err)
 	}
 }

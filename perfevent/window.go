@@ -2,11 +2,10 @@ package perfevent
 
 import (
 	"context"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // WindowOptions say how long a window lasts and what happens inside it. The
@@ -151,10 +150,23 @@ loop:
 // processIdentity reads the command name (/proc/PID/comm) and executable
 // (/proc/PID/exe) of pid under root; either is empty when unreadable.
 func processIdentity(root string, pid int) (name, exe string) {
-	dir := filepath.Join(procDir(root), strconv.Itoa(pid))
-	if b, err := os.ReadFile(filepath.Join(dir, "comm")); err == nil {
-		name = strings.TrimSpace(string(b))
+	p := procfs.New(root).Proc(pid)
+	if c, err := p.Comm(); err == nil {
+		name = strings.TrimSpace(c)
 	}
-	exe, _ = os.Readlink(filepath.Join(dir, "exe"))
-	return name, exe
+	return name, exeLink(p)
+}
+
+// exeLink is the target of p's exe link as the kernel gives it (with the
+// " (deleted)" suffix of a file removed or replaced since), "" when it
+// cannot be read.
+func exeLink(p procfs.Proc) string {
+	exe, deleted, err := p.Exe()
+	switch {
+	case err != nil:
+		return ""
+	case deleted:
+		return exe + " (deleted)"
+	}
+	return exe
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/perfbench/perfbench/analysis"
+	"github.com/perfbench/perfbench/internal/eventname"
 	"github.com/perfbench/perfbench/internal/textdist"
 	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/record"
@@ -431,7 +432,7 @@ func canonicalMetric(name string) (metric string, event bool, err error) {
 	case prefix("hist:"):
 		kind, bucket, _ := strings.Cut(name[5:], ":")
 		var buckets []string
-		for _, b := range analysis.HistogramBuckets {
+		for _, b := range record.InsertBuckets {
 			if b.Name == bucket && slices.Contains(analysis.HistogramKinds, kind) {
 				return analysis.KindHistogramMetric(kind, bucket), false, nil
 			}
@@ -458,9 +459,10 @@ func canonicalMetric(name string) (metric string, event bool, err error) {
 
 // eventName reports whether s is a perf event name (perf's spellings of the
 // generic events, raw events, PMU events and tracepoints, with modifiers)
-// and returns it with perf's canonical spelling of an alias ("cs" is
-// context-switches). PMU events and tracepoints this machine lacks count:
-// the table may come from another machine.
+// and returns it under the name Records key it by, internal/eventname's
+// canonical one ("cs" is context-switches, "l1d-load-miss:u"
+// L1-dcache-load-misses:u). PMU events and tracepoints this machine lacks
+// count: the table may come from another machine.
 func eventName(s string) (string, bool) {
 	if s == "" || strings.ContainsAny(s, ",{}") {
 		return "", false
@@ -470,23 +472,10 @@ func eventName(s string) (string, bool) {
 		return "", false
 	}
 	if err == nil && len(l.Events) == 1 {
-		if c, ok := eventAliases[s]; ok {
-			return c, true
-		}
+		return eventname.Canonical(s), true
 	}
 	return s, true
 }
-
-// eventAliases maps perf's other spellings of generic events to theirs.
-var eventAliases = func() map[string]string {
-	m := map[string]string{}
-	for _, c := range perfevent.Catalog() {
-		for _, a := range c.Aliases {
-			m[a] = c.Name
-		}
-	}
-	return m
-}()
 
 // unknownMetric is the error for a metric name the CSV reader does not
 // know, with the nearest known names.
@@ -507,8 +496,8 @@ func unknownMetric(name string) error {
 		add(a)
 		add(c)
 	}
-	for _, c := range perfevent.Catalog() {
-		add(c.Name)
+	for _, e := range eventname.All() {
+		add(e.Name)
 	}
 	sort.Slice(cands, func(i, j int) bool {
 		if cands[i].d != cands[j].d {

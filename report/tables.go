@@ -969,9 +969,9 @@ func (b *builder) insert(rel bool, scopes []analysis.Scope, emit func(*table)) {
 		t.Notes = []string{"inserts/s for load steps (l.*; rows indexed/s for index creation), queries/s for steps that run queries"}
 		switch {
 		case ignored && rel:
-			t.Notes = append(t.Notes, fmt.Sprintf("%s: the version or the base did not sustain the step's target insert rate (inserts/s below %.0f%% of it, see the insert-target table): the ratio of their queries/s can be ignored; grey in HTML, never yellow or blue", textBelowTarget, 100*analysis.TargetFraction))
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: the version or the base did not sustain the step's target insert rate (inserts/s below %.0f%% of it, see the insert-target table): the ratio of their queries/s can be ignored; grey in HTML, never yellow or blue", textBelowTarget, 100*record.TargetFraction))
 		case ignored:
-			t.Notes = append(t.Notes, fmt.Sprintf("%s: the version did not sustain the step's target insert rate (inserts/s below %.0f%% of it, see the insert-target table): its queries/s can be ignored; grey in HTML and left out of the colour quartiles", textBelowTarget, 100*analysis.TargetFraction))
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: the version did not sustain the step's target insert rate (inserts/s below %.0f%% of it, see the insert-target table): its queries/s can be ignored; grey in HTML and left out of the colour quartiles", textBelowTarget, 100*record.TargetFraction))
 		}
 		emit(t)
 	}
@@ -981,7 +981,7 @@ func (b *builder) insert(rel bool, scopes []analysis.Scope, emit func(*table)) {
 // target insert rate on the step (medians over repeats).
 func (b *builder) belowTarget(k record.Key) bool {
 	ips, target := b.c.Value(k, "ips"), b.c.Value(k, analysis.TargetIPS)
-	return ips.OK() && target.OK() && analysis.BelowTarget(ips.Value, target.Value)
+	return ips.OK() && target.OK() && record.BelowTarget(ips.Value, target.Value)
 }
 
 // insertTarget is the average inserts/s of each version on the steps that
@@ -1029,7 +1029,7 @@ func (b *builder) insertTarget(scopes []analysis.Scope, emit func(*table)) {
 		t.Sections = []section{sec}
 		t.Notes = []string{"average inserts/s over each step, which ran queries while inserting at a limited rate (the queries/s are in the insert table); target: the rate the step's writers were limited to, summed over clients"}
 		if missed {
-			t.Notes = append(t.Notes, fmt.Sprintf("%s: below %.0f%% of the target: the version did not sustain the step's insert rate (red in HTML)", textBelowTarget, 100*analysis.TargetFraction))
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: below %.0f%% of the target: the version did not sustain the step's insert rate (red in HTML)", textBelowTarget, 100*record.TargetFraction))
 		}
 		emit(t)
 	}
@@ -1102,7 +1102,7 @@ func (b *builder) insertLine(scopes []analysis.Scope, emit func(*table)) {
 }
 
 // kindTitle names a kind of operation at the start of a title.
-var kindTitle = map[string]string{analysis.OpQuery: "Query", analysis.OpInsert: "Insert", analysis.OpDelete: "Delete"}
+var kindTitle = map[string]string{record.OpQuery: "Query", record.OpInsert: "Insert", record.OpDelete: "Delete"}
 
 // insertHist is one response-time histogram per step and kind of
 // operation (query, insert, delete) that the step's Records have.
@@ -1112,7 +1112,7 @@ func (b *builder) insertHist(scopes []analysis.Scope, emit func(*table)) {
 			for _, kind := range analysis.HistogramKinds {
 				t := b.newTable(tableInsertHist, kindTitle[kind]+" response time histogram: "+step, sc)
 				t.Step, t.pad = step, padNone
-				for _, bk := range analysis.HistogramBuckets {
+				for _, bk := range record.InsertBuckets {
 					t.Header = append(t.Header, bk.Name)
 				}
 				t.Header = append(t.Header, "max")
@@ -1121,7 +1121,7 @@ func (b *builder) insertHist(scopes []analysis.Scope, emit func(*table)) {
 				for _, v := range b.insertVersions(sc, []string{step}) {
 					k := analysis.Key(sc, v, step)
 					row := row{Label: v}
-					for _, bk := range analysis.HistogramBuckets {
+					for _, bk := range record.InsertBuckets {
 						c := b.value(t, k, analysis.KindHistogramMetric(kind, bk.Name), fmtHist, "")
 						c.better = 0
 						row.Cells = append(row.Cells, c)

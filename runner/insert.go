@@ -250,9 +250,9 @@ func (ir *insertRun) apply(rec *record.Record, res *insertbench.Result) {
 			continue
 		}
 		iv := record.Interval{At: p.T, Threads: res.Clients,
-			QPS: p.Rate(insertbench.OpQuery), Writes: p.Rate(insertbench.OpInsert), Other: p.Rate(insertbench.OpDelete)}
+			QPS: p.Rate(record.OpQuery), Writes: p.Rate(record.OpInsert), Other: p.Rate(record.OpDelete)}
 		iv.TPS = iv.Writes
-		if main == insertbench.OpQuery {
+		if main == record.OpQuery {
 			iv.TPS = iv.QPS
 		}
 		c.Intervals = append(c.Intervals, iv)
@@ -309,7 +309,7 @@ func (ir *insertRun) log(log *os.File, rec *record.Record, res *insertbench.Resu
 	sr := ir.sr
 	line := fmt.Sprintf("%s: %d rows inserted, %d deleted, %d queries in %.2f s", res.Step.Name, res.Inserted, res.Deleted, res.Queries, res.Seconds)
 	if t := res.TargetInsertsPerSecond; t > 0 {
-		line += fmt.Sprintf("; %.0f inserts/s of a target of %.0f", res.PerSecond(insertbench.OpInsert), t)
+		line += fmt.Sprintf("; %.0f inserts/s of a target of %.0f", res.PerSecond(record.OpInsert), t)
 		if res.BelowTarget() {
 			line += " (below 95%: not sustained)"
 		}

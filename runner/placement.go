@@ -93,7 +93,13 @@ func (s *server) pinRunning() {
 // load runs: what the kernel says, next to what perfbench set.
 func (r *runner) observePlacement(s *server, client cpuset.Set, loadPid int) *record.Placement {
 	pl := r.placement(s, client)
-	cpuset.Observe(pl, s.pid, loadPid)
+	o := cpuset.Observe(s.pid, loadPid)
+	if o.Server != nil {
+		pl.ServerAllowed, pl.ServerThreadsElsewhere = o.Server.String(), o.ServerElsewhere
+	}
+	if o.Load != nil {
+		pl.ClientAllowed = o.Load.String()
+	}
 	return pl
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/perfbench/perfbench/internal/cpuset"
 	"github.com/perfbench/perfbench/internal/proc"
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/mysqld/sandbox"
 	"github.com/perfbench/perfbench/plan"
@@ -211,8 +212,8 @@ func listener(port int) string {
 	if err != nil || pid <= 0 {
 		return ""
 	}
-	comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-	if c := strings.TrimSpace(string(comm)); c != "" {
+	comm, _ := procfs.New("").Proc(pid).Comm()
+	if c := strings.TrimSpace(comm); c != "" {
 		return fmt.Sprintf(" by pid %d (%s)", pid, c)
 	}
 	return fmt.Sprintf(" by pid %d", pid)

@@ -1,14 +1,16 @@
 package symbols
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"sync"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // Resolver names addresses of processes on one machine. It reads each ELF
@@ -43,13 +45,12 @@ func NewResolver(root string) *Resolver {
 // Kernel returns the kernel's symbols from <root>/proc/kallsyms, read once.
 func (r *Resolver) Kernel() (*kernel, error) {
 	r.kernelOnce.Do(func() {
-		f, err := os.Open(filepath.Join(r.root, "proc/kallsyms"))
+		b, err := procfs.New(r.root).ReadFile("kallsyms")
 		if err != nil {
 			r.kernelErr = fmt.Errorf("read kernel symbols: %w", err)
 			return
 		}
-		defer f.Close()
-		r.kernel, r.kernelErr = parseKallsyms(f)
+		r.kernel, r.kernelErr = parseKallsyms(bytes.NewReader(b))
 	})
 	return r.kernel, r.kernelErr
 }
@@ -248,7 +249,7 @@ func (p *Process) fileOf(i int) *File {
 		}
 	}
 	if replaced {
-		path = filepath.Join(p.r.root, "proc", strconv.Itoa(p.pid), "map_files", fmt.Sprintf("%x-%x", m.Start, m.Limit))
+		path = procfs.New(p.r.root).Proc(p.pid).Path("map_files", fmt.Sprintf("%x-%x", m.Start, m.Limit))
 		key = fmt.Sprintf("%s|%d|map_files|%d|%x", m.Path, m.Inode, p.pid, m.Start)
 	}
 	if key == "" {

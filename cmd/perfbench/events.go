@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -95,7 +96,7 @@ func listMetrics(e *env, sys *perfevent.System, cpuid, format string) error {
 	own := cpuid == ""
 	if own {
 		var err error
-		if cpuid, err = metric.ReadCPUID(sysRoot); err != nil {
+		if cpuid, err = perfevent.ReadCPUID(sysRoot); err != nil {
 			return err
 		}
 	} else if !strings.HasPrefix(cpuid, "0x") && strings.Count(cpuid, "-") < 2 {
@@ -114,13 +115,35 @@ func listMetrics(e *env, sys *perfevent.System, cpuid, format string) error {
 		}
 		return fmt.Errorf("%s; check the --cpuid spelling (perf prints model and stepping in hex without leading zeros: AuthenticAMD-25-1-0)", msg)
 	}
-	r := metric.Check(s, cpuid, sys, nil)
+	r := metric.Check(s, cpuid, sys.HasHardwarePMU(), openReason(sys, sys.Probe))
 	if format == "json" {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(r)
 	}
 	return r.WriteText(e.stdout)
+}
+
+// openReason says why the events of a spelling do not open on sys, probed
+// with probe: why it does not parse there, or the first event's reason for
+// failing to open; "" when every one opens.
+func openReason(sys *perfevent.System, probe func(perfevent.Event) error) func(spelling string) string {
+	return func(spelling string) string {
+		l, err := perfevent.Parse(spelling, sys)
+		if err != nil {
+			return strings.TrimPrefix(err.Error(), fmt.Sprintf("event %q: ", spelling))
+		}
+		for _, e := range l.Events {
+			if err := probe(e); err != nil {
+				var oe *perfevent.OpenError
+				if errors.As(err, &oe) {
+					return oe.Reason
+				}
+				return err.Error()
+			}
+		}
+		return ""
+	}
 }
 
 // sysRoot is the root sysfs, procfs and tracefs are read under; tests point

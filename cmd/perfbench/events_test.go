@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/perfbench/perfbench/perfevent"
+	"github.com/perfbench/perfbench/perfevent/metric"
 )
 
 type eventLine struct {
@@ -177,5 +179,50 @@ func TestEventsMetrics(t *testing.T) {
 		if code != c.code || !strings.Contains(errs, c.msg) {
 			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, errs, c.code, c.msg)
 		}
+	}
+}
+
+// TestOpenReason: on a fixture AMD machine (a cpu PMU with AMD's format/
+// bits) every event of the Zen 4 set parses and is probed; a probe's
+// refusal is the reason, an OpenError's reason its own, a spelling the
+// machine cannot encode says why.
+func TestOpenReason(t *testing.T) {
+	sys, err := perfevent.LoadSystem("../../perfevent/testdata/amd-zen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := metric.Lookup("AuthenticAMD-25-11-0")
+	if s == nil || s.Name != "amdzen4" {
+		t.Fatalf("the set of AuthenticAMD-25-11-0: %v", s)
+	}
+	failing := s.Event("ex_ret_brn_misp").Spelling
+	probed := 0
+	reason := openReason(sys, func(e perfevent.Event) error {
+		probed++
+		switch e.Name {
+		case failing:
+			return errors.New("refused")
+		case s.Event("ls_not_halted_cyc").Spelling:
+			return &perfevent.OpenError{Event: e.Name, Reason: "not supported: no PMU here"}
+		}
+		return nil
+	})
+	for _, e := range s.Events {
+		want := ""
+		switch e.Name {
+		case "ex_ret_brn_misp":
+			want = "refused"
+		case "ls_not_halted_cyc":
+			want = "not supported: no PMU here"
+		}
+		if got := reason(e.Spelling); got != want {
+			t.Errorf("%s (%s): reason %q, want %q", e.Name, e.Spelling, got, want)
+		}
+	}
+	if probed != len(s.Events) {
+		t.Errorf("probed %d events, the set has %d", probed, len(s.Events))
+	}
+	if got := reason("cpu/nosuchterm=1/"); got == "" || strings.HasPrefix(got, "event ") {
+		t.Errorf("a spelling the PMU has no term for: reason %q", got)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfbench/perfbench/hostinfo"
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/pprofout"
 	"github.com/perfbench/perfbench/profdiff"
@@ -128,7 +128,7 @@ func sampleProcess(ctx context.Context, e *env, a *profileArgs) error {
 	if err != nil {
 		return usagef("%v", err)
 	}
-	if err := hostinfo.Alive(sysRoot, a.pid); err != nil {
+	if err := procfs.New(sysRoot).Proc(a.pid).Alive(); err != nil {
 		return fmt.Errorf("%w: nothing to sample; give the pid of a running process", err)
 	}
 	w, err := pprofout.Start(a.pid, opts)

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfbench/perfbench/hostinfo"
 	"github.com/perfbench/perfbench/internal/cpuset"
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/measure"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/perfevent"
@@ -306,7 +306,7 @@ func (st *statRun) find(ctx context.Context) error {
 	if st.found, err = mysqld.Find(ctx, a.target); err != nil {
 		return err
 	}
-	if err := hostinfo.Alive(sysRoot, st.found.Pid); err != nil {
+	if err := procfs.New(sysRoot).Proc(st.found.Pid).Alive(); err != nil {
 		return fmt.Errorf("%w: nothing to count; give the pid of a running process", err)
 	}
 	notes, err := st.connect(ctx)

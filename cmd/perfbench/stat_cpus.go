@@ -37,6 +37,12 @@ func observePlacement(cpus cpuset.Set, serverPid, loadPid int) *record.Placement
 	if len(cpus) > 0 {
 		pl.Mode, pl.Client = "cpus", cpus.String()
 	}
-	cpuset.Observe(pl, serverPid, loadPid)
+	o := cpuset.Observe(serverPid, loadPid)
+	if o.Server != nil {
+		pl.ServerAllowed, pl.ServerThreadsElsewhere = o.Server.String(), o.ServerElsewhere
+	}
+	if o.Load != nil {
+		pl.ClientAllowed = o.Load.String()
+	}
 	return pl
 }

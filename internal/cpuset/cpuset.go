@@ -10,8 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/perfbench/perfbench/record"
 )
 
 // maxCPU bounds the CPU numbers a list may name (the kernel's default
@@ -103,19 +101,32 @@ func (s Set) Minus(o Set) Set {
 	return out
 }
 
-// Observe sets in pl where the kernel says the server (pid server) and
-// the load (pid load) may run: the server's main thread's CPU list, how
-// many of its other threads have another list, and the load's list. A pid
-// of 0, or one whose lists cannot be read, leaves its fields as they are.
-func Observe(pl *record.Placement, server, load int) {
+// Observed is where the kernel says a server and its load may run. A Set
+// is nil where it was not read: for a pid of 0, or lists that could not be
+// read.
+type Observed struct {
+	// Server is the CPU list of the server's main thread, and
+	// ServerElsewhere how many of its other threads have another list.
+	Server          Set
+	ServerElsewhere int
+	// Load is the load's CPU list.
+	Load Set
+}
+
+// Observe reads where the kernel says the server (pid server) and the load
+// (pid load) may run: the server's main thread's CPU list, how many of its
+// other threads have another list, and the load's list.
+func Observe(server, load int) Observed {
+	var o Observed
 	if server > 0 {
 		if set, others, err := allowed(server); err == nil {
-			pl.ServerAllowed, pl.ServerThreadsElsewhere = set.String(), others
+			o.Server, o.ServerElsewhere = set, others
 		}
 	}
 	if load > 0 {
 		if set, _, err := allowed(load); err == nil {
-			pl.ClientAllowed = set.String()
+			o.Load = set
 		}
 	}
+	return o
 }

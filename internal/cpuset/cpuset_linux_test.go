@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/perfbench/perfbench/internal/testenv"
-	"github.com/perfbench/perfbench/record"
 )
 
 // lastCPU is the last CPU this test may run on, as a Set; the test skips
@@ -139,9 +138,8 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestObserve reads back, into a Record's placement, where a pinned load
-// and an unpinned server (this test process) may run; a pid of 0 leaves
-// the fields as they were.
+// TestObserve reads back where a pinned load and an unpinned server (this
+// test process) may run; a pid of 0 is not read.
 func TestObserve(t *testing.T) {
 	own, last := lastCPU(t)
 	cmd := exec.Command("sleep", "10")
@@ -155,20 +153,14 @@ func TestObserve(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	pl := &record.Placement{Mode: "split", Server: "0", Client: last.String()}
-	Observe(pl, os.Getpid(), cmd.Process.Pid)
-	want := record.Placement{Mode: "split", Server: "0", Client: last.String(),
-		ServerAllowed: cpusAllowedList(t, "/proc/self/status"), ClientAllowed: last.String()}
-	if *pl != want {
-		t.Errorf("Observe = %+v, want %+v", *pl, want)
+	o := Observe(os.Getpid(), cmd.Process.Pid)
+	if o.Server.String() != cpusAllowedList(t, "/proc/self/status") || o.Load.String() != last.String() {
+		t.Errorf("Observe = %+v, want server %s, load %s", o, cpusAllowedList(t, "/proc/self/status"), last)
 	}
-	if pl.ServerAllowed != own.String() {
-		t.Errorf("the test process may run on %q, want %q (all of its CPUs)", pl.ServerAllowed, own)
+	if !o.Server.Equal(own) {
+		t.Errorf("the test process may run on %s, want %s (all of its CPUs)", o.Server, own)
 	}
-	kept := record.Placement{Mode: "none", ServerAllowed: "kept", ClientAllowed: "kept"}
-	got := kept
-	Observe(&got, 0, 0)
-	if got != kept {
-		t.Errorf("Observe with pids 0 = %+v, want it unchanged (%+v)", got, kept)
+	if o := Observe(0, 0); o.Server != nil || o.Load != nil || o.ServerElsewhere != 0 {
+		t.Errorf("Observe with pids 0 = %+v, want nothing read", o)
 	}
 }

@@ -11,14 +11,16 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
-// The kernel's files Advise reads, variables for the tests.
+// The kernel's files Advise reads, variables for the tests: two in /sys,
+// the others in /proc.
 var (
 	thpModeFile   = "/sys/kernel/mm/transparent_hugepage/enabled"
 	thpSizeFile   = "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size"
-	overcommit    = "/proc/sys/vm/overcommit_memory"
-	meminfoFile   = "/proc/meminfo"
+	proc          = procfs.New("")
 	getenvGodebug = func() string { return os.Getenv("GODEBUG") }
 )
 
@@ -102,7 +104,7 @@ func skipReason(n int) string {
 	default:
 		return "transparent huge pages are off (transparent_hugepage/enabled: " + selected(mode) + ")"
 	}
-	if b, err := os.ReadFile(overcommit); err == nil && strings.TrimSpace(string(b)) == "2" {
+	if v, err := proc.Sysctl("vm.overcommit_memory"); err == nil && v == "2" {
 		return "the kernel does not overcommit memory (vm.overcommit_memory 2)"
 	}
 	avail, err := memAvailable()
@@ -137,7 +139,7 @@ func hugePageSize() (uintptr, error) {
 
 // memAvailable is /proc/meminfo's MemAvailable in bytes.
 func memAvailable() (int64, error) {
-	b, err := os.ReadFile(meminfoFile)
+	b, err := proc.ReadFile("meminfo")
 	if err != nil {
 		return 0, err
 	}
@@ -150,7 +152,7 @@ func memAvailable() (int64, error) {
 			}
 		}
 	}
-	return 0, fmt.Errorf("%s has no MemAvailable line", meminfoFile)
+	return 0, fmt.Errorf("%s has no MemAvailable line", proc.Path("meminfo"))
 }
 
 func alignUp(x, a uintptr) uintptr   { return (x + a - 1) &^ (a - 1) }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // TestSkipReason checks each condition under which Advise must not mark
@@ -20,14 +22,18 @@ func TestSkipReason(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
-	defer func(a, b, c, d string, g func() string) {
-		thpModeFile, overcommit, meminfoFile, thpSizeFile, getenvGodebug = a, b, c, d, g
-	}(thpModeFile, overcommit, meminfoFile, thpSizeFile, getenvGodebug)
+	defer func(a, d string, p procfs.FS, g func() string) {
+		thpModeFile, thpSizeFile, proc, getenvGodebug = a, d, p, g
+	}(thpModeFile, thpSizeFile, proc, getenvGodebug)
+	proc = procfs.New(dir)
 	meminfo := "MemTotal:       24000000 kB\nMemAvailable:   20000000 kB\n"
 	for _, c := range []struct {
 		mode, overcommit, meminfo, godebug string
@@ -45,8 +51,8 @@ func TestSkipReason(t *testing.T) {
 		{"always [madvise] never\n", "0\n", meminfo, "", 0, "nothing"},
 	} {
 		thpModeFile = write("enabled", c.mode)
-		overcommit = write("overcommit", c.overcommit)
-		meminfoFile = write("meminfo", c.meminfo)
+		write("proc/sys/vm/overcommit_memory", c.overcommit)
+		write("proc/meminfo", c.meminfo)
 		godebug := c.godebug
 		getenvGodebug = func() string { return godebug }
 		got := skipReason(c.n)
@@ -56,8 +62,8 @@ func TestSkipReason(t *testing.T) {
 		}
 	}
 	thpModeFile = write("enabled", "always [madvise] never\n")
-	overcommit = write("overcommit", "0\n")
-	meminfoFile = write("meminfo", meminfo)
+	write("proc/sys/vm/overcommit_memory", "0\n")
+	write("proc/meminfo", meminfo)
 	getenvGodebug = func() string { return "" }
 	old := debug.SetMemoryLimit(300 << 20)
 	got := skipReason(256 << 20)

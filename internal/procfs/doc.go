@@ -24,11 +24,17 @@
 // parent) still has its entry: Proc.Alive tells it apart with ErrZombie
 // and names the parent. A process whose main thread has exited while
 // others run shows the zombie state in /proc/PID/stat too, yet runs: Alive
-// counts it alive.
+// counts it alive. ErrGone is perfbench's one sentinel for a process or
+// thread that is gone: perfevent wraps it too when perf_event_open says
+// ESRCH.
 //
 // # Ownership
 //
-// This package is the one place in perfbench that lists /proc/PID/task,
-// reads perf_event_paranoid and parses mountinfo: perfevent, osstat,
-// mysqld, hostinfo and measure call it rather than read those files.
+// This package is the one place in perfbench that builds /proc paths:
+// perfevent, perfevent/metric, osstat, mysqld, hostinfo, symbols, measure,
+// runner, insertbench, cpuset, hugeheap and the test helpers read /proc
+// through it, so that one root (a fixture tree in their tests) and one
+// rule for a process that is gone hold everywhere. Parsers of files that
+// only one of them reads (/proc/stat's cpu line, diskstats, io, net/tcp)
+// stay with it; stat, status, cgroup and mountinfo are parsed here.
 package procfs

@@ -13,13 +13,15 @@ import (
 
 // Sentinels callers branch on with errors.Is.
 var (
-	// errGone: the process or thread does not exist (any more): its /proc
-	// entry is missing (ENOENT) or went away while it was read (ESRCH).
-	// The errors also wrap that errno.
-	errGone = errors.New("no such process")
-	// errZombie: the process has exited but its parent has not reaped it
+	// ErrGone: the process or thread does not exist (any more): its /proc
+	// entry is missing (ENOENT) or went away while it was read (ESRCH),
+	// or it is dead. The errors also wrap that errno. It is perfbench's
+	// one "process gone" sentinel: callers that learn of an exit another
+	// way (perf_event_open's ESRCH) wrap it too.
+	ErrGone = errors.New("no such process")
+	// ErrZombie: the process has exited but its parent has not reaped it
 	// yet: it keeps its pid and /proc entry but runs nothing.
-	errZombie = errors.New("the process has exited")
+	ErrZombie = errors.New("the process has exited")
 	// errFormat: a file is not in the format the kernel writes.
 	errFormat = errors.New("unexpected format")
 )
@@ -56,6 +58,9 @@ func (f FS) path(elem ...string) string {
 func (f FS) ReadFile(name string) ([]byte, error) {
 	return readFile(f.path(name))
 }
+
+// Path returns root/proc/name, for messages about the file ReadFile reads.
+func (f FS) Path(name string) string { return f.path(name) }
 
 // PIDs lists the processes: the numeric entries of root/proc, sorted.
 func (f FS) PIDs() ([]int, error) {
@@ -114,8 +119,9 @@ func (p Proc) String() string {
 }
 
 // Path returns the path of elem under the process's or thread's folder:
-// root/proc/PID/elem or root/proc/PID/task/TID/elem, for files this package
-// does not read itself (fd links, net/tcp in the process's namespace).
+// root/proc/PID/elem or root/proc/PID/task/TID/elem, for messages about
+// the files ReadFile reads and for a file that is not read but opened (the
+// exe link and map_files, to read an executable through them).
 func (p Proc) Path(elem ...string) string {
 	dir := "self"
 	if !p.self {
@@ -134,12 +140,12 @@ type goneError struct {
 	err error // the *fs.PathError with the errno, nil when none
 }
 
-func (e *goneError) Error() string { return e.who + ": " + errGone.Error() }
+func (e *goneError) Error() string { return e.who + ": " + ErrGone.Error() }
 func (e *goneError) Unwrap() []error {
 	if e.err == nil {
-		return []error{errGone}
+		return []error{ErrGone}
 	}
-	return []error{errGone, e.err}
+	return []error{ErrGone, e.err}
 }
 
 // isGone reports whether err, met on a process's /proc entry, means the
@@ -181,9 +187,34 @@ func (p Proc) Tasks() ([]int, error) {
 	if len(tids) == 0 {
 		// The folder outlived the process: it was released while
 		// being listed.
-		return nil, &goneError{who: p.String() + " has no threads left"}
+		return nil, &goneError{who: p.String() + " has no threads left (it is exiting)"}
 	}
 	return tids, nil
+}
+
+// FDs returns the process's open file descriptors (the entries of its fd
+// folder), sorted; another user's process needs root.
+func (p Proc) FDs() ([]int, error) {
+	names, err := readDirNames(p.Path("fd"))
+	if err != nil {
+		return nil, p.fail(err)
+	}
+	fds := make([]int, 0, len(names))
+	for _, n := range names {
+		if fd, err := strconv.Atoi(n); err == nil && fd >= 0 {
+			fds = append(fds, fd)
+		}
+	}
+	sort.Ints(fds)
+	return fds, nil
+}
+
+// FDTarget returns what file descriptor fd of the process refers to (the
+// target of its fd link: a path, "socket:[INODE]", "pipe:[INODE]"...). A
+// descriptor closed since it was listed is an error wrapping
+// fs.ErrNotExist.
+func (p Proc) FDTarget(fd int) (string, error) {
+	return readlink(p.Path("fd", strconv.Itoa(fd)))
 }
 
 // Stat reads and parses the stat file.
@@ -254,7 +285,10 @@ func (p Proc) exists() bool {
 func (p Proc) Alive() error {
 	s, err := p.Stat()
 	if err != nil {
-		return err
+		if errors.Is(err, ErrGone) {
+			return err
+		}
+		return fmt.Errorf("read the state of %s: %w", p, err)
 	}
 	switch {
 	case !s.Exited():
@@ -264,7 +298,7 @@ func (p Proc) Alive() error {
 	case s.State == 'Z' && s.NumThreads > 1:
 		return nil // the main thread exited; the others run
 	case s.State == 'Z':
-		return fmt.Errorf("%s (%s) is a zombie: it has exited and its parent, pid %d, has not reaped it: %w", p, s.Comm, s.PPID, errZombie)
+		return fmt.Errorf("%s (%s) is a zombie: it has exited and its parent, pid %d, has not reaped it: %w", p, s.Comm, s.PPID, ErrZombie)
 	}
 	return &goneError{who: fmt.Sprintf("%s (%s) is dead", p, s.Comm)}
 }

@@ -31,7 +31,7 @@ func TestFixtureTasks(t *testing.T) {
 		t.Errorf("tasks of 29791: %v, %v", got, err)
 	}
 	_, err = fixture.Proc(4).Tasks()
-	if !errors.Is(err, errGone) || !errors.Is(err, fs.ErrNotExist) || err.Error() != "pid 4: no such process" {
+	if !errors.Is(err, ErrGone) || !errors.Is(err, fs.ErrNotExist) || err.Error() != "pid 4: no such process" {
 		t.Errorf("tasks of a missing pid: %v, want ErrGone wrapping ENOENT, saying %q", err, "pid 4: no such process")
 	}
 
@@ -41,7 +41,7 @@ func TestFixtureTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = New(root).Proc(9).Tasks()
-	if !errors.Is(err, errGone) || err.Error() != "pid 9 has no threads left: no such process" {
+	if !errors.Is(err, ErrGone) || err.Error() != "pid 9 has no threads left (it is exiting): no such process" {
 		t.Errorf("empty task folder: %v", err)
 	}
 }
@@ -81,7 +81,7 @@ func TestFixtureStat(t *testing.T) {
 	}
 
 	_, err = fixture.Proc(12122).Task(99999).Stat()
-	if !errors.Is(err, errGone) || !errors.Is(err, fs.ErrNotExist) || err.Error() != "tid 99999 of pid 12122: no such process" {
+	if !errors.Is(err, ErrGone) || !errors.Is(err, fs.ErrNotExist) || err.Error() != "tid 99999 of pid 12122: no such process" {
 		t.Errorf("stat of a thread that exited: %v", err)
 	}
 
@@ -99,7 +99,7 @@ func TestFixtureIdentity(t *testing.T) {
 	if c, err := p.Comm(); c != "mariadbd" || err != nil {
 		t.Errorf("comm: %q, %v", c, err)
 	}
-	if c, err := p.Task(12147).Comm(); !errors.Is(err, errGone) {
+	if c, err := p.Task(12147).Comm(); !errors.Is(err, ErrGone) {
 		t.Errorf("comm of a thread without the file: %q, %v", c, err)
 	}
 	if exe, deleted, err := p.Exe(); exe != "/usr/sbin/mariadbd" || deleted || err != nil {
@@ -107,10 +107,10 @@ func TestFixtureIdentity(t *testing.T) {
 	}
 	// A zombie's entry is there without an executable: not gone.
 	_, _, err := fixture.Proc(30008).Exe()
-	if err == nil || errors.Is(err, errGone) || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "pid 30008 has no executable") {
+	if err == nil || errors.Is(err, ErrGone) || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "pid 30008 has no executable") {
 		t.Errorf("exe of the zombie: %v, want not found but not gone", err)
 	}
-	if _, _, err := fixture.Proc(4).Exe(); !errors.Is(err, errGone) {
+	if _, _, err := fixture.Proc(4).Exe(); !errors.Is(err, ErrGone) {
 		t.Errorf("exe of a missing pid: %v", err)
 	}
 	root := t.TempDir()
@@ -148,13 +148,13 @@ func TestFixtureAlive(t *testing.T) {
 		{fixture.Proc(12122), nil, ""},
 		{fixture.Proc(12122).Task(12147), nil, ""},
 		// The message doctor prints, word for word.
-		{fixture.Proc(30008), errZombie, "pid 30008 (sleep) is a zombie: it has exited and its parent, pid 29944, has not reaped it: the process has exited"},
+		{fixture.Proc(30008), ErrZombie, "pid 30008 (sleep) is a zombie: it has exited and its parent, pid 29944, has not reaped it: the process has exited"},
 		// Its main thread is a zombie, its two others sleep.
 		{fixture.Proc(29791), nil, ""},
-		{fixture.Proc(29791).Task(29791), errGone, "tid 29791 of pid 29791 (le) has exited: no such process"},
+		{fixture.Proc(29791).Task(29791), ErrGone, "tid 29791 of pid 29791 (le) has exited: no such process"},
 		{fixture.Proc(29791).Task(29793), nil, ""},
-		{fixture.Proc(4), errGone, "pid 4: no such process"},
-		{fixture.Proc(12122).Task(4), errGone, "tid 4 of pid 12122: no such process"},
+		{fixture.Proc(4), ErrGone, "pid 4: no such process"},
+		{fixture.Proc(12122).Task(4), ErrGone, "tid 4 of pid 12122: no such process"},
 	}
 	for _, c := range cases {
 		err := c.p.Alive()
@@ -162,11 +162,18 @@ func TestFixtureAlive(t *testing.T) {
 			t.Errorf("%s: %v, want %v saying %q", c.p, err, c.is, c.says)
 		}
 	}
+	// A stat file that cannot be read is neither: the error says whose.
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "proc/7/stat"), "7 init S\n")
+	if err := New(root).Proc(7).Alive(); err == nil || errors.Is(err, ErrGone) || errors.Is(err, ErrZombie) ||
+		!strings.HasPrefix(err.Error(), "read the state of pid 7: parse ") {
+		t.Errorf("a stat without its fields: %v", err)
+	}
 	// One sentinel excludes the other.
-	if err := fixture.Proc(30008).Alive(); errors.Is(err, errGone) {
+	if err := fixture.Proc(30008).Alive(); errors.Is(err, ErrGone) {
 		t.Errorf("a zombie is gone: %v", err)
 	}
-	if err := fixture.Proc(4).Alive(); errors.Is(err, errZombie) {
+	if err := fixture.Proc(4).Alive(); errors.Is(err, ErrZombie) {
 		t.Errorf("a missing pid is a zombie: %v", err)
 	}
 }
@@ -182,8 +189,8 @@ func TestGoneErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		err := fixture.Proc(5).fail(c.err)
-		if errors.Is(err, errGone) != c.gone || !errors.Is(err, c.err) {
-			t.Errorf("%v: %v, gone %v, want gone %v and the cause kept", c.err, err, errors.Is(err, errGone), c.gone)
+		if errors.Is(err, ErrGone) != c.gone || !errors.Is(err, c.err) {
+			t.Errorf("%v: %v, gone %v, want gone %v and the cause kept", c.err, err, errors.Is(err, ErrGone), c.gone)
 		}
 		if c.gone && err.Error() != "pid 5: no such process" {
 			t.Errorf("%v: says %q", c.err, err)
@@ -233,7 +240,7 @@ func TestFixtureCgroup(t *testing.T) {
 	if cg, err := fixture.Proc(30008).Cgroup(); cg != "/" || err != nil {
 		t.Errorf("cgroup of the zombie: %q, %v", cg, err)
 	}
-	if _, err := fixture.Proc(4).Cgroup(); !errors.Is(err, errGone) {
+	if _, err := fixture.Proc(4).Cgroup(); !errors.Is(err, ErrGone) {
 		t.Errorf("cgroup of a missing pid: %v", err)
 	}
 
@@ -248,8 +255,8 @@ func TestFixtureCgroup(t *testing.T) {
 	for _, c := range []struct{ cg, dir, err string }{
 		{"/docker/abc/db", filepath.Join(root, "sys/fs/cgroup/db"), ""},
 		{"/docker/abc", filepath.Join(root, "sys/fs/cgroup"), ""},
-		{"/docker/abcd", "", "the cgroup2 mounts (/sys/fs/cgroup) do not show it"},
-		{"/other", "", "the cgroup2 mounts (/sys/fs/cgroup) do not show it"},
+		{"/docker/abcd", "", "it is not under the cgroup2 mount at /sys/fs/cgroup, which shows only /docker/abc"},
+		{"/other", "", "it is not under the cgroup2 mount at /sys/fs/cgroup, which shows only /docker/abc"},
 		{"/../x", "", "outside this process's cgroup namespace"},
 		{"/docker/abc/../../x", "", "is not a cgroup path"},
 		{"docker", "", "is not a cgroup path"},
@@ -261,6 +268,14 @@ func TestFixtureCgroup(t *testing.T) {
 	}
 	if _, err := f.Proc(9).Cgroup(); !errors.Is(err, errNoCgroup2) || err.Error() != "pid 9 is in no cgroup v2 (only cgroup v1 hierarchies): no cgroup v2" {
 		t.Errorf("cgroup v1 only: %v", err)
+	}
+	// A second cgroup2 mount that shows the whole hierarchy holds what
+	// the first does not show.
+	writeFile(t, filepath.Join(root, "proc/self/mountinfo"),
+		"30 25 0:26 /docker/abc /sys/fs/cgroup rw,nosuid shared:9 - cgroup2 cgroup2 rw\n"+
+			"31 25 0:26 / /mnt/cg rw,nosuid - cgroup2 cgroup2 rw\n")
+	if dir, err := f.CgroupDir("/other"); dir != filepath.Join(root, "mnt/cg/other") || err != nil {
+		t.Errorf("cgroup /other with a second mount of the whole hierarchy: %q, %v", dir, err)
 	}
 	writeFile(t, filepath.Join(root, "proc/self/mountinfo"), "25 1 0:23 / /sys rw,nosuid - sysfs sysfs rw\n")
 	if _, err := f.CgroupDir("/db"); !errors.Is(err, errNoCgroup2) {
@@ -283,6 +298,9 @@ func TestNewRoot(t *testing.T) {
 	}
 	if (FS{}).Proc(7).Path() != "/proc/7" {
 		t.Errorf("the zero FS reads %s", (FS{}).Proc(7).Path())
+	}
+	if got := New("testdata").Path("diskstats"); got != filepath.Join("testdata", "proc", "diskstats") {
+		t.Errorf("a fixture's diskstats: %s", got)
 	}
 }
 

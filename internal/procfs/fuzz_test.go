@@ -25,6 +25,7 @@ func formatStat(s Stat) []byte {
 	f[4] = fmt.Sprint(s.PPID)
 	f[10], f[12] = fmt.Sprint(s.MinFlt), fmt.Sprint(s.MajFlt)
 	f[14], f[15] = fmt.Sprint(s.UTime), fmt.Sprint(s.STime)
+	f[16], f[17] = fmt.Sprint(s.CUTime), fmt.Sprint(s.CSTime)
 	f[20], f[22] = fmt.Sprint(s.NumThreads), fmt.Sprint(s.StartTime)
 	return fmt.Appendf(nil, "%d (%s) %s\n", s.PID, s.Comm, strings.Join(f[3:], " "))
 }
@@ -130,7 +131,7 @@ func FuzzStatComm(f *testing.F) {
 			return // not what the kernel writes
 		}
 		want := Stat{PID: 42, Comm: comm, State: state, PPID: ppid, MinFlt: minflt, MajFlt: minflt / 3,
-			UTime: utime, STime: utime / 7, NumThreads: threads, StartTime: start}
+			UTime: utime, STime: utime / 7, CUTime: utime / 5, CSTime: minflt / 11, NumThreads: threads, StartTime: start}
 		got, err := parseStat(formatStat(want))
 		if err != nil || got != want {
 			t.Fatalf("wrote %+v, read %+v, %v", want, got, err)

@@ -80,15 +80,15 @@ func (f FS) CgroupDir(cg string) (string, error) {
 		if m.FSType != "cgroup2" {
 			continue
 		}
-		found = append(found, m.MountPoint)
 		if rel, ok := under(cg, m.Root); ok {
 			return filepath.Join(f.rootDir(), m.MountPoint, rel), nil
 		}
+		found = append(found, m.MountPoint+", which shows only "+m.Root)
 	}
 	if len(found) == 0 {
 		return "", fmt.Errorf("find the folder of cgroup %s: cgroup v2 is not mounted (mount -t cgroup2 none /sys/fs/cgroup): %w", cg, errNoCgroup2)
 	}
-	return "", fmt.Errorf("find the folder of cgroup %s: the cgroup2 mounts (%s) do not show it", cg, strings.Join(found, ", "))
+	return "", fmt.Errorf("find the folder of cgroup %s: it is not under the cgroup2 mount at %s", cg, strings.Join(found, ", nor at "))
 }
 
 // under returns path relative to root when path is root or inside it.

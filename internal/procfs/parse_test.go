@@ -31,8 +31,9 @@ func TestParseStat(t *testing.T) {
 		{"comm with a newline", withComm("x\ny"), named("x\ny"), ""},
 		{"empty comm", withComm(""), named(""), ""},
 		// An old kernel's line, through starttime and a few more.
-		{"short line", "7 (init) S 0 7 7 0 -1 256 12 0 3 0 5 6 0 0 20 0 1 0 42 1000 20\n",
-			Stat{PID: 7, Comm: "init", State: 'S', MinFlt: 12, MajFlt: 3, UTime: 5, STime: 6, NumThreads: 1, StartTime: 42}, ""},
+		{"short line", "7 (init) S 0 7 7 0 -1 256 12 0 3 0 5 6 8 9 20 0 1 0 42 1000 20\n",
+			Stat{PID: 7, Comm: "init", State: 'S', MinFlt: 12, MajFlt: 3, UTime: 5, STime: 6, CUTime: 8, CSTime: 9, NumThreads: 1, StartTime: 42}, ""},
+		{"negative cstime", "7 (init) S 0 7 7 0 -1 256 12 0 3 0 5 6 8 -9 20 0 1 0 42\n", Stat{}, `stat field 17 is "-9"`},
 		{"cut before starttime", "7 (init) S 0 7 7 0 -1 256 12 0 3 0 5 6 0 0 20 0 1 0\n", Stat{}, "19 fields after the comm, want at least 20"},
 		{"no comm", "7 init S 0\n", Stat{}, "no (comm)"},
 		{"pid not a number", "x7 (init) S 0 7 7 0 -1 256 12 0 3 0 5 6 0 0 20 0 1 0 42\n", Stat{}, `stat pid "x7"`},

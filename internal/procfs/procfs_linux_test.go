@@ -295,10 +295,10 @@ func TestThreadExits(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	want := fmt.Sprintf("tid %d of pid %d: no such process", tid, c.pid)
-	if !errors.Is(err, errGone) || !errors.Is(err, fs.ErrNotExist) || err.Error() != want {
+	if !errors.Is(err, ErrGone) || !errors.Is(err, fs.ErrNotExist) || err.Error() != want {
 		t.Fatalf("stat of the ended thread: %v, want ErrGone saying %q", err, want)
 	}
-	if err := p.Task(tid).Alive(); !errors.Is(err, errGone) {
+	if err := p.Task(tid).Alive(); !errors.Is(err, ErrGone) {
 		t.Errorf("alive: %v", err)
 	}
 	tids, err = p.Tasks()
@@ -341,7 +341,7 @@ func TestTasksWhileThreadsComeAndGo(t *testing.T) {
 			seen[tid] = true
 			s, err := p.Task(tid).Stat()
 			switch {
-			case errors.Is(err, errGone):
+			case errors.Is(err, ErrGone):
 				gone++
 			case err != nil:
 				t.Fatalf("stat of tid %d: %v", tid, err)
@@ -383,7 +383,7 @@ func TestZombieChild(t *testing.T) {
 	}
 	st, serr := p.Stat()
 	want := fmt.Sprintf("pid %d (%s) is a zombie: it has exited and its parent, pid %d, has not reaped it: the process has exited", pid, st.Comm, os.Getpid())
-	if !errors.Is(err, errZombie) || errors.Is(err, errGone) || err.Error() != want || serr != nil {
+	if !errors.Is(err, ErrZombie) || errors.Is(err, ErrGone) || err.Error() != want || serr != nil {
 		t.Fatalf("alive: %v (stat: %v); want ErrZombie saying %q", err, serr, want)
 	}
 	if st.State != 'Z' || st.NumThreads != 1 || st.PPID != os.Getpid() {
@@ -395,7 +395,7 @@ func TestZombieChild(t *testing.T) {
 	if s, err := p.Status(); err != nil || s.State != 'Z' || s.HasRSS {
 		t.Errorf("status of the zombie: %+v, %v", s, err)
 	}
-	if _, _, err := p.Exe(); err == nil || errors.Is(err, errGone) || !errors.Is(err, fs.ErrNotExist) {
+	if _, _, err := p.Exe(); err == nil || errors.Is(err, ErrGone) || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("exe of the zombie: %v; want no executable, but not gone", err)
 	}
 
@@ -405,7 +405,7 @@ func TestZombieChild(t *testing.T) {
 	reaped = true
 	gone := fmt.Sprintf("pid %d: no such process", pid)
 	check := func(what string, err error) {
-		if !errors.Is(err, errGone) || !errors.Is(err, fs.ErrNotExist) || err.Error() != gone {
+		if !errors.Is(err, ErrGone) || !errors.Is(err, fs.ErrNotExist) || err.Error() != gone {
 			t.Errorf("%s once reaped: %v; want ErrGone saying %q", what, err, gone)
 		}
 	}
@@ -447,6 +447,27 @@ func TestSelf(t *testing.T) {
 	}
 	if err := f.Proc(os.Getpid()).Alive(); err != nil {
 		t.Errorf("alive: %v", err)
+	}
+	// A file this test opens is among the descriptors, and its link
+	// names it; one closed since is not.
+	tmp, err := os.CreateTemp(t.TempDir(), "fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fds, err := self.FDs()
+	if err != nil || !slices.Contains(fds, int(tmp.Fd())) || !slices.Contains(fds, 0) || !slices.IsSorted(fds) {
+		t.Errorf("fds of self: %v, %v; want them sorted, with 0 and %d", fds, err, tmp.Fd())
+	}
+	if got, err := self.FDTarget(int(tmp.Fd())); got != tmp.Name() || err != nil {
+		t.Errorf("fd %d of self: %q, %v; want %s", tmp.Fd(), got, err, tmp.Name())
+	}
+	fd := int(tmp.Fd())
+	tmp.Close()
+	if got, err := self.FDTarget(fd); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("closed fd %d of self: %q, %v; want it gone", fd, got, err)
+	}
+	if _, err := f.Proc(1 << 30).FDs(); !errors.Is(err, ErrGone) {
+		t.Errorf("fds of a missing pid: %v", err)
 	}
 	if _, err := f.PerfEventParanoid(); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("perf_event_paranoid: %v", err)

@@ -24,6 +24,11 @@ type Stat struct {
 	// (ClockTicks a second).
 	UTime uint64
 	STime uint64
+	// CUTime and CSTime are the user and system CPU time of the
+	// process's reaped children (and of theirs), in clock ticks: a
+	// child's time is added when it is reaped, not while it runs.
+	CUTime uint64
+	CSTime uint64
 	// NumThreads is the thread count of the process.
 	NumThreads int
 	// StartTime is when the task started, in clock ticks after boot: with
@@ -76,6 +81,8 @@ func parseStat(b []byte) (Stat, error) {
 	s.MajFlt = num(12, math.MaxUint64)
 	s.UTime = num(14, math.MaxUint64)
 	s.STime = num(15, math.MaxUint64)
+	s.CUTime = num(16, math.MaxUint64)
+	s.CSTime = num(17, math.MaxUint64)
 	s.NumThreads = int(num(20, math.MaxInt32))
 	s.StartTime = num(22, math.MaxUint64)
 	if err != nil {

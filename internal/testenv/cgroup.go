@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // Cgroup makes a cgroup v2 of the test's own under the cgroup2 mount and
@@ -19,20 +21,9 @@ import (
 // mounted or cannot be written (not root).
 func Cgroup(t testing.TB) string {
 	t.Helper()
-	mi, err := os.ReadFile("/proc/self/mountinfo")
+	m, err := procfs.New("").Cgroup2Mount()
+	mnt := m.MountPoint
 	if err != nil {
-		t.Fatal(err)
-	}
-	mnt := ""
-	for _, line := range strings.Split(string(mi), "\n") {
-		if pre, post, ok := strings.Cut(line, " - "); ok && strings.HasPrefix(post, "cgroup2 ") {
-			if f := strings.Fields(pre); len(f) >= 5 {
-				mnt = f[4]
-				break
-			}
-		}
-	}
-	if mnt == "" {
 		Skip(t, "cgroup v2 is not mounted: cgroup mode cannot be tested here", "mount -t cgroup2 none /sys/fs/cgroup")
 	}
 	dir := filepath.Join(mnt, fmt.Sprintf("perfbench-test-%d-%d", os.Getpid(), time.Now().UnixNano()))

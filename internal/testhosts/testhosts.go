@@ -29,6 +29,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/internal/testenv"
 )
 
@@ -166,14 +167,11 @@ func (s *Set) Procs(t testing.TB, name string) []Proc {
 		if err != nil {
 			continue
 		}
-		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			continue // gone
+		p := procfs.New("").Proc(pid)
+		if p.Alive() != nil {
+			continue // gone, or a zombie
 		}
-		if i := strings.LastIndexByte(string(stat), ')'); i > 0 && strings.HasPrefix(string(stat[i:]), ") Z") {
-			continue
-		}
-		cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		cmd, _ := p.ReadFile("cmdline")
 		ps = append(ps, Proc{Pid: pid, Command: strings.TrimSpace(strings.ReplaceAll(string(cmd), "\x00", " "))})
 	}
 	return ps

@@ -1,13 +1,10 @@
 package metric
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
-
-	"github.com/perfbench/perfbench/perfevent"
 )
 
 // eventStatus says whether one event of a set opens on this machine.
@@ -43,13 +40,13 @@ type Report struct {
 	Events  []eventStatus  `json:"events"`
 }
 
-// Check encodes every event of s with perfevent (on sys's PMUs) and opens
-// it with probe (nil: sys.Probe), and says which metrics can be computed.
-func Check(s *Set, cpuid string, sys *perfevent.System, probe func(perfevent.Event) error) Report {
-	if probe == nil {
-		probe = sys.Probe
-	}
-	r := Report{CPUID: cpuid, Set: s.Name, Source: s.Source.String(), Note: s.Note, HasPMU: sys.HasHardwarePMU()}
+// Check says which events of s open on this machine and which metrics can
+// then be computed: openReason says why the events of a spelling
+// (perfevent.Parse syntax) do not open here, "" when they all do; hasPMU
+// says whether the machine has a hardware PMU. The caller probes with
+// perfevent: the metric definitions know no perfevent types.
+func Check(s *Set, cpuid string, hasPMU bool, openReason func(spelling string) string) Report {
+	r := Report{CPUID: cpuid, Set: s.Name, Source: s.Source.String(), Note: s.Note, HasPMU: hasPMU}
 	opens := map[string]bool{}
 	for _, e := range s.Events {
 		st := eventStatus{Name: e.Name, Spelling: e.Spelling}
@@ -57,7 +54,7 @@ func Check(s *Set, cpuid string, sys *perfevent.System, probe func(perfevent.Eve
 		case e.Spelling == "":
 			st.Reason = e.Why
 		default:
-			st.Reason = openReason(e.Spelling, sys, probe)
+			st.Reason = openReason(e.Spelling)
 		}
 		st.Opens = st.Reason == ""
 		opens[e.Name] = st.Opens
@@ -75,23 +72,6 @@ func Check(s *Set, cpuid string, sys *perfevent.System, probe func(perfevent.Eve
 		r.Metrics = append(r.Metrics, ms)
 	}
 	return r
-}
-
-func openReason(spelling string, sys *perfevent.System, probe func(perfevent.Event) error) string {
-	l, err := perfevent.Parse(spelling, sys)
-	if err != nil {
-		return strings.TrimPrefix(err.Error(), fmt.Sprintf("event %q: ", spelling))
-	}
-	for _, e := range l.Events {
-		if err := probe(e); err != nil {
-			var oe *perfevent.OpenError
-			if errors.As(err, &oe) {
-				return oe.Reason
-			}
-			return err.Error()
-		}
-	}
-	return ""
 }
 
 // WriteText prints a report: the set and its source, one line per metric

@@ -7,11 +7,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/internal/testenv"
 )
 
@@ -60,13 +59,7 @@ func startHelper(t testing.TB, helper string, args ...string) (*exec.Cmd, int) {
 
 // Alive reports whether process pid runs (a zombie has exited).
 func Alive(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	return len(f) > 0 && f[0] != "Z"
+	return procfs.New("").Proc(pid).Alive() == nil
 }
 
 // WaitGone waits until process pid has exited, at most within; then it

@@ -43,7 +43,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,6 +51,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/perfbench/perfbench/internal/procfs"
 )
 
 // sink keeps the spin loop from being optimized away.
@@ -308,14 +309,7 @@ func (w *workload) sleep(n int) {
 
 // tids lists the process's threads.
 func (w *workload) tids() {
-	ents, _ := os.ReadDir("/proc/self/task")
-	var tids []int
-	for _, e := range ents {
-		if n, err := strconv.Atoi(e.Name()); err == nil {
-			tids = append(tids, n)
-		}
-	}
-	sort.Ints(tids)
+	tids, _ := procfs.New("").Self().Tasks()
 	w.say("tids %s", joinInts(tids))
 }
 
@@ -373,7 +367,7 @@ func waitExited(tids []int) {
 			if tid == os.Getpid() {
 				continue
 			}
-			if _, err := os.Stat(fmt.Sprintf("/proc/self/task/%d", tid)); err == nil {
+			if _, err := procfs.New("").Self().Task(tid).Stat(); err == nil {
 				alive = true
 				break
 			}
