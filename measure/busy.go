@@ -250,7 +250,7 @@ func OtherCPU(a, b HostEdge, own []int) (seconds float64, busy bool) {
 			}
 		}
 	}
-	ticks := osstat.ClockTicks()
+	ticks := float64(procfs.ClockTicks())
 	sub := func(x, y uint64) float64 {
 		if y < x {
 			return 0
