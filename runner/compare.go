@@ -38,10 +38,11 @@ import (
 
 // compareExtra is how much longer than its slices a comparison's load
 // is given to run, as a fraction of the window, and at least compareSlack:
-// every slice edge reads every server, which takes a few milliseconds.
+// every slice edge reads every server, which takes a few milliseconds, and
+// on a loaded machine opening every server's window takes seconds.
 const (
-	compareExtra = 0.1
-	compareSlack = 2 * time.Second
+	compareExtra = 0.25
+	compareSlack = 4 * time.Second
 )
 
 // member is one version of a comparison.
@@ -86,6 +87,9 @@ type comparison struct {
 	edges []measure.HostEdge
 	// deadline is when the window must end for the loads to run past it.
 	deadline time.Time
+	// cut is how many of the planned slices were left out because the
+	// window ran late.
+	cut, planned int
 }
 
 // compare measures the items of one comparison, says so, and writes their
@@ -476,11 +480,7 @@ func (c *comparison) measure(ctx context.Context, live []*member) {
 		}
 		c.tick(ctx, live, acks, results)
 	}
-	if cut > 0 {
-		for _, m := range live {
-			m.sr.s.notes = append(m.sr.s.notes, fmt.Sprintf("comparison %s: the window ended %d slices before its %d: its slice edges ran late (the machine or a server stalled), and the loads end at their planned time", c.id, cut, slots))
-		}
-	}
+	c.cut, c.planned = cut, slots
 	for _, m := range live {
 		if m.active {
 			close(m.done)
@@ -640,6 +640,12 @@ func (c *comparison) describe(m *member) {
 		for i := range cmp.Slices {
 			cmp.Slices[i].Error = "the window's slices do not match the comparison's schedule"
 		}
+	}
+	if c.cut > 0 && rec.Outcome == record.OutcomeOK {
+		// A window shorter than planned: partial, and --resume measures
+		// it again.
+		rec.Outcome = record.OutcomePartial
+		rec.Error = fmt.Sprintf("comparison %s ran %d of its %d slices: the windows opened or their slice edges ran late (the machine or a server stalled), and the loads end at their planned time", c.id, c.planned-c.cut, c.planned)
 	}
 	busy := 0
 	for i := range cmp.Slices {
