@@ -534,9 +534,15 @@ func (c *comparison) tick(ctx context.Context, live []*member, acks chan *member
 	now := time.Now()
 	waiting := map[*member]bool{}
 	for _, m := range live {
-		if m.active {
-			m.ticks <- now
+		if !m.active {
+			continue
+		}
+		select {
+		case m.ticks <- now:
 			waiting[m] = true
+		default:
+			// A tick it has not taken: its window ended (its load or
+			// its server exited), and its Record comes on results.
 		}
 	}
 	// The host's CPU times at the same instant, while the servers are

@@ -1,8 +1,10 @@
 package runner
 
 import (
+	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfbench/perfbench/internal/cpuset"
 	"github.com/perfbench/perfbench/plan"
@@ -57,5 +59,31 @@ basedir = "installed"
 	c = &comparison{r: r, st: items[0].Step, threads: 1}
 	if mode := c.resolveMode(items); mode != record.ComparisonDuet || len(c.sets) != 2 || c.sets[0].String() != "0" || c.sets[1].String() != "1" {
 		t.Errorf("auto at 1 thread on 2 CPUs: %s with sets %v, want duet on 0 and 1", mode, c.sets)
+	}
+}
+
+// TestTickSkipsEndedWindow: a member whose window ended (its server
+// exited) no longer takes ticks; a tick must not wait for it, or the
+// comparison hangs.
+func TestTickSkipsEndedWindow(t *testing.T) {
+	ended := &member{ticks: make(chan time.Time, 1), active: true}
+	ended.ticks <- time.Now() // a tick it never took
+	live := &member{ticks: make(chan time.Time, 1), active: true}
+	acks := make(chan *member, 2)
+	results := make(chan result, 2)
+	go func() {
+		<-live.ticks
+		acks <- live
+	}()
+	c := &comparison{}
+	done := make(chan struct{})
+	go func() {
+		c.tick(context.Background(), []*member{ended, live}, acks, results)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("tick waits for a member whose window ended")
 	}
 }
