@@ -277,7 +277,7 @@ func (p *parser) parse(data []byte) *Plan {
 			// [[host]] tables are perfbench run's (package internal/remote).
 			continue
 		}
-		key := p.keyPath(k)
+		key := p.lines.path(k)
 		p.errorf(key, "unknown key %s", k)
 	}
 
@@ -323,37 +323,6 @@ func (p *parser) parse(data []byte) *Plan {
 		}
 	}
 	return plan
-}
-
-// keyPath turns a decoder key into the line index's form, numbering the
-// elements of arrays of tables as the index does. The decoder gives no
-// element numbers, so the index is searched for the first element holding
-// the key.
-func (p *parser) keyPath(k toml.Key) string {
-	var cands []string
-	var walk func(prefix string, rest []string)
-	walk = func(prefix string, rest []string) {
-		if len(rest) == 0 {
-			cands = append(cands, prefix)
-			return
-		}
-		next := join(prefix, rest[0])
-		walk(next, rest[1:])
-		for i := 0; ; i++ {
-			idx := fmt.Sprintf("%s[%d]", next, i)
-			if _, ok := p.lines[idx]; !ok {
-				break
-			}
-			walk(idx, rest[1:])
-		}
-	}
-	walk("", k)
-	for _, c := range cands {
-		if _, ok := p.lines[c]; ok {
-			return c
-		}
-	}
-	return strings.Join(k, ".")
 }
 
 // path expands environment variables in a path and resolves it against
