@@ -706,6 +706,9 @@ func (set *stepSet) custom(i int, c rawCustom) {
 	if _, err := suite.Lookup(c.Name); err == nil {
 		p.errorf(k("name"), "custom step %q has the name of a suite step: choose another", c.Name)
 	}
+	if suite.IsInsertStep(c.Name) {
+		p.errorf(k("name"), "custom step %q has the name of an insert-benchmark step, whose group and tables it would take: choose another", c.Name)
+	}
 	if set.customs[c.Name] != nil {
 		p.errorf(k("name"), "custom step %q is defined twice", c.Name)
 		return
@@ -803,7 +806,7 @@ func (set *stepSet) selectSteps(s *rawSteps) {
 			set.add(c)
 			continue
 		}
-		if isInsertStep(name) || insertLike.MatchString(name) {
+		if suite.IsInsertStep(name) || insertLike.MatchString(name) {
 			if st := p.insertStep(key, name, set.insert); st != nil {
 				set.add(st)
 			}
