@@ -51,7 +51,7 @@ func (d *duration) UnmarshalTOML(v any) error {
 }
 
 // maxSeconds bounds a duration given as a number of seconds before it is
-// multiplied into nanoseconds; the parser then applies MaxDuration.
+// multiplied into nanoseconds; the parser then applies maxDuration.
 const maxSeconds = 1e9
 
 // profileFreq is a sampling frequency in Hz: a number (0 turns sampling
@@ -970,7 +970,7 @@ func (set *stepSet) finish() {
 }
 
 // checkDuration reports a duration below zero (or zero, when it must be
-// positive) or above MaxDuration, at its key;
+// positive) or above maxDuration, at its key;
 // whose, when not empty, says whose duration it is.
 func (p *parser) checkDuration(key, whose string, d time.Duration, positive bool) {
 	if whose != "" {
@@ -994,7 +994,7 @@ func short(d time.Duration) string {
 }
 
 // checkOpsPer reports an ops_per that is not a number from 0 (unset) to
-// MaxOpsPer, at its key, and says whether it is fine.
+// maxOpsPer, at its key, and says whether it is fine.
 func (p *parser) checkOpsPer(key, whose string, v float64) bool {
 	if v >= 0 && v <= maxOpsPer {
 		return true

@@ -36,7 +36,7 @@ type Host struct {
 	Identity   string
 	SSHOptions []string
 	// WorkDir is perfbench's folder on the host, relative to the login
-	// folder unless absolute; DefaultWorkDir when not given.
+	// folder unless absolute; defaultWorkDir when not given.
 	WorkDir string
 	// DataDir (the plan's output.datadir, absolute or ~/...), CPUs and
 	// Basedirs (by version label) override the plan on this host. They are
