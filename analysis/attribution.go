@@ -12,7 +12,7 @@ type verdict string
 // Verdicts. Code, Memory and Wait name the term that explains most of the
 // change; CPU is used when instructions and cycles were not measured (no
 // hardware PMU) and CPU per op explains the change but cannot be split;
-// NotAvailable when rQPS or every explaining ratio is unmeasured.
+// NA (not available) when rQPS or every explaining ratio is unmeasured.
 const (
 	VerdictNone   verdict = "none"   // the change is below NoChange
 	VerdictCode   verdict = "code"   // more instructions per op
@@ -56,7 +56,7 @@ type Attribution struct {
 	// 1 − Code − Memory, Wait (Drop − ln r(cpu/op)) / Drop.
 	Code, Memory, Rest, Wait float64
 	// NoShares is why the shares are NaN although rQPS was measured
-	// (WhyNoChange when |Drop| <= NoChange, WhyBothZero for a ratio of two
+	// (whyNoChange when |Drop| <= NoChange, whyBothZero for a ratio of two
 	// zero throughputs); empty otherwise.
 	NoShares string
 	Verdict  verdict

@@ -33,7 +33,7 @@
 //   - With repeats, a cell is the median of the repeats, with a 95%
 //     confidence interval and a Mann-Whitney U test against the base
 //     (golang.org/x/perf/benchmath, AssumeNothing); a ratio's interval is a
-//     bootstrap of the ratio of medians over both samples (RatioInterval).
+//     bootstrap of the ratio of medians over both samples (ratioInterval).
 //   - A quotient inside one window with a zero denominator (IPC with
 //     cycles 0) and any result that overflows float64 have no value, and
 //     say why: no cell holds NaN or an infinity but a ratio to a base of 0.
@@ -213,7 +213,7 @@ func scaled(v, running float64) Cell {
 // Stated returns a cell without a value.
 func Stated(s State) Cell { return Cell{State: s, Running: 1} }
 
-// Reasons of NotComputable cells. WhyNoChange spells out the band
+// Reasons of NotComputable cells. whyNoChange spells out the band
 // exp(±NoChange) of the attribution (a test checks the digits).
 const (
 	whyNoOps      = "the Record has no op count"

@@ -462,9 +462,9 @@ func (c *Comparison) BaseKey(k record.Key) record.Key {
 
 // Ratio is the metric of k divided by the base's at the same host, step and
 // threads. With two or more repeats on both sides it carries a Mann-Whitney
-// U test of the two samples; with MinIntervalRepeats or more on both sides,
+// U test of the two samples; with minIntervalRepeats or more on both sides,
 // the confidence interval of the ratio of medians from a bootstrap of both
-// samples (RatioInterval).
+// samples (ratioInterval).
 func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 	id := metricIDOf(metric)
 	// A metric no Record has is Missing everywhere: not worth a place in
@@ -654,14 +654,14 @@ func SmallestP(n, m int) float64 {
 // a median reaches the smallest or largest value.
 const minIntervalRepeats = 6
 
-// bootstrapResamples is how many resamples RatioInterval draws.
+// bootstrapResamples is how many resamples ratioInterval draws.
 const bootstrapResamples = 2000
 
 // ratioInterval is the percentile bootstrap confidence interval, at level
 // conf, of the ratio of the median of v to the median of b: each resample
 // draws len(v) values of v and len(b) values of b with replacement. The
 // generator has a fixed seed, so the same samples always give the same
-// interval. NaN, NaN when either sample has fewer than MinIntervalRepeats
+// interval. NaN, NaN when either sample has fewer than minIntervalRepeats
 // values or a resampled base median is 0.
 func ratioInterval(v, b []float64, conf float64) (lo, hi float64) {
 	nan := math.NaN()

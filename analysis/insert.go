@@ -77,7 +77,7 @@ const mib = 1 << 20
 //	p50, p99        per-interval rates as the benchmark reports them
 //
 // and the response-time metrics: "hist:<bucket>" the percentage of the
-// main operations (MainKind) in each bucket, "hist:<kind>:<bucket>" the
+// main operations (mainKind) in each bucket, "hist:<kind>:<bucket>" the
 // same for each kind with a histogram, "max:<kind>" the slowest operation
 // of each kind, s; target_ips the target insert rate of a rate-limited
 // step.

@@ -86,7 +86,7 @@ type Options struct {
 	// Confidence is the level of confidence intervals (0.95 when zero).
 	Confidence float64
 	// Order is the order of steps in the tables: OrderRun (when empty),
-	// OrderInput or OrderName.
+	// orderInput or orderName.
 	Order string
 }
 
@@ -130,7 +130,7 @@ type PerOp struct {
 	// Notes say which fallbacks were taken ("cpu/o from /proc").
 	Notes []Note
 	// TopDownSet is the metric set whose TopDown definitions gave the
-	// topdown.*/o metrics ("" without them; see ComputeTopDown).
+	// topdown.*/o metrics ("" without them; see computeTopDown).
 	TopDownSet string
 }
 

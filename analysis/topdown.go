@@ -54,7 +54,7 @@ var topDownSlots = []string{"SLOTS", "total_dispatch_slots"}
 // never whole cores (perf sets it to 1 only when counting system-wide).
 // #smt_on and #slots are not here: Records do not hold the machine's SMT
 // state nor an Arm PMU's slot count, so the metrics that read them are not
-// computed (WhyTopDownLiteral).
+// computed (whyTopDownLiteral).
 var topDownLiterals = map[string]float64{"core_wide": 0}
 
 // whyTopDownLiteral is the reason of a category the Record cannot give
@@ -64,7 +64,7 @@ const whyTopDownLiteral = "its TopDown definition reads #%s, which the Record do
 // topDown is the TopDown level 1 of one Record, per operation.
 type topDown struct {
 	// Set is the metric set whose definitions were used ("icelakex"); see
-	// ComputeTopDown for how it is chosen.
+	// computeTopDown for how it is chosen.
 	Set string
 	// PerOp is each category's slots per operation: its level-1 fraction
 	// × slots ÷ ops.
@@ -213,7 +213,7 @@ const whyTopDownAmbiguous = "the counted events fit the TopDown definitions of %
 // counters is evaluated (a counter without a value gives its state to
 // the categories that read it); when they agree the first (in perfevent/metric's order)
 // names the result, when they differ every category has no value and
-// says why (WhyTopDownAmbiguous).
+// says why (whyTopDownAmbiguous).
 func computeTopDown(r *record.Record, ops Cell) (topDown, bool) {
 	if names, always := topDownAnyNames(); !always && !slices.ContainsFunc(eventCounters(r), func(c record.Counter) bool { return names[c.Event] }) {
 		return topDown{}, false // no set's events counted

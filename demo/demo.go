@@ -23,7 +23,7 @@ type Options struct {
 	// Out is the output folder (created if missing; it must not hold
 	// Records of an earlier run).
 	Out string
-	// Quick runs QuickSettings instead of FullSettings.
+	// Quick runs quickSettings instead of fullSettings.
 	Quick bool
 	// KeepServers keeps the servers' data directories under
 	// Out/servers/; by default they are removed when every measurement
@@ -34,7 +34,7 @@ type Options struct {
 	// configuration variant only.
 	InstalledOnly bool
 	// CacheDir is where the second release is unpacked
-	// (DefaultCacheDir when empty).
+	// (defaultCacheDir when empty).
 	CacheDir string
 	// Progress receives what the demo does, the runner's progress and
 	// warnings (stderr). Terminal and Width are runner.Options'.

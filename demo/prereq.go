@@ -103,7 +103,7 @@ func required(tools []tool) []tool {
 	return out
 }
 
-// toolsEnv is what EnsureTools needs of the machine; tests fake it.
+// toolsEnv is what ensureTools needs of the machine; tests fake it.
 type toolsEnv struct {
 	root bool
 	find func(string) bool
@@ -114,7 +114,7 @@ type toolsEnv struct {
 // ensureTools makes sure the required Tools are there: when some are
 // missing (optional ones included) and perfbench runs as root it installs
 // their packages with apt-get, saying so on the log; otherwise, or when apt
-// fails, it returns ErrMissingTools with the command to run. Optional tools
+// fails, it returns errMissingTools with the command to run. Optional tools
 // that stay missing are a warning.
 func ensureTools(ctx context.Context, e toolsEnv) error {
 	missing := missingTools(e.find)

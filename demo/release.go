@@ -45,7 +45,7 @@ type fetchOptions struct {
 	// Installed is the installed server's release ("10.11.19").
 	Installed string
 	// CacheDir holds the unpacked releases, one folder each
-	// (mariadb-<version without epoch>); DefaultCacheDir when empty.
+	// (mariadb-<version without epoch>); defaultCacheDir when empty.
 	CacheDir string
 	// Update allows `apt-get update` when apt offers no other release or
 	// its download fails (stale package lists): only root can.
@@ -104,7 +104,7 @@ func releaseDir(cacheDir, version string) string {
 }
 
 // fetchOther finds the release to compare the installed one with (see
-// PickOther: `apt-cache madison mariadb-server-core`), and makes it
+// pickOther: `apt-cache madison mariadb-server-core`), and makes it
 // runnable: `apt-get download` and `dpkg-deb -x` into the cache, or the
 // folder an earlier run unpacked. When apt cannot provide it (no network,
 // nothing on offer), a release already unpacked in the cache is used if there
@@ -199,7 +199,7 @@ func (o *fetchOptions) cached(ctx context.Context, v string) *release {
 	return rel
 }
 
-// fromCache returns the newest release unpacked in the cache that PickOther
+// fromCache returns the newest release unpacked in the cache that pickOther
 // accepts, or nil.
 func (o *fetchOptions) fromCache(ctx context.Context) *release {
 	dirs, _ := filepath.Glob(filepath.Join(o.CacheDir, "mariadb-*", markerFile))

@@ -48,7 +48,7 @@ type DoctorOptions struct {
 	// the descriptor estimate and counters are test-opened on it.
 	Pid int
 	// Events is an event list as perfbench stat -e takes it; empty means
-	// DefaultEstimateEvents counters per thread for the estimate.
+	// defaultEstimateEvents counters per thread for the estimate.
 	Events string
 	// Probe opens an event on pid (0: this process) and closes it; nil
 	// means System.ProbePid. Tests fake it.

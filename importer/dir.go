@@ -98,7 +98,7 @@ func (n *Naming) match(rel, version string) (named, bool) {
 // DirOptions controls Dir.
 type DirOptions struct {
 	Options
-	// Naming maps paths (nil: DefaultNaming).
+	// Naming maps paths (nil: defaultNaming).
 	Naming *Naming
 }
 
@@ -135,7 +135,7 @@ type dirWalk struct {
 	steps  map[[2]string]*dirStep
 }
 
-// visit is the filepath.WalkDirFunc of Dir.
+// visit is the fs.WalkDirFunc of Dir.
 func (w *dirWalk) visit(path string, d fs.DirEntry, err error) error {
 	if err != nil {
 		w.res.fail(fmt.Errorf("read results folder: %w", err))

@@ -9,7 +9,7 @@
 // --append, or stderr appended by a script) give one Record each, numbered
 // Repeat 1, 2, 3 in file order (files in the order given). A run printed
 // with -I is one Record whose Series holds its intervals (merged, k
-// consecutive intervals to a point, when there are more than MaxSeries).
+// consecutive intervals to a point, when there are more than maxSeries).
 // Records are built one run at a time and, with Options.Sink, handed over
 // as soon as they are complete, so memory does not grow with the files.
 // When the runs
@@ -57,7 +57,7 @@
 // (point-query_range=100). Samples of a step are read in numeric order. A
 // step's sysbench output gives the perf windows their operation counts and
 // the Records their client results; a step with sysbench output only gives
-// sysbench Records. DirOptions.Pattern maps other naming schemes: a regular
+// sysbench Records. DirOptions.Naming (NewNaming) maps other naming schemes: a regular
 // expression matched against the path below the folder, with named groups
 // "step" (required), and "version", "range", "pk", "sample", "prefix"
 // (optional; without "version" the first folder of the path is the version,

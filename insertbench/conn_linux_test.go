@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/internal/testenv"
 )
 
 // listen accepts one connection on network and hands it to serve.
@@ -95,7 +96,7 @@ func TestBlockingConn(t *testing.T) {
 			c.SetReadDeadline(time.Now().Add(time.Hour))
 			done := make(chan error, 1)
 			go func() { _, err := c.Read(buf); done <- err }()
-			time.Sleep(50 * time.Millisecond)
+			testenv.WaitInSyscall(t, unix.SYS_READ, c.(*blockingConn).fd)
 			c.(*blockingConn).Shutdown()
 			select {
 			case err := <-done:

@@ -105,10 +105,14 @@ func TestDriverProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Stop interrupts a q step of an hour: it reports what it did.
-	d, log := start(opts("qr100"))
+	// Stop interrupts a q step of an hour: it reports what it did. It is
+	// stopped once the server has inserted a batch more than there are
+	// writers, one a second each: one writer's first batch is done, and
+	// the queries, which run without a pause, have run for a second.
+	q := opts("qr100")
+	d, log := start(q)
 	d.Start()
-	time.Sleep(1500 * time.Millisecond)
+	testdb.WaitStatus(t, srv, "Handler_write", float64(q.Tables*q.RowsPerCommit))
 	d.Stop(10 * time.Second)
 	res, err = d.Wait()
 	if err == nil || !strings.Contains(err.Error(), "interrupted") || res == nil || res.Queries == 0 || res.Inserted == 0 {

@@ -230,7 +230,7 @@ var bg = context.Background()
 // what it measured. Before the load it opens every connection, prepares
 // every statement and, for l.i0, drops and creates the tables; for the
 // other steps it checks the tables are as the step needs them
-// (*StateError otherwise).
+// (*stateError otherwise).
 //
 // Connections: one per client and role, each on its own table: l.i0 and
 // l.x one per client; l.i1 and l.i2 two (inserts, and deletes that follow

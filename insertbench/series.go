@@ -42,7 +42,7 @@ type Point struct {
 	Seconds float64 `json:"seconds"`
 	// Full is set for an interval of a whole second (all but the last).
 	Full bool `json:"full"`
-	// Counts are summed over the clients.
+	// counts are summed over the clients.
 	counts
 	// Clients are each client's counts, by client (table) number - 1.
 	Clients []clientCounts `json:"clients"`

@@ -14,8 +14,8 @@ import (
 )
 
 // A window is busy when the CPU that other processes used on the host
-// (record.Interference.OtherSeconds) averages more than BusyCPUs CPUs and
-// more than BusyShare of the host's CPUs over it. On a machine of 2 to 20
+// (record.Interference.OtherSeconds) averages more than busyCPUs CPUs and
+// more than busyShare of the host's CPUs over it. On a machine of 2 to 20
 // CPUs one busy loop (1 CPU) is over both, as is a tenth of a CPU on 2; on a
 // large host the share keeps the daemons and kernel threads of a quiet
 // machine, which add up to more than a tenth of a CPU there, from flagging

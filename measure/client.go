@@ -22,7 +22,7 @@ const clientSlack = 20 * time.Millisecond
 const minClientCoverage = 0.95
 
 // ApplyClient sets r.Client to c and, when op is a client op source
-// (OpClientQueries, OpClientTransactions, OpClientEvents), sets r.Ops from the
+// (opClientQueries, opClientTransactions, opClientEvents), sets r.Ops from the
 // client's counts over the window and the per-op values from it. Other op
 // sources leave r.Ops alone. Whatever op is, per-interval lines that jump
 // (sysbench printing [ 3s ] after [ 1s ]: the client stalled) are warned
@@ -41,7 +41,7 @@ const minClientCoverage = 0.95
 //     --report-interval), each interval is placed at [Started + At − length,
 //     Started + At] and its rate times its overlap with the window is summed
 //     over the part of the window during the client's run (outside it the
-//     client sent nothing). When the lines cover at least MinClientCoverage
+//     client sent nothing). When the lines cover at least minClientCoverage
 //     of that part, the sum is scaled to all of it (the part not covered
 //     taken at the covered part's rate, and Ops.Estimated set when that
 //     part is over 1%) and a warning says the count is approximate:
@@ -170,7 +170,7 @@ func fromIntervals(c *record.Client, rate func(record.Interval) float64, lo, hi 
 	return count, min(over/win, 1)
 }
 
-// clientGaps warns about per-interval lines further apart than StallFactor
+// clientGaps warns about per-interval lines further apart than stallFactor
 // times the usual spacing (the median one): the client, or the machine,
 // stalled and the lines around the gap average over it. With c.Started
 // known, only gaps that overlap [ws, we] count.

@@ -41,8 +41,8 @@
 // The points add up to the window. Series ops are the server's op source; with
 // a client op source (client.queries...) they are left 0.
 //
-// A window that lasts more than OverrunFraction and OverrunMin past its
-// Duration, and a series interval longer than StallFactor times
+// A window that lasts more than overrunFraction and overrunMin past its
+// Duration, and a series interval longer than stallFactor times
 // Config.Interval, are warned about: the timer fired late or a read at an
 // edge took that long, so the machine or the server stalled. The Record
 // stays ok: its counts per op still hold, its rates per second do not

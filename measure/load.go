@@ -34,7 +34,7 @@ func startLoad(args []string, out io.Writer) (*Load, error) {
 	return StartLoadOn(args, out, nil)
 }
 
-// StartLoadOn is StartLoad with the command, and what it starts, pinned
+// StartLoadOn is startLoad with the command, and what it starts, pinned
 // to cpus (none when empty).
 func StartLoadOn(args []string, out io.Writer, cpus cpuset.Set) (*Load, error) {
 	if len(args) == 0 {

@@ -59,7 +59,7 @@ type Config struct {
 	// source is the client's.
 	DB *mysqld.DB
 	// Op is the op source spec for mysqld.ResolveOp ("" = Questions),
-	// or OpClientQueries, OpClientTransactions, OpClientEvents (counted by
+	// or opClientQueries, opClientTransactions, opClientEvents (counted by
 	// the client: see ApplyClient).
 	Op string
 	// Interval, when positive, adds a series point every Interval inside

@@ -20,8 +20,8 @@ import (
 const roleUnattributed = "unattributed"
 
 // splitRoles sums the per-thread counts of a window by the role roleOf gives
-// each row (RoleUnattributed for ""), in the order of mysqld.RoleNames,
-// RoleUnattributed last. Roles without threads are left out.
+// each row (roleUnattributed for ""), in the order of mysqld.RoleNames,
+// roleUnattributed last. Roles without threads are left out.
 //
 // Raw counts and enabled and running times add up exactly to the window's
 // total. A role's value is the sum of its rows' counts, each scaled by its
@@ -150,7 +150,7 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// roleLog merges the server's thread listings (mysqld.ThreadRoles) taken
+// roleLog merges the server's thread listings (mysqld.DB.ThreadRoles) taken
 // over one window: when it opens, while it runs (see watchRoles) and when it
 // closes. A thread's role is the most telling one any listing gave it: a
 // connection at any listing is a connection, else a named background role
@@ -247,7 +247,7 @@ func (l *roleLog) listings() int {
 // roleOf returns the role of a row of a window's threads. A thread's own
 // row has the merged role of that thread (its tid and start time; any
 // start time when either is unknown), RoleMain for the thread-group leader
-// no listing named, RoleUnattributed for a thread no listing saw (it
+// no listing named, roleUnattributed for a thread no listing saw (it
 // exited between two). A row of descendants (threads a thread created
 // inside the window, counted through it: see Config.PerRole) has the role
 // of the threads the main thread creates, connection, when it is the main

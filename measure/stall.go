@@ -14,10 +14,10 @@ import (
 // per op stay right (counters and op count cover the same stretch), rates per
 // second do not describe the load as planned.
 const (
-	// stallFactor: a series interval lasting more than StallFactor times
+	// stallFactor: a series interval lasting more than stallFactor times
 	// the planned interval is warned about.
 	stallFactor = 1.5
-	// overrunFraction and OverrunMin: a window lasting more than its plan
+	// overrunFraction and overrunMin: a window lasting more than its plan
 	// plus both of these is warned about.
 	overrunFraction = 0.25
 	overrunMin      = 500 * time.Millisecond
@@ -60,7 +60,7 @@ func stallWarnings(planned time.Duration, secs float64, interval time.Duration, 
 	return out
 }
 
-// longInterval reports whether series point p lasted more than StallFactor
+// longInterval reports whether series point p lasted more than stallFactor
 // times the planned interval.
 func longInterval(p record.Point, interval time.Duration) bool {
 	return interval > 0 && p.Seconds > stallFactor*interval.Seconds()

@@ -16,7 +16,7 @@ import (
 // prints the Record alone.
 type TextOptions struct {
 	// Interval is the planned length of the series' intervals (stat
-	// --interval): rows of intervals that lasted more than StallFactor
+	// --interval): rows of intervals that lasted more than stallFactor
 	// times it are flagged. 0 flags none.
 	Interval time.Duration
 }
@@ -143,7 +143,7 @@ func writeCounters(bw *bufio.Writer, r *record.Record) {
 }
 
 // writeSeries prints one row per interval of the series, flagging those
-// that lasted over StallFactor times interval.
+// that lasted over stallFactor times interval.
 func writeSeries(bw *bufio.Writer, r *record.Record, interval time.Duration) {
 	fmt.Fprintln(bw)
 	head := []string{"ends at (s)", "length (s)", "ops", "CPU s"}

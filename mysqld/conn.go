@@ -107,7 +107,7 @@ func (nopLogger) Print(...any) {}
 // socket (else a TCP port) the target process listens on; the option
 // files' and environment's; the default sockets; 127.0.0.1:3306. When target
 // is not nil, Connect checks that the connection reached that process and
-// fails with ErrMismatch otherwise (a warning with opts.Force).
+// fails with errMismatch otherwise (a warning with opts.Force).
 //
 // Errors never contain the password.
 func Connect(ctx context.Context, c *Client, target *Found, opts ConnectOptions) (*DB, error) {

@@ -199,7 +199,7 @@ func readPidFile(path string) (int, error) {
 	return pid, nil
 }
 
-// unreachable wraps a dial error so that callers can test ErrUnreachable,
+// unreachable wraps a dial error so that callers can test errUnreachable,
 // with a hint when nothing listens.
 func unreachable(err error) error {
 	switch {

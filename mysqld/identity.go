@@ -59,7 +59,7 @@ var keyVariables = []string{
 
 // Server returns the identity of the server behind the connection, running
 // as pid (0 to skip the process's binary): version, version_comment,
-// basedir, datadir, port, socket, KeyVariables, and the executable's path and
+// basedir, datadir, port, socket, keyVariables, and the executable's path and
 // GNU build-id. A binary that cannot be read (not root) is a warning, not an
 // error.
 func (d *DB) Server(ctx context.Context, pid int) (*record.Server, []string, error) {

@@ -19,7 +19,7 @@ import (
 // whitespace and "#"; inside quotes \n \t \r \b \s \\ \' \" are escapes;
 // "-" and "_" are the same in option names, and names and groups are case
 // insensitive. "!include FILE" and "!includedir DIR" are recorded in
-// Includes; LoadOptionFile follows them.
+// Includes; loadOptionFile follows them.
 type optionFile struct {
 	// Groups maps a group name (lower case) to its options in file order.
 	Groups map[string][]option
@@ -29,7 +29,7 @@ type optionFile struct {
 	Files []string
 
 	// entries keeps options and includes in file order, so that
-	// LoadOptionFile reads an included file where its directive is.
+	// loadOptionFile reads an included file where its directive is.
 	entries []entry
 }
 

@@ -369,8 +369,8 @@ var rowAliases = []string{"Innodb_rows_read", "Rows_read"}
 // or "rows" for whichever of Innodb_rows_read and Rows_read the server has,
 // optionally followed by "/N" to count an op as N units ("rows/1000").
 // Asking for Innodb_rows_read on a server that only has Rows_read, or the
-// reverse, resolves to the one it has. A gauge is refused (ErrNotCounter);
-// an unknown name fails with ErrNoVariable naming close alternatives.
+// reverse, resolves to the one it has. A gauge is refused (errNotCounter);
+// an unknown name fails with errNoVariable naming close alternatives.
 func ResolveOp(spec string, s *Status) (Op, error) {
 	name := strings.TrimSpace(spec)
 	if name == "" {

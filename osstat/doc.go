@@ -38,7 +38,7 @@
 // whole disk it reports) and a device-mapper volume (with its dm name and
 // the devices under it). File systems with anonymous device numbers (btrfs)
 // are resolved through the mount table's source device; tmpfs, overlay and
-// network file systems have no block device (ErrNoBlockDevice). The stats
+// network file systems have no block device (errNoBlockDevice). The stats
 // reported are those of the device itself: the partition or the volume,
 // not the disks under it.
 package osstat

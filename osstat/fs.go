@@ -277,7 +277,7 @@ func (d Device) String() string {
 // device through /sys/dev/block/MAJOR:MINOR and /proc/diskstats. Device
 // numbers with major 0 (btrfs, overlay, tmpfs) are looked up in the mount
 // table: a mount whose source is a /dev path resolves to that device, any
-// other returns ErrNoBlockDevice.
+// other returns errNoBlockDevice.
 func (f FS) BlockDevice(major, minor uint32) (Device, error) {
 	if major == 0 {
 		return f.deviceFromMount(major, minor)

@@ -48,7 +48,7 @@ type Snapshot struct {
 // Snapshot reads process pid (none when pid is 0), the host CPU and the
 // disk named disk ("" for none: a Device's Name otherwise). A process that
 // does not exist is an error wrapping procfs.ErrGone, a device missing from
-// /proc/diskstats one wrapping ErrNoBlockDevice.
+// /proc/diskstats one wrapping errNoBlockDevice.
 func (f FS) Snapshot(pid int, disk string) (*Snapshot, error) {
 	s := &Snapshot{Time: time.Now(), Ticks: f.ticks()}
 	if pid != 0 {

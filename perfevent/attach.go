@@ -165,7 +165,7 @@ type target struct {
 //
 // Events that cannot be opened on this machine are kept, with the reason, as
 // not supported; they do not fail the attach. The attach fails with
-// procfs.ErrGone, ErrPermission or ErrTooManyFiles (wrapping the errno), and
+// procfs.ErrGone, ErrPermission or errTooManyFiles (wrapping the errno), and
 // when it fails it closes every descriptor it opened.
 //
 // # Groups
@@ -631,7 +631,7 @@ func (t *target) opened() bool {
 // start time. With probe set (the first target), a part that fails because
 // the event is not available here is marked not supported and dropped from
 // the layout; on other targets every failure is returned. Errors wrap
-// ErrPermission, ErrTooManyFiles, procfs.ErrGone (the thread exited), errRaced or
+// ErrPermission, errTooManyFiles, procfs.ErrGone (the thread exited), errRaced or
 // the errno.
 func (a *Attachment) openTarget(t *target, probe bool) error {
 	for gi := 0; gi < len(a.lay.groups); gi++ {

@@ -202,8 +202,10 @@ func TestPartialGroupForReal(t *testing.T) {
 		done <- result{a, err}
 	}()
 	// The group's leader is open: its member waits 300 ms.
-	for perfEventFDs("self") == before {
-		time.Sleep(time.Millisecond)
+	for deadline := time.Now().Add(10 * time.Second); perfEventFDs("self") == before; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) || len(done) > 0 {
+			t.Fatal("the attach opened no counter in 10 s, or ended before its group's member")
+		}
 	}
 	w.do(t, "sleep 3")
 	defer w.do(t, "wake")

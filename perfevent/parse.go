@@ -31,7 +31,7 @@ type List struct {
 // pmu/term=value,.../ and pmu/alias/ from sysfs, tracepoints sub:name (glob
 // patterns allowed), the modifiers u, k, h, G, H, I, D and e after ':' (or
 // right after a PMU event's closing '/'), and {...} groups with optional
-// group modifiers. Errors wrap ErrUnknownEvent (with the nearest known
+// group modifiers. Errors wrap errUnknownEvent (with the nearest known
 // name), ErrSyntax (saying which term is wrong and what is allowed) or
 // ErrNotSupported (the PMU or tracefs is not on this machine).
 func Parse(spec string, sys *System) (List, error) {

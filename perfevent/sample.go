@@ -74,7 +74,7 @@ type SampleOptions struct {
 	Cgroup    bool
 	CgroupDir string
 	// BufferPages is the size of each CPU's ring buffer in pages, a power
-	// of two; 0 means DefaultBufferPages.
+	// of two; 0 means defaultBufferPages.
 	BufferPages int
 	// System, when set, explains why an event does not open.
 	System *System

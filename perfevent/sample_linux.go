@@ -321,7 +321,7 @@ func (s *Sampling) drain() {
 // Stop disables the events, reads what is left in the ring buffers, closes
 // everything and returns the samples of the process with their warnings
 // (lost records, throttling, the process exiting during the window). It is
-// safe to call once; a second call returns ErrSamplingActive.
+// safe to call once; a second call returns errSamplingActive.
 func (s *Sampling) Stop() (*SampleSet, error) {
 	s.mu.Lock()
 	if s.stopped {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/internal/testenv"
 )
@@ -217,14 +219,16 @@ func TestSampleErrors(t *testing.T) {
 }
 
 // TestSampleStopPromptly: Stop does not wait for the reader's poll timeout
-// to run out many times over.
+// to run out many times over: it wakes the reader blocked in ppoll(2) (no
+// other thread of the test binary polls that way; Go's own poller uses
+// epoll).
 func TestSampleStopPromptly(t *testing.T) {
 	needSampling(t)
 	s, err := StartSampling(os.Getpid(), SampleOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(10 * time.Millisecond)
+	testenv.WaitInSyscall(t, unix.SYS_PPOLL, -1)
 	done := make(chan struct{})
 	go func() { s.Stop(); close(done) }()
 	select {

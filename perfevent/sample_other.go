@@ -15,7 +15,7 @@ func StartSampling(pid int, opts SampleOptions) (*Sampling, error) {
 	return nil, fmt.Errorf("sample pid %d: %w: %w", pid, errNotLinux, ErrNotSupported)
 }
 
-// Stop returns ErrSamplingActive: nothing was started.
+// Stop returns errSamplingActive: nothing was started.
 func (s *Sampling) Stop() (*SampleSet, error) { return nil, errSamplingActive }
 
 // Begin does nothing: nothing was started.

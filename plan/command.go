@@ -41,7 +41,7 @@ var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true
 // In an argument a placeholder is replaced by its value as it is: no shell
 // reads it. In the script of a shell (sh -c SCRIPT, bash -ec SCRIPT, after
 // a wrapper such as numactl or env too) a placeholder becomes a reference
-// to an environment variable the command gets (EnvPrefix + NAME), quoted
+// to an environment variable the command gets (envPrefix + NAME), quoted
 // for where it stands (outside quotes, in '...' or in "..."): the shell
 // expands it into one word and never reads the value as code, so that a
 // password holding ' or $(...) runs nothing, and the value is not on the

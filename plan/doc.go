@@ -7,7 +7,7 @@
 // Expand turns a plan into the ordered list of things the runner does:
 // start servers, load data, flush after writes, measure, stop. Every
 // measurement has an ID made of its version, step, thread count and repeat
-// (MeasurementID), the same for a Record (RecordID), so a resumed run skips
+// (measurementID), the same for a Record (RecordID), so a resumed run skips
 // what is done and --only runs a part (Pending).
 //
 // # The format

@@ -32,7 +32,7 @@ const (
 type Item struct {
 	Action action
 	// ID is stable across hosts and runs of the same plan: for a
-	// measurement it is MeasurementID of its version, step, threads and
+	// measurement it is measurementID of its version, step, threads and
 	// repeat, so that --resume can match Records to it.
 	ID      string
 	Version *Version
@@ -67,7 +67,7 @@ func measurementID(version, step string, threads, repeat int) string {
 	return version + "/" + step + "/t" + strconv.Itoa(threads) + "/r" + strconv.Itoa(repeat)
 }
 
-// RecordID is the MeasurementID a Record answers.
+// RecordID is the measurementID a Record answers.
 func RecordID(r *record.Record) string {
 	return measurementID(r.Version, r.Step, r.Threads, r.Repeat)
 }

@@ -34,16 +34,10 @@ type rawInsertStep struct {
 	Duration      duration `toml:"duration"`
 }
 
-// isInsertStep reports whether name is an insert-benchmark step (l.i0,
-// l.x, l.i1, l.i2, qrN, qpN).
-func isInsertStep(name string) bool {
-	_, err := insertbench.ParseStep(name)
-	return err == nil
-}
-
-// insertLike reports whether name is spelled like an insert-benchmark
-// step ("l.i3", "qr0", "qp-5"), so that a misspelt one is refused with
-// the insert benchmark's steps, not the sysbench suite's.
+// insertLike reports whether name is spelled nearly like an
+// insert-benchmark step ("qp-5", "l.I0"; suite.IsInsertStep has "l.i3" and
+// "qr0"), so that a misspelt one is refused with the insert benchmark's
+// steps, not the sysbench suite's.
 var insertLike = regexp.MustCompile(`^(l\.|q[rp][-+0-9])`)
 
 // insertStep returns the plan Step of the insert-benchmark step name, its

@@ -89,6 +89,18 @@ func TestInsertStepErrors(t *testing.T) {
 [steps]
 list = ["l.i0", "l.i3"]
 `, []string{"3: unknown insert-benchmark step"}},
+		{"a label of imported runs", `
+[steps]
+list = ["l.i0", "q100.1"]
+`, []string{"3: unknown insert-benchmark step"}},
+		{"custom step with an insert-benchmark name", `
+[steps]
+list = ["qr100"]
+
+[[steps.custom]]
+name = "qr100"
+command = ["true"]
+`, []string{`6: custom step "qr100" has the name of an insert-benchmark step`}},
 		{"rate 0 in the name", `
 [steps]
 list = ["l.i0", "l.x", "qr0"]
@@ -159,6 +171,24 @@ socket = "/run/mysqld.sock"
 				}
 			}
 		})
+	}
+}
+
+// One rule says which steps are the insert benchmark's: every step its
+// driver runs is one (and in its group), a sysbench or other name is not.
+func TestInsertStepOneRule(t *testing.T) {
+	for _, name := range []string{"l.i0", "l.x", "l.i1", "l.i2", "qr100", "qp100", "qr1000", "qp7"} {
+		if _, err := insertbench.ParseStep(name); err != nil {
+			t.Errorf("insertbench does not run %s: %v", name, err)
+		}
+		if !suite.IsInsertStep(name) || suite.GroupOf(name) != suite.GroupInsert {
+			t.Errorf("%s: IsInsertStep %v, group %s", name, suite.IsInsertStep(name), suite.GroupOf(name))
+		}
+	}
+	for _, name := range []string{"point-query", "read-only_range=100", "l", "qr", "qr100x", "my.step"} {
+		if _, err := insertbench.ParseStep(name); err == nil || suite.IsInsertStep(name) {
+			t.Errorf("%s: taken for an insert-benchmark step", name)
+		}
 	}
 }
 

@@ -51,7 +51,7 @@ func (d *duration) UnmarshalTOML(v any) error {
 }
 
 // maxSeconds bounds a duration given as a number of seconds before it is
-// multiplied into nanoseconds; the parser then applies MaxDuration.
+// multiplied into nanoseconds; the parser then applies maxDuration.
 const maxSeconds = 1e9
 
 // profileFreq is a sampling frequency in Hz: a number (0 turns sampling
@@ -280,7 +280,7 @@ func (p *parser) parse(data []byte) *Plan {
 			// [[host]] tables are perfbench run's (package internal/remote).
 			continue
 		}
-		key := p.keyPath(k)
+		key := p.lines.path(k)
 		p.errorf(key, "unknown key %s", k)
 	}
 
@@ -328,37 +328,6 @@ func (p *parser) parse(data []byte) *Plan {
 		}
 	}
 	return plan
-}
-
-// keyPath turns a decoder key into the line index's form, numbering the
-// elements of arrays of tables as the index does. The decoder gives no
-// element numbers, so the index is searched for the first element holding
-// the key.
-func (p *parser) keyPath(k toml.Key) string {
-	var cands []string
-	var walk func(prefix string, rest []string)
-	walk = func(prefix string, rest []string) {
-		if len(rest) == 0 {
-			cands = append(cands, prefix)
-			return
-		}
-		next := join(prefix, rest[0])
-		walk(next, rest[1:])
-		for i := 0; ; i++ {
-			idx := fmt.Sprintf("%s[%d]", next, i)
-			if _, ok := p.lines[idx]; !ok {
-				break
-			}
-			walk(idx, rest[1:])
-		}
-	}
-	walk("", k)
-	for _, c := range cands {
-		if _, ok := p.lines[c]; ok {
-			return c
-		}
-	}
-	return strings.Join(k, ".")
 }
 
 // path expands environment variables in a path and resolves it against
@@ -742,6 +711,9 @@ func (set *stepSet) custom(i int, c rawCustom) {
 	if _, err := suite.Lookup(c.Name); err == nil {
 		p.errorf(k("name"), "custom step %q has the name of a suite step: choose another", c.Name)
 	}
+	if suite.IsInsertStep(c.Name) {
+		p.errorf(k("name"), "custom step %q has the name of an insert-benchmark step, whose group and tables it would take: choose another", c.Name)
+	}
 	if set.customs[c.Name] != nil {
 		p.errorf(k("name"), "custom step %q is defined twice", c.Name)
 		return
@@ -839,7 +811,7 @@ func (set *stepSet) selectSteps(s *rawSteps) {
 			set.add(c)
 			continue
 		}
-		if isInsertStep(name) || insertLike.MatchString(name) {
+		if suite.IsInsertStep(name) || insertLike.MatchString(name) {
 			if st := p.insertStep(key, name, set.insert); st != nil {
 				set.add(st)
 			}
@@ -1003,7 +975,7 @@ func (set *stepSet) finish() {
 }
 
 // checkDuration reports a duration below zero (or zero, when it must be
-// positive) or above MaxDuration, at its key;
+// positive) or above maxDuration, at its key;
 // whose, when not empty, says whose duration it is.
 func (p *parser) checkDuration(key, whose string, d time.Duration, positive bool) {
 	if whose != "" {
@@ -1027,7 +999,7 @@ func short(d time.Duration) string {
 }
 
 // checkOpsPer reports an ops_per that is not a number from 0 (unset) to
-// MaxOpsPer, at its key, and says whether it is fine.
+// maxOpsPer, at its key, and says whether it is fine.
 func (p *parser) checkOpsPer(key, whose string, v float64) bool {
 	if v >= 0 && v <= maxOpsPer {
 		return true

@@ -45,7 +45,7 @@ type Plan struct {
 	// RetryBusy is how many times a window flagged busy (other processes
 	// used the host's CPU) is measured again (run.retry_busy, default 0).
 	RetryBusy int
-	// Servers is ServersOneAtATime (default) or ServersAllRunning.
+	// Servers is ServersOneAtATime (default) or serversAllRunning.
 	Servers string
 	// FlushTimeout bounds the post-write flush (default 10 minutes).
 	FlushTimeout time.Duration
@@ -155,8 +155,8 @@ type Managed struct {
 	// Options are server options ("performance_schema=ON",
 	// "skip-log-bin"), applied after Mycnf, without leading dashes.
 	Options []string
-	// Init is how the data directory is created: InitAuto (default),
-	// InitInstallDB, InitInitialize or InitNone.
+	// Init is how the data directory is created: initAuto (default),
+	// initInstallDB, initInitialize or InitNone.
 	Init string
 	// Start and Stop, when set, replace perfbench's own start and stop:
 	// command lines with placeholders (see Expand).
@@ -261,7 +261,7 @@ type planError struct {
 	File string
 	Line int
 	Msg  string
-	// Err is the underlying error, if any (suite.ErrUnknownStep, ...).
+	// Err is the underlying error, if any (suite.errUnknownStep, ...).
 	Err error
 }
 

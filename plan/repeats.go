@@ -16,7 +16,7 @@ const (
 	// defaultMaxRepeats is run.max_repeats when the plan does not give it.
 	defaultMaxRepeats = 10
 	// MinAutoRepeats is the fewest repeats an adaptive step runs: the
-	// report's interval of a ratio (analysis.RatioInterval, a bootstrap of
+	// report's interval of a ratio (analysis.ratioInterval, a bootstrap of
 	// the ratio of medians) needs 6 repeats on each side, and with fewer
 	// there is no interval to stop on.
 	MinAutoRepeats = 6

@@ -52,7 +52,7 @@ const unattributedRole = "unattributed"
 // symbols.Resolver on this machine and labels every thread unattributed.
 type Options struct {
 	// Roles maps thread ids to roles ((*mysqld.DB).Roles gives it).
-	// Threads not in it get UnknownRole, or UnattributedRole.
+	// Threads not in it get UnknownRole, or unattributedRole.
 	Roles       map[int]string
 	UnknownRole string
 	// Exclude are threads whose samples are left out (perfbench's own

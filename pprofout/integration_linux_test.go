@@ -34,7 +34,7 @@ func startLoad(t *testing.T, srv *sandbox.Server) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); cmd.Wait() })
-	time.Sleep(500 * time.Millisecond) // connected and running
+	testdb.WaitStatus(t, srv, "Handler_read_key", 100) // connected and running
 }
 
 // questions reads the server's Questions counter.

@@ -227,7 +227,7 @@ func SampleOptions(freq int, event string, sys *perfevent.System) (perfevent.Sam
 
 // Path is the profile file for a Record written to recordFile ("" when the
 // Record is not written to a file): --profile-out when given, else
-// DefaultFileName next to the Record, else in the current folder.
+// defaultFileName next to the Record, else in the current folder.
 func (f *Flags) Path(recordFile string) string {
 	switch {
 	case f.Out != "":

@@ -48,7 +48,7 @@ func measure(t *testing.T, srv *sandbox.Server, res *symbols.Resolver, dir, v st
 		t.Fatal(err)
 	}
 	defer func() { cancel(); load.Wait() }()
-	time.Sleep(500 * time.Millisecond)
+	testdb.WaitStatus(t, srv, "Handler_read_key", 100) // connected and running
 	q0 := questions(t, srv)
 	w, err := pprofout.Start(srv.Pid, perfevent.SampleOptions{Freq: 999})
 	if err != nil {

@@ -63,7 +63,7 @@ const (
 	WarnOpsEstimated Code = "ops-estimated"
 	// WarnBusy: processes other than the server, the load client and
 	// perfbench used more of the host's CPU over the window than
-	// measure.BusyCPUs and measure.BusyShare allow (Interference says how
+	// measure.busyCPUs and measure.busyShare allow (Interference says how
 	// much and who). Concerns every number of the Record.
 	WarnBusy Code = "busy"
 	// WarnCPUGap: task-clock, counted per thread, fell short of the

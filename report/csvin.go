@@ -18,7 +18,7 @@ import (
 	"github.com/perfbench/perfbench/record"
 )
 
-// errCSV is wrapped by every error of ReadCSV.
+// errCSV is wrapped by every error of readCSV.
 var errCSV = errors.New("bad long-format CSV")
 
 // readCSV parses a long-format CSV table into Records of kind table, so the
@@ -416,7 +416,7 @@ func init() {
 }
 
 // canonicalMetric maps a metric name of a CSV table to the name the report
-// uses (see ReadCSV for the vocabulary) and says whether it is a perf event
+// uses (see readCSV for the vocabulary) and says whether it is a perf event
 // total. Names it does not know are an error naming the nearest ones.
 func canonicalMetric(name string) (metric string, event bool, err error) {
 	if m, ok := metricAliases[strings.ToLower(name)]; ok {

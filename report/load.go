@@ -19,7 +19,7 @@ var errUnknownFormat = errors.New("unknown format")
 // Formats lists the output formats of Write.
 var Formats = []string{"text", "markdown", "html", "csv", "json", "benchfmt"}
 
-// Input is what LoadInput read.
+// Input is what loadInput read.
 type Input struct {
 	Records []*record.Record
 	// Warnings are problems that do not stop the report (JSON files in a
@@ -30,7 +30,7 @@ type Input struct {
 	Groups map[string]string
 }
 
-// Load reads the inputs of a report (see LoadInput) and returns the
+// Load reads the inputs of a report (see loadInput) and returns the
 // Records and warnings.
 func Load(paths []string) (recs []*record.Record, warnings []string, err error) {
 	in, err := loadInput(paths)
@@ -55,7 +55,7 @@ func Load(paths []string) (recs []*record.Record, warnings []string, err error) 
 // a warning names them.
 func loadInput(paths []string) (*Input, error) { return LoadInputWith(paths, allFields) }
 
-// LoadInputWith is LoadInput reading of each Record only the parts f
+// LoadInputWith is loadInput reading of each Record only the parts f
 // names besides those every table needs.
 func LoadInputWith(paths []string, f fields) (*Input, error) {
 	in := &Input{}

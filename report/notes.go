@@ -16,7 +16,7 @@ import (
 // Colour rules. Relative cells (ratios to the base) are yellow when the
 // version is worse than the base by more than 5% and blue when it is better
 // by more than 5%: for a metric where higher is better (o/s, QPS, IPC)
-// below RelativeLow is yellow and above RelativeHigh blue, the design's rule
+// below relativeLow is yellow and above relativeHigh blue, the design's rule
 // taken from the insert-benchmark report, whose relative values are all
 // throughputs; for a metric where lower is better (cpu/o, r/o, counters per
 // op, CPI) the same thresholds swap colours, so yellow always means worse.

@@ -108,7 +108,7 @@ type reader struct {
 	sel *record.Selective
 	buf []byte
 	// first is how many bytes of a file are read before trying whether
-	// they hold all that is read of the Record (record.ParseStart): a
+	// they hold all that is read of the Record (record.Selective.ParseStart): a
 	// little more than the last one needed.
 	first int
 }

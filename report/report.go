@@ -113,7 +113,7 @@ type Options struct {
 	// Bare renders each table alone: no title and no notes (in Markdown
 	// and HTML no preamble either: the table itself), as a block to paste
 	// into a post that has its own text. Write sends what it leaves out to
-	// Notes (WriteNotes). CSV, JSON and benchfmt are not affected.
+	// Notes (writeNotes). CSV, JSON and benchfmt are not affected.
 	Bare     bool
 	Notes    io.Writer
 	Analysis analysis.Options
@@ -135,7 +135,7 @@ type report struct {
 	// count is the number of tables, known before they are built.
 	count int
 	// tableNotes are the titles and notes of the tables rendered, for
-	// WriteNotes after a bare report streamed them.
+	// writeNotes after a bare report streamed them.
 	tableNotes []titledNotes
 }
 

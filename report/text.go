@@ -179,7 +179,7 @@ func (q *tableQueue) close() { close(q.work) }
 
 // write closes the queue and writes the report with r, the tables in
 // the order they were added as each is rendered; a bare report keeps
-// their notes for WriteNotes.
+// their notes for writeNotes.
 func (q *tableQueue) write(w io.Writer, rep *report) error {
 	q.close()
 	bw := bufio.NewWriter(w)

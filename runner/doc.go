@@ -38,7 +38,7 @@
 //     (Record.Profile, relative to the Record's file) and carries the
 //     sampler's warnings (lost samples, missing symbols, the server exiting).
 //     perfbench profile <out>/records compares them per step and op.
-//  5. sysbench runs its tail (DefaultTail) and exits; a custom command still
+//  5. sysbench runs its tail (defaultTail) and exits; a custom command still
 //     running a little after its tail is stopped. The client's results go on
 //     the Record (measure.ApplyClient), with its start instant so that its
 //     per-second lines can be placed against the window.
@@ -80,7 +80,7 @@
 // With Options.Resume, measurements that have an ok Record (matched by
 // plan.RecordID) are skipped, and Run says which; failed and partial ones run
 // again. When nothing is left, Run starts nothing and says so. Without it, Run
-// refuses to overwrite existing Records (ErrRecordsExist). Options.Only runs
+// refuses to overwrite existing Records (errRecordsExist). Options.Only runs
 // some steps alone, by name (every range), label or custom step name.
 //
 // # Managed servers

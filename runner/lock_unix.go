@@ -18,7 +18,7 @@ import (
 // The kernel releases the lock when its holder dies, even by SIGKILL, so a
 // lock file left behind is recognised as stale (and taken over) by the
 // next run. A folder locked by a running perfbench is an error wrapping
-// ErrFolderInUse that names its pid.
+// errFolderInUse that names its pid.
 func lockFolder(dir string) (*folderLock, error) {
 	if err := ensureDir(dir); err != nil {
 		return nil, err

@@ -140,7 +140,7 @@ func busy(rec *record.Record) bool {
 	return slices.ContainsFunc(rec.Warnings, func(w record.Warning) bool { return w.Code == record.WarnBusy })
 }
 
-// retryBusy measures a window flagged busy again, up to plan.RetryBusy
+// retryBusy measures a window flagged busy again, up to plan.Plan.RetryBusy
 // times (run.retry_busy), with again; it returns the last Record, which
 // says how many windows were measured before it and how busy they were.
 // A window still busy after the retries keeps its busy warning.

@@ -69,7 +69,7 @@ type Options struct {
 	// the Records' provenance.
 	Command   []string
 	Perfbench string
-	// Tail is how long the load runs after the window closes (DefaultTail
+	// Tail is how long the load runs after the window closes (defaultTail
 	// when zero).
 	Tail time.Duration
 	// DataRemovedWhenOK says the caller removes the servers' data

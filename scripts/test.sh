@@ -5,8 +5,8 @@
 # skips) turns every skip into a failure, and the run fails when any test was
 # skipped. Arguments are passed to go test (scripts/test.sh -run TestStat).
 # The output is go test's, followed by the skipped tests and their reasons
-# ("skipped: N"), then the reports of scripts/exports, scripts/funclen and
-# scripts/layout.
+# ("skipped: N"), then the reports of scripts/exports, scripts/funclen,
+# scripts/layout and scripts/docnames.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -24,13 +24,15 @@ for target in darwin/arm64 windows/amd64 linux/arm64; do
 done
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-go build -o "$bin" ./scripts/testsum ./scripts/exports ./scripts/funclen ./scripts/layout
+go build -o "$bin" ./scripts/testsum ./scripts/exports ./scripts/funclen ./scripts/layout ./scripts/docnames
 # testsum prints what go test would, the skip count, and fails the run on a
 # failure (or a skip, when integration tests are required).
 go test -json -count=1 "$@" ./... | "$bin/testsum"
 # An exported name no other package uses (outside the public record
 # package; go run ./scripts/unexport -w unexports them), a function over 120
-# lines or a package missing from the README's layout table fails the run.
+# lines, a package missing from the README's layout table or a doc comment
+# naming an identifier that does not exist fails the run.
 "$bin/exports" -fail
 "$bin/funclen" -fail
 "$bin/layout" -fail
+"$bin/docnames" -fail

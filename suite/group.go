@@ -37,12 +37,15 @@ func (g Group) Rank() int {
 	return 3
 }
 
-var insertStep = regexp.MustCompile(`^(l\.[a-z]+[0-9]*|q[rp]?[0-9]+(\.[0-9]+)?)$`)
+var insertStepRE = regexp.MustCompile(`^(l\.[a-z]+[0-9]*|q[rp]?[0-9]+(\.[0-9]+)?)$`)
 
-// isInsertStep reports whether the label names an insert-benchmark step:
-// l.i0, l.x, l.i1, l.i2, qr100, qp500, q1000.1 and the like. Their tables
-// keep them in the order they ran.
-func isInsertStep(label string) bool { return insertStep.MatchString(label) }
+// IsInsertStep reports whether the label names an insert-benchmark step:
+// l.i0, l.x, l.i1, l.i2, qr100, qp500, q1000.1 and the like (every name
+// insertbench.ParseStep accepts, and the labels of other runs of the
+// benchmark). It is the one rule: their group is GroupInsert, their tables
+// keep them in the order they ran, a plan runs them with the insert
+// benchmark's driver.
+func IsInsertStep(label string) bool { return insertStepRE.MatchString(label) }
 
 // withoutParams is the label without its parameters, the "_name=value"
 // parts: "read-only.pre_range=100_pk=1" gives "read-only.pre". The
@@ -69,7 +72,7 @@ func withoutParams(label string) string {
 // is a name whole ("l.i0").
 func StepName(label string) string {
 	name := withoutParams(label)
-	if i := strings.IndexByte(name, '.'); i > 0 && !isInsertStep(name) {
+	if i := strings.IndexByte(name, '.'); i > 0 && !IsInsertStep(name) {
 		name = name[:i]
 	}
 	return name
@@ -81,7 +84,7 @@ func StepName(label string) string {
 // write is a write step, read-write and bulk_insert included; else a name
 // with point is a point query; every other step is a range query.
 func GroupOf(nameOrLabel string) Group {
-	if isInsertStep(nameOrLabel) {
+	if IsInsertStep(nameOrLabel) {
 		return GroupInsert
 	}
 	name := withoutParams(nameOrLabel)

@@ -40,7 +40,7 @@ type Step struct {
 	// steps; a plan does it before any read step that follows a write step.
 	FlushAfter bool
 	// OpsSource and OpsPer say what one operation is: OpsQuestions and 1
-	// (one statement), or OpsRowsRead and 1000 for scan.
+	// (one statement), or opsRowsRead and 1000 for scan.
 	OpsSource string
 	OpsPer    float64
 	// Script is the sysbench test: a stock script name ("oltp_read_only")
@@ -282,7 +282,7 @@ func Subset(name string) ([]Step, error) {
 
 // Lookup returns the steps a name or label designates, in run order: a
 // label ("random-points_range=100") designates one step, a name
-// ("random-points") every range of it. The error wraps ErrUnknownStep and
+// ("random-points") every range of it. The error wraps errUnknownStep and
 // suggests the nearest name.
 func Lookup(nameOrLabel string) ([]Step, error) {
 	var out []Step

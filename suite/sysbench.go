@@ -74,8 +74,8 @@ type Options struct {
 // randTypes are the --rand-type values sysbench 1.0.20 accepts.
 func randTypes() []string { return []string{"uniform", "gaussian", "special", "pareto"} }
 
-// CheckRandType returns an error wrapping ErrOptions unless t is one of
-// RandTypes (or empty, meaning uniform).
+// CheckRandType returns an error wrapping errOptions unless t is one of
+// randTypes (or empty, meaning uniform).
 func CheckRandType(t string) error {
 	if t == "" {
 		return nil

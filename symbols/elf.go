@@ -43,7 +43,7 @@ type segment struct {
 type File struct {
 	// BuildID is the GNU build-id in hex, "" when the file has none.
 	BuildID string
-	// Source says which table the symbols came from (SourceSymtab, ...).
+	// Source says which table the symbols came from (sourceSymtab, ...).
 	Source string
 	// Exec is true for a fixed-address executable (ET_EXEC); false for
 	// position-independent executables and shared libraries (ET_DYN).

@@ -44,7 +44,7 @@ type ksym struct {
 
 // parseKallsyms parses /proc/kallsyms ("ffffffff81000000 T _text",
 // "ffffffffc0a01000 t fn\t[module]"), keeping text symbols. It fails with
-// ErrKernelHidden when every address is 0.
+// errKernelHidden when every address is 0.
 func parseKallsyms(r io.Reader) (*kernel, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)

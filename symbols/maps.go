@@ -12,7 +12,7 @@
 // Debian mariadbd exports about 29,000). C++ names are demangled, without
 // parameter lists, the way perf report prints them.
 //
-// Reading is separate from parsing: ParseMaps, ReadELF and ParseKallsyms take
+// Reading is separate from parsing: parseMaps, readELF and parseKallsyms take
 // bytes or readers; a Resolver opens files under a root directory, so tests
 // point it at fixtures, and caches each file's symbols for every process and
 // profile that maps it.

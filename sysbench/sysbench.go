@@ -95,7 +95,7 @@ func (w Warning) String() string {
 }
 
 // Parse reads a whole sysbench output. The error is a read error, or
-// ErrNotSysbench when nothing in r is sysbench output; an interrupted run is
+// errNotSysbench when nothing in r is sysbench output; an interrupted run is
 // not an error (Complete is false and a warning says so).
 func Parse(r io.Reader) (*Result, error) {
 	p := NewParser()

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -15,6 +16,47 @@ func runCLI(t *testing.T, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := run(context.Background(), args, strings.NewReader(""), &out, &errb)
 	return code, out.String(), errb.String()
+}
+
+// runCLIWatched is runCLI with the command's stderr written to w, which the
+// test reads while the command runs; it returns the exit code and stdout.
+func runCLIWatched(t *testing.T, w *stderrWatch, args ...string) (int, string) {
+	t.Helper()
+	var out bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(""), &out, w)
+	return code, out.String()
+}
+
+// stderrWatch is a command's stderr that a test watches: seen is closed
+// once a line starting with prefix has been written.
+type stderrWatch struct {
+	prefix string
+	seen   chan struct{}
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	closed bool
+}
+
+func watchStderr(prefix string) *stderrWatch {
+	return &stderrWatch{prefix: prefix, seen: make(chan struct{})}
+}
+
+func (w *stderrWatch) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	if !w.closed && strings.Contains("\n"+w.buf.String(), "\n"+w.prefix) {
+		w.closed = true
+		close(w.seen)
+	}
+	return len(p), nil
+}
+
+// String is what was written so far.
+func (w *stderrWatch) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
 }
 
 func TestEveryFlagHasHelp(t *testing.T) {

@@ -704,12 +704,19 @@ func TestStatOutLostKeepsRecord(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	dir := t.TempDir()
 	sub := filepath.Join(dir, "sub")
+	// Once stat has checked --out and opens its window, sub becomes a file.
+	counting, ran := watchStderr("perfbench stat: counting"), make(chan struct{})
 	go func() {
-		time.Sleep(700 * time.Millisecond)
-		os.RemoveAll(sub)
-		os.WriteFile(sub, nil, 0o644)
+		select {
+		case <-counting.seen:
+			os.RemoveAll(sub)
+			os.WriteFile(sub, nil, 0o644)
+		case <-ran:
+		}
 	}()
-	code, out, errs := runCLI(t, "stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", "task-clock", "--duration", "1500ms", "--out", filepath.Join(sub, "r.json"))
+	code, out := runCLIWatched(t, counting, "stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", "task-clock", "--duration", "1500ms", "--out", filepath.Join(sub, "r.json"))
+	close(ran)
+	errs := counting.String()
 	m := regexp.MustCompile(`the Record was saved to (\S+perfbench-stat-\d+\.json) instead\n$`).FindStringSubmatch(errs)
 	if code != exitFailure || m == nil || !strings.Contains(out, "task-clock") || !strings.Contains(errs, "r.json") {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 1 naming the file the Record was saved to", code, out, errs)
@@ -781,12 +788,21 @@ func TestStatServerExits(t *testing.T) {
 	needLinux(t)
 	noMyCnf(t)
 	srv := testdb.New(t, testdb.Options{})
+	// Killed 300 ms into the window of 1500 ms: after its opening
+	// snapshot of the status, well before its end.
+	counting, ran := watchStderr("perfbench stat: counting"), make(chan struct{})
 	go func() {
-		time.Sleep(500 * time.Millisecond)
-		srv.Kill()
+		select {
+		case <-counting.seen:
+			time.Sleep(300 * time.Millisecond)
+			srv.Kill()
+		case <-ran:
+		}
 	}()
 	out := filepath.Join(t.TempDir(), "r.json")
-	code, _, errs := runCLI(t, "stat", "--socket", srv.Socket, "--user", "root", "-e", "task-clock", "--duration", "1500ms", "--out", out)
+	code, _ := runCLIWatched(t, counting, "stat", "--socket", srv.Socket, "--user", "root", "-e", "task-clock", "--duration", "1500ms", "--out", out)
+	close(ran)
+	errs := counting.String()
 	lines := strings.Split(strings.TrimSpace(errs), "\n")
 	want := fmt.Sprintf("perfbench stat: the server (pid %d) exited during the window (it no longer exists)", srv.Pid)
 	if code != exitFailure || !strings.HasPrefix(lines[len(lines)-1], want) {
@@ -819,11 +835,17 @@ func TestStatConcurrent(t *testing.T) {
 		out, errs string
 	}
 	first := make(chan result, 1)
+	counting := watchStderr("perfbench stat: counting")
 	go func() {
-		code, out, errs := runCLI(t, "stat", "--socket", srv.Socket, "--user", "root", "-e", "task-clock", "--duration", "2s", "--format", "json")
-		first <- result{code, out, errs}
+		code, out := runCLIWatched(t, counting, "stat", "--socket", srv.Socket, "--user", "root", "-e", "task-clock", "--duration", "2s", "--format", "json")
+		first <- result{code, out, counting.String()}
 	}()
-	time.Sleep(500 * time.Millisecond)
+	// The second starts once the first's window opens.
+	select {
+	case <-counting.seen:
+	case a := <-first:
+		t.Fatalf("first stat ended before its window: exit %d\n%s", a.code, a.errs)
+	}
 	cmd := perfbenchCmd(t, "", "stat", "--socket", srv.Socket, "--user", "root", "-e", "task-clock", "--duration", "500ms", "--format", "json")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

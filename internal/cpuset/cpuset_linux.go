@@ -80,8 +80,9 @@ func StartOn(s Set, start func() error) error {
 // unpinned thread began creating before it was pinned, and that becomes
 // visible only after those two passes (5 ms apart), keeps the old
 // affinity (the kernel copies it at the start of the creation); the
-// Record's placement counts such threads (ServerThreadsElsewhere). Starting a process
-// pinned (PinThread before the exec) has no such race.
+// Record's placement counts such threads (record.Placement.ServerThreadsElsewhere).
+// Starting a process pinned (StartOn, which pins the thread that execs it)
+// has no such race.
 func PinProcess(pid int, s Set) (int, error) {
 	m, err := mask(s)
 	if err != nil {

@@ -20,5 +20,5 @@ func StartOn(s Set, start func() error) error {
 // PinProcess sets every thread's CPU affinity; Linux only.
 func PinProcess(int, Set) (int, error) { return 0, errNotLinux }
 
-// Allowed reads where a process may run; Linux only.
+// allowed reads where a process may run; Linux only.
 func allowed(int) (Set, int, error) { return nil, 0, errNotLinux }

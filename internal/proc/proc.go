@@ -64,13 +64,13 @@ type Cmd struct {
 	out     *os.File      // read end of the output pipe
 	exited  chan struct{} // closed once the process has been reaped
 	drained chan struct{} // closed once the output has been read to its end
-	done    chan struct{} // closed once exited and drained (or DrainGrace passed)
+	done    chan struct{} // closed once exited and drained (or drainGrace passed)
 	started time.Time
 	ended   time.Time // set before exited is closed
 	waitErr error     // likewise
 
 	mu        sync.Mutex
-	threads   chan struct{} // closed when ThreadsStartedLine was seen
+	threads   chan struct{} // closed when threadsStartedLine was seen
 	threadsAt time.Time
 }
 
@@ -195,7 +195,7 @@ func (c *Cmd) Ended() time.Time {
 func (c *Cmd) Exited() <-chan struct{} { return c.exited }
 
 // Done is closed when the command has exited and its output has been read
-// to its end (or DrainGrace passed after the exit).
+// to its end (or drainGrace passed after the exit).
 func (c *Cmd) Done() <-chan struct{} { return c.done }
 
 // Running reports whether the command has not exited yet.
@@ -208,11 +208,11 @@ func (c *Cmd) Running() bool {
 	}
 }
 
-// ThreadsStarted is closed when the command printed ThreadsStartedLine
+// ThreadsStarted is closed when the command printed threadsStartedLine
 // (sysbench's clients run).
 func (c *Cmd) ThreadsStarted() <-chan struct{} { return c.threads }
 
-// ThreadsStartedAt is when the command printed ThreadsStartedLine; false
+// ThreadsStartedAt is when the command printed threadsStartedLine; false
 // when it has not.
 func (c *Cmd) ThreadsStartedAt() (time.Time, bool) {
 	c.mu.Lock()

@@ -46,7 +46,7 @@ func (f FS) Mountinfo() ([]mount, error) {
 }
 
 // Cgroup2Mount returns the first cgroup2 mount of the mount table, an
-// error matching ErrNoCgroup2 when there is none.
+// error matching errNoCgroup2 when there is none.
 func (f FS) Cgroup2Mount() (mount, error) {
 	mounts, err := f.Mountinfo()
 	if err != nil {
@@ -107,7 +107,7 @@ func under(path, root string) (string, bool) {
 
 // Cgroup returns the process's cgroup v2 path, relative to the cgroup
 // namespace of the process reading (/proc/PID/cgroup's "0::" line). A
-// process in cgroup v1 hierarchies only is an error matching ErrNoCgroup2.
+// process in cgroup v1 hierarchies only is an error matching errNoCgroup2.
 func (p Proc) Cgroup() (string, error) {
 	b, err := p.ReadFile("cgroup")
 	if err != nil {

@@ -30,7 +30,7 @@ var (
 	errPlatform = errors.New("platform mismatch")
 )
 
-// ControlPersist is how long an idle shared connection stays open. Every
+// controlPersist is how long an idle shared connection stays open. Every
 // command of a run goes through it; when it has closed, the next command
 // opens another.
 const controlPersist = 60 * time.Second

@@ -3,7 +3,7 @@
 // and host key checking apply as they do for everything else; no Go SSH
 // library, no agent to install.
 //
-// A hosts file (ParseHosts) names the servers. A Group opens one shared
+// A hosts file (parseHosts) names the servers. A Group opens one shared
 // connection per host (ssh ControlMaster, its socket in a private folder):
 //
 //	g, _ := remote.NewGroup()

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/perfbench/perfbench/internal/tomlpos"
 )
 
 // Host is one test server of a hosts file:
@@ -34,7 +36,7 @@ type Host struct {
 	Identity   string
 	SSHOptions []string
 	// WorkDir is perfbench's folder on the host, relative to the login
-	// folder unless absolute; DefaultWorkDir when not given.
+	// folder unless absolute; defaultWorkDir when not given.
 	WorkDir string
 	// DataDir (the plan's output.datadir, absolute or ~/...), CPUs and
 	// Basedirs (by version label) override the plan on this host. They are
@@ -141,14 +143,14 @@ func parseHosts(p *hostsParser, data []byte) ([]Host, error) {
 
 type hostsParser struct {
 	file  string
-	lines keyLines
+	lines tomlpos.Lines
 	errs  Errors
 	// inPlan: the document is a plan, whose other keys are not ours.
 	inPlan bool
 }
 
 func (p *hostsParser) errorf(key string, format string, args ...any) {
-	p.errs = append(p.errs, &hostsError{File: p.file, Line: p.lines.line(key), Msg: fmt.Sprintf(format, args...)})
+	p.errs = append(p.errs, &hostsError{File: p.file, Line: p.lines.Line(key), Msg: fmt.Sprintf(format, args...)})
 }
 
 func (p *hostsParser) parse(data []byte) []Host {
@@ -162,7 +164,7 @@ func (p *hostsParser) parse(data []byte) []Host {
 		}
 		return nil
 	}
-	p.lines = scanKeyLines(string(data))
+	p.lines = tomlpos.Index(string(data))
 	for k := range doc {
 		if k != "host" && !p.inPlan {
 			p.errorf(k, "unknown key %s: a hosts file has [[host]] tables only", k)
@@ -200,7 +202,7 @@ func (p *hostsParser) host(i int, m map[string]any, dir string) (Host, bool) {
 	prefix := fmt.Sprintf("host[%d]", i)
 	key := func(k string) string { return prefix + "." + k }
 	nerr := len(p.errs)
-	h := Host{File: p.file, Line: p.lines.line(prefix), WorkDir: defaultWorkDir}
+	h := Host{File: p.file, Line: p.lines.Line(prefix), WorkDir: defaultWorkDir}
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

@@ -265,32 +265,3 @@ func TestLoadHostsMissingFile(t *testing.T) {
 		t.Errorf("got %v, want a not-exist error", err)
 	}
 }
-
-func TestScanKeyLines(t *testing.T) {
-	src := `top = 1
-[[host]]
-name = "a"
-notes = """
-[[host]]
-name = "fake"
-"""
-list = ["x", # comment ]
-  "y"]
-[host.basedirs]
-"1.0" = "/a"
-[[host]]
-name = 'b'
-basedirs.'2.0' = "/b"
-`
-	kl := scanKeyLines(src)
-	for path, want := range map[string]int{
-		"top": 1, "host[0]": 2, "host[0].name": 3, "host[0].notes": 4, "host[0].list": 8,
-		"host[0].list=x": 8, "host[0].list=y": 9, "host[0].basedirs": 10, "host[0].basedirs.1.0": 11,
-		"host[1]": 12, "host[1].name": 13, "host[1].basedirs.2.0": 14,
-		"host[1].port": 12, "host[2]": 0,
-	} {
-		if got := kl.line(path); got != want {
-			t.Errorf("line(%q) = %d, want %d", path, got, want)
-		}
-	}
-}

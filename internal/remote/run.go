@@ -21,7 +21,7 @@ type runOptions struct {
 	Stdout, Stderr io.Writer
 	// Grace is how long the command has to exit after SIGTERM when ctx
 	// ends, before everything left of it gets SIGKILL. Zero means
-	// DefaultGrace.
+	// defaultGrace.
 	Grace time.Duration
 }
 

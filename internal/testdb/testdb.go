@@ -296,3 +296,38 @@ func ParseQueries(out []byte) (float64, error) {
 	}
 	return strconv.ParseFloat(string(m[1]), 64)
 }
+
+var statusName = regexp.MustCompile(`^[A-Za-z_]+$`)
+
+// WaitStatus waits until the server's global status counter name has
+// grown by more than n since the call: a load started before it is
+// connected and doing its work. The counter must be one that reading it
+// does not move, unlike Questions: Handler_read_key (rows looked up by a
+// key: point selects), Handler_write (rows inserted). It fails t after a
+// minute.
+func WaitStatus(t testing.TB, srv *sandbox.Server, name string, n float64) {
+	t.Helper()
+	if !statusName.MatchString(name) {
+		t.Fatalf("WaitStatus: %q is not a status variable's name", name)
+	}
+	db, err := srv.Root()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	read := func() float64 {
+		t.Helper()
+		var k string
+		var v float64
+		if err := db.QueryRow("SHOW GLOBAL STATUS LIKE '"+name+"'").Scan(&k, &v); err != nil {
+			t.Fatalf("read status %s: %v", name, err)
+		}
+		return v
+	}
+	v0 := read()
+	for deadline := time.Now().Add(time.Minute); read() <= v0+n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("status %s grew by %v or less in a minute: the load is not running", name, n)
+		}
+	}
+}

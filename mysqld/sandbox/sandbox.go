@@ -736,7 +736,7 @@ func (nopLogger) Print(...any) {}
 func (s *Server) Root() (*sql.DB, error) { return OpenRoot(s.Socket) }
 
 // OpenRoot opens a database handle for root without a password over the
-// unix socket at socket (RootConfigAt): a server started on a data directory
+// unix socket at socket (rootConfigAt): a server started on a data directory
 // the sandbox initialised, by the sandbox or by another command. The caller
 // closes it.
 func OpenRoot(socket string) (*sql.DB, error) {

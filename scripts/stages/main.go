@@ -5,7 +5,8 @@
 // The stages, earliest first:
 //
 //	helpers    internal/eventname, internal/textdist, internal/procfs,
-//	           internal/cpuset, internal/proc, internal/hugeheap
+//	           internal/cpuset, internal/proc, internal/hugeheap,
+//	           internal/tomlpos
 //	record     record (the on-disk contract)
 //	metric     perfevent/metric (the metric formulas know no perfevent type)
 //	perfevent  perfevent
@@ -56,7 +57,7 @@ type stage struct {
 
 // order is the stages, earliest first (see the package doc).
 var order = []stage{
-	{"helpers", []string{"internal/eventname", "internal/textdist", "internal/procfs", "internal/cpuset", "internal/proc", "internal/hugeheap"}},
+	{"helpers", []string{"internal/eventname", "internal/textdist", "internal/procfs", "internal/cpuset", "internal/proc", "internal/hugeheap", "internal/tomlpos"}},
 	{"record", []string{"record"}},
 	{"metric", []string{"perfevent/metric"}},
 	{"perfevent", []string{"perfevent"}},

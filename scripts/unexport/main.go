@@ -7,7 +7,7 @@
 // Without -w it prints the plan; with -w it rewrites the files and gofmts
 // them. It rewrites every use in the package's own files, its in-package
 // tests included, the first word of the name's doc comment, and a string
-// naming the name beside it in a table (OpAdd: "OpAdd"). Uses from the
+// naming the name beside it in a table (opAdd: "opAdd"). Uses from the
 // package's external tests (package x_test) keep working through an alias
 // it adds to export_test.go (var X = x, type X = x, const X = x).
 //
@@ -283,7 +283,7 @@ func (p *plan) target(obj types.Object) *target {
 }
 
 // nameTable notes a string spelling a target's name beside it in a
-// composite literal of its package: OpAdd: "OpAdd".
+// composite literal of its package: opAdd: "opAdd".
 func (p *plan) nameTable(c check, kv *ast.KeyValueExpr, seen map[token.Position]bool) {
 	for _, pair := range [][2]ast.Expr{{kv.Key, kv.Value}, {kv.Value, kv.Key}} {
 		id, ok := pair[0].(*ast.Ident)

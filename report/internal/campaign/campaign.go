@@ -107,7 +107,7 @@ func versions(n int) []string {
 	return out
 }
 
-// Hosts returns the host names and their thread counts.
+// hosts returns the host names and their thread counts.
 func hosts(n int) ([]string, []int) {
 	names := make([]string, n)
 	threads := make([]int, n)

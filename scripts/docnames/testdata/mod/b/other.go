@@ -1,0 +1,2 @@
+// Package c is another package.
+package b
