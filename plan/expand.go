@@ -46,7 +46,7 @@ type Item struct {
 	// Before is, for ActionFlush, the ID of the measurement it precedes.
 	Before string
 	// Comparison, for ActionMeasure of a step whose versions are measured
-	// together, is the comparison's ID (ComparisonID): the items of one
+	// together, is the comparison's ID (comparisonID): the items of one
 	// comparison come one after the other, and the runner measures them
 	// at once.
 	Comparison string

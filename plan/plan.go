@@ -45,7 +45,8 @@ type Plan struct {
 	// RetryBusy is how many times a window flagged busy (other processes
 	// used the host's CPU) is measured again (run.retry_busy, default 0).
 	RetryBusy int
-	// Servers is ServersOneAtATime (default) or serversAllRunning.
+	// Servers is serversOneAtATime ("one-at-a-time") or serversAllRunning
+	// ("all-running": the default when a step's versions are compared).
 	Servers string
 	// FlushTimeout bounds the post-write flush (default 10 minutes).
 	FlushTimeout time.Duration
@@ -64,7 +65,7 @@ type Plan struct {
 	Placement Placement
 	// Compare is how a step's versions are measured against each other:
 	// CompareAuto (default), CompareDuet, CompareSlices or
-	// CompareWindows (run.compare); each step's own is Step.Compare.
+	// compareWindows (run.compare); each step's own is Step.Compare.
 	// CompareLine is the line of run.compare (0 when the plan has none).
 	Compare     string
 	CompareLine int

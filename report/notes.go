@@ -417,6 +417,12 @@ func (b *builder) scopeNotes(t *table) []string {
 		}
 	}
 	switch t.ID {
+	case tableQPS, tableThreads:
+		if b.slicesShown(t) {
+			notes = append(notes, "o/s of versions measured in slices: over the slices in which each one's load ran (the others stopped)")
+		}
+	}
+	switch t.ID {
 	case TableRQPS, tableQPS, tableThreads, tableAverage:
 		if scans := b.scanSteps(t); len(scans) > 0 {
 			notes = append(notes, fmt.Sprintf("%s: o/s is thousands of rows read per second, not queries per second: an operation of a scan step is 1,000 rows read (--keep-scan-ops counts queries)", strings.Join(scans, ", ")))
@@ -624,6 +630,21 @@ func (b *builder) scanSteps(t *table) []string {
 		}
 	}
 	return out
+}
+
+// slicesShown reports whether a Record behind the table was measured in a
+// slices comparison: its o/s is over the seconds its load ran.
+func (b *builder) slicesShown(t *table) bool {
+	for _, k := range t.keys {
+		if s := b.c.Sample(k); s != nil {
+			for _, r := range s.Records {
+				if r.Comparison != nil && r.Comparison.Mode == record.ComparisonSlices {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // baseMissing lists the steps (with their scope when the table spans

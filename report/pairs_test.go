@@ -346,3 +346,31 @@ func TestReportNoTurnLeft(t *testing.T) {
 		t.Errorf("pairs row %q, want b a duet 0 2 0 0 - - -", g)
 	}
 }
+
+// TestReportQPSOfSlices: the absolute o/s of versions measured in slices is
+// over the slices each one's load ran, and the qps table says so; a duet
+// (every load ran all along) needs no such note.
+func TestReportQPSOfSlices(t *testing.T) {
+	// Slices, 2 turns: a did 100 then 120 in its 1 s slices, b 80 and 90:
+	// a's o/s is 220 over 2 s of the 4 s window, 110.
+	recs := comparedRecs("s1", record.ComparisonSlices, "point-query", 1, 1, []string{"a", "b"}, [][]float64{{100, 80}, {120, 90}}, nil)
+	rep, err := build(recs, Options{Base: "a", Tables: []string{tableQPS}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const note = "o/s of versions measured in slices: over the slices in which each one's load ran (the others stopped)"
+	if n := tableNotes(t, rep, tableQPS, ""); !strings.Contains(n, note) {
+		t.Errorf("qps notes:\n%s\nwant the slices note", n)
+	}
+	if c := cell(t, rep, tableQPS, "", "point-query", "col-1"); c.Value != 110 {
+		t.Errorf("a's o/s %v (%q), want 110", c.Value, c.Text)
+	}
+	duet := comparedRecs("d1", record.ComparisonDuet, "point-query", 1, 1, []string{"a", "b"}, [][]float64{{100, 80}, {120, 90}}, nil)
+	rep, err = build(duet, Options{Base: "a", Tables: []string{tableQPS}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tableNotes(t, rep, tableQPS, ""); strings.Contains(n, "measured in slices") {
+		t.Errorf("a duet's qps notes say slices:\n%s", n)
+	}
+}
