@@ -22,8 +22,10 @@ const clientSlack = 20 * time.Millisecond
 const minClientCoverage = 0.95
 
 // ApplyClient sets r.Client to c and, when op is a client op source
-// (opClientQueries, opClientTransactions, opClientEvents), sets r.Ops from the
-// client's counts over the window and the per-op values from it. Other op
+// (opClientQueries, opClientTransactions, opClientEvents, each alone or
+// with how many of it make one op: "client.queries/10"), sets r.Ops from
+// the client's counts over the window and the per-op values from it: the
+// one place a client-counted Record's counts are divided by its ops. Other op
 // sources leave r.Ops alone. Whatever op is, per-interval lines that jump
 // (sysbench printing [ 3s ] after [ 1s ]: the client stalled) are warned
 // about.
@@ -71,11 +73,17 @@ func ApplyClient(r *record.Record, c *record.Client, op string) {
 			r.Warnf(record.WarnGeneral, "%s", w)
 		}
 	}
-	if !IsClientOp(op) {
+	src, per, ok := clientOp(op)
+	if !ok {
 		return
 	}
-	r.Ops = record.Ops{Source: op, Per: 1}
-	defer SetPerOp(r)
+	op = src
+	r.Ops = record.Ops{Source: op, Per: per}
+	defer func() {
+		// Counted in the client's units; an op is per of them.
+		r.Ops.Count /= per
+		setPerOp(r)
+	}()
 	total, rate := clientCounts(c, op)
 	ws, we := r.Window.Start, r.Window.End
 	if !c.Started.IsZero() {

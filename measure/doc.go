@@ -6,8 +6,15 @@
 //	s, err := measure.Start(ctx, measure.Config{Pid: pid, Events: list, System: sys, DB: db})
 //	// counters are open: start the load now
 //	defer s.Close()
-//	r, err := s.Measure(ctx, measure.WindowSpec{Warmup: 5 * time.Second, Duration: 30 * time.Second})
-//	measure.ApplyClient(r, client, "")   // the load generator's results, when there are some
+//	load, err := measure.StartLoad(argv, measure.LoadOptions{Out: log})
+//	r, err := s.Measure(ctx, measure.WindowSpec{Warmup: 5 * time.Second, Duration: 30 * time.Second, Done: load.Done()})
+//	measure.ApplyClient(r, load.Client(), "")   // the load generator's results
+//
+// Both start their loads with StartLoad; a Record says what it measured
+// from Config.Identity (perfbench run's version, step, thread count and
+// repeat; perfbench stat's defaults), and its counts are divided by its op
+// count in one place: by Measure for an op the server counts, by
+// ApplyClient for one the client counts.
 //
 // # The window's edges
 //

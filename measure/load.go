@@ -16,80 +16,84 @@ import (
 	"github.com/perfbench/perfbench/sysbench"
 )
 
-// Load is a load command running next to a window (perfbench stat --
-// COMMAND): its output goes to a writer of the caller's choice, and, when
-// the command is sysbench, through sysbench's parser. It runs as the step
-// runner's loads do (package internal/proc): in a process group of its own,
-// and killed by the kernel if perfbench dies.
+// Load is a load command running next to a window, as perfbench stat --
+// COMMAND and every step of perfbench run start it: in a process group of
+// its own, killed by the kernel if perfbench dies (package internal/proc,
+// whose Cmd's methods it has), its output written line by line to a log of
+// the caller's choice and read by sysbench's parser, so that the window's
+// Record gets the client's results (Client).
 type Load struct {
-	cmd    *proc.Cmd
-	args   []string
-	mu     sync.Mutex // guards parser, fed from the output's reader
-	parser *sysbench.Parser
+	*proc.Cmd
+	shown    []string // the command line as Records show it
+	sysbench bool     // the command is sysbench
+	mu       sync.Mutex
+	parser   *sysbench.Parser
 }
 
-// startLoad starts args[0] with args[1:], its stdout and stderr written to
-// out line by line. stdin is /dev/null.
-func startLoad(args []string, out io.Writer) (*Load, error) {
-	return StartLoadOn(args, out, nil)
+// LoadOptions say how to start a load. The zero value starts it with its
+// output discarded, unpinned, with perfbench's environment.
+type LoadOptions struct {
+	// Out receives the command's stdout and stderr, line by line.
+	Out io.Writer
+	// Env is added to the command's environment (a custom step's
+	// placeholders that hold secrets).
+	Env []string
+	// CPUs pins the command, and what it starts, to these CPUs (none when
+	// empty).
+	CPUs cpuset.Set
+	// Shown is the command line as logs and Records show it; nil shows
+	// the command line with its passwords masked (ScrubArgs).
+	Shown []string
+	// Sysbench says the command is sysbench whatever its name: its
+	// results are sysbench's even when it printed no banner.
+	Sysbench bool
 }
 
-// StartLoadOn is startLoad with the command, and what it starts, pinned
-// to cpus (none when empty).
-func StartLoadOn(args []string, out io.Writer, cpus cpuset.Set) (*Load, error) {
+// StartLoad starts args[0] with args[1:] as o says. stdin is /dev/null.
+// Its output goes through sysbench's parser, whatever the command: a
+// script that runs sysbench reports as sysbench does.
+func StartLoad(args []string, o LoadOptions) (*Load, error) {
 	if len(args) == 0 {
 		return nil, errors.New("start the load command: no command")
 	}
-	l := &Load{args: args}
-	o := proc.Options{Log: out, CPUs: cpus}
-	if isSysbench(args[0]) {
-		l.parser = sysbench.NewParser()
-		o.OnLine = func(line string) {
-			l.mu.Lock()
-			defer l.mu.Unlock()
-			l.parser.Line(line)
-		}
+	l := &Load{shown: o.Shown, sysbench: o.Sysbench || isSysbench(args[0]), parser: sysbench.NewParser()}
+	if l.shown == nil {
+		l.shown = ScrubArgs(args)
 	}
-	c, err := proc.Start(args, o)
+	c, err := proc.Start(args, proc.Options{Log: o.Out, Env: o.Env, CPUs: o.CPUs, OnLine: l.line})
 	if err != nil {
 		return nil, fmt.Errorf("start the load command: %w", err)
 	}
-	l.cmd = c
+	l.Cmd = c
 	return l, nil
+}
+
+// line feeds a line of the command's output to the parser.
+func (l *Load) line(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.parser.Line(s)
 }
 
 func isSysbench(path string) bool {
 	return filepath.Base(path) == "sysbench"
 }
 
-// Pid is the command's process id.
-func (l *Load) Pid() int { return l.cmd.Pid() }
-
-// Done is closed when the command has exited and its output is read.
-func (l *Load) Done() <-chan struct{} { return l.cmd.Done() }
-
-// Wait waits for the command to exit. When ctx ends first, the command (and
-// what it started) gets SIGTERM, then SIGKILL after grace.
-func (l *Load) Wait(ctx context.Context, grace time.Duration) error {
+// WaitOrStop waits for the command to exit. When ctx ends first, the
+// command (and what it started) gets SIGTERM, then SIGKILL after grace.
+func (l *Load) WaitOrStop(ctx context.Context, grace time.Duration) error {
 	select {
-	case <-l.cmd.Done():
+	case <-l.Done():
 	case <-ctx.Done():
-		l.cmd.Stop(grace)
+		l.Stop(grace)
 	}
-	return l.cmd.Err()
+	return l.Err()
 }
 
-// Stop ends the command (and what it started) now: SIGTERM, then SIGKILL
-// after grace.
-func (l *Load) Stop(grace time.Duration) { l.cmd.Stop(grace) }
-
-// ExitCode is the command's exit status (-1 when it was killed by a signal
-// or has not exited).
-func (l *Load) ExitCode() int { return l.cmd.ExitCode() }
-
 // Client returns the command's results for the Record: sysbench's, parsed
-// from its output, or for another command its command line, run time and
-// exit status. Call it after the command exited.
+// from its output (a command whose output is not sysbench's gets its command
+// line, run time and exit status), over its whole run, warm-up included.
+// The exit status is set once it has exited.
 func (l *Load) Client() *record.Client {
 	var c *record.Client
 	if res := l.Sysbench(); res != nil {
@@ -97,18 +101,28 @@ func (l *Load) Client() *record.Client {
 	} else {
 		c = &record.Client{Tool: "command"}
 	}
-	if ended := l.cmd.Ended(); c.Seconds == 0 && !ended.IsZero() {
-		c.Seconds = ended.Sub(l.cmd.Started()).Seconds()
+	if ended := l.Ended(); c.Seconds == 0 && !ended.IsZero() {
+		c.Seconds = ended.Sub(l.Started()).Seconds()
 	}
-	c.Command = ScrubArgs(l.args)
+	c.Whole = true
+	c.Command = l.shown
 	// sysbench's clock (its run time, its interval lines) starts with its
 	// threads, a moment after the command.
-	c.Started = l.cmd.Started()
-	if at, ok := l.cmd.ThreadsStartedAt(); ok && l.parser != nil {
-		c.Started = at
+	c.Started = l.ClientStart()
+	if !l.Running() {
+		c.ExitCode = l.ExitCode()
 	}
-	c.ExitCode = l.ExitCode()
 	return c
+}
+
+// ClientStart is when the load's clients started running: sysbench's
+// "Threads started!", else the command's start. Warm-ups count from it, and
+// so do sysbench's per-interval lines.
+func (l *Load) ClientStart() time.Time {
+	if at, ok := l.ThreadsStartedAt(); ok {
+		return at
+	}
+	return l.Started()
 }
 
 // SysbenchTest returns the test a sysbench command line runs
@@ -132,11 +146,19 @@ func SysbenchTest(args []string) string {
 	return ""
 }
 
-// Sysbench returns sysbench's parsed output (nil for another command).
+// Sysbench returns sysbench's parsed output so far, nil for a command that
+// is not sysbench and printed nothing of sysbench's (no banner).
 func (l *Load) Sysbench() *sysbench.Result {
-	if l.parser == nil {
+	res := l.Result()
+	if !l.sysbench && res.Version == "" {
 		return nil
 	}
+	return res
+}
+
+// Result is what the parser read of the command's output so far, whatever
+// the command.
+func (l *Load) Result() *sysbench.Result {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.parser.Result()

@@ -3,7 +3,6 @@ package measure
 import (
 	"bytes"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,11 +14,11 @@ import (
 
 func TestLoadCommand(t *testing.T) {
 	var out bytes.Buffer
-	l, err := startLoad([]string{"sh", "-c", "echo one; sleep 0.2; echo two >&2; exit 2", "--mysql-password=secret"}, &out)
+	l, err := StartLoad([]string{"sh", "-c", "echo one; sleep 0.2; echo two >&2; exit 2", "--mysql-password=secret"}, LoadOptions{Out: &out})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Wait(context.Background(), time.Second); err == nil || err.Error() != "exit status 2" {
+	if err := l.WaitOrStop(context.Background(), time.Second); err == nil || err.Error() != "exit status 2" {
 		t.Errorf("Wait: %v, want exit status 2", err)
 	}
 	if out.String() != "one\ntwo\n" {
@@ -35,7 +34,7 @@ func TestLoadCommand(t *testing.T) {
 	if l.Sysbench() != nil {
 		t.Errorf("sh's output was parsed as sysbench's")
 	}
-	if _, err := startLoad(nil, &out); err == nil {
+	if _, err := StartLoad(nil, LoadOptions{Out: &out}); err == nil {
 		t.Errorf("an empty command started")
 	}
 }
@@ -44,7 +43,7 @@ func TestLoadCommand(t *testing.T) {
 // and ending ctx ends it and what it started.
 func TestLoadStoppedWithItsGroup(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	l, err := startLoad([]string{"sh", "-c", "sleep 60 & echo $! >" + pidFile + "; wait"}, io.Discard)
+	l, err := StartLoad([]string{"sh", "-c", "sleep 60 & echo $! >" + pidFile + "; wait"}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,12 +56,12 @@ func TestLoadStoppedWithItsGroup(t *testing.T) {
 		t.Fatal("the command did not say its child's pid")
 	}
 	t.Cleanup(func() { syscall.Kill(bg, syscall.SIGKILL) })
-	if pgid, err := syscall.Getpgid(bg); err != nil || pgid != l.cmd.Pid() {
-		t.Errorf("the load's child is in group %d (%v), want the load's own, %d", pgid, err, l.cmd.Pid())
+	if pgid, err := syscall.Getpgid(bg); err != nil || pgid != l.Pid() {
+		t.Errorf("the load's child is in group %d (%v), want the load's own, %d", pgid, err, l.Pid())
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := l.Wait(ctx, time.Second); err == nil || err.Error() != "signal: terminated" {
+	if err := l.WaitOrStop(ctx, time.Second); err == nil || err.Error() != "signal: terminated" {
 		t.Errorf("Wait after ctx ended: %v, want signal: terminated", err)
 	}
 	for deadline := time.Now().Add(5 * time.Second); syscall.Kill(bg, 0) == nil; time.Sleep(10 * time.Millisecond) {

@@ -1,10 +1,13 @@
 package measure
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -82,6 +85,9 @@ type Config struct {
 	// the Record's provenance. Passwords in Command are masked (ScrubArgs).
 	Perfbench string
 	Command   []string
+	// Identity is what the Records say they measured; the zero value is
+	// perfbench stat's.
+	Identity Identity
 
 	// Profile, when set, also samples call stacks of the process over each
 	// window and writes them as a pprof profile (Record.Profile).
@@ -181,13 +187,31 @@ type Session struct {
 	oldChildren map[int]uint64
 }
 
-// IsClientOp reports whether an op source is counted by the client.
+// IsClientOp reports whether an op source is counted by the client:
+// client.queries, client.transactions or client.events, alone or with how
+// many of them make one op ("client.queries/10").
 func IsClientOp(op string) bool {
-	switch op {
-	case opClientQueries, opClientTransactions, opClientEvents:
-		return true
+	_, _, ok := clientOp(op)
+	return ok
+}
+
+// clientOp splits a client op source into its count and how many of it
+// make one op (1 unless it says "/N").
+func clientOp(op string) (source string, per float64, ok bool) {
+	source, n, found := strings.Cut(op, "/")
+	per = 1
+	if found {
+		v, err := strconv.ParseFloat(n, 64)
+		if err != nil || !(v > 0) || math.IsInf(v, 0) {
+			return "", 0, false
+		}
+		per = v
 	}
-	return false
+	switch source {
+	case opClientQueries, opClientTransactions, opClientEvents:
+		return source, per, true
+	}
+	return "", 0, false
 }
 
 // Start checks the op source against the server, opens the counters on every
@@ -386,7 +410,6 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	}
 	called := time.Now()
 	r := record.New(record.KindStat)
-	r.Step = "stat"
 	if !warmUp(ctx, w.Warmup) {
 		s.fill(r, nil)
 		r.Outcome = record.OutcomeFailed
@@ -484,7 +507,9 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	split, ok := s.roleSplit(win.Total, roleTotal)
 	s.finishRoles(r, split, roles, perRole && ok)
 
-	SetPerOp(r)
+	if s.op != nil {
+		setPerOp(r) // a client op source is divided by in ApplyClient
+	}
 	if sampling != nil {
 		s.finishProfile(r, sampling, roles, failed != "")
 	}
@@ -581,7 +606,6 @@ func markInterrupted(r *record.Record, planned time.Duration) {
 // failed, and err as the reason. Nothing in it was counted.
 func (s *Session) Failed(err error) *record.Record {
 	r := record.New(record.KindStat)
-	r.Step = "stat"
 	s.fill(r, nil)
 	r.Outcome = record.OutcomeFailed
 	r.Error = err.Error()
@@ -618,11 +642,47 @@ func (s *Session) fill(r *record.Record, win *perfevent.Window) {
 	if r.Version == "" {
 		r.Version = fmt.Sprintf("pid %d", s.cfg.Pid)
 	}
+	s.cfg.Identity.Apply(r)
 }
 
-// SetPerOp sets PerOp on every measured counter of r (and of its roles) from
+// Identity is what a window's Record says it measured: perfbench run's
+// measurement of a version's step at a thread count and repeat. The zero
+// value is perfbench stat's: kind stat, step "stat", the server's version
+// string (or the process's name) as the version.
+type Identity struct {
+	Kind                       record.Kind
+	Version, Step, Group, AAOf string
+	Threads, Repeat            int
+	// Plan and PlanSHA256 are the plan file and its SHA-256, for the
+	// provenance; AutoRepeats the plan's repeats = "auto".
+	Plan, PlanSHA256 string
+	AutoRepeats      *record.AutoRepeats
+}
+
+// Apply sets id on r: what it gives, and step "stat" when it gives no step.
+func (id Identity) Apply(r *record.Record) {
+	if id.Kind != "" {
+		r.Kind = id.Kind
+	}
+	if id.Version != "" {
+		r.Version = id.Version
+	}
+	r.Step = cmp.Or(id.Step, r.Step, "stat")
+	if id.Threads > 0 {
+		r.Threads = id.Threads
+	}
+	if id.Repeat > 0 {
+		r.Repeat = id.Repeat
+	}
+	r.Group, r.AAOf, r.AutoRepeats = id.Group, id.AAOf, id.AutoRepeats
+	if id.Plan != "" {
+		r.Provenance.Plan, r.Provenance.PlanSHA256 = id.Plan, id.PlanSHA256
+	}
+}
+
+// setPerOp sets PerOp on every measured counter of r (and of its roles) from
 // r.Ops, and clears it where the counter or the op count was not measured.
-func SetPerOp(r *record.Record) {
+func setPerOp(r *record.Record) {
 	set := func(cs []record.Counter) {
 		for i := range cs {
 			cs[i].PerOp = nil

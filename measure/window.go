@@ -231,8 +231,8 @@ func (s *Session) statusAndOps(r *record.Record, start, end edge) (failed string
 			}
 		}
 	}
-	if IsClientOp(s.cfg.Op) {
-		r.Ops = record.Ops{Source: s.cfg.Op, Per: 1}
+	if src, per, ok := clientOp(s.cfg.Op); ok {
+		r.Ops = record.Ops{Source: src, Per: per}
 	}
 	if failed != "" {
 		r.Outcome = record.OutcomeFailed

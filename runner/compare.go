@@ -14,7 +14,6 @@ import (
 	"github.com/perfbench/perfbench/measure"
 	"github.com/perfbench/perfbench/plan"
 	"github.com/perfbench/perfbench/record"
-	"github.com/perfbench/perfbench/sysbench"
 )
 
 // A comparison measures every version of a step at a thread count and
@@ -163,7 +162,7 @@ func (c *comparison) prepare(ctx context.Context, s *server, it plan.Item, n int
 	if err != nil {
 		return nil, failed(r.newRecord(it), "%v", err)
 	}
-	sr := &stepRun{r: r, s: s, it: it, st: it.Step, cmd: cmd, logPath: r.logPath(it), parser: sysbench.NewParser()}
+	sr := &stepRun{r: r, s: s, it: it, st: it.Step, cmd: cmd, logPath: r.logPath(it)}
 	log, err := os.Create(sr.logPath)
 	if err != nil {
 		rm()
@@ -330,7 +329,7 @@ func (c *comparison) startLoads(ctx context.Context) {
 			sr.s.placeServer(c.threads)
 			_, client = r.place.at(c.threads)
 		}
-		load, err := proc.Start(sr.cmd.Argv, proc.Options{Log: m.log, Env: sr.cmd.Env, OnLine: sr.line, CPUs: client})
+		load, err := sr.startLoad(m.log, client)
 		if err != nil {
 			m.rec = failed(sr.newRecord(), "%v", err)
 			continue

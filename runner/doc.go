@@ -22,8 +22,9 @@
 //  3. The load starts: sysbench with the step's command line (suite.Command;
 //     --time is warm-up + window + tail, since sysbench 1.0.20 has no warm-up
 //     option; --report-interval=1), or a custom step's command with its
-//     placeholders filled in (plan.Expand). Its output goes, as it comes, to
-//     the sysbench parser and to <out>/logs/<record>.sysbench.txt (or
+//     placeholders filled in (plan.Expand), started as perfbench stat starts
+//     a command (measure.StartLoad). Its output goes, as it comes, to the
+//     sysbench parser and to <out>/logs/<record>.sysbench.txt (or
 //     .command.txt).
 //  4. Once sysbench says its threads started, the window is measured
 //     (measure.Session.Measure): the warm-up is waited out, the threads
@@ -42,9 +43,10 @@
 //     running a little after its tail is stopped. The client's results go on
 //     the Record (measure.ApplyClient), with its start instant so that its
 //     per-second lines can be placed against the window.
-//  6. The Record is completed (kind step, version, step, threads, repeat,
-//     host, the plan file and its SHA-256, perfbench's command line, the
-//     flush's warnings) and written atomically to <out>/records/.
+//  6. The Record, which says what it measured (kind step, version, step,
+//     threads, repeat, the plan file and its SHA-256: measure.Identity),
+//     gets the rotation's group, the placement and the flush's warnings, and
+//     is written atomically to <out>/records/.
 //
 // # Failures
 //

@@ -254,7 +254,7 @@ func TestRecordGroup(t *testing.T) {
 	for _, it := range p.Expand() {
 		if it.Action == plan.ActionMeasure {
 			rec := record.New(record.KindStep)
-			r.identify(rec, it)
+			r.identity(it).Apply(rec)
 			got[rec.Step] = rec.Group
 		}
 	}
@@ -279,7 +279,7 @@ func TestRecordGroupReported(t *testing.T) {
 			continue
 		}
 		rec := record.New(record.KindStep)
-		r.identify(rec, it)
+		r.identity(it).Apply(rec)
 		rec.Window.Seconds = 10
 		rec.Ops = record.Ops{Source: suite.OpsQuestions, Count: 1000, Per: 1, Counted: true}
 		if err := record.Write(filepath.Join(dir, record.FileName(rec)), rec); err != nil {

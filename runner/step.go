@@ -4,15 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/perfbench/perfbench/internal/proc"
+	"github.com/perfbench/perfbench/internal/cpuset"
 	"github.com/perfbench/perfbench/measure"
 	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/plan"
@@ -26,45 +26,41 @@ import (
 const startTimeout = 60 * time.Second
 
 // opSpec is the op source of a step as package measure takes it:
-// "Questions", "Rows_read/1000", "client.queries" (the client's counts are
-// divided by OpsPer after measure.ApplyClient).
+// "Questions", "Rows_read/1000", "client.queries", "client.events/10".
 func opSpec(st *plan.Step) string {
-	if st.OpsPer > 0 && st.OpsPer != 1 && !measure.IsClientOp(st.Ops) {
+	if st.OpsPer > 0 && st.OpsPer != 1 {
 		return st.Ops + "/" + strconv.FormatFloat(st.OpsPer, 'f', -1, 64)
 	}
 	return st.Ops
 }
 
 // newRecord returns a step Record of a measurement with its identity and
-// the run's provenance.
+// the run's provenance: the Record of a measurement that failed before its
+// window was measured.
 func (r *runner) newRecord(it plan.Item) *record.Record {
 	rec := record.New(record.KindStep)
 	rec.Provenance = r.prov
-	r.identify(rec, it)
+	rec.Host = r.prov.Hostname
+	rec.Provenance.Command = measure.ScrubArgs(r.opts.Command)
+	rec.Provenance.Perfbench = r.opts.Perfbench
+	r.identity(it).Apply(rec)
 	return rec
 }
 
-// identify sets what a Record of a measurement of this run says about
-// itself: version, step, threads, repeat, host, plan and command.
-func (r *runner) identify(rec *record.Record, it plan.Item) {
-	rec.Kind = record.KindStep
-	rec.Version, rec.Step, rec.Threads, rec.Repeat = it.Version.Label, it.Step.Label, it.Threads, it.Repeat
-	rec.Group = string(it.Step.Group)
-	rec.AAOf = it.Version.AAOf
-	if a := r.plan.Auto; a != nil {
-		rec.AutoRepeats = &record.AutoRepeats{Precision: a.Precision, Max: a.Max, Base: r.plan.Base}
-	}
-	if rec.Provenance.Hostname == "" {
-		rec.Provenance.Hostname = r.prov.Hostname
-	}
-	rec.Host = rec.Provenance.Hostname
-	rec.Provenance.Plan = r.plan.File
+// identity is what a Record of a measurement of this run says about
+// itself: version, step, threads, repeat, group, A/A pair, plan. The
+// window's Record gets it from package measure (measure.Config.Identity),
+// the Record of a measurement that failed before from newRecord.
+func (r *runner) identity(it plan.Item) measure.Identity {
+	id := measure.Identity{Kind: record.KindStep, Version: it.Version.Label, Step: it.Step.Label, Threads: it.Threads, Repeat: it.Repeat,
+		Group: string(it.Step.Group), AAOf: it.Version.AAOf, Plan: r.plan.File, PlanSHA256: r.planSHA}
 	if abs, err := filepath.Abs(r.plan.File); err == nil {
-		rec.Provenance.Plan = abs
+		id.Plan = abs
 	}
-	rec.Provenance.PlanSHA256 = r.planSHA
-	rec.Provenance.Command = r.opts.Command
-	rec.Provenance.Perfbench = r.opts.Perfbench
+	if a := r.plan.Auto; a != nil {
+		id.AutoRepeats = &record.AutoRepeats{Precision: a.Precision, Max: a.Max, Base: r.plan.Base}
+	}
+	return id
 }
 
 func failed(rec *record.Record, format string, args ...any) *record.Record {
@@ -80,11 +76,10 @@ func (r *runner) measure(ctx context.Context, s *server, it plan.Item) *record.R
 	return r.complete(r.runStep(ctx, s, it), s, it)
 }
 
-// complete sets what a measurement's Record takes from the run: its
-// identity, the rotation's group, the placement, the notes of the flush
+// complete sets what a measurement's Record takes from the run besides its
+// identity: the rotation's group, the placement, the notes of the flush
 // and of the server, the server's my.cnf.
 func (r *runner) complete(rec *record.Record, s *server, it plan.Item) *record.Record {
-	r.identify(rec, it)
 	r.rotate(rec, it)
 	r.recordPlacement(rec, s, it.Threads)
 	for _, n := range slices.Concat(r.flushNotes[it.ID], s.notes) {
@@ -118,7 +113,7 @@ func (r *runner) runStep(ctx context.Context, s *server, it plan.Item) *record.R
 		return failed(r.newRecord(it), "%v", err)
 	}
 	defer removeOptions()
-	sr := &stepRun{r: r, s: s, it: it, st: it.Step, cmd: cmd, logPath: r.logPath(it), parser: sysbench.NewParser()}
+	sr := &stepRun{r: r, s: s, it: it, st: it.Step, cmd: cmd, logPath: r.logPath(it)}
 	return sr.run(ctx)
 }
 
@@ -131,10 +126,7 @@ type stepRun struct {
 	st      *plan.Step
 	cmd     plan.Command
 	logPath string
-	load    *proc.Cmd
-
-	mu     sync.Mutex // guards parser, fed by the load's output
-	parser *sysbench.Parser
+	load    *measure.Load
 }
 
 // run opens the counters, starts the load, measures the window and
@@ -155,7 +147,7 @@ func (sr *stepRun) run(ctx context.Context) *record.Record {
 
 	sr.s.placeServer(sr.it.Threads)
 	_, client := sr.r.place.at(sr.it.Threads)
-	sr.load, err = proc.Start(sr.cmd.Argv, proc.Options{Log: log, Env: sr.cmd.Env, OnLine: sr.line, CPUs: client})
+	sr.load, err = sr.startLoad(log, client)
 	if err != nil {
 		return failed(sr.newRecord(), "%v", err)
 	}
@@ -178,19 +170,14 @@ func (sr *stepRun) run(ctx context.Context) *record.Record {
 
 func (sr *stepRun) newRecord() *record.Record { return sr.r.newRecord(sr.it) }
 
-// line feeds a line of the load's output to the parser.
-func (sr *stepRun) line(line string) {
-	sr.mu.Lock()
-	defer sr.mu.Unlock()
-	sr.parser.Line(line)
+// startLoad starts the step's load, its output to log, on cpus: as
+// perfbench stat starts a command (measure.StartLoad).
+func (sr *stepRun) startLoad(log io.Writer, cpus cpuset.Set) (*measure.Load, error) {
+	return measure.StartLoad(sr.cmd.Argv, measure.LoadOptions{Out: log, Env: sr.cmd.Env, CPUs: cpus, Shown: sr.cmd.Shown, Sysbench: !sr.st.Custom()})
 }
 
-// result is what the parser read of the load's output so far.
-func (sr *stepRun) result() *sysbench.Result {
-	sr.mu.Lock()
-	defer sr.mu.Unlock()
-	return sr.parser.Result()
-}
+// result is what the load printed so far, as sysbench's parser read it.
+func (sr *stepRun) result() *sysbench.Result { return sr.load.Result() }
 
 // open opens the counters; on failure it returns the step's Record instead.
 // Counters come first: the load's connections are counted from their first
@@ -213,6 +200,7 @@ func (sr *stepRun) open(ctx context.Context) (session, *record.Record) {
 		Cgroup:    s.cgroup() != "",
 		Perfbench: r.opts.Perfbench,
 		Command:   r.opts.Command,
+		Identity:  r.identity(sr.it),
 		Profile:   prof,
 	}
 	cfg.CgroupMade = cfg.Cgroup // the sandbox's cgroup is perfbench's: no note on it
@@ -233,18 +221,9 @@ func (sr *stepRun) open(ctx context.Context) (session, *record.Record) {
 	return sess, nil
 }
 
-// clientStart is when the load's clients started running: the warm-up
-// counts from then, and so do sysbench's per-second lines.
-func (sr *stepRun) clientStart() time.Time {
-	if at, ok := sr.load.ThreadsStartedAt(); ok {
-		return at
-	}
-	return sr.load.Started()
-}
-
 // applyClient sets the load's results on rec.
-func (sr *stepRun) applyClient(rec *record.Record, res *sysbench.Result) {
-	sr.r.applyClient(rec, sr.st, sr.r.client(sr.st, sr.cmd.Shown, res, sr.load, sr.clientStart()))
+func (sr *stepRun) applyClient(rec *record.Record) {
+	sr.r.applyClient(rec, sr.st, sr.load.Client())
 }
 
 // endedBeforeWindow is the Record of a load that ended before the window
@@ -253,7 +232,7 @@ func (sr *stepRun) endedBeforeWindow(ctx context.Context) *record.Record {
 	sr.load.Wait(0)
 	res := sr.result()
 	rec := failed(sr.newRecord(), "%s before the window opened%s", sr.r.loadEnd(sr.st, sr.load), loadDetail(res, sr.logPath))
-	sr.applyClient(rec, res)
+	sr.applyClient(rec)
 	if sr.s.down(ctx) {
 		sr.r.crashed(rec, sr.s)
 	}
@@ -297,7 +276,7 @@ func (sr *stepRun) finish(ctx context.Context, rec *record.Record, merr error) *
 	}
 	sr.endLoad(rec, interrupted || serverDown || loadEnded)
 	res := sr.result()
-	sr.applyClient(rec, res)
+	sr.applyClient(rec)
 
 	f := stepFacts{
 		interrupted:   interrupted,
@@ -409,40 +388,13 @@ func decideOutcome(f stepFacts) stepOutcome {
 	return stepOK
 }
 
-// applyClient sets the load's results on rec, and the op count when the
-// step counts ops by the client.
+// applyClient sets the load's results on rec, and the op count and the
+// values per op when the step counts ops by the client.
 func (r *runner) applyClient(rec *record.Record, st *plan.Step, c *record.Client) {
-	if !measure.IsClientOp(st.Ops) {
-		measure.ApplyClient(rec, c, opSpec(st))
-		return
-	}
-	measure.ApplyClient(rec, c, st.Ops)
-	if st.OpsPer > 0 && st.OpsPer != 1 && rec.Ops.Count > 0 {
-		rec.Ops.Count /= st.OpsPer
-		rec.Ops.Per = st.OpsPer
-		measure.SetPerOp(rec)
-	}
+	measure.ApplyClient(rec, c, opSpec(st))
 }
 
-// client is the load's results for the Record; shown is its command line
-// as logs and Records show it (no secret in it).
-func (r *runner) client(st *plan.Step, shown []string, res *sysbench.Result, load *proc.Cmd, started time.Time) *record.Client {
-	var c *record.Client
-	if !st.Custom() || res.Version != "" {
-		c = res.Client()
-	} else {
-		c = &record.Client{Tool: "command"}
-	}
-	c.Whole = true
-	c.Started = started
-	c.Command = shown
-	if !load.Running() {
-		c.ExitCode = load.ExitCode()
-	}
-	return c
-}
-
-func (r *runner) loadEnd(st *plan.Step, load *proc.Cmd) string {
+func (r *runner) loadEnd(st *plan.Step, load *measure.Load) string {
 	what := "sysbench"
 	if st.Custom() {
 		what = "the command"

@@ -471,7 +471,7 @@ func (st *statRun) startLoad() error {
 		st.loadOut = f
 		out = f
 	}
-	load, err := measure.StartLoadOn(a.command, out, a.cpus)
+	load, err := measure.StartLoad(a.command, measure.LoadOptions{Out: out, CPUs: a.cpus})
 	if err != nil {
 		return err
 	}
@@ -541,7 +541,7 @@ func (st *statRun) failed(merr error) error {
 // applyLoad waits for the load command and sets its results on r.
 func (st *statRun) applyLoad(ctx context.Context, r *record.Record, merr error) {
 	a := st.a
-	st.load.Wait(ctx, 10*time.Second)
+	st.load.WaitOrStop(ctx, 10*time.Second)
 	c := st.load.Client()
 	if res := st.load.Sysbench(); res != nil {
 		r.Threads = res.Threads
