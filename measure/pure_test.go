@@ -659,3 +659,25 @@ func TestWasInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyClientPer: a client op source with a per ("client.queries/10")
+// is counted in the client's units and divided once, with the values per
+// op.
+func TestApplyClientPer(t *testing.T) {
+	start := time.Unix(1000, 0)
+	r := record.New(record.KindStat)
+	r.Window = record.Window{Start: start.Add(-time.Second), End: start.Add(5 * time.Second), Seconds: 6}
+	r.Counters = []record.Counter{{Event: "task-clock", Raw: 4e9, Enabled: 1, Running: 1, Value: 4e9, Status: record.StatusCounted}}
+	c := &record.Client{Tool: "sysbench", Started: start, Seconds: 4, Queries: 2000}
+	ApplyClient(r, c, "client.queries/10")
+	// 2,000 queries inside the window, 10 to an op: 200 ops, 2e7 ns each.
+	if r.Ops.Source != "client.queries" || r.Ops.Per != 10 || !r.Ops.Counted || r.Ops.Count != 200 {
+		t.Fatalf("ops %+v, want 200 of 10 client.queries", r.Ops)
+	}
+	if p := r.Counters[0].PerOp; p == nil || *p != 2e7 {
+		t.Errorf("task-clock per op %v, want 2e7", p)
+	}
+	if IsClientOp("client.queries/0") || IsClientOp("client.rows/2") || !IsClientOp("client.events/2.5") {
+		t.Error("IsClientOp: a per of 0, an unknown count, or a fractional per read wrong")
+	}
+}

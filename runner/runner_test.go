@@ -108,8 +108,9 @@ func TestOpSpec(t *testing.T) {
 		{"Questions", 1, "Questions"},
 		{"Rows_read", 1000, "Rows_read/1000"},
 		{"Com_insert", 0, "Com_insert"},
-		// Client counts are divided after measure.ApplyClient.
-		{"client.queries", 2, "client.queries"},
+		// Client counts say their per too: measure.ApplyClient divides.
+		{"client.queries", 2, "client.queries/2"},
+		{"client.events", 1, "client.events"},
 	} {
 		if got := opSpec(&plan.Step{Ops: c.ops, OpsPer: c.per}); got != c.want {
 			t.Errorf("opSpec(%s, %v) = %q, want %q", c.ops, c.per, got, c.want)

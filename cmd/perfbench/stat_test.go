@@ -508,7 +508,11 @@ func TestStatClientOpsCoverage(t *testing.T) {
 		sysbenchArgs(srv, "oltp_point_select", "--threads=2", "--time=4", "--report-interval=1")...)
 	r, errs = statRecord(t, args...)
 	q := r.Status["Questions"]
-	if q <= 0 || math.Abs(r.Ops.Count-q) > 0.04*q || r.Ops.Estimated {
+	// A window that outlasts the last line by over 1% (a loaded machine
+	// opening or closing it late) is counted from the rest, marked
+	// estimated and said so; never short.
+	estimatedSaid := r.Ops.Estimated && strings.Contains(strings.Join(r.WarningTexts(), "|"), "covered by intervals, scaled to all of it")
+	if q <= 0 || math.Abs(r.Ops.Count-q) > 0.04*q || (r.Ops.Estimated && !estimatedSaid) {
 		t.Errorf("covered window: client.queries %+v, Questions %.0f; warnings %q; window %+v client started %s seconds %v intervals %+v", r.Ops, q, r.Warnings, r.Window, r.Client.Started, r.Client.Seconds, r.Client.Intervals)
 	}
 	t.Logf("covered window: client.queries %.0f, Questions %.0f", r.Ops.Count, q)
