@@ -24,7 +24,16 @@ import (
 	"github.com/perfbench/perfbench/record"
 )
 
-func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
+// helpers are the processes the tests start from this test binary (see
+// testenv.Helpers).
+var helpers = testenv.Helpers{"spin": spinHelper, "forker": forkerHelper}
+
+func TestMain(m *testing.M) {
+	if code, ok := helpers.Run(); ok {
+		os.Exit(code)
+	}
+	os.Exit(testdb.Main(m))
+}
 
 var table = testdb.Table{Tables: 1, Size: 10000}
 

@@ -37,7 +37,7 @@ type Outcome string
 const (
 	OutcomeOK      Outcome = "ok"      // the window was measured as planned
 	OutcomeFailed  Outcome = "failed"  // the step failed; Error says why; numbers may be missing
-	OutcomePartial Outcome = "partial" // interrupted (Ctrl-C, SIGTERM): numbers cover a shorter window
+	OutcomePartial Outcome = "partial" // interrupted (Ctrl-C, SIGTERM), the process exited inside, or its counters missed CPU: Error says why
 )
 
 // Status says whether a counter has a value, as perf stat puts it.
@@ -182,7 +182,9 @@ type KernelCPU struct {
 	// KernelCPUProcess.
 	Source string `json:"source"`
 	// Seconds is the CPU time over the window: the midpoint of the
-	// interval the reads give (the end's reads minus the start's).
+	// interval the reads give (the end's reads minus the start's); per
+	// thread less the task-clock of perfbench's own connection thread,
+	// which the counters leave out.
 	Seconds float64 `json:"seconds"`
 	// Low and High bound it: the reads' interval widened by the CPU the
 	// kernel may not have charged yet at a read (a running task's, up to
