@@ -53,12 +53,12 @@ import (
 // CPU (a window that counted 7.5 ms of its cgroup's 194 ms), and every
 // count per op from them is low by as much. More than warnSwitchGap a
 // switch (beyond any ordinary window seen) is a cpu-gap warning; per
-// thread, so is task-clock more than MaxExitGap below it (the counts per
+// thread, so is task-clock more than maxExitGap below it (the counts per
 // op of the other events are low by about as much). Without a switch
 // count, maxCPUGap either way is a cpu-gap warning. Less than minExitGap
 // (ns) is never said.
 const (
-	MaxExitGap    = 0.03
+	maxExitGap    = 0.03
 	maxCPUGap     = 0.05
 	minExitGap    = 2e6
 	warnSwitchGap = 40e3
@@ -207,7 +207,7 @@ func (g cpuGap) perSwitch() float64 {
 // window's edges: more than maxSwitchGap a context switch outside it makes
 // a Record that did not fail partial, the gap and its cause first in its
 // Error; more than warnSwitchGap a switch, or per thread more than
-// MaxExitGap below it, or without a switch count more than maxCPUGap
+// maxExitGap below it, or without a switch count more than maxCPUGap
 // either way, is a cpu-gap warning. An edge whose reference could not be
 // read is a warning in cgroup mode and nothing per thread (a fixture
 // root, another system, a process that exited: /proc's CPU times remain).
@@ -237,7 +237,7 @@ func checkCPU(r *record.Record, all perfevent.Reading, start, end cpuRef, kind r
 	switch {
 	case per > maxSwitchGap:
 		markPartial(r, text)
-	case per > warnSwitchGap, switches == 0 && g.share() > maxCPUGap, !cgroup && g.off < 0 && g.share() > MaxExitGap:
+	case per > warnSwitchGap, switches == 0 && g.share() > maxCPUGap, !cgroup && g.off < 0 && g.share() > maxExitGap:
 		r.AddWarning(record.Warning{Code: record.WarnCPUGap, Text: text})
 	}
 	return g

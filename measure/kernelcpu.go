@@ -289,13 +289,22 @@ func (s *Session) checkLeft(r *record.Record, start, end edgeRef) {
 			why += " (cgroup mode counted what else ran in its cgroup)"
 		}
 		r.Outcome = record.OutcomeFailed
+		if strings.HasPrefix(r.Error, fmt.Sprintf("the server (pid %d) exited during the window", s.cfg.Pid)) {
+			r.Error = "" // the status check saw it gone at the end only
+		}
 		r.Error = strings.TrimSuffix(why+"; "+r.Error, "; ")
 	case end.gone != nil || known && at.Before(r.Window.End):
 		when := "inside the window (gone at its end; when is not known)"
 		if known {
 			when = fmt.Sprintf("%.3f s into the window", at.Sub(r.Window.Start).Seconds())
 		}
-		markPartial(r, fmt.Sprintf("pid %d exited %s of %.3f s: its counts cover its life up to its exit, "+
-			"and the window's rates per second divide by all %.3f s, so they are not its rates", s.cfg.Pid, when, secs, secs))
+		why := fmt.Sprintf("pid %d exited %s of %.3f s: its counts cover its life up to its exit, "+
+			"and the window's rates per second divide by all %.3f s, so they are not its rates", s.cfg.Pid, when, secs, secs)
+		if r.Outcome == record.OutcomeFailed {
+			// The failure (its status at the end, say) comes first.
+			r.Error = strings.TrimPrefix(r.Error+"; "+why, "; ")
+			return
+		}
+		markPartial(r, why)
 	}
 }
