@@ -198,7 +198,7 @@ func (s *Session) kernelCPU(r *record.Record, all, total perfevent.Reading, star
 	switch {
 	case kind == refCgroup:
 		if move := cgroupMove(s.startCg, start, end); move != "" {
-			markPartial(r, fmt.Sprintf("pid %d left the cgroup cgroup mode counts: %s (read from /proc/%d/cgroup at the window's edges); "+
+			markPartial(r, fmt.Sprintf("pid %d left the cgroup that cgroup mode counts: %s (read from /proc/%d/cgroup at the window's edges); "+
 				"the counters count %s alone, so they hold the process's counts only while it was there", s.cfg.Pid, move, s.cfg.Pid, s.startCg))
 		}
 	case kind == refAlone:

@@ -224,7 +224,7 @@ func TestWindowCgroupMove(t *testing.T) {
 			}
 			to := "/" + filepath.Base(b)
 			if cgroup {
-				if r.Outcome != record.OutcomePartial || !strings.Contains(r.Error, "left the cgroup cgroup mode counts: it moved from cgroup ") ||
+				if r.Outcome != record.OutcomePartial || !strings.Contains(r.Error, "left the cgroup that cgroup mode counts: it moved from cgroup ") ||
 					!strings.Contains(r.Error, to+" inside the window") {
 					t.Errorf("outcome %s (%q), want partial saying the process moved to %s", r.Outcome, r.Error, to)
 				}
