@@ -125,6 +125,40 @@ func TestComputeFallbacks(t *testing.T) {
 	}
 }
 
+// TestComputeKernelCPU: cpu/o is the kernel's CPU time of what was
+// counted when the Record has it (9.5 s over 1000 ops: 9500 µs), while
+// task-clock/o stays the counter's (9e9 ns: 9000 µs); a Record without it
+// keeps task-clock's cpu/o; one whose kernel CPU time leaves out the
+// children not waited for says so in a note; a partial Record's cpu/o is
+// marked partial.
+func TestComputeKernelCPU(t *testing.T) {
+	r := stepRecord("v", "point-query", 1, 1000, counted("task-clock", 9e9), counted("context-switches", 1500))
+	r.KernelCPU = &record.KernelCPU{Source: record.KernelCPUCgroup, Seconds: 9.5, Low: 9.49, High: 9.51}
+	p := compute(r, Options{})
+	if c := p.Get(CPUPerOp); !c.OK() || !near(c.Value, 9500) {
+		t.Errorf("cpu/o = %+v, want 9500 from the kernel's 9.5 s", c)
+	}
+	if c := p.Get("task-clock/o"); !c.OK() || !near(c.Value, 9e6) {
+		t.Errorf("task-clock/o = %+v, want 9e6 ns", c)
+	}
+	if len(p.Notes) != 0 {
+		t.Errorf("notes %+v, want none", p.Notes)
+	}
+	r.KernelCPU = nil
+	if c := compute(r, Options{}).Get(CPUPerOp); !near(c.Value, 9000) {
+		t.Errorf("cpu/o without the kernel's CPU time = %+v, want 9000 from task-clock", c)
+	}
+	r.KernelCPU = &record.KernelCPU{Source: record.KernelCPUProcess, Seconds: 8, LeavesOut: record.KernelCPUNotWaited}
+	r.Outcome = record.OutcomePartial
+	p = compute(r, Options{})
+	if c := p.Get(CPUPerOp); !c.OK() || !c.Partial || !near(c.Value, 8000) {
+		t.Errorf("cpu/o = %+v, want 8000 marked partial", c)
+	}
+	if len(p.Notes) != 1 || p.Notes[0].Topic != TopicCPU || !strings.Contains(p.Notes[0].Text, "leaves out the children not waited for") {
+		t.Errorf("notes %+v, want one saying what the kernel's CPU time leaves out", p.Notes)
+	}
+}
+
 func TestComputeScanPerThousandRows(t *testing.T) {
 	r := stepRecord("v", "scan_range=100", 1, 10, counted("instructions", 5e10))
 	r.Status = map[string]float64{"Questions": 10, "Rows_read": 5e7}

@@ -15,8 +15,10 @@
 //     from Record.Ops (the server's Questions delta unless the user chose
 //     another source). Scan steps are normalized per 1,000 rows read when the
 //     Record has a rows-read status delta (Options.KeepScanOps turns that off).
-//   - cpu/o is microseconds of CPU per op from task-clock (ns), or from the
-//     server's /proc user+system time when task-clock was not measured.
+//   - cpu/o is microseconds of CPU per op: the CPU time the kernel charged
+//     to what was counted (record.KernelCPU) when the Record has it; else
+//     task-clock (ns), or the server's /proc user+system time when
+//     task-clock was not measured. task-clock/o stays a counter metric.
 //   - rKB/o and wKB/o come from /proc/PID/io read_bytes and write_bytes (KB is
 //     1,024 bytes) whenever the Record has them, 0 included: a 0 there is a
 //     measured 0 (the server read nothing from storage). Only a Record without

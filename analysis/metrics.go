@@ -499,12 +499,20 @@ func (k *computation) events() {
 	}
 }
 
-// cpu sets CPU per op: task-clock (ns), else cpu-clock, else /proc
+// cpu sets CPU per op: the kernel's CPU time of what was counted when
+// the Record has it, else task-clock (ns), else cpu-clock, else /proc
 // user+sys; and context switches per op: the counter, else /proc's.
 func (k *computation) cpu() {
 	r := k.r
 	cpu, cpuFound := Cell{}, false
-	for _, e := range []string{"task-clock", "cpu-clock"} {
+	events := []string{"task-clock", "cpu-clock"}
+	if kc := r.KernelCPU; kc != nil && kc.Seconds >= 0 {
+		cpu, cpuFound, events = k.perOp(Val(kc.Seconds), 1e6), true, nil
+		if kc.LeavesOut != "" && k.haveOps {
+			k.note(TopicCPU, "cpu/o from the kernel's CPU time, which leaves out the "+kc.LeavesOut+" (task-clock/o counts them)")
+		}
+	}
+	for _, e := range events {
 		if c, ok := k.counters[e]; ok {
 			if c.OK() {
 				cpu, cpuFound = k.perOp(c, 1e-3), true

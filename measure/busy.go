@@ -84,6 +84,15 @@ func readBusyEdge(root string) (*busyEdge, error) {
 	return e, nil
 }
 
+// children lists the children of each process of e.
+func (e *busyEdge) children() osstat.Children {
+	parents := make(map[int]int, len(e.procs))
+	for p, t := range e.procs {
+		parents[p] = t.ppid
+	}
+	return osstat.ChildrenFromList(parents)
+}
+
 // descendants returns the processes of e below pid (pid not included).
 func (e *busyEdge) descendants(pid int) map[int]bool {
 	children := map[int][]int{}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/procfs"
 	"github.com/perfbench/perfbench/osstat"
 	"github.com/perfbench/perfbench/record"
 )
@@ -178,11 +179,15 @@ func startHog(t *testing.T) int {
 // TestMeasureBusyWindow: two 1 s windows of a sleeping process. In the
 // first a busy loop the test started runs (perfbench's child: the load
 // client), in the second one that is no child of the test (another
-// process). The second is flagged busy and names its loop with most of a
-// CPU; the first never names its loop, whose CPU is the client's. Whatever
-// else the machine runs, that holds; with nothing else running the first
-// window is not flagged at all, and when it is, processes other than the
-// test's name the reason.
+// process). The second is flagged busy and names its loop with the CPU it
+// used, which the test reads itself around the window (no more than that,
+// and at least half of it at its rate over the window, give or take 2
+// clock ticks a read); the first never names its loop, whose CPU is the
+// client's.
+// Whatever else the machine runs, that holds; with nothing else running
+// the first window is not flagged at all, and when it is, it names none of
+// the test's processes (others' short-lived processes, exited by the
+// window's end, are in its CPU but not named).
 func TestMeasureBusyWindow(t *testing.T) {
 	needLinux(t)
 	sleeper := exec.Command("sleep", "30")
@@ -221,7 +226,18 @@ func TestMeasureBusyWindow(t *testing.T) {
 	client.Process.Kill()
 	client.Wait()
 	hog := startHog(t)
+	ticks := float64(procfs.ClockTicks())
+	hogCPU := func() float64 {
+		st, err := procfs.New("").Proc(hog).Stat()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return float64(st.UTime+st.STime) / ticks
+	}
+	time.Sleep(50 * time.Millisecond)
+	h0, t0 := hogCPU(), time.Now()
 	busy := window()
+	h1, t1 := hogCPU(), time.Now()
 	syscall.Kill(hog, syscall.SIGKILL)
 
 	i := slices.IndexFunc(busy.Warnings, busyCode)
@@ -232,21 +248,24 @@ func TestMeasureBusyWindow(t *testing.T) {
 	if j < 0 || !named(busy, hog) {
 		t.Fatalf("the busy loop (pid %d) is not named: %s %+v", hog, busy.Warnings[i].Text, busy.Interference.Top)
 	}
-	// On 2 CPUs shared with 3 other runnable tasks, a loop gets half a
-	// CPU; the host-wide amount holds it.
+	// The loop's CPU in the window is at most what the test read around
+	// it, and at least half of what it used at its rate over the test's
+	// span (each edge reads every process's stat over tens of ms on a
+	// busy host, which moves the loop's read by as much: 0.98 CPU-s in a
+	// 1.063 s window against 1.08 in a span 0.055 s longer); the
+	// host-wide amount holds it.
 	in := busy.Interference
-	if got := in.Top[j].Seconds / in.Seconds; got < 0.3 || in.OtherSeconds < in.Top[j].Seconds-0.05 {
-		t.Errorf("the busy loop used %.2f CPU, other processes %.2f CPU in all", got, in.OtherSeconds/in.Seconds)
+	got, span, secs := in.Top[j].Seconds, h1-h0, t1.Sub(t0).Seconds()
+	t.Logf("the busy loop used %.3f CPU-s in the window of %.3f s, %.3f over the test's span of %.3f s", got, in.Seconds, span, secs)
+	if got > span+4/ticks || got < span*in.Seconds/secs/2-4/ticks || in.OtherSeconds < got-0.05 {
+		t.Errorf("the busy loop used %.3f CPU-s in the window of %.3f s, %.3f in the test's span of %.3f s; other processes %.3f CPU-s in all", got, in.Seconds, span, secs, in.OtherSeconds)
 	}
 	if !quiet.Interference.ClientKnown || named(quiet, client.Process.Pid) || named(quiet, sleeper.Process.Pid) || named(quiet, os.Getpid()) {
 		t.Errorf("the first window counts the test's own processes as others: %+v %v", quiet.Interference, quiet.WarningTexts())
 	}
 	if k := slices.IndexFunc(quiet.Warnings, busyCode); k >= 0 {
-		// Flagged only for work the test did not start: another process
-		// is named (the checks above hold that it is none of the test's).
-		if len(quiet.Interference.Top) == 0 {
-			t.Errorf("the first window is flagged busy and names no other process: %s", quiet.Warnings[k].Text)
-		}
+		// Flagged only for work the test did not start (the checks
+		// above hold that it names none of the test's processes).
 		t.Logf("the first window was busy with other work: %s", quiet.Warnings[k].Text)
 	}
 	t.Logf("other CPU: first window %.2f CPU, second %.2f CPU: %s", quiet.Interference.OtherSeconds/quiet.Interference.Seconds, in.OtherSeconds/in.Seconds, busy.Warnings[i].Text)

@@ -55,6 +55,20 @@
 // stays ok: its counts per op still hold, its rates per second do not
 // describe the planned load.
 //
+// # CPU time
+//
+// Each Record carries the CPU time the kernel charged over the window to
+// what the counters counted (record.KernelCPU: the counted cgroup's
+// cpu.stat usage_usec; per thread the process's CPU clock plus its
+// children's, or the usage_usec of a cgroup v2 it is alone in with its
+// descendants), read right before and right after the counters at both
+// edges, after a pass over every process's stat that gives the process's
+// children (and the busy check's edge). CPU per op is taken from it;
+// task-clock is checked against it per context switch (see checkCPU).
+// A process gone before the window opened fails the Record; one that
+// exits inside makes it partial, saying when (a pidfd tells); a process
+// that left the counted cgroup makes a cgroup-mode Record partial.
+//
 // # Ending early, and what cannot be trusted
 //
 // The window ends after WindowSpec.Duration, when WindowSpec.Done is closed (a

@@ -13,28 +13,28 @@ import (
 
 // TestCheckCPU: a window's task-clock is checked against the interval the
 // reference was in over the window, read on both sides of the counters at
-// each edge: [end.lo-start.hi, end.hi-start.lo]. More than 5% (and 2 ms)
-// below it makes an ok Record partial, both numbers and the
-// cause first in its Error (per thread below: the starts, exits and
-// switches per-thread counters miss, and cgroup mode as the cure); per
-// thread, 3–5% below is a cpu-gap warning with the gap per context switch,
-// and so is more than 5% when it is no more than 10 µs a context switch
-// (the switches' slice per-thread counting misses). In cgroup mode up to
-// 25% below is a cpu-gap warning (ordinary windows reached 16%, not
-// explained), beyond it partial. Above the interval is never partial
-// (ordinary windows on a loaded host reached 9%, not explained): more
-// than 3% per thread and 5% in cgroup mode is a cpu-gap warning saying
-// task-clock ran above the CPU the kernel had charged at the edges.
-// Inside the interval nothing is said even where the point read after the
-// counters is more than 5% off. Per thread, task-clock above a reference
-// without the children's CPU says nothing; an edge not read is a warning
-// in cgroup mode; a failed Record stays failed.
+// each edge: [end.lo-start.hi, end.hi-start.lo], and judged per context
+// switch of the window. More than 100 µs a switch outside it (and 2 ms)
+// makes an ok Record partial, both numbers and the cause first in its
+// Error: the counters missed CPU (below) or counted CPU the kernel did not
+// charge (above). More than 40 µs a switch is a cpu-gap warning, in
+// either mode and either way; so is, per thread, more than 3% below (the
+// slices of switches, starts and exits per-thread counters miss), and,
+// without a switch count, more than 5% either way. Less is nothing: a
+// cgroup-mode window 14% below at 27 µs a switch or 6% above at 12 µs,
+// the kernel charging a woken task from its wake-up. Inside the interval
+// nothing is said even where the point read after the counters is more
+// than 5% off. Per thread, task-clock above a reference without the
+// children's CPU says nothing; an edge not read is a warning in cgroup
+// mode; a failed Record stays failed.
 func TestCheckCPU(t *testing.T) {
-	// 4000 context switches: a gap of 80 ms is 20 µs a switch, more than
-	// switches miss.
-	reading := func(ms float64, st perfevent.Status) perfevent.Reading {
+	reading := func(ms, switches float64, st perfevent.Status) perfevent.Reading {
+		cs := perfevent.StatusCounted
+		if switches == 0 {
+			cs = perfevent.StatusNotCounted
+		}
 		return perfevent.Reading{Events: []perfevent.EventCount{
-			{Event: perfevent.Event{Name: "context-switches"}, Value: 4000, Status: perfevent.StatusCounted},
+			{Event: perfevent.Event{Name: "context-switches"}, Value: switches, Status: cs},
 			{Event: perfevent.Event{Name: "task-clock"}, Value: ms * 1e6, Status: st},
 		}}
 	}
@@ -52,6 +52,7 @@ func TestCheckCPU(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
 		taskClock  float64 // ms
+		switches   float64 // 0: not counted
 		status     perfevent.Status
 		start, end cpuRef
 		kind       refKind
@@ -60,44 +61,48 @@ func TestCheckCPU(t *testing.T) {
 		error      []string // what the Error says (in order of the list)
 		warning    []string // what a cpu-gap warning says; nil: none
 	}{
-		{"10% below, forks", 720, perfevent.StatusCounted, cs, ce, refProcess, record.OutcomeOK, record.OutcomePartial,
-			[]string{"task-clock 720.0 ms is 10.0% below the server's CPU time over the window (800.0–800.0 ms: its CPU clock and its child processes', read right before and right after the counters at both edges)",
-				"forks above all", "--cgroup", "(4000 context switches in the window, 20.00 µs short per switch)"}, nil},
-		{"6% below, scaled", 752, perfevent.StatusScaled, ps, pe, refProcess, record.OutcomeOK, record.OutcomePartial,
-			[]string{"task-clock 752.0 ms is 6.0% below"}, nil},
-		{"5% below", 760, perfevent.StatusCounted, ps, pe, refProcess, record.OutcomeOK, record.OutcomeOK,
-			nil, []string{"task-clock 760.0 ms is 5.0% below", "10.00 µs short per switch"}},
-		{"2% below", 784, perfevent.StatusCounted, ps, pe, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
-		{"6% above, children read", 848, perfevent.StatusCounted, cs, ce, refProcess, record.OutcomeOK, record.OutcomeOK,
-			nil, []string{"task-clock 848.0 ms is 6.0% above the CPU time the kernel had charged to the server at the window's edges (800.0–800.0 ms over the window: its CPU clock and its child processes'",
-				"not explained yet", "so the Record stays ok", "high by up to 48.0 ms"}},
-		{"20% above, children read", 960, perfevent.StatusCounted, cs, ce, refProcess, record.OutcomeOK, record.OutcomeOK,
-			nil, []string{"task-clock 960.0 ms is 20.0% above"}},
-		{"4% above, children read", 832, perfevent.StatusCounted, cs, ce, refProcess, record.OutcomeOK, record.OutcomeOK,
-			nil, []string{"task-clock 832.0 ms is 4.0% above"}},
-		{"above a skewed interval", 900, perfevent.StatusCounted, cpuRef{lo: 5e9, hi: 5.04e9, children: true}, cpuRef{lo: 5.79e9, hi: 5.85e9, children: true}, refProcess, record.OutcomeOK, record.OutcomeOK,
-			nil, []string{"task-clock 900.0 ms is 5.9% above the CPU time the kernel had charged to the server at the window's edges (750.0–850.0 ms over the window"}},
-		{"6% above, children not read", 848, perfevent.StatusCounted, ps, pe, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
-		{"inside a skewed interval", 760, perfevent.StatusCounted, ss, se, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
-		{"below a skewed interval", 700, perfevent.StatusCounted, ss, se, refProcess, record.OutcomeOK, record.OutcomePartial,
-			[]string{"task-clock 700.0 ms is 6.7% below the server's CPU time over the window (750.0–850.0 ms"}, nil},
-		{"a little", 7.6, perfevent.StatusCounted, cpuRef{lo: 5e9, hi: 5e9}, cpuRef{lo: 5.008e9, hi: 5.008e9}, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
-		{"task-clock not counted", 700, perfevent.StatusNotCounted, ps, pe, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
-		{"clock not read", 700, perfevent.StatusCounted, cpuRef{err: errors.New("gone")}, pe, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
-		{"already failed", 720, perfevent.StatusCounted, ps, pe, refProcess, record.OutcomeFailed, record.OutcomeFailed,
-			[]string{"task-clock 720.0 ms is 10.0% below", "; the count of cycles is unknown"}, nil},
-		{"cgroup: 7.5 of 194 ms", 7.5, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeOK, record.OutcomePartial,
-			[]string{"task-clock 7.5 ms is 96.1% below the cgroup's CPU time over the window (194.0–194.0 ms: cpu.stat usage_usec read right before and right after the counters at both edges"}, nil},
-		{"cgroup: 6% above", 205.64, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeOK, record.OutcomeOK,
-			nil, []string{"task-clock 205.6 ms is 6.0% above the CPU time the kernel had charged to the cgroup at the window's edges (194.0–194.0 ms over the window: cpu.stat usage_usec", "CONFIG_IRQ_TIME_ACCOUNTING"}},
-		{"alone in its cgroup: 6% below", 752, perfevent.StatusCounted, cs, ce, refAlone, record.OutcomeOK, record.OutcomePartial,
-			[]string{"task-clock 752.0 ms is 6.0% below the server's CPU time over the window (800.0–800.0 ms: the cpu.stat usage_usec of the cgroup it is alone in", "--cgroup"}, nil},
-		{"cgroup: 14% below", 166.84, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeOK, record.OutcomeOK,
-			nil, []string{"task-clock 166.8 ms is 14.0% below the cgroup's CPU time", "the Record is partial only beyond 25%"}},
-		{"cgroup: 30% below", 135.8, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeOK, record.OutcomePartial,
-			[]string{"task-clock 135.8 ms is 30.0% below the cgroup's CPU time"}, nil},
-		{"cgroup: 4% above", 201.76, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeOK, record.OutcomeOK, nil, nil},
-		{"cgroup: 4% below", 186.24, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeOK, record.OutcomeOK, nil, nil},
+		{"per thread 10% below, 20 µs a switch", 720, 4000, perfevent.StatusCounted, cs, ce, refProcess, record.OutcomeOK, record.OutcomeOK,
+			nil, []string{"task-clock 720.0 ms is 10.0% below the server's CPU time over the window (800.0–800.0 ms: its CPU clock and its child processes', read right before and right after the counters at both edges), 20.00 µs a context switch (4000 in the window)",
+				"forks above all", "--cgroup", "CPU per op is the kernel's"}},
+		{"per thread 56% below, 112.5 µs a switch", 350, 4000, perfevent.StatusCounted, cs, ce, refProcess, record.OutcomeOK, record.OutcomePartial,
+			[]string{"task-clock 350.0 ms is 56.2% below the server's CPU time over the window (800.0–800.0 ms", "112.50 µs a context switch (4000 in the window)",
+				"more than 100 µs a switch", "the counters missed 450.0 ms the kernel charged"}, nil},
+		{"per thread 50% below, 100 µs a switch", 400, 4000, perfevent.StatusScaled, ps, pe, refProcess, record.OutcomeOK, record.OutcomeOK,
+			nil, []string{"task-clock 400.0 ms is 50.0% below", "100.00 µs a context switch"}},
+		{"per thread 5% below", 760, 4000, perfevent.StatusCounted, ps, pe, refProcess, record.OutcomeOK, record.OutcomeOK,
+			nil, []string{"task-clock 760.0 ms is 5.0% below", "10.00 µs a context switch"}},
+		{"per thread 2% below", 784, 4000, perfevent.StatusCounted, ps, pe, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
+		{"per thread 6% above, 12 µs a switch", 848, 4000, perfevent.StatusCounted, cs, ce, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
+		{"per thread 25% above, 50 µs a switch", 1000, 4000, perfevent.StatusCounted, cs, ce, refProcess, record.OutcomeOK, record.OutcomeOK,
+			nil, []string{"task-clock 1000.0 ms is 25.0% above the server's CPU time over the window (800.0–800.0 ms: its CPU clock and its child processes'",
+				"50.00 µs a context switch", "from its wake-up", "more than 40 µs a switch"}},
+		{"per thread 62% above, 125 µs a switch", 1300, 4000, perfevent.StatusCounted, cs, ce, refProcess, record.OutcomeOK, record.OutcomePartial,
+			[]string{"task-clock 1300.0 ms is 62.5% above", "125.00 µs a context switch", "the counters counted 500.0 ms the kernel did not charge"}, nil},
+		{"per thread 62% above, children not read", 1300, 4000, perfevent.StatusCounted, ps, pe, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
+		{"per thread 10% above, no switch count", 880, 0, perfevent.StatusCounted, cs, ce, refProcess, record.OutcomeOK, record.OutcomeOK,
+			nil, []string{"task-clock 880.0 ms is 10.0% above the server's CPU time over the window (800.0–800.0 ms: its CPU clock and its child processes', read right before and right after the counters at both edges): ", "no context switch count"}},
+		{"per thread 4% below, no switch count", 768, 0, perfevent.StatusCounted, cs, ce, refProcess, record.OutcomeOK, record.OutcomeOK,
+			nil, []string{"task-clock 768.0 ms is 4.0% below"}},
+		{"inside a skewed interval", 760, 4000, perfevent.StatusCounted, ss, se, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
+		{"below a skewed interval", 700, 4000, perfevent.StatusCounted, ss, se, refProcess, record.OutcomeOK, record.OutcomeOK,
+			nil, []string{"task-clock 700.0 ms is 6.7% below the server's CPU time over the window (750.0–850.0 ms", "12.50 µs a context switch"}},
+		{"a little", 7.6, 100, perfevent.StatusCounted, cpuRef{lo: 5e9, hi: 5e9}, cpuRef{lo: 5.008e9, hi: 5.008e9}, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
+		{"task-clock not counted", 400, 4000, perfevent.StatusNotCounted, ps, pe, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
+		{"clock not read", 400, 4000, perfevent.StatusCounted, cpuRef{err: errors.New("gone")}, pe, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
+		{"already failed", 7.5, 1000, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeFailed, record.OutcomeFailed,
+			[]string{"task-clock 7.5 ms is 96.1% below", "; the count of cycles is unknown"}, nil},
+		{"cgroup: 7.5 of 194 ms", 7.5, 1000, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeOK, record.OutcomePartial,
+			[]string{"task-clock 7.5 ms is 96.1% below the cgroup's CPU time over the window (194.0–194.0 ms: cpu.stat usage_usec read right before and right after the counters at both edges",
+				"186.50 µs a context switch (1000 in the window)", "the counters missed 186.5 ms"}, nil},
+		{"cgroup: 6% above, 12 µs a switch", 205.64, 1000, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeOK, record.OutcomeOK, nil, nil},
+		{"cgroup: 14% below, 27 µs a switch", 166.84, 1000, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeOK, record.OutcomeOK, nil, nil},
+		{"cgroup: 30% below, 58 µs a switch", 135.8, 1000, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeOK, record.OutcomeOK,
+			nil, []string{"task-clock 135.8 ms is 30.0% below the cgroup's CPU time", "58.20 µs a context switch", "more than 40 µs a switch"}},
+		{"cgroup: 30% below, no switch count", 135.8, 0, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeOK, record.OutcomeOK,
+			nil, []string{"task-clock 135.8 ms is 30.0% below the cgroup's CPU time"}},
+		{"cgroup: 4% below, no switch count", 186.24, 0, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeOK, record.OutcomeOK, nil, nil},
+		{"alone in its cgroup: 6% below", 752, 4000, perfevent.StatusCounted, cs, ce, refAlone, record.OutcomeOK, record.OutcomeOK,
+			nil, []string{"task-clock 752.0 ms is 6.0% below the server's CPU time over the window (800.0–800.0 ms: the cpu.stat usage_usec of the cgroup it is alone in", "--cgroup"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := record.New(record.KindStat)
@@ -105,7 +110,7 @@ func TestCheckCPU(t *testing.T) {
 			if tc.outcome == record.OutcomeFailed {
 				r.Error = "the count of cycles is unknown"
 			}
-			checkCPU(r, reading(tc.taskClock, tc.status), tc.start, tc.end, tc.kind)
+			checkCPU(r, reading(tc.taskClock, tc.switches, tc.status), tc.start, tc.end, tc.kind)
 			if r.Outcome != tc.want {
 				t.Errorf("outcome %s (%q), want %s", r.Outcome, r.Error, tc.want)
 			}
@@ -136,9 +141,10 @@ func TestCheckCPU(t *testing.T) {
 			}
 		})
 	}
-	// Per thread 10% below, 2 µs a context switch (40000 of them, by the
-	// counter or, not counted, by /proc): the switches' slice, a cpu-gap
-	// warning on an ok Record; 6 µs a switch too; 12 µs is partial.
+	// Per thread 10% below with the switches counted or, not counted,
+	// from /proc: 2 µs a switch, or 6 or 12, is a cpu-gap warning on an
+	// ok Record; 114 µs a switch is partial; without switches, 10% below
+	// is a warning.
 	for _, c := range []struct {
 		name     string
 		counted  float64 // context switches counted, 0: not counted
@@ -146,11 +152,12 @@ func TestCheckCPU(t *testing.T) {
 		switches string
 		want     record.Outcome
 	}{
-		{"counted", 40000, 0, "(40000 context switches in the window, 2.00 µs short per switch)", record.OutcomeOK},
-		{"by /proc", 0, 40000, "(40000 context switches in the window, 2.00 µs short per switch)", record.OutcomeOK},
-		{"6 µs a switch", 0, 13334, "(13334 context switches in the window, 6.00 µs short per switch)", record.OutcomeOK},
-		{"12 µs a switch", 6667, 40000, "(6667 context switches in the window, 12.00 µs short per switch)", record.OutcomePartial},
-		{"switches not read", 0, 0, "task-clock 720.0 ms is 10.0% below", record.OutcomePartial},
+		{"counted", 40000, 0, "2.00 µs a context switch (40000 in the window)", record.OutcomeOK},
+		{"by /proc", 0, 40000, "2.00 µs a context switch (40000 in the window)", record.OutcomeOK},
+		{"6 µs a switch", 0, 13334, "6.00 µs a context switch (13334 in the window)", record.OutcomeOK},
+		{"12 µs a switch", 6667, 40000, "12.00 µs a context switch (6667 in the window)", record.OutcomeOK},
+		{"114 µs a switch", 700, 40000, "114.29 µs a context switch (700 in the window)", record.OutcomePartial},
+		{"switches not read", 0, 0, "task-clock 720.0 ms is 10.0% below", record.OutcomeOK},
 	} {
 		r := record.New(record.KindStat)
 		st := perfevent.StatusCounted
@@ -161,7 +168,9 @@ func TestCheckCPU(t *testing.T) {
 			{Event: perfevent.Event{Name: "context-switches"}, Value: c.counted, Status: st},
 			{Event: perfevent.Event{Name: "task-clock"}, Value: 720e6, Status: perfevent.StatusCounted},
 		}}
-		r.OS = &record.OS{VoluntaryCS: c.proc / 2, InvoluntaryCS: c.proc / 2}
+		if c.proc > 0 {
+			r.OS = &record.OS{VoluntaryCS: c.proc / 2, InvoluntaryCS: c.proc / 2}
+		}
 		checkCPU(r, all, ps, pe, refProcess)
 		text := r.Error
 		if c.want == record.OutcomeOK {
@@ -179,7 +188,7 @@ func TestCheckCPU(t *testing.T) {
 	// Cgroup mode, an edge not read: a warning that the check was not
 	// made.
 	r := record.New(record.KindStat)
-	checkCPU(r, reading(7.5, perfevent.StatusCounted), cpuRef{err: errors.New("no cpu.stat")}, ge, refCgroup)
+	checkCPU(r, reading(7.5, 1000, perfevent.StatusCounted), cpuRef{err: errors.New("no cpu.stat")}, ge, refCgroup)
 	if r.Outcome != record.OutcomeOK || !slices.Contains(r.WarningTexts(), "task-clock could not be checked against the cgroup's CPU time: no cpu.stat") {
 		t.Errorf("cgroup edge not read: outcome %s, warnings %q", r.Outcome, r.WarningTexts())
 	}

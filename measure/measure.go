@@ -175,16 +175,25 @@ type Session struct {
 	refSlack float64
 	gap      cpuGap
 	// aloneIn, per thread, is the cgroup v2 the process was alone in
-	// (with its children) at the attach: its usage_usec is the
-	// reference, to the nanosecond where the reaped children's cutime
-	// comes in clock ticks. "" otherwise.
-	aloneIn string
+	// (with its descendants) when the window opened, aloneCg its path
+	// in /proc/PID/cgroup: its usage_usec is the reference, to the
+	// nanosecond where the reaped children's cutime comes in clock
+	// ticks, and it holds the children the kernel reaps itself. ""
+	// otherwise (see refreshAlone).
+	aloneIn, aloneCg string
 	// oldChildren are the process's child processes at the attach (pid
-	// to start time). Per thread their CPU is in no counter (a child
-	// inherits counters opened before it is forked), so while they live
-	// the CPU reference leaves them out, and the usage of a cgroup they
-	// share with the process is no reference (aloneIn stays "").
+	// to start time) still alive. Per thread their CPU is in no counter
+	// (a child inherits counters opened before it is forked), so while
+	// they live the CPU reference leaves them out, and the usage of a
+	// cgroup they share with the process is no reference.
 	oldChildren map[int]uint64
+	// startTime is the process's start time at the attach (0: not
+	// read), startCg its cgroup v2 path then: a window whose process is
+	// gone or another, or no longer in that cgroup, is marked
+	// (checkLeft, kernelCPU). exit notes when it exits.
+	startTime uint64
+	startCg   string
+	exit      *exitWatch
 }
 
 // IsClientOp reports whether an op source is counted by the client:
@@ -263,10 +272,16 @@ func Start(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, err
 	}
 	s.att = att
-	s.oldChildren = s.fs.ChildrenOf(cfg.Pid)
-	if att.CgroupDir() == "" && (s.fs.Root == "" || s.fs.Root == "/") && len(s.oldChildren) == 0 {
-		s.aloneIn, _ = perfevent.AloneInCgroup(cfg.Pid)
+	s.exit = watchExit(cfg.Pid)
+	if st, err := s.proc().Stat(); err == nil {
+		s.startTime = st.StartTime
 	}
+	s.startCg = s.cgroupNow()
+	var kids osstat.Children
+	if l, err := readBusyEdge(s.fs.Root); err == nil {
+		kids = l.children()
+	}
+	s.oldChildren = s.fs.ChildrenOf(cfg.Pid, kids)
 	if cfg.PerRole && cfg.DB != nil && cfg.Cgroup {
 		s.byThread = s.openByThread()
 	}
@@ -346,6 +361,8 @@ func (s *Session) Close() error {
 	if s.mark != nil {
 		s.mark.close()
 	}
+	s.exit.close()
+	s.exit = nil
 	if s.byThread != nil && s.byThread.att != nil {
 		s.byThread.att.Close()
 	}
@@ -376,8 +393,9 @@ type edge struct {
 }
 
 // readEdge reads the server status then /proc, right after a counter read
-// at instant at.
-func (s *Session) readEdge(ctx context.Context, at time.Time, what string) edge {
+// at instant at; list is the process list read right before it (nil: it
+// is read now).
+func (s *Session) readEdge(ctx context.Context, at time.Time, what string, list *busyEdge) edge {
 	e := edge{at: at}
 	if s.cfg.DB != nil {
 		st, err := s.cfg.DB.Status(ctx)
@@ -394,7 +412,10 @@ func (s *Session) readEdge(ctx context.Context, at time.Time, what string) edge 
 	} else {
 		e.os = snap
 	}
-	e.busy, _ = readBusyEdge(s.fs.Root)
+	e.busy = list
+	if list == nil {
+		e.busy, _ = readBusyEdge(s.fs.Root)
+	}
 	return e
 }
 
@@ -430,7 +451,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	// Reads at the edges must not be cut short by the end of ctx.
 	rctx := context.WithoutCancel(ctx)
 	var start, end edge
-	var refStart, refEnd cpuRef      // the CPU time task-clock is checked against
+	var refStart, refEnd edgeRef     // the kernel's CPU time, read around the counters
 	var roleTotal *perfevent.Reading // cgroup mode: the per-thread counters of the split by role
 	ser := &series{s: s, ctx: rctx, end: &end, warn: warn, slices: w.Ticks != nil, onPoint: w.OnPoint}
 	stopWatch := func() {}
@@ -440,7 +461,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		OnStart: func(at time.Time) error {
 			s.after(&refStart)
 			s.readByThread(perRole, warn, nil)
-			start = s.readEdge(rctx, at, "start")
+			start = s.readEdge(rctx, at, "start", refStart.list)
 			ser.begin(start)
 			if roles != nil {
 				stopWatch = s.watchRoles(rctx, roles)
@@ -453,7 +474,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		OnEnd: func(at time.Time) error {
 			s.after(&refEnd)
 			s.readByThread(perRole, warn, &roleTotal)
-			end = s.readEdge(rctx, at, "end")
+			end = s.readEdge(rctx, at, "end", refEnd.list)
 			ser.endSet = true
 			return nil
 		},
@@ -462,6 +483,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		opts.OnInterval = ser.point
 	}
 	opts.Tick = w.Ticks
+	s.refreshAlone()
 	sampling := s.startProfile(&opts, warn)
 	opts.BeforeStart = s.beforeRead(&refStart, opts.BeforeStart)
 	opts.BeforeEnd = s.beforeRead(&refEnd, opts.BeforeEnd)
@@ -502,7 +524,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 
 	s.osDelta(r, start, end)
 	s.checkBusy(r, start, end)
-	s.gap = checkCPU(r, all, refStart, refEnd, s.refKind())
+	s.gap = s.kernelCPU(r, all, win.Total, refStart, refEnd)
 	s.finishPoints(r, ser, failed != "", w)
 	split, ok := s.roleSplit(win.Total, roleTotal)
 	s.finishRoles(r, split, roles, perRole && ok)

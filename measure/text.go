@@ -2,6 +2,7 @@ package measure
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -256,6 +257,9 @@ func derivedLines(r *record.Record) []string {
 		return ""
 	}
 	var out []string
+	if k := r.KernelCPU; k != nil {
+		out = append(out, kernelCPULine(r, k))
+	}
 	for _, c := range r.Counters {
 		base, mods, _ := strings.Cut(c.Event, ":")
 		suffix := ""
@@ -276,6 +280,35 @@ func derivedLines(r *record.Record) []string {
 		}
 	}
 	return out
+}
+
+// kernelCPULine says the window's CPU time by the kernel's accounting,
+// per op, and how far task-clock is from it.
+func kernelCPULine(r *record.Record, k *record.KernelCPU) string {
+	src := map[string]string{
+		record.KernelCPUCgroup:  "the cgroup's cpu.stat usage_usec",
+		record.KernelCPUAlone:   "cpu.stat usage_usec of the cgroup the process is alone in",
+		record.KernelCPUProcess: "the process's CPU clock and its children's",
+	}[k.Source]
+	line := fmt.Sprintf("CPU %s ms by the kernel's accounting (%s)", count(k.Seconds*1e3), cmp.Or(src, k.Source))
+	if r.Ops.Count > 0 {
+		line += fmt.Sprintf(", %s µs per %s", perOp(k.Seconds*1e6/r.Ops.Count), opLabel(r.Ops))
+	}
+	if k.LeavesOut != "" {
+		line += ", leaving out the " + k.LeavesOut
+	}
+	if tc, ok := r.Counter("task-clock"); ok && tc.Measured() && k.Seconds > 0 {
+		d := tc.Value/1e9/k.Seconds - 1
+		dir := "above"
+		if d < 0 {
+			dir = "below"
+		}
+		line += fmt.Sprintf("; task-clock %.1f%% %s it", 100*math.Abs(d), dir)
+		if k.ContextSwitches > 0 {
+			line += fmt.Sprintf(" (%+.2f µs a context switch)", k.GapPerSwitch)
+		}
+	}
+	return line
 }
 
 // writeTable prints rows with columns padded to their widest cell; right[i]

@@ -310,11 +310,12 @@ func TestDeviceOfRoot(t *testing.T) {
 
 // TestProcessCPU: ProcessCPU of this process reads its CPU clock and its
 // children's CPU; a child that burned CPU and was reaped raises Children
-// by its CPU (its rusage), give or take Slack; a fixture root reads
-// nothing.
+// by its CPU (its rusage), give or take Slack; a child still running is
+// in Children by its clock, found through the threads' children files
+// and through a process list alike; a fixture root reads nothing.
 func TestProcessCPU(t *testing.T) {
 	f := FS{Root: "/"}
-	before, ok := f.ProcessCPU(os.Getpid(), nil)
+	before, ok := f.ProcessCPU(os.Getpid(), nil, nil)
 	if !ok || before.Clock <= 0 || !before.HasChildren || before.Slack <= 0 {
 		t.Fatalf("ProcessCPU(self) = %+v, %v", before, ok)
 	}
@@ -323,7 +324,7 @@ func TestProcessCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	used := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	after, ok := f.ProcessCPU(os.Getpid(), nil)
+	after, ok := f.ProcessCPU(os.Getpid(), nil, nil)
 	if !ok {
 		t.Fatal("ProcessCPU(self) after the child: not read")
 	}
@@ -334,7 +335,36 @@ func TestProcessCPU(t *testing.T) {
 	if after.Clock < before.Clock {
 		t.Errorf("clock went back: %s, then %s", before.Clock, after.Clock)
 	}
-	if _, ok := (FS{Root: t.TempDir()}).ProcessCPU(os.Getpid(), nil); ok {
+	if _, ok := (FS{Root: t.TempDir()}).ProcessCPU(os.Getpid(), nil, nil); ok {
 		t.Errorf("ProcessCPU under a fixture root read something")
+	}
+
+	// A live child that has used some CPU, stopped so that its clock
+	// stays put between the readings.
+	live := exec.Command("sh", "-c", "i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; kill -STOP $$; sleep 60")
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { live.Process.Kill(); live.Wait() }()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		st, err := procfs.New("").Proc(live.Process.Pid).Stat()
+		if err == nil && st.State == 'T' {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the child did not stop: %+v %v", st, err)
+		}
+	}
+	walked, ok1 := f.ProcessCPU(os.Getpid(), nil, nil)
+	parents := map[int]int{}
+	pids, _ := procfs.New("").PIDs()
+	for _, p := range pids {
+		if st, err := procfs.New("").Proc(p).Stat(); err == nil {
+			parents[p] = st.PPID
+		}
+	}
+	listed, ok2 := f.ProcessCPU(os.Getpid(), ChildrenFromList(parents), nil)
+	if !ok1 || !ok2 || walked.Children != listed.Children || walked.Children-after.Children < time.Millisecond {
+		t.Errorf("children's CPU with a stopped child: walked %s, listed %s (%v, %v); reaped alone %s", walked.Children, listed.Children, ok1, ok2, after.Children)
 	}
 }

@@ -38,15 +38,21 @@ func TestChildrenCPU(t *testing.T) {
 	clocks := map[int]time.Duration{20: 5 * time.Millisecond, 30: 2 * time.Millisecond}
 	clock := func(pid int) (time.Duration, bool) { c, ok := clocks[pid]; return c, ok }
 	f := FS{Root: root, Ticks: 100}
-	got, ok := f.childrenCPU(10, procfs.Stat{CUTime: 10, CSTime: 2}, clock)
+	got, ok := f.childrenCPU(10, procfs.Stat{CUTime: 10, CSTime: 2}, nil, clock)
 	// 120 ms reaped under 10, 20's clock 5 ms and its reaped 40 ms, 30's 2 ms.
 	if want := 167 * time.Millisecond; !ok || got != want {
 		t.Errorf("childrenCPU = %v, %v; want %v, true", got, ok, want)
 	}
+	// The same children from a process list (pid to parent), which
+	// has no children files to read: the same sum.
+	list := ChildrenFromList(map[int]int{10: 1, 11: 1, 20: 10, 21: 10, 30: 20, 40: 11})
+	if got, ok := f.childrenCPU(10, procfs.Stat{CUTime: 10, CSTime: 2}, list, clock); !ok || got != 167*time.Millisecond {
+		t.Errorf("childrenCPU from a process list = %v, %v; want 167ms, true", got, ok)
+	}
 	// A listed child whose clock cannot be read while its /proc entry
 	// stays is not a reading.
 	delete(clocks, 30)
-	if got, ok := f.childrenCPU(10, procfs.Stat{}, clock); ok {
+	if got, ok := f.childrenCPU(10, procfs.Stat{}, nil, clock); ok {
 		t.Errorf("childrenCPU with a child's clock unread = %v, true; want false", got)
 	}
 }

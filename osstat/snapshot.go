@@ -28,14 +28,6 @@ type Snapshot struct {
 	// fixture root, not Linux).
 	CPUClock    time.Duration
 	HasCPUClock bool
-	// ChildrenCPU is the CPU time of the process's child processes and
-	// theirs, read with the process's stat: the reaped ones from cutime and
-	// cstime (ticks, each truncated), the others from their CPU clocks.
-	// Counters opened with inherit count a child's CPU as it runs; the
-	// process's CPUClock leaves it out, and cutime takes it in only when
-	// the child is reaped. HasChildrenCPU is false when it was not read.
-	ChildrenCPU    time.Duration
-	HasChildrenCPU bool
 	// Host is the host's CPU times; nil if /proc/stat could not be read.
 	Host *HostCPU
 	// Disk is the device's counters; nil when no device was asked for.
@@ -60,9 +52,6 @@ func (f FS) Snapshot(pid int, disk string) (*Snapshot, error) {
 			return nil, err
 		}
 		s.Process = p
-		if s.HasCPUClock {
-			s.ChildrenCPU, s.HasChildrenCPU = f.childrenCPU(pid, p.Stat, processCPUClock)
-		}
 		if p.IOErr != nil {
 			s.Problems = append(s.Problems, record.Warning{Code: record.WarnIONotMeasured,
 				Text: fmt.Sprintf("IO of pid %d not read: %v%s", pid, p.IOErr, ioHint(p.IOErr, os.Geteuid()))})

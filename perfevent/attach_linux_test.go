@@ -89,6 +89,34 @@ func cpuWithin(t *testing.T, what string, taskClock, procCPU, extra, tol float64
 	}
 }
 
+// switchCharge is how far, per context switch, a thread's task-clock may
+// be from the CPU time the scheduler charged it, either way, on a busy
+// host: task-clock runs from the switch to a thread to the switch away,
+// while the scheduler charges a woken task from its wake-up when it
+// preempts the one running (wakeup preemption skips the clock update of
+// the switch that follows), so the time between a wake-up and its switch
+// is charged to the woken task and counted by the one it preempts. A few
+// µs a switch on a quiet VM; window averages reached 37 µs a switch beside
+// a busy loop on each CPU (measure's checkCPU warns beyond 40).
+const switchCharge = 40e3
+
+// chargedWithin compares task-clock with the CPU time the scheduler
+// charged (ns) over a window of switches context switches: within tol,
+// plus switchCharge a switch either way, plus extra on the high side
+// (host steal and interrupt time task-clock may count). It holds on a busy
+// host.
+func chargedWithin(t *testing.T, what string, taskClock, charged, switches, extra, tol float64) {
+	t.Helper()
+	diff := taskClock - charged
+	allow := tol*charged + switches*switchCharge
+	t.Logf("%s: %.0f vs %.0f (%+.2f%%, %+.2f µs a context switch of %.0f); allowance %.1f ms, plus %.1f ms above",
+		what, taskClock, charged, 100*diff/charged, diff/max(switches, 1)/1e3, switches, allow/1e6, extra/1e6)
+	if charged == 0 || diff < -allow || diff > allow+extra {
+		t.Errorf("%s: perfbench %.0f ns, charged %.0f ns: %+.2f%% apart, beyond %.0f%% and %.0f µs a context switch (%.0f switches; plus %.1f ms of host steal/interrupt time above)",
+			what, taskClock, charged, 100*diff/charged, 100*tol, switchCharge/1e3, switches, extra/1e6)
+	}
+}
+
 // enclosed fails when got, counted over a window that ref's window
 // encloses, is not within tol (a fraction) of ref, allowing ref to exceed it
 // by extra, what the target measurably used in ref's window outside got's.
@@ -139,6 +167,12 @@ func newDuringWindow(t *testing.T, a *Attachment, reply string) {
 	}
 }
 
+// TestAccuracyAgainstProc: over work on threads made for it (some created
+// inside the window, all exiting), task-clock is the process's CPU clock
+// (what /proc's utime+stime are cut from) within 2% plus 40 µs a context
+// switch (the scheduler's charging from wake-ups: see switchCharge; on a
+// busy host, 2% alone was missed at -2.85%), page-faults its minflt+majflt
+// within 2%, and the threads' counts add up to the total.
 func TestAccuracyAgainstProc(t *testing.T) {
 	w := startWorkload(t)
 	w.do(t, "park 20")
@@ -149,13 +183,15 @@ func TestAccuracyAgainstProc(t *testing.T) {
 	defer a.Close()
 
 	steal0 := hostSteal(t)
-	cpu0, faults0 := procTotals(t, w.pid)
+	clock0 := processCPUClock(t, w.pid)
+	tick0, faults0 := procTotals(t, w.pid)
 	r0, err := a.Read()
 	if err != nil {
 		t.Fatal(err)
 	}
 	reply := w.do(t, "work %d %d %d", workThreads, workIters, workPages)
-	cpu1, faults1 := procTotals(t, w.pid)
+	clock1 := processCPUClock(t, w.pid)
+	tick1, faults1 := procTotals(t, w.pid)
 	r1, err := a.Read()
 	steal := hostSteal(t) - steal0
 	if err != nil {
@@ -168,11 +204,14 @@ func TestAccuracyAgainstProc(t *testing.T) {
 	newDuringWindow(t, a, reply)
 	c := a.Coverage()
 	t.Logf("coverage: listed %d, attached %d, exited %d, missed %v, inherited %d, ambiguous %v, attempts %d", c.Listed, c.Attached, c.Exited, c.Missed, c.Inherited, c.Ambiguous, c.Attempts)
-	tc, pf := d.Events[0], d.Events[1]
-	if tc.Status != StatusCounted || pf.Status != StatusCounted {
-		t.Fatalf("statuses %v %v, want counted", tc.Status, pf.Status)
+	tc, pf, cs := d.Events[0], d.Events[1], d.Events[2]
+	if tc.Status != StatusCounted || pf.Status != StatusCounted || cs.Status != StatusCounted {
+		t.Fatalf("statuses %v %v %v, want counted", tc.Status, pf.Status, cs.Status)
 	}
-	cpuWithin(t, "task-clock vs utime+stime (ns)", tc.Value, cpu1-cpu0, steal, 0.02)
+	// The process's CPU clock, which /proc's utime+stime are cut from
+	// in clock ticks (logged beside).
+	t.Logf("utime+stime %.1f ms, CPU clock %.1f ms", (tick1-tick0)/1e6, (clock1-clock0)/1e6)
+	chargedWithin(t, "task-clock vs the process's CPU clock (ns)", tc.Value, clock1-clock0, cs.Value, steal, 0.02)
 	within(t, "page-faults vs minflt+majflt", pf.Value, faults1-faults0, 0.02)
 	if pf.Value < workThreads*workPages {
 		t.Errorf("page-faults %.0f, fewer than the %d pages touched", pf.Value, workThreads*workPages)

@@ -37,7 +37,7 @@ type Outcome string
 const (
 	OutcomeOK      Outcome = "ok"      // the window was measured as planned
 	OutcomeFailed  Outcome = "failed"  // the step failed; Error says why; numbers may be missing
-	OutcomePartial Outcome = "partial" // interrupted (Ctrl-C, SIGTERM): numbers cover a shorter window
+	OutcomePartial Outcome = "partial" // interrupted (Ctrl-C, SIGTERM), the process exited inside, or its counters missed CPU: Error says why
 )
 
 // Status says whether a counter has a value, as perf stat puts it.
@@ -80,6 +80,11 @@ type Record struct {
 
 	Window Window `json:"window"`
 	Ops    Ops    `json:"ops"`
+	// KernelCPU is the CPU time the kernel charged over the window to
+	// what the counters counted: CPU per op is taken from it (package
+	// analysis). nil in Records written before it was read, in imports,
+	// and when it could not be read at both edges.
+	KernelCPU *KernelCPU `json:"kernel_cpu,omitempty"`
 
 	// Counters are perf event counts over the window, summed over every
 	// thread of the server. Every event name in a Record (here, in Roles,
@@ -165,6 +170,55 @@ const (
 	CountingThread = "thread"
 	CountingCgroup = "cgroup"
 )
+
+// KernelCPU is the CPU time the kernel charged over a window to what the
+// counters counted, read right before and right after the counters at
+// both edges. The scheduler charges a woken task from its wake-up, while
+// task-clock counts from the switch to it, so the two part by a few µs
+// per context switch, either way (see the README, "How the numbers are
+// measured").
+type KernelCPU struct {
+	// Source says what was read: KernelCPUCgroup, KernelCPUAlone or
+	// KernelCPUProcess.
+	Source string `json:"source"`
+	// Seconds is the CPU time over the window: the midpoint of the
+	// interval the reads give (the end's reads minus the start's); per
+	// thread less the task-clock of perfbench's own connection thread,
+	// which the counters leave out.
+	Seconds float64 `json:"seconds"`
+	// Low and High bound it: the reads' interval widened by the CPU the
+	// kernel may not have charged yet at a read (a running task's, up to
+	// a scheduler tick per other CPU) and by the tick truncation of the
+	// reaped children's CPU.
+	Low  float64 `json:"low_seconds"`
+	High float64 `json:"high_seconds"`
+	// LeavesOut names CPU the counters count that Source does not hold
+	// (KernelCPUNotWaited); "" when it holds all of it.
+	LeavesOut string `json:"leaves_out,omitempty"`
+	// ContextSwitches are the window's context switches (the counter's,
+	// else /proc's); GapPerSwitch is task-clock minus Seconds per
+	// context switch, in µs. Both 0 when either was not measured.
+	ContextSwitches float64 `json:"context_switches,omitempty"`
+	GapPerSwitch    float64 `json:"task_clock_gap_per_switch_us,omitempty"`
+}
+
+// KernelCPU.Source values.
+const (
+	// KernelCPUCgroup: the cpu.stat usage_usec of the cgroup v2 the
+	// counters counted (cgroup mode).
+	KernelCPUCgroup = "cgroup"
+	// KernelCPUAlone: per thread, the cpu.stat usage_usec of the cgroup
+	// v2 the process was alone in with its descendants.
+	KernelCPUAlone = "alone-cgroup"
+	// KernelCPUProcess: per thread, the process's CPU clock plus its
+	// child processes' CPU (the reaped ones' from its cutime+cstime).
+	KernelCPUProcess = "process"
+)
+
+// KernelCPUNotWaited is KernelCPU.LeavesOut of a process that ignores
+// SIGCHLD: the kernel reaps its children itself, and their CPU reaches no
+// reading of the process's, while its inherited counters count them.
+const KernelCPUNotWaited = "children not waited for"
 
 // Ops is the operation count the per-op metrics divide by.
 type Ops struct {

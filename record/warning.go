@@ -66,10 +66,12 @@ const (
 	// measure.busyCPUs and measure.busyShare allow (Interference says how
 	// much and who). Concerns every number of the Record.
 	WarnBusy Code = "busy"
-	// WarnCPUGap: task-clock, counted per thread, fell short of the
-	// server's CPU time over the window by more than per-thread counters
-	// may miss; or, in cgroup mode, differed from the cgroup's CPU time by
-	// more than cgroup counting may. Concerns every number of the Record.
+	// WarnCPUGap: task-clock was further from the CPU time the kernel
+	// charged to what was counted (KernelCPU) than ordinary windows are:
+	// more than the scheduler's charging from wake-ups explains per
+	// context switch, or, counted per thread, short of it by more than
+	// per-thread counters miss at switches, starts and exits. Concerns
+	// every counter's count per op.
 	WarnCPUGap Code = "cpu-gap"
 	// WarnGeneral: any other condition. Concerns every number of the
 	// Record.

@@ -392,7 +392,7 @@ func (st *statRun) open(ctx context.Context) error {
 	}
 	st.s = s
 	if mode != "" && !a.perThread {
-		fmt.Fprintf(e.stderr, "perfbench stat: counting per thread: %s; per-thread task-clock misses some CPU at thread exits and context switches (flagged over %.0f%%, partial over %.0f%%)\n", mode, 100*measure.MaxExitGap, 100*measure.MaxCPUGap)
+		fmt.Fprintf(e.stderr, "perfbench stat: counting per thread: %s; per-thread counters miss some CPU at thread exits and context switches (CPU per op is the kernel's)\n", mode)
 	}
 	if un := s.Attachment().Unsupported(); len(un) == len(st.list.Events) {
 		// Nothing would be counted: say so before the window, not

@@ -787,7 +787,8 @@ func TestStatPerRoleOutOfFiles(t *testing.T) {
 }
 
 // TestStatServerExits: a server killed during the window is reported as a
-// server that exited, with its pid, not as a status that could not be read.
+// server that exited, with its pid and when, not as a status that could
+// not be read.
 func TestStatServerExits(t *testing.T) {
 	needLinux(t)
 	noMyCnf(t)
@@ -813,8 +814,9 @@ func TestStatServerExits(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want the last line to start %q", code, errs, want)
 	}
 	r, err := record.Read(out)
-	if err != nil || r.Outcome != record.OutcomeFailed || !strings.HasPrefix(r.Error, fmt.Sprintf("the server (pid %d) exited", srv.Pid)) {
-		t.Errorf("Record %v: %+v", err, r)
+	if err != nil || r.Outcome != record.OutcomeFailed || !strings.HasPrefix(r.Error, fmt.Sprintf("the server (pid %d) exited", srv.Pid)) ||
+		!strings.Contains(r.Error, fmt.Sprintf("; pid %d exited ", srv.Pid)) || !strings.Contains(r.Error, " s into the window of ") {
+		t.Errorf("Record %v: %+v; want failed, saying the server exited and when", err, r)
 	}
 }
 

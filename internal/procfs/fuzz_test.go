@@ -50,6 +50,9 @@ func formatStatus(s Status) []byte {
 	if s.HasCapEff {
 		fmt.Fprintf(&b, "CapEff:\t%016x\n", s.CapEff)
 	}
+	if s.HasSigIgn {
+		fmt.Fprintf(&b, "SigIgn:\t%016x\n", s.SigIgn)
+	}
 	if s.CPUsAllowed != "" {
 		fmt.Fprintf(&b, "Cpus_allowed_list:\t%s\n", s.CPUsAllowed)
 	}

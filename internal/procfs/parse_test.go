@@ -57,6 +57,24 @@ func TestStatExited(t *testing.T) {
 	}
 }
 
+// TestIgnoresChildren: SIGCHLD (17) is bit 16 of SigIgn; mariadbd's mask
+// (SIGINT, SIGQUIT, SIGPIPE) does not hold it; no SigIgn line says no.
+func TestIgnoresChildren(t *testing.T) {
+	for _, c := range []struct {
+		s    Status
+		want bool
+	}{
+		{Status{SigIgn: 1 << 16, HasSigIgn: true}, true},
+		{Status{SigIgn: 0x1006, HasSigIgn: true}, false},
+		{Status{SigIgn: 1 << 17, HasSigIgn: true}, false},
+		{Status{}, false},
+	} {
+		if got := c.s.IgnoresChildren(); got != c.want {
+			t.Errorf("SigIgn %#x (line %v): ignores children %v, want %v", c.s.SigIgn, c.s.HasSigIgn, got, c.want)
+		}
+	}
+}
+
 func TestParseStatus(t *testing.T) {
 	b, err := os.ReadFile("testdata/proc/12122/status")
 	if err != nil {
@@ -68,7 +86,7 @@ func TestParseStatus(t *testing.T) {
 	}
 	// Read by hand off the file.
 	want := Status{Name: "mariadbd", State: 'S', Tgid: 12122, Pid: 12122, PPid: 1, Threads: 11, EUID: 0,
-		CapEff: 0x1fffeffffff, HasCapEff: true, RSSBytes: 194256 * 1024, HasRSS: true,
+		CapEff: 0x1fffeffffff, HasCapEff: true, SigIgn: 0x1006, HasSigIgn: true, RSSBytes: 194256 * 1024, HasRSS: true,
 		Voluntary: 232, Involuntary: 329, HasCtxt: true, CPUsAllowed: "0-1"}
 	if got != want {
 		t.Errorf("mariadbd:\n got %+v\nwant %+v", got, want)
@@ -103,6 +121,8 @@ func TestParseStatus(t *testing.T) {
 		{"VmRSS in MB", "Pid:\t5\nVmRSS:\t3 MB\n", Status{}, `status VmRSS is "3 MB"`},
 		{"VmRSS overflows in bytes", "Pid:\t5\nVmRSS:\t18014398509481984 kB\n", Status{}, "status VmRSS"},
 		{"CapEff not hex", "Pid:\t5\nCapEff:\tzz\n", Status{}, "status CapEff"},
+		{"SIGCHLD ignored", "Pid:\t5\nSigIgn:\t0000000000010000\n", Status{Pid: 5, EUID: -1, SigIgn: 1 << 16, HasSigIgn: true}, ""},
+		{"SigIgn not hex", "Pid:\t5\nSigIgn:\t0x1g\n", Status{}, "status SigIgn"},
 		{"Uid with one field", "Pid:\t5\nUid:\t0\n", Status{}, "status Uid"},
 		{"empty State", "Pid:\t5\nState:\t\n", Status{}, "status State"},
 	}

@@ -25,6 +25,10 @@ type Status struct {
 	// line was there.
 	CapEff    uint64
 	HasCapEff bool
+	// SigIgn is the mask of the signals the process ignores (bit n-1 for
+	// signal n); HasSigIgn says whether the line was there.
+	SigIgn    uint64
+	HasSigIgn bool
 	// RSSBytes is VmRSS; HasRSS is false for tasks without memory (kernel
 	// threads, zombies).
 	RSSBytes uint64
@@ -105,6 +109,12 @@ func parseStatus(b []byte) (Status, error) {
 				return s, bad()
 			}
 			s.CapEff, s.HasCapEff = n, true
+		case "SigIgn":
+			n, err = strconv.ParseUint(string(bytes.TrimSpace(v)), 16, 64)
+			if err != nil {
+				return s, bad()
+			}
+			s.SigIgn, s.HasSigIgn = n, true
 		case "VmRSS":
 			kb, unit, _ := bytes.Cut(bytes.TrimSpace(v), []byte(" "))
 			n, ok := parseUint(kb)
@@ -131,3 +141,12 @@ func parseStatus(b []byte) (Status, error) {
 	s.HasCtxt = hasVol && hasInvol
 	return s, nil
 }
+
+// sigchld is SIGCHLD's number on Linux.
+const sigchld = 17
+
+// IgnoresChildren reports whether the process ignores SIGCHLD, so that the
+// kernel reaps its children itself as they exit: their CPU time never
+// reaches its cutime and cstime (SA_NOCLDWAIT, which does the same, is not
+// shown in /proc).
+func (s Status) IgnoresChildren() bool { return s.HasSigIgn && s.SigIgn&(1<<(sigchld-1)) != 0 }
