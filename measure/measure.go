@@ -480,7 +480,11 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	s.osDelta(r, start, end)
 	s.checkBusy(r, start, end)
 	s.gap = checkCPU(r, all, refStart, refEnd, s.refKind())
-	s.finishPoints(r, ser, failed != "", w)
+	own := ownReading{startTook: win.StartTook, beforeEnd: win.BeforeEndTook}
+	if start.os != nil && start.os.Process != nil {
+		own.threads = len(start.os.Process.Threads)
+	}
+	s.finishPoints(r, ser, failed != "", w, own)
 	split, ok := s.roleSplit(win.Total, roleTotal)
 	s.finishRoles(r, split, roles, perRole && ok)
 
