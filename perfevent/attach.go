@@ -224,6 +224,16 @@ type target struct {
 // Inherit also follows processes the target forks; their counts are
 // included, as with perf stat -p.
 //
+// # Cost
+//
+// Each thread's last CPU is read with its start time before its counters
+// are opened, and they are opened from a worker bound to that CPU: the
+// kernel installs a counter on a thread from the CPU the thread last ran
+// on, by an interprocessor call from anywhere else, which on a VM costs
+// more than the rest of the open (perf stat -p opens from one CPU). Events
+// read alone need no id (no PERF_EVENT_IOC_ID); descriptors are closed
+// with close_range by runs.
+//
 // # Races with threads that come and go
 //
 // A thread that exits while its counters are opened makes the open fail

@@ -31,6 +31,10 @@ type WindowOptions struct {
 	// there, so every number covers the same window. An error from either
 	// ends the measurement with that error.
 	OnStart, OnEnd func(at time.Time) error
+	// EndRead, when set, is given the start and end readings right after
+	// the end read, before OnEnd: a caller reading /proc at the end can
+	// skip the threads that did not run (Reading.Ran).
+	EndRead func(start, end Reading)
 	// BeforeStart and BeforeEnd, when set, are called right before the
 	// counters are read at the window's start and end: callers open and
 	// close there what must cover the counters' window and nothing more
@@ -142,6 +146,9 @@ loop:
 	end, err := a.Read()
 	if err != nil {
 		return nil, err
+	}
+	if opts.EndRead != nil {
+		opts.EndRead(start, end)
 	}
 	if opts.OnEnd != nil {
 		if err := opts.OnEnd(end.End); err != nil {

@@ -57,3 +57,52 @@ func TestManyThreadsOwnReading(t *testing.T) {
 	}
 	t.Logf("window %.3f s for a %v plan: %s", r.Window.Seconds, planned, own[0])
 }
+
+// At the window's end, /proc is read again only for the threads that ran
+// (by their task-clock); the others' switches and CPU are those of the
+// start. The workload's main thread answers 20 commands inside the window
+// (at least 20 voluntary context switches) while 500 parked threads do
+// nothing: the Record has the main thread's switches, and its split adds
+// up to perf's count of them.
+func TestEndEdgeReadsThreadsThatRan(t *testing.T) {
+	needLinux(t)
+	w := startChurnProc(t, "")
+	w.do(t, "park 500")
+	list, sys := events(t, "task-clock,context-switches")
+	s, err := Start(context.Background(), Config{Pid: w.cmd.Process.Pid, Events: list, System: sys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	const commands = 20
+	done := make(chan struct{})
+	r, err := s.Measure(context.Background(), WindowSpec{Duration: 300 * time.Millisecond, Opened: func(time.Time) {
+		go func() {
+			defer close(done)
+			for range commands {
+				w.do(t, "tids")
+			}
+		}()
+	}})
+	<-done
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.OS == nil {
+		t.Fatalf("no /proc deltas: %q", r.WarningTexts())
+	}
+	cs, ok := r.Counter("context-switches")
+	if !ok || !cs.Measured() {
+		t.Fatalf("context-switches %+v", cs)
+	}
+	t.Logf("voluntary %v, involuntary %v; perf's context-switches %v", r.OS.VoluntaryCS, r.OS.InvoluntaryCS, cs.Value)
+	if r.OS.VoluntaryCS < commands {
+		t.Errorf("%v voluntary context switches in /proc's split, the main thread waited for %d commands (perf counted %v switches)", r.OS.VoluntaryCS, commands, cs.Value)
+	}
+	// /proc is read right after the counters, so it may see a few more
+	// switches, not fewer: a thread that ran but was taken from the start
+	// would take its switches away.
+	if sum := r.OS.VoluntaryCS + r.OS.InvoluntaryCS; sum < 0.8*cs.Value {
+		t.Errorf("/proc's split adds up to %v context switches, perf counted %v over the same threads", sum, cs.Value)
+	}
+}
