@@ -27,7 +27,8 @@ type churnProc struct {
 	out *bufio.Scanner
 }
 
-// startChurnProc builds and starts the workload, in cgroup dir.
+// startChurnProc builds and starts the workload, in cgroup dir (where it
+// starts when dir is "").
 func startChurnProc(t *testing.T, dir string) *churnProc {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "workload")
@@ -55,6 +56,9 @@ func startChurnProc(t *testing.T, dir string) *churnProc {
 	})
 	if line := p.do(t, ""); !strings.HasPrefix(line, "ready ") {
 		t.Fatalf("workload said %q", line)
+	}
+	if dir == "" {
+		return p
 	}
 	if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
 		t.Fatalf("move the workload into %s: %v", dir, err)

@@ -32,7 +32,11 @@
 // counter read to the end of the status query next to it is kept in
 // record.Window.StatusLag; over 50 ms it is also a warning. Counters and
 // status cover the same window up to that lag; the window's length is the
-// counters' (between their two reads).
+// counters' (between their two reads), and its Duration is timed from the
+// first: the status and /proc reads after it (for a server with thousands
+// of threads, /proc is most of the edge) run inside the window. At the end,
+// /proc is read again only for the threads whose task-clock (or cpu-clock)
+// moved since the start: the others did nothing /proc would show.
 //
 // perfbench's own connection to the server runs its status and thread
 // queries inside the window: its statements are taken out of Questions
@@ -51,9 +55,13 @@
 // A window that lasts more than overrunFraction and overrunMin past its
 // Duration, and a series interval longer than stallFactor times
 // Config.Interval, are warned about: the timer fired late or a read at an
-// edge took that long, so the machine or the server stalled. The Record
-// stays ok: its counts per op still hold, its rates per second do not
-// describe the planned load.
+// edge took that long, so the machine or the server stalled. When
+// perfbench's own reading at the edges (the start's status and /proc, the
+// reads right before the end counters) kept the window open more than
+// OverrunFraction past its Duration, the warning says so instead, with how
+// long each took and how many threads were read. The Record stays ok: its
+// counts per op still hold, its rates per second do not describe the
+// planned load.
 //
 // # CPU time
 //

@@ -169,6 +169,10 @@ type Session struct {
 	ownStart uint64
 	fs       osstat.FS
 	mark     *mark
+	// endFS, from the end counter read to the end edge's /proc reading,
+	// takes the threads that did not run in the window from the start
+	// edge's reading instead of reading them again (osstat.FS.Since).
+	endFS *osstat.FS
 	// refSlack is how far the CPU time task-clock is checked against
 	// may lag (see refSlack), in ns; gap is the last window's check
 	// (tests log it).
@@ -406,7 +410,11 @@ func (s *Session) readEdge(ctx context.Context, at time.Time, what string, list 
 			e.lag = st.Time.Add(st.Took / 2).Sub(at)
 		}
 	}
-	snap, err := s.fs.Snapshot(s.cfg.Pid, s.disk)
+	fs := s.fs
+	if s.endFS != nil {
+		fs, s.endFS = *s.endFS, nil
+	}
+	snap, err := fs.Snapshot(s.cfg.Pid, s.disk)
 	if err != nil {
 		e.err = append(e.err, general("/proc at the window's %s could not be read: %v", what, err))
 	} else {
@@ -487,6 +495,12 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	sampling := s.startProfile(&opts, warn)
 	opts.BeforeStart = s.beforeRead(&refStart, opts.BeforeStart)
 	opts.BeforeEnd = s.beforeRead(&refEnd, opts.BeforeEnd)
+	opts.EndRead = func(a, b perfevent.Reading) {
+		if ran, ok := b.Ran(a); ok && start.os != nil {
+			fs := s.fs.Since(start.os.Process, ran)
+			s.endFS = &fs
+		}
+	}
 	opened := time.Now()
 	win, err := perfevent.Measure(wctx, s.att, opts)
 	stopWatch()
@@ -525,7 +539,11 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	s.osDelta(r, start, end)
 	s.checkBusy(r, start, end)
 	s.gap = s.kernelCPU(r, all, win.Total, refStart, refEnd)
-	s.finishPoints(r, ser, failed != "", w)
+	own := ownReading{startTook: win.StartTook, beforeEnd: win.BeforeEndTook}
+	if start.os != nil && start.os.Process != nil {
+		own.threads = len(start.os.Process.Threads)
+	}
+	s.finishPoints(r, ser, failed != "", w, own)
 	split, ok := s.roleSplit(win.Total, roleTotal)
 	s.finishRoles(r, split, roles, perRole && ok)
 

@@ -483,7 +483,7 @@ func TestStallWarnings(t *testing.T) {
 	// The window of the report: planned 2 s, lasted 3.89 s; its first 1 s
 	// interval ended at 3.89 s.
 	pts := []record.Point{{T: 3.89, Seconds: 3.89}, {T: 3.891, Seconds: 0.001}}
-	got := stallWarnings(2*time.Second, 3.891, time.Second, pts)
+	got := stallWarnings(2*time.Second, 3.891, time.Second, pts, ownReading{})
 	if len(got) != 2 || !strings.HasPrefix(got[0], "the window lasted 3.89 s for a planned 2 s: the machine or the server stalled; numbers per second are unreliable, numbers per op are still counted") ||
 		!strings.Contains(got[1], "1 series interval of a planned 1 s lasted over 1.5x that (3.89 s ending at 3.89 s)") {
 		t.Errorf("stalled window: %q", got)
@@ -494,17 +494,53 @@ func TestStallWarnings(t *testing.T) {
 		planned time.Duration
 		secs    float64
 	}{{time.Second, 1.4}, {10 * time.Second, 12.4}, {10 * time.Second, 10.6}, {0, 50}} {
-		if got := stallWarnings(c.planned, c.secs, 0, nil); got != nil {
+		if got := stallWarnings(c.planned, c.secs, 0, nil, ownReading{}); got != nil {
 			t.Errorf("planned %s lasted %.1f s: %q", c.planned, c.secs, got)
 		}
 	}
-	if got := stallWarnings(2*time.Second, 2.6, 0, nil); len(got) != 1 {
+	if got := stallWarnings(2*time.Second, 2.6, 0, nil, ownReading{}); len(got) != 1 {
 		t.Errorf("planned 2 s lasted 2.6 s: %q", got)
 	}
 	pts = []record.Point{{T: 1, Seconds: 1}, {T: 2.5, Seconds: 1.5}, {T: 4.1, Seconds: 1.6}, {T: 6, Seconds: 1.9}, {T: 8, Seconds: 2}, {T: 10, Seconds: 2}, {T: 10.2, Seconds: 0.2}}
-	got = stallWarnings(0, 10.2, time.Second, pts)
+	got = stallWarnings(0, 10.2, time.Second, pts, ownReading{})
 	if len(got) != 1 || !strings.HasPrefix(got[0], "4 series intervals") || !strings.Contains(got[0], "(1.60 s ending at 4.10 s, 1.90 s ending at 6.00 s, 2.00 s ending at 8.00 s and 1 more)") {
 		t.Errorf("long intervals: %q", got)
+	}
+}
+
+// A window that perfbench's own reading kept open past its plan says so,
+// not that the machine stalled; an overrun its reading does not explain is
+// still a stall.
+func TestStallWarningsOwnReading(t *testing.T) {
+	// Planned 0.2 s, lasted 0.45 s; the reads after the start counters
+	// took 0.41 s (0.21 s past the plan), those before the end counters
+	// 0.02 s: 0.23 s of the 0.25 s over.
+	own := ownReading{startTook: 410 * time.Millisecond, beforeEnd: 20 * time.Millisecond, threads: 5001}
+	got := stallWarnings(200*time.Millisecond, 0.45, 0, nil, own)
+	want := "the window lasted 0.45 s for a planned 0.2 s: perfbench's own reading kept it open 0.23 s longer (the reads after its start counters (/proc of 5001 threads among them) took 0.41 s, the reads before its end counters 0.02 s); numbers per second are unreliable, numbers per op are still counted"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("own reading:\n got %q\nwant %q", got, want)
+	}
+	// 3 s planned, 17.2 s lasted: a start edge of 16 s explains it; one
+	// of 1 s does not (0 s late), so the machine stalled.
+	got = stallWarnings(3*time.Second, 17.2, 0, nil, ownReading{startTook: 16 * time.Second, beforeEnd: 100 * time.Millisecond})
+	if len(got) != 1 || !strings.Contains(got[0], "perfbench's own reading kept it open 13.10 s longer") || strings.Contains(got[0], "stalled") {
+		t.Errorf("16 s start edge: %q", got)
+	}
+	got = stallWarnings(3*time.Second, 17.2, 0, nil, ownReading{startTook: time.Second})
+	if len(got) != 1 || !strings.Contains(got[0], "the machine or the server stalled") {
+		t.Errorf("1 s start edge: %q", got)
+	}
+	// 10% over: nothing, whatever read it.
+	if got := stallWarnings(200*time.Millisecond, 0.22, 0, nil, own); got != nil {
+		t.Errorf("0.22 s of 0.2 s: %q", got)
+	}
+	// The first 1 s interval lasted 2.5 s while the start's reads took
+	// 2.4 s: said once, not counted as a stall.
+	pts := []record.Point{{T: 2.5, Seconds: 2.5}, {T: 3.5, Seconds: 1}}
+	got = stallWarnings(0, 3.5, time.Second, pts, ownReading{startTook: 2400 * time.Millisecond})
+	if len(got) != 1 || got[0] != "the first series interval of a planned 1 s lasted 2.50 s: perfbench's own reading at the window's start took 2.40 s; that point's numbers per second are unreliable" {
+		t.Errorf("first interval: %q", got)
 	}
 }
 

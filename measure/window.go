@@ -258,12 +258,12 @@ func (s *Session) osDelta(r *record.Record, start, end edge) {
 
 // finishPoints puts the window's series points in r and, when they were
 // read at the caller's ticks, its comparison's slices.
-func (s *Session) finishPoints(r *record.Record, ser *series, failed bool, w WindowSpec) {
+func (s *Session) finishPoints(r *record.Record, ser *series, failed bool, w WindowSpec, own ownReading) {
 	every := s.cfg.Interval
 	if w.Ticks != nil {
 		every = w.TickEvery
 	}
-	s.finishSeries(r, ser.points, failed, w.Duration, every)
+	s.finishSeries(r, ser.points, failed, w.Duration, every, own)
 	if w.Ticks != nil {
 		r.Comparison = &record.Comparison{Slices: ser.comparisonSlices(r.Series, failed)}
 	}
@@ -271,8 +271,9 @@ func (s *Session) finishPoints(r *record.Record, ser *series, failed bool, w Win
 
 // finishSeries puts points in r (their ends, and no ops when there is no
 // server op or the window failed) and warns about stalls: a window planned
-// to last planned, or an interval, that lasted much longer.
-func (s *Session) finishSeries(r *record.Record, points []record.Point, failed bool, planned, every time.Duration) {
+// to last planned, or an interval, that lasted much longer, saying when
+// perfbench's own reading (own) made it so.
+func (s *Session) finishSeries(r *record.Record, points []record.Point, failed bool, planned, every time.Duration, own ownReading) {
 	if len(points) > 0 {
 		t := 0.0
 		for i := range points {
@@ -284,7 +285,7 @@ func (s *Session) finishSeries(r *record.Record, points []record.Point, failed b
 		}
 		r.Series = points
 	}
-	for _, msg := range stallWarnings(planned, r.Window.Seconds, every, r.Series) {
+	for _, msg := range stallWarnings(planned, r.Window.Seconds, every, r.Series, own) {
 		r.Warnf(record.WarnGeneral, "%s", msg)
 		if s.cfg.OnWarning != nil {
 			s.cfg.OnWarning(msg)

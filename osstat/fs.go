@@ -30,6 +30,30 @@ type FS struct {
 	// Ticks is the clock tick rate of /proc's CPU times (USER_HZ); zero
 	// means the running system's (procfs.ClockTicks).
 	Ticks float64
+
+	since *since // see Since
+}
+
+// since is an earlier reading of a process and which of its threads may
+// have run after it.
+type since struct {
+	prev *Process
+	ran  func(tid int, start uint64) bool
+}
+
+// Since returns f reading a process's threads (ReadProcess, Snapshot) from
+// prev, an earlier reading of the same process, where ran(tid, start)
+// says the thread did not run since: a thread that did not run changed
+// nothing /proc shows of it (its CPU times and context switches), and
+// reading thousands of idle threads again is most of a reading's cost.
+// The others are read.
+func (f FS) Since(prev *Process, ran func(tid int, start uint64) bool) FS {
+	if prev != nil && ran != nil {
+		f.since = &since{prev: prev, ran: ran}
+	} else {
+		f.since = nil
+	}
+	return f
 }
 
 // proc is the /proc under Root.
@@ -77,6 +101,9 @@ type Process struct {
 	// Vanished counts threads listed under task/ that exited before they
 	// could be read.
 	Vanished int
+	// Kept counts the threads taken from an earlier reading (see
+	// FS.Since).
+	Kept int
 }
 
 // ReadProcess reads process pid and all its threads. A process that does
@@ -107,13 +134,35 @@ func (f FS) ReadProcess(pid int) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
+	kept, tids := f.keep(tids)
 	threads, vanished, err := f.readThreads(pid, tids)
 	if err != nil {
 		return nil, err
 	}
-	p.Threads, p.Vanished = threads, vanished
+	p.Threads, p.Vanished, p.Kept = append(threads, kept...), vanished, len(kept)
 	sort.Slice(p.Threads, func(i, j int) bool { return p.Threads[i].TID < p.Threads[j].TID })
 	return &p, nil
+}
+
+// keep splits tids into the threads f.since takes from its earlier
+// reading (listed then, by tid, and did not run since: see Since) and
+// those to read.
+func (f FS) keep(tids []int) (kept []thread, read []int) {
+	if f.since == nil {
+		return nil, tids
+	}
+	prev := make(map[int]thread, len(f.since.prev.Threads))
+	for _, t := range f.since.prev.Threads {
+		prev[t.TID] = t
+	}
+	for _, tid := range tids {
+		if t, ok := prev[tid]; ok && !f.since.ran(tid, t.StartTime) {
+			kept = append(kept, t)
+		} else {
+			read = append(read, tid)
+		}
+	}
+	return kept, read
 }
 
 // parallelThreads is the thread count above which readThreads reads with

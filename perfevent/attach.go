@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -155,6 +156,10 @@ type target struct {
 	// or in cgroup mode. It tells the thread from a later one given the
 	// same tid.
 	start uint64
+	// cpu is the CPU the thread last ran on when it was attached (the
+	// CPU itself in cgroup mode), -1 when unknown: its counters are
+	// opened from there (see openTargets).
+	cpu int
 	// own holds the same events opened without inherit on the same thread
 	// (Options.Own); nil for other threads.
 	own *target
@@ -218,6 +223,16 @@ type target struct {
 //
 // Inherit also follows processes the target forks; their counts are
 // included, as with perf stat -p.
+//
+// # Cost
+//
+// Each thread's last CPU is read with its start time before its counters
+// are opened, and they are opened from a worker bound to that CPU: the
+// kernel installs a counter on a thread from the CPU the thread last ran
+// on, by an interprocessor call from anywhere else, which on a VM costs
+// more than the rest of the open (perf stat -p opens from one CPU). Events
+// read alone need no id (no PERF_EVENT_IOC_ID); descriptors are closed
+// with close_range by runs.
 //
 // # Races with threads that come and go
 //
@@ -448,6 +463,7 @@ func (a *Attachment) checkGroups() error {
 	)
 	a.parallel(len(a.targets), func() {
 		buf := make([]byte, groupReadSize(a.maxGroup()))
+		row := make([]Count, len(a.lay.parts))
 		for {
 			i := int(next.Add(1) - 1)
 			if i >= len(a.targets) {
@@ -458,7 +474,7 @@ func (a *Attachment) checkGroups() error {
 				if len(g.parts) < 2 || t.fds[g.parts[0]] < 0 {
 					continue
 				}
-				if _, err := a.readGroup(t, g, buf); err != nil {
+				if err := a.readGroup(t, g, buf, row); err != nil {
 					if errors.Is(err, errECHILD) {
 						err = fmt.Errorf("%w: %w (a thread it created while its group was being opened inherited only part of the group)", errRaced, err)
 					}
@@ -546,7 +562,7 @@ func (a *Attachment) goneError() error {
 }
 
 func newTarget(id, nparts int) *target {
-	t := &target{id: id, fds: make([]int, nparts), ids: make([]uint64, nparts), single: make([]bool, nparts)}
+	t := &target{id: id, cpu: -1, fds: make([]int, nparts), ids: make([]uint64, nparts), single: make([]bool, nparts)}
 	for i := range t.fds {
 		t.fds[i] = -1
 	}
@@ -557,35 +573,46 @@ func newTarget(id, nparts int) *target {
 // are closed and counted in exited; on any other failure it stops and
 // returns the error with the targets opened so far (the caller closes
 // them).
+//
+// The kernel installs a counter on a thread from the CPU the thread last
+// ran on, by an interprocessor call when the opener is elsewhere; on a VM
+// that call costs more than the rest of the open. So each thread's last
+// CPU is read first (with its start time), and the counters are opened by
+// one worker per CPU, bound to it (sysCalls.pinned), each taking the
+// threads of its CPU first and then helping the others.
 func (a *Attachment) openTargets(ids []int) (opened []*target, exited int, err error) {
 	ts := make([]*target, len(ids))
 	for i, id := range ids {
 		ts[i] = newTarget(id, len(a.lay.parts))
+		if a.cgroup {
+			ts[i].cpu = id
+		}
+	}
+	if !a.cgroup {
+		a.readThreadStats(ts)
 	}
 	left := make([]bool, len(ts))
 	var (
-		next    atomic.Int64
 		stop    atomic.Bool
 		errOnce sync.Once
 		first   error
 	)
-	a.parallel(len(ts), func() {
-		for !stop.Load() {
-			i := int(next.Add(1) - 1)
-			if i >= len(ts) {
-				return
-			}
-			err := a.openTarget(ts[i], false)
-			switch {
-			case err == nil:
-			case gone(err) && !a.cgroup:
-				a.closeTarget(ts[i])
-				left[i] = true
-			default:
-				errOnce.Do(func() { first = err })
-				stop.Store(true)
-			}
+	a.byCPU(ts, func(i int) bool {
+		if stop.Load() {
+			return false
 		}
+		err := a.openTarget(ts[i], false)
+		switch {
+		case err == nil:
+		case gone(err) && !a.cgroup:
+			a.closeTarget(ts[i])
+			left[i] = true
+		default:
+			errOnce.Do(func() { first = err })
+			stop.Store(true)
+			return false
+		}
+		return true
 	})
 	for i, t := range ts {
 		switch {
@@ -596,6 +623,73 @@ func (a *Attachment) openTargets(ids []int) (opened []*target, exited int, err e
 		}
 	}
 	return opened, exited, first
+}
+
+// readThreadStats reads each thread's start time and last CPU, in
+// parallel. A thread whose stat cannot be read keeps cpu -1 and start 0
+// (its open finds out whether it exited).
+func (a *Attachment) readThreadStats(ts []*target) {
+	var next atomic.Int64
+	a.parallel(len(ts), func() {
+		for {
+			i := int(next.Add(1) - 1)
+			if i >= len(ts) {
+				return
+			}
+			if st, err := threadStat(a.root, a.pid, ts[i].id); err == nil {
+				ts[i].start, ts[i].cpu = st.StartTime, st.CPU
+			}
+		}
+	})
+}
+
+// byCPU runs work on every index of ts, one worker per CPU the targets
+// last ran on (their cpu), bound to it: the kernel's part of the work runs
+// on that CPU anyway, by an interprocessor call from anywhere else, so a
+// worker done with its CPU's targets does not take another CPU's. Targets
+// of unknown CPU go to a worker of their own (or several, as parallel
+// shares them). work returns false to stop its worker.
+func (a *Attachment) byCPU(ts []*target, work func(i int) bool) {
+	at := map[int][]int{}
+	var cpus []int
+	for i, t := range ts {
+		if _, ok := at[t.cpu]; !ok {
+			cpus = append(cpus, t.cpu)
+		}
+		at[t.cpu] = append(at[t.cpu], i)
+	}
+	var wg sync.WaitGroup
+	for _, cpu := range cpus {
+		idx := at[cpu]
+		if cpu < 0 {
+			var next atomic.Int64
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				a.parallel(len(idx), func() {
+					for {
+						k := int(next.Add(1) - 1)
+						if k >= len(idx) || !work(idx[k]) {
+							return
+						}
+					}
+				})
+			}()
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.sys.pinned(cpu, func() {
+				for _, i := range idx {
+					if !work(i) {
+						return
+					}
+				}
+			})
+		}()
+	}
+	wg.Wait()
 }
 
 // parallel runs work on up to a.workers goroutines (fewer for few items) and
@@ -659,7 +753,9 @@ func (a *Attachment) openTarget(t *target, probe bool) error {
 			}
 		}
 	}
-	t.start, _ = threadStartTick(a.root, a.pid, t.id)
+	if t.start == 0 {
+		t.start, _ = threadStartTick(a.root, a.pid, t.id)
+	}
 	return nil
 }
 
@@ -736,11 +832,16 @@ func (a *Attachment) openGroupOnce(t *target, gi int, probe, inherit bool) error
 		}
 		t.fds[p] = fd
 		t.single[p] = !attrGrouped(attr)
-		id, err := a.sys.eventID(fd)
-		if err != nil {
-			return fmt.Errorf("get the id of %s on %s: %w", a.lay.partName(p), a.where(t), err)
+		if !t.single[p] {
+			// A group read gives each member's count with its id;
+			// an event read alone needs none (one ioctl less per
+			// counter: 16,000 on 2,000 threads × 8 events).
+			id, err := a.sys.eventID(fd)
+			if err != nil {
+				return fmt.Errorf("get the id of %s on %s: %w", a.lay.partName(p), a.where(t), err)
+			}
+			t.ids[p] = id
 		}
-		t.ids[p] = id
 		if leader < 0 {
 			leader = fd
 		}
@@ -993,31 +1094,44 @@ func (a *Attachment) closeTarget(t *target) error {
 	return first
 }
 
-// closeAll closes every target's descriptors in parallel.
+// closeAll closes every target's descriptors: sorted, in as many
+// contiguous slices as there are workers, each closed by runs
+// (sysCalls.closeAll).
 func (a *Attachment) closeAll() error {
-	var (
-		next  atomic.Int64
-		mu    sync.Mutex
-		first error
-	)
-	ts := a.targets
-	a.parallel(len(ts), func() {
-		for {
-			i := int(next.Add(1) - 1)
-			if i >= len(ts) {
-				return
+	var fds []int
+	for _, t := range a.targets {
+		for _, tt := range []*target{t, t.own} {
+			if tt == nil {
+				continue
 			}
-			if err := a.closeTarget(ts[i]); err != nil {
-				mu.Lock()
-				if first == nil {
-					first = err
+			for p, fd := range tt.fds {
+				if fd >= 0 {
+					fds = append(fds, fd)
+					tt.fds[p] = -1
 				}
-				mu.Unlock()
 			}
 		}
-	})
+	}
 	a.targets = nil
-	return first
+	slices.Sort(fds)
+	n := max(1, min(a.workers, (len(fds)+1023)/1024))
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for w := range n {
+		part := fds[w*len(fds)/n : (w+1)*len(fds)/n]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[w] = a.sys.closeAll(part)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return fmt.Errorf("close the counters of pid %d: %w", a.pid, err)
+		}
+	}
+	return nil
 }
 
 // Close closes every counter. Closing twice is a no-op.
@@ -1138,6 +1252,9 @@ func (a *Attachment) Read() (Reading, error) {
 	for i, t := range a.targets {
 		r.targets[i], r.starts[i] = t.id, t.start
 	}
+	// One allocation for every thread's counts.
+	np := len(a.lay.parts)
+	rows := make([]Count, n*np)
 	gaps := make([][]gap, n)
 	var (
 		next    atomic.Int64
@@ -1153,7 +1270,8 @@ func (a *Attachment) Read() (Reading, error) {
 			}
 			t := a.targets[i]
 			if t.own != nil {
-				row, gs, err := a.readTarget(t.own, i, buf)
+				row := make([]Count, np)
+				gs, err := a.readTarget(t.own, i, buf, row)
 				if err != nil {
 					errOnce.Do(func() { first = err })
 					return
@@ -1161,7 +1279,8 @@ func (a *Attachment) Read() (Reading, error) {
 				r.own[i] = row
 				gaps[i] = append(gaps[i], gs...)
 			}
-			row, gs, err := a.readTarget(t, i, buf)
+			row := rows[i*np : (i+1)*np : (i+1)*np]
+			gs, err := a.readTarget(t, i, buf, row)
 			if err != nil {
 				errOnce.Do(func() { first = err })
 				return
@@ -1196,40 +1315,37 @@ const (
 // group in error state because it could not be scheduled.
 var errPinnedError = errors.New("the kernel put the pinned group in error state: it could not be scheduled on the PMU")
 
-// readTarget reads every group of t (row ti of a Reading) and returns the
-// counts per part, and the parts whose group could not be read with the
-// reason.
-func (a *Attachment) readTarget(t *target, ti int, buf []byte) ([]Count, []gap, error) {
-	row := make([]Count, len(a.lay.parts))
+// readTarget reads every group of t (row ti of a Reading) into row, one
+// count per part, and returns the parts whose group could not be read with
+// the reason.
+func (a *Attachment) readTarget(t *target, ti int, buf []byte, row []Count) ([]gap, error) {
 	var gaps []gap
 	for _, g := range a.lay.groups {
 		if len(g.parts) == 0 || t.fds[g.parts[0]] < 0 {
 			continue
 		}
-		counts, err := a.readGroup(t, g, buf)
-		if err != nil {
-			if !errors.Is(err, errECHILD) && !errors.Is(err, errPinnedError) {
-				return nil, nil, err
-			}
-			why := fmt.Sprintf("%s on %s: %v", a.lay.partName(g.parts[0]), a.where(t), errPinnedError)
-			if errors.Is(err, errECHILD) {
-				why = fmt.Sprintf("the group of %s on %s could not be read (ECHILD for %s: a thread it created while the group was being opened inherited only part of it)", a.lay.partName(g.parts[0]), a.where(t), readTries*readWait)
-			}
-			for _, p := range g.parts {
-				gaps = append(gaps, gap{target: ti, part: p, why: why})
-			}
+		err := a.readGroup(t, g, buf, row)
+		if err == nil {
 			continue
 		}
-		for k, p := range g.parts {
-			row[p] = counts[k]
+		if !errors.Is(err, errECHILD) && !errors.Is(err, errPinnedError) {
+			return nil, err
+		}
+		why := fmt.Sprintf("%s on %s: %v", a.lay.partName(g.parts[0]), a.where(t), errPinnedError)
+		if errors.Is(err, errECHILD) {
+			why = fmt.Sprintf("the group of %s on %s could not be read (ECHILD for %s: a thread it created while the group was being opened inherited only part of it)", a.lay.partName(g.parts[0]), a.where(t), readTries*readWait)
+		}
+		for _, p := range g.parts {
+			row[p] = Count{}
+			gaps = append(gaps, gap{target: ti, part: p, why: why})
 		}
 	}
-	return row, gaps, nil
+	return gaps, nil
 }
 
 // readGroup reads group g on t, again for up to readTries × readWait while
-// the kernel answers ECHILD, and returns the counts of g's parts in order.
-func (a *Attachment) readGroup(t *target, g group, buf []byte) ([]Count, error) {
+// the kernel answers ECHILD, into row (indexed by part).
+func (a *Attachment) readGroup(t *target, g group, buf []byte, row []Count) error {
 	lead := g.parts[0]
 	name := func() string { return fmt.Sprintf("read %s on %s", a.lay.partName(lead), a.where(t)) }
 	b := buf[:groupReadSize(len(g.parts))]
@@ -1243,35 +1359,37 @@ func (a *Attachment) readGroup(t *target, g group, buf []byte) ([]Count, error) 
 		time.Sleep(readWait)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name(), err)
+		return fmt.Errorf("%s: %w", name(), err)
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("%s: %w", name(), errPinnedError)
+		return fmt.Errorf("%s: %w", name(), errPinnedError)
 	}
-	var gr groupRead
 	if t.single[lead] {
-		gr, err = decodeSingleRead(b[:n])
-	} else {
-		gr, err = decodeGroupRead(b[:n])
+		c, err := decodeSingleRead(b[:n])
+		if err != nil {
+			return fmt.Errorf("%s: %w", name(), err)
+		}
+		row[lead] = c
+		return nil
 	}
+	gr, err := decodeGroupRead(b[:n])
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name(), err)
+		return fmt.Errorf("%s: %w", name(), err)
 	}
 	if len(gr.Values) != len(g.parts) {
-		return nil, fmt.Errorf("%s: the group has %d members, the kernel returned %d", name(), len(g.parts), len(gr.Values))
+		return fmt.Errorf("%s: the group has %d members, the kernel returned %d", name(), len(g.parts), len(gr.Values))
 	}
-	out := make([]Count, len(g.parts))
 	for k, p := range g.parts {
 		j := k
 		if gr.IDs[k] != t.ids[p] {
 			j = indexOf(gr.IDs, t.ids[p])
 			if j < 0 {
-				return nil, fmt.Errorf("%s: id %d of %s not in the group read", name(), t.ids[p], a.lay.partName(p))
+				return fmt.Errorf("%s: id %d of %s not in the group read", name(), t.ids[p], a.lay.partName(p))
 			}
 		}
-		out[k] = Count{Raw: gr.Values[j], Enabled: gr.Enabled, Running: gr.Running}
+		row[p] = Count{Raw: gr.Values[j], Enabled: gr.Enabled, Running: gr.Running}
 	}
-	return out, nil
+	return nil
 }
 
 func indexOf(s []uint64, v uint64) int {

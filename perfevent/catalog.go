@@ -11,6 +11,13 @@ const (
 	typeRaw        uint32 = 4 // PERF_TYPE_RAW
 )
 
+// The software clocks' configs (PERF_COUNT_SW_CPU_CLOCK, _TASK_CLOCK):
+// they count every nanosecond a counted thread runs.
+const (
+	swCPUClock  uint64 = 0
+	swTaskClock uint64 = 1
+)
+
 // pmuTypeShift is where the PMU type goes in the config of a generic
 // hardware or cache event opened on one PMU of a hybrid CPU
 // (PERF_PMU_TYPE_SHIFT): config = pmu_type<<32 | PERF_COUNT_HW_*.

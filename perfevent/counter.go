@@ -486,3 +486,49 @@ func (r *Reading) threadRow(tid int, start uint64, desc bool, row []Count, open 
 	}
 	return tc
 }
+
+// Ran tells, for the threads of r, which may have run since prev, an
+// earlier reading of the same attachment (thread mode): ran(tid, start) is
+// false only for the thread attached under tid with that start time whose
+// task-clock or cpu-clock count is the same in both readings. Those
+// clocks count every moment a thread runs, so such a thread did nothing
+// in between, and neither did the threads it created since the attach
+// (their counts fold into its counters). ok is false when neither clock
+// is counted on every thread as it is (no modifiers): nothing can be told.
+func (r Reading) Ran(prev Reading) (ran func(tid int, start uint64) bool, ok bool) {
+	if r.lay == nil || r.lay != prev.lay || r.lay.cgroup || len(r.targets) != len(prev.targets) {
+		return nil, false
+	}
+	clock := -1
+	for p, pt := range r.lay.parts {
+		e := r.lay.events[pt.event]
+		enc := e.Encodings[pt.enc]
+		if pt.group >= 0 && e.Kind == KindSoftware && enc.Type == typeSoftware && (enc.Config == swCPUClock || enc.Config == swTaskClock) && e.Modifiers == (modifiers{}) {
+			clock = p
+			break
+		}
+	}
+	if clock < 0 {
+		return nil, false
+	}
+	unknown := map[int]bool{}
+	for _, g := range append(append([]gap(nil), prev.gaps...), r.gaps...) {
+		if g.part == clock {
+			unknown[g.target] = true
+		}
+	}
+	type thread struct {
+		tid   int
+		start uint64
+	}
+	still := map[thread]bool{}
+	for t := range r.targets {
+		if r.targets[t] != prev.targets[t] || t >= len(r.starts) || t >= len(prev.starts) || r.starts[t] != prev.starts[t] || r.starts[t] == 0 || unknown[t] {
+			continue
+		}
+		if r.parts[t][clock].Raw == prev.parts[t][clock].Raw {
+			still[thread{r.targets[t], r.starts[t]}] = true
+		}
+	}
+	return func(tid int, start uint64) bool { return !still[thread{tid, start}] }, true
+}

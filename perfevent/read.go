@@ -42,18 +42,14 @@ type groupRead struct {
 }
 
 // decodeSingleRead decodes the read(2) buffer of an event opened alone with
-// singleReadFormat as a group read of one member.
-func decodeSingleRead(buf []byte) (groupRead, error) {
+// singleReadFormat: its count and times (the id it carries is not needed:
+// the descriptor names the event).
+func decodeSingleRead(buf []byte) (Count, error) {
 	if len(buf) != singleReadSize {
-		return groupRead{}, fmt.Errorf("decode read: %d bytes, want %d: %w", len(buf), singleReadSize, errShortRead)
+		return Count{}, fmt.Errorf("decode read: %d bytes, want %d: %w", len(buf), singleReadSize, errShortRead)
 	}
 	le := binary.NativeEndian
-	return groupRead{
-		Values:  []uint64{le.Uint64(buf)},
-		Enabled: le.Uint64(buf[8:]),
-		Running: le.Uint64(buf[16:]),
-		IDs:     []uint64{le.Uint64(buf[24:])},
-	}, nil
+	return Count{Raw: le.Uint64(buf), Enabled: le.Uint64(buf[8:]), Running: le.Uint64(buf[16:])}, nil
 }
 
 // decodeGroupRead decodes a read(2) buffer of a group leader opened with

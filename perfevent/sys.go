@@ -14,6 +14,12 @@ type sysCalls interface {
 	// counter under.
 	eventID(fd int) (uint64, error)
 	close(fd int) error
+	// closeAll closes fds (any order); the first error is returned, the
+	// others closed all the same.
+	closeAll(fds []int) error
+	// pinned runs work on an OS thread bound to cpu meanwhile, or, when
+	// perfbench may not run there, wherever it runs.
+	pinned(cpu int, work func())
 	// openHere opens attrs as one group on the calling thread, to tell
 	// whether the group fits the PMU at all; the caller closes the
 	// descriptors.

@@ -2,6 +2,7 @@ package perfevent
 
 import (
 	"encoding/binary"
+	"runtime"
 	"sort"
 	"strconv"
 	"sync"
@@ -14,6 +15,9 @@ import (
 type fakeOpen struct {
 	attr                   openAttr
 	pid, cpu, group, flags int
+	// from is the CPU the opener was bound to (pinned), -1 when it was
+	// not.
+	from int
 }
 
 // fakeFD is an open fake counter.
@@ -65,6 +69,11 @@ type fakeSys struct {
 	fitsHere func(attrs []openAttr) bool
 	here     int
 
+	// on maps the OS threads pinned runs work on to their CPU; pins
+	// lists the CPUs pinned was called with, in order.
+	on   map[int]int
+	pins []int
+
 	cur, max  uint64 // RLIMIT_NOFILE
 	setTo     uint64 // last setNofile
 	files     int    // descriptors open besides counters
@@ -74,7 +83,7 @@ type fakeSys struct {
 }
 
 func newFakeSys() *fakeSys {
-	return &fakeSys{nextFD: 1000, open: map[int]*fakeFD{}, copies: map[int]map[int]int{}, cur: 1 << 20, max: 1 << 20, files: 10, boot: 1_000_000_000_000, bootStep: 1_000}
+	return &fakeSys{nextFD: 1000, open: map[int]*fakeFD{}, copies: map[int]map[int]int{}, on: map[int]int{}, cur: 1 << 20, max: 1 << 20, files: 10, boot: 1_000_000_000_000, bootStep: 1_000}
 }
 
 // clone makes thread child inherit the inherited groups open on parent as
@@ -104,7 +113,10 @@ func (f *fakeSys) exit(tid int) {
 func (f *fakeSys) perfOpen(attr *openAttr, pid, cpu, groupFD, flags int) (int, error) {
 	f.mu.Lock()
 	f.calls++
-	o := fakeOpen{attr: *attr, pid: pid, cpu: cpu, group: groupFD, flags: flags}
+	o := fakeOpen{attr: *attr, pid: pid, cpu: cpu, group: groupFD, flags: flags, from: -1}
+	if c, ok := f.on[unix.Gettid()]; ok {
+		o.from = c
+	}
 	if f.fail != nil {
 		if err := f.fail(f.calls, o); err != nil {
 			f.mu.Unlock()
@@ -205,6 +217,37 @@ func (f *fakeSys) close(fd int) error {
 	delete(f.copies, fd) // closing a parent frees its inherited copies
 	f.closed++
 	return nil
+}
+
+func (f *fakeSys) closeAll(fds []int) error {
+	var first error
+	for _, fd := range fds {
+		if err := f.close(fd); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// pinned runs work on a locked OS thread, which perfOpen tells apart: the
+// opens made from it are marked from cpu. It binds nothing.
+func (f *fakeSys) pinned(cpu int, work func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		tid := unix.Gettid()
+		f.mu.Lock()
+		f.on[tid] = cpu
+		f.pins = append(f.pins, cpu)
+		f.mu.Unlock()
+		work()
+		f.mu.Lock()
+		delete(f.on, tid)
+		f.mu.Unlock()
+	}()
+	<-done
 }
 
 func (f *fakeSys) openHere(attrs []openAttr) ([]int, bool) {

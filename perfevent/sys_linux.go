@@ -2,7 +2,9 @@ package perfevent
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
+	"slices"
 
 	"golang.org/x/sys/unix"
 
@@ -79,6 +81,59 @@ func (realSys) eventID(fd int) (uint64, error) {
 }
 
 func (realSys) close(fd int) error { return unix.Close(fd) }
+
+// closeAll closes fds with close_range(2), one call per run of consecutive
+// descriptors, which spares a system call per counter; one by one where
+// the kernel has no close_range (before 5.9).
+func (realSys) closeAll(fds []int) error {
+	fds = slices.Clone(fds)
+	slices.Sort(fds)
+	var first error
+	for i := 0; i < len(fds); {
+		j := i
+		for j+1 < len(fds) && fds[j+1] == fds[j]+1 {
+			j++
+		}
+		if unix.CloseRange(uint(fds[i]), uint(fds[j]), 0) != nil {
+			for _, fd := range fds[i : j+1] {
+				if err := unix.Close(fd); err != nil && first == nil {
+					first = fmt.Errorf("close descriptor %d: %w", fd, err)
+				}
+			}
+		}
+		i = j + 1
+	}
+	return first
+}
+
+// pinned runs work on a goroutine locked to an OS thread bound to cpu,
+// and restores the thread's CPUs after; if they cannot be restored, the
+// thread ends with the goroutine. Where cpu is not among the CPUs the
+// thread may use, work runs unbound.
+func (realSys) pinned(cpu int, work func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runtime.LockOSThread()
+		var was, one unix.CPUSet
+		if cpu < 0 || unix.SchedGetaffinity(0, &was) != nil || !was.IsSet(cpu) {
+			runtime.UnlockOSThread()
+			work()
+			return
+		}
+		one.Set(cpu)
+		if unix.SchedSetaffinity(0, &one) != nil {
+			runtime.UnlockOSThread()
+			work()
+			return
+		}
+		work()
+		if unix.SchedSetaffinity(0, &was) == nil {
+			runtime.UnlockOSThread()
+		}
+	}()
+	<-done
+}
 
 // openHere opens attrs as one group on the calling thread (locked to it
 // meanwhile), the first as leader, and returns the descriptors it opened;

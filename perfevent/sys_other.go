@@ -21,6 +21,8 @@ func (realSys) perfOpen(*openAttr, int, int, int, int) (int, error) { return -1,
 func (realSys) read(int, []byte) (int, error)                       { return 0, errNotLinux }
 func (realSys) eventID(int) (uint64, error)                         { return 0, errNotLinux }
 func (realSys) close(int) error                                     { return errNotLinux }
+func (realSys) closeAll([]int) error                                { return errNotLinux }
+func (realSys) pinned(_ int, work func())                           { work() }
 func (realSys) openHere([]openAttr) ([]int, bool)                   { return nil, false }
 func (realSys) nofile() (uint64, uint64, error)                     { return 0, 0, errNotLinux }
 func (realSys) setNofile(uint64) error                              { return errNotLinux }

@@ -60,8 +60,14 @@ func threadExiting(root string, pid, tid int) bool {
 // threadStartTick returns the start time of thread tid of pid, in clock ticks
 // since boot (field 22 of /proc/PID/task/TID/stat).
 func threadStartTick(root string, pid, tid int) (uint64, error) {
-	st, err := procfs.New(root).Proc(pid).Task(tid).Stat()
+	st, err := threadStat(root, pid, tid)
 	return st.StartTime, err
+}
+
+// threadStat reads /proc/PID/task/TID/stat under root: the thread's start
+// time and the CPU it last ran on among the rest.
+func threadStat(root string, pid, tid int) (procfs.Stat, error) {
+	return procfs.New(root).Proc(pid).Task(tid).Stat()
 }
 
 // threadOrigin is what the rescan concludes about a thread that was not in

@@ -31,6 +31,10 @@ type WindowOptions struct {
 	// there, so every number covers the same window. An error from either
 	// ends the measurement with that error.
 	OnStart, OnEnd func(at time.Time) error
+	// EndRead, when set, is given the start and end readings right after
+	// the end read, before OnEnd: a caller reading /proc at the end can
+	// skip the threads that did not run (Reading.Ran).
+	EndRead func(start, end Reading)
 	// BeforeStart and BeforeEnd, when set, are called right before the
 	// counters are read at the window's start and end: callers open and
 	// close there what must cover the counters' window and nothing more
@@ -55,6 +59,11 @@ type Window struct {
 	Planned time.Duration
 	// Partial is true when ctx ended the window before Planned.
 	Partial bool
+	// StartTook is how long OnStart took, BeforeEndTook how long
+	// BeforeEnd did: the caller's own reads inside the window. The
+	// window is timed from the start read, so a StartTook beyond Planned
+	// makes it late, as does any BeforeEndTook.
+	StartTook, BeforeEndTook time.Duration
 	// Coverage and Groups describe the attachment the window was read
 	// from.
 	Coverage coverage
@@ -76,14 +85,12 @@ func Measure(ctx context.Context, a *Attachment, opts WindowOptions) (*Window, e
 	if err != nil {
 		return nil, err
 	}
-	if opts.OnStart != nil {
-		if err := opts.OnStart(start.End); err != nil {
-			return nil, err
-		}
-	}
+	// The window and its intervals are timed from the start read: what
+	// OnStart reads (a server's status, /proc of thousands of threads)
+	// runs inside the window, not before it.
 	var deadline <-chan time.Time
 	if opts.Duration > 0 {
-		t := time.NewTimer(opts.Duration)
+		t := time.NewTimer(opts.Duration - time.Since(start.End))
 		defer t.Stop()
 		deadline = t.C
 	}
@@ -92,6 +99,13 @@ func Measure(ctx context.Context, a *Attachment, opts WindowOptions) (*Window, e
 		tk := time.NewTicker(opts.Interval)
 		defer tk.Stop()
 		tick = tk.C
+	}
+	if opts.OnStart != nil {
+		t0 := time.Now()
+		if err := opts.OnStart(start.End); err != nil {
+			return nil, err
+		}
+		w.StartTook = time.Since(t0)
 	}
 	prev := start
 	interval := func(r Reading) error {
@@ -125,11 +139,16 @@ loop:
 		}
 	}
 	if opts.BeforeEnd != nil {
+		t0 := time.Now()
 		opts.BeforeEnd()
+		w.BeforeEndTook = time.Since(t0)
 	}
 	end, err := a.Read()
 	if err != nil {
 		return nil, err
+	}
+	if opts.EndRead != nil {
+		opts.EndRead(start, end)
 	}
 	if opts.OnEnd != nil {
 		if err := opts.OnEnd(end.End); err != nil {

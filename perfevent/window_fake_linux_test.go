@@ -71,3 +71,47 @@ func TestMeasureInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// The window is timed from the start counter read: what OnStart reads (a
+// server's status, /proc of thousands of threads) runs inside it, and a
+// start edge longer than the plan makes the window that long, not the plan
+// longer. The intervals are timed from the start read too. Measured side
+// by side: the window against OnStart's own length plus the plan, which
+// is what a timer started after OnStart gives.
+func TestMeasureTimedFromStartRead(t *testing.T) {
+	f := newFakeSys()
+	a, err := attachFake(t, f, fakeRoot(t, 100, threads(100)), 100, []Event{taskClock}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const edge, planned = 400 * time.Millisecond, 200 * time.Millisecond
+	var beforeEnd time.Time
+	w, err := Measure(context.Background(), a, WindowOptions{
+		Duration:  planned,
+		Interval:  100 * time.Millisecond,
+		OnStart:   func(time.Time) error { time.Sleep(edge); return nil },
+		BeforeEnd: func() { beforeEnd = time.Now(); time.Sleep(10 * time.Millisecond) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.StartTook < edge || w.BeforeEndTook < 10*time.Millisecond {
+		t.Fatalf("StartTook %v, BeforeEndTook %v: the sleeps were %v and 10ms", w.StartTook, w.BeforeEndTook, edge)
+	}
+	secs := w.Total.End.Sub(w.Total.Start)
+	// The end comes as soon as OnStart is done (past the planned end):
+	// less than half the plan after it, where a timer started after
+	// OnStart ends it a whole plan after.
+	afterStart := beforeEnd.Sub(w.Total.Start) - w.StartTook
+	if afterStart > planned/2 {
+		t.Errorf("the end began %v after OnStart returned (window %v, OnStart %v, plan %v): the window was timed from after OnStart", afterStart, secs, w.StartTook, planned)
+	}
+	// The intervals' ticks came during OnStart: the first read after it
+	// takes them, and no interval waits a whole interval after OnStart.
+	switch {
+	case len(w.Series) == 0:
+		t.Error("no series interval")
+	case w.Series[0].End.Sub(w.Total.Start) > w.StartTook+planned/2:
+		t.Errorf("first interval ended at %v of a window whose OnStart took %v", w.Series[0].End.Sub(w.Total.Start), w.StartTook)
+	}
+}

@@ -2,14 +2,16 @@
 # Times perfbench's attach + read + detach against perf stat's, side by side,
 # on one process with 2,000 threads and 8 software events: PAIRS interleaved
 # runs of
-#   perfbench stat --force --pid PID -e EVENTS --duration 1ns --format json
-#   perf stat -e EVENTS -p PID -- sleep 0
+#   perfbench stat --force --pid PID -e EVENTS --duration WINDOW --format json
+#   perf stat -e EVENTS -p PID -- sleep WINDOW
 # and prints each pair, then the medians and their ratio. Run as root.
-# Environment: PAIRS (default 7), THREADS (default 2000).
+# Environment: PAIRS (default 7), THREADS (default 2000), WINDOW in seconds
+# (default 0.1; 0 times attach, read and detach alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pairs=${PAIRS:-7}
 threads=${THREADS:-2000}
+window=${WINDOW:-0.1}
 events=task-clock,cpu-clock,context-switches,cpu-migrations,page-faults,minor-faults,major-faults,alignment-faults
 
 command -v perf >/dev/null || { echo "bench-attach: perf is not installed: apt-get install linux-perf" >&2; exit 1; }
@@ -62,14 +64,17 @@ done
 n=$(ls "/proc/$wpid/task" | wc -l)
 
 now() { date +%s%N; }
-echo "pid $wpid: $n threads, 8 events ($events), $pairs pairs"
+# perfbench's --duration: 0 s is a window of 1 ns (a duration of 0 means
+# until Ctrl-C).
+dur=$(awk -v w="$window" 'BEGIN { if (w + 0 > 0) printf "%dus", w * 1e6; else print "1ns" }')
+echo "pid $wpid: $n threads, 8 events ($events), ${window} s window, $pairs pairs"
 printf '%-5s %12s %12s %8s\n' pair perfbench_s perf_stat_s ratio
 ours=() theirs=()
 for i in $(seq "$pairs"); do
 	t0=$(now)
-	"$tmp/perfbench" stat --force --pid "$wpid" -e "$events" --duration 1ns --format json >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
+	"$tmp/perfbench" stat --force --pid "$wpid" -e "$events" --duration "$dur" --format json >/dev/null 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
 	t1=$(now)
-	perf stat -e "$events" -p "$wpid" -- sleep 0 >/dev/null 2>"$tmp/perf.err" || { cat "$tmp/perf.err" >&2; exit 1; }
+	perf stat -e "$events" -p "$wpid" -- sleep "$window" >/dev/null 2>"$tmp/perf.err" || { cat "$tmp/perf.err" >&2; exit 1; }
 	t2=$(now)
 	a=$(( (t1 - t0) / 1000 )) b=$(( (t2 - t1) / 1000 ))
 	ours+=("$a") theirs+=("$b")

@@ -27,6 +27,11 @@ func formatStat(s Stat) []byte {
 	f[14], f[15] = fmt.Sprint(s.UTime), fmt.Sprint(s.STime)
 	f[16], f[17] = fmt.Sprint(s.CUTime), fmt.Sprint(s.CSTime)
 	f[20], f[22] = fmt.Sprint(s.NumThreads), fmt.Sprint(s.StartTime)
+	if s.CPU < 0 {
+		f = f[:39] // the line ends before processor
+	} else {
+		f[39] = fmt.Sprint(s.CPU)
+	}
 	return fmt.Appendf(nil, "%d (%s) %s\n", s.PID, s.Comm, strings.Join(f[3:], " "))
 }
 
@@ -134,7 +139,7 @@ func FuzzStatComm(f *testing.F) {
 			return // not what the kernel writes
 		}
 		want := Stat{PID: 42, Comm: comm, State: state, PPID: ppid, MinFlt: minflt, MajFlt: minflt / 3,
-			UTime: utime, STime: utime / 7, CUTime: utime / 5, CSTime: minflt / 11, NumThreads: threads, StartTime: start}
+			UTime: utime, STime: utime / 7, CUTime: utime / 5, CSTime: minflt / 11, NumThreads: threads, StartTime: start, CPU: threads % 7}
 		got, err := parseStat(formatStat(want))
 		if err != nil || got != want {
 			t.Fatalf("wrote %+v, read %+v, %v", want, got, err)

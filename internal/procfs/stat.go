@@ -34,6 +34,9 @@ type Stat struct {
 	// StartTime is when the task started, in clock ticks after boot: with
 	// the id it identifies a task, since ids are reused.
 	StartTime uint64
+	// CPU is the CPU the task last ran on (field 39, processor); -1 when
+	// the line ends before it.
+	CPU int
 }
 
 // Exited reports whether the task has exited: a zombie or dead.
@@ -46,7 +49,7 @@ const statFields = 22 - 2
 // parseStat parses the contents of a stat file. The command name may hold
 // spaces, parentheses and any other byte: it runs from the first '(' to the
 // last ')', since every field after it is a number or the state letter.
-// Fields the kernel added after starttime are ignored.
+// Fields the kernel added after starttime are ignored, but for processor.
 func parseStat(b []byte) (Stat, error) {
 	var s Stat
 	open := bytes.IndexByte(b, '(')
@@ -85,6 +88,10 @@ func parseStat(b []byte) (Stat, error) {
 	s.CSTime = num(17, math.MaxUint64)
 	s.NumThreads = int(num(20, math.MaxInt32))
 	s.StartTime = num(22, math.MaxUint64)
+	s.CPU = -1
+	if len(f) >= 39-2 {
+		s.CPU = int(num(39, math.MaxInt32))
+	}
 	if err != nil {
 		return Stat{}, err
 	}
