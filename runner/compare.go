@@ -458,8 +458,12 @@ func (c *comparison) measure(ctx context.Context, live []*member) {
 		}
 		var running *member
 		if c.mode == record.ComparisonDuet {
-			for i, m := range live {
-				c.pin(m, c.sets[(i+slot)%n])
+			// Member i runs on set (i+slot) mod n. Moving one version
+			// onto a set another still holds makes them share it until
+			// that one moves too, so the order changes every slice:
+			// over a turn every version is moved first once.
+			for _, i := range firstFrom(slot, n) {
+				c.pin(live[i], c.sets[(i+slot)%n])
 			}
 			c.slots = append(c.slots, slot%n)
 		} else {
@@ -477,7 +481,12 @@ func (c *comparison) measure(ctx context.Context, live []*member) {
 		if slot == slots-1 || ctx.Err() != nil {
 			break
 		}
-		c.tick(ctx, live, acks, results)
+		// Who is read first changes every slice, as who is moved first.
+		order := make([]*member, 0, n)
+		for _, i := range firstFrom(slot+1, n) {
+			order = append(order, live[i])
+		}
+		c.tick(ctx, order, acks, results)
 	}
 	c.cut, c.planned = cut, slots
 	for _, m := range live {
@@ -495,6 +504,17 @@ func (c *comparison) measure(ctx context.Context, live []*member) {
 	for ; open > 0; open-- {
 		c.take(<-results)
 	}
+}
+
+// firstFrom is 0..n-1 rotated to start at k mod n: the order in which a
+// comparison's members are moved and read at slice k, so that over n
+// slices each of them comes first once.
+func firstFrom(k, n int) []int {
+	out := make([]int, n)
+	for j := range out {
+		out[j] = (k + j) % n
+	}
+	return out
 }
 
 // loadsEnd is when the first of the loads ends by itself: it was started

@@ -87,3 +87,39 @@ func TestTickSkipsEndedWindow(t *testing.T) {
 		t.Fatal("tick waits for a member whose window ended")
 	}
 }
+
+// TestFirstFrom: in a duet every version is moved (and read) first once a
+// turn, whatever slice the turn starts at, and visits every set of CPUs
+// once: an order effect (the version moved onto a set another still holds
+// shares it until that one moves) falls on every version alike.
+func TestFirstFrom(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 4} {
+		for start := range 2 * n {
+			first := map[int]int{}
+			sets := map[[2]int]bool{}
+			for slot := start; slot < start+n; slot++ {
+				order := firstFrom(slot, n)
+				if len(order) != n {
+					t.Fatalf("n=%d slot %d: order %v", n, slot, order)
+				}
+				seen := map[int]bool{}
+				for _, i := range order {
+					seen[i] = true
+					sets[[2]int{i, (i + slot) % n}] = true
+				}
+				if len(seen) != n {
+					t.Errorf("n=%d slot %d: order %v does not move every member once", n, slot, order)
+				}
+				first[order[0]]++
+			}
+			for i := range n {
+				if first[i] != 1 {
+					t.Errorf("n=%d turn from slot %d: member %d first %d times, want once", n, start, i, first[i])
+				}
+			}
+			if len(sets) != n*n {
+				t.Errorf("n=%d turn from slot %d: %d (member, set) placements, want %d", n, start, len(sets), n*n)
+			}
+		}
+	}
+}
