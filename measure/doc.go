@@ -58,7 +58,7 @@
 // edge took that long, so the machine or the server stalled. When
 // perfbench's own reading at the edges (the start's status and /proc, the
 // reads right before the end counters) kept the window open more than
-// OverrunFraction past its Duration, the warning says so instead, with how
+// overrunFraction past its Duration, the warning says so instead, with how
 // long each took and how many threads were read. The Record stays ok: its
 // counts per op still hold, its rates per second do not describe the
 // planned load.

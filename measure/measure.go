@@ -495,12 +495,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	sampling := s.startProfile(&opts, warn)
 	opts.BeforeStart = s.beforeRead(&refStart, opts.BeforeStart)
 	opts.BeforeEnd = s.beforeRead(&refEnd, opts.BeforeEnd)
-	opts.EndRead = func(a, b perfevent.Reading) {
-		if ran, ok := b.Ran(a); ok && start.os != nil {
-			fs := s.fs.Since(start.os.Process, ran)
-			s.endFS = &fs
-		}
-	}
+	opts.EndRead = s.readSince(&start)
 	opened := time.Now()
 	win, err := perfevent.Measure(wctx, s.att, opts)
 	stopWatch()
@@ -539,11 +534,7 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 	s.osDelta(r, start, end)
 	s.checkBusy(r, start, end)
 	s.gap = s.kernelCPU(r, all, win.Total, refStart, refEnd)
-	own := ownReading{startTook: win.StartTook, beforeEnd: win.BeforeEndTook}
-	if start.os != nil && start.os.Process != nil {
-		own.threads = len(start.os.Process.Threads)
-	}
-	s.finishPoints(r, ser, failed != "", w, own)
+	s.finishPoints(r, ser, failed != "", w, ownOf(win, start))
 	split, ok := s.roleSplit(win.Total, roleTotal)
 	s.finishRoles(r, split, roles, perRole && ok)
 
@@ -558,6 +549,27 @@ func (s *Session) Measure(ctx context.Context, w WindowSpec) (*record.Record, er
 		return r, ctx.Err()
 	}
 	return r, nil
+}
+
+// readSince is the window's EndRead: the end edge's /proc reading takes
+// the threads that did not run in the window (by their clocks, from the
+// start and end counter readings) from the start edge's reading.
+func (s *Session) readSince(start *edge) func(a, b perfevent.Reading) {
+	return func(a, b perfevent.Reading) {
+		if ran, ok := b.Ran(a); ok && start.os != nil {
+			fs := s.fs.Since(start.os.Process, ran)
+			s.endFS = &fs
+		}
+	}
+}
+
+// ownOf is what perfbench's own reading at the edges of win took.
+func ownOf(win *perfevent.Window, start edge) ownReading {
+	own := ownReading{startTook: win.StartTook, beforeEnd: win.BeforeEndTook}
+	if start.os != nil && start.os.Process != nil {
+		own.threads = len(start.os.Process.Threads)
+	}
+	return own
 }
 
 // endOnDone ends the window (cancel, which ends wctx) when done is closed
