@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/load/suite"
 	"github.com/perfbench/perfbench/record"
-	"github.com/perfbench/perfbench/suite"
 )
 
 const tol = 1e-9

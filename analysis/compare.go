@@ -15,8 +15,8 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"github.com/perfbench/perfbench/internal/load/suite"
 	"github.com/perfbench/perfbench/record"
-	"github.com/perfbench/perfbench/suite"
 )
 
 // errNoRecords is returned by New when there is nothing to compare.

@@ -4,8 +4,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/perfbench/perfbench/internal/load/suite"
 	"github.com/perfbench/perfbench/record"
-	"github.com/perfbench/perfbench/suite"
 )
 
 // spearman is the rank correlation of x and y (Pearson correlation of their

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perfbench/perfbench/suite"
+	"github.com/perfbench/perfbench/internal/load/suite"
 )
 
 // isWarm reports whether the step is a cache warm-up (".warm" in the label).

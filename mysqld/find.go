@@ -11,7 +11,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/host/procfs"
 )
 
 // Sentinel errors of Find.

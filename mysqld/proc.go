@@ -14,11 +14,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/host/procfs"
 )
 
 // Proc reads process information from /proc under Root, the root of the
-// file system ("/" when empty), through internal/procfs. Tests point Root
+// file system ("/" when empty), through internal/host/procfs. Tests point Root
 // at a directory they build, whose proc folder stands for /proc.
 type Proc struct{ Root string }
 

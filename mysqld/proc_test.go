@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/host/procfs"
 )
 
 // Hand-encoded /proc/net lines (x86-64, little-endian): 127.0.0.1 is

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/host/procfs"
 )
 
 // Errors of Attach that callers branch on with errors.Is (ErrPermission, in

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/host/procfs"
 )
 
 // errNoCgroup: cgroup mode cannot count this process: cgroup v2 is not

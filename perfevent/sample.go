@@ -7,7 +7,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/host/procfs"
 )
 
 // Sampling design

@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/host/procfs"
 	"github.com/perfbench/perfbench/internal/testenv"
 )
 

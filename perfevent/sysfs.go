@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/host/procfs"
 )
 
 // devicesDir is where the kernel lists event sources.

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/host/procfs"
 )
 
 // clockTick is the unit of the start time in /proc/PID/task/TID/stat: 1/USER_HZ

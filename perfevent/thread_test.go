@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/host/procfs"
 )
 
 // TestThreadStartTick reads field 22 of a thread's stat, also behind a

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/host/procfs"
 )
 
 // WindowOptions say how long a window lasts and what happens inside it. The

@@ -19,7 +19,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 dir=${1:-$tmp/campaign}
 if [ ! -d "$dir" ]; then
-	go run ./report/internal/campaign/gencampaign "$dir"
+	go run ./internal/report/internal/campaign/gencampaign "$dir"
 fi
 pb=${PERFBENCH:-}
 if [ -z "$pb" ]; then

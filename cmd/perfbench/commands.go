@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/perfbench/perfbench/insertbench"
+	"github.com/perfbench/perfbench/internal/load/insertbench"
 )
 
 // Exit codes.

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/perfbench/perfbench/demo"
-	"github.com/perfbench/perfbench/runner"
+	"github.com/perfbench/perfbench/internal/demo"
+	"github.com/perfbench/perfbench/internal/run/runner"
 )
 
 func init() {

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/perfbench/perfbench/hostinfo"
 	"github.com/perfbench/perfbench/internal/calibrate"
+	"github.com/perfbench/perfbench/internal/host/hostinfo"
 	"github.com/spf13/pflag"
 )
 

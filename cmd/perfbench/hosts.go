@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfbench/perfbench/hostinfo"
+	"github.com/perfbench/perfbench/internal/host/hostinfo"
 	"github.com/perfbench/perfbench/internal/remote"
 	"github.com/spf13/pflag"
 )

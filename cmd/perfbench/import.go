@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/perfbench/perfbench/importer"
+	"github.com/perfbench/perfbench/internal/importer"
 	"github.com/spf13/pflag"
 )
 

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/host/procfs"
+	"github.com/perfbench/perfbench/internal/profile/pprofout"
+	"github.com/perfbench/perfbench/internal/profile/profdiff"
 	"github.com/perfbench/perfbench/perfevent"
-	"github.com/perfbench/perfbench/pprofout"
-	"github.com/perfbench/perfbench/profdiff"
 	"github.com/spf13/pflag"
 )
 

@@ -15,8 +15,8 @@ import (
 
 	"github.com/perfbench/perfbench/analysis"
 	"github.com/perfbench/perfbench/internal/hugeheap"
+	"github.com/perfbench/perfbench/internal/report"
 	"github.com/perfbench/perfbench/record"
-	"github.com/perfbench/perfbench/report"
 )
 
 func init() {

@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/perfbench/perfbench/plan"
-	"github.com/perfbench/perfbench/runner"
+	"github.com/perfbench/perfbench/internal/run/plan"
+	"github.com/perfbench/perfbench/internal/run/runner"
 )
 
 func init() {
@@ -95,7 +95,7 @@ func init() {
 }
 
 // runHelp is perfbench run --help's text after the usage line.
-const runHelp = `PLAN is a TOML benchmark plan (see examples/plans/ and 'go doc ./plan'):
+const runHelp = `PLAN is a TOML benchmark plan (see examples/plans/ and 'go doc ./internal/run/plan'):
 server versions × steps × thread counts × repeats. For each version perfbench
 starts the server (or finds a running one), loads the data once, and for each
 step opens counters on every thread of the server, starts the load, waits out

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/perfbench/perfbench/internal/remote"
-	"github.com/perfbench/perfbench/plan"
+	"github.com/perfbench/perfbench/internal/run/plan"
 )
 
 // hostsRun is a campaign's hosts (of --hosts or of the plan's [[host]]

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfbench/perfbench/plan"
+	"github.com/perfbench/perfbench/internal/run/plan"
 	"github.com/perfbench/perfbench/record"
 )
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/perfbench/perfbench/measure"
+	"github.com/perfbench/perfbench/internal/measure"
 )
 
 // hideSecrets returns a copy of args (perfbench's command line as the

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/perfbench/perfbench/internal/cpuset"
+	"github.com/perfbench/perfbench/internal/host/cpuset"
 	"github.com/perfbench/perfbench/record"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfbench/perfbench/internal/cpuset"
+	"github.com/perfbench/perfbench/internal/host/cpuset"
 	"github.com/perfbench/perfbench/internal/testenv"
 )
 

@@ -21,12 +21,12 @@ import (
 	"time"
 
 	"github.com/google/pprof/profile"
+	"github.com/perfbench/perfbench/internal/importer/perfstat"
 	"github.com/perfbench/perfbench/internal/testdb"
 	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/mysqld"
 	"github.com/perfbench/perfbench/mysqld/sandbox"
 	"github.com/perfbench/perfbench/perfevent"
-	"github.com/perfbench/perfbench/perfstat"
 	"github.com/perfbench/perfbench/record"
 )
 

@@ -34,7 +34,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfbench/perfbench/hostinfo"
+	"github.com/perfbench/perfbench/internal/host/hostinfo"
 	"github.com/perfbench/perfbench/perfevent"
 )
 

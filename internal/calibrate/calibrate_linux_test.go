@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbench/perfbench/hostinfo"
+	"github.com/perfbench/perfbench/internal/host/hostinfo"
 	"github.com/perfbench/perfbench/internal/testenv"
 	"golang.org/x/sys/unix"
 )

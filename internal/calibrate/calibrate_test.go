@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfbench/perfbench/hostinfo"
+	"github.com/perfbench/perfbench/internal/host/hostinfo"
 	"github.com/perfbench/perfbench/perfevent"
 )
 
@@ -152,9 +152,9 @@ func readHost(t *testing.T, dir string) *hostinfo.Host {
 }
 
 const (
-	bareMetal = "../../perfevent/testdata/amd-zen" // 6 general-purpose counters, msr aperf/mperf/tsc
-	kvmAMD    = "../../hostinfo/testdata/kvm-amd"  // the same PMU in a KVM guest, NMI watchdog on
-	vmNoPMU   = "../../hostinfo/testdata/vm"       // no core PMU, msr/tsc/ only
+	bareMetal = "../../perfevent/testdata/amd-zen"  // 6 general-purpose counters, msr aperf/mperf/tsc
+	kvmAMD    = "../host/hostinfo/testdata/kvm-amd" // the same PMU in a KVM guest, NMI watchdog on
+	vmNoPMU   = "../host/hostinfo/testdata/vm"      // no core PMU, msr/tsc/ only
 )
 
 func calibrateFake(t *testing.T, dir string, m *fakeMachine) (hostinfo.Report, map[string]hostinfo.Check) {
@@ -437,7 +437,7 @@ func loopBody(t *testing.T, listing string) []string {
 
 // TestPickCPU: the last allowed CPU, a performance core on a hybrid CPU.
 func TestPickCPU(t *testing.T) {
-	hybrid := readHost(t, "../../hostinfo/testdata/metal-hybrid").System // cpu_core 0-15, cpu_atom 16-23
+	hybrid := readHost(t, "../host/hostinfo/testdata/metal-hybrid").System // cpu_core 0-15, cpu_atom 16-23
 	amd := readHost(t, bareMetal).System
 	for _, tc := range []struct {
 		sys     *perfevent.System

@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perfbench/perfbench/internal/cpuset"
+	"github.com/perfbench/perfbench/internal/host/cpuset"
 
-	"github.com/perfbench/perfbench/hostinfo"
-	"github.com/perfbench/perfbench/measure"
+	"github.com/perfbench/perfbench/internal/host/hostinfo"
+	"github.com/perfbench/perfbench/internal/measure"
 	"github.com/perfbench/perfbench/perfevent"
 )
 

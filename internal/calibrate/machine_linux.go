@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/host/procfs"
 	"github.com/perfbench/perfbench/perfevent"
 	"golang.org/x/sys/unix"
 )

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/host/procfs"
 )
 
 // TestSkipReason checks each condition under which Advise must not mark

@@ -16,8 +16,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"github.com/perfbench/perfbench/internal/cpuset"
-	"github.com/perfbench/perfbench/plan"
+	"github.com/perfbench/perfbench/internal/host/cpuset"
+	"github.com/perfbench/perfbench/internal/run/plan"
 	"github.com/perfbench/perfbench/record"
 )
 

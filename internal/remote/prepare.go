@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/perfbench/perfbench/hostinfo"
+	"github.com/perfbench/perfbench/internal/host/hostinfo"
 )
 
 // Ready is a host made ready to run perfbench, or the reason it is not.

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/host/procfs"
 )
 
 // Cgroup makes a cgroup v2 of the test's own under the cgroup2 mount and

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/host/procfs"
 )
 
 // WaitInSyscall waits until a thread of this process is blocked in system

@@ -29,7 +29,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/host/procfs"
 	"github.com/perfbench/perfbench/internal/testenv"
 )
 

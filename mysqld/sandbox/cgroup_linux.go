@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/host/procfs"
 )
 
 // newCgroup creates a cgroup v2 for the server below perfbench's own and

@@ -45,7 +45,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/perfbench/perfbench/internal/cpuset"
+	"github.com/perfbench/perfbench/internal/host/cpuset"
 )
 
 // Flavors of server, as detected from mysqld --version.

@@ -17,7 +17,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/perfbench/perfbench/internal/proc/proctest"
+	"github.com/perfbench/perfbench/internal/host/proc/proctest"
 	"github.com/perfbench/perfbench/internal/testdb"
 	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/mysqld/sandbox"

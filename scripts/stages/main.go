@@ -4,27 +4,31 @@
 // and a package imports only packages of its own stage or earlier ones.
 // The stages, earliest first:
 //
-//	helpers    internal/eventname, internal/textdist, internal/procfs,
-//	           internal/cpuset, internal/proc, internal/hugeheap,
+//	helpers    internal/eventname, internal/textdist, internal/host/procfs,
+//	           internal/host/cpuset, internal/host/proc, internal/hugeheap,
 //	           internal/tomlpos
 //	record     record (the on-disk contract)
 //	metric     perfevent/metric (the metric formulas know no perfevent type)
 //	perfevent  perfevent
-//	host       mysqld (and mysqld/sandbox), osstat, hostinfo, symbols, pprofout
-//	load       suite, sysbench, insertbench
-//	measure    measure
-//	plan       plan
-//	import     importer, perfstat
+//	host       mysqld (and mysqld/sandbox), internal/host/osstat,
+//	           internal/host/hostinfo, internal/profile/symbols,
+//	           internal/profile/pprofout
+//	load       internal/load/suite, internal/load/sysbench,
+//	           internal/load/insertbench
+//	measure    internal/measure
+//	plan       internal/run/plan
+//	import     internal/importer, internal/importer/perfstat
 //	analysis   analysis
-//	runner     runner (its adaptive repeats stop on analysis's precision)
-//	profdiff   profdiff
-//	report     report
-//	tools      demo, internal/remote, internal/calibrate
+//	runner     internal/run/runner (its adaptive repeats stop on
+//	           analysis's precision)
+//	profdiff   internal/profile/profdiff
+//	report     internal/report
+//	tools      internal/demo, internal/remote, internal/calibrate
 //	cmd        cmd/...
 //	scripts    scripts/...
 //	tests      internal/testdb, internal/testenv, internal/testhosts,
-//	           internal/proc/proctest, perfevent/internal/workload,
-//	           report/internal/campaign/... (only tests import them)
+//	           internal/host/proc/proctest, perfevent/internal/workload,
+//	           internal/report/internal/campaign/... (only tests import them)
 //
 // A package is in the stage of the longest path above that is it or holds
 // it. The imports are those of the non-test files, as go list gives them
@@ -57,24 +61,24 @@ type stage struct {
 
 // order is the stages, earliest first (see the package doc).
 var order = []stage{
-	{"helpers", []string{"internal/eventname", "internal/textdist", "internal/procfs", "internal/cpuset", "internal/proc", "internal/hugeheap", "internal/tomlpos"}},
+	{"helpers", []string{"internal/eventname", "internal/textdist", "internal/host/procfs", "internal/host/cpuset", "internal/host/proc", "internal/hugeheap", "internal/tomlpos"}},
 	{"record", []string{"record"}},
 	{"metric", []string{"perfevent/metric"}},
 	{"perfevent", []string{"perfevent"}},
-	{"host", []string{"mysqld", "osstat", "hostinfo", "symbols", "pprofout"}},
-	{"load", []string{"suite", "sysbench", "insertbench"}},
-	{"measure", []string{"measure"}},
-	{"plan", []string{"plan"}},
-	{"import", []string{"importer", "perfstat"}},
+	{"host", []string{"mysqld", "internal/host/osstat", "internal/host/hostinfo", "internal/profile/symbols", "internal/profile/pprofout"}},
+	{"load", []string{"internal/load/suite", "internal/load/sysbench", "internal/load/insertbench"}},
+	{"measure", []string{"internal/measure"}},
+	{"plan", []string{"internal/run/plan"}},
+	{"import", []string{"internal/importer", "internal/importer/perfstat"}},
 	{"analysis", []string{"analysis"}},
-	{"runner", []string{"runner"}},
-	{"profdiff", []string{"profdiff"}},
-	{"report", []string{"report"}},
-	{"tools", []string{"demo", "internal/remote", "internal/calibrate"}},
+	{"runner", []string{"internal/run/runner"}},
+	{"profdiff", []string{"internal/profile/profdiff"}},
+	{"report", []string{"internal/report"}},
+	{"tools", []string{"internal/demo", "internal/remote", "internal/calibrate"}},
 	{"cmd", []string{"cmd"}},
 	{"scripts", []string{"scripts"}},
-	{"tests", []string{"internal/testdb", "internal/testenv", "internal/testhosts", "internal/proc/proctest",
-		"perfevent/internal/workload", "report/internal/campaign"}},
+	{"tests", []string{"internal/testdb", "internal/testenv", "internal/testhosts", "internal/host/proc/proctest",
+		"perfevent/internal/workload", "internal/report/internal/campaign"}},
 }
 
 // goos are the systems whose files are listed: a file for one system may

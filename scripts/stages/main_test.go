@@ -27,23 +27,23 @@ func TestTree(t *testing.T) {
 func TestCheck(t *testing.T) {
 	const m = "example.com/m"
 	imports := map[string][]string{
-		m + "/report":                 {m + "/analysis", m + "/runner", "fmt"},
-		m + "/runner":                 {m + "/analysis", m + "/measure"},
-		m + "/analysis":               {m + "/record", m + "/runner"},
-		m + "/mysqld/sandbox":         {m + "/internal/cpuset", m + "/internal/procfs"},
-		m + "/internal/cpuset":        {m + "/internal/procfs", m + "/record"},
-		m + "/internal/proc":          {m + "/internal/cpuset", m + "/internal/proc/proctest"},
-		m + "/internal/proc/proctest": {m + "/internal/testenv", m + "/internal/proc"},
-		m + "/perfevent/metric":       {m + "/perfevent"},
-		m + "/perfevent":              {m + "/internal/eventname", m + "/perfevent/metric"},
-		m + "/newpkg":                 {m + "/record"},
-		"other.org/x":                 {m + "/cmd/perfbench"},
+		m + "/internal/report":             {m + "/analysis", m + "/internal/run/runner", "fmt"},
+		m + "/internal/run/runner":         {m + "/analysis", m + "/internal/measure"},
+		m + "/analysis":                    {m + "/record", m + "/internal/run/runner"},
+		m + "/mysqld/sandbox":              {m + "/internal/host/cpuset", m + "/internal/host/procfs"},
+		m + "/internal/host/cpuset":        {m + "/internal/host/procfs", m + "/record"},
+		m + "/internal/host/proc":          {m + "/internal/host/cpuset", m + "/internal/host/proc/proctest"},
+		m + "/internal/host/proc/proctest": {m + "/internal/testenv", m + "/internal/host/proc"},
+		m + "/perfevent/metric":            {m + "/perfevent"},
+		m + "/perfevent":                   {m + "/internal/eventname", m + "/perfevent/metric"},
+		m + "/newpkg":                      {m + "/record"},
+		"other.org/x":                      {m + "/cmd/perfbench"},
 	}
 	later, unstaged := check(m, imports)
 	want := []string{
-		"analysis imports runner: runner (stage runner) is later than analysis (stage analysis)",
-		"internal/cpuset imports record: record (stage record) is later than internal/cpuset (stage helpers)",
-		"internal/proc imports internal/proc/proctest: internal/proc/proctest (stage tests) is later than internal/proc (stage helpers)",
+		"analysis imports internal/run/runner: internal/run/runner (stage runner) is later than analysis (stage analysis)",
+		"internal/host/cpuset imports record: record (stage record) is later than internal/host/cpuset (stage helpers)",
+		"internal/host/proc imports internal/host/proc/proctest: internal/host/proc/proctest (stage tests) is later than internal/host/proc (stage helpers)",
 		"perfevent/metric imports perfevent: perfevent (stage perfevent) is later than perfevent/metric (stage metric)",
 	}
 	if !reflect.DeepEqual(later, want) {
@@ -63,9 +63,9 @@ func TestRunBadImport(t *testing.T) {
 		"analysis/analysis.go": "package analysis\n",
 		"record/record.go":     "package record\n",
 		// Only on Windows: each system's imports count.
-		"record/record_windows.go": "package record\n\nimport _ \"example.com/m/analysis\"\n",
-		"record/record_test.go":    "package record\n\nimport _ \"example.com/m/report\"\n",
-		"report/report.go":         "package report\n\nimport _ \"example.com/m/analysis\"\n",
+		"record/record_windows.go":  "package record\n\nimport _ \"example.com/m/analysis\"\n",
+		"record/record_test.go":     "package record\n\nimport _ \"example.com/m/internal/report\"\n",
+		"internal/report/report.go": "package report\n\nimport _ \"example.com/m/analysis\"\n",
 	} {
 		path := filepath.Join(root, name)
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -52,7 +52,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/perfbench/perfbench/internal/procfs"
+	"github.com/perfbench/perfbench/internal/host/procfs"
 )
 
 // sink keeps the spin loop from being optimized away.

@@ -1,7 +1,9 @@
 // Package exports type-checks every package of a module, with its tests,
 // and lists the exported top-level names (funcs, types, vars, consts) that
 // no other package of the module uses in its non-test code: names that could
-// be unexported. The public record package is left out. A type counts as
+// be unexported. Only the packages outside internal/, cmd/ and scripts/
+// are checked (perfevent, mysqld, analysis: the public surface), and the
+// public record package, the on-disk contract, is left out. A type counts as
 // used when another package names it or uses one of its methods or fields
 // (a value of it returned by a function). A package of test helpers (one
 // whose non-test code imports "testing": testenv, testdb, ...) counts the
@@ -31,6 +33,17 @@ import (
 // public are the packages meant to be imported by programs outside the
 // module: their exported names are their documented surface.
 var public = []string{"record"}
+
+// surface reports whether the package at rel (module-relative) is one
+// programs outside the module can import: not under an internal folder,
+// not a command or a script. Only those are checked: internal packages
+// are the module's own business, and their exported names cost nothing.
+func surface(rel string) bool {
+	if rel == "internal" || strings.HasPrefix(rel, "internal/") || strings.Contains(rel, "/internal/") || strings.HasSuffix(rel, "/internal") {
+		return false
+	}
+	return !(rel == "cmd" || strings.HasPrefix(rel, "cmd/") || rel == "scripts" || strings.HasPrefix(rel, "scripts/"))
+}
 
 // Package is what go list says of a package.
 type Package struct {
@@ -343,7 +356,7 @@ func (t *Tree) Unused() []Name {
 	var out []Name
 	for _, path := range t.Paths() {
 		rel := t.Rel(path)
-		if slices.Contains(public, rel) {
+		if slices.Contains(public, rel) || !surface(rel) {
 			continue
 		}
 		helpers := slices.Contains(t.Pkgs[path].Imports, "testing")
