@@ -630,9 +630,21 @@ func TestAttachFakeCgroup(t *testing.T) {
 	if len(opens) != 8 {
 		t.Fatalf("%d opens, want 2 events × 4 CPUs", len(opens))
 	}
+	// Each CPU's counters are opened from a worker on that CPU, so the
+	// opens come in no set order: each CPU has both events once.
+	perCPU := map[int]map[uint64]int{}
 	for i, o := range opens {
-		if o.cpu != i/2 || o.pid < 0 || o.flags != unix.PERF_FLAG_PID_CGROUP|unix.PERF_FLAG_FD_CLOEXEC || o.attr.Bits&unix.PerfBitInherit != 0 {
+		if o.pid < 0 || o.flags != unix.PERF_FLAG_PID_CGROUP|unix.PERF_FLAG_FD_CLOEXEC || o.attr.Bits&unix.PerfBitInherit != 0 {
 			t.Errorf("open %d: pid %d cpu %d flags %#x bits %#x", i, o.pid, o.cpu, o.flags, o.attr.Bits)
+		}
+		if perCPU[o.cpu] == nil {
+			perCPU[o.cpu] = map[uint64]int{}
+		}
+		perCPU[o.cpu][o.attr.Config]++
+	}
+	for cpu := range 4 {
+		if len(perCPU[cpu]) != 2 || perCPU[cpu][taskClock.Encodings[0].Config] != 1 || perCPU[cpu][pageFaults.Encodings[0].Config] != 1 {
+			t.Errorf("CPU %d: opens by config %v, want task-clock and page-faults once each", cpu, perCPU[cpu])
 		}
 	}
 	r, err := a.Read()
