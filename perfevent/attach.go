@@ -578,8 +578,10 @@ func newTarget(id, nparts int) *target {
 // ran on, by an interprocessor call when the opener is elsewhere; on a VM
 // that call costs more than the rest of the open. So each thread's last
 // CPU is read first (with its start time), and the counters are opened by
-// one worker per CPU, bound to it (sysCalls.pinned), each taking the
-// threads of its CPU first and then helping the others.
+// one worker per CPU, bound to it (sysCalls.pinned), each taking only the
+// threads of its CPU (byCPU). A tid that exits and is reused between the
+// stat read and the open gets its counters with the old thread's start
+// time: it needs pid_max to wrap within the attach, and is not guarded.
 func (a *Attachment) openTargets(ids []int) (opened []*target, exited int, err error) {
 	ts := make([]*target, len(ids))
 	for i, id := range ids {
@@ -722,7 +724,7 @@ func (t *target) opened() bool {
 
 // openTarget opens every group on target t (and, for a thread of
 // Options.Own, every group again without inherit), then reads the thread's
-// start time. With probe set (the first target), a part that fails because
+// start time when readThreadStats did not. With probe set (the first target), a part that fails because
 // the event is not available here is marked not supported and dropped from
 // the layout; on other targets every failure is returned. Errors wrap
 // ErrPermission, errTooManyFiles, procfs.ErrGone (the thread exited), errRaced or

@@ -512,9 +512,11 @@ func (r Reading) Ran(prev Reading) (ran func(tid int, start uint64) bool, ok boo
 		return nil, false
 	}
 	unknown := map[int]bool{}
-	for _, g := range append(append([]gap(nil), prev.gaps...), r.gaps...) {
-		if g.part == clock {
-			unknown[g.target] = true
+	for _, gaps := range [][]gap{prev.gaps, r.gaps} {
+		for _, g := range gaps {
+			if g.part == clock {
+				unknown[g.target] = true
+			}
 		}
 	}
 	type thread struct {
@@ -523,7 +525,7 @@ func (r Reading) Ran(prev Reading) (ran func(tid int, start uint64) bool, ok boo
 	}
 	still := map[thread]bool{}
 	for t := range r.targets {
-		if r.targets[t] != prev.targets[t] || t >= len(r.starts) || t >= len(prev.starts) || r.starts[t] != prev.starts[t] || r.starts[t] == 0 || unknown[t] {
+		if r.targets[t] != prev.targets[t] || r.starts[t] != prev.starts[t] || r.starts[t] == 0 || unknown[t] {
 			continue
 		}
 		if r.parts[t][clock].Raw == prev.parts[t][clock].Raw {

@@ -155,7 +155,7 @@ loop:
 			return nil, err
 		}
 	}
-	if (opts.Interval > 0 || opts.Tick != nil) && end.End.After(prev.End) {
+	if tick != nil && end.End.After(prev.End) {
 		if err := interval(end); err != nil {
 			return nil, err
 		}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # How perfbench report scales to a real campaign: a generated campaign of
 # 42 steps × 10 versions × 4 hosts × 5 repeats = 8,400 Records of about
-# 37 KB each, as perfbench run writes them (report/internal/campaign), and
+# 37 KB each, as perfbench run writes them (internal/report/internal/campaign), and
 # in the same run, on the same files from the page cache:
 #   floor      reading every file's bytes (Python, open and read)
 #   python     Python's json.load of every file, one after the other

@@ -45,8 +45,8 @@ func (o ownReading) late(planned time.Duration) time.Duration {
 	return max(0, o.startTook-planned) + o.beforeEnd
 }
 
-// text says what took how long: "the server status and /proc of 10001
-// threads read after its start counters took 4.10 s; the reads before its
+// text says what took how long: "the reads after its start counters
+// (/proc of 10001 threads among them) took 4.10 s, the reads before its
 // end counters 0.02 s".
 func (o ownReading) text() string {
 	what := "the reads after its start counters"

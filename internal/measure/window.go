@@ -149,11 +149,7 @@ const (
 // statusLag is how far the middle of status st's query was from the
 // counter read at instant at.
 func statusLag(st *mysqld.Status, at time.Time) time.Duration {
-	d := st.Time.Sub(at)
-	if d < 0 {
-		d = -d
-	}
-	return d
+	return st.Time.Sub(at).Abs()
 }
 
 // changed returns the counters of m that are not 0.

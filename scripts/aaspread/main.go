@@ -58,7 +58,7 @@ func run(w io.Writer, paths []string, base, other string) error {
 		return err
 	}
 	fmt.Fprintf(w, "%-24s %-7s %-7s %6s %-15s %5s %6s  %s\n", "step", "threads", "mode", "rQPS", "95% interval", "pairs", "CV", "rounds")
-	worst, worstCV := 1.0, 0.0
+	worst, worstCV, cells, spreads := 1.0, 0.0, 0, 0
 	for _, sc := range c.Scopes {
 		for _, step := range c.Steps {
 			k := analysis.Key(sc, other, step)
@@ -73,9 +73,15 @@ func run(w io.Writer, paths []string, base, other string) error {
 					pairs += fmt.Sprintf("(-%d)", p.Dropped)
 				}
 			}
-			cv := spread(rounds)
+			cvText := "    -"
+			if len(rounds) >= 2 {
+				cv := spread(rounds)
+				worstCV = math.Max(worstCV, cv)
+				cvText, spreads = fmt.Sprintf("%5.1f%%", 100*cv), spreads+1
+			}
 			val, ci := "-", "-"
 			if cell.OK() {
+				cells++
 				val = fmt.Sprintf("%.3f", cell.Value)
 				if math.Abs(math.Log(cell.Value)) > math.Abs(math.Log(worst)) {
 					worst = cell.Value
@@ -84,15 +90,21 @@ func run(w io.Writer, paths []string, base, other string) error {
 					ci = fmt.Sprintf("%.3f-%.3f", cell.Lo, cell.Hi)
 				}
 			}
-			worstCV = math.Max(worstCV, cv)
 			var rs []string
 			for _, r := range rounds {
 				rs = append(rs, fmt.Sprintf("%.3f", r))
 			}
-			fmt.Fprintf(w, "%-24s %-7d %-7s %6s %-15s %5s %5.1f%%  %s\n", step, sc.Threads, mode, val, ci, pairs, 100*cv, strings.Join(rs, " "))
+			fmt.Fprintf(w, "%-24s %-7d %-7s %6s %-15s %5s %6s  %s\n", step, sc.Threads, mode, val, ci, pairs, cvText, strings.Join(rs, " "))
 		}
 	}
-	fmt.Fprintf(w, "furthest rQPS %.3f, largest round CV %.1f%%\n", worst, 100*worstCV)
+	far, wide := "-", "-" // nothing measured is not 1.000 or 0.0%
+	if cells > 0 {
+		far = fmt.Sprintf("%.3f", worst)
+	}
+	if spreads > 0 {
+		wide = fmt.Sprintf("%.1f%%", 100*worstCV)
+	}
+	fmt.Fprintf(w, "furthest rQPS %s, largest round CV %s\n", far, wide)
 	return nil
 }
 

@@ -46,7 +46,10 @@ type since struct {
 // says the thread did not run since: a thread that did not run changed
 // nothing /proc shows of it (its CPU times and context switches), and
 // reading thousands of idle threads again is most of a reading's cost.
-// The others are read.
+// The others are read. A kept thread is matched by its tid and the start
+// time of prev: a thread that exited in between and whose tid a new
+// thread took (pid_max wrapping within one window) would be kept with the
+// old row.
 func (f FS) Since(prev *Process, ran func(tid int, start uint64) bool) FS {
 	if prev != nil && ran != nil {
 		f.since = &since{prev: prev, ran: ran}

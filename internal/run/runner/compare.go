@@ -501,8 +501,16 @@ func (c *comparison) measure(ctx context.Context, live []*member) {
 			open++
 		}
 	}
-	for ; open > 0; open-- {
-		c.take(<-results)
+	// A window's last reading is acknowledged too, and a tick left
+	// early (ctx ended) may leave acks behind: take them while waiting,
+	// so that no Measure blocks on a full acks before sending its result.
+	for open > 0 {
+		select {
+		case res := <-results:
+			c.take(res)
+			open--
+		case <-acks:
+		}
 	}
 }
 
@@ -607,7 +615,10 @@ func (c *comparison) watch(ctx context.Context, m *member) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
-		<-m.done
+		select {
+		case <-m.done:
+		case <-wctx.Done(): // a member whose window ended early is never done
+		}
 		cancel()
 	}()
 	select {
