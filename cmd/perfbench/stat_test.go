@@ -511,8 +511,15 @@ func TestStatClientOpsCoverage(t *testing.T) {
 	// A window that outlasts the last line by over 1% (a loaded machine
 	// opening or closing it late) is counted from the rest, marked
 	// estimated and said so; never short.
+	// Beyond 4%, the window must be marked busy: other processes moved
+	// the client's rate inside a second (seen on CI with other test
+	// packages running: 23,010 then 5,131 queries/s, 5.6% apart).
 	estimatedSaid := r.Ops.Estimated && strings.Contains(strings.Join(r.WarningTexts(), "|"), "covered by intervals, scaled to all of it")
-	if q <= 0 || math.Abs(r.Ops.Count-q) > 0.04*q || (r.Ops.Estimated && !estimatedSaid) {
+	busy := false
+	for _, wr := range r.Warnings {
+		busy = busy || wr.Code == record.WarnBusy
+	}
+	if q <= 0 || r.Ops.Count <= 0 || (math.Abs(r.Ops.Count-q) > 0.04*q && !busy) || (r.Ops.Estimated && !estimatedSaid) {
 		t.Errorf("covered window: client.queries %+v, Questions %.0f; warnings %q; window %+v client started %s seconds %v intervals %+v", r.Ops, q, r.Warnings, r.Window, r.Client.Started, r.Client.Seconds, r.Client.Intervals)
 	}
 	t.Logf("covered window: client.queries %.0f, Questions %.0f", r.Ops.Count, q)
