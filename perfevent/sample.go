@@ -150,6 +150,13 @@ type SampleSet struct {
 	// outside the window (Sampling.Begin and End), left out.
 	Foreign uint64
 	Outside int
+	// Ticks is the number of samples of every task, idle included, taken
+	// inside the window. CPUWide is set when every task of every CPU was
+	// sampled (not a cgroup): then a clock event's Ticks is about CPUs ×
+	// window × Freq, and fewer means its timer did not fire when due (a
+	// VM whose host held its CPUs, steal): see finish.
+	Ticks   uint64
+	CPUWide bool
 	// Malformed is the number of records that could not be decoded.
 	Malformed int
 	// ThreadsExited is the number of the process's threads that exited
@@ -193,6 +200,9 @@ func (s *SampleSet) finish() {
 	if s.Throttled > 0 {
 		s.warnf("the kernel throttled sampling %d times (kernel.perf_event_max_sample_rate, perf_cpu_time_max_percent): fewer samples than asked for", s.Throttled)
 	}
+	if due, ok := s.ticksDue(); ok && float64(s.Ticks) < 0.8*due {
+		s.warnf("the sampling clock fired %d times on %d CPUs over %.2f s, %.0f%% of the %.0f due (the host held this VM's CPUs, steal, or timer interrupts ran late): shares between functions hold, the profile's CPU time is low", s.Ticks, s.CPUs, s.End.Sub(s.Start).Seconds(), 100*float64(s.Ticks)/due, due)
+	}
 	if s.Malformed > 0 {
 		s.warnf("%d ring-buffer records could not be decoded and were skipped", s.Malformed)
 	}
@@ -203,6 +213,25 @@ func (s *SampleSet) finish() {
 		s.warnf("no samples of process %d in the window (idle, or the window was too short for the sampling rate)", s.Pid)
 	}
 	sort.SliceStable(s.Samples, func(i, j int) bool { return s.Samples[i].Time < s.Samples[j].Time })
+}
+
+// ticksDue is how many samples a clock event sampled on every task of every
+// CPU takes over the window: one per period per CPU (the kernel turns a
+// clock event's frequency into the period 1e9/Freq ns). ok is false for
+// other events, for cgroup sampling and for windows too short to judge.
+func (s *SampleSet) ticksDue() (float64, bool) {
+	if !s.CPUWide || s.Event != "cpu-clock" || s.CPUs < 1 || !s.End.After(s.Start) {
+		return 0, false
+	}
+	period := s.Period
+	if s.Freq > 0 {
+		period = uint64(1e9 / s.Freq)
+	}
+	if period == 0 {
+		return 0, false
+	}
+	due := float64(s.CPUs) * float64(s.End.Sub(s.Start).Nanoseconds()) / float64(period)
+	return due, due >= 100
 }
 
 func (s *SampleSet) warnf(format string, args ...any) {
@@ -427,11 +456,15 @@ func (c *collector) record(rec []byte) {
 	switch h.Type {
 	case recordSample:
 		if key, pid, period, ok := sampleKey(body); ok {
+			in := c.inWindow(le.Uint64(body[16:]))
+			if in {
+				c.set.Ticks++
+			}
 			if pid != c.pid {
 				c.set.Foreign++
 				return
 			}
-			if !c.inWindow(le.Uint64(body[16:])) {
+			if !in {
 				c.set.Outside++
 				return
 			}

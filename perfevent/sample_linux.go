@@ -75,7 +75,7 @@ func StartSampling(pid int, opts SampleOptions) (*Sampling, error) {
 		return nil, fmt.Errorf("sample pid %d: %w", pid, err)
 	}
 	s := &Sampling{pid: pid, opts: opts, root: root, wake: -1, done: make(chan struct{})}
-	s.set = &SampleSet{Pid: pid, Event: opts.Event.Name, Unit: opts.Event.Unit, Freq: opts.Freq, Period: opts.Period, CPUs: len(cpus)}
+	s.set = &SampleSet{Pid: pid, Event: opts.Event.Name, Unit: opts.Event.Unit, Freq: opts.Freq, Period: opts.Period, CPUs: len(cpus), CPUWide: !opts.Cgroup}
 	s.col = newCollector(pid, s.set)
 
 	cgFD, flags := -1, unix.PERF_FLAG_FD_CLOEXEC
@@ -232,6 +232,7 @@ func (s *Sampling) Begin() {
 	// What was taken before now is left out.
 	s.set.Outside += s.set.Count()
 	s.set.Samples = nil
+	s.set.Ticks = 0
 	clear(s.col.seen)
 	s.col.window, s.col.open = true, true
 	if !s.noClockID {

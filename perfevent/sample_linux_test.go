@@ -101,9 +101,17 @@ func TestSampleWorkload(t *testing.T) {
 	}
 	// cpu-clock periods are ns of CPU time: compare with /proc's count
 	// of the same process (10 ms ticks), side by side.
+	// A window whose sampling clock did not fire when due (the host held
+	// this VM's CPUs) must say so; only then may the total fall short.
 	ratio := float64(set.Total()) / float64(cpu*clockTick)
-	if ratio < 0.7 || ratio > 1.3 {
+	due, _ := set.ticksDue()
+	short := strings.Contains(strings.Join(set.Warnings, "\n"), "sampling clock fired")
+	t.Logf("%d ticks in the window of %.0f due; sampled CPU time / /proc CPU time = %.2f", set.Ticks, due, ratio)
+	switch {
+	case ratio > 1.3:
 		t.Errorf("sampled CPU time / /proc CPU time = %.2f, want about 1", ratio)
+	case ratio < 0.7 && !short:
+		t.Errorf("sampled CPU time / /proc CPU time = %.2f with %d of %.0f ticks and no mark, want about 1", ratio, set.Ticks, due)
 	}
 	for i := 1; i < len(set.Samples); i++ {
 		if set.Samples[i].Time < set.Samples[i-1].Time {

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // rec builds one ring-buffer record: header, then body padded to 8 bytes.
@@ -297,4 +298,47 @@ func FuzzSampleRecords(f *testing.F) {
 			t.Fatalf("%d frames from %d bytes of records", frames, seen)
 		}
 	})
+}
+
+// TestSampleTicksShortfall: a clock event sampled on every CPU takes one
+// sample per period per CPU, idle or not; a window that got far fewer (the
+// host held the VM's CPUs) is marked, one that got them all is not, and
+// cgroup sampling, other events and windows too short to judge are never
+// judged.
+func TestSampleTicksShortfall(t *testing.T) {
+	start := time.Unix(1000, 0)
+	run := func(event string, cpuWide bool, window time.Duration, idle, own int) *SampleSet {
+		set := &SampleSet{Event: event, Unit: "ns", Freq: 1000, CPUs: 2, CPUWide: cpuWide, Start: start, End: start.Add(window)}
+		c := newCollector(100, set)
+		for i := range idle {
+			c.record(sampleRec(0, 0, uint32(i%2), uint64(i), 1_000_000, 0xffff0000))
+		}
+		for i := range own {
+			c.record(sampleRec(100, 101, 0, uint64(i), 1_000_000, 0x400000, contextUser, 0x400000))
+		}
+		set.finish()
+		return set
+	}
+	marked := func(s *SampleSet) bool {
+		return strings.Contains(strings.Join(s.Warnings, "\n"), "sampling clock fired")
+	}
+	// 1 s on 2 CPUs at 1000 Hz: 2000 due.
+	if s := run("cpu-clock", true, time.Second, 900, 1000); s.Ticks != 1900 || marked(s) {
+		t.Errorf("1900 of 2000 ticks: ticks %d, warnings %q; want 1900 and no mark", s.Ticks, s.Warnings)
+	}
+	s := run("cpu-clock", true, time.Second, 918, 117)
+	if s.Ticks != 1035 || !marked(s) {
+		t.Errorf("1035 of 2000 ticks: ticks %d, warnings %q; want 1035 and the mark", s.Ticks, s.Warnings)
+	} else if w := strings.Join(s.Warnings, "\n"); !strings.Contains(w, "1035 times on 2 CPUs over 1.00 s, 52% of the 2000 due") {
+		t.Errorf("warning does not give the counts: %s", w)
+	}
+	for _, s := range []*SampleSet{
+		run("cpu-clock", false, time.Second, 0, 117),       // a cgroup's tasks only
+		run("cycles", true, time.Second, 0, 117),           // not a clock
+		run("cpu-clock", true, 40*time.Millisecond, 0, 10), // 80 due: too few to judge
+	} {
+		if marked(s) {
+			t.Errorf("%s, CPU-wide %v, %v: marked %q", s.Event, s.CPUWide, s.End.Sub(s.Start), s.Warnings)
+		}
+	}
 }
