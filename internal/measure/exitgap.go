@@ -221,7 +221,7 @@ func checkCPU(r *record.Record, all perfevent.Reading, start, end cpuRef, kind r
 		return g
 	}
 	if err := errors.Join(start.err, end.err); err != nil {
-		if cgroup {
+		if cgroup && !errors.Is(err, errBackward) {
 			r.Warnf(record.WarnGeneral, "task-clock could not be checked against the cgroup's CPU time: %v", err)
 		}
 		return g

@@ -222,6 +222,15 @@ func (s *Session) kernelCPU(r *record.Record, all, total perfevent.Reading, star
 			leaves = record.KernelCPUNotWaited
 		}
 	}
+	if a.err == nil && b.err == nil && b.hi-a.lo < 0 {
+		// Less at the end than at the start: not a CPU time of this
+		// window (a cgroup made anew, a counter reset). No CPU time is
+		// better than a 0 that reads as measured, and task-clock is not
+		// checked against it.
+		r.Warnf(record.WarnGeneral, "the kernel's CPU time of pid %d went backward over the window (%s: %.3f s at the start, %.3f s at the end): "+
+			"it is not this window's, so CPU per op comes from task-clock", s.cfg.Pid, refName(kind), a.lo/1e9, b.hi/1e9)
+		b.err = errBackward
+	}
 	if a.err == nil && b.err == nil {
 		own := 0.0
 		x, ok1 := all.Event("task-clock")
@@ -249,6 +258,19 @@ func (s *Session) kernelCPU(r *record.Record, all, total perfevent.Reading, star
 		k.GapPerSwitch = (g.taskClock - k.GapPerSwitch) / g.switches / 1e3
 	}
 	return g
+}
+
+// errBackward: the reference read less at the window's end than at its
+// start.
+var errBackward = errors.New("the kernel's CPU time went backward over the window")
+
+// refName says in a few words what a reference kind reads.
+func refName(k refKind) string {
+	switch k {
+	case refCgroup, refAlone:
+		return "the cgroup's usage_usec"
+	}
+	return "its CPU clock and its children's"
 }
 
 // kindSource is the record.KernelCPU source of a reference kind.

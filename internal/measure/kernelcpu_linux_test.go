@@ -24,6 +24,7 @@ import (
 	"github.com/perfbench/perfbench/internal/testdb"
 	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/mysqld/sandbox"
+	"github.com/perfbench/perfbench/perfevent"
 	"github.com/perfbench/perfbench/record"
 )
 
@@ -401,5 +402,50 @@ func TestKernelCPUPerQuery(t *testing.T) {
 			}
 			output()
 		})
+	}
+}
+
+// TestKernelCPUBackward: a reference that reads less at the window's end
+// than at its start (a cgroup made anew, a counter reset) is not the
+// window's CPU time: the Record gets no KernelCPU (CPU per op falls back to
+// task-clock) and a warning saying so, instead of a CPU time of 0 that
+// reads as measured; task-clock is not judged against it.
+func TestKernelCPUBackward(t *testing.T) {
+	testenv.NeedRoot(t, "counters on this test's own threads")
+	l, _ := events(t, "task-clock,context-switches")
+	att, err := perfevent.Attach(os.Getpid(), l.Events, perfevent.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer att.Close()
+	all, err := att.Read()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Session{cfg: Config{Pid: os.Getpid()}, att: att}
+	for _, tc := range []struct {
+		name       string
+		start, end float64 // the reference, ns
+		backward   bool
+	}{
+		{"forward", 5e9, 5.8e9, false},
+		{"backward", 5e9, 1e9, true},
+	} {
+		r := &record.Record{Outcome: record.OutcomeOK, Window: record.Window{Start: time.Now(), Seconds: 1}}
+		start := edgeRef{proc: cpuRef{lo: tc.start, hi: tc.start}}
+		end := edgeRef{proc: cpuRef{lo: tc.end, hi: tc.end}}
+		s.kernelCPU(r, all, all, start, end)
+		warned := false
+		for _, w := range r.Warnings {
+			warned = warned || strings.Contains(w.Text, "went backward over the window")
+		}
+		switch {
+		case tc.backward && (r.KernelCPU != nil || !warned):
+			t.Errorf("%s: KernelCPU %+v, warnings %v; want none and a warning that it went backward", tc.name, r.KernelCPU, r.Warnings)
+		case tc.backward && r.Outcome != record.OutcomeOK:
+			t.Errorf("%s: outcome %s (%s): task-clock was judged against a reference that went backward", tc.name, r.Outcome, r.Error)
+		case !tc.backward && (r.KernelCPU == nil || math.Abs(r.KernelCPU.Seconds-0.8) > 1e-9 || warned):
+			t.Errorf("%s: KernelCPU %+v, warnings %v; want 0.8 s and no warning", tc.name, r.KernelCPU, r.Warnings)
+		}
 	}
 }
