@@ -131,25 +131,16 @@ func interference(a, b *busyEdge, pid, self int, reaped uint64, ticks float64) r
 			}
 		}
 	}
-	host := func(c osstat.HostCPU) uint64 { return c.User + c.Nice + c.System }
-	total := func(c osstat.HostCPU) uint64 {
-		return c.User + c.Nice + c.System + c.Idle + c.IOWait + c.IRQ + c.SoftIRQ + c.Steal
-	}
-	sub := func(x, y uint64) float64 {
-		if y < x {
-			return 0
-		}
-		return float64(y-x) / ticks
-	}
+	sub := func(x, y uint64) float64 { return tickDelta(x, y, ticks) }
 	in := record.Interference{
 		Seconds:      b.at.Sub(a.at).Seconds(),
 		StealSeconds: sub(a.host.Steal, b.host.Steal),
 		ClientKnown:  client,
 	}
 	if in.Seconds > 0 {
-		in.HostCPUs = sub(total(a.host), total(b.host)) / in.Seconds
+		in.HostCPUs = sub(hostTotal(a.host), hostTotal(b.host)) / in.Seconds
 	}
-	other := sub(host(a.host), host(b.host))
+	other := sub(hostBusy(a.host), hostBusy(b.host))
 	for p, end := range b.procs {
 		was, ok := a.procs[p]
 		if !ok || was.start != end.start {
@@ -177,6 +168,21 @@ func interference(a, b *busyEdge, pid, self int, reaped uint64, ticks float64) r
 	})
 	in.Top = in.Top[:min(len(in.Top), busyTop)]
 	return in
+}
+
+// hostBusy is the host's CPU time spent running tasks, hostTotal all of
+// its CPU time (idle and stolen included), in ticks.
+func hostBusy(c osstat.HostCPU) uint64 { return c.User + c.Nice + c.System }
+func hostTotal(c osstat.HostCPU) uint64 {
+	return c.User + c.Nice + c.System + c.Idle + c.IOWait + c.IRQ + c.SoftIRQ + c.Steal
+}
+
+// tickDelta is y-x ticks in seconds, 0 when the count went backward.
+func tickDelta(x, y uint64, ticks float64) float64 {
+	if y < x {
+		return 0
+	}
+	return float64(y-x) / ticks
 }
 
 // busyWarning is the warning of a busy window, "" for a window that is not.
@@ -244,9 +250,11 @@ func ReadHostEdge() (HostEdge, error) {
 // started) used on the host between a and b, and whether that makes the
 // span busy as it would a window (more than 0.1 CPU and 5% of the host's
 // CPUs on average). Clock-tick truncation makes it exact to a few ticks.
-func OtherCPU(a, b HostEdge, own []int) (seconds float64, busy bool) {
+// known is false when either edge could not be read (a zero HostEdge):
+// then nothing is known of the span, busy or not.
+func OtherCPU(a, b HostEdge, own []int) (seconds float64, busy, known bool) {
 	if a.e == nil || b.e == nil {
-		return 0, false
+		return 0, false, false
 	}
 	mine := map[int]bool{os.Getpid(): true}
 	for _, p := range own {
@@ -260,17 +268,8 @@ func OtherCPU(a, b HostEdge, own []int) (seconds float64, busy bool) {
 		}
 	}
 	ticks := float64(procfs.ClockTicks())
-	sub := func(x, y uint64) float64 {
-		if y < x {
-			return 0
-		}
-		return float64(y-x) / ticks
-	}
-	host := func(c osstat.HostCPU) uint64 { return c.User + c.Nice + c.System }
-	total := func(c osstat.HostCPU) uint64 {
-		return c.User + c.Nice + c.System + c.Idle + c.IOWait + c.IRQ + c.SoftIRQ + c.Steal
-	}
-	other := sub(host(a.e.host), host(b.e.host))
+	sub := func(x, y uint64) float64 { return tickDelta(x, y, ticks) }
+	other := sub(hostBusy(a.e.host), hostBusy(b.e.host))
 	for p, end := range b.e.procs {
 		was, ok := a.e.procs[p]
 		if !ok || was.start != end.start {
@@ -284,7 +283,7 @@ func OtherCPU(a, b HostEdge, own []int) (seconds float64, busy bool) {
 	secs := b.e.at.Sub(a.e.at).Seconds()
 	cpus := 0.0
 	if secs > 0 {
-		cpus = sub(total(a.e.host), total(b.e.host)) / secs
+		cpus = sub(hostTotal(a.e.host), hostTotal(b.e.host)) / secs
 	}
-	return other, isBusy(other, secs, cpus)
+	return other, isBusy(other, secs, cpus), true
 }

@@ -79,9 +79,13 @@ type comparison struct {
 	// (slices) or the first set's member (duet: member i ran on set
 	// (i+k) mod n in slice k).
 	slots []int
-	// other and busy are the host's other CPU over each slice.
-	other []float64
-	busy  []bool
+	// other and busy are the host's other CPU over each slice; unknown
+	// is set for a slice whose edges were not both read (hostErr says
+	// why, the first time).
+	other   []float64
+	busy    []bool
+	unknown []bool
+	hostErr error
 	// edges are the host's CPU times at each slice edge.
 	edges []measure.HostEdge
 	// deadline is when the window must end for the loads to run past it.
@@ -592,11 +596,10 @@ func (c *comparison) tick(ctx context.Context, live []*member, acks chan *member
 // processes used over the slice that ended there.
 func (c *comparison) readHost() {
 	e, err := measure.ReadHostEdge()
-	if err != nil {
-		c.edges = append(c.edges, measure.HostEdge{})
-	} else {
-		c.edges = append(c.edges, e)
+	if err != nil && c.hostErr == nil {
+		c.hostErr = err
 	}
+	c.edges = append(c.edges, e) // zero when it failed: the slices on either side are not checked
 	if len(c.edges) < 2 {
 		return
 	}
@@ -604,9 +607,10 @@ func (c *comparison) readHost() {
 	for _, m := range c.members {
 		own = append(own, m.sr.s.pid)
 	}
-	other, busy := measure.OtherCPU(c.edges[len(c.edges)-2], c.edges[len(c.edges)-1], own)
+	other, busy, known := measure.OtherCPU(c.edges[len(c.edges)-2], c.edges[len(c.edges)-1], own)
 	c.other = append(c.other, other)
 	c.busy = append(c.busy, busy)
+	c.unknown = append(c.unknown, !known)
 }
 
 // watch closes m.ended when its load or its server exits, until its window
@@ -683,7 +687,7 @@ func (c *comparison) describe(m *member) {
 		rec.Outcome = record.OutcomePartial
 		rec.Error = fmt.Sprintf("comparison %s ran %d of its %d slices: the windows opened or their slice edges ran late (the machine or a server stalled), and the loads end at their planned time", c.id, c.planned-c.cut, c.planned)
 	}
-	busy := 0
+	busy, unknown := 0, 0
 	for i := range cmp.Slices {
 		sl := &cmp.Slices[i]
 		sl.Turn = i / n
@@ -702,6 +706,16 @@ func (c *comparison) describe(m *member) {
 		if sl.Busy && sl.Ran {
 			busy++
 		}
+		if sl.Ran && i < len(c.unknown) && c.unknown[i] {
+			unknown++
+		}
+	}
+	if unknown > 0 {
+		why := "a slice edge was not read"
+		if c.hostErr != nil {
+			why = c.hostErr.Error()
+		}
+		rec.Warnf(record.WarnGeneral, "comparison %s: whether other processes were busy is not known for %d of the %d slices this version ran (%s): their pairs are kept unchecked", c.id, unknown, ranSlices(cmp.Slices), why)
 	}
 	if busy > 0 {
 		rec.Warnf(record.WarnGeneral, "comparison %s: other processes were busy in %d of the %d slices this version ran: their pairs are left out", c.id, busy, ranSlices(cmp.Slices))

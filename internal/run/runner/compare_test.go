@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -121,5 +122,36 @@ func TestFirstFrom(t *testing.T) {
 				t.Errorf("n=%d turn from slot %d: %d (member, set) placements, want %d", n, start, len(sets), n*n)
 			}
 		}
+	}
+}
+
+// TestDescribeUnknownBusy: a slice whose edges were not both read (the
+// host's CPU times failed) is not a quiet slice: the Record of the version
+// that ran in it says for how many of its slices the busy check was not
+// made, and why; a version that did not run in it is not warned.
+func TestDescribeUnknownBusy(t *testing.T) {
+	mk := func(label string) *member {
+		m := &member{rec: &record.Record{Outcome: record.OutcomeOK, Comparison: &record.Comparison{Slices: make([]record.Slice, 4)}}}
+		m.it.Version = &plan.Version{Label: label}
+		return m
+	}
+	a, b := mk("a"), mk("b")
+	c := &comparison{id: "c1", mode: record.ComparisonSlices, inWindow: []*member{a, b}, slots: []int{0, 1, 0, 1},
+		other: []float64{0, 0, 0, 0}, busy: []bool{false, false, false, false}, unknown: []bool{false, true, false, false},
+		hostErr: errors.New("read the host's CPU times: open /proc/stat: too many open files")}
+	c.describe(a)
+	c.describe(b)
+	text := func(m *member) string {
+		var s []string
+		for _, w := range m.rec.Warnings {
+			s = append(s, w.Text)
+		}
+		return strings.Join(s, "\n")
+	}
+	if w := text(b); !strings.Contains(w, "not known for 1 of the 2 slices this version ran") || !strings.Contains(w, "too many open files") {
+		t.Errorf("b ran the unchecked slice; warnings:\n%s", w)
+	}
+	if w := text(a); strings.Contains(w, "not known") {
+		t.Errorf("a did not run the unchecked slice; warnings:\n%s", w)
 	}
 }
