@@ -152,10 +152,11 @@ type Cell struct {
 	// reaching the precision asked for.
 	MaxReached bool
 	// Paired is set on a ratio of versions measured together (duet or
-	// slices, or both over its repeats): it is the geometric mean of the
-	// ratios of their paired turns, N counts turns rather than repeats,
-	// and Lo, Hi, P come from a Student t interval and test on the
-	// ratios' logarithms (see Comparison.Pairing).
+	// slices, or both over its repeats): it is the geometric mean of its
+	// rounds' ratios (each the geometric mean of a comparison's paired
+	// turns), N counts rounds, and Lo, Hi, P come from a Student t
+	// interval and test on the rounds' logarithms (see
+	// Comparison.Pairing).
 	Paired PairMode
 }
 

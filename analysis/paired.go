@@ -12,11 +12,15 @@ import (
 // compared pair by pair: in each turn of a comparison, the version's
 // slices against the base's slices of the same turn (in duet, the same
 // instants, every version on every set of CPUs once; in slices, one slice
-// each, seconds apart). A metric's ratio is the geometric mean of its
-// ratios over the turns of every comparison the two share, with a
-// Student t interval and test on their logarithms; a turn with a slice
-// that was busy (other processes used the host's CPU), failed or has no
-// op count in it is left out, pair and all.
+// each, seconds apart). A round (one comparison) gives the geometric mean
+// of its turns' ratios; a metric's ratio is the geometric mean of its
+// rounds, with a Student t interval and test on their logarithms, the
+// round being the unit (the turns of one comparison share the host's
+// phase: they are not independent samples); one round gives a ratio
+// without an interval. A turn with a slice that was busy (other processes
+// used the host's CPU), failed or has no op count in it is left out, pair
+// and all. A comparison is paired once, however many Records of it a
+// version has (a re-run kept beside the original).
 
 // Pairing describes the pairs behind a ratio of versions measured
 // together.
@@ -60,12 +64,14 @@ func (c *Comparison) together(k, bk record.Key) (pairData, bool) {
 		}
 	}
 	var d pairData
+	paired := map[string]bool{}
 	for _, r := range vs.Records {
-		if r.Comparison == nil || r.Outcome == record.OutcomeFailed {
+		if r.Comparison == nil || r.Outcome == record.OutcomeFailed || paired[r.Comparison.ID] {
 			continue
 		}
 		if b, ok := byID[r.Comparison.ID]; ok && len(b.Comparison.Slices) == len(r.Comparison.Slices) {
 			d.v, d.b = append(d.v, r), append(d.b, b)
+			paired[r.Comparison.ID] = true
 		}
 	}
 	return d, len(d.v) > 0
@@ -196,12 +202,12 @@ func (c *Comparison) pairedRatio(k, bk record.Key, metric string) (Cell, Pairing
 		}
 		if len(round) > 0 {
 			logs = append(logs, round...)
-			rounds = append(rounds, math.Exp(mean(round)))
+			rounds = append(rounds, math.Exp(stats.Mean(round)))
 		}
 	}
 	p.Pairs, p.Rounds, p.RoundRatios, p.Compared = len(logs), len(rounds), rounds, len(d.v)
 	if len(rounds) >= 2 {
-		p.RoundCV = stddev(rounds) / mean(rounds)
+		p.RoundCV = stats.StdDev(rounds) / stats.Mean(rounds)
 	}
 	if len(logs) == 0 {
 		if bad {
@@ -210,28 +216,31 @@ func (c *Comparison) pairedRatio(k, bk record.Key, metric string) (Cell, Pairing
 		out := Stated(Missing)
 		return out, p, true
 	}
-	m := mean(logs)
+	// The unit of the interval and the test is the round: the turns of
+	// one comparison follow each other within seconds and share the
+	// host's phase, so they are not independent samples (their interval
+	// excluded 1 in 8 of 20 A/A cells of one build against itself).
+	roundLogs := make([]float64, len(rounds))
+	for i, r := range rounds {
+		roundLogs[i] = math.Log(r)
+	}
+	m := stats.Mean(roundLogs)
 	out := Cell{Value: math.Exp(m), Running: running, Partial: partial, Estimated: estimated,
-		N: len(logs), Of: len(logs), BaseN: len(logs), BaseOf: len(logs), Paired: pairMode(p.Mode)}
+		N: len(rounds), Of: len(rounds), BaseN: len(rounds), BaseOf: len(rounds), Paired: pairMode(p.Mode)}
 	out.Lo, out.Hi = math.NaN(), math.NaN()
-	if len(logs) >= 2 {
-		sd := stddev(logs)
-		se := sd / math.Sqrt(float64(len(logs)))
-		tq := tQuantile(1-(1-c.Opt.confidence())/2, float64(len(logs)-1))
-		out.Lo, out.Hi = math.Exp(m-tq*se), math.Exp(m+tq*se)
+	if len(rounds) >= 2 {
+		_, lo, hi := stats.MeanCI(roundLogs, c.Opt.confidence())
+		out.Lo, out.Hi = math.Exp(lo), math.Exp(hi)
 		out.Tested = true
-		if se == 0 {
+		if hi == lo {
 			out.P = 1
 			if m != 0 {
 				out.P = 0
 			}
+		} else if res, err := stats.OneSampleTTest(stats.Sample{Xs: roundLogs}, 0, stats.LocationDiffers); err == nil {
+			out.P = res.P
 		} else {
-			res, err := stats.OneSampleTTest(stats.Sample{Xs: logs}, 0, stats.LocationDiffers)
-			if err == nil {
-				out.P = res.P
-			} else {
-				out.P = 1
-			}
+			out.P = 1
 		}
 		out.Same = out.P >= c.Opt.alpha()
 	} else {
@@ -267,44 +276,4 @@ func (c *Comparison) PairingTo(k record.Key, base string) (Pairing, bool) {
 	bk.Version = base
 	_, p, ok := c.pairedRatio(k, bk, OpsPerSecond)
 	return p, ok
-}
-
-// tQuantile is the p quantile of Student's t distribution with nu degrees
-// of freedom (p above 0.5), found by bisection of its CDF.
-func tQuantile(p, nu float64) float64 {
-	d := stats.TDist{V: nu}
-	lo, hi := 0.0, 1.0
-	for d.CDF(hi) < p && hi < 1e9 {
-		lo, hi = hi, 2*hi
-	}
-	for range 100 {
-		mid := (lo + hi) / 2
-		if d.CDF(mid) < p {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return (lo + hi) / 2
-}
-
-func mean(xs []float64) float64 {
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
-
-// stddev is the sample standard deviation.
-func stddev(xs []float64) float64 {
-	if len(xs) < 2 {
-		return 0
-	}
-	m := mean(xs)
-	s := 0.0
-	for _, x := range xs {
-		s += (x - m) * (x - m)
-	}
-	return math.Sqrt(s / float64(len(xs)-1))
 }

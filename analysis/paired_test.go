@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/perfbench/perfbench/record"
 )
@@ -34,47 +35,100 @@ func compared(version, id, mode string, repeat int, slices ...record.Slice) *rec
 }
 
 func TestPairedDuetHandComputed(t *testing.T) {
-	// Two turns of two slices. Turn 0: v did 100 and 200 ops in its two
-	// seconds (one on each set of CPUs), b 200 and 100: 300 each, ratio
-	// 1. Turn 1: v 110 + 220 = 330 against 300: 1.1. One second of each
-	// slice, so ops per second are the ops.
-	b := compared("b", "c1", record.ComparisonDuet, 1,
-		slice(0, true, 1, 200, 2e6), slice(0, true, 1, 100, 1e6),
-		slice(1, true, 1, 200, 2e6), slice(1, true, 1, 100, 1e6))
-	v := compared("v", "c1", record.ComparisonDuet, 1,
+	// Round c1, two turns of two slices. Turn 0: v did 100 and 200 ops
+	// in its two seconds (one on each set of CPUs), b 200 and 100: 300
+	// each, ratio 1. Turn 1: v 110 + 220 = 330 against 300: 1.1. Round
+	// c2: both turns as c1's turn 1. One second of each slice, so ops
+	// per second are the ops.
+	base := func(id string, repeat int) *record.Record {
+		return compared("b", id, record.ComparisonDuet, repeat,
+			slice(0, true, 1, 200, 2e6), slice(0, true, 1, 100, 1e6),
+			slice(1, true, 1, 200, 2e6), slice(1, true, 1, 100, 1e6))
+	}
+	b1, b2 := base("c1", 1), base("c2", 2)
+	v1 := compared("v", "c1", record.ComparisonDuet, 1,
 		slice(0, true, 1, 100, 1e6), slice(0, true, 1, 200, 2e6),
 		slice(1, true, 1, 110, 1.1e6), slice(1, true, 1, 220, 3.3e6))
-	c, err := New([]*record.Record{b, v}, "b", Options{})
+	v2 := compared("v", "c2", record.ComparisonDuet, 2,
+		slice(0, true, 1, 110, 1.1e6), slice(0, true, 1, 220, 3.3e6),
+		slice(1, true, 1, 110, 1.1e6), slice(1, true, 1, 220, 3.3e6))
+	k := Key(Scope{"h", 1}, "v", "point-query_range=100")
+	l := math.Log(1.1)
+
+	// One round: its ratio, the geometric mean of 1 and 1.1, without an
+	// interval or a test: its turns are not independent samples.
+	c, err := New([]*record.Record{b1, v1}, "b", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := Key(Scope{"h", 1}, "v", "point-query_range=100")
+	if got := c.ThroughputRatio(k); !near(got.Value, math.Sqrt(1.1)) || got.N != 1 || got.Tested || !got.FewRepeats || got.Paired != PairedDuet {
+		t.Errorf("one round: rQPS %+v, want %v from 1 round, untested", got, math.Sqrt(1.1))
+	}
+
+	c, err = New([]*record.Record{b1, v1, b2, v2}, "b", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	got := c.ThroughputRatio(k)
-	// Geometric mean of 1 and 1.1; the interval is mean ± t(0.975, 1
-	// df) × s/√2 of the logarithms 0 and ln 1.1: s = ln 1.1/√2, so the
-	// half-width is 12.7062 × ln 1.1 / 2.
-	l := math.Log(1.1)
-	wantLo, wantHi := math.Exp(l/2-12.7062*l/2), math.Exp(l/2+12.7062*l/2)
-	if !near(got.Value, math.Sqrt(1.1)) || got.N != 2 || got.Paired != PairedDuet || !got.Tested {
-		t.Fatalf("rQPS %+v, want %v from 2 duet pairs", got, math.Sqrt(1.1))
+	// Rounds of ln-ratios l/2 and l: mean 3l/4; the interval is the mean
+	// ± t(0.975, 1 df) × s/√2 with s = (l/2)/√2, so ± 12.7062 × l/4.
+	wantLo, wantHi := math.Exp(3*l/4-12.7062*l/4), math.Exp(3*l/4+12.7062*l/4)
+	if !near(got.Value, math.Pow(1.1, 0.75)) || got.N != 2 || got.Paired != PairedDuet || !got.Tested {
+		t.Fatalf("rQPS %+v, want %v from 2 duet rounds", got, math.Pow(1.1, 0.75))
 	}
 	if math.Abs(got.Lo-wantLo) > 1e-4 || math.Abs(got.Hi-wantHi) > 1e-4 {
 		t.Errorf("interval %v–%v, want %v–%v", got.Lo, got.Hi, wantLo, wantHi)
 	}
-	// cpu/o: turn 0: v 3e6 ns / 300 ops = 10 µs, b the same: 1. Turn 1: v
-	// 4.4e6/330 = 13.33 µs, b 10 µs: 1.3333. Geometric mean √(4/3).
-	if cpu := c.Ratio(k, "cpu/o"); !near(cpu.Value, math.Sqrt(4.0/3)) || cpu.Paired != PairedDuet {
-		t.Errorf("cpu/o ratio %+v, want %v", cpu, math.Sqrt(4.0/3))
+	// cpu/o: c1 turn 0: v 3e6 ns / 300 ops = 10 µs, b the same: 1; turn
+	// 1: v 4.4e6/330 = 13.33 µs, b 10 µs: 4/3; round √(4/3). c2: 4/3.
+	// Their geometric mean: (4/3)^(3/4).
+	if cpu := c.Ratio(k, "cpu/o"); !near(cpu.Value, math.Pow(4.0/3, 0.75)) || cpu.Paired != PairedDuet {
+		t.Errorf("cpu/o ratio %+v, want %v", cpu, math.Pow(4.0/3, 0.75))
 	}
 	p, ok := c.Pairing(k)
-	if !ok || p.Pairs != 2 || p.Dropped != 0 || p.Rounds != 1 || p.Mode != record.ComparisonDuet || len(p.RoundRatios) != 1 || !near(p.RoundRatios[0], math.Sqrt(1.1)) {
+	if !ok || p.Pairs != 4 || p.Dropped != 0 || p.Rounds != 2 || p.Mode != record.ComparisonDuet || len(p.RoundRatios) != 2 ||
+		!near(p.RoundRatios[0], math.Sqrt(1.1)) || !near(p.RoundRatios[1], 1.1) {
 		t.Errorf("pairing %+v", p)
 	}
 	// The base against v (PairingTo): the same turns, each ratio
-	// inverted: 1 and 1/1.1.
+	// inverted.
 	bp, ok := c.PairingTo(Key(Scope{"h", 1}, "b", "point-query_range=100"), "v")
-	if !ok || bp.Pairs != 2 || bp.Rounds != 1 || !near(bp.RoundRatios[0], 1/math.Sqrt(1.1)) {
-		t.Errorf("pairing of b to v %+v, want 2 pairs, a round of %v", bp, 1/math.Sqrt(1.1))
+	if !ok || bp.Pairs != 4 || bp.Rounds != 2 || !near(bp.RoundRatios[0], 1/math.Sqrt(1.1)) || !near(bp.RoundRatios[1], 1/1.1) {
+		t.Errorf("pairing of b to v %+v, want 4 pairs, rounds of %v and %v", bp, 1/math.Sqrt(1.1), 1/1.1)
+	}
+}
+
+// TestPairedRoundIsTheUnit: many turns of one comparison that all agree do
+// not make a difference certain: the turns share the host's phase. Two
+// rounds that disagree give a wide interval and no verdict, however many
+// turns each has; a comparison a version has two Records of (a re-run kept
+// beside the original) is one round.
+func TestPairedRoundIsTheUnit(t *testing.T) {
+	mk := func(version, id string, repeat int, ops float64) *record.Record {
+		var sl []record.Slice
+		for turn := range 10 {
+			sl = append(sl, slice(turn, true, 1, ops, 1e6), slice(turn, true, 1, ops, 1e6))
+		}
+		return compared(version, id, record.ComparisonDuet, repeat, sl...)
+	}
+	k := Key(Scope{"h", 1}, "v", "point-query_range=100")
+	recs := []*record.Record{mk("b", "c1", 1, 100), mk("v", "c1", 1, 105), mk("b", "c2", 2, 100), mk("v", "c2", 2, 96)}
+	c, err := New(recs, "b", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.ThroughputRatio(k)
+	if got.N != 2 || !got.Tested || !got.Same || got.Lo > 0.96 || got.Hi < 1.05 {
+		t.Errorf("rounds of 1.05 and 0.96 with 10 agreeing turns each: %+v, want 2 rounds, same, an interval over both", got)
+	}
+	again := mk("v", "c1", 1, 105)
+	again.Window.Start = again.Window.Start.Add(time.Hour)
+	c, err = New(append(recs[:2:2], again), "b", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := c.Pairing(k); p.Rounds != 1 || p.Pairs != 10 {
+		t.Errorf("one comparison in two Records of v: pairing %+v, want 1 round of 10 pairs", p)
 	}
 }
 
@@ -101,22 +155,26 @@ func TestPairedSlicesAndBusy(t *testing.T) {
 	}
 	b := mk("b", []bool{true, false, true}, []float64{100, 110, 100}, -1)
 	v := mk("v", []bool{false, true, false}, []float64{90, 99, 500}, 5)
-	c, err := New([]*record.Record{b, v}, "b", Options{})
+	// A second round, the same.
+	b2 := mk("b", []bool{true, false, true}, []float64{100, 110, 100}, -1)
+	v2 := mk("v", []bool{false, true, false}, []float64{90, 99, 500}, 5)
+	b2.Comparison.ID, v2.Comparison.ID, b2.Repeat, v2.Repeat = "c2", "c2", 2, 2
+	c, err := New([]*record.Record{b, v, b2, v2}, "b", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	k := Key(Scope{"h", 1}, "v", "point-query_range=100")
 	got := c.ThroughputRatio(k)
 	if !near(got.Value, 0.9) || got.N != 2 || got.Paired != PairedSlices {
-		t.Errorf("rQPS %+v, want 0.9 from 2 pairs (the busy turn left out)", got)
+		t.Errorf("rQPS %+v, want 0.9 from 2 rounds of 2 pairs (the busy turns left out)", got)
 	}
-	// Two equal ratios: no spread, a difference the test calls certain.
+	// Two equal rounds: no spread, a difference the test calls certain.
 	if !got.Tested || got.Same || got.P != 0 {
 		t.Errorf("test: tested %v same %v p %v", got.Tested, got.Same, got.P)
 	}
 	p, _ := c.Pairing(k)
-	if p.Pairs != 2 || p.Dropped != 1 || p.Busy != 1 {
-		t.Errorf("pairing %+v, want 2 pairs, 1 dropped for a busy slice", p)
+	if p.Pairs != 4 || p.Dropped != 2 || p.Busy != 2 || p.Rounds != 2 {
+		t.Errorf("pairing %+v, want 2 rounds of 2 pairs, 1 dropped in each for a busy slice", p)
 	}
 	// Absolute QPS is over the slices v ran: (90 + 99 + 500) ops in 3 s.
 	if q := c.Value(k, OpsPerSecond); !near(q.Value, 689.0/3) {
@@ -158,14 +216,14 @@ func TestPairedMaxReachedCountsRounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := c.ThroughputRatio(k); got.N != 6 || !got.MaxReached {
-		t.Errorf("two rounds of max 2: %+v, want 6 pairs and m", got)
+	if got := c.ThroughputRatio(k); got.N != 2 || !got.MaxReached {
+		t.Errorf("two rounds of max 2: %+v, want 2 rounds and m", got)
 	}
 	c, err = New(recs[:2], "b", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := c.ThroughputRatio(k); got.N != 3 || got.MaxReached {
-		t.Errorf("one round of max 2: %+v, want 3 pairs and no m (its pairs are not repeats)", got)
+	if got := c.ThroughputRatio(k); got.N != 1 || got.MaxReached {
+		t.Errorf("one round of max 2: %+v, want 1 round and no m (its pairs are not repeats)", got)
 	}
 }

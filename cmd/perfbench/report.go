@@ -59,8 +59,9 @@ ratio of two zeros; n/a not supported, nc not counted, failed a failed step, -
 not recorded or not computable. Every table lists the markers it uses and the
 warnings of its Records that concern its columns as notes; tables with n/a in
 every cell are left out and named at the top. A ratio of versions measured
-together (duet, slices) is paired: the geometric mean of its turns' ratios, with
-a Student t interval and test; the pairs table lists its turns and rounds.
+together (duet, slices) is paired: each round the geometric mean of its turns'
+ratios, the cell the geometric mean of the rounds with a Student t interval and
+test over them; the pairs table lists its turns and rounds.
 
 Tables (--tables): ` + strings.Join(report.TableIDs, ", ") + `.
 

@@ -41,8 +41,9 @@ var csvHeader = []string{"table", "title", "host", "threads", "section", "row", 
 // true for an insert-benchmark cell marked "!" (inserts/s below 95% of the
 // step's target, or the queries/s of a version that fell below it). A
 // ratio of versions measured together (duet, slices: the pairs table says
-// which) counts its paired turns in repeats and of, and its ci_lo, ci_hi
-// and p come from a Student t interval and test on their logarithms.
+// which) counts its rounds (comparisons) in repeats and of, and its ci_lo,
+// ci_hi and p come from a Student t interval and test on the logarithms of
+// the rounds' ratios.
 func writeCSV(w io.Writer, rep *report) error { return render(w, rep, csvRenderer()) }
 
 func csvRenderer() renderer {
@@ -110,7 +111,7 @@ func writeCSVTable(cw *csv.Writer, t *table) {
 // a cell that is not computable; below_target an insert-benchmark cell
 // marked "!" (see Cell.BelowTarget); paired the mode of a ratio of versions
 // measured together (duet, slices, mixed), whose repeats and of count its
-// paired turns and whose interval and p come from a t test on them.
+// rounds and whose interval and p come from a t test on them.
 type jsonCell struct {
 	Text      string   `json:"text"`
 	State     string   `json:"state"`

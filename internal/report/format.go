@@ -96,14 +96,14 @@ func fmtHist(v float64) string {
 //	        version's, else the base's): the others have none for it
 //	±4%     half-width of the 95% confidence interval of the median over
 //	        repeats, relative to the value (of a paired ratio: the
-//	        Student t interval of its turns' ratios)
+//	        Student t interval of its rounds' ratios)
 //	~       the difference to the base is not significant (ratio cells)
 //	?       a ratio from fewer than 2 repeats of the version or the base:
 //	        not tested for significance (printed when some other ratio of
 //	        the report was tested, so that no "~" does not read as
 //	        significant; when none was, the table's notes say that its
 //	        ratios rest on a single repeat instead); a paired ratio
-//	        (versions measured together) from a single turn, always
+//	        (versions measured together) from a single round, always
 //	d       throughput: the repeats disagree (a coefficient of variation
 //	        above 3%, or two groups of repeats far apart: see
 //	        analysis.DisagreeCV); on a ratio, the version's or the base's;

@@ -298,7 +298,7 @@ type tableMarks struct {
 	// tested, so "?" would be on every one of them).
 	ratios, unmarked int
 	// paired are the modes of the ratios of versions measured together
-	// (duet, slices); minPairs and maxPairs the fewest and most turns one
+	// (duet, slices); minPairs and maxPairs the fewest and most rounds one
 	// of them pairs; pairedUntested and pairedDisagree are set when one
 	// is marked "?" (a single pair) or d (its rounds disagree).
 	paired                         []analysis.PairMode
@@ -345,7 +345,7 @@ func (b *builder) mark(m *tableMarks, t *table, row *row, c *tableCell) {
 	paired := c.Paired != analysis.NotPaired
 	if t.ID != tableLegacy && c.rel && row.Kind == rowValues {
 		m.ratios++
-		// A paired ratio from a single turn is marked whatever the
+		// A paired ratio from a single round is marked whatever the
 		// others: it is no repeat that more of would have been tested.
 		if c.FewRepeats && !c.Tested && c.format != nil {
 			if b.tested || paired {
@@ -505,11 +505,15 @@ func (b *builder) pairedNotes(t *table, m *tableMarks) []string {
 		if m.maxPairs > m.minPairs {
 			n += "–" + itoa(m.maxPairs)
 		}
-		notes = append(notes, fmt.Sprintf("paired ratios: geometric mean of %s turn ratios (version/base, same turn); ±x%%: 95%% Student t interval on their logs; ~: t test p >= %.2g",
-			n, b.alpha()))
+		rounds := "rounds"
+		if n == "1" {
+			rounds = "round"
+		}
+		notes = append(notes, fmt.Sprintf("paired ratios: geometric mean of %s %s, a round the geometric mean of its turns' version/base ratios; ±x%%: 95%% t interval on their logs; ~: p >= %.2g",
+			n, rounds, b.alpha()))
 	}
 	if m.pairedUntested {
-		notes = append(notes, "?: a paired ratio from a single turn (the others left out): not tested for significance")
+		notes = append(notes, "?: a paired ratio from a single round (repeat): not tested for significance, its turns are not independent samples")
 	}
 	if m.pairedDisagree {
 		notes = append(notes, fmt.Sprintf("d: a paired ratio whose rounds (repeats) disagree: their ratios' CV is above %g%% (pairs table)", 100*analysis.DisagreeCV))

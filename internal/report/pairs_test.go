@@ -111,15 +111,17 @@ func TestReportPairsTable(t *testing.T) {
 	}
 	type want struct{ title, step, version, cells, why string }
 	for _, w := range []want{
-		{"1 thread", "point-query", "b", "a duet 3 1 0 2 0.95 1.00 3.7% 0.97±16%~d",
+		{"1 thread", "point-query", "b", "a duet 3 1 0 2 0.95 1.00 3.7% 0.97±40%~d",
 			"turn ratios 0.9, 1 | 1 (one left out, busy); rounds √0.9 = 0.949 and 1, CV 0.0363/0.974 = 3.7% (d above 3%); " +
-				"geometric mean 0.9^(1/3) = 0.965, t interval on the logs 0.830–1.123, t = -1 with 2 df: p = 0.42"},
-		{"1 thread", "point-query", "a2", "a duet 3 1 0 2 1.01 0.98 2.1% 1.00±5%~",
-			"the A/A twin against a: 1, 1.02 | 0.98; rounds √1.02 = 1.010 and 0.98, CV 2.1%; interval 0.951–1.051"},
+				"geometric mean of the rounds 0.9^(1/4) = 0.974; their logs ln(0.9)/2 and 0: s/√2 = 0.02634, × t(0.975, 1 df) 12.706 " +
+				"= 0.3347: interval 0.697–1.361, +40%; t = -1 with 1 df: p = 0.5"},
+		{"1 thread", "point-query", "a2", "a duet 3 1 0 2 1.01 0.98 2.1% 0.99±21%~",
+			"the A/A twin against a: 1, 1.02 | 0.98; rounds √1.02 = 1.010 and 0.98, CV 2.1%; their logs' mean -0.00515: 0.995; " +
+				"s/√2 = 0.01505, × 12.706 = 0.1913: interval 0.822–1.205, +21%"},
 		{"1 thread", "read-write", "b", "a mixed 2 0 0 2 0.90 0.80 8.3% 0.85±111%~d",
 			"a duet round of 0.9 and a slices round of 0.8: √0.72 = 0.849, CV 0.0707/0.85 = 8.3%; t = -2.79 with 1 df: p = 0.22"},
-		{"2 threads", "point-query", "b", "a slices 2 0 1 1 1.15 - 1.15±83%~",
-			"1.1 and 1.21, the failed read's turn out: 1.1^1.5 = 1.154; one round: no CV; t = 3 with 1 df: p = 0.20"},
+		{"2 threads", "point-query", "b", "a slices 2 0 1 1 1.15 - 1.15?",
+			"1.1 and 1.21, the failed read's turn out: 1.1^1.5 = 1.154; one round: no CV, no interval, not tested"},
 		{"2 threads", "read-only", "b", "a slices 1 1 0 1 0.80 - 0.80?",
 			"a single pair, 80/100, the busy turn out: not tested, ?"},
 	} {
@@ -163,15 +165,15 @@ func TestReportPairedNotes(t *testing.T) {
 			"duet: the versions ran at once, each on CPUs of its own, swapped every slice; a turn: every version once on every set of CPUs",
 			"slices: one version's load ran at a time, the others stopped, switching every slice in a random order; a turn: a slice of each",
 			"mixed: the ratio pairs the turns of duet and of slices comparisons (the mode changed between repeats)",
-			"paired ratios: geometric mean of 2–3 turn ratios (version/base, same turn); ±x%: 95% Student t interval on their logs; ~: t test p >= 0.05",
+			"paired ratios: geometric mean of 2 rounds, a round the geometric mean of its turns' version/base ratios; ±x%: 95% t interval on their logs; ~: p >= 0.05",
 			"d: a paired ratio whose rounds (repeats) disagree: their ratios' CV is above 3% (pairs table)",
 			"left out: 2 of 10 turns: 2 with a busy slice",
 			"-: not recorded", // a2 did not run read-write
 		},
 		"2 threads": {
 			"slices: one version's load ran at a time, the others stopped, switching every slice in a random order; a turn: a slice of each",
-			"paired ratios: geometric mean of 1–2 turn ratios (version/base, same turn); ±x%: 95% Student t interval on their logs; ~: t test p >= 0.05",
-			"?: a paired ratio from a single turn (the others left out): not tested for significance",
+			"paired ratios: geometric mean of 1 round, a round the geometric mean of its turns' version/base ratios; ±x%: 95% t interval on their logs; ~: p >= 0.05",
+			"?: a paired ratio from a single round (repeat): not tested for significance, its turns are not independent samples",
 			"left out: 2 of 5 turns: 1 with a busy slice, 1 with a failed read, no ops counted or cut short",
 			"-: not recorded",
 		},
@@ -295,10 +297,10 @@ func TestReportJSONPaired(t *testing.T) {
 		}
 	}
 	for k, want := range map[string]string{
-		"host h, 1 thread) point-query b":  "0.97±16%~d duet 3",
-		"host h, 1 thread) point-query a2": "1.00±5%~ duet 3",
+		"host h, 1 thread) point-query b":  "0.97±40%~d duet 2",
+		"host h, 1 thread) point-query a2": "0.99±21%~ duet 2",
 		"host h, 1 thread) read-write b":   "0.85±111%~d mixed 2",
-		"host h, 2 threads) point-query b": "1.15±83%~ slices 2",
+		"host h, 2 threads) point-query b": "1.15? slices 1",
 		"host h, 2 threads) read-only b":   "0.80? slices 1",
 		"host h, 2 threads) read-only a2":  "-  0",
 		"host h, 1 thread) read-write a2":  "-  0",

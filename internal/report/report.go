@@ -22,9 +22,10 @@
 // the top of the report (Report.Notes).
 //
 // A ratio of versions measured together (record.Comparison: duet or
-// slices) is paired (analysis.Cell.Paired): the geometric mean of the
-// ratios of its turns, "±4%" and "~" from a Student t interval and test on
-// their logarithms, "?" from a single turn, "d" when its rounds' ratios
+// slices) is paired (analysis.Cell.Paired): the geometric mean of its
+// rounds' ratios (a round: the geometric mean of its turns'), "±4%" and "~"
+// from a Student t interval and test on their logarithms, "?" from a
+// single round, "d" when its rounds' ratios
 // disagree; no "[1/3]". Its table's notes say the modes and the turns
 // left out, and the pairs table (tablePairs) lists, per step and version,
 // the turns paired and left out and each round's ratio with their spread.

@@ -153,8 +153,10 @@ func checkPaired(t *testing.T, recs map[string]*record.Record, mode analysis.Pai
 		t.Logf("every turn left out (busy machine: %d busy): %+v", p.Busy, p)
 		return
 	}
-	if cell.Paired != mode || cell.N != p.Pairs {
-		t.Errorf("rQPS %+v, want paired (%v) from %d pairs", cell, mode, p.Pairs)
+	// The round (one comparison) is the unit of the ratio's interval:
+	// one repeat is one round, without an interval.
+	if cell.Paired != mode || cell.N != p.Rounds || p.Rounds != 1 || !cell.FewRepeats {
+		t.Errorf("rQPS %+v, pairing %+v; want paired (%v) from 1 round of %d pairs, untested", cell, p, mode, p.Pairs)
 	}
 	// One build under two labels: unless the host's work fell on one
 	// side (then the turns are marked busy and left out), the servers
