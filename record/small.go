@@ -121,7 +121,7 @@ func objectAt(src []byte, v int, member func(key []byte, v int) (end int, ok boo
 	case src[v] != '{':
 		return v, false, false
 	}
-	end, _, ok = eachMemberUntil(src, v, nil, member, nil)
+	end, ok = eachMemberUntil(src, v, member, nil)
 	return end, false, ok
 }
 
