@@ -17,8 +17,10 @@ type Select struct {
 	Series bool // the per-second series
 	// ClientLists reads the client's per-interval lines and histogram.
 	ClientLists bool
-	// Extras reads the members no report reads: the gauges, the server,
-	// the client's command and the provenance but for its CPU count.
+	// Extras reads the members no report reads: the gauges, the server
+	// but for its version, the client's command and the provenance but
+	// for the machine's host name, CPU model and CPU count (what tells
+	// machines and builds apart).
 	Extras bool
 	// Status lists the only server status variables read (exact names);
 	// nil reads them all.
@@ -122,12 +124,17 @@ func (s Select) pruning() map[string]member {
 	}
 	if !s.Extras {
 		client["command"] = member{drop: true}
-		p["gauges"], p["server"] = member{drop: true}, member{drop: true}
-		prov := map[string]member{}
+		p["gauges"] = member{drop: true}
+		prov, server := map[string]member{}, map[string]member{}
 		for _, m := range provenanceExtras {
 			prov[m] = member{drop: true}
 		}
-		p["provenance"] = member{sub: prov}
+		for _, m := range serverMembers {
+			if m != "version" {
+				server[m] = member{drop: true}
+			}
+		}
+		p["provenance"], p["server"] = member{sub: prov}, member{sub: server}
 	}
 	if len(client) > 0 {
 		p["client"] = member{sub: client}

@@ -146,7 +146,8 @@ func TestSelectiveAsGeneral(t *testing.T) {
 	if r.Roles != nil || r.Series != nil || r.Client.Intervals != nil || r.Client.Histogram != nil || len(r.Status) != 2 || len(r.Counters) != 2 || r.Client.Queries != 5 {
 		t.Errorf("read with %+v: %+v", selections[0], r)
 	}
-	if r.Gauges != nil || r.Server != nil || r.Client.Command != nil || !reflect.DeepEqual(r.Provenance, Provenance{CPUs: 16}) || r.OS.Disk.Writes != 1943 || r.Metrics["qps"] != 1.5 {
+	if r.Gauges != nil || !reflect.DeepEqual(r.Server, &Server{Version: "10.5.17-MariaDB"}) || r.Client.Command != nil ||
+		!reflect.DeepEqual(r.Provenance, Provenance{Hostname: "bench1", CPUModel: "AMD Ryzen 7 7735HS", CPUs: 16}) || r.OS.Disk.Writes != 1943 || r.Metrics["qps"] != 1.5 {
 		t.Errorf("read with %+v, the extras: %+v", selections[0], r)
 	}
 	all := selections[len(selections)-1]
@@ -524,8 +525,11 @@ func stripped(r *Record, sel Select) *Record {
 		c.Client = &cl
 	}
 	if !sel.Extras {
-		c.Gauges, c.Server = nil, nil
-		c.Provenance = Provenance{CPUs: r.Provenance.CPUs}
+		c.Gauges = nil
+		if c.Server != nil {
+			c.Server = &Server{Version: r.Server.Version}
+		}
+		c.Provenance = Provenance{Hostname: r.Provenance.Hostname, CPUModel: r.Provenance.CPUModel, CPUs: r.Provenance.CPUs}
 	}
 	return &c
 }

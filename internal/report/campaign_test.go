@@ -177,8 +177,11 @@ func TestLoadLean(t *testing.T) {
 						w.Client = &c
 					}
 					// What no report reads (record.Select.Extras).
-					w.Gauges, w.Server = nil, nil
-					w.Provenance = record.Provenance{CPUs: w.Provenance.CPUs}
+					w.Gauges = nil
+					if w.Server != nil {
+						w.Server = &record.Server{Version: w.Server.Version}
+					}
+					w.Provenance = record.Provenance{Hostname: w.Provenance.Hostname, CPUModel: w.Provenance.CPUModel, CPUs: w.Provenance.CPUs}
 					var st map[string]float64
 					for _, k := range []string{"Rows_read", "Innodb_rows_read"} {
 						if v, ok := w.Status[k]; ok {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,6 +65,60 @@ func copyRecords(t *testing.T, from, to string) {
 		}
 		if err := os.WriteFile(filepath.Join(to, filepath.Base(f)), b, 0o644); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestReportRefusesMixedMachines: Records read from their files (as
+// lean as any table reads them) still tell machines and server builds
+// apart: a version whose repeats ran on two CPU models, or on two server
+// builds, is refused whichever tables are asked for, not merged into one
+// median.
+func TestReportRefusesMixedMachines(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "records")
+	for _, c := range []struct {
+		name, want string
+		edit       func(*record.Record)
+	}{
+		{"CPU models", `mixes machines (CPU models)`, func(r *record.Record) { r.Provenance.CPUModel = "Intel Xeon Gold 6430" }},
+		{"server builds", `mixes server builds (server.version): "11.4.3-MariaDB" (repeats 1, 2), "11.8.1-MariaDB" (repeat 3)`, func(r *record.Record) {
+			r.Server = &record.Server{Version: "11.8.1-MariaDB"}
+		}},
+	} {
+		dir := t.TempDir()
+		copyRecords(t, src, dir)
+		path := filepath.Join(dir, "mariadb-11.4.3__point-query_range=100__t1__r3.json")
+		r, err := record.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.edit(r)
+		if err := record.Write(path, r); err != nil {
+			t.Fatal(err)
+		}
+		if c.name == "server builds" {
+			// The other repeats say their build too.
+			for _, rep := range []string{"1", "2"} {
+				p := filepath.Join(dir, "mariadb-11.4.3__point-query_range=100__t1__r"+rep+".json")
+				o, err := record.Read(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				o.Server = &record.Server{Version: "11.4.3-MariaDB"}
+				if err := record.Write(p, o); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for _, tables := range [][]string{nil, {"rqps"}, {"summary"}} {
+			in, err := LoadInputWith([]string{dir}, FieldsFor(Options{Tables: tables}, false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = Write(io.Discard, "text", in.Records, in.Warnings, Options{Tables: tables})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s with --tables %v: %v, want a refusal with %s", c.name, tables, err, c.want)
+			}
 		}
 	}
 }
