@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"io"
 	"os"
 	"path/filepath"
@@ -118,6 +119,61 @@ func TestReportRefusesMixedMachines(t *testing.T) {
 			err = Write(io.Discard, "text", in.Records, in.Warnings, Options{Tables: tables})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s with --tables %v: %v, want a refusal with %s", c.name, tables, err, c.want)
+			}
+		}
+	}
+}
+
+// TestReportWarningAfterRoles: a warning that jq or Python put after a
+// Record's roles and series (where a member they add goes) is printed
+// by every --tables that shows the Record's numbers, as by the whole
+// report, and an invalid one is refused by each; a misspelt member is
+// named by each.
+func TestReportWarningAfterRoles(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "records")
+	for _, c := range []struct {
+		name, member, want string
+	}{
+		{"a warning", `"warnings": [{"code": "busy", "text": "edited in after the series"}]`, "edited in after the series"},
+		{"an invalid warning", `"warnings": [{"code": "nope", "text": "x"}]`, ""},
+		{"a misspelt member", `"opps": {"source": "Questions", "count": 5}`, `"opps", which is not a Record member`},
+	} {
+		dir := t.TempDir()
+		copyRecords(t, src, dir)
+		// Written now: provenance before the status, roles and series.
+		path := filepath.Join(dir, "mariadb-11.4.3__point-query_range=100__t1__r2.json")
+		r, err := record.Read(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Roles = []record.Role{{Name: "connection", Threads: 1, Counters: r.Counters}}
+		r.Series = []record.Point{{T: 1, Seconds: 1, Ops: 3}}
+		data, err := record.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		end := bytes.LastIndexByte(data, '}')
+		data = append(append(data[:end:end], ", "+c.member...), "}\n"...)
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, tables := range [][]string{nil, {"rqps"}, {"summary"}, {"qps"}} {
+			in, err := LoadInputWith([]string{dir}, FieldsFor(Options{Tables: tables}, false))
+			if c.want == "" {
+				if err == nil || !strings.Contains(err.Error(), `unknown code "nope"`) {
+					t.Errorf("%s with --tables %v: %v, want a refusal", c.name, tables, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			if err := Write(&out, "text", in.Records, in.Warnings, Options{Tables: tables}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out.String(), c.want) {
+				t.Errorf("%s with --tables %v: the report does not say %q", c.name, tables, c.want)
 			}
 		}
 	}
