@@ -33,7 +33,7 @@ func stepRecord(version, step string, repeat int, ops float64, counters ...recor
 	r := record.New(record.KindStep)
 	r.Host, r.Version, r.Step, r.Threads, r.Repeat = "h", version, step, 1, repeat
 	r.Window.Seconds = 10
-	r.Ops = record.Ops{Source: "Questions", Count: ops, Per: 1}
+	r.Ops = record.Ops{Source: "Questions", Count: ops, Per: 1, Counted: true}
 	r.Counters = counters
 	return r
 }
@@ -113,6 +113,7 @@ func TestComputeFallbacks(t *testing.T) {
 	// No ops: per-op values are not computable, and say why, but an
 	// unsupported event still says so.
 	r2 := stepRecord("v", "x", 1, 0, counted("instructions", 5), record.Counter{Event: "cycles", Status: record.StatusNotSupported})
+	r2.Ops = record.Ops{}
 	p2 := compute(r2, Options{})
 	if c := p2.Get("instructions/o"); c.State != NotComputable || c.Why != whyNoOps {
 		t.Errorf("instructions/o without ops = %v (%s), want not computable (%s)", c.State, c.Why, whyNoOps)

@@ -219,12 +219,16 @@ func Stated(s State) Cell { return Cell{State: s, Running: 1} }
 // Reasons of NotComputable cells. whyNoChange spells out the band
 // exp(±NoChange) of the attribution (a test checks the digits).
 const (
-	whyNoOps      = "the Record has no op count"
-	whyZeroTotal  = "a role's share of an event whose total over all roles is 0"
-	WhyFewSteps   = "fewer than 3 steps, or a constant ratio"
-	whyNoChange   = "rQPS is within 0.95–1.053: a share of a change that small is noise"
-	WhyInfRatio   = "a ratio is 0 or infinite"
-	whyNoDuration = "the window has no length"
+	whyNoOps = "the Record has no op count"
+	// whyOpsNotCounted: the Record says its op count was not counted
+	// (Ops.Counted unset); whyZeroOps: it counted 0 operations.
+	whyOpsNotCounted = "the Record's op count was not counted over the window"
+	whyZeroOps       = "the window counted 0 operations"
+	whyZeroTotal     = "a role's share of an event whose total over all roles is 0"
+	WhyFewSteps      = "fewer than 3 steps, or a constant ratio"
+	whyNoChange      = "rQPS is within 0.95–1.053: a share of a change that small is noise"
+	WhyInfRatio      = "a ratio is 0 or infinite"
+	whyNoDuration    = "the window has no length"
 	// WhyNotFinite: a value or a result overflows float64 (inputs near
 	// 1e308): no number is printed rather than a wrong one.
 	WhyNotFinite = "the value is too large to compute with"

@@ -131,6 +131,7 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 	seenV, seenH, seenT, seenS := map[string]bool{}, map[string]bool{}, map[int]bool{}, map[Scope]bool{}
 	seenE, seenR := map[string]bool{}, map[string]bool{}
 	var steps []string
+	var keys []record.Key
 	seenStep := map[string]bool{}
 	perOps := computeAll(recs, opt)
 	for i, r := range recs {
@@ -174,6 +175,7 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 		if s == nil {
 			s = &Sample{Key: k}
 			c.samples[k] = s
+			keys = append(keys, k)
 		}
 		p := perOps[i]
 		s.Records = append(s.Records, r)
@@ -215,6 +217,9 @@ func New(recs []*record.Record, base string, opt Options) (*Comparison, error) {
 		return nil, fmt.Errorf("%w: %q is not one of %s", ErrUnknownBase, base, strings.Join(c.Versions, ", "))
 	}
 	c.Base = base
+	if err := c.checkMixed(keys); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 

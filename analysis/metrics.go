@@ -369,11 +369,13 @@ func computeWith(r *record.Record, opt Options, n *namer) *PerOp {
 // computation is the state of Compute: the Record, the metrics computed so
 // far, its op count as a cell and its counters by event.
 type computation struct {
-	r        *record.Record
-	p        *PerOp
-	partial  bool
-	ops      Cell
-	haveOps  bool
+	r       *record.Record
+	p       *PerOp
+	partial bool
+	ops     Cell
+	haveOps bool
+	// zeroOps is set when the Record counted 0 operations.
+	zeroOps  bool
 	counters map[string]Cell
 	n        *namer
 }
@@ -448,6 +450,34 @@ func (k *computation) countOps(opt Options) {
 	case !finite(p.Ops):
 		k.ops = NoValue(WhyNotFinite)
 	}
+	k.opsCounted()
+}
+
+// opsCounted applies what the Record says of its op count (a table's
+// rows aside): uncounted (Ops.Counted unset), its count means nothing,
+// and nothing is divided by it, nor is its QPS taken from it; counted
+// as 0, the window's QPS is 0 and no per-op value has anything to divide
+// by. Each says so in a note, unless the Record's own warning does.
+func (k *computation) opsCounted() {
+	r, p := k.r, k.p
+	if r.Kind == record.KindTable {
+		return
+	}
+	switch {
+	case r.Ops.Source == "":
+		p.Ops, p.OpsEstimated, k.haveOps = 0, false, false
+		k.ops = NoValue(whyNoOps)
+	case !r.OpsCounted():
+		p.Ops, p.OpsEstimated, k.haveOps = 0, false, false
+		k.ops = NoValue(whyOpsNotCounted)
+		if !slices.ContainsFunc(r.Warnings, func(w record.Warning) bool { return w.Code == record.WarnOpsNotCounted }) {
+			k.note(TopicGeneral, fmt.Sprintf("the Record says its %s count was not counted over the window (ops.counted false): no QPS and no per-op values from it", r.Ops.Source))
+		}
+	case p.Ops == 0:
+		k.zeroOps = true
+		k.ops = NoValue(whyZeroOps)
+		k.note(TopicGeneral, fmt.Sprintf("the window counted 0 operations (%s): its QPS is 0 and it has no per-op values", r.Ops.Source))
+	}
 }
 
 // throughput sets the ops per second. An insert-benchmark table's
@@ -462,6 +492,8 @@ func (k *computation) throughput() {
 		k.set(OpsPerSecond, Val(ips))
 	} else if q, ok := r.Metrics[OpsPerSecond]; ok && table {
 		k.set(OpsPerSecond, Val(q))
+	} else if k.zeroOps && k.p.Seconds > 0 {
+		k.set(OpsPerSecond, Val(0))
 	} else if k.p.Seconds > 0 {
 		k.set(OpsPerSecond, combine(k.ops, Val(k.p.Seconds), func(x, y float64) float64 { return x / y }))
 	} else if k.haveOps {

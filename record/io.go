@@ -31,7 +31,16 @@ func Marshal(r *Record) ([]byte, error) {
 // Parse decodes one Record and checks it. A schema-1 Record is converted
 // to schema 2 (docs/record.md says how); a Record of a later schema than
 // SchemaVersion is refused.
-func Parse(data []byte) (*Record, error) {
+//
+// Labels (host, version, step, group, the A/A base and a comparison's
+// versions) are read without white space at either end, as a CSV table's
+// cells are. A member that is no member of a Record, or one given twice,
+// is named in a warning (see memberWarnings).
+func Parse(data []byte) (*Record, error) { return parse(data, data) }
+
+// parse is Parse of data, its member names those of whole: the Record's
+// JSON before a Selective left members out of it.
+func parse(data, whole []byte) (*Record, error) {
 	// One pass over the bytes: the warnings, the one member whose form
 	// depends on the schema (sentences in schema 1), are kept raw and
 	// decoded once the schema is known.
@@ -47,6 +56,7 @@ func Parse(data []byte) (*Record, error) {
 		}
 		return nil, err
 	}
+	w.members = memberNames(whole)
 	return w.finish(true)
 }
 
@@ -68,6 +78,8 @@ func (w *wireRecord) finish(pack bool) (*Record, error) {
 			return nil, err
 		}
 	}
+	r.trimLabels()
+	r.AddWarning(memberWarnings(w.members)...)
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
@@ -111,6 +123,8 @@ func (r *Record) packCounters() {
 type wireRecord struct {
 	Record
 	Warnings json.RawMessage `json:"warnings,omitempty"`
+	// members are the names of the Record's members, in order.
+	members []string
 }
 
 func newerSchema(schema int) error {

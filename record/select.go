@@ -17,8 +17,10 @@ type Select struct {
 	Series bool // the per-second series
 	// ClientLists reads the client's per-interval lines and histogram.
 	ClientLists bool
-	// Extras reads the members no report reads: the gauges, the server,
-	// the client's command and the provenance but for its CPU count.
+	// Extras reads the members no report reads: the gauges, the server
+	// but for its version, the client's command and the provenance but
+	// for the machine's host name, CPU model and CPU count (what tells
+	// machines and builds apart).
 	Extras bool
 	// Status lists the only server status variables read (exact names);
 	// nil reads them all.
@@ -63,6 +65,8 @@ type Selective struct {
 	// shapes are the counters of the Record read before, by position,
 	// as the bytes between their numbers (see counterShape).
 	shapes []counterShape
+	// members are the member names of the Record being read, in order.
+	members []string
 }
 
 // NewSelective returns a reader of the members sel names.
@@ -72,34 +76,31 @@ func NewSelective(sel Select) *Selective {
 
 // Parse decodes one Record without the members left out (see Selective).
 func (d *Selective) Parse(data []byte) (*Record, error) {
-	if r, _, ok := d.fast(data); ok {
+	if r, ok := d.fast(data); ok {
 		return r, nil
 	}
 	return d.general(data)
 }
 
-// ParseStart decodes a Record from the first bytes of its JSON, when
-// they hold all that Parse reads of it (see stopsAt): then it returns
-// what Parse returns for the whole JSON, how many bytes it read and true.
-// Otherwise it returns false, and Parse of the whole JSON decides.
+// ParseStart is kept for callers written when a Record's first bytes
+// could hold all that Parse reads of it. They never do: a Record's
+// members may come in any order (an edit with jq or Python moves them),
+// so a member that matters may follow any member left out, and every
+// member is read. It reports false: Parse of the whole JSON decides.
 func (d *Selective) ParseStart(start []byte) (r *Record, used int, ok bool) {
-	r, used, ok = d.fast(start)
-	if !ok || used == 0 {
-		return nil, 0, false
-	}
-	return r, used, true
+	return nil, 0, false
 }
 
-// general prunes data, cut where reading stops, as JSON and decodes what
-// is left with Parse; JSON the pruning cannot follow is decoded whole,
-// for Parse's error.
+// general prunes data as JSON and decodes what is left with Parse, the
+// member names checked on data as given (see memberWarnings); JSON the
+// pruning cannot follow is decoded whole, for Parse's error.
 func (d *Selective) general(data []byte) (*Record, error) {
-	data = d.cut(data)
+	whole := data
 	if l, ok := pruneObject(d.lean[:0], data, d.prune); ok {
 		d.lean = l
 		data = l
 	}
-	return Parse(data)
+	return parse(data, whole)
 }
 
 // member says what reading a Record does with one member of a JSON object.
@@ -123,12 +124,17 @@ func (s Select) pruning() map[string]member {
 	}
 	if !s.Extras {
 		client["command"] = member{drop: true}
-		p["gauges"], p["server"] = member{drop: true}, member{drop: true}
-		prov := map[string]member{}
+		p["gauges"] = member{drop: true}
+		prov, server := map[string]member{}, map[string]member{}
 		for _, m := range provenanceExtras {
 			prov[m] = member{drop: true}
 		}
-		p["provenance"] = member{sub: prov}
+		for _, m := range serverMembers {
+			if m != "version" {
+				server[m] = member{drop: true}
+			}
+		}
+		p["provenance"], p["server"] = member{sub: prov}, member{sub: server}
 	}
 	if len(client) > 0 {
 		p["client"] = member{sub: client}
@@ -152,27 +158,28 @@ type counterList struct {
 }
 
 // fast decodes data as Parse does, or reports false when it cannot be
-// sure to (then nothing it did counts). used is where it stopped reading
-// (see stopsAt), or 0 when it read the whole Record.
-func (d *Selective) fast(data []byte) (r *Record, used int, ok bool) {
+// sure to (then nothing it did counts). It reads every member: those
+// left out are skipped as bytes, wherever they stand.
+func (d *Selective) fast(data []byte) (r *Record, ok bool) {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
-		return nil, 0, false
+		return nil, false
 	}
 	d.rest = append(d.rest[:0], '{')
 	if cap(d.slab) < max(len(d.events), 1) {
 		d.newSlab()
 	}
-	d.counters, d.lists = d.slab[:0], d.lists[:0]
+	d.counters, d.lists, d.members = d.slab[:0], d.lists[:0], d.members[:0]
 	var w wireRecord
 	var seen [len(hotMembers)]bool
 	var smallSeen uint32
-	first, provenance := true, false
-	i0 := i
-	end, stopped, ok := eachMemberUntil(data, i0, func(key []byte) bool {
-		return d.stopsAt(key, provenance)
-	}, func(key []byte, v int) (int, bool) {
-		provenance = provenance || string(key) == "provenance"
+	first := true
+	end, ok := eachMemberUntil(data, i, func(key []byte, v int) (int, bool) {
+		name, ok := d.key(key)
+		if !ok {
+			return v, false
+		}
+		d.members = append(d.members, name)
 		h := hotMember(key)
 		switch {
 		case h == len(hotMembers):
@@ -199,22 +206,20 @@ func (d *Selective) fast(data []byte) (r *Record, used int, ok bool) {
 		end, ok := skipValue(data, v)
 		return end, ok && end > v && d.keep(data, key, &first, i, v, end)
 	}, &i)
-	if !ok || (!stopped && skipSpace(data, end) != len(data)) {
-		return nil, 0, false
-	}
-	if stopped {
-		used = end
+	if !ok || skipSpace(data, end) != len(data) {
+		return nil, false
 	}
 	if len(d.rest) > 1 {
 		// Members the fast path left to the general decoder.
 		d.rest = append(d.rest, '}')
 		if decode(d.rest, &w) != nil {
-			return nil, 0, false
+			return nil, false
 		}
 	}
 	d.placeCounters(&w.Record)
+	w.members = d.members
 	r, err := w.finish(false)
-	return r, used, err == nil
+	return r, err == nil
 }
 
 // hot reads the hot member named name at src[v] into r, and reports
@@ -263,49 +268,6 @@ func (d *Selective) keep(data, key []byte, first *bool, i, v, end int) bool {
 	return true
 }
 
-// stopsAt reports whether reading a Record ends before its member named
-// key, after its provenance was read when provenance is set. perfbench
-// writes the status, the roles and the series last, in that order, after
-// the provenance (older Records have the provenance last): a Record whose
-// provenance came first has nothing after its roles but the series, and
-// nothing after the series. Reading stops at the first of those left out
-// with none after it selected.
-func (d *Selective) stopsAt(key []byte, provenance bool) bool {
-	if !provenance {
-		return false
-	}
-	switch string(key) {
-	case "roles":
-		return !d.sel.Roles && !d.sel.Series
-	case "series":
-		return !d.sel.Series
-	}
-	return false
-}
-
-// cut returns the Record's JSON in data up to where reading stops (see
-// stopsAt), closed; data itself when reading does not stop or the
-// members before cannot be followed.
-func (d *Selective) cut(data []byte) []byte {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
-		return data
-	}
-	provenance := false
-	end, stopped, ok := eachMemberUntil(data, i, func(key []byte) bool {
-		return d.stopsAt(key, provenance)
-	}, func(key []byte, v int) (int, bool) {
-		provenance = provenance || string(key) == "provenance"
-		return skipValue(data, v)
-	}, nil)
-	if !ok || !stopped {
-		return data
-	}
-	head := bytes.TrimRight(data[:end], " \t\r\n")
-	head = bytes.TrimSuffix(head, []byte(","))
-	return append(head[:len(head):len(head)], '}')
-}
-
 // hotMembers are the members of a Record that fast reads itself.
 var hotMembers = [...]string{"counters", "roles", "status", "series", "client"}
 
@@ -332,7 +294,7 @@ func hotMember(key []byte) int {
 // the object. It fails on JSON it cannot follow, on names with escapes,
 // and when f fails. *at is left at the start of each member for f.
 func eachMember(src []byte, i int, f func(key []byte, v, end int) bool, at *int) (int, bool) {
-	end, _, ok := eachMemberUntil(src, i, nil, func(key []byte, v int) (int, bool) {
+	end, ok := eachMemberUntil(src, i, func(key []byte, v int) (int, bool) {
 		end, ok := skipValue(src, v)
 		return end, ok && end > v && f(key, v, end)
 	}, at)
@@ -341,55 +303,50 @@ func eachMember(src []byte, i int, f func(key []byte, v, end int) bool, at *int)
 
 // eachMemberUntil is eachMember for an f that reads the value starting at
 // v itself and returns where it ends (a value is not scanned once to find
-// its end and again to read it), stopping, without reading its value, at
-// the first member whose name stop (when not nil) returns true for: it
-// then returns the start of that member's name and stopped.
-func eachMemberUntil(src []byte, i int, stop func(key []byte) bool, f func(key []byte, v int) (int, bool), at *int) (end int, stopped, ok bool) {
+// its end and again to read it).
+func eachMemberUntil(src []byte, i int, f func(key []byte, v int) (int, bool), at *int) (end int, ok bool) {
 	i = skipSpace(src, i+1)
 	if i < len(src) && src[i] == '}' {
-		return i + 1, false, true
+		return i + 1, true
 	}
 	for {
 		if i >= len(src) || src[i] != '"' {
-			return i, false, false
+			return i, false
 		}
 		keyEnd, ok := skipString(src, i)
 		if !ok {
-			return i, false, false
+			return i, false
 		}
 		key := src[i+1 : keyEnd-1]
 		if bytes.IndexByte(key, '\\') >= 0 {
-			return i, false, false
-		}
-		if stop != nil && stop(key) {
-			return i, true, true
+			return i, false
 		}
 		v := skipSpace(src, keyEnd)
 		if v >= len(src) || src[v] != ':' {
-			return i, false, false
+			return i, false
 		}
 		v = skipSpace(src, v+1)
 		if v >= len(src) {
-			return i, false, false
+			return i, false
 		}
 		if at != nil {
 			*at = i
 		}
 		end, ok := f(key, v)
 		if !ok || end <= v {
-			return i, false, false
+			return i, false
 		}
 		i = skipSpace(src, end)
 		if i >= len(src) {
-			return i, false, false
+			return i, false
 		}
 		switch src[i] {
 		case ',':
 			i = skipSpace(src, i+1)
 		case '}':
-			return i + 1, false, true
+			return i + 1, true
 		default:
-			return i, false, false
+			return i, false
 		}
 	}
 }
@@ -486,7 +443,7 @@ func (d *Selective) counter(src []byte, i, k int) (int, bool) {
 	c := &d.counters[k]
 	var seen uint16
 	var sh shapeSlots
-	end, _, ok := eachMemberUntil(src, i, nil, func(key []byte, v int) (int, bool) {
+	end, ok := eachMemberUntil(src, i, func(key []byte, v int) (int, bool) {
 		var bit uint16
 		end, ok := v, true
 		switch string(key) {
@@ -754,7 +711,7 @@ func (d *Selective) roles(src []byte, v int) ([]Role, int, bool) {
 		roles = append(roles, Role{})
 		r := &roles[len(roles)-1]
 		var seen uint8
-		end, _, ok := eachMemberUntil(src, i, nil, func(key []byte, v int) (int, bool) {
+		end, ok := eachMemberUntil(src, i, func(key []byte, v int) (int, bool) {
 			bit, end, ok := uint8(0), v, true
 			switch string(key) {
 			case "name":

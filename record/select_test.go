@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io/fs"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -122,7 +123,7 @@ func TestSelectiveAsGeneral(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			got, _, ok := d.fast(data)
+			got, ok := d.fast(data)
 			if !ok {
 				t.Errorf("%s with %+v: the fast path refused it", name, sel)
 				continue
@@ -145,7 +146,8 @@ func TestSelectiveAsGeneral(t *testing.T) {
 	if r.Roles != nil || r.Series != nil || r.Client.Intervals != nil || r.Client.Histogram != nil || len(r.Status) != 2 || len(r.Counters) != 2 || r.Client.Queries != 5 {
 		t.Errorf("read with %+v: %+v", selections[0], r)
 	}
-	if r.Gauges != nil || r.Server != nil || r.Client.Command != nil || !reflect.DeepEqual(r.Provenance, Provenance{CPUs: 16}) || r.OS.Disk.Writes != 1943 || r.Metrics["qps"] != 1.5 {
+	if r.Gauges != nil || !reflect.DeepEqual(r.Server, &Server{Version: "10.5.17-MariaDB"}) || r.Client.Command != nil ||
+		!reflect.DeepEqual(r.Provenance, Provenance{Hostname: "bench1", CPUModel: "AMD Ryzen 7 7735HS", CPUs: 16}) || r.OS.Disk.Writes != 1943 || r.Metrics["qps"] != 1.5 {
 		t.Errorf("read with %+v, the extras: %+v", selections[0], r)
 	}
 	all := selections[len(selections)-1]
@@ -167,7 +169,7 @@ func TestSelectiveSmallByHand(t *testing.T) {
 	}
 	for _, sel := range selections[:3] {
 		d := NewSelective(sel)
-		if _, _, ok := d.fast(data); !ok {
+		if _, ok := d.fast(data); !ok {
 			t.Fatalf("%+v: the fast path refused the Record", sel)
 		}
 		var rest map[string]json.RawMessage
@@ -344,6 +346,91 @@ func FuzzSelective(f *testing.F) {
 	})
 }
 
+// editMembers returns the Record's JSON in data edited as jq or Python
+// scripts edit Records: its members in an order shuffled by perm (none
+// when 0), member dup-1 given again after them (none when 0), member
+// typo-1 with its name misspelt (none when 0); data itself when its
+// members cannot be followed.
+func editMembers(data []byte, perm uint64, dup, typo uint8) []byte {
+	type member struct{ name, value []byte }
+	var ms []member
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return data
+	}
+	if _, ok := eachMember(data, i, func(key []byte, v, end int) bool {
+		ms = append(ms, member{key, data[v:end]})
+		return true
+	}, nil); !ok || len(ms) == 0 {
+		return data
+	}
+	if perm != 0 {
+		rand.New(rand.NewPCG(perm, 1)).Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
+	}
+	if dup != 0 {
+		ms = append(ms, ms[int(dup-1)%len(ms)])
+	}
+	if typo != 0 {
+		k := int(typo-1) % len(ms)
+		name := slices.Clone(ms[k].name)
+		switch {
+		case len(name) < 2:
+			name = append(name, 'x')
+		case typo%2 == 0:
+			name = slices.Insert(name, 1, name[1]) // "opps"
+		default:
+			name = name[:len(name)-1]
+		}
+		ms[k].name = name
+	}
+	out := []byte{'{'}
+	for j, m := range ms {
+		if j > 0 {
+			out = append(out, ", "...)
+		}
+		out = append(append(append(append(out, '"'), m.name...), `": `...), m.value...)
+	}
+	return append(out, '}')
+}
+
+// FuzzSelectiveEdited checks that Records edited as jq or Python edit
+// them (members moved, given twice, misspelt: see editMembers) are read
+// alike by every reader: with each selection, Selective's fast path gives
+// what its general way gives (Record or error), and when Parse reads the
+// whole Record, each selection gives that Record without what it leaves
+// out (stripped); seeded with the tree's Records.
+func FuzzSelectiveEdited(f *testing.F) {
+	recs := treeRecords(f)
+	for _, name := range slices.Sorted(maps.Keys(recs)) {
+		f.Add(recs[name], uint64(0), uint8(0), uint8(0))
+		f.Add(recs[name], uint64(len(name)), uint8(len(name)%7), uint8(len(name)%5))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, perm uint64, dup, typo uint8) {
+		edited := editMembers(data, perm, dup, typo)
+		whole, wholeErr := Parse(edited)
+		for _, sel := range selections {
+			d := NewSelective(sel)
+			want, wantErr := d.general(edited)
+			got, err := d.Parse(edited)
+			if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+				t.Fatalf("%+v: error %v, the general way's %v", sel, err, wantErr)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%+v: read\n%+v\nthe general way read\n%+v", sel, got, want)
+			}
+			if wholeErr != nil {
+				continue
+			}
+			if err != nil {
+				t.Fatalf("%+v: %v, though Parse reads the whole Record", sel, err)
+			}
+			if w := stripped(whole, sel); !reflect.DeepEqual(got, w) {
+				t.Fatalf("%+v: read\n%+v\nParse of the whole read\n%+v", sel, got, w)
+			}
+		}
+	})
+}
+
 // TestPruneObject checks the pruning on JSON that trips naive scanners:
 // escaped quotes and backslashes in strings, brackets inside strings,
 // member names spelt in another case or with escapes, nested objects.
@@ -392,91 +479,106 @@ func TestMarshalBulkyLast(t *testing.T) {
 	}
 }
 
-// TestParseStart checks that a Record's first bytes give what Parse
-// gives for the whole Record, once they hold all that is read: for
-// every prefix of Records written now, and never for Records written in
-// the older order (provenance last), whose prefixes all need the rest.
+// TestParseStart checks that no first bytes of a Record are taken for
+// all of it: a member that matters may follow any other.
 func TestParseStart(t *testing.T) {
 	full, err := Marshal(fullRecord())
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The older order: the provenance after the bulky members.
-	var old Record
-	if err := json.Unmarshal(full, &old); err != nil {
-		t.Fatal(err)
-	}
-	oldJSON, err := json.Marshal(struct {
-		Record
-		Provenance Provenance `json:"provenance"`
-	}{old, old.Provenance})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, sel := range selections {
 		d := NewSelective(sel)
-		want, err := d.Parse(full)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stops := 0
 		for n := range len(full) + 1 {
-			r, used, ok := d.ParseStart(full[:n])
-			if !ok {
-				continue
+			if _, _, ok := d.ParseStart(full[:n]); ok {
+				t.Fatalf("%+v: the first %d bytes of %d taken for the Record", sel, n, len(full))
 			}
-			stops++
-			if used > n || !reflect.DeepEqual(r, want) {
-				t.Fatalf("%+v: the first %d bytes read (%d used)\n%+v\nwant\n%+v", sel, n, used, r, want)
-			}
-		}
-		// Reading stops at the name of the roles, or of the series,
-		// when left out with nothing after them, and then for every
-		// prefix that holds that name.
-		wantStops := 0
-		for _, at := range []struct {
-			name string
-			stop bool
-		}{{`"roles"`, !sel.Roles && !sel.Series}, {`"series"`, sel.Roles && !sel.Series}} {
-			if at.stop {
-				wantStops = len(full) + 1 - (bytes.Index(full, []byte(at.name)) + len(at.name))
-			}
-		}
-		if stops != wantStops {
-			t.Errorf("%+v: %d of %d prefixes read, want %d", sel, stops, len(full)+1, wantStops)
-		}
-		if _, _, ok := d.ParseStart(oldJSON[:len(oldJSON)-1]); ok {
-			t.Errorf("%+v: a Record with its provenance last read from its start", sel)
-		}
-		if r, err := d.Parse(oldJSON); err != nil || !reflect.DeepEqual(r, want) {
-			t.Errorf("%+v: the older order read %v\n%+v\nwant\n%+v", sel, err, r, want)
 		}
 	}
 }
 
-// TestSelectiveStopsAlike checks that the general way stops where the
-// fast path does: what follows the first member left out of the tail
-// of a Record written now is not read, by either.
-func TestSelectiveStopsAlike(t *testing.T) {
+// stripped is the Record r as a Selective with sel reads it: without
+// the members sel leaves out.
+func stripped(r *Record, sel Select) *Record {
+	c := *r
+	if !sel.Roles {
+		c.Roles = nil
+	}
+	if !sel.Series {
+		c.Series = nil
+	}
+	if sel.Status != nil && c.Status != nil {
+		c.Status = map[string]float64{}
+		for _, k := range sel.Status {
+			if v, ok := r.Status[k]; ok {
+				c.Status[k] = v
+			}
+		}
+	}
+	if c.Client != nil {
+		cl := *c.Client
+		if !sel.ClientLists {
+			cl.Intervals, cl.Histogram = nil, nil
+		}
+		if !sel.Extras {
+			cl.Command = nil
+		}
+		c.Client = &cl
+	}
+	if !sel.Extras {
+		c.Gauges = nil
+		if c.Server != nil {
+			c.Server = &Server{Version: r.Server.Version}
+		}
+		c.Provenance = Provenance{Hostname: r.Provenance.Hostname, CPUModel: r.Provenance.CPUModel, CPUs: r.Provenance.CPUs}
+	}
+	return &c
+}
+
+// TestSelectiveReadsEveryMember checks that what a Record says is read
+// whatever its members' order and whichever members are left out:
+// members moved after the roles and the series (as jq and Python put a
+// member they add), a warning there validated, a misspelt member and a
+// member given twice named in a warning, each read as Parse reads the
+// whole Record.
+func TestSelectiveReadsEveryMember(t *testing.T) {
 	full, err := Marshal(fullRecord())
 	if err != nil {
 		t.Fatal(err)
 	}
-	cut := bytes.Index(full, []byte(`"series"`))
-	bad := append(append([]byte(nil), full[:cut]...), `"series": [{"t": oops}], "schema": 9}`...)
-	for _, sel := range selections {
-		d := NewSelective(sel)
-		want, wantErr := d.Parse(full)
-		fast, _, fastOK := d.fast(bad)
-		general, err := d.general(bad)
-		if sel.Series {
-			if fastOK || err == nil {
-				t.Errorf("%+v: a broken series read (fast %v, general %v)", sel, fastOK, err)
-			}
-			continue
+	end := bytes.LastIndexByte(full, '}')
+	tail := func(member string) []byte {
+		return append(append(append([]byte(nil), full[:end]...), ", "+member...), '}')
+	}
+	warning := `"warnings": [{"code": "busy", "text": "edited in after the series"}]`
+	withoutWarnings := bytes.Replace(full, []byte(`"warnings": [`), []byte(`"warnings_": [`), 1)
+	moved := append(append([]byte(nil), withoutWarnings[:bytes.LastIndexByte(withoutWarnings, '}')]...), ", "+warning+"}"...)
+	for _, c := range []struct {
+		name string
+		data []byte
+		want string // a warning text the Record must carry; "" for an error
+	}{
+		{"a warning after the series", moved, "edited in after the series"},
+		{"an unknown code after the series", tail(`"warnings": [{"code": "nope", "text": "x"}]`), ""},
+		{"a misspelt member", bytes.Replace(full, []byte(`"ops":`), []byte(`"opps":`), 1), `member "opps", which is not a Record member: it was not read (did you mean "ops"?)`},
+		{"a member given twice", tail(`"step": "point"`), `gives its member "step" more than once`},
+		{"the schema after the series", tail(`"schema": 3`), ""},
+	} {
+		whole, wholeErr := Parse(c.data)
+		if (wholeErr == nil) != (c.want != "") {
+			t.Fatalf("%s: Parse gave %v", c.name, wholeErr)
 		}
-		if wantErr != nil || !fastOK || err != nil || !reflect.DeepEqual(fast, want) || !reflect.DeepEqual(general, want) {
-			t.Errorf("%+v: fast %v, general %v: read\n%+v\n%+v\nwant\n%+v", sel, fastOK, err, fast, general, want)
+		if wholeErr == nil && !slices.ContainsFunc(whole.WarningTexts(), func(s string) bool { return strings.Contains(s, c.want) }) {
+			t.Errorf("%s: Parse gave the warnings %q, want one with %q", c.name, whole.WarningTexts(), c.want)
+		}
+		for _, sel := range selections {
+			got, err := NewSelective(sel).Parse(c.data)
+			if (err == nil) != (wholeErr == nil) {
+				t.Errorf("%s with %+v: %v, want %v", c.name, sel, err, wholeErr)
+				continue
+			}
+			if err == nil && !reflect.DeepEqual(got, stripped(whole, sel)) {
+				t.Errorf("%s with %+v: read\n%+v\nwant\n%+v", c.name, sel, got, stripped(whole, sel))
+			}
 		}
 	}
 }

@@ -85,9 +85,6 @@ func (d *Selective) smallObject(key, src []byte, v int, r *Record) (n, end int, 
 		end, ok = d.os(src, v, &r.OS)
 		return 13, end, ok
 	case "server":
-		if !d.sel.Extras {
-			return skipped(14, src, v)
-		}
 		end, ok = d.server(src, v, &r.Server)
 		return 14, end, ok
 	case "provenance":
@@ -121,7 +118,7 @@ func objectAt(src []byte, v int, member func(key []byte, v int) (end int, ok boo
 	case src[v] != '{':
 		return v, false, false
 	}
-	end, _, ok = eachMemberUntil(src, v, nil, member, nil)
+	end, ok = eachMemberUntil(src, v, member, nil)
 	return end, false, ok
 }
 
@@ -141,10 +138,18 @@ func skipped(n int, src []byte, v int) (int, int, bool) {
 }
 
 // provenanceExtras are the members of the provenance that Select.Extras
-// reads: all but its CPU count.
+// reads: all but the machine's host name, CPU model and CPU count.
 var provenanceExtras = []string{
-	"hostname", "cpu_model", "kernel", "perf_event_paranoid", "nmi_watchdog", "virtualization", "pmus",
+	"kernel", "perf_event_paranoid", "nmi_watchdog", "virtualization", "pmus",
 	"perfbench", "command", "plan", "plan_sha256", "written", "origin", "placement",
+}
+
+// serverMembers are the members of the server, by their numbers in
+// Selective.server; Select.Extras reads all but the version, which is
+// always read.
+var serverMembers = [...]string{
+	"pid", "version", "version_comment", "exe", "build_id", "basedir", "datadir", "port", "socket", "config",
+	"variables", "uptime_start", "uptime_end",
 }
 
 // fieldsAt is objectAt for the object of a struct: field decodes the
@@ -525,6 +530,14 @@ func (d *Selective) client(src []byte, v int, dst **Client) (int, bool) {
 func (d *Selective) server(src []byte, v int, dst **Server) (int, bool) {
 	s := &Server{}
 	end, null, ok := fieldsAt(src, v, func(key []byte, v int) (int, int, bool) {
+		if !d.sel.Extras && string(key) != "version" {
+			for i, m := range serverMembers {
+				if string(key) == m {
+					return skipped(i, src, v)
+				}
+			}
+			return -1, v, false
+		}
 		switch string(key) {
 		case "pid":
 			return intField(0, src, v, &s.Pid)
@@ -555,19 +568,19 @@ func (d *Selective) server(src []byte, v int, dst **Server) (int, bool) {
 		}
 		return -1, v, false
 	})
+	ok = ok && (d.sel.Extras || skipsAlike(src, v, end))
 	return end, setPtr(ok, null, s, dst)
 }
 
 func (d *Selective) provenance(src []byte, v int, dst *Provenance) (int, bool) {
 	var p Provenance
 	end, null, ok := fieldsAt(src, v, func(key []byte, v int) (int, int, bool) {
-		if !d.sel.Extras && string(key) != "cpus" {
+		if !d.sel.Extras {
 			for i, m := range provenanceExtras {
 				if string(key) == m {
 					return skipped(16+i, src, v)
 				}
 			}
-			return -1, v, false
 		}
 		switch string(key) {
 		case "hostname":

@@ -58,7 +58,7 @@ func writeStepRecord(t *testing.T, dir, v string, ops float64, leaves map[string
 		t.Fatal(err)
 	}
 	f.Close()
-	r := &record.Record{Schema: record.SchemaVersion, Kind: record.KindStep, Outcome: record.OutcomeOK, Version: v, Step: "point-query", Ops: record.Ops{Source: "Questions", Count: ops}, Profile: "profile.pb.gz"}
+	r := &record.Record{Schema: record.SchemaVersion, Kind: record.KindStep, Outcome: record.OutcomeOK, Version: v, Step: "point-query", Ops: record.Ops{Source: "Questions", Count: ops, Counted: true}, Profile: "profile.pb.gz"}
 	if err := record.Write(filepath.Join(sub, "point-query.json"), r); err != nil {
 		t.Fatal(err)
 	}

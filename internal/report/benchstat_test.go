@@ -33,7 +33,7 @@ func benchRecords() []*record.Record {
 			if v.ops == 800 {
 				perOp = 1.25e6
 			}
-			r.Ops = record.Ops{Source: "Questions", Count: ops, Per: 1}
+			r.Ops = record.Ops{Source: "Questions", Count: ops, Per: 1, Counted: true}
 			r.Counters = []record.Counter{
 				{Event: "instructions", Raw: uint64(ops * perOp), Enabled: 1e10, Running: 1e10, Value: ops * perOp, Status: record.StatusCounted},
 				{Event: "cycles", Status: record.StatusNotSupported},

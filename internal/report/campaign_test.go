@@ -177,8 +177,11 @@ func TestLoadLean(t *testing.T) {
 						w.Client = &c
 					}
 					// What no report reads (record.Select.Extras).
-					w.Gauges, w.Server = nil, nil
-					w.Provenance = record.Provenance{CPUs: w.Provenance.CPUs}
+					w.Gauges = nil
+					if w.Server != nil {
+						w.Server = &record.Server{Version: w.Server.Version}
+					}
+					w.Provenance = record.Provenance{Hostname: w.Provenance.Hostname, CPUModel: w.Provenance.CPUModel, CPUs: w.Provenance.CPUs}
 					var st map[string]float64
 					for _, k := range []string{"Rows_read", "Innodb_rows_read"} {
 						if v, ok := w.Status[k]; ok {
@@ -283,17 +286,16 @@ func TestReaderFirstBytes(t *testing.T) {
 				}
 			}
 		}
-		// The campaign's Records stop before the series, or the roles,
-		// when left out, with some of the sizes tried.
-		if want := !f.Series; (stopped > 0) != want {
+		// A Record's members may come in any order: its first bytes
+		// never suffice.
+		if stopped > 0 {
 			t.Errorf("%+v: the first bytes sufficed %d times", f, stopped)
 		}
 	}
 }
 
-// TestReaderCutShort: a Record written with its bulky members last and
-// cut short in them is an error, as it is when read whole, though the
-// first bytes hold all a report reads of it.
+// TestReaderCutShort: a Record cut short in its bulky members is an
+// error naming its file, whichever members are read.
 func TestReaderCutShort(t *testing.T) {
 	dir := t.TempDir()
 	if _, _, err := campaign.Write(campaign.Spec{Steps: 1, Versions: 1, Hosts: 1, Repeats: 1, Seconds: 120, Seed: 5}, dir); err != nil {
@@ -323,17 +325,17 @@ func TestReaderCutShort(t *testing.T) {
 		}
 		rd := reader{sel: record.NewSelective(fields{}.selection()), first: 4 << 10}
 		r, err := rd.read(path)
-		if err == nil || !strings.Contains(err.Error(), "cut short") {
-			t.Errorf("cut to %d of %d bytes: Record %v, error %v; want it cut short", keep, len(data), r != nil, err)
+		if err == nil || !strings.Contains(err.Error(), path) {
+			t.Errorf("cut to %d of %d bytes: Record %v, error %v; want an error naming the file", keep, len(data), r != nil, err)
 		}
 	}
-	// Whole, with a newline after it, it reads from its first bytes.
+	// Whole, with a newline after it, it reads.
 	path := filepath.Join(t.TempDir(), "whole.json")
 	if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rd := reader{sel: record.NewSelective(fields{}.selection()), first: 4 << 10}
-	if _, err := rd.read(path); err != nil || rd.first%(4<<10) != 0 {
-		t.Errorf("whole: %v, first %d (want read from its first bytes)", err, rd.first)
+	if _, err := rd.read(path); err != nil {
+		t.Errorf("whole: %v", err)
 	}
 }

@@ -143,7 +143,7 @@ func TestChartsSeriesRepeatsAndLegend(t *testing.T) {
 			r := record.New(record.KindStep)
 			r.Host, r.Version, r.Step, r.Threads, r.Repeat = "h", v.name, "point-query", 1, rep
 			r.Window.Seconds = 3
-			r.Ops = record.Ops{Source: "Questions", Count: 3 * (v.ops + float64(rep)), Per: 1}
+			r.Ops = record.Ops{Source: "Questions", Count: 3 * (v.ops + float64(rep)), Per: 1, Counted: true}
 			for s := 1; s <= 3; s++ {
 				r.Series = append(r.Series, record.Point{T: float64(s), Seconds: 1, Ops: v.ops + float64(rep)})
 			}
@@ -210,7 +210,8 @@ func TestChartRQPSAnyRange(t *testing.T) {
 		// An infinite QPS is not a measurement: no bar, and "-".
 		{math.Inf(1), "-", false, []string{"-: not recorded or not computable"}},
 		{math.NaN(), "-", false, []string{"-: not recorded or not computable"}},
-		{0, "-", false, []string{"-: not recorded or not computable"}},
+		// A window that counted 0 operations has a QPS of 0.
+		{0, "0.00", false, nil},
 		{5, "5.00", false, []string{"2.50"}},
 	} {
 		ok := t.Run(tc.label, func(t *testing.T) {

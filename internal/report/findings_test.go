@@ -16,7 +16,7 @@ func stepRec(version, step string, repeat int, ops float64, counters ...record.C
 	r := record.New(record.KindStep)
 	r.Host, r.Version, r.Step, r.Threads, r.Repeat = "h", version, step, 1, repeat
 	r.Window.Seconds = 10
-	r.Ops = record.Ops{Source: "Questions", Count: ops, Per: 1}
+	r.Ops = record.Ops{Source: "Questions", Count: ops, Per: 1, Counted: true}
 	r.Counters = counters
 	return r
 }
@@ -110,7 +110,7 @@ func TestReportEstimatedOps(t *testing.T) {
 	mk := func(version string, ops float64) *record.Record {
 		r := stepRec(version, "point-query", 1, ops, cnt("instructions", 2e8), cnt("cycles", 4e8))
 		r.Kind = record.KindImported
-		r.Ops = record.Ops{Source: "client.queries", Count: ops, Estimated: true}
+		r.Ops = record.Ops{Source: "client.queries", Count: ops, Counted: true, Estimated: true}
 		return r
 	}
 	rep, err := build([]*record.Record{mk("a", 10000), mk("b", 8000)}, Options{})

@@ -13,7 +13,7 @@ func insertRecord(version string, inserts, queries, target float64) *record.Reco
 	r := record.New(record.KindStep)
 	r.Host, r.Version, r.Step, r.Threads, r.Repeat = "h", version, "q100.1", 1, 1
 	r.Window.Seconds = 10
-	r.Ops = record.Ops{Source: "client.queries", Count: queries, Per: 1}
+	r.Ops = record.Ops{Source: "client.queries", Count: queries, Per: 1, Counted: true}
 	r.Insert = &record.Insert{Inserts: inserts, Queries: queries, TargetInsertsPerSecond: target}
 	return r
 }

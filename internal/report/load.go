@@ -52,7 +52,10 @@ func Load(paths []string) (recs []*record.Record, warnings []string, err error) 
 // content) is left out, and so is a CSV row that repeats one of an earlier
 // CSV file; one warning says how many were and where. Records without a
 // window start that share an identity but not their numbers are kept, and
-// a warning names them.
+// a warning names them. Two Records that claim one repeat (host, version,
+// step, threads, repeat) with other windows are refused, naming both
+// files, as a CSV table's two values of one repeat are: a re-run kept
+// beside the run it repeats would count as a further repeat.
 func loadInput(paths []string) (*Input, error) { return LoadInputWith(paths, allFields) }
 
 // LoadInputWith is loadInput reading of each Record only the parts f
@@ -60,7 +63,7 @@ func loadInput(paths []string) (*Input, error) { return LoadInputWith(paths, all
 func LoadInputWith(paths []string, f fields) (*Input, error) {
 	in := &Input{}
 	tables := newCSVTables()
-	seen := map[recordIdentity][]loadedFrom{}
+	seen := map[recordIdentity][]loadedFrom{} // by repeatOf
 	dups, dupFirst, dupAgain := 0, []string{}, []string{}
 	var clash []string
 	addUnique := func(list *[]string, s string) {
@@ -101,7 +104,11 @@ func LoadInputWith(paths []string, f fields) (*Input, error) {
 	next:
 		for _, l := range loaded {
 			id := identityOf(l.Record)
-			for _, prev := range seen[id] {
+			for _, prev := range seen[id.repeatOf()] {
+				if prev.id != id {
+					// Other windows: a re-run beside the first run.
+					return nil, reusedRepeat(prev, l, id)
+				}
 				if id.start != 0 || sameContent(prev.rec, l.Record) {
 					dups++
 					addUnique(&dupFirst, prev.input)
@@ -109,12 +116,12 @@ func LoadInputWith(paths []string, f fields) (*Input, error) {
 					continue next
 				}
 			}
-			if len(seen[id]) > 0 {
+			if len(seen[id.repeatOf()]) > 0 {
 				// Neither knows its window: two measurements that
 				// claim one repeat number.
 				clash = append(clash, l.Path)
 			}
-			seen[id] = append(seen[id], loadedFrom{p, l.Record})
+			seen[id.repeatOf()] = append(seen[id.repeatOf()], loadedFrom{p, l.Path, id, l.Record})
 			in.Records = append(in.Records, l.Record)
 		}
 	}
@@ -151,10 +158,43 @@ type recordIdentity struct {
 	start  int64 // window start, Unix ns; 0 when unknown
 }
 
-// loadedFrom is a Record and the input (file or folder) it was read from.
+// repeatOf is the identity without the window start: the repeat an
+// observation claims.
+func (id recordIdentity) repeatOf() recordIdentity {
+	id.start = 0
+	return id
+}
+
+// loadedFrom is a Record, the input (file or folder) and the file it was
+// read from, and its identity.
 type loadedFrom struct {
-	input string
-	rec   *record.Record
+	input, path string
+	id          recordIdentity
+	rec         *record.Record
+}
+
+// reusedRepeat is the error for two Records that claim one repeat with
+// other windows: a re-run kept beside the run it repeats, or Records of
+// two machines that go by one host name, which would count as further
+// repeats, as a CSV table's two values of one repeat are refused.
+func reusedRepeat(prev loadedFrom, l record.Loaded, id recordIdentity) error {
+	window := func(r *record.Record) string {
+		if r.Window.Start.IsZero() {
+			return "no window start"
+		}
+		return "window from " + r.Window.Start.UTC().Format("2006-01-02 15:04:05.000")
+	}
+	return fmt.Errorf("%s (%s) and %s (%s) are both repeat %d of %s, measured in other windows: a re-run kept beside the run it repeats, or Records of two machines with one host name? Keep one of them in the inputs, report each machine's Records on their own, or give the re-run its own repeat number",
+		prev.path, window(prev.rec), l.Path, window(l.Record), id.repeat, describeRepeat(id.Key))
+}
+
+// describeRepeat names a version, step, threads and host in an error.
+func describeRepeat(k record.Key) string {
+	s := fmt.Sprintf("%s %s (threads %d", k.Version, k.Step, k.Threads)
+	if k.Host != "" {
+		s += ", host " + k.Host
+	}
+	return s + ")"
 }
 
 func identityOf(r *record.Record) recordIdentity {

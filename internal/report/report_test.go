@@ -302,7 +302,7 @@ func TestReportRepeatsIntervalsAndManyComparisons(t *testing.T) {
 				r := record.New(record.KindStep)
 				r.Version, r.Step, r.Threads, r.Repeat = v.name, fmt.Sprintf("point-query-%02d", s), 1, i+1
 				r.Window.Seconds = 10
-				r.Ops = record.Ops{Source: "Questions", Count: v.ops + float64(i), Per: 1}
+				r.Ops = record.Ops{Source: "Questions", Count: v.ops + float64(i), Per: 1, Counted: true}
 				recs = append(recs, r)
 			}
 		}

@@ -168,7 +168,7 @@ basedir = "installed"
 	pr.begin(1, ms[0])
 	clock.add(10 * time.Second)
 	rec := record.New(record.KindStep)
-	rec.Ops = record.Ops{Source: "Questions", Count: 50000, Per: 1}
+	rec.Ops = record.Ops{Source: "Questions", Count: 50000, Per: 1, Counted: true}
 	rec.Window.Seconds = 5
 	rec.Warnings = []record.Warning{{Code: record.WarnRoles, Text: "performance_schema is off: roles from thread names"}}
 	pr.end(ms[0], rec, nil)

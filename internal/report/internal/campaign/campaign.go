@@ -172,7 +172,7 @@ func one(rng *rand.Rand, s Spec, host string, threads int, version, step string,
 	r := record.New(record.KindStep)
 	r.Host, r.Version, r.Step, r.Threads, r.Repeat = host, version, step, threads, rep
 	r.Window = record.Window{Start: at, End: at.Add(time.Duration(s.Seconds) * time.Second), Seconds: secs, Warmup: 5}
-	r.Ops = record.Ops{Source: "Questions", Count: queries}
+	r.Ops = record.Ops{Source: "Questions", Count: queries, Counted: true}
 	enabled := uint64(s.Seconds) * 1e9
 	perOp := map[string]float64{}
 	for _, e := range events {
