@@ -284,6 +284,9 @@ type tableMarks struct {
 	mux, na, nc, missing, failed, partial, inf, ci, noCI, same, untested, bothZero, estimated, short bool
 	// disagree and maxReached: throughput cells marked d and m.
 	disagree, maxReached bool
+	// below: throughput cells marked "!" (an insert step below its
+	// target insert rate).
+	below bool
 	// whys are the reasons of the cells not computable.
 	whys []string
 	// few lists the repeat counts (version, base) of tested ratios with
@@ -342,6 +345,7 @@ func (b *builder) mark(m *tableMarks, t *table, row *row, c *tableCell) {
 	if !c.OK() {
 		return
 	}
+	m.below = m.below || c.BelowTarget
 	paired := c.Paired != analysis.NotPaired
 	if t.ID != tableLegacy && c.rel && row.Kind == rowValues {
 		m.ratios++
@@ -566,6 +570,10 @@ func (m *tableMarks) markerNotes(t *table) []string {
 	}
 	if m.partial {
 		notes = append(notes, "p: from a window cut short (partial step); see below")
+	}
+	if m.below && t.ID != tableInsert && t.ID != tableInsertRel && t.ID != tableInsertTarget {
+		// The insert tables say it in their own words.
+		notes = append(notes, fmt.Sprintf("%s: insert benchmark: the version (in a ratio: the version or the base) did not sustain the step's target insert rate (inserts/s below %.0f%% of it, see the insert-target table): its throughput can be ignored; grey in HTML, never coloured, and left out of averages and of the attribution", textBelowTarget, 100*record.TargetFraction))
 	}
 	return notes
 }

@@ -59,3 +59,60 @@ func TestFormatHugeValuesShort(t *testing.T) {
 		t.Errorf("qps of 1e301 ops in 10 s = %q, want 1.00e+300", c.Text)
 	}
 }
+
+// A below-target insert step (b inserted 90/s of a target of 100) shows
+// its "!" in every table that shows its throughput, grey and never
+// "better", and stays out of the average, the summary and the
+// attribution: the rqps table printed 1.50, blue in HTML, and it entered
+// both.
+func TestBelowTargetMarkedEverywhere(t *testing.T) {
+	recs := []*record.Record{
+		insertRecord("a", 1000, 10000, 100), insertRecord("b", 900, 15000, 100),
+		stepRec("a", "point", 1, 10000), stepRec("b", "point", 1, 8000),
+	}
+	for _, r := range recs {
+		r.Host = "h"
+	}
+	opt := Options{Groups: map[string]string{"q100.1": "point", "point": "point"}}
+	rep, err := build(recs, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ id, title, row, col, want string }{
+		{TableRQPS, "", "q100.1", "col-1", "1.50!"},
+		{tableQPS, "", "q100.1", "col-2", "1500!"},
+		{tableAttribution, ": b", "q100.1", "rQPS", "1.50!"},
+		{tableAverage, "", "q100.1", "col-1", "1.500!"},
+	} {
+		c := cell(t, rep, tc.id, tc.title, tc.row, tc.col)
+		if c.Text != tc.want || !c.BelowTarget || c.Class != "grey" {
+			t.Errorf("%s %s %s = %q below %v class %q, want %q below target, grey", tc.id, tc.row, tc.col, c.Text, c.BelowTarget, c.Class, tc.want)
+		}
+	}
+	// The base's own queries/s is no ratio: a sustained its target.
+	if c := cell(t, rep, tableQPS, "", "q100.1", "col-1"); c.BelowTarget {
+		t.Errorf("qps of a (1000/s at a target of 100 per 10 s) = %q marked below target", c.Text)
+	}
+	if c := cell(t, rep, tableAttribution, ": b", "q100.1", "verdict"); c.Text != "n/a" {
+		t.Errorf("attribution verdict of a below-target step = %q, want n/a", c.Text)
+	}
+	// The average and the summary's mean are point's 0.80 alone.
+	if c := cell(t, rep, tableAverage, "", "average", "col-1"); c.Text != "0.800" {
+		t.Errorf("average = %q, want 0.800 (q100.1's 1.50 left out)", c.Text)
+	}
+	if c := cell(t, rep, tableSummary, "Summary", "b", "point"); c.Text != "0.80" {
+		t.Errorf("summary mean = %q, want 0.80 (q100.1's 1.50 left out)", c.Text)
+	}
+	for _, id := range []string{TableRQPS, tableAverage, tableAttribution, tableSummary} {
+		if n := tableNotes(t, rep, id, ""); !strings.Contains(n, "target insert rate") {
+			t.Errorf("%s notes say nothing of the target insert rate:\n%s", id, n)
+		}
+	}
+	var h strings.Builder
+	if err := Write(&h, "html", recs, nil, opt); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(h.String(), `#99ccff">1.50`) {
+		t.Error("HTML paints the below-target 1.50 blue (better)")
+	}
+}

@@ -260,14 +260,35 @@ func better(metric string) int {
 func (b *builder) value(t *table, k record.Key, metric string, f numFormat, set string) tableCell {
 	t.addKey(k)
 	ac := b.c.Value(k, metric)
-	return tableCell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, set: set, better: int8(better(metric)), format: f}
+	c := tableCell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, set: set, better: int8(better(metric)), format: f}
+	b.markBelow(&c, k)
+	return c
+}
+
+// markBelow marks a throughput cell (o/s, or a ratio of it) of an
+// insert-benchmark step where a version of keys fell below its target
+// insert rate: "!", grey in HTML, out of the colour rules, and left out
+// of the averages that read the table's cells.
+func (b *builder) markBelow(c *tableCell, keys ...record.Key) {
+	if c.Metric != analysis.OpsPerSecond || !c.OK() || c.BelowTarget {
+		return
+	}
+	for _, k := range keys {
+		if b.c.BelowTarget(k) {
+			c.BelowTarget, c.Class = true, "grey"
+			c.Text += textBelowTarget
+			return
+		}
+	}
 }
 
 // ratio is the metric of key k relative to the base.
 func (b *builder) ratio(t *table, k record.Key, metric string, f numFormat) tableCell {
 	t.addRatioKeys(k, b.c.BaseKey(k))
 	b.tallyPairs(t, k, b.c.Base)
-	return ratioCell(b.c.Ratio(k, metric), f, k, metric)
+	c := ratioCell(b.c.Ratio(k, metric), f, k, metric)
+	b.markBelow(&c, k, b.c.BaseKey(k))
+	return c
 }
 
 func ratioCell(ac analysis.Cell, f numFormat, k record.Key, metric string) tableCell {
@@ -441,10 +462,14 @@ func (b *builder) average(emit func(*table)) {
 			avg := row{Label: "average", Kind: rowAverage}
 			for i, v := range others {
 				var sum float64
-				n, skipped := 0, 0
+				n, skipped, below := 0, 0, 0
 				running, partial, estimated := 1.0, false, false
 				for _, r := range sec.Rows {
 					c := r.Cells[i]
+					if c.BelowTarget {
+						below++
+						continue
+					}
 					// A ratio of two zeros is 1 by convention, not a
 					// measured ratio: it does not enter the average.
 					if !c.OK() || math.IsInf(c.Value, 0) || c.BothZero {
@@ -468,6 +493,9 @@ func (b *builder) average(emit func(*table)) {
 				avg.Cells = append(avg.Cells, tableCell{Cell: ac, Text: cellText(ac, fmtRatio3, textNone), Version: v, Step: "average", Metric: analysis.OpsPerSecond, rel: true, better: 1, format: fmtRatio3})
 				if skipped > 0 {
 					t.Notes = append(t.Notes, fmt.Sprintf("%s, %s: the average leaves out %s without a finite measured ratio (not recorded, failed, inf, or 1 for two zeros)", name, b.colLabel(i, v), plural(skipped, "step")))
+				}
+				if below > 0 {
+					t.Notes = append(t.Notes, fmt.Sprintf("%s, %s: the average leaves out %s marked %s (below the target insert rate)", name, b.colLabel(i, v), plural(below, "step"), textBelowTarget))
 				}
 			}
 			sec.Rows = append(sec.Rows, row{Kind: rowRule}, avg)
@@ -672,8 +700,10 @@ func (b *builder) attribution(scopes []analysis.Scope, emit func(*table)) {
 				t.addRatioKeys(k, b.c.BaseKey(k))
 				a := b.c.Attribute(k)
 				row := row{Label: step, Cells: newCells(10)}
+				q := ratioCell(a.RQPS, fmtRatio, k, analysis.OpsPerSecond)
+				b.markBelow(&q, k, b.c.BaseKey(k))
 				row.Cells = append(row.Cells,
-					ratioCell(a.RQPS, fmtRatio, k, analysis.OpsPerSecond),
+					q,
 					ratioCell(a.RCPU, fmtRatio, k, analysis.CPUPerOp),
 					ratioCell(a.RInstructions, fmtRatio, k, analysis.PerOpName("instructions")),
 					ratioCell(a.RCPI, fmtRatio, k, analysis.CPI),
