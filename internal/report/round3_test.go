@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/image/font/sfnt"
+	"gonum.org/v1/plot/font"
+
 	"github.com/perfbench/perfbench/record"
 )
 
@@ -114,5 +117,53 @@ func TestBelowTargetMarkedEverywhere(t *testing.T) {
 	}
 	if strings.Contains(h.String(), `#99ccff">1.50`) {
 		t.Error("HTML paints the below-target 1.50 blue (better)")
+	}
+}
+
+// Labels in letters the charts' font lacks (CJK, emoji) are written so
+// that the PNG draws every character of them and no two differ only in
+// what it cannot draw: "数据库-8.0" and "数据仓-8.0" both printed "-8.0".
+func TestChartLabelsTheFontCannotDraw(t *testing.T) {
+	v1, v2, v3 := "数据库-8.0", "数据仓-8.0", "db🚀"
+	charts, err := Charts(qpsRecs(map[string]float64{v1: 0.9, v2: 1.1, v3: 1}, v1, v2, v3), Options{}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf sfnt.Buffer
+	face := font.DefaultCache.Lookup(sans, 10)
+	for _, c := range charts {
+		texts := svgTexts(c.SVG)
+		for _, s := range texts {
+			for _, r := range s {
+				if i, err := face.Face.GlyphIndex(&buf, r); err != nil || i == 0 {
+					t.Errorf("%s: text %q has %q, which Liberation Sans cannot draw: the PNG shows nothing for it", c.Name, s, r)
+				}
+			}
+		}
+		if !strings.HasPrefix(c.Name, "rqps_") {
+			continue
+		}
+		legend := map[string]bool{}
+		for _, s := range texts {
+			if strings.HasSuffix(s, "-8.0") {
+				legend[s] = true
+			}
+		}
+		if len(legend) != 2 || !legend["‹U+6570›‹U+636E›‹U+5E93›-8.0"] {
+			t.Errorf("%s: legend texts of %s and %s are %v, want two different ones, each character written", c.Name, v1, v2, legend)
+		}
+		all := strings.Join(c.Warnings, "\n")
+		for _, w := range []string{"数 U+6570", "仓 U+4ED3", "🚀 U+1F680"} {
+			if !strings.Contains(all, w) {
+				t.Errorf("%s: warnings %q do not name %s", c.Name, c.Warnings, w)
+			}
+		}
+		if !strings.Contains(strings.Join(texts, "|"), "cannot draw") {
+			t.Errorf("%s: the chart does not say what ‹U+...› is: %q", c.Name, texts)
+		}
+	}
+	// A label that writes a code point itself is not taken for one.
+	if a, b := drawable("‹U+6570›"), drawable("数"); a == b {
+		t.Errorf("drawable(%q) = drawable(%q) = %q", "‹U+6570›", "数", a)
 	}
 }
