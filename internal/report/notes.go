@@ -431,6 +431,10 @@ func (b *builder) scopeNotes(t *table) []string {
 		if scans := b.scanSteps(t); len(scans) > 0 {
 			notes = append(notes, fmt.Sprintf("%s: o/s is thousands of rows read per second, not queries per second: an operation of a scan step is 1,000 rows read (--keep-scan-ops counts queries)", strings.Join(scans, ", ")))
 		}
+	case tableSummary:
+		if scans := b.scanSteps(t); len(scans) > 0 {
+			notes = append(notes, fmt.Sprintf("%s: the rQPS that enters the means (and the regressions) is a ratio of rows read per second, not of queries per second: an operation of a scan step is 1,000 rows read (--keep-scan-ops counts queries)", strings.Join(scans, ", ")))
+		}
 	}
 	if t.Relative {
 		if steps := b.baseMissing(t); len(steps) > 0 {

@@ -167,3 +167,18 @@ func TestChartLabelsTheFontCannotDraw(t *testing.T) {
 		t.Errorf("drawable(%q) = drawable(%q) = %q", "‹U+6570›", "数", a)
 	}
 }
+
+// The summary's range mean takes a scan step's rQPS, a ratio of rows read
+// per second: its notes say so as the rqps table's do.
+func TestSummaryScanStepNote(t *testing.T) {
+	rep, err := build(fixtures(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tableNotes(t, rep, TableRQPS, ""); !strings.Contains(n, "scan_range=100: o/s is thousands of rows read") {
+		t.Fatalf("the rqps table does not note the scan step (the fixtures changed?):\n%s", n)
+	}
+	if n := tableNotes(t, rep, tableSummary, "Summary"); !strings.Contains(n, "scan_range=100: the rQPS that enters the means") || !strings.Contains(n, "rows read per second") {
+		t.Errorf("the summary's notes do not say that scan_range=100's rQPS in the range mean is of rows read:\n%s", n)
+	}
+}
