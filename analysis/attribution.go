@@ -79,7 +79,8 @@ type Attribution struct {
 //     least Dominant (the rest term is not a verdict of its own);
 //   - cpu when instructions or CPI are not measured, wait's share is below
 //     Dominant and ln r(cpu/op) / D is at least Dominant;
-//   - n/a when neither the CPU nor the counter ratios are measured;
+//   - n/a when no measured split covers the change: neither both
+//     instructions and CPI (code, memory and rest) nor CPU per op (wait);
 //   - mixed otherwise.
 func attribute(rqps, rcpu, rinstr, rcpi Cell) Attribution {
 	nan := math.NaN()
@@ -134,7 +135,10 @@ func attribute(rqps, rcpu, rinstr, rcpi Cell) Attribution {
 		a.Verdict = best
 	case (math.IsNaN(a.Code) || math.IsNaN(a.Memory)) && usable(rcpu) && share(rcpu) >= Dominant:
 		a.Verdict = verdictCPU
-	case math.IsNaN(a.Code) && math.IsNaN(a.Memory) && math.IsNaN(a.Wait):
+	case math.IsNaN(a.Rest) && math.IsNaN(a.Wait):
+		// No split covers the change (instructions or CPI alone, no CPU
+		// per op): what the measured term leaves is unaccounted for, not
+		// shared out.
 		a.Verdict = VerdictNA
 	default:
 		a.Verdict = verdictMixed

@@ -719,7 +719,7 @@ func (b *builder) attribution(scopes []analysis.Scope, emit func(*table)) {
 			})
 			t.Notes = []string{
 				"ln(1/rQPS) = ln r(instr/o) + ln r(CPI) + ln r(rest); code, memory and rest are each term's share of ln(1/rQPS); wait is the share not explained by CPU per operation, 1 − ln r(cpu/o) / ln(1/rQPS)",
-				fmt.Sprintf("verdict: none when rQPS is within %.2f–%.3f or not significantly different; code, memory or wait when that share is the largest and at least %.0f%%; cpu when only CPU per operation was measured and explains at least %.0f%%; mixed otherwise", math.Exp(-analysis.NoChange), math.Exp(analysis.NoChange), 100*analysis.Dominant, 100*analysis.Dominant),
+				fmt.Sprintf("verdict: none when rQPS is within %.2f–%.3f or not significantly different; code, memory or wait when that share is the largest and at least %.0f%%; cpu when only CPU per operation was measured and explains at least %.0f%%; n/a when rQPS, or too few ratios to split the whole change (instructions and CPI, or CPU per operation), were measured; mixed otherwise", math.Exp(-analysis.NoChange), math.Exp(analysis.NoChange), 100*analysis.Dominant, 100*analysis.Dominant),
 			}
 			if hasTopDown {
 				t.Notes = append(t.Notes, topDownNote)
