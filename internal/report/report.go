@@ -437,6 +437,9 @@ func check(id string, t *table) (why string, failed, kept, ok bool) {
 		if t.dropEmptyColumns(); len(t.Header) < 2 {
 			return "", false, false, false
 		}
+		if id == tableCPUIO {
+			t.Notes = append([]string{cpuioUnits(t.Header)}, t.Notes...)
+		}
 	}
 	if !t.hasValues() {
 		return "", false, false, false

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -180,5 +181,51 @@ func TestSummaryScanStepNote(t *testing.T) {
 	}
 	if n := tableNotes(t, rep, tableSummary, "Summary"); !strings.Contains(n, "scan_range=100: the rQPS that enters the means") || !strings.Contains(n, "rows read per second") {
 		t.Errorf("the summary's notes do not say that scan_range=100's rQPS in the range mean is of rows read:\n%s", n)
+	}
+}
+
+// The CPU and IO table's units note names the columns it shows, each of
+// them, and no other: without disk statistics it listed r/o, rKB/o and
+// wKB/o (and never w/o, which it shows when there are).
+func TestCPUIOUnitsOfShownColumns(t *testing.T) {
+	for _, disk := range []bool{false, true} {
+		var recs []*record.Record
+		for _, v := range []string{"a", "b"} {
+			r := stepRec(v, "s", 1, 1000, cnt("task-clock", 1e9), cnt("context-switches", 500))
+			if disk {
+				r.OS = &record.OS{Disk: &record.Disk{Reads: 10, Writes: 20, ReadSectors: 80, WriteSectors: 160}}
+			}
+			recs = append(recs, r)
+		}
+		rep, err := build(recs, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tb := range rep.Tables {
+			if tb.ID != tableCPUIO {
+				continue
+			}
+			units := tb.Notes[0]
+			named := map[string]bool{}
+			for _, part := range strings.Split(units, "; ") {
+				cols, _, ok := strings.Cut(part, ": ")
+				if !ok {
+					t.Fatalf("%s: units note %q is not 'cols: what; ...'", tb.Title, units)
+				}
+				for _, c := range strings.Split(cols, ", ") {
+					named[c] = true
+				}
+			}
+			for c := range named {
+				if !slices.Contains(tb.Header, c) {
+					t.Errorf("disk %v, %s: the units note names %s, a column not shown (%q): %q", disk, tb.Title, c, tb.Header, units)
+				}
+			}
+			for _, h := range tb.Header {
+				if !named[h] {
+					t.Errorf("disk %v, %s: column %s has no unit in %q", disk, tb.Title, h, units)
+				}
+			}
+		}
 	}
 }

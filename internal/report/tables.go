@@ -506,7 +506,40 @@ func (b *builder) average(emit func(*table)) {
 	}
 }
 
-const cpuioUnits = "o/s: operations per second; cpu/o: µs of CPU per operation; cs/o: context switches per operation; r/o: storage reads per operation; rKB/o, wKB/o: KB read and written per operation"
+// cpuioUnits says what the columns of a CPU and IO table are, of those
+// in header only (check drops the columns no step has).
+func cpuioUnits(header []string) string {
+	var parts []string
+	for _, u := range []struct {
+		cols []string
+		what string
+	}{
+		{[]string{analysis.OpsPerSecond}, "operations per second"},
+		{[]string{analysis.CPUPerOp}, "µs of CPU per operation"},
+		{[]string{analysis.CSPerOp}, "context switches per operation"},
+		{[]string{analysis.ReadsPerOp, analysis.WritesPerOp}, "storage reads and writes per operation"},
+		{[]string{analysis.ReadKBPerOp, analysis.WriteKBPerOp}, "KB read and written per operation"},
+	} {
+		var shown []string
+		for _, c := range u.cols {
+			if slices.Contains(header, c) {
+				shown = append(shown, c)
+			}
+		}
+		what := u.what
+		if len(shown) == 1 && len(u.cols) == 2 {
+			// "storage reads per operation" for r/o alone.
+			what = strings.Replace(strings.Replace(what, " and writes", "", 1), " and written", "", 1)
+			if shown[0] == u.cols[1] {
+				what = strings.Replace(strings.Replace(u.what, "reads and ", "", 1), "read and ", "", 1)
+			}
+		}
+		if len(shown) > 0 {
+			parts = append(parts, strings.Join(shown, ", ")+": "+what)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
 
 func cpuioFormat(m string) numFormat {
 	if m == analysis.OpsPerSecond {
@@ -536,7 +569,7 @@ func (b *builder) cpuio(scopes []analysis.Scope, emit func(*table)) {
 				}
 				return row
 			})
-			t.Notes = []string{cpuioUnits}
+			// The units note comes in check, with the columns kept.
 			emit(t)
 		}
 	}
