@@ -229,3 +229,22 @@ func TestCPUIOUnitsOfShownColumns(t *testing.T) {
 		}
 	}
 }
+
+// Markdown passes HTML through: a version named <script>...</script> in a
+// legend ran as a script in a Markdown viewer. Every text is escaped.
+func TestMarkdownEscapesHTML(t *testing.T) {
+	v := `<script>alert("x")</script>&amp;\`
+	recs := []*record.Record{stepRec("base", "s", 1, 1000), stepRec(v, "s", 1, 900)}
+	var md strings.Builder
+	if err := Write(&md, "markdown", recs, nil, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	if strings.Contains(out, "<script") || strings.Contains(out, "</script") {
+		t.Errorf("Markdown passes <script> through:\n%s", out)
+	}
+	// The legend line, as a Markdown viewer shows it: the name as typed.
+	if want := `- col-1 : &lt;script>alert("x")&lt;/script>&amp;amp;\\`; !strings.Contains(out, want+"\n") {
+		t.Errorf("Markdown legend lacks %q:\n%s", want, out)
+	}
+}
