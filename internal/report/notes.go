@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/perfbench/perfbench/analysis"
+	"github.com/perfbench/perfbench/internal/load/suite"
 	"github.com/perfbench/perfbench/record"
 )
 
@@ -436,6 +437,16 @@ func (b *builder) scopeNotes(t *table) []string {
 			notes = append(notes, fmt.Sprintf("%s: the rQPS that enters the means (and the regressions) is a ratio of rows read per second, not of queries per second: an operation of a scan step is 1,000 rows read (--keep-scan-ops counts queries)", strings.Join(scans, ", ")))
 		}
 	}
+	switch t.ID {
+	case TableRQPS, tableQPS, tableThreads, tableAverage, tableSummary, tableCPUIO, tableCPUIORel, tableAttribution:
+		inserts, queries := b.insertSteps(t)
+		if len(inserts) > 0 {
+			notes = append(notes, fmt.Sprintf("%s: insert benchmark: an operation is an insert (a row indexed, for index creation): o/s is inserts per second, not queries", strings.Join(inserts, ", ")))
+		}
+		if len(queries) > 0 {
+			notes = append(notes, fmt.Sprintf("%s: insert benchmark: an operation is a query, run while inserting (see the insert tables): o/s is queries per second", strings.Join(queries, ", ")))
+		}
+	}
 	if t.Relative {
 		if steps := b.baseMissing(t); len(steps) > 0 {
 			notes = append(notes, fmt.Sprintf("the base (%s) did not run %s: no ratio to it there", b.c.Base, strings.Join(steps, ", ")))
@@ -642,6 +653,27 @@ func (b *builder) scanSteps(t *table) []string {
 		}
 	}
 	return out
+}
+
+// insertSteps lists the insert-benchmark steps of the table by what
+// their Records count as an operation: inserts (rows indexed, for index
+// creation) or queries.
+func (b *builder) insertSteps(t *table) (inserts, queries []string) {
+	for _, k := range t.keys {
+		if b.c.Group(k.Step) != suite.GroupInsert || slices.Contains(inserts, k.Step) || slices.Contains(queries, k.Step) {
+			continue
+		}
+		s := b.c.Sample(k)
+		if s == nil || len(s.Records) == 0 {
+			continue
+		}
+		if analysis.InsertQueries(s.Records[0]) {
+			queries = append(queries, k.Step)
+		} else {
+			inserts = append(inserts, k.Step)
+		}
+	}
+	return inserts, queries
 }
 
 // slicesShown reports whether a Record behind the table was measured in a

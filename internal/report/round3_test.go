@@ -248,3 +248,30 @@ func TestMarkdownEscapesHTML(t *testing.T) {
 		t.Errorf("Markdown legend lacks %q:\n%s", want, out)
 	}
 }
+
+// An insert-benchmark load step's o/s is inserts per second: the QPS and
+// rqps tables say so (and that a read+write step's is queries), as they
+// do of scan steps' rows read.
+func TestInsertStepsUnitNote(t *testing.T) {
+	rep, err := build(fixtures(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{tableQPS, TableRQPS, tableAverage} {
+		n := tableNotes(t, rep, id, "")
+		if !strings.Contains(n, "l.i0: insert benchmark: an operation is an insert") || !strings.Contains(n, "o/s is inserts per second") {
+			t.Errorf("%s: the notes do not say that l.i0's o/s is inserts per second:\n%s", id, n)
+		}
+		if !strings.Contains(n, "qr100: insert benchmark: an operation is a query") {
+			t.Errorf("%s: the notes do not say that qr100's o/s is queries per second:\n%s", id, n)
+		}
+	}
+	// Steps of other benchmarks get no such note.
+	rep, err = build([]*record.Record{stepRec("a", "point", 1, 1000), stepRec("b", "point", 1, 900)}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tableNotes(t, rep, tableQPS, ""); strings.Contains(n, "insert") {
+		t.Errorf("a sysbench step's QPS notes speak of inserts:\n%s", n)
+	}
+}
