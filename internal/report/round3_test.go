@@ -275,3 +275,28 @@ func TestInsertStepsUnitNote(t *testing.T) {
 		t.Errorf("a sysbench step's QPS notes speak of inserts:\n%s", n)
 	}
 }
+
+// A TopDown cell whose events the base recorded as not supported is n/a
+// (and the notes say what n/a is), not "-", which reads "not recorded".
+func TestTopDownCellNotSupported(t *testing.T) {
+	td := map[string]float64{"cpu/slots/": 12.6e6, "cpu/topdown-retiring/": 4.2e6, "cpu/topdown-bad-spec/": 1e6,
+		"cpu/topdown-fe-bound/": 1.9e6, "cpu/topdown-be-bound/": 5.5e6, "cpu/event=0xad,umask=0x10/": 1e6,
+		"instructions": 5.25e6, "cycles": 3.15e6}
+	base := tdStep("base", 10, map[string]float64{"instructions": 5e6, "cycles": 2.5e6})
+	for e := range td {
+		if e != "instructions" && e != "cycles" {
+			base.Counters = append(base.Counters, unsupported(e))
+		}
+	}
+	rep, err := build([]*record.Record{base, tdStep("v", 12.5, td)}, Options{Base: "base"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cell(t, rep, tableAttribution, "v", "point-query", "topdown")
+	if c.Text != "n/a" {
+		t.Errorf("topdown with the base's TopDown events not supported = %q, want n/a", c.Text)
+	}
+	if n := tableNotes(t, rep, tableAttribution, "v"); !strings.Contains(n, "n/a: event not supported") {
+		t.Errorf("the attribution notes do not say what n/a is:\n%s", n)
+	}
+}
