@@ -300,3 +300,32 @@ func TestTopDownCellNotSupported(t *testing.T) {
 		t.Errorf("the attribution notes do not say what n/a is:\n%s", n)
 	}
 }
+
+// Two repeats of a rotation of three groups: group 3's events were counted
+// in no repeat. The report asked for the counters tables says so (it
+// dropped them without a word) and names no "repeat 3", which never ran.
+func TestRotationTooFewRepeats(t *testing.T) {
+	groups := [][]string{{"cache-misses"}, {"branch-misses"}, {"page-faults"}}
+	var recs []*record.Record
+	for _, v := range []string{"a", "b"} {
+		for r := 1; r <= 2; r++ {
+			rec := stepRec(v, "s", r, 1000, cnt("task-clock", 1e9), cnt(groups[r-1][0], 5000))
+			rec.Rotation = &record.Rotation{Budget: 1, Source: "--pmu-budget", Anchors: []string{"task-clock"}, Groups: groups, Group: r}
+			recs = append(recs, rec)
+		}
+	}
+	for _, tables := range [][]string{{"counters"}, nil} {
+		var b strings.Builder
+		if err := Write(&b, "text", recs, nil, Options{Tables: tables}); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		if !strings.Contains(out, "counted in no repeat, too few repeats for the event rotation (3 groups, one a repeat): page-faults, in a s (host h, 1 thread, 2 repeats ran); b s (host h, 1 thread, 2 repeats ran)") ||
+			!strings.Contains(out, "run at least 3 repeats") {
+			t.Errorf("--tables %v: the report does not say that page-faults was counted in no repeat:\n%s", tables, out)
+		}
+		if strings.Contains(out, "repeat 3") {
+			t.Errorf("--tables %v: the report names repeat 3, which never ran:\n%s", tables, out)
+		}
+	}
+}
