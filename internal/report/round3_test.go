@@ -329,3 +329,23 @@ func TestRotationTooFewRepeats(t *testing.T) {
 		}
 	}
 }
+
+// Repeats over 1 s and 100 s windows make one median without a word;
+// the report now names the cell and the lengths.
+func TestRepeatsOfDifferentWindows(t *testing.T) {
+	recs := []*record.Record{stepRec("a", "s", 1, 1000), stepRec("a", "s", 2, 1000), stepRec("b", "s", 1, 1000), stepRec("b", "s", 2, 1000)}
+	recs[1].Window.Seconds = 100
+	recs[1].Ops.Count = 10000 // 100/s, as the others
+	for _, tables := range [][]string{{"rqps"}, nil} {
+		var b strings.Builder
+		if err := Write(&b, "text", recs, nil, Options{Tables: tables}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "repeats with windows of very different lengths") || !strings.Contains(b.String(), "a s (host h, 1 thread): 2 repeats, windows of 10 s to 100 s") {
+			t.Errorf("--tables %v: no note on a's windows of 10 s and 100 s:\n%s", tables, b.String())
+		}
+		if strings.Contains(b.String(), "b s (host h") {
+			t.Errorf("--tables %v: b's repeats, both 10 s, are named:\n%s", tables, b.String())
+		}
+	}
+}
