@@ -337,7 +337,7 @@ func prepare(recs []*record.Record, opt Options, q *tableQueue) (*builder, *repo
 		b.built = nil
 	}
 	rep.Notes = append(append(append(leftOut.notes(), busyNotes(recs)...), autoNotes(recs)...), rotationNotes(recs)...)
-	rep.Notes = append(rep.Notes, windowNotes(c)...)
+	rep.Notes = append(append(rep.Notes, windowNotes(c)...), b.unpairedNotes()...)
 	if len(c.LeftOut) > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("warm-up steps left out of the tables: %s", strings.Join(c.LeftOut, ", ")))
 	}

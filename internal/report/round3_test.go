@@ -349,3 +349,30 @@ func TestRepeatsOfDifferentWindows(t *testing.T) {
 		}
 	}
 }
+
+// The base at 8 threads and the version at 16: no rQPS can be computed,
+// and the report says why, whichever tables are asked for (it printed no
+// rqps table and no word).
+func TestBaseAtOtherThreadCount(t *testing.T) {
+	a, b := stepRec("a", "s", 1, 1000), stepRec("b", "s", 1, 900)
+	a.Threads, b.Threads = 8, 16
+	for _, tables := range [][]string{{"rqps"}, nil} {
+		var out strings.Builder
+		if err := Write(&out, "text", []*record.Record{a, b}, nil, Options{Tables: tables}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "no rQPS where the base (a) did not run the step at the same thread count") ||
+			!strings.Contains(out.String(), "b s at 16 threads on host h (the base ran it at 8)") {
+			t.Errorf("--tables %v: no note on why b has no rQPS:\n%s", tables, out.String())
+		}
+	}
+	// At the same thread count, no such note.
+	b.Threads = 8
+	var out strings.Builder
+	if err := Write(&out, "text", []*record.Record{a, b}, nil, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "no rQPS where") {
+		t.Errorf("a note on thread counts where they match:\n%s", out.String())
+	}
+}
