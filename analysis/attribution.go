@@ -79,7 +79,8 @@ type Attribution struct {
 //     least Dominant (the rest term is not a verdict of its own);
 //   - cpu when instructions or CPI are not measured, wait's share is below
 //     Dominant and ln r(cpu/op) / D is at least Dominant;
-//   - n/a when neither the CPU nor the counter ratios are measured;
+//   - n/a when no measured split covers the change: neither both
+//     instructions and CPI (code, memory and rest) nor CPU per op (wait);
 //   - mixed otherwise.
 func attribute(rqps, rcpu, rinstr, rcpi Cell) Attribution {
 	nan := math.NaN()
@@ -134,7 +135,10 @@ func attribute(rqps, rcpu, rinstr, rcpi Cell) Attribution {
 		a.Verdict = best
 	case (math.IsNaN(a.Code) || math.IsNaN(a.Memory)) && usable(rcpu) && share(rcpu) >= Dominant:
 		a.Verdict = verdictCPU
-	case math.IsNaN(a.Code) && math.IsNaN(a.Memory) && math.IsNaN(a.Wait):
+	case math.IsNaN(a.Rest) && math.IsNaN(a.Wait):
+		// No split covers the change (instructions or CPI alone, no CPU
+		// per op): what the measured term leaves is unaccounted for, not
+		// shared out.
 		a.Verdict = VerdictNA
 	default:
 		a.Verdict = verdictMixed
@@ -142,11 +146,33 @@ func attribute(rqps, rcpu, rinstr, rcpi Cell) Attribution {
 	return a
 }
 
-// Attribute is the attribution of key k's version against the base.
+// whyBelowTarget: an insert-benchmark step whose version or base did not
+// sustain its target insert rate has a throughput that can be ignored,
+// and no change to explain.
+const whyBelowTarget = "the version or the base did not sustain the step's target insert rate: its throughput can be ignored"
+
+// Attribute is the attribution of key k's version against the base. A
+// step where the version or the base fell below its target insert rate
+// (BelowTarget) is left out: no shares, verdict n/a, NoShares says why.
 func (c *Comparison) Attribute(k record.Key) Attribution {
 	a := attribute(c.ThroughputRatio(k), c.Ratio(k, CPUPerOp), c.Ratio(k, PerOpName("instructions")), c.Ratio(k, CPI))
+	if a.RQPS.OK() && (c.BelowTarget(k) || c.BelowTarget(c.BaseKey(k))) {
+		nan := math.NaN()
+		a.Drop, a.Code, a.Memory, a.Rest, a.Wait = nan, nan, nan, nan, nan
+		a.NoShares, a.Verdict = whyBelowTarget, VerdictNA
+		a.TopDown = c.topDownShift(k, false)
+		return a
+	}
 	// A drop: rQPS below the none band and not tested equal to 1.
 	drop := a.Drop > NoChange*(1+1e-9) && !(a.RQPS.Tested && a.RQPS.Same)
 	a.TopDown = c.topDownShift(k, drop)
 	return a
+}
+
+// BelowTarget reports whether the version of k fell below
+// record.TargetFraction of its step's target insert rate (medians over
+// repeats): its queries/s, and any ratio to or from it, can be ignored.
+func (c *Comparison) BelowTarget(k record.Key) bool {
+	ips, target := c.Value(k, "ips"), c.Value(k, TargetIPS)
+	return ips.OK() && target.OK() && record.BelowTarget(ips.Value, target.Value)
 }

@@ -232,6 +232,10 @@ const (
 	// WhyNotFinite: a value or a result overflows float64 (inputs near
 	// 1e308): no number is printed rather than a wrong one.
 	WhyNotFinite = "the value is too large to compute with"
+	// whyOverflow: the base is not 0 but so close to it (a subnormal
+	// value) that the ratio is beyond float64; printing inf would say
+	// the base is 0.
+	whyOverflow = "the base's value is not 0 but too close to 0 to divide by (the ratio is beyond float64's range)"
 	// whyBothZero: a throughput ratio of two zeros has no direction to
 	// attribute.
 	whyBothZero = "both throughputs are 0"
@@ -416,7 +420,8 @@ func stateFromB(a, b State) bool {
 }
 
 // div is x / y for the ratio of two measured quantities: 1 when both are 0,
-// +Inf when only y is 0.
+// +Inf when only y is 0 (and when x / y overflows: Ratio tells the two
+// apart).
 func div(x, y float64) float64 {
 	switch {
 	case x == 0 && y == 0:
@@ -439,6 +444,11 @@ func Ratio(v, b Cell) Cell {
 	if c.OK() {
 		if !finite(v.Value) || !finite(b.Value) {
 			out := NoValue(WhyNotFinite)
+			out.Partial = c.Partial
+			return out
+		}
+		if math.IsInf(c.Value, 0) && b.Value != 0 {
+			out := NoValue(whyOverflow)
 			out.Partial = c.Partial
 			return out
 		}

@@ -25,15 +25,19 @@ func (k *computation) rotation() {
 	}
 }
 
-// rotationNote says which repeat counted which events of rot; "" when rot
+// rotationNote says which group of rot counted which events, and which
+// repeat counts which group; "" when rot
 // is nil or has no group.
 func rotationNote(rot *record.Rotation) string {
 	if rot == nil || len(rot.Groups) == 0 {
 		return ""
 	}
 	var gs []string
+	// Groups, not repeats: with fewer repeats than groups, "repeat 3"
+	// would name a repeat that never ran (the report says which groups
+	// no repeat counted).
 	for i, g := range rot.Groups {
-		gs = append(gs, fmt.Sprintf("repeat %d: %s", i+1, strings.Join(g, ", ")))
+		gs = append(gs, fmt.Sprintf("group %d: %s", i+1, strings.Join(g, ", ")))
 	}
 	then := ""
 	if len(rot.Groups) > 1 {

@@ -69,7 +69,7 @@ func TestRotatedEventsStitched(t *testing.T) {
 			notes = append(notes, w)
 		}
 	}
-	want := "repeat 1: cache-misses, context-switches; repeat 2: branch-misses, page-faults; repeat 3: L1-dcache-load-misses, major-faults (repeat r counts group (r-1) mod 3); cycles, instructions, task-clock in every repeat; IPC and MPKI are ratios inside each window"
+	want := "group 1: cache-misses, context-switches; group 2: branch-misses, page-faults; group 3: L1-dcache-load-misses, major-faults (repeat r counts group (r-1) mod 3); cycles, instructions, task-clock in every repeat; IPC and MPKI are ratios inside each window"
 	if len(notes) != 1 || !strings.Contains(notes[0], want) || !strings.Contains(notes[0], "4 a repeat besides task-clock (--pmu-budget)") {
 		t.Errorf("rotation notes %q, want one with %q", notes, want)
 	}

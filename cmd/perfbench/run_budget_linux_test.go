@@ -97,7 +97,7 @@ func TestRunPMUBudgetRotation(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(report, "events counted in rotation so that none multiplexed, 2 a repeat besides task-clock (--pmu-budget): repeat 1: cpu-clock, context-switches; repeat 2: cpu-migrations, page-faults; repeat 3: minor-faults, major-faults") {
+	if !strings.Contains(report, "events counted in rotation so that none multiplexed, 2 a repeat besides task-clock (--pmu-budget): group 1: cpu-clock, context-switches; group 2: cpu-migrations, page-faults; group 3: minor-faults, major-faults") {
 		t.Errorf("the report has no note on which repeat counted what")
 	}
 	if strings.Contains(report, "multiplexed and counted") {

@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strings"
+	"sync"
+	"unicode/utf8"
 
 	xfont "golang.org/x/image/font"
+	"golang.org/x/image/font/sfnt"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/text"
@@ -20,7 +24,9 @@ import (
 // notes), drawn once per format by gonum.org/v1/plot's SVG and PNG back
 // ends, so both show the same thing. Text is set in Liberation Sans, which
 // plot embeds (Latin with its accented letters, Greek, Cyrillic), so the
-// PNG prints names as they are spelled.
+// PNG prints names as they are spelled; a character it has no glyph for
+// (CJK, emoji) is written as its code point, ‹U+6570›, and the chart's
+// notes and warnings say which (glyphHandler).
 
 // pngDPI is the resolution of the PNG charts: 1 pt is 4/3 px.
 const pngDPI = 96
@@ -59,8 +65,85 @@ const (
 )
 
 func textStyle(f font.Font, size vg.Length, c color.Color) text.Style {
-	return text.Style{Color: c, Font: font.From(f, size), Handler: plot.DefaultTextHandler}
+	return text.Style{Color: c, Font: font.From(f, size), Handler: glyphHandler{plot.DefaultTextHandler}}
 }
+
+// glyphHandler sets text as the handler it wraps does, each character the
+// charts' font cannot draw written as its code point, "‹U+6570›" (and
+// "‹" itself so): the font has no CJK or emoji, and the PNG back end drew
+// nothing for them, so that "数据库-8.0" and "数据仓-8.0" both showed as
+// "-8.0". Written so, two different texts never look the same, and the
+// chart says why (drawable).
+type glyphHandler struct{ text.Handler }
+
+func (h glyphHandler) Lines(txt string) []string { return h.Handler.Lines(drawable(txt)) }
+
+func (h glyphHandler) Box(txt string, fnt font.Font) (width, height, depth vg.Length) {
+	return h.Handler.Box(drawable(txt), fnt)
+}
+
+func (h glyphHandler) Draw(c vg.Canvas, txt string, sty text.Style, pt vg.Point) {
+	sty.Handler = h.Handler
+	h.Handler.Draw(c, drawable(txt), sty, pt)
+}
+
+// codePointOpen and codePointClose enclose the code point of a character
+// the charts' font lacks.
+const codePointOpen, codePointClose = "‹U+", "›"
+
+// drawable is s with each character that Liberation Sans (regular or
+// bold) has no glyph for, and each "‹", written "‹U+XXXX›".
+func drawable(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r == '‹' || !hasGlyph(r) {
+			fmt.Fprintf(&b, "%s%04X%s", codePointOpen, r, codePointClose)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// hasGlyph reports whether both faces of the charts' font draw r (line
+// breaks are the handler's).
+func hasGlyph(r rune) bool {
+	if r == '\n' {
+		return true
+	}
+	if ok, seen := glyphs.Load(r); seen {
+		return ok.(bool)
+	}
+	ok := r != utf8.RuneError
+	var buf sfnt.Buffer
+	for _, f := range []font.Font{sans, sansBold} {
+		face := font.DefaultCache.Lookup(f, 10)
+		if face.Face == nil {
+			ok = false
+			break
+		}
+		if i, err := face.Face.GlyphIndex(&buf, r); err != nil || i == 0 {
+			ok = false
+		}
+	}
+	glyphs.Store(r, ok)
+	return ok
+}
+
+// glyphs caches hasGlyph by rune.
+var glyphs sync.Map
 
 // styleOf is the colour and the fill or dash index of style j.
 func styleOf(j int) (color.RGBA, int) {
@@ -237,6 +320,8 @@ func newPlot() *plot.Plot {
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font = font.From(sans, 9)
 		a.Tick.Label.Font = font.From(sans, 8)
+		a.Label.TextStyle.Handler = glyphHandler{plot.DefaultTextHandler}
+		a.Tick.Label.Handler = glyphHandler{plot.DefaultTextHandler}
 		a.Tick.Label.Color = grey
 		a.Color = grey
 		a.Tick.Color = grey

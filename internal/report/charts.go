@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -106,6 +107,14 @@ func Charts(recs []*record.Record, opt Options, counter string) ([]Chart, error)
 		if err != nil {
 			return err
 		}
+		if missing := undrawn(ch.SVG); len(missing) > 0 {
+			// Said on the chart and with the report's warnings.
+			note := "‹U+XXXX›: a character the chart's font (Liberation Sans) cannot draw, written as its Unicode code point: " + strings.Join(missing, ", ")
+			if ch, err = append(f, notesBlock([]string{note})).render(name); err != nil {
+				return err
+			}
+			warnings = append(warnings, note)
+		}
 		for _, w := range warnings {
 			ch.Warnings = append(ch.Warnings, name+": "+w)
 		}
@@ -178,6 +187,30 @@ func chartTitle(title string, sc analysis.Scope) string {
 		return title + " (" + s + ")"
 	}
 	return title
+}
+
+// undrawn lists the characters a chart wrote as code points (see
+// drawable), "数 U+6570", in order of code point.
+func undrawn(svg []byte) []string {
+	var points []rune
+	rest := string(svg)
+	for {
+		i := strings.Index(rest, codePointOpen)
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len(codePointOpen):]
+		hex, _, ok := strings.Cut(rest, codePointClose)
+		if n, err := strconv.ParseUint(hex, 16, 32); ok && err == nil && !slices.Contains(points, rune(n)) {
+			points = append(points, rune(n))
+		}
+	}
+	slices.Sort(points)
+	out := make([]string, len(points))
+	for i, r := range points {
+		out[i] = fmt.Sprintf("%c U+%04X", r, r)
+	}
+	return out
 }
 
 func titleBlock(title string) block { return textBlock(textStyle(sansBold, 11, black), title) }

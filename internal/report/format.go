@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/perfbench/perfbench/analysis"
@@ -19,6 +20,9 @@ func fixed(prec int) numFormat {
 		if math.IsInf(v, -1) {
 			return "-inf"
 		}
+		if s, ok := huge(v); ok {
+			return s
+		}
 		return analysis.FormatFixed(v, prec)
 	}
 }
@@ -29,12 +33,27 @@ var (
 	fmtInt    = fixed(0)
 )
 
+// hugeValue is the magnitude from which a value prints with an exponent:
+// 12 digits before the point are as many as a table's column holds, and
+// from 2^53 on the digits a fixed form prints are float64's, not measured.
+const hugeValue = 1e12
+
+// huge prints v with three significant digits and an exponent, "1.00e+300",
+// when its magnitude is at least hugeValue: short, and no digit that was
+// not measured.
+func huge(v float64) (string, bool) {
+	if math.Abs(v) < hugeValue || math.IsInf(v, 0) || math.IsNaN(v) {
+		return "", false
+	}
+	return strconv.FormatFloat(v, 'e', 2, 64), true
+}
+
 // fmtAbs prints an absolute value with three or four significant digits and
 // no exponent for the magnitudes per-op metrics have.
 func fmtAbs(v float64) string {
 	a := math.Abs(v)
 	switch {
-	case math.IsInf(v, 0):
+	case math.IsInf(v, 0) || a >= hugeValue:
 		return fixed(0)(v)
 	case a >= 1000:
 		return analysis.FormatFixed(v, 0)
@@ -65,6 +84,9 @@ func fmtShare(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "n/a"
 	}
+	if s, ok := huge(100 * v); ok {
+		return s + "%"
+	}
 	r := math.Round(100 * v)
 	if r == 0 {
 		r = 0 // no "-0%"
@@ -74,6 +96,9 @@ func fmtShare(v float64) string {
 
 // fmtPct prints a percentage with one decimal.
 func fmtPct(v float64) string {
+	if s, ok := huge(v); ok {
+		return s + "%"
+	}
 	var buf [24]byte
 	return string(append(analysis.AppendFixed(buf[:0], v, 1), '%'))
 }
@@ -84,6 +109,9 @@ func fmtPct(v float64) string {
 func fmtHist(v float64) string {
 	if v > 0 && v < 0.0005 {
 		return "nonzero"
+	}
+	if s, ok := huge(v); ok {
+		return s
 	}
 	return analysis.FormatFixed(v, 3)
 }

@@ -28,9 +28,15 @@ func showSections(t *table) bool {
 	return named > 1 || t.sectionNames
 }
 
+// mdEscape writes s as Markdown text: a table's bars and the markers
+// that would format (~, *, a backslash, a code span, a link's "]("), and
+// HTML, which Markdown passes through: a version named
+// "<script>...</script>" prints as text, not as a script a viewer runs.
 func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "~", `\~`, "*", `\*`).Replace(s)
+	return mdEscaper.Replace(s)
 }
+
+var mdEscaper = strings.NewReplacer("\\", `\\`, "|", `\|`, "~", `\~`, "*", `\*`, "`", "\\`", "](", `]\(`, "&", "&amp;", "<", "&lt;")
 
 func markdownRenderer() renderer {
 	return renderer{

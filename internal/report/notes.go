@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/perfbench/perfbench/analysis"
+	"github.com/perfbench/perfbench/internal/load/suite"
 	"github.com/perfbench/perfbench/record"
 )
 
@@ -284,6 +285,9 @@ type tableMarks struct {
 	mux, na, nc, missing, failed, partial, inf, ci, noCI, same, untested, bothZero, estimated, short bool
 	// disagree and maxReached: throughput cells marked d and m.
 	disagree, maxReached bool
+	// below: throughput cells marked "!" (an insert step below its
+	// target insert rate).
+	below bool
 	// whys are the reasons of the cells not computable.
 	whys []string
 	// few lists the repeat counts (version, base) of tested ratios with
@@ -342,6 +346,7 @@ func (b *builder) mark(m *tableMarks, t *table, row *row, c *tableCell) {
 	if !c.OK() {
 		return
 	}
+	m.below = m.below || c.BelowTarget
 	paired := c.Paired != analysis.NotPaired
 	if t.ID != tableLegacy && c.rel && row.Kind == rowValues {
 		m.ratios++
@@ -426,6 +431,20 @@ func (b *builder) scopeNotes(t *table) []string {
 	case TableRQPS, tableQPS, tableThreads, tableAverage:
 		if scans := b.scanSteps(t); len(scans) > 0 {
 			notes = append(notes, fmt.Sprintf("%s: o/s is thousands of rows read per second, not queries per second: an operation of a scan step is 1,000 rows read (--keep-scan-ops counts queries)", strings.Join(scans, ", ")))
+		}
+	case tableSummary:
+		if scans := b.scanSteps(t); len(scans) > 0 {
+			notes = append(notes, fmt.Sprintf("%s: the rQPS that enters the means (and the regressions) is a ratio of rows read per second, not of queries per second: an operation of a scan step is 1,000 rows read (--keep-scan-ops counts queries)", strings.Join(scans, ", ")))
+		}
+	}
+	switch t.ID {
+	case TableRQPS, tableQPS, tableThreads, tableAverage, tableSummary, tableCPUIO, tableCPUIORel, tableAttribution:
+		inserts, queries := b.insertSteps(t)
+		if len(inserts) > 0 {
+			notes = append(notes, fmt.Sprintf("%s: insert benchmark: an operation is an insert (a row indexed, for index creation): o/s is inserts per second, not queries", strings.Join(inserts, ", ")))
+		}
+		if len(queries) > 0 {
+			notes = append(notes, fmt.Sprintf("%s: insert benchmark: an operation is a query, run while inserting (see the insert tables): o/s is queries per second", strings.Join(queries, ", ")))
 		}
 	}
 	if t.Relative {
@@ -571,6 +590,10 @@ func (m *tableMarks) markerNotes(t *table) []string {
 	if m.partial {
 		notes = append(notes, "p: from a window cut short (partial step); see below")
 	}
+	if m.below && t.ID != tableInsert && t.ID != tableInsertRel && t.ID != tableInsertTarget {
+		// The insert tables say it in their own words.
+		notes = append(notes, fmt.Sprintf("%s: insert benchmark: the version (in a ratio: the version or the base) did not sustain the step's target insert rate (inserts/s below %.0f%% of it, see the insert-target table): its throughput can be ignored; grey in HTML, never coloured, and left out of averages and of the attribution", textBelowTarget, 100*record.TargetFraction))
+	}
 	return notes
 }
 
@@ -634,6 +657,27 @@ func (b *builder) scanSteps(t *table) []string {
 		}
 	}
 	return out
+}
+
+// insertSteps lists the insert-benchmark steps of the table by what
+// their Records count as an operation: inserts (rows indexed, for index
+// creation) or queries.
+func (b *builder) insertSteps(t *table) (inserts, queries []string) {
+	for _, k := range t.keys {
+		if b.c.Group(k.Step) != suite.GroupInsert || slices.Contains(inserts, k.Step) || slices.Contains(queries, k.Step) {
+			continue
+		}
+		s := b.c.Sample(k)
+		if s == nil || len(s.Records) == 0 {
+			continue
+		}
+		if analysis.InsertQueries(s.Records[0]) {
+			queries = append(queries, k.Step)
+		} else {
+			inserts = append(inserts, k.Step)
+		}
+	}
+	return inserts, queries
 }
 
 // slicesShown reports whether a Record behind the table was measured in a

@@ -337,7 +337,8 @@ func prepare(recs []*record.Record, opt Options, q *tableQueue) (*builder, *repo
 		send()
 		b.built = nil
 	}
-	rep.Notes = append(append(leftOut.notes(), busyNotes(recs)...), autoNotes(recs)...)
+	rep.Notes = append(append(append(leftOut.notes(), busyNotes(recs)...), autoNotes(recs)...), rotationNotes(recs)...)
+	rep.Notes = append(append(rep.Notes, windowNotes(c)...), b.unpairedNotes()...)
 	if len(c.LeftOut) > 0 {
 		rep.Warnings = append(rep.Warnings, fmt.Sprintf("warm-up steps left out of the tables: %s", strings.Join(c.LeftOut, ", ")))
 	}
@@ -437,6 +438,9 @@ func check(id string, t *table) (why string, failed, kept, ok bool) {
 		// columns; one with throughput alone repeats the QPS table.
 		if t.dropEmptyColumns(); len(t.Header) < 2 {
 			return "", false, false, false
+		}
+		if id == tableCPUIO {
+			t.Notes = append([]string{cpuioUnits(t.Header)}, t.Notes...)
 		}
 	}
 	if !t.hasValues() {

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/perfbench/perfbench/analysis"
@@ -127,6 +128,7 @@ func (b *builder) summaryTable(sc analysis.Scope, others []string, regressed fun
 		t.Header = append(t.Header, g, "worse", "better")
 	}
 	sec := section{}
+	var below []string // version and step left out: below the target insert rate
 	for _, v := range others {
 		row := row{Label: v}
 		for _, g := range groups {
@@ -141,6 +143,10 @@ func (b *builder) summaryTable(sc analysis.Scope, others []string, regressed fun
 				t.addRatioKeys(k, b.c.BaseKey(k))
 				q := b.c.ThroughputRatio(k)
 				if !q.OK() || q.Value <= 0 || math.IsInf(q.Value, 0) {
+					continue
+				}
+				if b.c.BelowTarget(k) || b.c.BelowTarget(b.c.BaseKey(k)) {
+					below = append(below, v+" "+s)
 					continue
 				}
 				n++
@@ -172,6 +178,9 @@ func (b *builder) summaryTable(sc analysis.Scope, others []string, regressed fun
 	}
 	t.Sections = []section{sec}
 	t.Notes = []string{"each group's geometric mean of the rQPS of its steps (as in the rqps table); worse and better: how many of those steps are significantly below or above the base"}
+	if len(below) > 0 {
+		t.Notes = append(t.Notes, "left out of the means, the counts and the regressions: "+strings.Join(below, ", ")+" (insert benchmark: the version or the base did not sustain the step's target insert rate, marked "+textBelowTarget+" in the rqps table)")
+	}
 	return t
 }
 

@@ -260,14 +260,35 @@ func better(metric string) int {
 func (b *builder) value(t *table, k record.Key, metric string, f numFormat, set string) tableCell {
 	t.addKey(k)
 	ac := b.c.Value(k, metric)
-	return tableCell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, set: set, better: int8(better(metric)), format: f}
+	c := tableCell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, set: set, better: int8(better(metric)), format: f}
+	b.markBelow(&c, k)
+	return c
+}
+
+// markBelow marks a throughput cell (o/s, or a ratio of it) of an
+// insert-benchmark step where a version of keys fell below its target
+// insert rate: "!", grey in HTML, out of the colour rules, and left out
+// of the averages that read the table's cells.
+func (b *builder) markBelow(c *tableCell, keys ...record.Key) {
+	if c.Metric != analysis.OpsPerSecond || !c.OK() || c.BelowTarget {
+		return
+	}
+	for _, k := range keys {
+		if b.c.BelowTarget(k) {
+			c.BelowTarget, c.Class = true, "grey"
+			c.Text += textBelowTarget
+			return
+		}
+	}
 }
 
 // ratio is the metric of key k relative to the base.
 func (b *builder) ratio(t *table, k record.Key, metric string, f numFormat) tableCell {
 	t.addRatioKeys(k, b.c.BaseKey(k))
 	b.tallyPairs(t, k, b.c.Base)
-	return ratioCell(b.c.Ratio(k, metric), f, k, metric)
+	c := ratioCell(b.c.Ratio(k, metric), f, k, metric)
+	b.markBelow(&c, k, b.c.BaseKey(k))
+	return c
 }
 
 func ratioCell(ac analysis.Cell, f numFormat, k record.Key, metric string) tableCell {
@@ -441,10 +462,14 @@ func (b *builder) average(emit func(*table)) {
 			avg := row{Label: "average", Kind: rowAverage}
 			for i, v := range others {
 				var sum float64
-				n, skipped := 0, 0
+				n, skipped, below := 0, 0, 0
 				running, partial, estimated := 1.0, false, false
 				for _, r := range sec.Rows {
 					c := r.Cells[i]
+					if c.BelowTarget {
+						below++
+						continue
+					}
 					// A ratio of two zeros is 1 by convention, not a
 					// measured ratio: it does not enter the average.
 					if !c.OK() || math.IsInf(c.Value, 0) || c.BothZero {
@@ -469,6 +494,9 @@ func (b *builder) average(emit func(*table)) {
 				if skipped > 0 {
 					t.Notes = append(t.Notes, fmt.Sprintf("%s, %s: the average leaves out %s without a finite measured ratio (not recorded, failed, inf, or 1 for two zeros)", name, b.colLabel(i, v), plural(skipped, "step")))
 				}
+				if below > 0 {
+					t.Notes = append(t.Notes, fmt.Sprintf("%s, %s: the average leaves out %s marked %s (below the target insert rate)", name, b.colLabel(i, v), plural(below, "step"), textBelowTarget))
+				}
 			}
 			sec.Rows = append(sec.Rows, row{Kind: rowRule}, avg)
 			t.Sections = append(t.Sections, sec)
@@ -478,7 +506,40 @@ func (b *builder) average(emit func(*table)) {
 	}
 }
 
-const cpuioUnits = "o/s: operations per second; cpu/o: µs of CPU per operation; cs/o: context switches per operation; r/o: storage reads per operation; rKB/o, wKB/o: KB read and written per operation"
+// cpuioUnits says what the columns of a CPU and IO table are, of those
+// in header only (check drops the columns no step has).
+func cpuioUnits(header []string) string {
+	var parts []string
+	for _, u := range []struct {
+		cols []string
+		what string
+	}{
+		{[]string{analysis.OpsPerSecond}, "operations per second"},
+		{[]string{analysis.CPUPerOp}, "µs of CPU per operation"},
+		{[]string{analysis.CSPerOp}, "context switches per operation"},
+		{[]string{analysis.ReadsPerOp, analysis.WritesPerOp}, "storage reads and writes per operation"},
+		{[]string{analysis.ReadKBPerOp, analysis.WriteKBPerOp}, "KB read and written per operation"},
+	} {
+		var shown []string
+		for _, c := range u.cols {
+			if slices.Contains(header, c) {
+				shown = append(shown, c)
+			}
+		}
+		what := u.what
+		if len(shown) == 1 && len(u.cols) == 2 {
+			// "storage reads per operation" for r/o alone.
+			what = strings.Replace(strings.Replace(what, " and writes", "", 1), " and written", "", 1)
+			if shown[0] == u.cols[1] {
+				what = strings.Replace(strings.Replace(u.what, "reads and ", "", 1), "read and ", "", 1)
+			}
+		}
+		if len(shown) > 0 {
+			parts = append(parts, strings.Join(shown, ", ")+": "+what)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
 
 func cpuioFormat(m string) numFormat {
 	if m == analysis.OpsPerSecond {
@@ -508,7 +569,7 @@ func (b *builder) cpuio(scopes []analysis.Scope, emit func(*table)) {
 				}
 				return row
 			})
-			t.Notes = []string{cpuioUnits}
+			// The units note comes in check, with the columns kept.
 			emit(t)
 		}
 	}
@@ -672,8 +733,10 @@ func (b *builder) attribution(scopes []analysis.Scope, emit func(*table)) {
 				t.addRatioKeys(k, b.c.BaseKey(k))
 				a := b.c.Attribute(k)
 				row := row{Label: step, Cells: newCells(10)}
+				q := ratioCell(a.RQPS, fmtRatio, k, analysis.OpsPerSecond)
+				b.markBelow(&q, k, b.c.BaseKey(k))
 				row.Cells = append(row.Cells,
-					ratioCell(a.RQPS, fmtRatio, k, analysis.OpsPerSecond),
+					q,
 					ratioCell(a.RCPU, fmtRatio, k, analysis.CPUPerOp),
 					ratioCell(a.RInstructions, fmtRatio, k, analysis.PerOpName("instructions")),
 					ratioCell(a.RCPI, fmtRatio, k, analysis.CPI),
@@ -689,7 +752,7 @@ func (b *builder) attribution(scopes []analysis.Scope, emit func(*table)) {
 			})
 			t.Notes = []string{
 				"ln(1/rQPS) = ln r(instr/o) + ln r(CPI) + ln r(rest); code, memory and rest are each term's share of ln(1/rQPS); wait is the share not explained by CPU per operation, 1 − ln r(cpu/o) / ln(1/rQPS)",
-				fmt.Sprintf("verdict: none when rQPS is within %.2f–%.3f or not significantly different; code, memory or wait when that share is the largest and at least %.0f%%; cpu when only CPU per operation was measured and explains at least %.0f%%; mixed otherwise", math.Exp(-analysis.NoChange), math.Exp(analysis.NoChange), 100*analysis.Dominant, 100*analysis.Dominant),
+				fmt.Sprintf("verdict: none when rQPS is within %.2f–%.3f or not significantly different; code, memory or wait when that share is the largest and at least %.0f%%; cpu when only CPU per operation was measured and explains at least %.0f%%; n/a when rQPS, or too few ratios to split the whole change (instructions and CPI, or CPU per operation), were measured; mixed otherwise", math.Exp(-analysis.NoChange), math.Exp(analysis.NoChange), 100*analysis.Dominant, 100*analysis.Dominant),
 			}
 			if hasTopDown {
 				t.Notes = append(t.Notes, topDownNote)
