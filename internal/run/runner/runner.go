@@ -486,10 +486,8 @@ func (r *runner) reportSkipped() {
 // prepare checks what the run needs before anything starts: the output
 // folders, the Lua scripts, sysbench, the events, the provenance.
 func (r *runner) prepare(pending []plan.Item) error {
-	for _, d := range []string{r.recDir, r.logDir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("create the output folder: %w", err)
-		}
+	if err := mkdirOut(r.recDir, r.logDir); err != nil {
+		return fmt.Errorf("create the output folder: %w", err)
 	}
 	needSysbench := r.plan.Data.Load
 	for _, it := range pending {
