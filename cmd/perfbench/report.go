@@ -102,8 +102,48 @@ func setupReport(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []str
 		if err != nil {
 			return err
 		}
+		for flag, path := range map[string]string{"--out": o.out, "--notes": o.notes} {
+			if err := notAnInput(flag, path, args); err != nil {
+				return err
+			}
+		}
 		return runReport(e, &o, args, labels)
 	}
+}
+
+// notAnInput refuses an output file of the report (--out, --notes) that is
+// one of its inputs: a Record or a CSV file given, or a Record of a folder
+// given (the same file, through any name). The report would replace it.
+func notAnInput(flag, path string, inputs []string) error {
+	if path == "" {
+		return nil
+	}
+	out, err := os.Stat(path)
+	if err != nil || !out.Mode().IsRegular() {
+		return nil // nothing there to lose; writing says what is wrong
+	}
+	same := func(in string) bool {
+		fi, err := os.Stat(in)
+		return err == nil && os.SameFile(out, fi)
+	}
+	for _, in := range inputs {
+		if same(in) {
+			return usagef("%s %s is an input of the report, which the report would replace: give %s another file", flag, path, flag)
+		}
+		if fi, err := os.Stat(in); err != nil || !fi.IsDir() {
+			continue
+		}
+		files, err := record.Files(in)
+		if err != nil {
+			continue // reading the inputs says what is wrong
+		}
+		for _, f := range files {
+			if same(f) {
+				return usagef("%s %s is a Record of the report's input %s, which the report would replace: give %s a file outside %s", flag, path, in, flag, in)
+			}
+		}
+	}
+	return nil
 }
 
 // addOutputFlags registers the flags of the base, the format and the file.

@@ -149,3 +149,59 @@ func TestReportCommandUnknownMetric(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
+
+// TestReportRefusesOwnInput: --out (or --notes) naming one of the report's
+// inputs, a Record given, a Record in a folder given (also through a hard
+// link) or a CSV table, is refused on one line that says how to fix it, and
+// the input is kept as it was.
+func TestReportRefusesOwnInput(t *testing.T) {
+	dir := t.TempDir()
+	files, err := filepath.Glob(filepath.Join(reportFixtures, "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("fixtures: %v, %v", files, err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec := filepath.Join(dir, filepath.Base(files[0]))
+	linked := filepath.Join(t.TempDir(), "report.json")
+	if err := os.Link(rec, linked); err != nil {
+		t.Fatal(err)
+	}
+	csvIn := filepath.Join(t.TempDir(), "table.csv")
+	b, err := os.ReadFile("../../testdata/csv/seeds/001.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(csvIn, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]byte{}
+	for _, f := range []string{rec, csvIn} {
+		before[f], _ = os.ReadFile(f)
+	}
+	for _, args := range [][]string{
+		{"report", rec, "--out", rec},
+		{"report", dir, "--out", rec, "--format", "json"},
+		{"report", dir, "--out", linked},
+		{"report", csvIn, "--out", csvIn, "--format", "csv"},
+		{"report", dir, "--bare", "--notes", rec},
+	} {
+		code, _, errs := runCLI(t, args...)
+		if code != exitUsage || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "which the report would replace") ||
+			!strings.Contains(errs, "give --") {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d and one line refusing the input as output", args, code, errs, exitUsage)
+		}
+		for f, b := range before {
+			if got, err := os.ReadFile(f); err != nil || string(got) != string(b) {
+				t.Fatalf("%q: the input %s changed (%d bytes, was %d; %v)", args, f, len(got), len(b), err)
+			}
+		}
+	}
+}

@@ -515,11 +515,22 @@ func (st *statRun) measure(ctx context.Context) error {
 	}
 	switch {
 	case merr != nil:
-		return fmt.Errorf("interrupted: the window is partial (%s)", r.Error)
+		return fmt.Errorf("interrupted: the window is partial (%s)", firstReason(r.Error))
 	case r.Outcome == record.OutcomeFailed:
-		return errors.New(r.Error)
+		return errors.New(firstReason(r.Error))
 	}
 	return nil
+}
+
+// firstReason is the error line of a window from its Record's error: its
+// first reason, the cause (a failure's reasons come first, cause first),
+// on one line, with how many more the window printed above says.
+func firstReason(e string) string {
+	reasons := strings.Split(oneLine(e), "; ")
+	if n := len(reasons) - 1; n > 0 {
+		return fmt.Sprintf("%s (and %d more in the Record's error)", reasons[0], n)
+	}
+	return reasons[0]
 }
 
 // failed keeps a failure of the counters, where nothing was counted, as a

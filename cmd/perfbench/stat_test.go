@@ -970,3 +970,17 @@ func TestStatPasswordHidden(t *testing.T) {
 		t.Errorf("ops %+v, %d status counters; stderr %q", r.Ops, len(r.Status), stderrText)
 	}
 }
+
+// TestStatErrorCauseFirst: the error line of a failed window is its
+// Record's first reason, on one line, with how many more the Record has.
+func TestStatErrorCauseFirst(t *testing.T) {
+	e := "the server (pid 4121) exited during the window (it no longer exists): no status at the window's end, so no status deltas and no op count; " +
+		"its counts up to its exit are kept; pid 4121 exited 1.002 s into the window of 3.000 s: its counts cover its life up to its exit,\nand the window's rates per second divide by all 3.000 s"
+	want := "the server (pid 4121) exited during the window (it no longer exists): no status at the window's end, so no status deltas and no op count (and 2 more in the Record's error)"
+	if got := firstReason(e); got != want {
+		t.Errorf("firstReason:\n%q\nwant\n%q", got, want)
+	}
+	if got := firstReason("sysbench ended with exit status 1"); got != "sysbench ended with exit status 1" {
+		t.Errorf("one reason: %q", got)
+	}
+}

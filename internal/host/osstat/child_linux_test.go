@@ -368,3 +368,31 @@ func TestProcessCPU(t *testing.T) {
 		t.Errorf("children's CPU with a stopped child: walked %s, listed %s (%v, %v); reaped alone %s", walked.Children, listed.Children, ok1, ok2, after.Children)
 	}
 }
+
+// TestIODeniedWithPtrace: where reading another process's /proc/PID/io is
+// refused to this process although it has CAP_SYS_PTRACE (here pid 1, which
+// runs in another user namespace or is not dumpable), the problem names the
+// file once and does not tell it to grant CAP_SYS_PTRACE.
+func TestIODeniedWithPtrace(t *testing.T) {
+	st, err := procfs.New("/").Self().Status()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ptrace := st.HasCapEff && st.CapEff&(1<<19) != 0 // CAP_SYS_PTRACE
+	if _, err := os.ReadFile("/proc/1/io"); !errors.Is(err, os.ErrPermission) || !ptrace {
+		t.Skipf("needs a machine whose /proc/1/io this process, with CAP_SYS_PTRACE, may not read (here: %v, CAP_SYS_PTRACE %v)", err, ptrace)
+	}
+	s, err := FS{}.Snapshot(1, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	for _, p := range s.Problems {
+		if p.Code == record.WarnIONotMeasured {
+			text = p.Text
+		}
+	}
+	if strings.Count(text, "/proc/1/io") != 1 || strings.Contains(text, "without CAP_SYS_PTRACE") || strings.Contains(text, "grant") {
+		t.Errorf("the problem says %q; want /proc/1/io named once and no advice to grant CAP_SYS_PTRACE", text)
+	}
+}

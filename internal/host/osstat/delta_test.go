@@ -181,17 +181,23 @@ func TestDeltaErrors(t *testing.T) {
 	}
 }
 
-// TestIOHint: only a permission problem gets a hint, and root is not told
-// to run as root.
+// TestIOHint: only a permission problem gets a hint, root is not told to
+// run as root, and a process that has CAP_SYS_PTRACE is not told to grant
+// it.
 func TestIOHint(t *testing.T) {
 	denied := fmt.Errorf("read /proc/5/io: %w", fs.ErrPermission)
-	if h := ioHint(denied, 1000); h != " (run as root or grant CAP_SYS_PTRACE)" {
+	if h := ioHint(denied, 1000, false); h != " (run as root or grant CAP_SYS_PTRACE)" {
 		t.Errorf("user: %q", h)
 	}
-	if h := ioHint(denied, 0); strings.Contains(h, "run as root") || !strings.Contains(h, "CAP_SYS_PTRACE") {
+	if h := ioHint(denied, 0, false); strings.Contains(h, "run as root") || !strings.Contains(h, "without CAP_SYS_PTRACE") {
 		t.Errorf("root: %q", h)
 	}
-	if h := ioHint(errors.New("read /proc/5/io: no such process"), 0); h != "" {
+	for _, euid := range []int{0, 1000} {
+		if h := ioHint(denied, euid, true); strings.Contains(h, "without") || strings.Contains(h, "grant") || !strings.Contains(h, "although perfbench has CAP_SYS_PTRACE") {
+			t.Errorf("euid %d with CAP_SYS_PTRACE: %q", euid, h)
+		}
+	}
+	if h := ioHint(errors.New("read /proc/5/io: no such process"), 0, true); h != "" {
 		t.Errorf("not a permission problem: %q", h)
 	}
 }

@@ -3,6 +3,7 @@ package osstat
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -125,7 +126,11 @@ func (f FS) ReadProcess(pid int) (*Process, error) {
 		if errors.Is(err, procfs.ErrGone) {
 			return nil, err
 		}
-		p.IOErr = fmt.Errorf("read %s: %w", proc.Path("io"), err)
+		p.IOErr = err
+		if pe := (*fs.PathError)(nil); !errors.As(err, &pe) {
+			// An error that does not name the file yet.
+			p.IOErr = fmt.Errorf("read %s: %w", proc.Path("io"), err)
+		}
 	} else {
 		io, err := parseIO(b)
 		if err != nil {

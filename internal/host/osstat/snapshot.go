@@ -54,7 +54,7 @@ func (f FS) Snapshot(pid int, disk string) (*Snapshot, error) {
 		s.Process = p
 		if p.IOErr != nil {
 			s.Problems = append(s.Problems, record.Warning{Code: record.WarnIONotMeasured,
-				Text: fmt.Sprintf("IO of pid %d not read: %v%s", pid, p.IOErr, ioHint(p.IOErr, os.Geteuid()))})
+				Text: fmt.Sprintf("IO of pid %d not read: %v%s", pid, p.IOErr, ioHint(p.IOErr, os.Geteuid(), selfPtrace()))})
 		}
 	}
 	if c, err := f.ReadHostCPU(); err != nil {
@@ -232,12 +232,26 @@ func threadDelta(out *record.OS, pa, pb *Process, ticks float64) []record.Warnin
 	return warn
 }
 
+// capSysPtrace is the bit of CAP_SYS_PTRACE in a capability mask.
+const capSysPtrace = 19
+
+// selfPtrace reports whether this process has CAP_SYS_PTRACE in effect
+// (false where /proc/self/status cannot tell).
+func selfPtrace() bool {
+	st, err := procfs.New("/").Self().Status()
+	return err == nil && st.HasCapEff && st.CapEff&(1<<capSysPtrace) != 0
+}
+
 // ioHint says how to read another process's io when permission was the
-// problem: as root, or, for a root already, with CAP_SYS_PTRACE.
-func ioHint(err error, euid int) string {
+// problem: as root, or, for a root already, with CAP_SYS_PTRACE. A process
+// that has CAP_SYS_PTRACE (ptrace) and is refused all the same is told what
+// else refuses it.
+func ioHint(err error, euid int, ptrace bool) string {
 	switch {
 	case !errors.Is(err, fs.ErrPermission):
 		return ""
+	case ptrace:
+		return " (refused although perfbench has CAP_SYS_PTRACE: the process is not dumpable, runs in another user namespace, or a security module denies it)"
 	case euid == 0:
 		return " (root without CAP_SYS_PTRACE: grant it)"
 	}

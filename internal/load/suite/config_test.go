@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -82,5 +84,56 @@ func TestPasswordFileOnSysbench(t *testing.T) {
 		if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s is still there after remove: %v", path, err)
 		}
+	}
+}
+
+// deadPid is the pid of a process that has ended.
+func deadPid(t *testing.T) int {
+	t.Helper()
+	c := exec.Command("true")
+	if err := c.Run(); err != nil {
+		t.Skipf("no true(1) to leave a dead pid: %v", err)
+	}
+	return c.Process.Pid
+}
+
+// TestStaleConfigRemoved: the option file (the password) that a perfbench
+// killed by SIGKILL left under TMPDIR is removed when an option file is
+// written next; the folder of a live process and this process's own stay;
+// the new folder names this process.
+func TestStaleConfigRemoved(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	stale := filepath.Join(tmp, fmt.Sprintf("perfbench-sysbench-%d-123", deadPid(t)))
+	live := filepath.Join(tmp, "perfbench-sysbench-1-456") // init lives as long as the machine
+	for _, d := range []string{stale, live} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "options.cfg"), []byte("mysql-password=secret\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path, remove, err := WriteConfig(Options{Password: "s3cret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer remove()
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the option file of an ended process stays: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(live, "options.cfg")); err != nil {
+		t.Errorf("the option file of a live process was removed: %v", err)
+	}
+	if want := fmt.Sprintf("perfbench-sysbench-%d-", os.Getpid()); !strings.HasPrefix(filepath.Base(filepath.Dir(path)), want) {
+		t.Errorf("option file %s: its folder does not start with %s", path, want)
+	}
+	_, remove2, err := WriteConfig(Options{Password: "s3cret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	remove2()
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("this process's own option file was removed: %v", err)
 	}
 }

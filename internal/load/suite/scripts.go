@@ -2,6 +2,7 @@ package suite
 
 import (
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -39,8 +40,12 @@ func script(name string) ([]byte, error) {
 // WriteScripts writes the project's scripts into dir (created if missing),
 // where Command expects them when Options.ScriptDir is dir. The scripts
 // find their shared module next to themselves, so they work from any
-// folder.
+// folder. A symbolic link at dir or at a script's path is refused with its
+// path: perfbench runs as root, and would write over the link's target.
 func WriteScripts(dir string) error {
+	if isLink(dir) {
+		return fmt.Errorf("write sysbench scripts: %s is a symbolic link, which perfbench does not write through: remove it", dir)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write sysbench scripts: %w", err)
 	}
@@ -49,9 +54,36 @@ func WriteScripts(dir string) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+		if err := writeScript(filepath.Join(dir, name), b); err != nil {
 			return fmt.Errorf("write sysbench scripts: %w", err)
 		}
 	}
 	return nil
+}
+
+// isLink reports whether path is a symbolic link.
+func isLink(path string) bool {
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode()&os.ModeSymlink != 0
+}
+
+// writeScript writes a script through a new file renamed over path, which
+// never follows a link; a link already at path is refused with its path.
+func writeScript(path string, b []byte) error {
+	if isLink(path) {
+		return fmt.Errorf("%s is a symbolic link, which perfbench does not write through: remove it", path)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	err = errors.Join(err, f.Chmod(0o644), f.Close())
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/perfbench/perfbench/internal/host/proc"
 )
 
 // errOptions is wrapped by the errors Command, PrepareCommand and
@@ -229,10 +231,16 @@ func dataCommand(o Options, cmd string) ([]string, error) {
 	return append(argv, cmd), nil
 }
 
+// configPrefix starts the name of the folders WriteConfig makes under
+// os.TempDir: perfbench-sysbench-PID-RANDOM, PID the process that made it.
+const configPrefix = "perfbench-sysbench-"
+
 // WriteConfig writes the password of o to a sysbench option file that only
-// its owner can read, in a new folder under os.TempDir, and returns its path
-// (for Options.ConfigFile) and the function that removes it, to call once
-// sysbench has ended. sysbench 1.0 reads one option a line, name=value,
+// its owner can read, in a new folder under os.TempDir named after this
+// process, and returns its path (for Options.ConfigFile) and the function
+// that removes it, to call once sysbench has ended. It first removes the
+// option files of processes that ended without removing theirs
+// (RemoveStaleConfigs). sysbench 1.0 reads one option a line, name=value,
 // where a value ends at a space or a comma unless it is quoted with ' or "
 // (nothing escapes inside the quotes): a password holding a line break, or
 // both quote characters and a space or comma, cannot be written.
@@ -241,7 +249,8 @@ func WriteConfig(o Options) (path string, remove func(), err error) {
 	if err != nil {
 		return "", nil, err
 	}
-	dir, err := os.MkdirTemp("", "perfbench-sysbench-")
+	RemoveStaleConfigs()
+	dir, err := os.MkdirTemp("", configPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return "", nil, fmt.Errorf("write the sysbench option file: %w", err)
 	}
@@ -252,6 +261,40 @@ func WriteConfig(o Options) (path string, remove func(), err error) {
 		return "", nil, fmt.Errorf("write the sysbench option file: %w", err)
 	}
 	return path, remove, nil
+}
+
+// staleAge is the age after which an option file's folder that names no
+// process (made by a perfbench before folders were named after their
+// process) is left over: no step of a plan lasts as long.
+const staleAge = 48 * time.Hour
+
+// RemoveStaleConfigs removes the folders of the option files under
+// os.TempDir whose process has ended (a perfbench killed by SIGKILL leaves
+// its password there), and returns the folders it removed. A symbolic link
+// is not followed: os.RemoveAll removes the link.
+func RemoveStaleConfigs() []string {
+	matches, _ := filepath.Glob(filepath.Join(os.TempDir(), configPrefix+"*"))
+	var removed []string
+	for _, dir := range matches {
+		fi, err := os.Lstat(dir)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		pidText, _, named := strings.Cut(strings.TrimPrefix(filepath.Base(dir), configPrefix), "-")
+		pid, err := strconv.Atoi(pidText)
+		switch {
+		case named && err == nil && pid > 0:
+			if pid == os.Getpid() || proc.Alive(pid) {
+				continue
+			}
+		case time.Since(fi.ModTime()) < staleAge:
+			continue
+		}
+		if os.RemoveAll(dir) == nil {
+			removed = append(removed, dir)
+		}
+	}
+	return removed
 }
 
 // CheckPassword reports a password WriteConfig cannot write.

@@ -24,6 +24,10 @@ type Command struct {
 // $PERFBENCH_PASSWORD, {table_size} $PERFBENCH_TABLE_SIZE.
 const envPrefix = "PERFBENCH_"
 
+// envName is the environment variable that carries the value of a
+// placeholder into a shell script.
+func envName(placeholder string) string { return envPrefix + strings.ToUpper(placeholder) }
+
 // shells are the commands whose -c argument is a script.
 var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true, "ksh": true, "mksh": true, "zsh": true}
 
@@ -45,7 +49,11 @@ var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "ash": true
 // for where it stands (outside quotes, in '...' or in "..."): the shell
 // expands it into one word and never reads the value as code, so that a
 // password holding ' or $(...) runs nothing, and the value is not on the
-// shell's command line. The values of the placeholders named in secret
+// shell's command line. In the script of a shell the script starts (sh -c
+// "timeout 5 sh -c 'MYSQL_PWD={password} mariadb'", or eval) the reference
+// is quoted for the inner shell and reaches it as text: the inner shell
+// expands it from the environment it inherits, and the value is never
+// script text at any depth. The values of the placeholders named in secret
 // are "***" in Command.Shown. A placeholder without a value is an error.
 func Expand(argv []string, values map[string]string, secret ...string) (Command, error) {
 	hidden := map[string]bool{}
@@ -58,7 +66,10 @@ func Expand(argv []string, values map[string]string, secret ...string) (Command,
 	var missing []string
 	for i, a := range argv {
 		var run, shown strings.Builder
-		states := shellStates(a)
+		var refs map[int]string
+		if i == script {
+			refs = scriptRefs(a, envName)
+		}
 		last := 0
 		for _, m := range placeholderRE.FindAllStringSubmatchIndex(a, -1) {
 			name := a[m[2]:m[3]]
@@ -79,19 +90,12 @@ func Expand(argv []string, values map[string]string, secret ...string) (Command,
 				run.WriteString(v)
 				continue
 			}
-			env := envPrefix + strings.ToUpper(name)
+			env := envName(name)
 			if !envSet[env] {
 				envSet[env] = true
 				c.Env = append(c.Env, env+"="+v)
 			}
-			switch states[m[0]] {
-			case inSingle:
-				run.WriteString(`'"$` + env + `"'`)
-			case inDouble:
-				run.WriteString("${" + env + "}")
-			default:
-				run.WriteString(`"$` + env + `"`)
-			}
+			run.WriteString(refs[m[0]])
 		}
 		run.WriteString(a[last:])
 		shown.WriteString(a[last:])

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -126,6 +127,32 @@ socket = "/s"
 	}
 }
 
+// TestPasswordInScriptWarning: a script, or a shell's script inside it,
+// that gives {password} to a command as an argument is warned of; one that
+// sets it in the environment, or prints it into a pipe, is not.
+func TestPasswordInScriptWarning(t *testing.T) {
+	for script, warn := range map[string]bool{
+		`mariadb -p'{password}' -e 'select 1'`:                                               true,
+		`timeout {time} sh -c 'mariadb --password="{password}" -e "select 1"'`:               true,
+		`sh -c "timeout 5 sh -c 'mariadb -p{password}'"`:                                     true,
+		`eval "mariadb -p'{password}'"`:                                                      true,
+		`timeout {time} sh -c 'MYSQL_PWD={password} mariadb -e "select 1"'`:                  false,
+		`sh -c "env MYSQL_PWD='{password}' mariadb"; sleep {time}`:                           false,
+		`printf '[client]\npassword=%s\n' '{password}' | mariadb --defaults-file=/dev/stdin`: false,
+	} {
+		src := "[data]\npassword = \"s3cret\"\n[steps]\nlist = [\"s\"]\n[[steps.custom]]\nname = \"s\"\ncommand = [\"sh\", \"-c\", " +
+			strconv.Quote(script) + "]\n[[version]]\nlabel = \"a\"\nsocket = \"/s\"\n"
+		p, err := parse("p.toml", []byte(src))
+		if err != nil {
+			t.Fatalf("%s: %v", script, err)
+		}
+		got := len(p.Warnings) == 1 && strings.HasPrefix(p.Warnings[0], "custom step s (line 7): its script gives {password} to a command as an argument")
+		if got != warn || len(p.Warnings) > 1 || (!warn && len(p.Warnings) != 0) {
+			t.Errorf("%s: warnings %q, want a warning: %v", script, p.Warnings, warn)
+		}
+	}
+}
+
 // TestPasswordSysbenchCannotRead: a data password that sysbench's option
 // file cannot hold is refused at its line, since perfbench does not put it
 // on a command line.
@@ -133,5 +160,46 @@ func TestPasswordSysbenchCannotRead(t *testing.T) {
 	got := parseErrors(t, "[data]\npassword = '''it's a \"test\"'''\n"+minimal)
 	if len(got) != 1 || !strings.HasPrefix(got[0], "2: invalid sysbench options: sysbench 1.0 cannot read a password that holds both quote characters") {
 		t.Errorf("errors %q", got)
+	}
+}
+
+// TestExpandNestedShell runs scripts that start a shell inside the shell
+// (sh -c "timeout 5 sh -c '...'", three deep, eval) with a real shell: the
+// password reaches the innermost script as one word, unchanged, and nothing
+// in it runs, whatever the quotes around the inner script.
+func TestExpandNestedShell(t *testing.T) {
+	sh := testenv.NeedBinary(t, "sh", "dash")
+	testenv.NeedBinary(t, "timeout", "coreutils")
+	for _, pw := range []string{hostile, "x';touch semi;'", `x";touch semi;"`, "$(touch dollar)", `\'$(touch dollar)\'`} {
+		dir := t.TempDir()
+		scripts := map[string]string{
+			"single":    `timeout 5 sh -c 'printf "%s\n" {password} > a'`,
+			"assign":    `timeout {time} sh -c 'MYSQL_PWD={password}; printf "%s\n" "$MYSQL_PWD" > b'`,
+			"double":    `sh -c "printf '%s\n' '{password}' > c"`,
+			"threedeep": `sh -c 'sh -c "printf \"%s\n\" {password} > d"'`,
+			"eval":      `eval "printf '%s\n' {password} > e"`,
+		}
+		files := map[string]string{"single": "a", "assign": "b", "double": "c", "threedeep": "d", "eval": "e"}
+		for name, script := range scripts {
+			c, err := Expand([]string{sh, "-c", "cd " + dir + " && " + script}, map[string]string{"password": pw, "time": "5"}, "password")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(strings.Join(c.Argv, " "), "touch") {
+				t.Fatalf("%s: the password is in the script: %q", name, c.Argv)
+			}
+			cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
+			cmd.Env = append(os.Environ(), c.Env...)
+			out, err := cmd.CombinedOutput()
+			b, rerr := os.ReadFile(filepath.Join(dir, files[name]))
+			if got := strings.TrimSuffix(string(b), "\n"); err != nil || rerr != nil || got != pw {
+				t.Errorf("%s with password %q: %q (%v, %v: %s); want the password; script %q", name, pw, got, rerr, err, out, c.Argv[2])
+			}
+		}
+		for _, f := range []string{"dollar", "backquote", "semi"} {
+			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+				t.Errorf("password %q ran code: %s exists", pw, f)
+			}
+		}
 	}
 }

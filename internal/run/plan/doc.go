@@ -164,11 +164,14 @@
 // --mysql-password={password}). In an argument a placeholder becomes its
 // value; in the script of sh -c (bash, dash, ... -c) it becomes an
 // environment variable ({password} is $PERFBENCH_PASSWORD) quoted where it
-// stands, so that the shell never reads a value as code (see Expand). Logs
-// and Records show {password} as ***. Given as an argument, a password is
-// on the command's command line for every local user to read, and the plan
-// warns; in a script, sh -c 'MYSQL_PWD={password} mariadb ...' keeps it in
-// the environment.
+// stands, so that the shell never reads a value as code (see Expand); in
+// the script of a shell the script starts (sh -c "timeout 5 sh -c '...'",
+// eval) the reference reaches the inner shell as text, which expands it
+// from its environment. Logs and Records show {password} as ***. Given as
+// an argument, of the command or of a command in its script (mariadb
+// -p'{password}'), a password is on a command line for every local user to
+// read, and the plan warns; in a script, sh -c 'MYSQL_PWD={password}
+// mariadb ...' keeps it in the environment.
 //
 // Step groups follow the published rule: names with delete, insert, update
 // or write are writes, other names with point are point queries, the rest

@@ -1035,16 +1035,22 @@ func (p *parser) checkSize(plan *Plan, repeatsSet bool) {
 
 // passwordOnCommandLine warns of a custom step that gives a password the
 // plan sets to a command as an argument, where every local user can read it
-// (/proc/PID/cmdline). In a shell script {password} is an environment
-// variable, which the script can hand on in the environment (MYSQL_PWD).
+// (/proc/PID/cmdline): in its own argv, or in a shell script (at any depth
+// of shells) as an argument of a command (mariadb -p'{password}'). In a
+// shell script {password} is an environment variable, which the script can
+// hand on in the environment (MYSQL_PWD={password} mariadb).
 func (p *parser) passwordOnCommandLine(plan *Plan, key, name string, argv []string) {
 	if !p.passwordSet {
 		return
 	}
 	script := scriptIndex(argv)
 	for i, a := range argv {
-		if i != script && strings.Contains(a, "{password}") {
+		switch {
+		case i != script && strings.Contains(a, "{password}"):
 			plan.Warnings = append(plan.Warnings, fmt.Sprintf("custom step %s (line %d) puts {password} on a command line, where every local user can read it while it runs: give sysbench --config-file={sysbench_options} instead; in a shell script it stays in the environment (sh -c 'MYSQL_PWD={password} mariadb ...')", name, p.lines.line(key)))
+			return
+		case i == script && scriptShowsPassword(a):
+			plan.Warnings = append(plan.Warnings, fmt.Sprintf("custom step %s (line %d): its script gives {password} to a command as an argument, where every local user can read it while it runs: set it in the command's environment instead (MYSQL_PWD={password} mariadb ..., sysbench --config-file={sysbench_options})", name, p.lines.line(key)))
 			return
 		}
 	}

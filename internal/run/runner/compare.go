@@ -167,7 +167,7 @@ func (c *comparison) prepare(ctx context.Context, s *server, it plan.Item, n int
 		return nil, failed(r.newRecord(it), "%v", err)
 	}
 	sr := &stepRun{r: r, s: s, it: it, st: it.Step, cmd: cmd, logPath: r.logPath(it)}
-	log, err := os.Create(sr.logPath)
+	log, err := createOut(sr.logPath)
 	if err != nil {
 		rm()
 		return nil, failed(r.newRecord(it), "create the load's log: %v", err)

@@ -58,7 +58,7 @@ func startCustom(ctx context.Context, r *runner, v *plan.Version, dir string) (*
 		port:     m.Port,
 		logPath:  filepath.Join(r.logDir, "server-"+v.Label+".txt"),
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := mkdirOut(dir); err != nil {
 		return nil, fmt.Errorf("start %s: %w", v.Label, err)
 	}
 	if cs.port == 0 {
@@ -102,7 +102,7 @@ func startCustom(ctx context.Context, r *runner, v *plan.Version, dir string) (*
 	}
 	argv := start.Shown
 	_ = os.Remove(cs.pidFile)
-	log, err := os.OpenFile(cs.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	log, err := appendOut(cs.logPath)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", v.Label, err)
 	}
@@ -234,7 +234,7 @@ func (cs *customServer) runStop() error {
 		return err
 	}
 	argv := stop.Shown
-	log, err := os.OpenFile(cs.logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	log, err := appendOut(cs.logPath)
 	if err != nil {
 		return err
 	}

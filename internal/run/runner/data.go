@@ -46,7 +46,7 @@ func (r *runner) loadData(ctx context.Context, s *server) error {
 	}
 	s.dataReady = false
 	logPath := filepath.Join(r.logDir, "load-"+s.v.Label+".txt")
-	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	log, err := appendOut(logPath)
 	if err != nil {
 		return fmt.Errorf("open the load log: %w", err)
 	}

@@ -40,7 +40,7 @@ const driverStopGrace = 10 * time.Second
 func (r *runner) runInsert(ctx context.Context, sr *stepRun) *record.Record {
 	s := sr.s
 	ir := &insertRun{sr: sr, opts: *sr.st.Insert}
-	log, err := os.Create(sr.logPath)
+	log, err := createOut(sr.logPath)
 	if err != nil {
 		return failed(sr.newRecord(), "create the load's log: %v", err)
 	}

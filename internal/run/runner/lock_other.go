@@ -18,6 +18,9 @@ func lockFolder(dir string) (*folderLock, error) {
 		return nil, err
 	}
 	path := filepath.Join(dir, lockName)
+	if isLink(path) {
+		return nil, fmt.Errorf("lock the output folder: %w", linkError(path))
+	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, os.ErrExist) {
 		return nil, fmt.Errorf("%w (if no perfbench runs, remove the lock file)", inUse(dir, path, holder(path)))
@@ -32,3 +35,7 @@ func lockFolder(dir string) (*folderLock, error) {
 	}
 	return l, nil
 }
+
+// noFollow: the system has no O_NOFOLLOW; openOut's check before the open
+// refuses a link.
+const noFollow = 0

@@ -27,7 +27,10 @@ func lockFolder(dir string) (*folderLock, error) {
 	// A holder that ends removes the file before releasing it: a lock taken
 	// on a file no longer at path is let go and tried again.
 	for attempt := 0; attempt < 10; attempt++ {
-		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o644)
+		if errors.Is(err, unix.ELOOP) {
+			err = linkError(path)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("lock the output folder: %w", err)
 		}
@@ -55,3 +58,6 @@ func lockFolder(dir string) (*folderLock, error) {
 	}
 	return nil, fmt.Errorf("lock the output folder: %s was replaced 10 times while being locked", path)
 }
+
+// noFollow makes an open fail on a symbolic link (ELOOP).
+const noFollow = unix.O_NOFOLLOW

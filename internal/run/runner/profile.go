@@ -2,7 +2,6 @@ package runner
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -47,7 +46,7 @@ func (r *runner) prepareProfiles(pending []plan.Item) error {
 	if steps == 0 {
 		return nil
 	}
-	if err := os.MkdirAll(r.profDir, 0o755); err != nil {
+	if err := mkdirOut(r.profDir); err != nil {
 		return fmt.Errorf("create the profiles' folder: %w", err)
 	}
 	r.resolver = symbols.NewResolver("/")

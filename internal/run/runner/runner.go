@@ -218,6 +218,11 @@ func Run(ctx context.Context, p *plan.Plan, o Options) (*Summary, error) {
 	if lock.stale != "" {
 		fmt.Fprintf(o.Progress, "perfbench run: the lock file of %s was left by a perfbench (pid %s) that has ended: taken over\n", out, lock.stale)
 	}
+	for _, d := range suite.RemoveStaleConfigs() {
+		fmt.Fprintf(o.Progress, "perfbench run: removed %s, the sysbench option file (the data password) of a perfbench that was killed\n", d)
+	}
+	r.keptEarlier(true)
+	defer r.keptEarlier(false)
 	if b, err := os.ReadFile(p.File); err == nil {
 		sum := sha256.Sum256(b)
 		r.planSHA = hex.EncodeToString(sum[:])
@@ -486,10 +491,8 @@ func (r *runner) reportSkipped() {
 // prepare checks what the run needs before anything starts: the output
 // folders, the Lua scripts, sysbench, the events, the provenance.
 func (r *runner) prepare(pending []plan.Item) error {
-	for _, d := range []string{r.recDir, r.logDir} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("create the output folder: %w", err)
-		}
+	if err := mkdirOut(r.recDir, r.logDir); err != nil {
+		return fmt.Errorf("create the output folder: %w", err)
 	}
 	needSysbench := r.plan.Data.Load
 	for _, it := range pending {
@@ -667,12 +670,59 @@ func (r *runner) finish(rec *record.Record) error {
 	return nil
 }
 
+// keepPrefix starts the names of the temporary folders of the Records an
+// output folder could not take: perfbench-unwritten-KEY-RANDOM, KEY named
+// after the output folder (keepKey), so that later runs into it find them.
+const keepPrefix = "perfbench-unwritten-"
+
+// keepKey is the part of the name of a kept Records' folder that names the
+// output folder out: the start of the SHA-256 of its path.
+func keepKey(out string) string {
+	sum := sha256.Sum256([]byte(out))
+	return hex.EncodeToString(sum[:6])
+}
+
+// keptEarlier looks for the Records an earlier run into the output folder
+// could not write (a full disk) and kept in a temporary folder: a folder
+// whose Records all have a Record of the same name in records/ now (--resume
+// measured them again) is removed, and, with name, the others are named
+// again, with what to do. This run's own folder is left to the summary.
+func (r *runner) keptEarlier(name bool) {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), keepPrefix+keepKey(r.out)+"-*"))
+	for _, d := range dirs {
+		if fi, err := os.Lstat(d); err != nil || !fi.IsDir() || d == r.keepDir {
+			continue
+		}
+		files, err := record.Files(d)
+		if err != nil {
+			continue
+		}
+		missing := 0
+		for _, f := range files {
+			if _, err := os.Stat(filepath.Join(r.recDir, filepath.Base(f))); err != nil {
+				missing++
+			}
+		}
+		if missing > 0 {
+			if !name {
+				continue
+			}
+			fmt.Fprintf(r.opts.Progress, "perfbench run: %s of an earlier run that %s could not take %s kept in %s: free space there and run with --resume, or copy them into %s\n",
+				count(missing, "Record"), r.recDir, map[bool]string{true: "is", false: "are"}[missing == 1], d, r.recDir)
+			continue
+		}
+		if os.RemoveAll(d) == nil {
+			fmt.Fprintf(r.opts.Progress, "perfbench run: removed %s: its %s of an earlier run are in %s now\n", d, count(len(files), "Record"), r.recDir)
+		}
+	}
+}
+
 // keep writes a Record that could not go to the output folder into a
-// temporary folder (another filesystem, often) and returns its path, or ""
-// when that fails too.
+// temporary folder (another filesystem, often) named after the output
+// folder, and returns its path, or "" when that fails too.
 func (r *runner) keep(rec *record.Record) string {
 	if r.keepDir == "" {
-		d, err := os.MkdirTemp("", "perfbench-unwritten-")
+		d, err := os.MkdirTemp("", keepPrefix+keepKey(r.out)+"-")
 		if err != nil {
 			return ""
 		}

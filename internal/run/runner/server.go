@@ -518,7 +518,7 @@ func (s *server) setMarker(ok bool) error {
 		}
 		return nil
 	}
-	return os.WriteFile(p, []byte(s.markerText()), 0o644)
+	return writeOut(p, []byte(s.markerText()))
 }
 
 func tailLines(b []byte, n int) string {

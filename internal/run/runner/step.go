@@ -132,7 +132,7 @@ type stepRun struct {
 // run opens the counters, starts the load, measures the window and
 // decides the step's outcome.
 func (sr *stepRun) run(ctx context.Context) *record.Record {
-	log, err := os.Create(sr.logPath)
+	log, err := createOut(sr.logPath)
 	if err != nil {
 		return failed(sr.newRecord(), "create the load's log: %v", err)
 	}
@@ -568,7 +568,7 @@ func (r *runner) setAside(it plan.Item) {
 			continue
 		}
 		dir := filepath.Join(filepath.Dir(p), ".replaced")
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := mkdirOut(dir); err != nil {
 			r.prog.printf("perfbench run: warning: keep the earlier %s: %v", p, err)
 			continue
 		}
