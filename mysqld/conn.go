@@ -67,18 +67,18 @@ type ConnectOptions struct {
 	// Timeout bounds connecting (default 10 s).
 	Timeout time.Duration
 	// QueryTimeout bounds each statement perfbench sends, from sending it
-	// to its last row (default DefaultQueryTimeout): a server that stopped
+	// to its last row (default 10 s): a server that stopped
 	// (SIGSTOP, a debugger) or stalls does not hold perfbench.
 	QueryTimeout time.Duration
 }
 
-// DefaultQueryTimeout is ConnectOptions.QueryTimeout's default: perfbench's
+// defaultQueryTimeout is ConnectOptions.QueryTimeout's default: perfbench's
 // statements (SHOW GLOBAL STATUS, the processlist) take milliseconds.
-const DefaultQueryTimeout = 10 * time.Second
+const defaultQueryTimeout = 10 * time.Second
 
-// ErrNoAnswer is wrapped by the error of a statement the server did not
+// errNoAnswer is wrapped by the error of a statement the server did not
 // answer within ConnectOptions.QueryTimeout; the connection is closed.
-var ErrNoAnswer = errors.New("the server did not answer in time")
+var errNoAnswer = errors.New("the server did not answer in time")
 
 // endpoint picks the transport and address (see Connect).
 func (c *Client) endpoint(target *Found) (network, addr string) {
@@ -130,7 +130,7 @@ func Connect(ctx context.Context, c *Client, target *Found, opts ConnectOptions)
 		opts.Timeout = 10 * time.Second
 	}
 	if opts.QueryTimeout == 0 {
-		opts.QueryTimeout = DefaultQueryTimeout
+		opts.QueryTimeout = defaultQueryTimeout
 	}
 	password := c.Password.Reveal()
 	if c.AskPassword && !c.Password.IsSet() {
@@ -282,14 +282,14 @@ func (d *DB) queryLocked(ctx context.Context, com, q string, scan func(*sql.Rows
 	}
 	timeout := d.queryTimeout
 	if timeout <= 0 {
-		timeout = DefaultQueryTimeout
+		timeout = defaultQueryTimeout
 	}
 	qctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	err := d.scanQuery(qctx, q, scan)
 	if err != nil && ctx.Err() == nil && qctx.Err() != nil {
 		// The driver closes the connection when the deadline passes.
-		return fmt.Errorf("%w: %s took more than %s (is the server stopped, for example by SIGSTOP, or stalled?): %w", ErrNoAnswer, q, timeout, err)
+		return fmt.Errorf("%w: %s took more than %s (is the server stopped, for example by SIGSTOP, or stalled?): %w", errNoAnswer, q, timeout, err)
 	}
 	return err
 }

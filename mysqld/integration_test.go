@@ -527,8 +527,8 @@ func TestRolesWithoutPerformanceSchema(t *testing.T) {
 
 // TestStoppedServerAnswersNothing stops the server (SIGSTOP) and reads its
 // status and its threads' roles (the processlist) on two connections made
-// with the default options: each read must fail with ErrNoAnswer once
-// DefaultQueryTimeout has passed (they waited until the server was
+// with the default options: each read must fail with errNoAnswer once
+// defaultQueryTimeout has passed (they waited until the server was
 // resumed, 43 s in the report of a user), and say what it waited for.
 func TestStoppedServerAnswersNothing(t *testing.T) {
 	srv := testdb.New(t, testdb.Options{})
@@ -552,14 +552,14 @@ func TestStoppedServerAnswersNothing(t *testing.T) {
 		case err := <-errs:
 			took := time.Since(start)
 			t.Logf("after %.1f s: %v", took.Seconds(), err)
-			if !errors.Is(err, ErrNoAnswer) || !strings.Contains(err.Error(), "SIGSTOP") {
-				t.Errorf("a read of a stopped server: %v, want ErrNoAnswer", err)
+			if !errors.Is(err, errNoAnswer) || !strings.Contains(err.Error(), "SIGSTOP") {
+				t.Errorf("a read of a stopped server: %v, want errNoAnswer", err)
 			}
-			if took < DefaultQueryTimeout {
-				t.Errorf("a read of a stopped server failed after %v, before its deadline of %v", took, DefaultQueryTimeout)
+			if took < defaultQueryTimeout {
+				t.Errorf("a read of a stopped server failed after %v, before its deadline of %v", took, defaultQueryTimeout)
 			}
-		case <-time.After(DefaultQueryTimeout + 15*time.Second):
-			t.Fatalf("a read of a stopped server still waits after %v", DefaultQueryTimeout+15*time.Second)
+		case <-time.After(defaultQueryTimeout + 15*time.Second):
+			t.Fatalf("a read of a stopped server still waits after %v", defaultQueryTimeout+15*time.Second)
 		}
 	}
 }
