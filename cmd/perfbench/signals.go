@@ -15,12 +15,16 @@ import (
 // a write or a wait that its context does not reach (a full pipe on
 // stdout, a server that does not answer) does not keep the user waiting.
 // Commands that stop what they started (the servers of a run, the
-// processes on hosts) get longer: they stop servers and write what they
-// measured. A second signal ends any command at once.
+// processes on hosts) get longer, and so do stat and profile, for which
+// Ctrl-C is the planned end of the window: then they read the window's
+// end (each statement within its deadline), symbolize and write what
+// they measured. A second signal ends any command at once.
 func signalGrace(command string) time.Duration {
 	switch command {
 	case "run", "demo", "hosts":
 		return 60 * time.Second
+	case "stat", "profile":
+		return 30 * time.Second
 	}
 	return 1500 * time.Millisecond
 }
