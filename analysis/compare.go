@@ -89,11 +89,11 @@ type Comparison struct {
 	insertSteps map[string]bool
 	events      []string
 	roles       []string
-	// Each Sample caches its Ratio, and the base's Samples their values,
-	// which every other version's ratio reads: a report's tables ask for
-	// the same ratios several times (a report goes through its tables
-	// twice), and each is a median with its interval, a rank test or a
-	// bootstrap over the repeats. Other medians take more memory to keep
+	// Each Sample caches its Ratio when both sides have repeats, and the
+	// base's Samples their values, which every other version's ratio
+	// reads: a report's tables ask for the same ratios several times (a
+	// report goes through its tables twice), and each is a median with
+	// its interval, a rank test or a bootstrap over the repeats. Other medians take more memory to keep
 	// than time to compute again. mu guards the caches of the Comparison
 	// (those of a Sample have its own): reports build tables on several
 	// goroutines.
@@ -514,7 +514,11 @@ func (c *Comparison) Ratio(k record.Key, metric string) Cell {
 		}
 	}
 	r := c.ratioOf(k, bk, metric, vv, v, base.vals, base.cell)
-	if cache {
+	// Only a ratio with a rank test or a bootstrap behind it (repeats
+	// on both sides) is worth its place: one of single values is a
+	// division, and a CSV table of 100 versions × 1,825 steps × 10
+	// metrics asks for 1.8 million of them.
+	if cache && len(vv) >= 2 && len(base.vals) >= 2 {
 		s.mu.Lock()
 		if s.ratios == nil {
 			s.ratios = make(map[metricID]Cell, 1)

@@ -46,6 +46,9 @@ type DB struct {
 	conn     *sql.Conn
 	password string
 
+	// queryTimeout is ConnectOptions.QueryTimeout.
+	queryTimeout time.Duration
+
 	mu   sync.Mutex
 	own  map[string]float64 // statements sent, by the status variables they bump
 	peer int                // SO_PEERCRED pid of a unix connection
@@ -63,7 +66,19 @@ type ConnectOptions struct {
 	Force bool
 	// Timeout bounds connecting (default 10 s).
 	Timeout time.Duration
+	// QueryTimeout bounds each statement perfbench sends, from sending it
+	// to its last row (default 10 s): a server that stopped
+	// (SIGSTOP, a debugger) or stalls does not hold perfbench.
+	QueryTimeout time.Duration
 }
+
+// defaultQueryTimeout is ConnectOptions.QueryTimeout's default: perfbench's
+// statements (SHOW GLOBAL STATUS, the processlist) take milliseconds.
+const defaultQueryTimeout = 10 * time.Second
+
+// errNoAnswer is wrapped by the error of a statement the server did not
+// answer within ConnectOptions.QueryTimeout; the connection is closed.
+var errNoAnswer = errors.New("the server did not answer in time")
 
 // endpoint picks the transport and address (see Connect).
 func (c *Client) endpoint(target *Found) (network, addr string) {
@@ -114,6 +129,9 @@ func Connect(ctx context.Context, c *Client, target *Found, opts ConnectOptions)
 	if opts.Timeout == 0 {
 		opts.Timeout = 10 * time.Second
 	}
+	if opts.QueryTimeout == 0 {
+		opts.QueryTimeout = defaultQueryTimeout
+	}
 	password := c.Password.Reveal()
 	if c.AskPassword && !c.Password.IsSet() {
 		if opts.Prompt == nil {
@@ -132,6 +150,8 @@ func Connect(ctx context.Context, c *Client, target *Found, opts ConnectOptions)
 		proc:     opts.Proc,
 		password: password,
 		own:      map[string]float64{},
+
+		queryTimeout: opts.QueryTimeout,
 	}
 	cfg := mysql.NewConfig()
 	cfg.User = c.User
@@ -260,6 +280,22 @@ func (d *DB) queryLocked(ctx context.Context, com, q string, scan func(*sql.Rows
 	if com != "" {
 		d.own[com]++
 	}
+	timeout := d.queryTimeout
+	if timeout <= 0 {
+		timeout = defaultQueryTimeout
+	}
+	qctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	err := d.scanQuery(qctx, q, scan)
+	if err != nil && ctx.Err() == nil && qctx.Err() != nil {
+		// The driver closes the connection when the deadline passes.
+		return fmt.Errorf("%w: %s took more than %s (is the server stopped, for example by SIGSTOP, or stalled?): %w", errNoAnswer, q, timeout, err)
+	}
+	return err
+}
+
+// scanQuery runs q and calls scan on its rows.
+func (d *DB) scanQuery(ctx context.Context, q string, scan func(*sql.Rows) error) error {
 	rows, err := d.conn.QueryContext(ctx, q)
 	if err != nil {
 		return err

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -522,4 +523,43 @@ func TestRolesWithoutPerformanceSchema(t *testing.T) {
 		t.Errorf("roles %v: want one innodb-io thread (the AIO completion thread)", counts)
 	}
 	t.Logf("roles: %v", counts)
+}
+
+// TestStoppedServerAnswersNothing stops the server (SIGSTOP) and reads its
+// status and its threads' roles (the processlist) on two connections made
+// with the default options: each read must fail with errNoAnswer once
+// defaultQueryTimeout has passed (they waited until the server was
+// resumed, 43 s in the report of a user), and say what it waited for.
+func TestStoppedServerAnswersNothing(t *testing.T) {
+	srv := testdb.New(t, testdb.Options{})
+	statusDB, rolesDB := connectRoot(t, srv), connectRoot(t, srv)
+	if err := syscall.Kill(srv.Pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Kill(srv.Pid, syscall.SIGCONT) })
+	errs := make(chan error, 2)
+	start := time.Now()
+	go func() {
+		_, err := statusDB.Status(context.Background())
+		errs <- err
+	}()
+	go func() {
+		_, err := rolesDB.ThreadRoles(context.Background(), srv.Pid)
+		errs <- err
+	}()
+	for range 2 {
+		select {
+		case err := <-errs:
+			took := time.Since(start)
+			t.Logf("after %.1f s: %v", took.Seconds(), err)
+			if !errors.Is(err, errNoAnswer) || !strings.Contains(err.Error(), "SIGSTOP") {
+				t.Errorf("a read of a stopped server: %v, want errNoAnswer", err)
+			}
+			if took < defaultQueryTimeout {
+				t.Errorf("a read of a stopped server failed after %v, before its deadline of %v", took, defaultQueryTimeout)
+			}
+		case <-time.After(defaultQueryTimeout + 15*time.Second):
+			t.Fatalf("a read of a stopped server still waits after %v", defaultQueryTimeout+15*time.Second)
+		}
+	}
 }

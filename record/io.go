@@ -297,9 +297,10 @@ func WriteFileAtomic(path string, data []byte) error {
 	return nil
 }
 
-// Read reads one Record file.
+// Read reads one Record file: a regular file of at most MaxFileBytes
+// (OpenInput).
 func Read(path string) (*Record, error) {
-	b, err := os.ReadFile(path)
+	b, err := ReadInput(path, MaxFileBytes, "Records")
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,9 @@ func main() {
 	freshProcess = true
 	args := hideSecrets(os.Args)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	unwatch := watchSignals(ctx, args[1:], os.Stderr, os.Exit)
 	code := run(ctx, args[1:], os.Stdin, os.Stdout, os.Stderr)
+	unwatch()
 	stop()
 	os.Exit(code)
 }

@@ -22,6 +22,7 @@ var (
 	thpSizeFile   = "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size"
 	proc          = procfs.New("")
 	getenvGodebug = func() string { return os.Getenv("GODEBUG") }
+	getrlimit     = unix.Getrlimit
 )
 
 // Advise marks the next n bytes of the Go heap (rounded in to huge-page
@@ -34,8 +35,11 @@ var (
 // mapping with huge pages ("always"), gives none ("never"), or has no
 // transparent huge pages; when GODEBUG has disablethp=1; when the soft
 // memory limit is under 2n; when the kernel refuses to overcommit memory
-// (vm.overcommit_memory 2) or n is more than a quarter of MemAvailable,
-// so that mapping the block can never fail; and on 32-bit platforms.
+// (vm.overcommit_memory 2), n is more than a quarter of MemAvailable, or
+// an address-space or data limit (ulimit -v, ulimit -d) leaves less than
+// four times n beyond what the process maps already, so that mapping the
+// block can never fail (the runtime dies when it cannot map its heap);
+// and on 32-bit platforms.
 func Advise(n int) (marked int, err error) {
 	r, err := advise(n)
 	return r.Bytes, err
@@ -111,7 +115,59 @@ func skipReason(n int) string {
 	if err != nil || int64(n) > avail/4 {
 		return "too little memory available"
 	}
+	return limitReason(n)
+}
+
+// limitReason is why the process's address-space or data limit leaves no
+// room for an n-byte block, or "": the block may take at most a quarter
+// of what either limit leaves beyond what the process maps (VmSize) or
+// holds as data (VmData) now. A limit or a size it cannot read counts as
+// no room.
+func limitReason(n int) string {
+	for _, l := range []struct {
+		resource int
+		field    string
+		name     string
+	}{
+		{unix.RLIMIT_AS, "VmSize:", "address-space limit (ulimit -v)"},
+		{unix.RLIMIT_DATA, "VmData:", "data limit (ulimit -d)"},
+	} {
+		var lim unix.Rlimit
+		if err := getrlimit(l.resource, &lim); err != nil {
+			return "the " + l.name + " is unknown"
+		}
+		if lim.Cur == unix.RLIM_INFINITY {
+			continue
+		}
+		used, err := statusBytes(l.field)
+		if err != nil {
+			return "the " + l.name + " is set and " + strings.TrimSuffix(l.field, ":") + " is unknown"
+		}
+		if used > lim.Cur || (lim.Cur-used)/4 < uint64(n) {
+			return fmt.Sprintf("the %s of %d MiB leaves %d MiB, under four times the block",
+				l.name, lim.Cur>>20, (lim.Cur-min(used, lim.Cur))>>20)
+		}
+	}
 	return ""
+}
+
+// statusBytes is a kB line of /proc/self/status (VmSize:, VmData:) in
+// bytes.
+func statusBytes(field string) (uint64, error) {
+	b, err := proc.Self().ReadFile("status")
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, field); ok {
+			f := strings.Fields(rest)
+			if len(f) == 2 && f[1] == "kB" {
+				kb, err := strconv.ParseUint(f[0], 10, 64)
+				return kb << 10, err
+			}
+		}
+	}
+	return 0, fmt.Errorf("%s has no %s line", proc.Self().Path("status"), field)
 }
 
 // selected is the bracketed word of a sysfs choice ("always [madvise]

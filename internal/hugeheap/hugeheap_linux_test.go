@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/perfbench/perfbench/internal/host/procfs"
 )
 
@@ -30,10 +32,19 @@ func TestSkipReason(t *testing.T) {
 		}
 		return p
 	}
-	defer func(a, d string, p procfs.FS, g func() string) {
-		thpModeFile, thpSizeFile, proc, getenvGodebug = a, d, p, g
-	}(thpModeFile, thpSizeFile, proc, getenvGodebug)
+	defer func(a, d string, p procfs.FS, g func() string, r func(int, *unix.Rlimit) error) {
+		thpModeFile, thpSizeFile, proc, getenvGodebug, getrlimit = a, d, p, g, r
+	}(thpModeFile, thpSizeFile, proc, getenvGodebug, getrlimit)
 	proc = procfs.New(dir)
+	rlimits := map[int]uint64{}
+	getrlimit = func(res int, l *unix.Rlimit) error {
+		l.Cur, l.Max = unix.RLIM_INFINITY, unix.RLIM_INFINITY
+		if v, ok := rlimits[res]; ok {
+			l.Cur = v
+		}
+		return nil
+	}
+	write("proc/self/status", "Name:\tperfbench\nVmSize:\t 1300000 kB\nVmData:\t   50000 kB\n")
 	meminfo := "MemTotal:       24000000 kB\nMemAvailable:   20000000 kB\n"
 	for _, c := range []struct {
 		mode, overcommit, meminfo, godebug string
@@ -71,6 +82,32 @@ func TestSkipReason(t *testing.T) {
 	if !strings.Contains(got, "GOMEMLIMIT") {
 		t.Errorf("a 256 MB block under a 300 MB soft limit: reason %q", got)
 	}
+	// Limits: the block may take a quarter of what is left beyond
+	// VmSize (1,300,000 kB) or VmData (50,000 kB).
+	for _, c := range []struct {
+		as, data uint64
+		want     string
+	}{
+		{2000000 << 10, 0, "address-space limit"}, // ulimit -v 2000000: 700 MB left
+		{(1300000 << 10) + 4*(256<<20), 0, ""},
+		{(1300000 << 10) + 4*(256<<20) - 1, 0, "address-space limit"},
+		{1000 << 20, 0, "address-space limit"}, // under VmSize already
+		{0, (50000 << 10) + 4*(256<<20), ""},
+		{0, 1 << 30, "data limit"},
+	} {
+		clear(rlimits)
+		if c.as != 0 {
+			rlimits[unix.RLIMIT_AS] = c.as
+		}
+		if c.data != 0 {
+			rlimits[unix.RLIMIT_DATA] = c.data
+		}
+		got := skipReason(256 << 20)
+		if (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("RLIMIT_AS %d, RLIMIT_DATA %d: reason %q, want one with %q", c.as, c.data, got, c.want)
+		}
+	}
+	clear(rlimits)
 	thpModeFile = filepath.Join(dir, "missing")
 	if got := skipReason(1 << 20); !strings.Contains(got, "no transparent huge pages") {
 		t.Errorf("no sysfs file: reason %q", got)
@@ -130,6 +167,48 @@ func TestAdviseFaults(t *testing.T) {
 	}
 }
 
+// TestAdviseUnderAddressLimit runs Advise(384 MiB), the block perfbench
+// report asks for, in a process whose address-space limit (ulimit -v)
+// leaves only 256 MiB beyond what it maps: Advise must mark nothing, say
+// why, and leave the process able to allocate (mapping the block there
+// made the runtime die with "fatal error: out of memory").
+func TestAdviseUnderAddressLimit(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "HUGEHEAP_CHILD=limit")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child under an address-space limit: %v\n%.2000s", err, out)
+	}
+	if !strings.Contains(string(out), "RESULT 0 ") {
+		t.Fatalf("child under an address-space limit marked memory or printed no result:\n%s", out)
+	}
+	t.Logf("%s", out)
+}
+
+// limitChild sets RLIMIT_AS to VmSize + 256 MiB, calls Advise(384 MiB)
+// and allocates 64 MiB, and prints the bytes marked and the reason.
+func limitChild() error {
+	used, err := statusBytes("VmSize:")
+	if err != nil {
+		return err
+	}
+	lim := unix.Rlimit{Cur: used + 256<<20, Max: unix.RLIM_INFINITY}
+	if err := unix.Setrlimit(unix.RLIMIT_AS, &lim); err != nil {
+		return fmt.Errorf("setrlimit RLIMIT_AS: %w", err)
+	}
+	n, err := Advise(384 << 20)
+	if err != nil {
+		return err
+	}
+	keep := make([][]byte, 0, 64<<20/4096)
+	for range cap(keep) {
+		keep = append(keep, make([]byte, 4096))
+	}
+	runtime.KeepAlive(keep)
+	fmt.Printf("RESULT %d %s\n", n, limitReason(384<<20))
+	return nil
+}
+
 type childResult struct {
 	bytes, faults, residentAfterAdvise int64
 	marked                             bool
@@ -143,6 +222,13 @@ func TestMain(m *testing.M) {
 	mode := os.Getenv("HUGEHEAP_CHILD")
 	if mode == "" {
 		os.Exit(m.Run())
+	}
+	if mode == "limit" {
+		if err := limitChild(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	if err := adviseChild(mode == "true"); err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -260,7 +260,7 @@ func (s *dirStep) importTo(o Options, res *Result) {
 
 // looksSysbench reports whether a file starts like sysbench output.
 func looksSysbench(path string) bool {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return false
 	}

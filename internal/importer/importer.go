@@ -68,7 +68,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -213,7 +212,7 @@ func sysbenchThreads(command string) int {
 }
 
 func readSysbench(path string, res *Result) *sysbench.Result {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		res.fail(fmt.Errorf("import sysbench output: %w", err))
 		return nil

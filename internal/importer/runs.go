@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"strings"
 
@@ -91,8 +90,23 @@ func scanRuns(path string, opts Options, res *Result, report bool, each func(w *
 	}
 }
 
-// openFile opens an input file (tests read from memory instead).
-var openFile = func(path string) (io.ReadCloser, error) { return os.Open(path) }
+// openFile opens an input file (tests read from memory instead): a
+// regular file, opened without blocking (a FIFO is refused, not waited
+// on), read to at most maxInputBytes.
+var openFile = func(path string) (io.ReadCloser, error) {
+	f, _, err := record.OpenInput(path, maxInputBytes, "perf stat and sysbench output")
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{record.LimitInput(f, path, maxInputBytes, "perf stat and sysbench output"), f}, nil
+}
+
+// maxInputBytes is the largest file import reads: 100 MB of perf stat
+// output imports in under 300 MB.
+const maxInputBytes = 512 << 20
 
 // countingReader counts the bytes read through it.
 type countingReader struct {

@@ -32,6 +32,10 @@ const (
 // noOpCount begins the warning of a Record whose op source was not counted.
 const noOpCount = "no op count"
 
+// maxStatusRead is how long a status query at a window's edge may take
+// before its status is not the edge's: the window fails.
+const maxStatusRead = 2 * time.Second
+
 // maxStatusLag is how long a status query next to a counter read may take
 // before the Record says that the two edges are apart.
 const maxStatusLag = 50 * time.Millisecond
@@ -403,9 +407,13 @@ func (s *Session) readEdge(ctx context.Context, at time.Time, what string, list 
 	e := edge{at: at}
 	if s.cfg.DB != nil {
 		st, err := s.cfg.DB.Status(ctx)
-		if err != nil {
+		switch {
+		case err != nil:
 			e.err = append(e.err, general("server status at the window's %s could not be read: %v", what, err))
-		} else {
+		case st.Took > maxStatusRead:
+			// Not this edge's status: the window fails (statusAndOps).
+			e.err = append(e.err, general("server status at the window's %s took %.1f s to read (more than %s): the server stalled or was stopped, and its status is not that of the window's %s", what, st.Took.Seconds(), maxStatusRead, what))
+		default:
 			e.status = st
 			e.lag = st.Time.Add(st.Took / 2).Sub(at)
 		}

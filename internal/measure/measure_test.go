@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -704,5 +705,49 @@ func TestMeasureCgroupServer(t *testing.T) {
 	}
 	if _, err := os.Stat(srv.Cgroup); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the server's cgroup %s is left after it stopped: %v", srv.Cgroup, err)
+	}
+}
+
+// TestMeasureStoppedServer stops the server (SIGSTOP) inside a 1 s window
+// and resumes it 3 s later, so that the status read at the window's end
+// waits about 2.5 s for an answer: that status is not the end's, and the
+// window fails, saying so (it was written ok, with a warning on the lag).
+func TestMeasureStoppedServer(t *testing.T) {
+	needLinux(t)
+	srv := testdb.New(t, testdb.Options{})
+	db := rootDB(t, srv)
+	list, sys := events(t, "task-clock,context-switches")
+	ctx := context.Background()
+	s, err := Start(ctx, Config{Pid: srv.Pid, Events: list, System: sys, DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	t.Cleanup(func() { syscall.Kill(srv.Pid, syscall.SIGCONT) })
+	opened := make(chan time.Time, 1)
+	resumed := make(chan struct{})
+	go func() {
+		defer close(resumed)
+		at := <-opened
+		time.Sleep(time.Until(at.Add(500 * time.Millisecond)))
+		syscall.Kill(srv.Pid, syscall.SIGSTOP)
+		time.Sleep(time.Until(at.Add(3500 * time.Millisecond)))
+		syscall.Kill(srv.Pid, syscall.SIGCONT)
+	}()
+	r, err := s.Measure(ctx, WindowSpec{Duration: time.Second, Opened: func(at time.Time) { opened <- at }})
+	<-resumed
+	if err != nil {
+		t.Fatalf("measure: %v", err)
+	}
+	t.Logf("outcome %s, error %q; warnings %q", r.Outcome, r.Error, r.Warnings)
+	if r.Outcome != record.OutcomeFailed || r.Ops.Count != 0 || r.Status != nil {
+		t.Errorf("outcome %s, ops %+v, %d status: want a failed window without status deltas", r.Outcome, r.Ops, len(r.Status))
+	}
+	said := false
+	for _, w := range r.Warnings {
+		said = said || (strings.Contains(w.Text, "took") && strings.Contains(w.Text, "stalled or was stopped"))
+	}
+	if !said {
+		t.Errorf("no warning says that the status read at the end took too long: %q", r.Warnings)
 	}
 }

@@ -73,15 +73,20 @@ func LoadInputWith(paths []string, f fields) (*Input, error) {
 	}
 	for _, p := range paths {
 		if strings.HasSuffix(strings.ToLower(p), ".csv") {
-			f, err := os.Open(p)
+			f, _, err := record.OpenInput(p, maxCSVBytes, "CSV tables")
 			if err != nil {
 				return nil, fmt.Errorf("read table %s: %w", p, err)
 			}
 			before := len(tables.order)
-			err = tables.read(f, p)
+			err = tables.read(&lineBound{r: record.LimitInput(f, p, maxCSVBytes, "CSV tables"), path: p}, p)
 			f.Close()
 			if err != nil {
 				return nil, err
+			}
+			for _, r := range tables.order[before:] {
+				if err := checkNames(p, r); err != nil {
+					return nil, err
+				}
 			}
 			in.Records = append(in.Records, tables.order[before:]...)
 			continue
@@ -103,6 +108,9 @@ func LoadInputWith(paths []string, f fields) (*Input, error) {
 		}
 	next:
 		for _, l := range loaded {
+			if err := checkNames(l.Path, l.Record); err != nil {
+				return nil, err
+			}
 			id := identityOf(l.Record)
 			for _, prev := range seen[id.repeatOf()] {
 				if prev.id != id {
@@ -141,6 +149,57 @@ func LoadInputWith(paths []string, f fields) (*Input, error) {
 		in.Groups = tables.groups
 	}
 	return in, nil
+}
+
+// The bounds of a CSV table: a file of at most maxCSVBytes (a 100 MB
+// table reports in under 600 MB), lines of at most maxCSVLine bytes (a
+// row names a version, a step, threads, a metric and a value).
+const (
+	maxCSVBytes = 512 << 20
+	maxCSVLine  = 64 << 10
+)
+
+// lineBound reads r, failing at a line of more than maxCSVLine bytes: the
+// CSV reader holds a whole line, and a file of zeros is one line.
+type lineBound struct {
+	r    io.Reader
+	path string
+	line int // bytes of the current line so far
+}
+
+func (l *lineBound) Read(b []byte) (int, error) {
+	n, err := l.r.Read(b)
+	for rest := b[:n]; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			l.line += len(rest)
+			break
+		}
+		if l.line+i > maxCSVLine {
+			l.line += i
+			break
+		}
+		l.line, rest = 0, rest[i+1:]
+	}
+	if l.line > maxCSVLine {
+		return 0, fmt.Errorf("%s has a line of more than %d bytes, the bound for a line of a CSV table: is it one?", l.path, maxCSVLine)
+	}
+	return n, err
+}
+
+// maxLabel is the longest host, version or step name a report takes: the
+// tables print it in every row.
+const maxLabel = 1024
+
+// checkNames refuses a Record from path whose host, version or step
+// name is longer than maxLabel bytes.
+func checkNames(path string, r *record.Record) error {
+	for _, l := range []struct{ what, s string }{{"version", r.Version}, {"step", r.Step}, {"host", r.Host}} {
+		if len(l.s) > maxLabel {
+			return fmt.Errorf("%s: its %s name is %d bytes, over the bound of %d bytes for a name the tables print: shorten it", path, l.what, len(l.s), maxLabel)
+		}
+	}
+	return nil
 }
 
 // listFiles names up to three inputs, then how many more.

@@ -5,6 +5,8 @@ package report
 import (
 	"io/fs"
 	"syscall"
+
+	"github.com/perfbench/perfbench/record"
 )
 
 // rawFile is a file opened for reading without the runtime's poller: a
@@ -15,17 +17,48 @@ type rawFile struct {
 	path string
 }
 
+// openFile opens a Record file without blocking on it (a FIFO opens at
+// once) and refuses what is not a regular file of at most
+// record.MaxFileBytes (record.CheckInput).
 func openFile(path string) (rawFile, error) {
 	for {
-		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 		if err == syscall.EINTR {
 			continue
 		}
 		if err != nil {
 			return rawFile{}, &fs.PathError{Op: "open", Path: path, Err: err}
 		}
+		var st syscall.Stat_t
+		if err := syscall.Fstat(fd, &st); err != nil {
+			syscall.Close(fd)
+			return rawFile{}, &fs.PathError{Op: "stat", Path: path, Err: err}
+		}
+		if err := record.CheckInput(path, fileType(uint32(st.Mode)), st.Size, record.MaxFileBytes, "Records"); err != nil {
+			syscall.Close(fd)
+			return rawFile{}, err
+		}
 		return rawFile{fd, path}, nil
 	}
+}
+
+// fileType is the type bits of a stat mode as fs.FileMode's.
+func fileType(mode uint32) fs.FileMode {
+	switch mode & syscall.S_IFMT {
+	case syscall.S_IFREG:
+		return 0
+	case syscall.S_IFDIR:
+		return fs.ModeDir
+	case syscall.S_IFIFO:
+		return fs.ModeNamedPipe
+	case syscall.S_IFCHR:
+		return fs.ModeDevice | fs.ModeCharDevice
+	case syscall.S_IFBLK:
+		return fs.ModeDevice
+	case syscall.S_IFSOCK:
+		return fs.ModeSocket
+	}
+	return fs.ModeIrregular
 }
 
 // Read reads into b; 0 bytes and no error is the end of the file.

@@ -138,11 +138,16 @@ func (rd *reader) read(path string) (*record.Record, error) {
 			}
 			return r, nil
 		}
-		if buf, _, err = readFull(f, buf, -1); err != nil {
-			rd.buf = buf
+		// The size was checked when the file was opened: one that
+		// grows past the bound while read is refused too.
+		buf, eof, err = readFull(f, buf, record.MaxFileBytes+1-len(buf))
+		rd.buf = buf
+		if err != nil {
 			return nil, err
 		}
-		rd.buf = buf
+		if !eof {
+			return nil, record.CheckInput(path, 0, int64(len(buf))+1, record.MaxFileBytes, "Records")
+		}
 		rd.first = min(2*rd.first, 1<<20)
 	}
 	r, err := rd.sel.Parse(buf)

@@ -262,7 +262,67 @@ func (p *parser) wrapf(key string, err error, format string, args ...any) {
 var labelRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+=-]{0,63}$`)
 var opsRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_]*|client\.(queries|transactions|events))$`)
 
+// maxNesting is how deep a plan's arrays and inline tables may nest.
+const maxNesting = 64
+
+// nesting is how deep the arrays and inline tables of the TOML document
+// src nest (table headers count as one level, [[...]] as two), up to
+// maxNesting+1, and the line where that depth is first reached. Brackets
+// in strings and comments do not count.
+func nesting(src string) (depth, line int) {
+	d, ln := 0, 1
+	for i := 0; i < len(src); i++ {
+		switch c := src[i]; c {
+		case '\n':
+			ln++
+		case '#':
+			for i+1 < len(src) && src[i+1] != '\n' {
+				i++
+			}
+		case '"', '\'':
+			delim := src[i : i+1]
+			if strings.HasPrefix(src[i:], strings.Repeat(delim, 3)) {
+				delim = src[i : i+3]
+			}
+			j := i + len(delim)
+			for j < len(src) && !strings.HasPrefix(src[j:], delim) {
+				if c == '"' && src[j] == '\\' {
+					j++
+				}
+				if j < len(src) && src[j] == '\n' {
+					ln++
+				}
+				j++
+			}
+			j += len(delim)
+			// A multi-line string may end in one or two more quotes.
+			for k := 0; len(delim) == 3 && k < 2 && j < len(src) && src[j] == c; k++ {
+				j++
+			}
+			i = j - 1
+		case '[', '{':
+			d++
+			if d > depth {
+				depth, line = d, ln
+				if depth > maxNesting {
+					return depth, line
+				}
+			}
+		case ']', '}':
+			d = max(d-1, 0)
+		}
+	}
+	return depth, line
+}
+
 func (p *parser) parse(data []byte) *Plan {
+	// The decoder recurses once per level of arrays and inline tables:
+	// far enough, it exhausts the stack, which no recover catches.
+	if depth, line := nesting(string(data)); depth > maxNesting {
+		p.errs = append(p.errs, &planError{File: p.file, Line: line,
+			Msg: fmt.Sprintf("arrays and inline tables nested %d deep or more here, over the bound of %d levels: a plan needs a few", depth, maxNesting)})
+		return nil
+	}
 	var raw rawPlan
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {

@@ -3,7 +3,6 @@ package plan
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/perfbench/perfbench/internal/load/insertbench"
 	"github.com/perfbench/perfbench/internal/load/suite"
+	"github.com/perfbench/perfbench/record"
 )
 
 // Plan is a parsed, validated benchmark plan with every default applied.
@@ -301,14 +301,18 @@ func (es Errors) Unwrap() []error {
 	return out
 }
 
-// Load reads and parses a plan file.
+// Load reads and parses a plan file: a regular file of at most
+// maxPlanBytes (record.ReadInput).
 func Load(path string) (*Plan, error) {
-	b, err := os.ReadFile(path)
+	b, err := record.ReadInput(path, maxPlanBytes, "plans")
 	if err != nil {
 		return nil, fmt.Errorf("read plan: %w", err)
 	}
 	return parse(path, b)
 }
+
+// maxPlanBytes is the largest plan file Load reads.
+const maxPlanBytes = 4 << 20
 
 // parse parses and validates a plan. name is the file's path: errors name
 // it and relative paths in the plan are resolved against its folder.
