@@ -182,7 +182,7 @@ func TestRunHosts(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != exitFailure {
 		t.Errorf("exit %v, want status 1", err)
 	}
-	if !regexp.MustCompile(`(?m)^perfbench run: host h2 failed: host h2 \(root@[0-9.]+\): host unreachable: the connection was lost during the run$`).MatchString(stderr) ||
+	if !regexp.MustCompile(`(?m)^perfbench run: host h2 failed: host h2 \(root@[0-9.]+\): host unreachable: the connection was lost during the run \(ssh gives a link up after 20s without an answer; the host stops its run 15s after its last heartbeat\); check that the host is up and reachable, then run again with --resume$`).MatchString(stderr) ||
 		strings.Contains(stderr, "host h1 failed") || strings.Contains(stderr, "host h3 failed") {
 		t.Errorf("stderr does not name h2 alone as failed, unreachable")
 	}

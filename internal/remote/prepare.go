@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/perfbench/perfbench/internal/host/hostinfo"
+	"github.com/perfbench/perfbench/internal/run/plan"
 )
 
 // Ready is a host made ready to run perfbench, or the reason it is not.
@@ -20,7 +21,8 @@ type Ready struct {
 	// not run.
 	Doctor *hostinfo.Report
 	// Err is why the host is not ready: unreachable, host key, platform,
-	// copy, or perfbench cannot count there.
+	// copy, perfbench cannot count there, or the host lacks what the plan
+	// needs.
 	Err error
 	// Connect, Copy and Check are how long each stage took (Copy is the
 	// checksum comparison alone when the binary was there); Elapsed is
@@ -30,10 +32,13 @@ type Ready struct {
 
 // Prepare makes every host ready to run, all at once: it connects, copies
 // binary (a perfbench executable built for the hosts) unless an identical
-// one is there, and runs perfbench doctor there. The result is in the
+// one is there, runs perfbench doctor there, and checks that the host has
+// what plan p needs (server binaries or running servers, sysbench, the
+// custom steps' programs; with no plan, the installed server or the
+// host's basedirs, and sysbench). The result is in the
 // order of hosts; each stands on its own (one host failing stops no
 // other). The connections stay open in g.
-func Prepare(ctx context.Context, g *Group, hosts []Host, binary string) []Ready {
+func Prepare(ctx context.Context, g *Group, hosts []Host, binary string, p *plan.Plan) []Ready {
 	start := time.Now()
 	out := make([]Ready, len(hosts))
 	var wg sync.WaitGroup
@@ -41,7 +46,7 @@ func Prepare(ctx context.Context, g *Group, hosts []Host, binary string) []Ready
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out[i] = prepare(ctx, g, h, binary)
+			out[i] = prepare(ctx, g, h, binary, p)
 			out[i].Elapsed = time.Since(start)
 		}()
 	}
@@ -49,7 +54,7 @@ func Prepare(ctx context.Context, g *Group, hosts []Host, binary string) []Ready
 	return out
 }
 
-func prepare(ctx context.Context, g *Group, h Host, binary string) Ready {
+func prepare(ctx context.Context, g *Group, h Host, binary string, p *plan.Plan) Ready {
 	r := Ready{Host: h}
 	t := time.Now()
 	r.Conn, r.Err = g.Connect(ctx, h)
@@ -78,6 +83,17 @@ func prepare(ctx context.Context, g *Group, h Host, binary string) Ready {
 	r.Doctor = &rep
 	if !rep.Usable {
 		r.Err = fmt.Errorf("host %s: perfbench cannot count there: %s", h.Name, failed(rep))
+		return r
+	}
+	miss, err := r.Conn.missing(ctx, planNeeds(p, h))
+	r.Check = time.Since(t)
+	switch {
+	case err != nil:
+		r.Err = err
+	case len(miss) > 0 && p == nil:
+		r.Err = fmt.Errorf("%w (checked for the suite's steps on the installed server or the host's basedirs; give the plan to check what it needs)", missingError(h, miss))
+	case len(miss) > 0:
+		r.Err = missingError(h, miss)
 	}
 	return r
 }

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"net"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/internal/testhosts"
+	"github.com/perfbench/perfbench/mysqld/sandbox"
+)
+
+// hideOn makes the server binary or sysbench missing on a test host.
+func hideOn(t *testing.T, set *testhosts.Set, host, path string) {
+	t.Helper()
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set.Hide(t, host, real)
+}
+
+// fakeServer listens on a unix socket in a folder the test hosts share
+// with this machine: a "running server" that is no server (its process is
+// the test), so that a run's steps fail there at once.
+func fakeServer(t *testing.T) string {
+	t.Helper()
+	sock := filepath.Join(t.TempDir(), "mysqld.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return sock
+}
+
+// TestHostsCheckFindsMissing: of three test hosts, h2 lacks sysbench and
+// h3 the server binary. hosts check says so per host, with how to install
+// each, and calls neither ready; with a plan whose steps need no sysbench
+// and whose server runs already, h2 and h3 are ready.
+func TestHostsCheckFindsMissing(t *testing.T) {
+	testdb.NeedServer(t)
+	sysbench := testdb.NeedSysbench(t)
+	server, err := sandbox.FindServerBinary("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := testhosts.New(t, 3)
+	bin := testhosts.Perfbench(t)
+	hideOn(t, set, "h2", sysbench)
+	hideOn(t, set, "h3", server)
+	// The hiding works: the host's shell finds no such program.
+	for _, c := range []struct{ host, prog string }{{"h2", "sysbench"}, {"h3", filepath.Base(server)}} {
+		out, err := exec.Command("nsenter", "-t", pidOfSSHD(t, set, c.host), "-m", "sh", "-c", "command -v "+c.prog+" && test -x $(command -v "+c.prog+")").CombinedOutput()
+		if err == nil {
+			t.Fatalf("%s still finds %s: %s", c.host, c.prog, out)
+		}
+	}
+
+	code, out, errs := runCLI(t, "hosts", "check", "--binary", bin, set.HostsFile)
+	t.Logf("no plan:\n%s%s", out, errs)
+	if code != exitFailure || errs != "perfbench hosts: 2 of 3 hosts not ready\n" {
+		t.Errorf("exit %d, stderr %q; want 1 and two hosts not ready", code, errs)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want one line per host, got:\n%s", out)
+	}
+	if !strings.HasPrefix(lines[0], "h1  ready  ") {
+		t.Errorf("h1: %q, want ready", lines[0])
+	}
+	if want := "h2  fail   host h2: not ready to run the plan: sysbench not found (install it: apt-get install sysbench) (checked for"; !strings.HasPrefix(lines[1], want) {
+		t.Errorf("h2: %q, want %q...", lines[1], want)
+	}
+	if want := "h3  fail   host h3: not ready to run the plan: a server binary (mariadbd or mysqld in PATH or /usr/sbin) not found (install it: apt-get install mariadb-server"; !strings.HasPrefix(lines[2], want) || strings.Contains(lines[2], "sysbench") {
+		t.Errorf("h3: %q, want %q... and nothing of sysbench", lines[2], want)
+	}
+
+	// A plan of a custom step on a running server needs neither; one
+	// socket that is not there is missing on every host.
+	sock := fakeServer(t)
+	planFile := writeRunPlan(t, `name = "needs"
+[[version]]
+label = "running"
+socket = "`+sock+`"
+[[version]]
+label = "gone"
+socket = "`+sock+`.gone"
+[steps]
+list = ["probe"]
+[[steps.custom]]
+name = "probe"
+command = ["sh", "-c", "true"]
+`)
+	code, out, _ = runCLI(t, "hosts", "check", "--binary", bin, "--plan", planFile, set.HostsFile)
+	t.Logf("plan:\n%s", out)
+	missing := regexp.MustCompile(`(?m)^h[123]  fail   host h[123]: not ready to run the plan: the running server of version gone \(socket \S+\.gone\) not found \(start the server, or correct version gone's target in the plan\)$`)
+	if code != exitFailure || len(missing.FindAllString(out, -1)) != 3 || strings.Contains(out, "sysbench") || strings.Contains(out, "version running") {
+		t.Errorf("exit %d; want every host to miss version gone's server alone:\n%s", code, out)
+	}
+}
+
+func pidOfSSHD(t *testing.T, set *testhosts.Set, host string) string {
+	t.Helper()
+	for _, p := range set.Procs(t, host) {
+		if strings.Contains(p.Command, "[listener]") || strings.Contains(p.Command, "sshd -f") {
+			return strconv.Itoa(p.Pid)
+		}
+	}
+	t.Fatalf("no sshd on %s", host)
+	return ""
+}
