@@ -123,3 +123,46 @@ func pidOfSSHD(t *testing.T, set *testhosts.Set, host string) string {
 	t.Fatalf("no sshd on %s", host)
 	return ""
 }
+
+// TestRunHostsShowsStepErrors: a campaign on two hosts whose server is no
+// server. h2 lacks sysbench, which the plan's suite step needs: it is
+// refused before its run, saying so. h1 runs, its steps fail, and its
+// line says why (the first failure's error), not the run's last line (a
+// hint to run perfbench report).
+func TestRunHostsShowsStepErrors(t *testing.T) {
+	sysbench := testdb.NeedSysbench(t)
+	set := testhosts.New(t, 2)
+	bin := testhosts.Perfbench(t)
+	hideOn(t, set, "h2", sysbench)
+	sock := fakeServer(t)
+	planFile := writeRunPlan(t, `name = "fails"
+[run]
+warmup = "0s"
+duration = "1s"
+[[version]]
+label = "notaserver"
+socket = "`+sock+`"
+[steps]
+list = ["point-query", "probe"]
+[[steps.custom]]
+name = "probe"
+command = ["sh", "-c", "true"]
+`)
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, errs := runCLI(t, "run", planFile, "--hosts", set.HostsFile, "--binary", bin, "--out", out)
+	t.Logf("stderr:\n%s", errs)
+	if code != exitFailure {
+		t.Errorf("exit %d, want 1", code)
+	}
+	h1 := regexp.MustCompile(`(?m)^h1  fail  0 ok, 2 failed, 0 partial; host h1: notaserver/\S+ failed: the server is not available: .*not a mysqld or mariadbd process.* \(and 1 more; their Records say why\)$`)
+	if !h1.MatchString(errs) {
+		t.Errorf("h1's line does not give its first failure's error")
+	}
+	if strings.Contains(errs, "failed: host h1 (root@") || regexp.MustCompile(`(?m)^(h1  fail|perfbench run: host h1 failed).*next: perfbench report`).MatchString(errs) {
+		t.Errorf("h1's line gives the run's last line (a hint), not the error")
+	}
+	h2 := regexp.MustCompile(`(?m)^perfbench run: host h2 failed: host h2: not ready to run the plan: sysbench not found \(install it: apt-get install sysbench\)$`)
+	if !h2.MatchString(errs) || strings.Contains(errs, "h2: perfbench run:") {
+		t.Errorf("h2 is not refused before its run for want of sysbench")
+	}
+}
