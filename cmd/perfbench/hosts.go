@@ -19,7 +19,7 @@ func init() {
 	register(&command{
 		name:    "hosts",
 		summary: "check the test servers of a hosts file over ssh",
-		usage:   "hosts check [--binary PATH] [--timeout D] [--plan PLAN] HOSTS.toml | hosts watch [--interval D] [--heartbeat D] DIR | hosts guard [--timeout D] [--grace D] -- COMMAND...",
+		usage:   "hosts check [--binary PATH] [--timeout D] [--plan PLAN] HOSTS.toml | hosts watch [--interval D] [--heartbeat D] DIR | hosts guard [--timeout D] [--grace D] -- COMMAND... | hosts clean DIR",
 		long: `hosts check connects to every host of the hosts file at once with the
 system's ssh (your ~/.ssh/config, keys, agent and jump hosts apply; host
 keys are checked as your ssh configuration says), copies perfbench there
@@ -64,6 +64,11 @@ on it. When the heartbeat stops, the link is taken for lost: the watcher
 and the guard also end the host's sshd process of the connection, so that
 nothing of perfbench stays on the host.
 
+hosts clean DIR is what hosts check and a campaign run on a host first: it
+stops what an earlier campaign left running there from DIR's perfbench (a
+guard or watcher whose heartbeat stopped, or a run that perfbench started
+before heartbeats), and says what it stopped.
+
 Examples:
   perfbench hosts check lab.toml
   perfbench hosts check --binary ./perfbench-arm64 arm-lab.toml`,
@@ -106,6 +111,11 @@ Examples:
 						return usagef("--interval must be positive, --heartbeat positive or 0")
 					}
 					return remote.Serve(ctx, args[0], e.stdin, e.stdout, *interval, *heartbeat)
+				case "clean":
+					if len(args) != 1 || fs.NFlag() > 0 {
+						return usagef("hosts clean takes one work folder and no flags")
+					}
+					return remote.Clean(args[0], e.stdout)
 				case "guard":
 					if fs.Changed("binary") || fs.Changed("interval") || fs.Changed("heartbeat") || fs.Changed("plan") {
 						return usagef("--binary and --plan are for hosts check, --interval and --heartbeat for hosts watch")
@@ -189,8 +199,12 @@ func hostsCheck(ctx context.Context, e *env, file, planFile, binary string, time
 
 // writeReady prints one host's line of hosts check.
 func writeReady(w io.Writer, r remote.Ready, width int) {
+	cleaned := ""
+	if len(r.Cleaned) > 0 {
+		cleaned = "; cleaned up: " + strings.Join(r.Cleaned, "; ")
+	}
 	if r.Err != nil {
-		fmt.Fprintf(w, "%-*s  fail   %s\n", width, r.Host.Name, oneLine(r.Err.Error()))
+		fmt.Fprintf(w, "%-*s  fail   %s%s\n", width, r.Host.Name, oneLine(r.Err.Error()), cleaned)
 		return
 	}
 	copied := "perfbench there already"
@@ -207,7 +221,7 @@ func writeReady(w io.Writer, r remote.Ready, width int) {
 	if len(warns) > 0 {
 		verdict += ", warn: " + strings.Join(warns, ", ")
 	}
-	fmt.Fprintf(w, "%-*s  ready  %s %s; %s; doctor: %s; ready in %.2f s (connect %.2f s, copy %.2f s, doctor %.2f s)\n",
+	fmt.Fprintf(w, "%-*s  ready  %s %s; %s; doctor: %s; ready in %.2f s (connect %.2f s, copy %.2f s, doctor %.2f s)%s\n",
 		width, r.Host.Name, r.Conn.OS, r.Conn.Arch, copied, verdict,
-		r.Elapsed.Seconds(), r.Connect.Seconds(), r.Copy.Seconds(), r.Check.Seconds())
+		r.Elapsed.Seconds(), r.Connect.Seconds(), r.Copy.Seconds(), r.Check.Seconds(), cleaned)
 }

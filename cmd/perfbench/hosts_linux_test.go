@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfbench/perfbench/internal/testdb"
 	"github.com/perfbench/perfbench/internal/testhosts"
@@ -164,5 +165,48 @@ command = ["sh", "-c", "true"]
 	h2 := regexp.MustCompile(`(?m)^perfbench run: host h2 failed: host h2: not ready to run the plan: sysbench not found \(install it: apt-get install sysbench\)$`)
 	if !h2.MatchString(errs) || strings.Contains(errs, "h2: perfbench run:") {
 		t.Errorf("h2 is not refused before its run for want of sysbench")
+	}
+}
+
+// TestHostsCheckCleansUp: a file watcher left running on a host, as a
+// campaign left it when its link dropped (its input open, no heartbeat),
+// is stopped by the next hosts check, which says so.
+func TestHostsCheckCleansUp(t *testing.T) {
+	set := testhosts.New(t, 1)
+	bin := testhosts.Perfbench(t)
+	if code, out, errs := runCLI(t, "hosts", "check", "--binary", bin, "--plan", writeRunPlan(t, "name = \"x\"\n[[version]]\nlabel = \"a\"\npid = 1\n[steps]\nlist = [\"probe\"]\n[[steps.custom]]\nname = \"probe\"\ncommand = [\"true\"]\n"), set.HostsFile); code != exitOK {
+		t.Fatalf("first check: exit %d: %s%s", code, out, errs)
+	}
+	// The watcher, in the host's namespaces, its input open.
+	left := exec.Command("nsenter", "-t", pidOfSSHD(t, set, "h1"), "-m", "-n", "-u", "--", "sh", "-c",
+		"cd /root/perfbench && exec /root/perfbench/bin/perfbench hosts watch --interval 500ms runs/x/records")
+	stdin, err := left.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	if err := left.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- left.Wait() }()
+	defer left.Process.Kill()
+	time.Sleep(time.Second)
+	select {
+	case err := <-exited:
+		t.Fatalf("the watcher exited by itself: %v", err)
+	default:
+	}
+
+	code, out, errs := runCLI(t, "hosts", "check", "--binary", bin, "--plan", writeRunPlan(t, "name = \"x\"\n[[version]]\nlabel = \"a\"\npid = 1\n[steps]\nlist = [\"probe\"]\n[[steps.custom]]\nname = \"probe\"\ncommand = [\"true\"]\n"), set.HostsFile)
+	t.Logf("second check:\n%s%s", out, errs)
+	want := "; cleaned up: stopped pid " + strconv.Itoa(left.Process.Pid) + " (perfbench hosts watch --interval 500ms runs/x/records), left running by an earlier campaign whose link dropped\n"
+	if code != exitOK || !strings.HasPrefix(out, "h1  ready  ") || !strings.HasSuffix(out, want) {
+		t.Errorf("exit %d; want h1 ready, saying it stopped the watcher (%q)", code, want)
+	}
+	select {
+	case <-exited:
+	case <-time.After(15 * time.Second):
+		t.Errorf("the watcher still runs 15 s after the check")
 	}
 }

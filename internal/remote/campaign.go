@@ -213,6 +213,12 @@ func (c *Campaign) runHost(ctx context.Context, g *Group, h Host, planData []byt
 		}
 	}
 	ready := prepare(ctx, g, h, c.Binary, c.Plan)
+	if len(ready.Cleaned) > 0 {
+		lines := c.Console.Writer(h.Name + ": perfbench: ")
+		for _, l := range ready.Cleaned {
+			fmt.Fprintln(lines, l)
+		}
+	}
 	hostname := h.Name
 	if ready.Err == nil {
 		if b, err := ready.Conn.output(ctx, "uname -n", nil); err == nil {

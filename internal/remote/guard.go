@@ -3,6 +3,9 @@ package remote
 import (
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -25,6 +28,14 @@ import (
 // process of the connection (its session process, an ancestor), which
 // would otherwise stay: every channel of that connection is perfbench's
 // own (a Group's shared connection).
+//
+// As a backstop, each of them touches a file of its own,
+// .perfbench-live/PID in the work folder, at every heartbeat, and Prepare
+// runs "perfbench hosts clean" on the host before anything else: it stops
+// what an earlier campaign left (a guard or watcher whose file is older
+// than twice heartbeatTimeout, a watcher without heartbeats or a run
+// without a guard, as perfbench left them before heartbeats), with its
+// session and its sshd process, and says what it stopped.
 
 const (
 	// heartbeatEvery is how often the controller sends a heartbeat.
@@ -69,20 +80,34 @@ func heartbeats(w io.WriteCloser) (stop func()) {
 }
 
 // heartbeat reads a controller's heartbeats from r: beat receives after
-// each read, eof is closed when r ends.
+// each read, eof is closed when r ends. With live set, each read also
+// touches that file (see liveDir).
 type heartbeat struct {
 	beat chan struct{}
 	eof  chan struct{}
+	live string
 }
 
-func readHeartbeats(r io.Reader) *heartbeat {
+// liveDir holds a file per guard and watcher on a host, touched at each
+// heartbeat, under the work folder (their working folder).
+const liveDir = ".perfbench-live"
+
+func readHeartbeats(r io.Reader, live bool) *heartbeat {
 	h := &heartbeat{beat: make(chan struct{}, 1), eof: make(chan struct{})}
+	if live && os.MkdirAll(liveDir, 0o755) == nil {
+		h.live = filepath.Join(liveDir, strconv.Itoa(os.Getpid()))
+		os.WriteFile(h.live, nil, 0o644)
+	}
 	go func() {
 		defer close(h.eof)
 		buf := make([]byte, 512)
 		for {
 			n, err := r.Read(buf)
 			if n > 0 {
+				if h.live != "" {
+					now := time.Now()
+					os.Chtimes(h.live, now, now)
+				}
 				select {
 				case h.beat <- struct{}{}:
 				default:
@@ -94,6 +119,13 @@ func readHeartbeats(r io.Reader) *heartbeat {
 		}
 	}()
 	return h
+}
+
+// close removes the live file.
+func (h *heartbeat) close() {
+	if h.live != "" {
+		os.Remove(h.live)
+	}
 }
 
 // wait waits until the input ends (ended), timeout passes without a

@@ -17,3 +17,8 @@ func Guard(ctx context.Context, argv []string, beats io.Reader, stdout, stderr i
 
 // endSSHSession: no sshd to end here.
 func endSSHSession() {}
+
+// Clean stops what earlier campaigns left on a host; hosts run Linux.
+func Clean(dir string, w io.Writer) error {
+	return errors.New("clean: hosts run Linux; perfbench hosts clean runs there only")
+}

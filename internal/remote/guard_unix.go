@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -42,7 +43,8 @@ func Guard(ctx context.Context, argv []string, beats io.Reader, stdout, stderr i
 		cmd.Wait()
 		close(exited)
 	}()
-	hb := readHeartbeats(beats)
+	hb := readHeartbeats(beats, true)
+	defer hb.close()
 	stopped := make(chan struct{})
 	var why error
 	go func() {
@@ -163,8 +165,13 @@ func procStat(pid int) (procStatus, bool) {
 
 // endSSHSession ends the host's sshd process of the caller's connection:
 // its nearest sshd ancestor (sshd's per-connection session process),
-// which would otherwise wait for the lost link for hours.
+// which would otherwise wait for the lost link for hours. Only a session's
+// leader does (a remote command is one: see startScript and Pull); a
+// process started otherwise ends no sshd.
 func endSSHSession() {
+	if st, ok := procStat(os.Getpid()); !ok || st.session != os.Getpid() {
+		return
+	}
 	for p, n := os.Getppid(), 0; p > 1 && n < 16; n++ {
 		st, ok := procStat(p)
 		if !ok {
@@ -175,5 +182,124 @@ func endSSHSession() {
 			return
 		}
 		p = st.ppid
+	}
+}
+
+// Clean stops what earlier campaigns left running on this host (see
+// guard.go): perfbench processes of the work folder dir's binary whose
+// controller is gone. It writes a line per process it stopped to w.
+func Clean(dir string, w io.Writer) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("clean %s: %w", dir, err)
+	}
+	bin := filepath.Join(abs, "bin", "perfbench")
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return fmt.Errorf("clean %s: %w", dir, err)
+	}
+	self := os.Getpid()
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		if what := leftBehind(pid, bin, abs); what != "" {
+			stopLeftover(pid)
+			fmt.Fprintf(w, "stopped pid %d (%s), left running by an earlier campaign whose link dropped\n", pid, what)
+		}
+	}
+	return nil
+}
+
+// leftBehind returns the command line of pid when it is a perfbench of bin
+// that an earlier campaign left, else "".
+func leftBehind(pid int, bin, dir string) string {
+	proc := "/proc/" + strconv.Itoa(pid)
+	exe, err := os.Readlink(proc + "/exe")
+	if err != nil || strings.TrimSuffix(exe, " (deleted)") != bin {
+		return ""
+	}
+	b, err := os.ReadFile(proc + "/cmdline")
+	if err != nil {
+		return ""
+	}
+	args := strings.Split(strings.TrimSuffix(string(b), "\x00"), "\x00")
+	line := "perfbench " + strings.Join(args[1:], " ")
+	st, ok := procStat(pid)
+	if !ok || len(args) < 3 {
+		return ""
+	}
+	switch {
+	case args[1] == "hosts" && (args[2] == "guard" || args[2] == "watch"):
+		fi, err := os.Stat(filepath.Join(dir, liveDir, strconv.Itoa(pid)))
+		if err == nil && time.Since(fi.ModTime()) < 2*heartbeatTimeout {
+			return "" // its controller is there
+		}
+		if err != nil && args[2] == "guard" && time.Since(procStart(pid)) < 2*heartbeatTimeout {
+			return "" // just started
+		}
+		if err != nil && args[2] == "watch" && slicesContains(args, "--heartbeat") && time.Since(procStart(pid)) < 2*heartbeatTimeout {
+			return ""
+		}
+		return line
+	case args[1] == "run" && st.session == pid && strings.HasPrefix(args[2], "runs/") && slicesContains(args, "--out"):
+		// A campaign's run that no guard started: perfbench before
+		// heartbeats, which left it when the link dropped.
+		return line
+	}
+	return ""
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// procStart is when pid started (the zero time when unknown).
+func procStart(pid int) time.Time {
+	fi, err := os.Stat("/proc/" + strconv.Itoa(pid))
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
+}
+
+// stopLeftover stops a process left behind, with its sshd process and, if
+// it leads a session, the session: SIGTERM, then SIGKILL after 10 s.
+func stopLeftover(pid int) {
+	st, ok := procStat(pid)
+	if !ok {
+		return
+	}
+	// Its sshd session process: the nearest sshd ancestor.
+	for p, n := st.ppid, 0; p > 1 && n < 16; n++ {
+		a, ok := procStat(p)
+		if !ok {
+			break
+		}
+		if strings.HasPrefix(a.comm, "sshd") {
+			syscall.Kill(p, syscall.SIGTERM)
+			break
+		}
+		p = a.ppid
+	}
+	syscall.Kill(pid, syscall.SIGTERM)
+	for i := 0; i < 100; i++ {
+		if s, ok := procStat(pid); !ok || s.state == "Z" {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	members := []int{pid}
+	if st.session == pid {
+		members = sessionMembers(pid, os.Getpid())
+	}
+	for _, m := range members {
+		syscall.Kill(m, syscall.SIGKILL)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,6 +25,9 @@ type Ready struct {
 	// copy, perfbench cannot count there, or the host lacks what the plan
 	// needs.
 	Err error
+	// Cleaned says what perfbench processes an earlier campaign left on
+	// the host were stopped, one line each (see Clean).
+	Cleaned []string
 	// Connect, Copy and Check are how long each stage took (Copy is the
 	// checksum comparison alone when the binary was there); Elapsed is
 	// from the start of Prepare to the end of the host's check.
@@ -69,6 +73,16 @@ func prepare(ctx context.Context, g *Group, h Host, binary string, p *plan.Plan)
 		return r
 	}
 	t = time.Now()
+	cleaned, err := r.Conn.Output(ctx, []string{r.Installed.Path, "hosts", "clean", "."}, runOptions{})
+	if err != nil {
+		r.Err = fmt.Errorf("host %s: stop what earlier runs left: %w", h.Name, err)
+		return r
+	}
+	for _, l := range strings.Split(strings.TrimSpace(string(cleaned)), "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "stopped pid ") {
+			r.Cleaned = append(r.Cleaned, l)
+		}
+	}
 	out, err := r.Conn.Output(ctx, []string{r.Installed.Path, "doctor", "--format", "json"}, runOptions{})
 	r.Check = time.Since(t)
 	// doctor exits 1 when perfbench cannot count; its report says why.

@@ -55,7 +55,8 @@ func Serve(ctx context.Context, dir string, stdin io.Reader, out io.Writer, inte
 	if interval <= 0 {
 		interval = DefaultWatchInterval
 	}
-	hb := readHeartbeats(stdin)
+	hb := readHeartbeats(stdin, heartbeat > 0)
+	defer hb.close()
 	w := &watcher{dir: dir, tw: tar.NewWriter(out), sent: map[string]fileState{}, seen: map[string]fileState{}}
 	var serveErr error
 	finished := make(chan struct{})
