@@ -238,6 +238,8 @@ func TestRunHosts(t *testing.T) {
 	// Set aside here: <Record>.json.<time>. The host's own run may have
 	// set aside (<Record>.<time>Z.json) the partial Record it wrote when
 	// its guard stopped it as the link dropped; that one comes back too.
+	all, _ := filepath.Glob(filepath.Join(out, "records", "h2", ".replaced", "*"))
+	t.Logf("h2's Records set aside: %q", all)
 	if aside, _ := filepath.Glob(filepath.Join(out, "records", "h2", ".replaced", "*.json.*")); len(aside) != perHost-len(okBefore) {
 		t.Errorf("h2's failed Records set aside: %d, want %d", len(aside), perHost-len(okBefore))
 	}
