@@ -117,29 +117,35 @@ Examples:
 					}
 					return remote.Clean(args[0], e.stdout)
 				case "guard":
-					if fs.Changed("binary") || fs.Changed("interval") || fs.Changed("heartbeat") || fs.Changed("plan") {
-						return usagef("--binary and --plan are for hosts check, --interval and --heartbeat for hosts watch")
-					}
-					if len(args) == 0 {
-						return usagef("hosts guard takes a command to run: hosts guard -- COMMAND...")
-					}
-					if *timeout <= 0 || *grace <= 0 {
-						return usagef("--timeout and --grace must be positive")
-					}
-					code, err := remote.Guard(ctx, args, e.stdin, e.stdout, e.stderr, *timeout, *grace)
-					if err != nil {
-						return err
-					}
-					if code != 0 {
-						return errSilent // the command has said why
-					}
-					return nil
+					return hostsGuard(ctx, e, fs, args, *timeout, *grace)
 				default:
 					return usagef("unknown form %q: hosts check HOSTS.toml, hosts watch DIR or hosts guard -- COMMAND...", form)
 				}
 			}
 		},
 	})
+}
+
+// hostsGuard is hosts guard -- COMMAND...: the remote side of a
+// campaign's run on a host (see remote.Guard).
+func hostsGuard(ctx context.Context, e *env, fs *pflag.FlagSet, args []string, timeout, grace time.Duration) error {
+	if fs.Changed("binary") || fs.Changed("interval") || fs.Changed("heartbeat") || fs.Changed("plan") {
+		return usagef("--binary and --plan are for hosts check, --interval and --heartbeat for hosts watch")
+	}
+	if len(args) == 0 {
+		return usagef("hosts guard takes a command to run: hosts guard -- COMMAND...")
+	}
+	if timeout <= 0 || grace <= 0 {
+		return usagef("--timeout and --grace must be positive")
+	}
+	code, err := remote.Guard(ctx, args, e.stdin, e.stdout, e.stderr, timeout, grace)
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		return errSilent // the command has said why
+	}
+	return nil
 }
 
 func hostsCheck(ctx context.Context, e *env, file, planFile, binary string, timeout time.Duration) error {
