@@ -96,8 +96,8 @@ func TestHostsUsage(t *testing.T) {
 		{[]string{"hosts"}, "missing form"},
 		{[]string{"hosts", "list", "x"}, `unknown form "list"`},
 		{[]string{"hosts", "check"}, "hosts check takes one hosts file"},
-		{[]string{"hosts", "check", "--interval", "1s", "x.toml"}, "--interval is for hosts watch"},
-		{[]string{"hosts", "watch", "--binary", "pb", "d"}, "--binary and --timeout are for hosts check"},
+		{[]string{"hosts", "check", "--interval", "1s", "x.toml"}, "--interval and --heartbeat are for hosts watch"},
+		{[]string{"hosts", "watch", "--binary", "pb", "d"}, "--binary, --plan and --timeout are for hosts check"},
 	} {
 		code, _, errs := runCLI(t, tc.args...)
 		if code != exitUsage || !strings.Contains(errs, tc.want) {

@@ -182,7 +182,7 @@ func TestRunHosts(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != exitFailure {
 		t.Errorf("exit %v, want status 1", err)
 	}
-	if !regexp.MustCompile(`(?m)^perfbench run: host h2 failed: host h2 \(root@[0-9.]+\): host unreachable: the connection was lost during the run$`).MatchString(stderr) ||
+	if !regexp.MustCompile(`(?m)^perfbench run: host h2 failed: host h2 \(root@[0-9.]+\): host unreachable: the connection was lost during the run \(ssh gives a link up after 20s without an answer; the host stops its run 15s after its last heartbeat\); check that the host is up and reachable, then run again with --resume$`).MatchString(stderr) ||
 		strings.Contains(stderr, "host h1 failed") || strings.Contains(stderr, "host h3 failed") {
 		t.Errorf("stderr does not name h2 alone as failed, unreachable")
 	}
@@ -235,7 +235,12 @@ func TestRunHosts(t *testing.T) {
 	if !strings.Contains(stderr, "h2: perfbench run: --resume: skipping") || strings.Count(stderr, "nothing to run: all 4 measurements have Records") != 2 {
 		t.Errorf("resume: h2 does not skip its measured steps, or h1 and h3 run again")
 	}
-	if aside, _ := filepath.Glob(filepath.Join(out, "records", "h2", ".replaced", "*")); len(aside) != perHost-len(okBefore) {
+	// Set aside here: <Record>.json.<time>. The host's own run may have
+	// set aside (<Record>.<time>Z.json) the partial Record it wrote when
+	// its guard stopped it as the link dropped; that one comes back too.
+	all, _ := filepath.Glob(filepath.Join(out, "records", "h2", ".replaced", "*"))
+	t.Logf("h2's Records set aside: %q", all)
+	if aside, _ := filepath.Glob(filepath.Join(out, "records", "h2", ".replaced", "*.json.*")); len(aside) != perHost-len(okBefore) {
 		t.Errorf("h2's failed Records set aside: %d, want %d", len(aside), perHost-len(okBefore))
 	}
 	for _, h := range names {
@@ -359,4 +364,66 @@ func remoteOut(home, out string) string {
 		return ""
 	}
 	return m[0]
+}
+
+// TestRunHostsLinkCut cuts the link to a host in the middle of its run (a
+// pulled cable: no reset reaches either side). The controller gives the
+// host up within twice ssh's stated bound (20 s), naming it and what to
+// do, and the host's side ends by itself: its run, server and load, the
+// file watchers and the connection's sshd processes, within the heartbeat
+// timeout and the run's grace (15 + 30 s) and some slack.
+func TestRunHostsLinkCut(t *testing.T) {
+	testenv.SkipIfShort(t, "starts a test host, a server and sysbench on it")
+	testdb.NeedServer(t)
+	testdb.NeedSysbench(t)
+	set := testhosts.New(t, 1)
+	bin := testhosts.Perfbench(t)
+	planFile := hostsPlan(t, "pw", "120s")
+	out := filepath.Join(t.TempDir(), "out")
+	home := set.Host(t, "h1").Home
+	run := startRun(t, "run", planFile, "--hosts", set.HostsFile, "--binary", bin, "--out", out)
+	waitFor(t, "sysbench threads on h1", run.exited, run.output, func() bool {
+		b, err := os.ReadFile(filepath.Join(remoteOut(home, out), "logs", "default__point-query_range=100__t1__r1.sysbench.txt"))
+		return err == nil && strings.Contains(string(b), "Threads started!")
+	})
+	cut := time.Now()
+	set.CutLink(t, "h1")
+	defer set.MendLink(t, "h1")
+	var noticed time.Duration
+	select {
+	case <-run.exited:
+		noticed = time.Since(cut)
+	case <-time.After(100 * time.Second):
+		t.Fatalf("the run did not end within 100 s of the cut; stderr:\n%s", run.output())
+	}
+	stderr := run.output()
+	t.Logf("noticed after %.1f s:\n%s", noticed.Seconds(), stderr)
+	if noticed > 40*time.Second {
+		t.Errorf("the cut was noticed after %.1f s, want within twice the stated 20 s", noticed.Seconds())
+	}
+	if !regexp.MustCompile(`(?m)^perfbench run: host h1 failed: host h1 \(root@[0-9.]+\): host unreachable: the connection was lost during the run .*; check that the host is up and reachable, then run again with --resume$`).MatchString(stderr) {
+		t.Errorf("stderr does not name h1 as lost and what to do")
+	}
+	// The host's side ends by itself, though nothing reaches it.
+	left := func() []string {
+		var l []string
+		for _, p := range set.Procs(t, "h1") {
+			for _, w := range []string{"perfbench", "mariadbd", "sysbench", "sshd: root"} {
+				if strings.Contains(p.Command, w) {
+					l = append(l, p.Command)
+					break
+				}
+			}
+		}
+		return l
+	}
+	deadline := cut.Add(60 * time.Second)
+	for len(left()) > 0 && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	if l := left(); len(l) > 0 {
+		t.Errorf("still on h1 %.0f s after the cut: %q", time.Since(cut).Seconds(), l)
+	} else {
+		t.Logf("nothing left on h1 %.1f s after the cut", time.Since(cut).Seconds())
+	}
 }

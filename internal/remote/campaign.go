@@ -212,7 +212,13 @@ func (c *Campaign) runHost(ctx context.Context, g *Group, h Host, planData []byt
 			return res
 		}
 	}
-	ready := prepare(ctx, g, h, c.Binary)
+	ready := prepare(ctx, g, h, c.Binary, c.Plan)
+	if len(ready.Cleaned) > 0 {
+		lines := c.Console.Writer(h.Name + ": perfbench: ")
+		for _, l := range ready.Cleaned {
+			fmt.Fprintln(lines, l)
+		}
+	}
 	hostname := h.Name
 	if ready.Err == nil {
 		if b, err := ready.Conn.output(ctx, "uname -n", nil); err == nil {
@@ -278,8 +284,9 @@ func (c *Campaign) runRemote(ctx context.Context, r Ready, planData []byte, recD
 		argv = append(argv, "--only", strings.Join(c.Only, ","))
 	}
 	fmt.Fprintf(logFile, "# %s\n", strings.Join(argv, " "))
-	w := io.MultiWriter(lines, logFile)
-	runErr := conn.Run(ctx, argv, runOptions{Stdout: w, Stderr: w})
+	var fails failLines
+	w := io.MultiWriter(lines, logFile, &fails)
+	runErr := conn.Run(ctx, argv, runOptions{Stdout: w, Stderr: w, Guard: r.Installed.Path})
 	lines.Flush()
 	recErr, logErr := recs.Finish(), logs.Finish()
 	// The plan may hold the load's password: it does not stay on the host
@@ -292,7 +299,16 @@ func (c *Campaign) runRemote(ctx context.Context, r Ready, planData []byte, recD
 	switch {
 	case errors.Is(runErr, errUnreachable) && ctx.Err() == nil:
 		// The last line ssh passed on is the run's progress, not a reason.
-		return fmt.Errorf("host %s (%s): %w: the connection was lost during the run", h.Name, h.Destination, errUnreachable)
+		return fmt.Errorf("host %s (%s): %w: the connection was lost during the run (ssh gives a link up after %s without an answer; the host stops its run %s after its last heartbeat); check that the host is up and reachable, then run again with --resume",
+			h.Name, h.Destination, errUnreachable, lostAfter, heartbeatTimeout)
+	case runErr != nil && ctx.Err() == nil && len(fails.lines) > 0:
+		// The run's last line is a hint (next: perfbench report); the
+		// reason is in the lines of the failed measurements.
+		more := ""
+		if n := len(fails.lines) - 1; n > 0 {
+			more = fmt.Sprintf(" (and %d more; their Records say why)", n)
+		}
+		return fmt.Errorf("host %s: %s%s", h.Name, fails.lines[0], more)
 	case runErr != nil:
 		return runErr
 	case recErr != nil:
@@ -300,6 +316,35 @@ func (c *Campaign) runRemote(ctx context.Context, r Ready, planData []byte, recD
 	default:
 		return logErr
 	}
+}
+
+// failLines keeps the lines of a remote perfbench run that say why a
+// measurement failed or was not written.
+type failLines struct {
+	lines []string
+	part  []byte
+}
+
+func (f *failLines) Write(p []byte) (int, error) {
+	f.part = append(f.part, p...)
+	for {
+		i := bytes.IndexByte(f.part, '\n')
+		if i < 0 {
+			break
+		}
+		line := string(f.part[:i])
+		f.part = f.part[i+1:]
+		for _, what := range []string{"failed", "not written"} {
+			if rest, ok := strings.CutPrefix(line, "perfbench run: "+what+": "); ok {
+				id, why, _ := strings.Cut(rest, ": ")
+				f.lines = append(f.lines, id+" "+what+": "+why)
+			}
+		}
+	}
+	if len(f.part) > 1<<16 {
+		f.part = nil // no line of the run is that long
+	}
+	return len(p), nil
 }
 
 // putPrivate writes data to path (relative to the work folder) on the

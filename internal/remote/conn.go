@@ -35,6 +35,16 @@ var (
 // opens another.
 const controlPersist = 60 * time.Second
 
+// A lost link is noticed by ssh's keepalive: with no answer from the host
+// for keepAlive, ssh asks, and after keepAliveCount questions unanswered
+// it gives the connection up; lostAfter is the most that takes.
+const (
+	keepAlive      = 5 * time.Second
+	keepAliveCount = 3
+	// lostAfter bounds how long a cut link goes unnoticed here.
+	lostAfter = keepAlive * (keepAliveCount + 1)
+)
+
 // Group holds the shared connections of a run and the private folder of
 // their control sockets.
 type Group struct {
@@ -156,8 +166,8 @@ func (c *Conn) args(extra ...string) []string {
 	a = append(a,
 		"-o", "BatchMode=yes", // no password or passphrase prompts from concurrent hosts
 		"-o", "ConnectTimeout=15",
-		"-o", "ServerAliveInterval=15",
-		"-o", "ServerAliveCountMax=4",
+		"-o", "ServerAliveInterval="+strconv.Itoa(int(keepAlive/time.Second)),
+		"-o", "ServerAliveCountMax="+strconv.Itoa(keepAliveCount),
 		"-o", "ControlMaster=auto",
 		"-o", "ControlPersist="+strconv.Itoa(int(controlPersist/time.Second)),
 		"-o", "ControlPath="+c.ctl,

@@ -8,7 +8,7 @@
 //
 //	g, _ := remote.NewGroup()
 //	defer g.Close()
-//	ready := remote.Prepare(ctx, g, hosts, binary) // connect, copy perfbench, doctor
+//	ready := remote.Prepare(ctx, g, hosts, binary, plan) // connect, copy perfbench, doctor, the plan's needs
 //	c := ready[0].Conn
 //	c.Run(ctx, []string{ready[0].Installed.Path, "run", ...}, remote.RunOptions{
 //		Stdin:  password,                                 // secrets on stdin, never in argv

@@ -18,7 +18,8 @@ import (
 // Pulling files back as they are written.
 //
 // The controller runs "perfbench hosts watch DIR" on the host over the
-// shared connection and keeps its standard input open. The watcher scans
+// shared connection and keeps its standard input open, sending a heartbeat
+// on it (see guard.go: the watcher ends when the heartbeat stops). The watcher scans
 // DIR every interval and writes each new or changed file to its standard
 // output as an entry of a tar stream, once the file has kept its size and
 // modification time over two scans (a file still being written waits) and
@@ -46,17 +47,39 @@ type fileState struct {
 
 // Serve is the watcher: it writes the files of dir to out as a tar stream
 // as they appear, until stdin ends (then it sends the rest and returns) or
-// ctx ends.
-func Serve(ctx context.Context, dir string, stdin io.Reader, out io.Writer, interval time.Duration) error {
+// ctx ends. With heartbeat > 0, stdin carries the controller's heartbeats:
+// when heartbeat passes without one, the link is taken for lost, the
+// host's sshd process of the connection is ended and Serve returns at
+// once (even from a write the lost link blocks).
+func Serve(ctx context.Context, dir string, stdin io.Reader, out io.Writer, interval, heartbeat time.Duration) error {
 	if interval <= 0 {
 		interval = DefaultWatchInterval
 	}
-	eof := make(chan struct{})
-	go func() {
-		io.Copy(io.Discard, stdin)
-		close(eof)
-	}()
+	hb := readHeartbeats(stdin, heartbeat > 0)
+	defer hb.close()
 	w := &watcher{dir: dir, tw: tar.NewWriter(out), sent: map[string]fileState{}, seen: map[string]fileState{}}
+	var serveErr error
+	finished := make(chan struct{})
+	go func() {
+		serveErr = w.serve(ctx, hb.eof, interval)
+		close(finished)
+	}()
+	if heartbeat > 0 {
+		if _, err := hb.wait(heartbeat, ctx.Done(), finished); err != nil {
+			endSSHSession()
+			return fmt.Errorf("watch %s: %w for %s: the link dropped", dir, err, heartbeat)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err() // the loop may be blocked in a write
+		}
+	}
+	<-finished
+	return serveErr
+}
+
+// serve is Serve's loop: a sweep every interval, and a final one when eof
+// is closed.
+func (w *watcher) serve(ctx context.Context, eof <-chan struct{}, interval time.Duration) error {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -171,7 +194,7 @@ func receive(r io.Reader, dir string, got func(string)) error {
 // relative to localDir once it is written. Finish ends the pull.
 func (c *Conn) Pull(ctx context.Context, bin, remoteDir, localDir string, got func(string)) (*pull, error) {
 	argv := append([]string{bin}, watchCommand...)
-	argv = append(argv, "--interval", DefaultWatchInterval.String(), remoteDir)
+	argv = append(argv, "--interval", DefaultWatchInterval.String(), "--heartbeat", heartbeatTimeout.String(), remoteDir)
 	cmd := c.command(ctx, "cd "+quote(c.Host.WorkDir)+" && exec "+quote(argv...))
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -186,7 +209,7 @@ func (c *Conn) Pull(ctx context.Context, bin, remoteDir, localDir string, got fu
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("host %s: pull %s: start ssh: %w", c.Host.Name, remoteDir, err)
 	}
-	p := &pull{stdin: stdin, done: make(chan error, 1)}
+	p := &pull{stopBeats: heartbeats(stdin), done: make(chan error, 1)}
 	go func() {
 		rerr := receive(stdout, localDir, got)
 		io.Copy(io.Discard, stdout)
@@ -207,13 +230,13 @@ func (c *Conn) Pull(ctx context.Context, bin, remoteDir, localDir string, got fu
 
 // pull is a running pull; see Conn.Pull.
 type pull struct {
-	stdin io.WriteCloser
-	done  chan error
+	stopBeats func() // stops the heartbeats and closes the watcher's input
+	done      chan error
 }
 
 // Finish asks the host for the files not sent yet, waits until they are
 // written and ends the pull.
 func (p *pull) Finish() error {
-	p.stdin.Close()
+	p.stopBeats()
 	return <-p.done
 }

@@ -34,7 +34,7 @@ func TestServeReceive(t *testing.T) {
 	streamR, streamW := io.Pipe()
 	served := make(chan error, 1)
 	go func() {
-		err := Serve(context.Background(), src, stdinR, streamW, 20*time.Millisecond)
+		err := Serve(context.Background(), src, stdinR, streamW, 20*time.Millisecond, 0)
 		streamW.CloseWithError(err)
 		served <- err
 	}()
@@ -142,7 +142,7 @@ func TestSweep(t *testing.T) {
 func TestServeMissingFolder(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "not-yet")
 	var out bytes.Buffer
-	if err := Serve(context.Background(), dir, strings.NewReader(""), &out, time.Millisecond); err != nil {
+	if err := Serve(context.Background(), dir, strings.NewReader(""), &out, time.Millisecond, 0); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := tar.NewReader(&out).Next(); err != io.EOF {

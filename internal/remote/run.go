@@ -23,6 +23,12 @@ type runOptions struct {
 	// ends, before everything left of it gets SIGKILL. Zero means
 	// defaultGrace.
 	Grace time.Duration
+	// Guard, when set, is the path of perfbench on the host: the command
+	// then runs under perfbench hosts guard, which stops it when the
+	// controller's heartbeat stops (the link dropped) or its connection
+	// closes (see guard.go). Stdin must be nil then: it carries the
+	// heartbeat.
+	Guard string
 }
 
 // defaultGrace leaves a remote perfbench time to stop the servers it
@@ -70,13 +76,36 @@ func (c *Conn) Run(ctx context.Context, argv []string, opt runOptions) error {
 	if len(argv) == 0 {
 		return fmt.Errorf("host %s: run: no command", c.Host.Name)
 	}
+	name := argv[0]
+	var beats io.WriteCloser
+	if opt.Guard != "" {
+		if opt.Stdin != nil {
+			return fmt.Errorf("host %s: run %s: a guarded command's input is the heartbeat", c.Host.Name, name)
+		}
+		grace := opt.Grace
+		if grace <= 0 {
+			grace = defaultGrace
+		}
+		argv = append([]string{opt.Guard, "hosts", "guard", "--timeout", heartbeatTimeout.String(), "--grace", grace.String(), "--"}, argv...)
+	}
 	cmd := c.command(context.WithoutCancel(ctx), fmt.Sprintf(startScript, quote(c.Host.WorkDir), quote(argv...)))
-	cmd.Stdin = opt.Stdin
+	if opt.Guard != "" {
+		var err error
+		if beats, err = cmd.StdinPipe(); err != nil {
+			return fmt.Errorf("host %s: run %s: %w", c.Host.Name, name, err)
+		}
+	} else {
+		cmd.Stdin = opt.Stdin
+	}
 	cmd.Stdout = opt.Stdout
 	session := &sessionWriter{w: writerOrDiscard(opt.Stderr), sid: make(chan int, 1)}
 	cmd.Stderr = session
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("host %s: start ssh: %w", c.Host.Name, err)
+	}
+	if beats != nil {
+		stop := heartbeats(beats)
+		defer stop()
 	}
 	var runErr error
 	exited := make(chan struct{})
@@ -97,9 +126,9 @@ func (c *Conn) Run(ctx context.Context, argv []string, opt runOptions) error {
 		}
 		flush(opt.Stdout, session)
 		if stopErr != nil {
-			return fmt.Errorf("host %s: stop %s: %w (after %w)", c.Host.Name, argv[0], stopErr, ctx.Err())
+			return fmt.Errorf("host %s: stop %s: %w (after %w)", c.Host.Name, name, stopErr, ctx.Err())
 		}
-		return fmt.Errorf("host %s: %s stopped: %w", c.Host.Name, argv[0], ctx.Err())
+		return fmt.Errorf("host %s: %s stopped: %w", c.Host.Name, name, ctx.Err())
 	}
 	flush(opt.Stdout, session)
 	if runErr != nil {

@@ -136,6 +136,47 @@ func (s *Set) StartSSHD(t testing.TB, name string) {
 	}
 }
 
+// CutLink brings down the host's veth on this machine's side: the link
+// is cut as a pulled cable cuts it (no reset reaches either side);
+// MendLink brings it up again.
+func (s *Set) CutLink(t testing.TB, name string) {
+	t.Helper()
+	s.link(t, name, "down")
+}
+
+// MendLink brings a link cut by CutLink up again.
+func (s *Set) MendLink(t testing.TB, name string) {
+	t.Helper()
+	s.link(t, name, "up")
+}
+
+func (s *Set) link(t testing.TB, name, state string) {
+	t.Helper()
+	// The veth's end here has the namespace's name (testhosts.sh).
+	if out, err := exec.Command("ip", "link", "set", s.Host(t, name).Namespace, state).CombinedOutput(); err != nil {
+		t.Fatalf("set the link of %s %s: %v: %s", name, state, err, out)
+	}
+}
+
+// Hide makes a program or file missing on one host: an empty file that
+// cannot be run is mounted over path in the host's mount namespace (the
+// other hosts and this machine keep it), until the host's sshd restarts.
+func (s *Set) Hide(t testing.TB, name, path string) {
+	t.Helper()
+	pid, err := os.ReadFile(filepath.Join(s.Dir, name, "sshd.pid"))
+	if err != nil {
+		t.Fatalf("hide %s on %s: %v", path, name, err)
+	}
+	empty := filepath.Join(s.Dir, "empty")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("nsenter", "-t", strings.TrimSpace(string(pid)), "-m", "mount", "--bind", empty, path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("hide %s on %s: %v: %s", path, name, err, out)
+	}
+}
+
 // Logins counts the logins a host's sshd accepted (from its log).
 func (s *Set) Logins(t testing.TB, name string) int {
 	t.Helper()
