@@ -223,6 +223,8 @@ type rawVersion struct {
 	Optional bool   `toml:"optional"`
 	// AAOf names the version this one measures again (an A/A pair).
 	AAOf string `toml:"aa_of"`
+	// Engine is the storage engine of the data set's tables.
+	Engine string `toml:"engine"`
 	// A server perfbench manages.
 	Basedir string     `toml:"basedir"`
 	Mycnf   string     `toml:"mycnf"`
@@ -482,6 +484,12 @@ func (p *parser) versions(plan *Plan, raws []rawVersion, dir string) {
 		managed := r.Basedir != "" || r.Mycnf != "" || r.Options.set || r.Init != "" || len(r.Start) > 0 || len(r.Stop) > 0
 		running := r.Pid != 0 || r.PidFile != "" || r.Socket != "" || r.Host != "" || r.DefaultsFile != "" || r.User != "" || r.Password != ""
 		v := Version{Label: r.Label, Line: p.lines.line(key)}
+		switch e := strings.ToLower(r.Engine); e {
+		case "", suite.EngineInnoDB, suite.EngineRocksDB:
+			v.Engine = e
+		default:
+			p.errorf(k("engine"), "%s: engine %q: use %q (InnoDB) or %q (MyRocks)", name, r.Engine, suite.EngineInnoDB, suite.EngineRocksDB)
+		}
 		var missing []string
 		switch {
 		case managed && running:
@@ -489,6 +497,10 @@ func (p *parser) versions(plan *Plan, raws []rawVersion, dir string) {
 			continue
 		case managed:
 			m := &Managed{Init: initAuto, Start: r.Start, Stop: r.Stop, Port: r.Port}
+			if v.Engine == suite.EngineRocksDB {
+				// Before the plan's options, which may override them.
+				m.Options = append(m.Options, rocksDBOptions...)
+			}
 			switch {
 			case r.Basedir == Installed:
 				m.Basedir = Installed
@@ -571,6 +583,11 @@ func (p *parser) versions(plan *Plan, raws []rawVersion, dir string) {
 		plan.Versions = append(plan.Versions, v)
 	}
 }
+
+// rocksDBOptions are the server options of a managed version with
+// engine = "rocksdb": MariaDB's MyRocks plugin (Debian's
+// mariadb-plugin-rocksdb) loaded, and RocksDB the default engine.
+var rocksDBOptions = []string{"plugin-load-add=ha_rocksdb.so", "default-storage-engine=rocksdb"}
 
 // Placeholders commands may use; see Expand.
 var (
