@@ -484,23 +484,15 @@ func (p *parser) versions(plan *Plan, raws []rawVersion, dir string) {
 		managed := r.Basedir != "" || r.Mycnf != "" || r.Options.set || r.Init != "" || len(r.Start) > 0 || len(r.Stop) > 0
 		running := r.Pid != 0 || r.PidFile != "" || r.Socket != "" || r.Host != "" || r.DefaultsFile != "" || r.User != "" || r.Password != ""
 		v := Version{Label: r.Label, Line: p.lines.line(key)}
-		switch e := strings.ToLower(r.Engine); e {
-		case "", suite.EngineInnoDB, suite.EngineRocksDB:
-			v.Engine = e
-		default:
-			p.errorf(k("engine"), "%s: engine %q: use %q (InnoDB) or %q (MyRocks)", name, r.Engine, suite.EngineInnoDB, suite.EngineRocksDB)
-		}
+		v.Engine = p.engine(k("engine"), name, r.Engine)
 		var missing []string
 		switch {
 		case managed && running:
 			p.errorf(key, "%s mixes a server perfbench starts (basedir, mycnf, options, init, start, stop) with a running server (pid, pid_file, socket, host, defaults_file, user, password): keep one kind", name)
 			continue
 		case managed:
-			m := &Managed{Init: initAuto, Start: r.Start, Stop: r.Stop, Port: r.Port}
-			if v.Engine == suite.EngineRocksDB {
-				// Before the plan's options, which may override them.
-				m.Options = append(m.Options, rocksDBOptions...)
-			}
+			// The engine's options come before the plan's, which may override them.
+			m := &Managed{Init: initAuto, Start: r.Start, Stop: r.Stop, Port: r.Port, Options: engineOptions(v.Engine)}
 			switch {
 			case r.Basedir == Installed:
 				m.Basedir = Installed
@@ -584,10 +576,25 @@ func (p *parser) versions(plan *Plan, raws []rawVersion, dir string) {
 	}
 }
 
-// rocksDBOptions are the server options of a managed version with
-// engine = "rocksdb": MariaDB's MyRocks plugin (Debian's
+// engine checks a version's engine key and returns it in lower case.
+func (p *parser) engine(key, name, raw string) string {
+	switch e := strings.ToLower(raw); e {
+	case "", suite.EngineInnoDB, suite.EngineRocksDB:
+		return e
+	}
+	p.errorf(key, "%s: engine %q: use %q (InnoDB) or %q (MyRocks)", name, raw, suite.EngineInnoDB, suite.EngineRocksDB)
+	return ""
+}
+
+// engineOptions are the server options a managed version of the engine
+// starts with: for engine = "rocksdb", MariaDB's MyRocks plugin (Debian's
 // mariadb-plugin-rocksdb) loaded, and RocksDB the default engine.
-var rocksDBOptions = []string{"plugin-load-add=ha_rocksdb.so", "default-storage-engine=rocksdb"}
+func engineOptions(engine string) []string {
+	if engine == suite.EngineRocksDB {
+		return []string{"plugin-load-add=ha_rocksdb.so", "default-storage-engine=rocksdb"}
+	}
+	return nil
+}
 
 // Placeholders commands may use; see Expand.
 var (
