@@ -40,6 +40,17 @@ const (
 	// roleReplication is a replication thread: replica IO/SQL/worker
 	// threads, binlog dump threads, their helpers.
 	roleReplication = "replication"
+	// roleRocksDBFlush is a thread of RocksDB's high-priority pool
+	// ("rocksdb:high"), which writes memtables to SST files (MyRocks).
+	roleRocksDBFlush = "rocksdb-flush"
+	// roleRocksDBCompaction is a thread of RocksDB's low-priority pool
+	// ("rocksdb:low"), which runs compactions (MyRocks).
+	roleRocksDBCompaction = "rocksdb-compaction"
+	// roleMyRocks is one of MyRocks' own background threads: the
+	// background thread ("myrocks-bg": periodic syncs and stats), index
+	// statistics ("myrocks-index"), manual compaction ("myrocks-mc") and
+	// the others performance_schema names thread/rocksdb/....
+	roleMyRocks = "myrocks-background"
 	// RoleOther is any other background thread (signal handler, timers,
 	// Aria checkpoint, event scheduler, InnoDB master and stats threads,
 	// threads nothing names).
@@ -49,6 +60,7 @@ const (
 // RoleNames lists the roles in the order reports print them.
 var RoleNames = []string{
 	RoleConnection, roleInnoDBIO, roleInnoDBPurge, rolePageCleaner, roleInnoDBPool,
+	roleRocksDBFlush, roleRocksDBCompaction, roleMyRocks,
 	roleLog, roleReplication, RoleOther, RoleMain,
 }
 
@@ -69,6 +81,8 @@ func roleOfInstrument(name, typ string) string {
 		return roleReplication
 	case strings.HasPrefix(n, "thread/innodb/"):
 		return innodbRole(last)
+	case strings.HasPrefix(n, "thread/rocksdb/"):
+		return roleMyRocks
 	case strings.HasPrefix(last, "binlog_background"):
 		return roleLog
 	case last == "compress_gtid_table", last == "event_scheduler", last == "bootstrap":
@@ -101,7 +115,8 @@ func innodbRole(last string) string {
 // (/proc/PID/task/TID/comm) as MySQL 8.0.27 and later set them
 // ("ib_io_rd-1", "ib_pg_flush_co", "ib_srv_purge", "ib_log_writer",
 // "connection", "rpl_rca_sql-0"...), and "" when the name says nothing
-// (MariaDB leaves every thread named after the process).
+// (MariaDB leaves its own threads named after the process, but RocksDB
+// and MyRocks name theirs: "rocksdb:high", "rocksdb:low", "myrocks-bg"...).
 func roleOfComm(comm, processComm string) string {
 	c := strings.ToLower(comm)
 	switch {
@@ -117,6 +132,12 @@ func roleOfComm(comm, processComm string) string {
 		return roleInnoDBPurge
 	case strings.HasPrefix(c, "ib_log"):
 		return roleLog
+	case strings.HasPrefix(c, "rocksdb:high"):
+		return roleRocksDBFlush
+	case strings.HasPrefix(c, "rocksdb:low"), strings.HasPrefix(c, "rocksdb:bottom"):
+		return roleRocksDBCompaction
+	case strings.HasPrefix(c, "myrocks-"), strings.HasPrefix(c, "rocksdb:"):
+		return roleMyRocks
 	case strings.HasPrefix(c, "rpl"), strings.Contains(c, "slave"), strings.Contains(c, "replica"), strings.HasPrefix(c, "bin_dump"):
 		return roleReplication
 	}

@@ -1,7 +1,9 @@
 package mysqld
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -68,10 +70,43 @@ func TestRoleOfComm(t *testing.T) {
 		{"sig_handler", RoleOther},
 		{"ib_src_main", RoleOther},
 		{"xpl_worker-1", RoleConnection},
+		// MyRocks (mariadb-plugin-rocksdb 10.11) as /proc shows them.
+		{"rocksdb:high", "rocksdb-flush"},
+		{"rocksdb:low", "rocksdb-compaction"},
+		{"rocksdb:bottom", "rocksdb-compaction"},
+		{"myrocks-bg", "myrocks-background"},
+		{"myrocks-index", "myrocks-background"},
+		{"myrocks-mc", "myrocks-background"},
 	} {
 		if got := roleOfComm(tc.comm, "mariadbd"); got != tc.role {
 			t.Errorf("RoleOfComm(%q) = %q, want %q", tc.comm, got, tc.role)
 		}
+	}
+}
+
+// TestMyRocksRoles: a MariaDB server with MyRocks, named by /proc alone
+// (performance_schema off), splits into its own threads (main, other
+// background) and MyRocks' three kinds, each listed in RoleNames so that
+// reports print them.
+func TestMyRocksRoles(t *testing.T) {
+	comm := map[int]string{100: "mariadbd", 101: "mariadbd", 102: "rocksdb:high", 103: "rocksdb:low",
+		104: "rocksdb:low", 105: "myrocks-bg", 106: "myrocks-index", 107: "myrocks-mc"}
+	in := roleInputs{pid: 100, tids: []int{100, 101, 102, 103, 104, 105, 106, 107}, comm: comm, procComm: "mariadbd"}
+	count := map[string]int{}
+	for _, th := range assignRoles(in) {
+		count[th.Role]++
+	}
+	want := map[string]int{RoleMain: 1, RoleOther: 1, "rocksdb-flush": 1, "rocksdb-compaction": 2, "myrocks-background": 3}
+	if !maps.Equal(count, want) {
+		t.Errorf("roles %v, want %v", count, want)
+	}
+	for r := range want {
+		if !slices.Contains(RoleNames, r) {
+			t.Errorf("role %q is not in RoleNames %v: reports would print it after the known roles", r, RoleNames)
+		}
+	}
+	if got := roleOfInstrument("thread/rocksdb/background", "BACKGROUND"); got != "myrocks-background" {
+		t.Errorf("roleOfInstrument(thread/rocksdb/background) = %q, want myrocks-background", got)
 	}
 }
 

@@ -317,7 +317,8 @@ type Rotation struct {
 // Role is the counters of the threads of one role.
 type Role struct {
 	// Name is one of mysqld.RoleNames ("connection", "innodb-io",
-	// "innodb-purge", "page-cleaner", "innodb-pool", "log", "replication",
+	// "innodb-purge", "page-cleaner", "innodb-pool", "rocksdb-flush",
+	// "rocksdb-compaction", "myrocks-background", "log", "replication",
 	// "other-background", "main"), or "unattributed" for counts whose
 	// thread could not be named (threads that came and went between reads,
 	// counted through inheritance).
@@ -448,6 +449,11 @@ type Server struct {
 	// two reads; a restart inside the window makes End < Start.
 	UptimeStart float64 `json:"uptime_start,omitempty"`
 	UptimeEnd   float64 `json:"uptime_end,omitempty"`
+	// Engine is the storage engine the step's tables were in, as
+	// information_schema.TABLES says after the window ("InnoDB",
+	// "ROCKSDB"; engines that differ between tables are joined with
+	// ","); empty when not read.
+	Engine string `json:"engine,omitempty"`
 }
 
 // Provenance records where and how a Record was produced.

@@ -565,6 +565,8 @@ func (d *Selective) server(src []byte, v int, dst **Server) (int, bool) {
 			return floatField(11, src, v, &s.UptimeStart)
 		case "uptime_end":
 			return floatField(12, src, v, &s.UptimeEnd)
+		case "engine":
+			return d.strField(13, src, v, &s.Engine)
 		}
 		return -1, v, false
 	})

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages perfbench's tests and demo use, when missing:
 # linux-perf (the reference peer), mariadb-server and mariadb-client (real
-# servers started in temporary folders), sysbench (the load), gcc, g++ and
+# servers started in temporary folders), mariadb-plugin-rocksdb (MyRocks, for
+# plans and tests with engine = "rocksdb"), sysbench (the load), gcc, g++ and
 # binutils (small programs the symbol tests build and read), strace (the
 # counting engine's race tests delay perf_event_open with its fault
 # injection), openssh-client and openssh-server (the remote layer talks to
@@ -12,6 +13,7 @@ need=()
 command -v perf >/dev/null 2>&1 || need+=(linux-perf)
 command -v mariadbd >/dev/null 2>&1 || need+=(mariadb-server)
 command -v mariadb >/dev/null 2>&1 || need+=(mariadb-client)
+[ -e /usr/lib/mysql/plugin/ha_rocksdb.so ] || need+=(mariadb-plugin-rocksdb)
 command -v sysbench >/dev/null 2>&1 || need+=(sysbench)
 command -v gcc >/dev/null 2>&1 || need+=(gcc)
 command -v g++ >/dev/null 2>&1 || need+=(g++)

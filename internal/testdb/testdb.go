@@ -61,6 +61,28 @@ func NeedSysbench(t testing.TB) string {
 	return testenv.NeedBinary(t, "sysbench", "sysbench")
 }
 
+// rocksDBInstall installs MariaDB's MyRocks plugin on Debian and Ubuntu.
+const rocksDBInstall = "apt-get install mariadb-plugin-rocksdb"
+
+// rocksDBPlugins are where Debian/Ubuntu and RPM-based systems put the
+// MyRocks plugin of the installed MariaDB.
+var rocksDBPlugins = []string{"/usr/lib/mysql/plugin/ha_rocksdb.so", "/usr/lib64/mysql/plugin/ha_rocksdb.so"}
+
+// NeedRocksDB skips (or fails, see testenv.Skip) when the installed server
+// has no MyRocks plugin file, and returns the server options that load it
+// and make RocksDB the default engine, for Options.Options.
+func NeedRocksDB(t testing.TB) []string {
+	t.Helper()
+	NeedServer(t)
+	for _, p := range rocksDBPlugins {
+		if _, err := os.Stat(p); err == nil {
+			return []string{"--plugin-load-add=ha_rocksdb.so", "--default-storage-engine=rocksdb"}
+		}
+	}
+	testenv.Skip(t, "the MyRocks plugin is not installed (no "+strings.Join(rocksDBPlugins, " or ")+")", rocksDBInstall)
+	return nil
+}
+
 // Options adjust a server from New.
 type Options struct {
 	// Options are extra server options ("--performance-schema=OFF").

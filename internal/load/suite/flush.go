@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -65,6 +66,14 @@ type FlushResult struct {
 	// does not report them.
 	DirtyPages float64
 	History    float64
+	// Engines are the storage engines of the tables (information_schema),
+	// which say which flush ran: RocksDB's (memtables flushed, the default
+	// column family compacted), InnoDB's, or both.
+	Engines []string
+	// RocksDBPending is the RocksDB work left at the last progress read
+	// (immutable memtables, pending flushes and compactions, manual
+	// compactions running); -1 when no RocksDB flush ran.
+	RocksDBPending float64
 	// Warnings are conditions that weaken the following read steps without
 	// stopping the run: an ANALYZE that reported an error, a server without
 	// InnoDB, a flush that did not finish before the timeout. The runner
@@ -77,11 +86,16 @@ type FlushResult struct {
 var errFlushTimeout = errors.New("post-write flush timed out")
 
 // Flush runs the post-write flush on db, a connection pool to the server
-// with privileges to SET GLOBAL: ANALYZE TABLE, then the dirty-page flush
-// until InnoDB has no dirty page and no purge history left, then the saved
+// with privileges to SET GLOBAL: ANALYZE TABLE, then, by the engines
+// information_schema gives the tables: for RocksDB tables (MyRocks) the
+// memtables are flushed and the default column family compacted, until
+// RocksDB has no flush or compaction pending or running; for InnoDB tables
+// (and when the engines could not be read) the dirty-page flush runs until
+// InnoDB has no dirty page and no purge history left, then the saved
 // innodb_max_dirty_pages_pct is restored (also when ctx is cancelled).
+// Both waits share the timeout.
 func Flush(ctx context.Context, db *sql.DB, o FlushOptions) (res FlushResult, err error) {
-	res = FlushResult{DirtyPages: -1, History: -1}
+	res = FlushResult{DirtyPages: -1, History: -1, RocksDBPending: -1}
 	if o.Tables < 1 {
 		return res, fmt.Errorf("post-write flush: tables is %d, must be at least 1", o.Tables)
 	}
@@ -115,15 +129,37 @@ func Flush(ctx context.Context, db *sql.DB, o FlushOptions) (res FlushResult, er
 	}
 	rows.Close()
 
+	engines, err := TableEngines(ctx, db, o.DB, o.Tables)
+	if err != nil {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the tables' engines not read (%v): flushed as InnoDB tables", err))
+	}
+	res.Engines = engines
+	deadline := start.Add(timeout)
+	if slices.ContainsFunc(engines, isRocksDB) {
+		if err := flushRocksDB(ctx, db, &res, start, deadline, poll); err != nil {
+			return res, err
+		}
+		if !slices.ContainsFunc(engines, isInnoDB) {
+			return res, nil
+		}
+	}
+	err = flushInnoDB(ctx, db, &res, start, deadline, poll)
+	return res, err
+}
+
+// flushInnoDB has InnoDB write back its dirty pages and purge its history,
+// until deadline.
+func flushInnoDB(ctx context.Context, db *sql.DB, res *FlushResult, start, deadline time.Time, poll time.Duration) (err error) {
+	timeout := deadline.Sub(start)
 	var saved sql.NullString
 	if err := db.QueryRowContext(ctx, sqlSaveDirtyPct).Scan(&saved); err != nil {
 		// No InnoDB (MyRocks only, for example): nothing to flush here.
 		res.Warnings = append(res.Warnings, fmt.Sprintf("dirty pages not flushed: %s: %v", sqlSaveDirtyPct, err))
 		res.Waited = time.Since(start)
-		return res, nil
+		return nil
 	}
 	if _, err := db.ExecContext(ctx, sqlFlushDirty); err != nil {
-		return res, fmt.Errorf("post-write flush: %s: %w (the user needs the SUPER or SYSTEM_VARIABLES_ADMIN privilege)", sqlFlushDirty, err)
+		return fmt.Errorf("post-write flush: %s: %w (the user needs the SUPER or SYSTEM_VARIABLES_ADMIN privilege)", sqlFlushDirty, err)
 	}
 	defer func() {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -134,31 +170,30 @@ func Flush(ctx context.Context, db *sql.DB, o FlushOptions) (res FlushResult, er
 		}
 	}()
 
-	deadline := start.Add(timeout)
 	for {
 		dirty, history, err := flushProgress(ctx, db)
 		res.Waited = time.Since(start)
 		if err != nil {
-			return res, fmt.Errorf("post-write flush: %w", err)
+			return fmt.Errorf("post-write flush: %w", err)
 		}
 		res.DirtyPages, res.History = dirty, history
 		if dirty < 0 {
 			res.Warnings = append(res.Warnings, "dirty pages not flushed: the server does not report Innodb_buffer_pool_pages_dirty")
-			return res, nil
+			return nil
 		}
 		if dirty == 0 && history <= 0 {
-			return res, nil
+			return nil
 		}
 		if time.Now().After(deadline) {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("post-write flush stopped after %v with %.0f dirty pages and a purge history of %.0f",
 				timeout, dirty, history))
-			return res, fmt.Errorf("%w after %v: %.0f dirty pages, purge history %.0f", errFlushTimeout, timeout, dirty, history)
+			return fmt.Errorf("%w after %v: %.0f dirty pages, purge history %.0f", errFlushTimeout, timeout, dirty, history)
 		}
 		t := time.NewTimer(poll)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return res, fmt.Errorf("post-write flush: %w", ctx.Err())
+			return fmt.Errorf("post-write flush: %w", ctx.Err())
 		case <-t.C:
 		}
 	}

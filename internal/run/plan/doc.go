@@ -197,6 +197,14 @@
 //	stop = ["{basedir}/bin/mysqladmin", "-S", "{socket}", "-uroot", "shutdown"]
 //	                                # optional: replace perfbench's own start and stop; placeholders
 //	                                # {basedir} {datadir} {socket} {port} {pid_file} {mycnf} {error_log} {out}
+//	engine = "rocksdb"              # the storage engine of the data set's tables: "innodb", or
+//	                                # "rocksdb" (MyRocks: perfbench's server loads the plugin,
+//	                                # plugin-load-add=ha_rocksdb.so, with RocksDB the default engine;
+//	                                # Debian: apt-get install mariadb-plugin-rocksdb); sysbench
+//	                                # prepares with --mysql-storage-engine=<engine>; default: the
+//	                                # server's default engine. Also for a running server, which must
+//	                                # have the engine. The post-write flush follows the tables'
+//	                                # engine (see suite.Flush); Records say it (server.engine)
 //	optional = true                 # leave the version out, with a warning, when a ${VAR} in its
 //	                                # paths is not set
 //	aa_of = "10.11"                 # this version measures version "10.11" again under a second

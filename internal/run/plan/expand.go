@@ -224,7 +224,12 @@ func (p *Plan) SysbenchOptions(it Item, conn suite.Options) suite.Options {
 	o.Tables, o.TableSize = p.Data.Tables, p.Data.TableSize
 	o.RandType = p.Data.RandType
 	o.ReportInterval = p.Interval
-	o.Extra = append(append([]string(nil), p.Data.ExtraArgs...), conn.Extra...)
+	o.Extra = nil
+	if it.Version != nil && it.Version.Engine != "" {
+		// First, so that extra_args may override it.
+		o.Extra = append(o.Extra, "--mysql-storage-engine="+it.Version.Engine)
+	}
+	o.Extra = append(append(o.Extra, p.Data.ExtraArgs...), conn.Extra...)
 	if it.Step != nil {
 		o.Threads = it.Threads
 		o.Warmup, o.Time = it.Step.Warmup, it.Step.Duration

@@ -223,6 +223,8 @@ type rawVersion struct {
 	Optional bool   `toml:"optional"`
 	// AAOf names the version this one measures again (an A/A pair).
 	AAOf string `toml:"aa_of"`
+	// Engine is the storage engine of the data set's tables.
+	Engine string `toml:"engine"`
 	// A server perfbench manages.
 	Basedir string     `toml:"basedir"`
 	Mycnf   string     `toml:"mycnf"`
@@ -542,13 +544,15 @@ func (p *parser) versions(plan *Plan, raws []rawVersion, dir string) {
 		managed := r.Basedir != "" || r.Mycnf != "" || r.Options.set || r.Init != "" || len(r.Start) > 0 || len(r.Stop) > 0
 		running := r.Pid != 0 || r.PidFile != "" || r.Socket != "" || r.Host != "" || r.DefaultsFile != "" || r.User != "" || r.Password != ""
 		v := Version{Label: r.Label, Line: p.lines.line(key)}
+		v.Engine = p.engine(k("engine"), name, r.Engine)
 		var missing []string
 		switch {
 		case managed && running:
 			p.errorf(key, "%s mixes a server perfbench starts (basedir, mycnf, options, init, start, stop) with a running server (pid, pid_file, socket, host, defaults_file, user, password): keep one kind", name)
 			continue
 		case managed:
-			m := &Managed{Init: initAuto, Start: r.Start, Stop: r.Stop, Port: r.Port}
+			// The engine's options come before the plan's, which may override them.
+			m := &Managed{Init: initAuto, Start: r.Start, Stop: r.Stop, Port: r.Port, Options: engineOptions(v.Engine)}
 			switch {
 			case r.Basedir == Installed:
 				m.Basedir = Installed
@@ -630,6 +634,26 @@ func (p *parser) versions(plan *Plan, raws []rawVersion, dir string) {
 		}
 		plan.Versions = append(plan.Versions, v)
 	}
+}
+
+// engine checks a version's engine key and returns it in lower case.
+func (p *parser) engine(key, name, raw string) string {
+	switch e := strings.ToLower(raw); e {
+	case "", suite.EngineInnoDB, suite.EngineRocksDB:
+		return e
+	}
+	p.errorf(key, "%s: engine %q: use %q (InnoDB) or %q (MyRocks)", name, raw, suite.EngineInnoDB, suite.EngineRocksDB)
+	return ""
+}
+
+// engineOptions are the server options a managed version of the engine
+// starts with: for engine = "rocksdb", MariaDB's MyRocks plugin (Debian's
+// mariadb-plugin-rocksdb) loaded, and RocksDB the default engine.
+func engineOptions(engine string) []string {
+	if engine == suite.EngineRocksDB {
+		return []string{"plugin-load-add=ha_rocksdb.so", "default-storage-engine=rocksdb"}
+	}
+	return nil
 }
 
 // Placeholders commands may use; see Expand.

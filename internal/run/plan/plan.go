@@ -140,6 +140,13 @@ type Version struct {
 	// that starts the same server as an earlier one): their rQPS is the
 	// noise floor of the run.
 	AAOf string
+	// Engine is the storage engine the version's tables are created in
+	// (engine in the plan): suite.EngineInnoDB, suite.EngineRocksDB
+	// (MyRocks: a managed server loads the plugin and makes it the
+	// default engine), or "" for the server's default. sysbench prepares
+	// the tables with --mysql-storage-engine=<engine>, and the runner
+	// checks that the server has the engine before loading data.
+	Engine string
 	// Line is where the version is defined in the plan file.
 	Line int
 }

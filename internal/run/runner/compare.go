@@ -140,7 +140,7 @@ func (r *runner) compareGroup(ctx context.Context, items []plan.Item) []*record.
 			out[i] = m.rec
 			c.describe(m)
 		}
-		out[i] = r.complete(out[i], r.server(it.Version), it)
+		out[i] = r.complete(ctx, out[i], r.server(it.Version), it)
 	}
 	return out
 }

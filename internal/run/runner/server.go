@@ -140,6 +140,12 @@ func (s *server) start(ctx context.Context) error {
 		return s.resolve(ctx)
 	}
 	err := s.startManaged(ctx)
+	if err != nil && s.v.Engine == suite.EngineRocksDB {
+		err = fmt.Errorf("%w (engine = %q needs MyRocks: apt-get install mariadb-plugin-rocksdb)", err, s.v.Engine)
+	}
+	if err == nil {
+		err = s.checkEngine(ctx)
+	}
 	if err != nil {
 		s.startErr = err
 	}
@@ -339,6 +345,10 @@ func (s *server) resolve(ctx context.Context) error {
 	}
 	if srv, _, err := s.db.Server(ctx, 0); err == nil {
 		s.datadir = srv.Datadir
+	}
+	if err := s.checkEngine(ctx); err != nil {
+		s.startErr = err
+		return err
 	}
 	return nil
 }

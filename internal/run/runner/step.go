@@ -73,13 +73,14 @@ func failed(rec *record.Record, format string, args ...any) *record.Record {
 func (r *runner) measure(ctx context.Context, s *server, it plan.Item) *record.Record {
 	r.setAside(it)
 	s.placed = nil
-	return r.complete(r.runStep(ctx, s, it), s, it)
+	return r.complete(ctx, r.runStep(ctx, s, it), s, it)
 }
 
 // complete sets what a measurement's Record takes from the run besides its
 // identity: the rotation's group, the placement, the notes of the flush
-// and of the server, the server's my.cnf.
-func (r *runner) complete(rec *record.Record, s *server, it plan.Item) *record.Record {
+// and of the server, the server's my.cnf, the engine of a suite step's
+// tables.
+func (r *runner) complete(ctx context.Context, rec *record.Record, s *server, it plan.Item) *record.Record {
 	r.rotate(rec, it)
 	r.recordPlacement(rec, s, it.Threads)
 	for _, n := range slices.Concat(r.flushNotes[it.ID], s.notes) {
@@ -88,6 +89,9 @@ func (r *runner) complete(rec *record.Record, s *server, it plan.Item) *record.R
 	s.notes = nil
 	if rec.Server != nil && s.v.Managed != nil && rec.Server.Config == "" {
 		rec.Server.Config = s.v.Managed.Mycnf
+	}
+	if it.Step != nil && it.Step.Suite != nil {
+		r.recordEngine(ctx, rec, s)
 	}
 	return rec
 }
