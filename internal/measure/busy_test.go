@@ -15,6 +15,7 @@ import (
 
 	"github.com/perfbench/perfbench/internal/host/osstat"
 	"github.com/perfbench/perfbench/internal/host/procfs"
+	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/record"
 )
 
@@ -176,6 +177,20 @@ func startHog(t *testing.T) int {
 	return pid
 }
 
+// spinning waits until process pid runs the shell busy loop: it is sh
+// (past the exec of nice, for the hog) and has used CPU.
+func spinning(t *testing.T, pid int) {
+	t.Helper()
+	var st procfs.Stat
+	var err error
+	if !testenv.Await(10*time.Second, func() bool {
+		st, err = procfs.New("").Proc(pid).Stat()
+		return err == nil && st.Comm == "sh" && st.UTime+st.STime > 0
+	}) {
+		t.Fatalf("the busy loop (pid %d) did not run within 10 s: %+v %v", pid, st, err)
+	}
+}
+
 // TestMeasureBusyWindow: two 1 s windows of a sleeping process. In the
 // first a busy loop the test started runs (perfbench's child: the load
 // client), in the second one that is no child of the test (another
@@ -202,7 +217,6 @@ func TestMeasureBusyWindow(t *testing.T) {
 	}
 	defer s.Close()
 	window := func() *record.Record {
-		time.Sleep(50 * time.Millisecond) // the loop is running
 		r, err := s.Measure(context.Background(), WindowSpec{Duration: time.Second})
 		if err != nil {
 			t.Fatal(err)
@@ -222,6 +236,7 @@ func TestMeasureBusyWindow(t *testing.T) {
 	if err := client.Start(); err != nil {
 		t.Fatal(err)
 	}
+	spinning(t, client.Process.Pid)
 	quiet := window()
 	client.Process.Kill()
 	client.Wait()
@@ -234,7 +249,7 @@ func TestMeasureBusyWindow(t *testing.T) {
 		}
 		return float64(st.UTime+st.STime) / ticks
 	}
-	time.Sleep(50 * time.Millisecond)
+	spinning(t, hog)
 	h0, t0 := hogCPU(), time.Now()
 	busy := window()
 	h1, t1 := hogCPU(), time.Now()

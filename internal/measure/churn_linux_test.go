@@ -96,7 +96,7 @@ func delayFirstOpen(t *testing.T, strace string) (stop func()) {
 	}
 	t.Cleanup(stop)
 	// Every thread of this process is traced: TracerPid is set.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	if !testenv.Await(10*time.Second, func() bool {
 		ents, _ := os.ReadDir("/proc/self/task")
 		traced := len(ents) > 0
 		for _, e := range ents {
@@ -105,13 +105,11 @@ func delayFirstOpen(t *testing.T, strace string) (stop func()) {
 				traced = false
 			}
 		}
-		if traced {
-			return stop
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("strace did not attach in 10 s")
-		}
+		return traced
+	}) {
+		t.Fatal("strace did not attach in 10 s")
 	}
+	return stop
 }
 
 // TestChurnRecords measures, through measure's Records, a process in a
@@ -183,7 +181,7 @@ func TestChurnRecords(t *testing.T) {
 				// The warm-up is waited here, so that the reference
 				// spans the window alone: the workload's rate of CPU
 				// changes when the host is busy.
-				time.Sleep(warmup)
+				time.Sleep(warmup) // the warm-up the test means, not a wait for an event
 				u0, t0 := testenv.CgroupUsage(t, dir), time.Now()
 				r, err := s.Measure(context.Background(), WindowSpec{Duration: time.Second})
 				u1, t1 := testenv.CgroupUsage(t, dir), time.Now()

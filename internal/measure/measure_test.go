@@ -221,14 +221,18 @@ func TestMeasureRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	restarted := make(chan struct{})
+	restarted, opened, measured := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	var rerr error
 	go func() {
 		defer close(restarted)
-		time.Sleep(200 * time.Millisecond)
-		rerr = srv.Restart(ctx)
+		select {
+		case <-opened: // restarted inside the window
+			rerr = srv.Restart(ctx)
+		case <-measured: // the window did not open: Measure's error says why
+		}
 	}()
-	r, err := s.Measure(ctx, WindowSpec{Done: restarted})
+	r, err := s.Measure(ctx, WindowSpec{Done: restarted, Opened: func(time.Time) { close(opened) }})
+	close(measured)
 	<-restarted
 	if rerr != nil {
 		t.Fatalf("restart: %v", rerr)
@@ -637,7 +641,7 @@ func TestMeasureCgroupServer(t *testing.T) {
 	}
 	defer s.Close()
 	_, output := runLoad(t, srv, "--threads=2", "--time=4")
-	time.Sleep(time.Second)
+	testdb.WaitStatus(t, srv, "Handler_read_key", 100) // sysbench is connected and running
 	u0, t0 := testenv.CgroupUsage(t, srv.Cgroup), time.Now()
 	r, err := s.Measure(ctx, WindowSpec{Duration: 2 * time.Second})
 	u1, t1 := testenv.CgroupUsage(t, srv.Cgroup), time.Now()
