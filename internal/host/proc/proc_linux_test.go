@@ -178,6 +178,6 @@ func startAndHang([]string) int {
 		return 1
 	}
 	fmt.Printf("pid %d\n", c.Pid())
-	time.Sleep(time.Minute)
+	time.Sleep(time.Minute) // hangs until the test kills it
 	return 0
 }

@@ -97,7 +97,7 @@ func serve(in io.Reader, out io.Writer) error {
 					done := make(chan struct{})
 					go func() {
 						runtime.LockOSThread()
-						time.Sleep(200 * time.Microsecond)
+						time.Sleep(200 * time.Microsecond) // the short-lived thread's life
 						close(done)
 					}()
 					<-done
