@@ -174,7 +174,7 @@ type runner struct {
 
 // Run runs plan p: it starts and stops the managed servers, loads the data,
 // runs the post-write flushes and measures every step, writing one Record per
-// measurement under <out>/records/ (see the package documentation for the
+// measurement under <out>/records/ (see docs/run.md for the
 // folder's layout). A failed measurement is recorded as failed and the plan
 // goes on; Run then returns ErrStepsFailed with the Summary. When ctx ends
 // (Ctrl-C), the load is stopped, what was measured is written marked
