@@ -212,7 +212,7 @@ func TestCompareServerKilled(t *testing.T) {
 	killed := make(chan int, 1)
 	// The window opens 1 s after sysbench's threads start and lasts 6 s
 	// of slices.
-	whenWindowOpen(t, out, "a", "point-query_range=100", 3*time.Second, func(pid int) {
+	whenWindowOpen(t, out, "a", "point-query_range=100", 1500*time.Millisecond, func(pid int) {
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Errorf("kill server %d: %v", pid, err)
 		}
@@ -266,7 +266,7 @@ func TestCompareInterrupted(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	whenWindowOpen(t, out, "a", "point-query_range=100", 3*time.Second, func(int) { cancel() })
+	whenWindowOpen(t, out, "a", "point-query_range=100", 1500*time.Millisecond, func(int) { cancel() })
 	var progress syncBuffer
 	sum, err := Run(ctx, p, testOptions(out, &progress))
 	t.Logf("progress:\n%s", progress.String())
