@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/mysqld/sandbox"
 	"github.com/perfbench/perfbench/record"
 )
@@ -321,15 +322,14 @@ func TestRestartDetected(t *testing.T) {
 	ctx := context.Background()
 	db := connectRoot(t, srv)
 	// Let Uptime grow past the slack so that a restart shows.
-	for {
+	if !testenv.Await(time.Minute, func() bool {
 		s, err := db.Status(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Values["Uptime"] >= 4 {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
+		return s.Values["Uptime"] >= 4
+	}) {
+		t.Fatal("the server's Uptime did not reach 4 s in a minute")
 	}
 	a, err := db.Status(ctx)
 	if err != nil {
@@ -377,18 +377,15 @@ func loadWhile(t *testing.T, srv *sandbox.Server, db *DB, threads, seconds int) 
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	t.Cleanup(func() { cancel(); <-done })
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	if !testenv.Await(10*time.Second, func() bool {
 		s, err := db.Status(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Values["Threads_connected"] >= float64(threads+1) {
-			return done
-		}
-		time.Sleep(50 * time.Millisecond)
+		return s.Values["Threads_connected"] >= float64(threads+1)
+	}) {
+		t.Fatalf("sysbench's %d connections did not show up in 10 s", threads)
 	}
-	t.Fatalf("sysbench's %d connections did not show up in 10 s", threads)
 	return done
 }
 

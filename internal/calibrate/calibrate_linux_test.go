@@ -51,7 +51,7 @@ func TestCalibrateHere(t *testing.T) {
 		if attempt == 3 || !busy {
 			break
 		}
-		time.Sleep(2 * time.Second)
+		time.Sleep(2 * time.Second) // a pause before the next attempt, for the burst to pass
 	}
 	if tc := checks["task-clock"]; tc.Verdict != hostinfo.OK || !strings.Contains(tc.Detail, "within 2%") {
 		t.Errorf("task-clock: %s %s", tc.Verdict, tc.Detail)

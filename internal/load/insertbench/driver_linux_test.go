@@ -51,7 +51,8 @@ func TestDriverProcess(t *testing.T) {
 	o := opts("l.i0")
 	o.Rows = 20_000
 	d, _ := start(o)
-	// Not started: nothing is loaded while the driver waits.
+	// Not started: nothing is loaded while the driver waits (a pause the
+	// test makes, to see that nothing happens in it).
 	time.Sleep(200 * time.Millisecond)
 	select {
 	case <-d.Ended():
