@@ -70,8 +70,12 @@ func TestRunSignal(t *testing.T) {
 		t.Errorf("the second run took %v to give up", d)
 	}
 	// The window opens 1 s (the warm-up) after the threads start and lasts
-	// 8 s: interrupt it in its middle, with room for a slow opening.
-	time.Sleep(3 * time.Second)
+	// 8 s; its opening reads the server's status (the roles' read, then the
+	// opening edge's). Interrupt it 1.5 s in, once each version ran a slice.
+	if err := testdb.WaitOthersRead(filepath.Join(out, "servers", "a", "mysqld.sock"), 2, exited); err != nil {
+		t.Fatalf("the first window did not open: %v; stderr:\n%s", err, stderr.String())
+	}
+	time.Sleep(1500 * time.Millisecond) // into the window, a pause the test makes
 	b, err := os.ReadFile(filepath.Join(out, "servers", "a", "mysqld.pid"))
 	if err != nil {
 		t.Fatal(err)

@@ -293,12 +293,8 @@ func startPerfStat(t *testing.T, pid int, events string) (stop func() map[string
 	// perf opens one counter per event per thread before it counts.
 	nev := len(strings.Split(events, ","))
 	threads, _ := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
-	deadline := time.Now().Add(30 * time.Second)
-	for perfFDs(cmd.Process.Pid) < nev*len(threads) {
-		if time.Now().After(deadline) {
-			t.Fatalf("perf stat did not open its counters: %s", errb.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testenv.Await(30*time.Second, func() bool { return perfFDs(cmd.Process.Pid) >= nev*len(threads) }) {
+		t.Fatalf("perf stat did not open its counters: %s", errb.String())
 	}
 	return func() map[string]perfstat.Counter {
 		cmd.Process.Signal(syscall.SIGINT)
@@ -801,12 +797,17 @@ func TestStatServerExits(t *testing.T) {
 	noMyCnf(t)
 	srv := testdb.New(t, testdb.Options{})
 	// Killed 300 ms into the window of 1500 ms: after its opening
-	// snapshot of the status, well before its end.
+	// snapshot of the status (the first SHOW STATUS after "counting"),
+	// well before its end.
 	counting, ran := watchStderr("perfbench stat: counting"), make(chan struct{})
 	go func() {
 		select {
 		case <-counting.seen:
-			time.Sleep(300 * time.Millisecond)
+			if err := testdb.WaitOthersRead(srv.Socket, 1, ran); err != nil {
+				t.Errorf("the window did not open: %v", err)
+				return
+			}
+			time.Sleep(300 * time.Millisecond) // into the window, a pause the test makes
 			srv.Kill()
 		case <-ran:
 		}
@@ -951,7 +952,7 @@ func TestStatPasswordHidden(t *testing.T) {
 		if !bytes.Contains(b, []byte("--password=***")) {
 			t.Fatalf("cmdline %q", b)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // the next sample of the command line
 	}
 	err = cmd.Wait()
 	stderrText := <-errs
