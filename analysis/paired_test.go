@@ -67,7 +67,8 @@ func TestPairedDuetHandComputed(t *testing.T) {
 		t.Errorf("cpu/o ratio %+v, want %v", cpu, math.Sqrt(4.0/3))
 	}
 	p, ok := c.Pairing(k)
-	if !ok || p.Pairs != 2 || p.Dropped != 0 || p.Rounds != 1 || p.Mode != record.ComparisonDuet || len(p.RoundRatios) != 1 || !near(p.RoundRatios[0], math.Sqrt(1.1)) {
+	if !ok || p.Pairs != 2 || p.Dropped != 0 || p.Rounds != 1 || p.Mode != record.ComparisonDuet ||
+		len(p.RoundRatios) != 1 || !near(p.RoundRatios[0], math.Sqrt(1.1)) {
 		t.Errorf("pairing %+v", p)
 	}
 	// The base against v (PairingTo): the same turns, each ratio

@@ -31,7 +31,8 @@ func TestRotatedEventsStitched(t *testing.T) {
 		}
 		cs := append([]record.Counter{counted("cycles", cycles), counted("instructions", 2e7), counted("task-clock", 3e9)}, rotated[r]...)
 		rec := stepRecord("v", "s", r, 1000, cs...)
-		rec.Rotation = &record.Rotation{Budget: 4, Source: "--pmu-budget", Anchors: []string{"cycles", "instructions", "task-clock"}, Groups: groups, Group: (r-1)%3 + 1}
+		rec.Rotation = &record.Rotation{Budget: 4, Source: "--pmu-budget", Anchors: []string{"cycles", "instructions",
+			"task-clock"}, Groups: groups, Group: (r-1)%3 + 1}
 		recs = append(recs, rec)
 	}
 	c, err := New(recs, "", Options{})
@@ -69,7 +70,9 @@ func TestRotatedEventsStitched(t *testing.T) {
 			notes = append(notes, w)
 		}
 	}
-	want := "repeat 1: cache-misses, context-switches; repeat 2: branch-misses, page-faults; repeat 3: L1-dcache-load-misses, major-faults (repeat r counts group (r-1) mod 3); cycles, instructions, task-clock in every repeat; IPC and MPKI are ratios inside each window"
+	want := "repeat 1: cache-misses, context-switches; repeat 2: branch-misses, page-faults; repeat 3: " +
+		"L1-dcache-load-misses, major-faults (repeat r counts group (r-1) mod 3); cycles, instructions, task-clock in every " +
+		"repeat; IPC and MPKI are ratios inside each window"
 	if len(notes) != 1 || !strings.Contains(notes[0], want) || !strings.Contains(notes[0], "4 a repeat besides task-clock (--pmu-budget)") {
 		t.Errorf("rotation notes %q, want one with %q", notes, want)
 	}
