@@ -113,7 +113,8 @@ func TestZombieTarget(t *testing.T) {
 	}
 	output := filepath.Join(t.TempDir(), "p.pb.gz")
 	code, out, errs = runCLI(t, "profile", "--pid", strconv.Itoa(pid), "--duration", "200ms", "--output", output)
-	if _, err := os.Stat(output); code != exitFailure || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, says+": the process has exited: nothing to sample") || err == nil {
+	if _, err := os.Stat(output); code != exitFailure || out != "" || strings.Count(errs, "\n") != 1 ||
+		!strings.Contains(errs, says+": the process has exited: nothing to sample") || err == nil {
 		t.Errorf("profile: exit %d, stdout %q, stderr %q, profile written: %v", code, out, errs, err == nil)
 	}
 	code, out, errs = runCLI(t, "stat", "--pid", strconv.Itoa(pid), "--force", "-e", "task-clock", "--duration", "200ms")

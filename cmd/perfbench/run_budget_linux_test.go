@@ -47,7 +47,8 @@ func TestRunPMUBudgetRotation(t *testing.T) {
 		t.Fatalf("run: exit %d", code)
 	}
 	groups := [][]string{{"cpu-clock", "context-switches"}, {"cpu-migrations", "page-faults"}, {"minor-faults", "major-faults"}}
-	if !strings.Contains(errs, "counted in rotation, one group a repeat, none multiplexed: repeat 1: cpu-clock, context-switches; repeat 2: cpu-migrations, page-faults; repeat 3: minor-faults, major-faults") {
+	if !strings.Contains(errs, "counted in rotation, one group a repeat, none multiplexed: repeat 1: cpu-clock, "+
+		"context-switches; repeat 2: cpu-migrations, page-faults; repeat 3: minor-faults, major-faults") {
 		t.Errorf("the run did not say how the events rotate")
 	}
 	loaded, problems, err := record.Load([]string{filepath.Join(out, "records")}, false)
@@ -97,7 +98,8 @@ func TestRunPMUBudgetRotation(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(report, "events counted in rotation so that none multiplexed, 2 a repeat besides task-clock (--pmu-budget): repeat 1: cpu-clock, context-switches; repeat 2: cpu-migrations, page-faults; repeat 3: minor-faults, major-faults") {
+	if !strings.Contains(report, "events counted in rotation so that none multiplexed, 2 a repeat besides task-clock "+
+		"(--pmu-budget): repeat 1: cpu-clock, context-switches; repeat 2: cpu-migrations, page-faults; repeat 3: minor-faults, major-faults") {
 		t.Errorf("the report has no note on which repeat counted what")
 	}
 	if strings.Contains(report, "multiplexed and counted") {

@@ -182,7 +182,8 @@ func TestRunHosts(t *testing.T) {
 	if !errors.As(err, &ee) || ee.ExitCode() != exitFailure {
 		t.Errorf("exit %v, want status 1", err)
 	}
-	if !regexp.MustCompile(`(?m)^perfbench run: host h2 failed: host h2 \(root@[0-9.]+\): host unreachable: the connection was lost during the run$`).MatchString(stderr) ||
+	if !regexp.MustCompile(`(?m)^perfbench run: host h2 failed: host h2 \(root@[0-9.]+\): host unreachable: the connection `+
+		`was lost during the run$`).MatchString(stderr) ||
 		strings.Contains(stderr, "host h1 failed") || strings.Contains(stderr, "host h3 failed") {
 		t.Errorf("stderr does not name h2 alone as failed, unreachable")
 	}
