@@ -76,7 +76,8 @@ func TestCalibrateHere(t *testing.T) {
 			t.Errorf("check %d is %s, want %s", i, rep.Checks[i].Name, n)
 		}
 	}
-	if pmu := checks["hardware PMU"]; pmu.Verdict != hostinfo.Warn || !strings.HasPrefix(pmu.Detail, "none: cycles and instructions cannot be opened") || !strings.Contains(pmu.Detail, "ENOENT") {
+	if pmu := checks["hardware PMU"]; pmu.Verdict != hostinfo.Warn || !strings.HasPrefix(pmu.Detail, "none: cycles and "+
+		"instructions cannot be opened") || !strings.Contains(pmu.Detail, "ENOENT") {
 		t.Errorf("hardware PMU: %s %s", pmu.Verdict, pmu.Detail)
 	}
 	if !rep.Usable || !strings.Contains(rep.Conclusion, "there is no hardware PMU") {
