@@ -273,7 +273,8 @@ func TestMeasureBusyWindow(t *testing.T) {
 	got, span, secs := in.Top[j].Seconds, h1-h0, t1.Sub(t0).Seconds()
 	t.Logf("the busy loop used %.3f CPU-s in the window of %.3f s, %.3f over the test's span of %.3f s", got, in.Seconds, span, secs)
 	if got > span+4/ticks || got < span*in.Seconds/secs/2-4/ticks || in.OtherSeconds < got-0.05 {
-		t.Errorf("the busy loop used %.3f CPU-s in the window of %.3f s, %.3f in the test's span of %.3f s; other processes %.3f CPU-s in all", got, in.Seconds, span, secs, in.OtherSeconds)
+		t.Errorf("the busy loop used %.3f CPU-s in the window of %.3f s, %.3f in the test's span of %.3f s; other processes "+
+			"%.3f CPU-s in all", got, in.Seconds, span, secs, in.OtherSeconds)
 	}
 	if !quiet.Interference.ClientKnown || named(quiet, client.Process.Pid) || named(quiet, sleeper.Process.Pid) || named(quiet, os.Getpid()) {
 		t.Errorf("the first window counts the test's own processes as others: %+v %v", quiet.Interference, quiet.WarningTexts())
@@ -283,7 +284,8 @@ func TestMeasureBusyWindow(t *testing.T) {
 		// above hold that it names none of the test's processes).
 		t.Logf("the first window was busy with other work: %s", quiet.Warnings[k].Text)
 	}
-	t.Logf("other CPU: first window %.2f CPU, second %.2f CPU: %s", quiet.Interference.OtherSeconds/quiet.Interference.Seconds, in.OtherSeconds/in.Seconds, busy.Warnings[i].Text)
+	t.Logf("other CPU: first window %.2f CPU, second %.2f CPU: %s",
+		quiet.Interference.OtherSeconds/quiet.Interference.Seconds, in.OtherSeconds/in.Seconds, busy.Warnings[i].Text)
 }
 
 // BenchmarkReadBusyEdge reads one window edge with 200 more processes than

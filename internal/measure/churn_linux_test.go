@@ -240,7 +240,9 @@ func TestChurnRecords(t *testing.T) {
 						i+1, c.Value/1e6, 100*off, ref/1e6, r.WarningTexts())
 				}
 			}
-			t.Logf("%d windows of %d partial, %d more than 5%% off the cgroup's CPU time with a cpu-gap warning, %d more than 5%% off it within 40 µs a switch; %d more than 3%% off it; %d kernel CPU times more than 3%% off on a busy host; worst kernel CPU time %+.2f%% off the test's",
+			t.Logf("%d windows of %d partial, %d more than 5%% off the cgroup's CPU time with a cpu-gap warning, %d more than "+
+				"5%% off it within 40 µs a switch; %d more than 3%% off it; %d kernel CPU times more than 3%% off on a busy host; "+
+				"worst kernel CPU time %+.2f%% off the test's",
 				partial, n, marked, charged, beyond3, busy, 100*worstKernel)
 		})
 	}

@@ -101,7 +101,8 @@ func kernelOff(t *testing.T, r *record.Record, ref float64) float64 {
 	return (r.KernelCPU.Seconds*1e9 - ref) / ref
 }
 
-var exitedInside = regexp.MustCompile(`pid \d+ exited ([0-9.]+) s into the window of ([0-9.]+) s: its counts cover its life up to its exit, and the window's rates per second divide by all`)
+var exitedInside = regexp.MustCompile(`pid \d+ exited ([0-9.]+) s into the window of ([0-9.]+) s: its counts cover its ` +
+	`life up to its exit, and the window's rates per second divide by all`)
 
 // TestWindowProcessLeft: a window the measured process left is never ok.
 // A process that exits inside the window makes it partial, its Error

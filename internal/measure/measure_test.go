@@ -95,7 +95,8 @@ func okOrShort(t *testing.T, r *record.Record) {
 	t.Helper()
 	switch {
 	case r.Outcome == record.OutcomeOK:
-	case r.Outcome == record.OutcomePartial && strings.HasPrefix(r.Error, "task-clock ") && strings.Contains(r.Error, "below the server's CPU time over the window"):
+	case r.Outcome == record.OutcomePartial && strings.HasPrefix(r.Error, "task-clock ") && strings.Contains(r.Error,
+		"below the server's CPU time over the window"):
 		t.Logf("partial: %s", r.Error)
 	default:
 		t.Fatalf("outcome %s: %s", r.Outcome, r.Error)
@@ -136,7 +137,8 @@ func TestMeasureServerWindow(t *testing.T) {
 	db := rootDB(t, srv)
 	list, sys := events(t, "task-clock,context-switches,page-faults")
 	ctx := context.Background()
-	s, err := Start(ctx, Config{Pid: srv.Pid, Events: list, System: sys, DB: db, Interval: 500 * time.Millisecond, Perfbench: "test", Command: []string{"perfbench", "stat"}})
+	s, err := Start(ctx, Config{Pid: srv.Pid, Events: list, System: sys, DB: db, Interval: 500 * time.Millisecond,
+		Perfbench: "test", Command: []string{"perfbench", "stat"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +371,8 @@ func TestMeasureInterrupted(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || r == nil {
 		t.Fatalf("err %v, record %v", err, r)
 	}
-	if r.Outcome != record.OutcomePartial || !strings.Contains(r.Error, "interrupted") || r.Window.Seconds <= 0 || r.Window.Seconds > 60 || r.Ops.Source != "Questions" || r.Status == nil {
+	if r.Outcome != record.OutcomePartial || !strings.Contains(r.Error, "interrupted") || r.Window.Seconds <= 0 ||
+		r.Window.Seconds > 60 || r.Ops.Source != "Questions" || r.Status == nil {
 		t.Errorf("outcome %s error %q window %+v ops %+v", r.Outcome, r.Error, r.Window, r.Ops)
 	}
 	// Without a planned end, ctx ending is the end: a complete window.
@@ -449,7 +452,8 @@ func TestMeasurePlainProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc, _ := r.Counter("task-clock")
-	if r.Outcome != record.OutcomeOK || tc.Status != record.StatusCounted || tc.PerOp != nil || r.Ops != (record.Ops{}) || r.OS == nil || r.Server.Pid != os.Getpid() || len(r.Series) < 2 {
+	if r.Outcome != record.OutcomeOK || tc.Status != record.StatusCounted || tc.PerOp != nil || r.Ops != (record.Ops{}) ||
+		r.OS == nil || r.Server.Pid != os.Getpid() || len(r.Series) < 2 {
 		t.Errorf("outcome %s (%s) task-clock %+v ops %+v os %v series %d", r.Outcome, r.Error, tc, r.Ops, r.OS, len(r.Series))
 	}
 	// The series' CPU and the window's /proc CPU are both from
@@ -675,7 +679,8 @@ func TestMeasureCgroupServer(t *testing.T) {
 	if k := r.KernelCPU; off < -0.05 || tc.Value > 1.05*(u1-u0) {
 		marked := slices.ContainsFunc(r.Warnings, func(w record.Warning) bool { return w.Code == record.WarnCPUGap || w.Code == record.WarnBusy })
 		if k == nil || math.Abs(k.GapPerSwitch) > warnSwitchGap/1e3 && !marked {
-			t.Errorf("task-clock %.1f ms is %+.2f%% off the cgroup's CPU time %.1f ms at its rate around the window (want at most 5%% below), and %.1f ms over the span around it (want at most 5%% above); kernel CPU %+v, unmarked",
+			t.Errorf("task-clock %.1f ms is %+.2f%% off the cgroup's CPU time %.1f ms at its rate around the window (want at "+
+				"most 5%% below), and %.1f ms over the span around it (want at most 5%% above); kernel CPU %+v, unmarked",
 				tc.Value/1e6, 100*off, ref/1e6, (u1-u0)/1e6, k)
 		}
 	}
