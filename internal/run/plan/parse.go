@@ -485,7 +485,8 @@ func (p *parser) versions(plan *Plan, raws []rawVersion, dir string) {
 		var missing []string
 		switch {
 		case managed && running:
-			p.errorf(key, "%s mixes a server perfbench starts (basedir, mycnf, options, init, start, stop) with a running server (pid, pid_file, socket, host, defaults_file, user, password): keep one kind", name)
+			p.errorf(key, "%s mixes a server perfbench starts (basedir, mycnf, options, init, start, stop) with a running server "+
+				"(pid, pid_file, socket, host, defaults_file, user, password): keep one kind", name)
 			continue
 		case managed:
 			m := &Managed{Init: initAuto, Start: r.Start, Stop: r.Stop, Port: r.Port}
@@ -550,7 +551,8 @@ func (p *parser) versions(plan *Plan, raws []rawVersion, dir string) {
 			if r.Port != 0 {
 				p.errorf(key, "%s: a port alone does not say which server: add host = \"127.0.0.1\" for a running server, or basedir for one perfbench starts", name)
 			} else {
-				p.errorf(key, "%s: give either a server perfbench starts (basedir = %q or a folder, with mycnf or options) or a running server (socket, host and port, pid, pid_file or defaults_file)", name, Installed)
+				p.errorf(key, "%s: give either a server perfbench starts (basedir = %q or a folder, with mycnf or options) or a "+
+					"running server (socket, host and port, pid, pid_file or defaults_file)", name, Installed)
 			}
 			continue
 		}
@@ -1026,7 +1028,8 @@ func (p *parser) checkSize(plan *Plan, repeatsSet bool) {
 	}
 	switch n := float64(per) * runs; {
 	case n > maxMeasurements:
-		p.errorf(key, "the plan has %.0f measurements (repeats × versions × steps × thread counts), at most %d: fewer repeats, steps or thread counts", n, maxMeasurements)
+		p.errorf(key, "the plan has %.0f measurements (repeats × versions × steps × thread counts), at most %d: fewer "+
+			"repeats, steps or thread counts", n, maxMeasurements)
 	case window*runs > maxPlanTime.Seconds():
 		p.errorf(key, "the plan's warm-ups and windows alone take %.0f days, at most %.0f: fewer repeats, steps or thread counts, or shorter durations",
 			window*runs/86400, maxPlanTime.Hours()/24)
@@ -1044,7 +1047,9 @@ func (p *parser) passwordOnCommandLine(plan *Plan, key, name string, argv []stri
 	script := scriptIndex(argv)
 	for i, a := range argv {
 		if i != script && strings.Contains(a, "{password}") {
-			plan.Warnings = append(plan.Warnings, fmt.Sprintf("custom step %s (line %d) puts {password} on a command line, where every local user can read it while it runs: give sysbench --config-file={sysbench_options} instead; in a shell script it stays in the environment (sh -c 'MYSQL_PWD={password} mariadb ...')", name, p.lines.line(key)))
+			plan.Warnings = append(plan.Warnings, fmt.Sprintf("custom step %s (line %d) puts {password} on a command line, where "+
+				"every local user can read it while it runs: give sysbench --config-file={sysbench_options} instead; in a shell "+
+				"script it stays in the environment (sh -c 'MYSQL_PWD={password} mariadb ...')", name, p.lines.line(key)))
 			return
 		}
 	}
