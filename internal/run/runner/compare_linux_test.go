@@ -57,7 +57,8 @@ func checkComparison(t *testing.T, recs map[string]*record.Record, mode string, 
 		}
 		if c.Mode != mode || c.ID != "point-query_range=100/t1/r1" || c.SliceSeconds != 0.5 ||
 			strings.Join(c.Versions, ",") != "a,b" || len(c.Slices) != slices {
-			t.Errorf("%s: comparison %s %s %v %v with %d slices, want %s of a,b with %d slices of 0.5 s", r.Version, c.Mode, c.ID, c.Versions, c.SliceSeconds, len(c.Slices), mode, slices)
+			t.Errorf("%s: comparison %s %s %v %v with %d slices, want %s of a,b with %d slices of 0.5 s", r.Version, c.Mode,
+				c.ID, c.Versions, c.SliceSeconds, len(c.Slices), mode, slices)
 		}
 		for i, s := range c.Slices {
 			if s.Turn != i/2 || s.Seconds < 0.45 || len(s.Counters) == 0 {

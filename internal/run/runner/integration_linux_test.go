@@ -527,7 +527,8 @@ options = ["innodb_buffer_pool_size=64M"]
 	} else {
 		checkMeasured(t, "a/read-only_range=10/t1/r1", r)
 	}
-	if r := recs["a/quick/t1/r1"]; r == nil || r.Outcome != record.OutcomeFailed || !strings.Contains(r.Error, "the command ended with exit status 0") || !strings.Contains(r.Error, "before the window opened") {
+	if r := recs["a/quick/t1/r1"]; r == nil || r.Outcome != record.OutcomeFailed || !strings.Contains(r.Error, "the "+
+		"command ended with exit status 0") || !strings.Contains(r.Error, "before the window opened") {
 		t.Errorf("command ending in the warm-up: %+v", r)
 	}
 	if sum.Failed != 3+late || sum.OK+sum.Partial != 1-late {
@@ -573,10 +574,12 @@ stop = ["mariadb-admin", "--no-defaults", "-uroot", "--socket={socket}", "shutdo
 	if r.Client != nil && !strings.Contains(strings.Join(r.Client.Command, " "), "--mysql-socket="+filepath.Join(out, "servers", "own-start", "mysqld.sock")) {
 		t.Errorf("placeholders not filled: %q", r.Client.Command)
 	}
-	if b, err := os.ReadFile(filepath.Join(out, "logs", "own-start__sb-points__t1__r1.command.txt")); err != nil || !strings.Contains(string(b), "SQL statistics") {
+	if b, err := os.ReadFile(filepath.Join(out, "logs", "own-start__sb-points__t1__r1.command.txt")); err != nil ||
+		!strings.Contains(string(b), "SQL statistics") {
 		t.Errorf("the command's output was not kept: %v", err)
 	}
-	if b, err := os.ReadFile(filepath.Join(out, "logs", "server-own-start.txt")); err != nil || !strings.Contains(string(b), "mariadb-admin --no-defaults -uroot --socket="+filepath.Join(out, "servers", "own-start", "mysqld.sock")+" shutdown") {
+	if b, err := os.ReadFile(filepath.Join(out, "logs", "server-own-start.txt")); err != nil ||
+		!strings.Contains(string(b), "mariadb-admin --no-defaults -uroot --socket="+filepath.Join(out, "servers", "own-start", "mysqld.sock")+" shutdown") {
 		t.Errorf("the stop command did not run: %v\n%s", err, b)
 	}
 	noServerLeft(t, serverPids(recs)...)
@@ -650,7 +653,8 @@ password = "not-the-password"
 	var said2 syncBuffer
 	_, err := Run(context.Background(), bad, testOptions(t.TempDir(), &said2))
 	t.Logf("wrong password:\n%s", said2.String())
-	want := "connect to the server of wrong as root: Access denied for user 'root'@'localhost' (using password: YES): check user and password, or defaults_file, of version wrong (line 10 of the plan)"
+	want := "connect to the server of wrong as root: Access denied for user 'root'@'localhost' (using password: YES): " +
+		"check user and password, or defaults_file, of version wrong (line 10 of the plan)"
 	if !errors.Is(err, ErrStepsFailed) || !strings.Contains(said2.String(), want) || strings.Contains(said2.String(), "--ask-password") ||
 		strings.Contains(said2.String(), "not-the-password") {
 		t.Errorf("run with a wrong password: %v; want the plan's hint:\n%s", err, want)
