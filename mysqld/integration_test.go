@@ -491,7 +491,8 @@ func TestRolesPerformanceSchema(t *testing.T) {
 			process = append(process, w)
 		}
 	}
-	if um.PerformanceSchema || len(pfs) != 1 || len(pfs[0].Roles) != 0 || len(process) != 1 || !slices.Equal(process[0].Roles, []string{RoleConnection, RoleOther}) {
+	if um.PerformanceSchema || len(pfs) != 1 || len(pfs[0].Roles) != 0 || len(process) != 1 ||
+		!slices.Equal(process[0].Roles, []string{RoleConnection, RoleOther}) {
 		t.Errorf("unprivileged roles: performance_schema %v, warnings %+v", um.PerformanceSchema, um.Warnings)
 	}
 	if um.Map()[srv.Pid] != RoleMain || len(um.Threads) == 0 {
@@ -504,7 +505,8 @@ func TestRolesWithoutPerformanceSchema(t *testing.T) {
 	db := connectRoot(t, srv)
 	loadWhile(t, srv, db, 2, 3)
 	m, before := threadRoles(t, db, srv.Pid)
-	if m.PerformanceSchema || len(m.Warnings) != 1 || m.Warnings[0].Code != record.WarnRoles || !strings.Contains(m.Warnings[0].Text, "performance_schema is off") {
+	if m.PerformanceSchema || len(m.Warnings) != 1 || m.Warnings[0].Code != record.WarnRoles ||
+		!strings.Contains(m.Warnings[0].Text, "performance_schema is off") {
 		t.Errorf("performance_schema %v, warnings %q", m.PerformanceSchema, m.Warnings)
 	}
 	counts := checkRoles(t, m, before, srv.Pid, 2)
