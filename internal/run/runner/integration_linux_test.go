@@ -344,7 +344,7 @@ func TestServerKilledMidStep(t *testing.T) {
 	killed := make(chan int, 1)
 	// The window opens 1 s (the warm-up) after sysbench's threads start and
 	// lasts 3 s.
-	whenWindowOpen(t, out, "a", "point-query_range=100", time.Second, func(pid int) {
+	whenWindowOpen(t, out, "a", "point-query_range=100", 700*time.Millisecond, func(pid int) {
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Errorf("kill server %d: %v", pid, err)
 		}
