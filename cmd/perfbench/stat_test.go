@@ -809,12 +809,13 @@ func TestStatServerExits(t *testing.T) {
 	// Killed 300 ms into the window of 1500 ms: after its opening
 	// snapshot of the status (the first SHOW STATUS after "counting"),
 	// well before its end.
-	counting, ran := watchStderr("perfbench stat: counting"), make(chan struct{})
+	counting, ran, watched := watchStderr("perfbench stat: counting"), make(chan struct{}), make(chan struct{})
+	var werr error
 	go func() {
+		defer close(watched)
 		select {
 		case <-counting.seen:
-			if err := testdb.WaitOthersRead(srv.Socket, 1, ran); err != nil {
-				t.Errorf("the window did not open: %v", err)
+			if werr = testdb.WaitOthersRead(srv.Socket, 1, ran); werr != nil {
 				return
 			}
 			time.Sleep(300 * time.Millisecond) // into the window, a pause the test makes
@@ -825,6 +826,9 @@ func TestStatServerExits(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.json")
 	code, _ := runCLIWatched(t, counting, "stat", "--socket", srv.Socket, "--user", "root", "-e", "task-clock", "--duration", "1500ms", "--out", out)
 	close(ran)
+	if <-watched; werr != nil {
+		t.Errorf("the window did not open: %v", werr)
+	}
 	errs := counting.String()
 	lines := strings.Split(strings.TrimSpace(errs), "\n")
 	want := fmt.Sprintf("perfbench stat: the server (pid %d) exited during the window (it no longer exists)", srv.Pid)
