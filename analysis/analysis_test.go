@@ -269,7 +269,8 @@ func TestAttributeHandComputed(t *testing.T) {
 		// ln 1.1 / ln(1/0.94) = 0.09531/0.06188 = 1.540, CPI 0.97 explains
 		// ln 0.97 / 0.06188 = −0.4922, rest 1 − 1.540 + 0.4922 = −0.0480;
 		// cpu/o 1.06: wait 1 − ln 1.06 / 0.06188 = 1 − 0.94164 = 0.0584.
-		{"just outside the band", Val(0.94), Val(1.06), Val(1.1), Val(0.97), math.Log(1.1) / -math.Log(0.94), math.Log(0.97) / -math.Log(0.94), 1 - (math.Log(1.1)+math.Log(0.97))/-math.Log(0.94), 1 - math.Log(1.06)/-math.Log(0.94), VerdictCode},
+		{"just outside the band", Val(0.94), Val(1.06), Val(1.1), Val(0.97), math.Log(1.1) / -math.Log(0.94),
+			math.Log(0.97) / -math.Log(0.94), 1 - (math.Log(1.1)+math.Log(0.97))/-math.Log(0.94), 1 - math.Log(1.06)/-math.Log(0.94), VerdictCode},
 		{"no throughput", Stated(Failed), Val(1), Val(1), Val(1), math.NaN(), math.NaN(), math.NaN(), math.NaN(), VerdictNA},
 	} {
 		a := attribute(tc.rqps, tc.rcpu, tc.rins, tc.rcpi)
@@ -514,7 +515,8 @@ func TestStepOrder(t *testing.T) {
 		t.Errorf("OrderSteps:\n got %q\nwant %q", got, published)
 	}
 	// Insert-benchmark steps keep their run order, after the others.
-	if got := OrderSteps([]string{"l.i0", "point-query", "l.x", "l.i1", "qr100"}); !reflect.DeepEqual(got, []string{"point-query", "l.i0", "l.x", "l.i1", "qr100"}) {
+	if got := OrderSteps([]string{"l.i0", "point-query", "l.x", "l.i1", "qr100"}); !reflect.DeepEqual(got,
+		[]string{"point-query", "l.i0", "l.x", "l.i1", "qr100"}) {
 		t.Errorf("insert order: %q", got)
 	}
 }
@@ -630,7 +632,8 @@ func TestRoleShareStates(t *testing.T) {
 	r.Outcome = record.OutcomePartial
 	scaled := record.Counter{Event: "cycles", Raw: 150, Enabled: 1000, Running: 500, Value: 300, Status: record.StatusScaled}
 	r.Roles = []record.Role{
-		{Name: "a", Threads: 1, Counters: []record.Counter{counted("cycles", 100), {Event: "branches", Status: record.StatusNotSupported}, {Event: "instructions", Status: record.StatusNotCounted}}},
+		{Name: "a", Threads: 1, Counters: []record.Counter{counted("cycles", 100), {Event: "branches",
+			Status: record.StatusNotSupported}, {Event: "instructions", Status: record.StatusNotCounted}}},
 		{Name: "b", Threads: 2, Counters: []record.Counter{scaled, {Event: "branches", Status: record.StatusNotSupported}, counted("instructions", 5)}},
 	}
 	p := compute(r, Options{})
@@ -716,7 +719,8 @@ func TestComputeIOSources(t *testing.T) {
 
 	// Without /proc io (osstat's warning): KB from the sectors, noted as
 	// device-wide, under the IO topic.
-	r.Warnings = []record.Warning{{Code: record.WarnIONotMeasured, Text: "IO of the process not measured: read_bytes, write_bytes, rchar, wchar, syscr and syscw are not measurements"}}
+	r.Warnings = []record.Warning{{Code: record.WarnIONotMeasured, Text: "IO of the process not measured: read_bytes, " +
+		"write_bytes, rchar, wchar, syscr and syscw are not measurements"}}
 	p = compute(r, Options{})
 	if c := p.Get(ReadKBPerOp); !near(c.Value, 4) { // 16000 × 512 / 1024 / 2000
 		t.Errorf("rKB/o from sectors = %+v, want 4", c)
@@ -809,8 +813,10 @@ func TestClassifyWarning(t *testing.T) {
 	}
 	// A counter note concerns tables of its events only; a general note
 	// every table.
-	mux := ClassifyWarning(record.Warning{Code: record.WarnMultiplexed, Events: []string{"cache-misses"}, Text: "cache-misses was multiplexed: counted 62% of the window"})
-	if mux.Concerns(TopicGeneral, []string{}) || mux.Concerns(TopicGeneral|TopicCounters, []string{"cycles"}) || !mux.Concerns(TopicCounters, []string{"cache-misses"}) || !mux.Concerns(TopicCounters, nil) {
+	mux := ClassifyWarning(record.Warning{Code: record.WarnMultiplexed, Events: []string{"cache-misses"},
+		Text: "cache-misses was multiplexed: counted 62% of the window"})
+	if mux.Concerns(TopicGeneral, []string{}) || mux.Concerns(TopicGeneral|TopicCounters, []string{"cycles"}) ||
+		!mux.Concerns(TopicCounters, []string{"cache-misses"}) || !mux.Concerns(TopicCounters, nil) {
 		t.Error("multiplexing note concerns the wrong tables")
 	}
 	if !ClassifyWarning(record.Warning{Code: record.WarnGeneral, Text: "anything"}).Concerns(TopicGeneral, []string{}) {

@@ -437,7 +437,8 @@ func (k *computation) countOps(opt Options) {
 		if rows, name := rowsRead(r); rows > 0 {
 			p.Ops, p.OpsSource, p.OpsPer = rows/1000, name, 1000
 		} else if r.Kind != record.KindTable {
-			k.note(TopicPerOp, fmt.Sprintf("scan step normalized per %s: the record has no rows-read status to count 1,000-row operations", orDefault(p.OpsSource, "op")))
+			k.note(TopicPerOp, fmt.Sprintf("scan step normalized per %s: the record has no rows-read status to count 1,000-row "+
+				"operations", orDefault(p.OpsSource, "op")))
 		}
 	}
 	k.haveOps = p.Ops > 0
@@ -592,7 +593,8 @@ func (k *computation) io() {
 		k.set(ReadKBPerOp, k.perOp(Val(r.OS.Disk.ReadSectors), 512.0/1024))
 		k.set(WriteKBPerOp, k.perOp(Val(r.OS.Disk.WriteSectors), 512.0/1024))
 		if k.haveOps {
-			k.note(TopicIO, fmt.Sprintf("rKB/o and wKB/o from the sectors of %s, device-wide: every process on %s (the Record has no /proc/PID/io of the server)", p.Device, p.Device))
+			k.note(TopicIO, fmt.Sprintf("rKB/o and wKB/o from the sectors of %s, device-wide: every process on %s (the Record "+
+				"has no /proc/PID/io of the server)", p.Device, p.Device))
 		}
 	}
 }

@@ -47,7 +47,9 @@ func rotationNote(rot *record.Rotation) string {
 	if slices.Contains(rot.Anchors, "cycles") || slices.Contains(rot.Anchors, "instructions") {
 		within = "; IPC and MPKI are ratios inside each window"
 	}
-	return fmt.Sprintf("events counted in rotation so that none multiplexed, %d a repeat besides task-clock (%s): %s%s; %s in every repeat%s. A value of a rotated event is from the repeats that counted it: [n/m] on it means n of the m repeats counted it, the others did not count it (not a failure)",
+	return fmt.Sprintf("events counted in rotation so that none multiplexed, %d a repeat besides task-clock (%s): %s%s; %s "+
+		"in every repeat%s. A value of a rotated event is from the repeats that counted it: [n/m] on it means n of the m "+
+		"repeats counted it, the others did not count it (not a failure)",
 		rot.Budget, budgetSource(rot.Source), strings.Join(gs, "; "), then, strings.Join(rot.Anchors, ", "), within)
 }
 

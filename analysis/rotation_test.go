@@ -31,7 +31,8 @@ func TestRotatedEventsStitched(t *testing.T) {
 		}
 		cs := append([]record.Counter{counted("cycles", cycles), counted("instructions", 2e7), counted("task-clock", 3e9)}, rotated[r]...)
 		rec := stepRecord("v", "s", r, 1000, cs...)
-		rec.Rotation = &record.Rotation{Budget: 4, Source: "--pmu-budget", Anchors: []string{"cycles", "instructions", "task-clock"}, Groups: groups, Group: (r-1)%3 + 1}
+		rec.Rotation = &record.Rotation{Budget: 4, Source: "--pmu-budget", Anchors: []string{"cycles", "instructions",
+			"task-clock"}, Groups: groups, Group: (r-1)%3 + 1}
 		recs = append(recs, rec)
 	}
 	c, err := New(recs, "", Options{})

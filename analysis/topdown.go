@@ -203,7 +203,8 @@ func topDownReads(s *metric.Set) setReads {
 
 // whyTopDownAmbiguous is the reason of every category when the Record's
 // events fit several sets whose definitions give different values.
-const whyTopDownAmbiguous = "the counted events fit the TopDown definitions of %s, which disagree here; the Record holds the CPU's model name, not perf's cpuid, so perfbench cannot tell which applies"
+const whyTopDownAmbiguous = "the counted events fit the TopDown definitions of %s, which disagree here; the Record " +
+	"holds the CPU's model name, not perf's cpuid, so perfbench cannot tell which applies"
 
 // computeTopDown returns the TopDown level 1 per operation of a Record
 // whose op count is ops, and false when the Record did not count the

@@ -52,10 +52,14 @@ func TestTopDownPerOpMatchesMetricEval(t *testing.T) {
 		// tigerlake, which define level 1 the same way).
 		wantSet string
 	}{
-		{"sapphirerapids", "SLOTS", map[topDownCategory]string{tdRetiring: "tma_retiring", tdBadSpec: "tma_bad_speculation", tdFrontend: "tma_frontend_bound", tdBackend: "tma_backend_bound"}, "sapphirerapids"},
-		{"icelake", "SLOTS", map[topDownCategory]string{tdRetiring: "tma_retiring", tdBadSpec: "tma_bad_speculation", tdFrontend: "tma_frontend_bound", tdBackend: "tma_backend_bound"}, "icelakex"},
-		{"amdzen4", "total_dispatch_slots", map[topDownCategory]string{tdRetiring: "retiring", tdBadSpec: "bad_speculation", tdFrontend: "frontend_bound", tdBackend: "backend_bound", tdsmtContention: "smt_contention"}, "amdzen4"},
-		{"amdzen5", "total_dispatch_slots", map[topDownCategory]string{tdRetiring: "retiring", tdBadSpec: "bad_speculation", tdFrontend: "frontend_bound", tdBackend: "backend_bound", tdsmtContention: "smt_contention"}, "amdzen4"},
+		{"sapphirerapids", "SLOTS", map[topDownCategory]string{tdRetiring: "tma_retiring", tdBadSpec: "tma_bad_speculation",
+			tdFrontend: "tma_frontend_bound", tdBackend: "tma_backend_bound"}, "sapphirerapids"},
+		{"icelake", "SLOTS", map[topDownCategory]string{tdRetiring: "tma_retiring", tdBadSpec: "tma_bad_speculation",
+			tdFrontend: "tma_frontend_bound", tdBackend: "tma_backend_bound"}, "icelakex"},
+		{"amdzen4", "total_dispatch_slots", map[topDownCategory]string{tdRetiring: "retiring", tdBadSpec: "bad_speculation",
+			tdFrontend: "frontend_bound", tdBackend: "backend_bound", tdsmtContention: "smt_contention"}, "amdzen4"},
+		{"amdzen5", "total_dispatch_slots", map[topDownCategory]string{tdRetiring: "retiring", tdBadSpec: "bad_speculation",
+			tdFrontend: "frontend_bound", tdBackend: "backend_bound", tdsmtContention: "smt_contention"}, "amdzen4"},
 	}
 	for _, tc := range cases {
 		s := metricSet(tc.set)

@@ -202,7 +202,8 @@ func Connect(ctx context.Context, c *Client, target *Found, opts ConnectOptions)
 	}
 	d.Pid = pid
 	if target != nil && pid != 0 && pid != target.Pid {
-		msg := fmt.Sprintf("the connection to %s reached pid %d, but the server to measure (%s) is pid %d: point --socket or --port at that server", d.Endpoint, pid, target.By, target.Pid)
+		msg := fmt.Sprintf("the connection to %s reached pid %d, but the server to measure (%s) is pid %d: point --socket or "+
+			"--port at that server", d.Endpoint, pid, target.By, target.Pid)
 		if !opts.Force {
 			d.Close()
 			return nil, fmt.Errorf("connect: %w: %s", errMismatch, msg)
@@ -222,7 +223,8 @@ func (d *DB) connectError(err error) error {
 		}
 		return d.wrap(fmt.Errorf("%w: %w", ErrAccessDenied, err), "connect to %s as %s (%s)", d.Endpoint, d.User, hint)
 	case errors.Is(err, mysql.ErrUnknownPlugin):
-		return d.wrap(fmt.Errorf("%w: %w", ErrAccessDenied, err), "connect to %s as %s (the account's authentication plugin is not supported, unix_socket for example: create a user with a password for perfbench)", d.Endpoint, d.User)
+		return d.wrap(fmt.Errorf("%w: %w", ErrAccessDenied, err), "connect to %s as %s (the account's authentication plugin "+
+			"is not supported, unix_socket for example: create a user with a password for perfbench)", d.Endpoint, d.User)
 	case errors.Is(err, errUnreachable):
 		return d.wrap(err, "connect to %s", d.Endpoint)
 	}

@@ -107,7 +107,8 @@ func (d *DB) Server(ctx context.Context, pid int) (*record.Server, []string, err
 		if err == nil {
 			s.Exe = p.Exe
 			if p.Deleted {
-				warnings = append(warnings, fmt.Sprintf("the executable of pid %d (%s) was replaced or deleted after the server started: the build-id is the running binary's", pid, p.Exe))
+				warnings = append(warnings, fmt.Sprintf("the executable of pid %d (%s) was replaced or deleted after the server "+
+					"started: the build-id is the running binary's", pid, p.Exe))
 			}
 		}
 		id, err := d.proc.BuildID(pid)

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/perfbench/perfbench/internal/testdb"
+	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/mysqld/sandbox"
 	"github.com/perfbench/perfbench/record"
 )
@@ -322,15 +323,14 @@ func TestRestartDetected(t *testing.T) {
 	ctx := context.Background()
 	db := connectRoot(t, srv)
 	// Let Uptime grow past the slack so that a restart shows.
-	for {
+	if !testenv.Await(time.Minute, func() bool {
 		s, err := db.Status(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Values["Uptime"] >= 4 {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
+		return s.Values["Uptime"] >= 4
+	}) {
+		t.Fatal("the server's Uptime did not reach 4 s in a minute")
 	}
 	a, err := db.Status(ctx)
 	if err != nil {
@@ -378,18 +378,15 @@ func loadWhile(t *testing.T, srv *sandbox.Server, db *DB, threads, seconds int) 
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	t.Cleanup(func() { cancel(); <-done })
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	if !testenv.Await(10*time.Second, func() bool {
 		s, err := db.Status(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Values["Threads_connected"] >= float64(threads+1) {
-			return done
-		}
-		time.Sleep(50 * time.Millisecond)
+		return s.Values["Threads_connected"] >= float64(threads+1)
+	}) {
+		t.Fatalf("sysbench's %d connections did not show up in 10 s", threads)
 	}
-	t.Fatalf("sysbench's %d connections did not show up in 10 s", threads)
 	return done
 }
 
@@ -495,7 +492,8 @@ func TestRolesPerformanceSchema(t *testing.T) {
 			process = append(process, w)
 		}
 	}
-	if um.PerformanceSchema || len(pfs) != 1 || len(pfs[0].Roles) != 0 || len(process) != 1 || !slices.Equal(process[0].Roles, []string{RoleConnection, RoleOther}) {
+	if um.PerformanceSchema || len(pfs) != 1 || len(pfs[0].Roles) != 0 || len(process) != 1 ||
+		!slices.Equal(process[0].Roles, []string{RoleConnection, RoleOther}) {
 		t.Errorf("unprivileged roles: performance_schema %v, warnings %+v", um.PerformanceSchema, um.Warnings)
 	}
 	if um.Map()[srv.Pid] != RoleMain || len(um.Threads) == 0 {
@@ -508,7 +506,8 @@ func TestRolesWithoutPerformanceSchema(t *testing.T) {
 	db := connectRoot(t, srv)
 	loadWhile(t, srv, db, 2, 3)
 	m, before := threadRoles(t, db, srv.Pid)
-	if m.PerformanceSchema || len(m.Warnings) != 1 || m.Warnings[0].Code != record.WarnRoles || !strings.Contains(m.Warnings[0].Text, "performance_schema is off") {
+	if m.PerformanceSchema || len(m.Warnings) != 1 || m.Warnings[0].Code != record.WarnRoles ||
+		!strings.Contains(m.Warnings[0].Text, "performance_schema is off") {
 		t.Errorf("performance_schema %v, warnings %q", m.PerformanceSchema, m.Warnings)
 	}
 	counts := checkRoles(t, m, before, srv.Pid, 2)

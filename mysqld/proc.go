@@ -349,7 +349,8 @@ func (p Proc) ListenerOf(ip net.IP, port int) (int, error) {
 		want[n] = true
 	}
 	if len(want) == 0 {
-		return 0, fmt.Errorf("find the process listening on %s: %w on this machine (perfbench measures a local server: run it on the server's host)", addr, errNoListener)
+		return 0, fmt.Errorf("find the process listening on %s: %w on this machine (perfbench measures a local server: run it "+
+			"on the server's host)", addr, errNoListener)
 	}
 	pids, err := p.fs().PIDs()
 	if err != nil {
@@ -370,7 +371,8 @@ func (p Proc) ListenerOf(ip net.IP, port int) (int, error) {
 	}
 	switch len(owners) {
 	case 0:
-		return 0, fmt.Errorf("find the process listening on %s: a socket listens but no process's file descriptors hold it (not root, or another pid namespace)", addr)
+		return 0, fmt.Errorf("find the process listening on %s: a socket listens but no process's file descriptors hold it "+
+			"(not root, or another pid namespace)", addr)
 	case 1:
 		return owners[0], nil
 	}

@@ -293,7 +293,8 @@ func TestFind(t *testing.T) {
 	// Several servers: an error listing them.
 	f.process(200, "mysqld", "/opt/mysql/bin/mysqld", 1002)
 	_, err = fd.Find(ctx, Target{})
-	if !errors.Is(err, errManyServers) || !strings.Contains(err.Error(), "pid 100 /usr/sbin/mariadbd port 3306 socket /run/mysqld/mysqld.sock; pid 200 /opt/mysql/bin/mysqld port 3307") || !strings.Contains(err.Error(), "choose one with --pid") {
+	if !errors.Is(err, errManyServers) || !strings.Contains(err.Error(), "pid 100 /usr/sbin/mariadbd port 3306 socket "+
+		"/run/mysqld/mysqld.sock; pid 200 /opt/mysql/bin/mysqld port 3307") || !strings.Contains(err.Error(), "choose one with --pid") {
 		t.Errorf("two servers: %v", err)
 	}
 

@@ -333,7 +333,8 @@ func (d *DB) ThreadRoles(ctx context.Context, pid int) (*ThreadMap, error) {
 		return nil, d.wrap(err, "name the threads of pid %d: read @@performance_schema", pid)
 	}
 	if pfsOn.Int64 == 1 {
-		err := d.query(ctx, "Com_select", "SELECT THREAD_OS_ID, NAME, TYPE FROM performance_schema.threads WHERE THREAD_OS_ID IS NOT NULL", func(rows *sql.Rows) error {
+		err := d.query(ctx, "Com_select", "SELECT THREAD_OS_ID, NAME, TYPE FROM performance_schema.threads WHERE THREAD_OS_ID "+
+			"IS NOT NULL", func(rows *sql.Rows) error {
 			for rows.Next() {
 				var r pfsThread
 				var tid sql.NullInt64
@@ -349,12 +350,14 @@ func (d *DB) ThreadRoles(ctx context.Context, pid int) (*ThreadMap, error) {
 		case err == nil:
 			m.PerformanceSchema = true
 		case isDenied(err):
-			m.warn(nil, "no SELECT privilege on performance_schema.threads for %s: roles come from the processlist and thread names (GRANT SELECT ON performance_schema.* TO the user for finer roles)", d.User)
+			m.warn(nil, "no SELECT privilege on performance_schema.threads for %s: roles come from the processlist and thread "+
+				"names (GRANT SELECT ON performance_schema.* TO the user for finer roles)", d.User)
 		default:
 			return nil, d.wrap(err, "name the threads of pid %d: read performance_schema.threads", pid)
 		}
 	} else {
-		m.warn(nil, "performance_schema is off: roles come from the processlist, thread names and /proc, and background threads that nothing names count as %s", RoleOther)
+		m.warn(nil, "performance_schema is off: roles come from the processlist, thread names and /proc, and background "+
+			"threads that nothing names count as %s", RoleOther)
 	}
 
 	// The processlist: needed without performance_schema, and for
@@ -391,7 +394,8 @@ func (d *DB) ThreadRoles(ctx context.Context, pid int) (*ThreadMap, error) {
 			return nil
 		})
 		if err == nil && float64(plRows) < connected {
-			m.warn(unseenConnections, "the processlist shows %d of %.0f connections (%s lacks the PROCESS privilege?): the other connection threads count as %s", plRows, connected, d.User, RoleOther)
+			m.warn(unseenConnections, "the processlist shows %d of %.0f connections (%s lacks the PROCESS privilege?): the other "+
+				"connection threads count as %s", plRows, connected, d.User, RoleOther)
 		}
 	}
 	m.Threads = assignRoles(in)

@@ -283,7 +283,8 @@ func Delta(a, b *Status) (*Diff, error) {
 	if fa, ok := a.Values["Uptime_since_flush_status"]; ok {
 		if fb, ok := b.Values["Uptime_since_flush_status"]; ok {
 			if moved := startMoved(a, b, fa, fb); moved > restartSlack {
-				return nil, fmt.Errorf("status delta over %.1f s: %w (Uptime_since_flush_status %g s at the start, %g s at the end); measure the window again", d.Seconds, ErrStatusReset, fa, fb)
+				return nil, fmt.Errorf("status delta over %.1f s: %w (Uptime_since_flush_status %g s at the start, %g s at the "+
+					"end); measure the window again", d.Seconds, ErrStatusReset, fa, fb)
 			}
 		}
 	}
@@ -397,7 +398,8 @@ func ResolveOp(spec string, s *Status) (Op, error) {
 	for _, c := range candidates {
 		if _, canon, ok := s.Lookup(c); ok {
 			if isGauge(canon) {
-				return Op{}, fmt.Errorf("op source %q: %s is a gauge (a level, not a running total): %w; choose a counter such as Questions or Com_select", spec, canon, errNotCounter)
+				return Op{}, fmt.Errorf("op source %q: %s is a gauge (a level, not a running total): %w; choose a counter such as "+
+					"Questions or Com_select", spec, canon, errNotCounter)
 			}
 			op.Variable = canon
 			return op, nil

@@ -66,12 +66,15 @@ func (t *Target) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&t.Pid, "pid", t.Pid, "process id of the server to measure")
 	fs.StringVar(&t.PidFile, "pid-file", t.PidFile, "read the server's process id from this file (the server's pid_file)")
 	fs.StringVar(&t.Socket, "socket", t.Socket, "unix socket of the server: used to connect, and to find the process when --pid is not given")
-	fs.StringVar(&t.Host, "host", t.Host, "host of the server for a TCP connection (it must run on this machine); \"localhost\" means the unix socket unless --port is given")
+	fs.StringVar(&t.Host, "host", t.Host, "host of the server for a TCP connection (it must run on this machine); "+
+		"\"localhost\" means the unix socket unless --port is given")
 	fs.IntVar(&t.Port, "port", t.Port, "TCP port of the server; finds the process listening on it")
 	fs.StringVar(&t.User, "user", t.User, "MySQL user (default: from the option files, else the login name)")
-	fs.Var(&passwordFlag{t}, "password", "password of --user (other users can read it in ps until perfbench hides it as it starts: prefer ~/.my.cnf, MYSQL_PWD or --ask-password)")
+	fs.Var(&passwordFlag{t}, "password", "password of --user (other users can read it in ps until perfbench hides it as it "+
+		"starts: prefer ~/.my.cnf, MYSQL_PWD or --ask-password)")
 	fs.BoolVar(&t.AskPassword, "ask-password", t.AskPassword, "prompt for the password on the terminal")
-	fs.StringVar(&t.DefaultsFile, "defaults-file", t.DefaultsFile, "read client options only from this file, sections [client] then [perfbench] (default ~/.my.cnf)")
+	fs.StringVar(&t.DefaultsFile, "defaults-file", t.DefaultsFile, "read client options only from this file, sections "+
+		"[client] then [perfbench] (default ~/.my.cnf)")
 	fs.BoolVar(&t.Force, "force", t.Force, "measure the process even if its executable is not mysqld or mariadbd")
 }
 

@@ -84,7 +84,8 @@ func TestClassifySchema1(t *testing.T) {
 		// Other spellings of a generic event name its canonical one.
 		{"cpu-cycles was multiplexed: counted 40.0% of the time, value scaled", "Questions", WarnMultiplexed, []string{"cycles"}},
 		{"cpu-cycles:u ran 40.00% of the time (multiplexed)", "", WarnMultiplexed, []string{"cycles:u"}},
-		{"LLC-loads, cs, l1d-load-miss not counted: never scheduled", "Questions", WarnNotCounted, []string{"LLC-loads", "context-switches", "L1-dcache-load-misses"}},
+		{"LLC-loads, cs, l1d-load-miss not counted: never scheduled", "Questions", WarnNotCounted, []string{"LLC-loads",
+			"context-switches", "L1-dcache-load-misses"}},
 		{"no op count: the server has no Com_select at the window's end", "Com_select", WarnOpsNotCounted, nil},
 		{"no client.queries count for the window: the client's lines cover only 67% of it", "client.queries", WarnOpsNotCounted, nil},
 		// "no <source> count" is about the Record's own source only.
@@ -194,7 +195,8 @@ func TestSchema2RoundTrip(t *testing.T) {
 	if err := json.Compact(&compact, b); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{`"schema":2`, `"group":"writes"`, `"counted":true`, `{"code":"multiplexed","events":["cache-misses"],"text":"cache-misses was multiplexed"}`, `"roles":["innodb-io"]`} {
+	for _, s := range []string{`"schema":2`, `"group":"writes"`, `"counted":true`,
+		`{"code":"multiplexed","events":["cache-misses"],"text":"cache-misses was multiplexed"}`, `"roles":["innodb-io"]`} {
 		if !bytes.Contains(compact.Bytes(), []byte(s)) {
 			t.Errorf("%s lacks %s", compact.Bytes(), s)
 		}

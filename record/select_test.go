@@ -95,7 +95,8 @@ func smallMembersOf(r *Record) {
 		ReadChars: 2, WriteChars: 3, ReadCalls: 4, WriteCalls: 5, RSSBytes: 1 << 32, HostCPUSeconds: 7.5,
 		Disk: &Disk{Device: "nvme0n1", Reads: 1, ReadSectors: 2, Writes: 1943, WriteSectors: 16195, IOTicks: 12}}
 	c := r.Client
-	c.Command, c.Whole, c.Started, c.Seconds = []string{"sysbench", "--threads=1", "oltp_point_select", "run"}, true, time.Date(2026, 11, 2, 6, 15, 10, 5, time.FixedZone("", 3600)), 70
+	c.Command, c.Whole, c.Started, c.Seconds = []string{"sysbench", "--threads=1", "oltp_point_select", "run"}, true,
+		time.Date(2026, 11, 2, 6, 15, 10, 5, time.FixedZone("", 3600)), 70
 	c.Reads, c.Writes, c.Other, c.Transactions, c.Events, c.Errors, c.Reconnects, c.Inserts = 1, 2, 3, 4, 5, 6, 7, 8
 	c.LatencyMin, c.LatencyAvg, c.LatencyMax, c.LatencyP95, c.Percentile, c.ExitCode = 0.1, 0.6174860800214985, 20, 1.23, 99, 3
 	r.Server = &Server{Pid: 4242, Version: "10.5.17-MariaDB", VersionComment: "mariadb.org binary", Exe: "/opt/mariadb/bin/mariadbd",
@@ -143,7 +144,8 @@ func TestSelectiveAsGeneral(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Roles != nil || r.Series != nil || r.Client.Intervals != nil || r.Client.Histogram != nil || len(r.Status) != 2 || len(r.Counters) != 2 || r.Client.Queries != 5 {
+	if r.Roles != nil || r.Series != nil || r.Client.Intervals != nil || r.Client.Histogram != nil || len(r.Status) != 2 ||
+		len(r.Counters) != 2 || r.Client.Queries != 5 {
 		t.Errorf("read with %+v: %+v", selections[0], r)
 	}
 	if r.Gauges != nil || !reflect.DeepEqual(r.Server, &Server{Version: "10.5.17-MariaDB"}) || r.Client.Command != nil ||
@@ -202,7 +204,8 @@ var smallVariants = []string{
 	`"window":{"start":"2026-11-02T06:15:20\u005a"}`, `"window":{"start":1}`, `"window":{"seconds":1e400}`,
 	`"window":{"seconds":"1"}`, `"window":{"x":1,"seconds":2}`, `"window":{"Seconds":2}`, `"window":{"seconds":-0.5e-3,"counting":"cgroup"}`,
 	`"window":{"start":"2026-11-02T06:15:20Z"},"window":{"seconds":1}`,
-	`"ops":{"counted":true,"estimated":null}`, `"ops":{"counted":1}`, `"ops":{"counted":"true"}`, `"ops":{"source":"Questions","count":12345678901234567890,"per":1e3}`,
+	`"ops":{"counted":true,"estimated":null}`, `"ops":{"counted":1}`, `"ops":{"counted":"true"}`,
+	`"ops":{"source":"Questions","count":12345678901234567890,"per":1e3}`,
 	`"gauges":{}`, `"gauges":null`, `"gauges":{"a":1,"a":2}`, `"gauges":{"a":null}`, `"gauges":{"a\u0062":1}`, "\"gauges\":{\"\xff\":1}",
 	`"gauges":{"a":"1"}`, `"gauges":[1]`, `"metrics":{"qps":1,"cpu/o":2e-5}`, `"metrics":{"":0}`,
 	`"os":null`, `"os":{}`, `"os":{"disk":null}`, `"os":{"disk":{"device":"sda","x":1}}`, `"os":{"disk":{"device":"sda"},"disk":null}`,
@@ -329,7 +332,8 @@ func FuzzSelective(f *testing.F) {
 	for _, v := range smallVariants {
 		f.Add(recs["every member"], []byte(`{"schema":2,"kind":"step","outcome":"ok","version":"v","step":"s",`+v+`}`), uint8(len(v)))
 	}
-	f.Add([]byte(`{}`), []byte(`{"schema":2,"kind":"step","outcome":"ok","version":"v","step":"s","counters":[{"event":"e","status":"counted","raw":1}],"roles":[{"name":"x","counters":[]}]}`), uint8(3))
+	f.Add([]byte(`{}`),
+		[]byte(`{"schema":2,"kind":"step","outcome":"ok","version":"v","step":"s","counters":[{"event":"e","status":"counted","raw":1}],"roles":[{"name":"x","counters":[]}]}`), uint8(3))
 	f.Fuzz(func(t *testing.T, before, data []byte, which uint8) {
 		d := NewSelective(selections[int(which)%len(selections)])
 		want, wantErr := d.general(data)

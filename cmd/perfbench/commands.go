@@ -145,7 +145,8 @@ func newFlagSet(c *command) *pflag.FlagSet {
 }
 
 func printTopUsage(w io.Writer) {
-	fmt.Fprintf(w, "perfbench measures MySQL-family servers with Linux perf_event counters, per query,\nand compares server versions.\n\nUsage:\n  perfbench COMMAND [flags] [args]\n\nCommands:\n")
+	fmt.Fprintf(w, "perfbench measures MySQL-family servers with Linux perf_event counters, per query,\nand compares "+
+		"server versions.\n\nUsage:\n  perfbench COMMAND [flags] [args]\n\nCommands:\n")
 	cs := append([]*command(nil), commands...)
 	sort.Slice(cs, func(i, j int) bool { return cs[i].name < cs[j].name })
 	for _, c := range cs {

@@ -53,7 +53,8 @@ Examples:
 			var o demo.Options
 			fs.StringVar(&o.Out, "out", "perfbench-demo", "output folder for the plan, Records, report and charts")
 			fs.BoolVar(&o.Quick, "quick", false, "run the short plan CI can afford (about 3 minutes)")
-			fs.BoolVar(&o.KeepServers, "keep-servers", false, "keep the servers' data directories under DIR/servers (removed after a run where every measurement succeeded)")
+			fs.BoolVar(&o.KeepServers, "keep-servers", false, "keep the servers' data directories under DIR/servers (removed "+
+				"after a run where every measurement succeeded)")
 			fs.BoolVar(&o.InstalledOnly, "installed-only", false, "do not fetch a second release: compare the installed one with its configuration variant")
 			fs.StringVar(&o.CacheDir, "cache", "", "folder where the second release is unpacked (default /var/cache/perfbench as root, else ~/.cache/perfbench)")
 			return func(ctx context.Context, e *env, args []string) error {
@@ -85,7 +86,8 @@ Examples:
 					fmt.Fprintf(e.stderr, "perfbench demo: interrupted: every server the demo started is stopped; what was measured is in %s\n", out)
 					return errSilent
 				case errors.Is(err, runner.ErrStepsFailed):
-					fmt.Fprintf(e.stderr, "perfbench demo: some measurements failed: the report marks them failed and its notes say why; to run them again: perfbench run %s --out %s --resume\n",
+					fmt.Fprintf(e.stderr, "perfbench demo: some measurements failed: the report marks them failed and its notes say "+
+						"why; to run them again: perfbench run %s --out %s --resume\n",
 						filepath.Join(out, "plan.toml"), out)
 					return errSilent
 				}

@@ -89,14 +89,13 @@ func zombie(t *testing.T) int {
 	}
 	t.Cleanup(func() { cmd.Wait() })
 	stat := filepath.Join("/proc", strconv.Itoa(cmd.Process.Pid), "stat")
-	for range 500 {
-		if b, err := os.ReadFile(stat); err == nil && strings.Contains(string(b), ") Z ") {
-			return cmd.Process.Pid
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testenv.Await(5*time.Second, func() bool {
+		b, err := os.ReadFile(stat)
+		return err == nil && strings.Contains(string(b), ") Z ")
+	}) {
+		t.Fatalf("pid %d did not become a zombie", cmd.Process.Pid)
 	}
-	t.Fatalf("pid %d did not become a zombie", cmd.Process.Pid)
-	return 0
+	return cmd.Process.Pid
 }
 
 // TestZombieTarget: doctor, profile and stat on a zombie say that it has
@@ -114,7 +113,8 @@ func TestZombieTarget(t *testing.T) {
 	}
 	output := filepath.Join(t.TempDir(), "p.pb.gz")
 	code, out, errs = runCLI(t, "profile", "--pid", strconv.Itoa(pid), "--duration", "200ms", "--output", output)
-	if _, err := os.Stat(output); code != exitFailure || out != "" || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, says+": the process has exited: nothing to sample") || err == nil {
+	if _, err := os.Stat(output); code != exitFailure || out != "" || strings.Count(errs, "\n") != 1 ||
+		!strings.Contains(errs, says+": the process has exited: nothing to sample") || err == nil {
 		t.Errorf("profile: exit %d, stdout %q, stderr %q, profile written: %v", code, out, errs, err == nil)
 	}
 	code, out, errs = runCLI(t, "stat", "--pid", strconv.Itoa(pid), "--force", "-e", "task-clock", "--duration", "200ms")
@@ -138,7 +138,7 @@ func TestDoctorCalibrate(t *testing.T) {
 	code, out, errs := runCLI(t, "doctor", "--calibrate")
 	for attempt := 2; attempt <= 3 && code != exitOK && strings.Contains(out, "(the CPU was busy)"); attempt++ {
 		t.Logf("attempt %d, the CPU was busy:\n%s", attempt-1, out)
-		time.Sleep(2 * time.Second)
+		time.Sleep(2 * time.Second) // a pause before the next attempt, for the burst to pass
 		code, out, errs = runCLI(t, "doctor", "--calibrate")
 	}
 	if code != exitOK {

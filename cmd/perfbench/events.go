@@ -100,7 +100,8 @@ func listMetrics(e *env, sys *perfevent.System, cpuid, format string) error {
 			return err
 		}
 	} else if !strings.HasPrefix(cpuid, "0x") && strings.Count(cpuid, "-") < 2 {
-		return usagef("--cpuid %q is not a perf cpuid string: write VENDOR-FAMILY-MODEL-STEPPING as GenuineIntel-6-8F-0 (family decimal, model and stepping hex), or an arm64 MIDR as 0x00000000410fd0c0", cpuid)
+		return usagef("--cpuid %q is not a perf cpuid string: write VENDOR-FAMILY-MODEL-STEPPING as GenuineIntel-6-8F-0 "+
+			"(family decimal, model and stepping hex), or an arm64 MIDR as 0x00000000410fd0c0", cpuid)
 	}
 	s := metric.Lookup(cpuid)
 	if s == nil {

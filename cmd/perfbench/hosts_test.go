@@ -27,7 +27,8 @@ func TestHostsCheck(t *testing.T) {
 	if len(lines) != 3 {
 		t.Fatalf("want one line per host, got:\n%s", out)
 	}
-	ready := regexp.MustCompile(`^h[12]  ready  Linux \S+; perfbench copied \([0-9.]+ MB\); doctor: can count(, warn: [a-zA-Z_ ,]+)?; ready in [0-9.]+ s \(connect [0-9.]+ s, copy [0-9.]+ s, doctor [0-9.]+ s\)$`)
+	ready := regexp.MustCompile(`^h[12]  ready  Linux \S+; perfbench copied \([0-9.]+ MB\); doctor: can count(, warn: ` +
+		`[a-zA-Z_ ,]+)?; ready in [0-9.]+ s \(connect [0-9.]+ s, copy [0-9.]+ s, doctor [0-9.]+ s\)$`)
 	for i, name := range []string{"h1", "h2"} {
 		if !strings.HasPrefix(lines[i], name+" ") || !ready.MatchString(lines[i]) {
 			t.Errorf("line %d: %q, want %s ready", i+1, lines[i], name)
@@ -36,7 +37,8 @@ func TestHostsCheck(t *testing.T) {
 			t.Errorf("perfbench not on %s: %v", name, err)
 		}
 	}
-	h3 := "h3  fail   host h3 (root@" + set.Host(t, "h3").Address + "): host unreachable: ssh: connect to host " + set.Host(t, "h3").Address + " port 22: Connection refused"
+	h3 := "h3  fail   host h3 (root@" + set.Host(t, "h3").Address + "): host unreachable: ssh: connect to host " +
+		set.Host(t, "h3").Address + " port 22: Connection refused"
 	if lines[2] != h3 {
 		t.Errorf("line 3: %q, want %q", lines[2], h3)
 	}

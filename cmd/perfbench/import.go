@@ -165,7 +165,8 @@ perf stat output. Example for files like v8.0.39/point-query.r100.s2.perf:
   --pattern '^(?P<version>[^/]+)/(?P<step>[a-z-.]+)\.r(?P<range>\d+)\.s(?P<sample>\d+)\.(?P<prefix>perf|sb)$' \
   --perf-prefix perf --sysbench-prefix sb`,
 		setup: func(fs *pflag.FlagSet, o *importFlags) {
-			fs.StringVar(&o.pattern, "pattern", importer.DefaultPattern, "regular expression with named groups step, version, range, pk, sample, prefix mapping file paths")
+			fs.StringVar(&o.pattern, "pattern", importer.DefaultPattern, "regular expression with named groups step, version, "+
+				"range, pk, sample, prefix mapping file paths")
 			fs.StringVar(&o.perfPfx, "perf-prefix", importer.PerfPrefix, "value of the prefix group that marks perf stat output")
 			fs.StringVar(&o.sbPfx, "sysbench-prefix", importer.SysbenchPrefix, "value of the prefix group that marks sysbench output")
 			fs.Float64Var(&o.seconds, "seconds", 0, "window length in seconds, for -x and -j perf output that does not print it")
@@ -246,7 +247,9 @@ func importLong() string {
 	for _, f := range importForms {
 		fmt.Fprintf(&b, "  %-10s %s\n", f.name, f.summary)
 	}
-	b.WriteString("\nRun 'perfbench import FORM --help' for a form's flags. Records are written to --out\nas <version>__<step>__t<threads>__r<repeat>.json; existing files are kept unless\n--force. A file that fails to import is named with its line and the import goes\non; the exit status is 1 when anything failed.")
+	b.WriteString("\nRun 'perfbench import FORM --help' for a form's flags. Records are written to --out\nas " +
+		"<version>__<step>__t<threads>__r<repeat>.json; existing files are kept unless\n--force. A file that fails to import " +
+		"is named with its line and the import goes\non; the exit status is 1 when anything failed.")
 	return b.String()
 }
 

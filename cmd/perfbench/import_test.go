@@ -70,7 +70,8 @@ func TestImportPerfStatCommand(t *testing.T) {
 		"--version", "v1", "--step", "point-query_range=100", "--ops", "1000", "--out", out)
 	// No --threads and nothing in the file says it: threads 0 (unknown),
 	// said once.
-	if code != exitOK || !strings.Contains(stdout, "3 record(s) written") || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "3 of 3 records have no thread count") {
+	if code != exitOK || !strings.Contains(stdout, "3 record(s) written") || strings.Count(errs, "\n") != 1 ||
+		!strings.Contains(errs, "3 of 3 records have no thread count") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, errs)
 	}
 	for r := 1; r <= 3; r++ {
@@ -86,7 +87,8 @@ func TestImportFailureGoesOn(t *testing.T) {
 	missing := filepath.Join(out, "missing.txt")
 	code, stdout, errs := runCLI(t, "import", "perf-stat", missing, filepath.Join("..", "..", "testdata", "perfstat", "append3.txt"),
 		"--version", "v1", "--step", "s", "--out", out)
-	if code != exitFailure || !strings.Contains(stdout, "3 record(s) written") || !strings.Contains(errs, "missing.txt") || !strings.Contains(errs, "1 failure(s)") {
+	if code != exitFailure || !strings.Contains(stdout, "3 record(s) written") || !strings.Contains(errs, "missing.txt") ||
+		!strings.Contains(errs, "1 failure(s)") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, errs)
 	}
 }
@@ -127,7 +129,8 @@ func TestImportMissingLabels(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"import", "sysbench", a, b, "--version", "sb", "--out", dir}, "--step is required: " + a + " and 1 other file(s) are not named <version>/sb.o.<step>.range<R>.pk<N>"},
+		{[]string{"import", "sysbench", a, b, "--version", "sb", "--out", dir}, "--step is required: " + a + " and 1 other " +
+			"file(s) are not named <version>/sb.o.<step>.range<R>.pk<N>"},
 		{[]string{"import", "sysbench", a, "--step", "s", "--out", dir}, "--version is required: " + a + " is not named"},
 		{[]string{"import", "sysbench", a, b, "--out", dir}, "--version and --step are required: "},
 		{[]string{"import", "perf-stat", a, b, "--version", "v", "--out", dir}, "--step is required: "},

@@ -18,7 +18,8 @@ func init() {
 	register(&command{
 		name:    "profile",
 		summary: "compare sampled profiles per operation across versions, or sample a process",
-		usage:   "profile [--base VERSION] [--top N] [--out DIR] RECORD|DIR|PROFILE...\n       perfbench profile --pid PID [--duration D] [--freq F] [--event E] --output FILE",
+		usage: "profile [--base VERSION] [--top N] [--out DIR] RECORD|DIR|PROFILE...\n       perfbench profile --pid PID " +
+			"[--duration D] [--freq F] [--event E] --output FILE",
 		long: `With Records (files, or folders walked for them) whose window was sampled
 (Record.Profile), or pprof files written by perfbench, it prints for each step
 and version the functions with the most samples per 1,000 operations (flat:

@@ -74,7 +74,8 @@ func TestProfileReport(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	// execute: 30 → 45 samples per 1,000 ops.
-	if !strings.Contains(stdout, "b vs a: 55.000 vs 40.000 samples/kop (+37.5%)") || !strings.Contains(stdout, "+15.000     30.000     45.000    +15.000  execute") {
+	if !strings.Contains(stdout, "b vs a: 55.000 vs 40.000 samples/kop (+37.5%)") || !strings.Contains(stdout,
+		"+15.000     30.000     45.000    +15.000  execute") {
 		t.Errorf("report:\n%s", stdout)
 	}
 	if _, err := os.Stat(filepath.Join(out, "point-query", "diff-b-vs-a.svg")); err != nil {
@@ -99,7 +100,8 @@ func TestProfileSampleProcess(t *testing.T) {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	path := filepath.Join(t.TempDir(), "p.pb.gz")
-	code, _, stderr := runCLI(t, "profile", "--pid", strconv.Itoa(cmd.Process.Pid), "--duration", "300ms", "--freq", "499", "--output", path, "--label", "sh", "--step", "spin")
+	code, _, stderr := runCLI(t, "profile", "--pid", strconv.Itoa(cmd.Process.Pid), "--duration", "300ms", "--freq", "499",
+		"--output", path, "--label", "sh", "--step", "spin")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

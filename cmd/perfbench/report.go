@@ -23,9 +23,10 @@ func init() {
 	register(&command{
 		name:    "report",
 		summary: "compare versions: relative QPS, CPU/IO and counters per op, attribution, in the layouts of published posts",
-		usage:   "report INPUT... [--base LABEL] [--format text|markdown|html|csv|json|benchfmt] [--out PATH] [--tables LIST] [--order run|input|name] [--label VERSION=LABEL]... [--compare LIST] [--bare [--notes FILE]] [--legacy-normalization] [--charts DIR]",
-		long:    reportLong,
-		setup:   setupReport,
+		usage: "report INPUT... [--base LABEL] [--format text|markdown|html|csv|json|benchfmt] [--out PATH] [--tables LIST] " +
+			"[--order run|input|name] [--label VERSION=LABEL]... [--compare LIST] [--bare [--notes FILE]] [--legacy-normalization] [--charts DIR]",
+		long:  reportLong,
+		setup: setupReport,
 	})
 }
 
@@ -159,7 +160,8 @@ func (o *reportArgs) addTableFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&o.tables, "tables", nil, "comma-separated tables to print (default: all that have data)")
 	fs.BoolVar(&o.legacy, "legacy-normalization", false, "add counter tables in the older form: counter ratio ÷ whole-step rQPS")
 	fs.BoolVar(&o.keepScan, "keep-scan-ops", false, "normalize scan steps per query, not per 1,000 rows read")
-	fs.StringVar(&o.order, "order", analysis.OrderRun, "order of steps: run (as measured; CSV rows in file order), input (first appearance) or name (point, range, writes, by label)")
+	fs.StringVar(&o.order, "order", analysis.OrderRun, "order of steps: run (as measured; CSV rows in file order), input "+
+		"(first appearance) or name (point, range, writes, by label)")
 	fs.StringSliceVar(&o.compare, "compare", nil, "comma-separated versions to compare with the base (default: all); the others print in absolute tables only")
 	fs.StringArrayVar(&o.labels, "label", nil, "VERSION=LABEL: head that version's columns LABEL instead of col-N (repeatable)")
 }
@@ -253,7 +255,8 @@ func runReport(e *env, o *reportArgs, args []string, labels map[string]string) e
 		out = e.stdout
 	}
 	if err := report.Write(out, o.format, in.Records, in.Warnings, opt); err != nil {
-		if errors.Is(err, report.ErrUnknownTable) || errors.Is(err, analysis.ErrUnknownBase) || errors.Is(err, report.ErrBadLabel) || errors.Is(err, report.ErrUnknownVersion) {
+		if errors.Is(err, report.ErrUnknownTable) || errors.Is(err, analysis.ErrUnknownBase) || errors.Is(err,
+			report.ErrBadLabel) || errors.Is(err, report.ErrUnknownVersion) {
 			return usagef("%v", err)
 		}
 		return fmt.Errorf("build report: %w", err)

@@ -49,7 +49,8 @@ func TestReportCommandOutAndFormats(t *testing.T) {
 
 func TestReportCommandCSVInput(t *testing.T) {
 	code, out, errs := runCLI(t, "report", "../../testdata/csv/seeds/001.csv", "--tables", "threads", "--base", "in-5635.opt")
-	if code != exitOK || !strings.Contains(out, "1 2 4 concurrency vs in-5635.opt at 1 thread\n- nuc.i3\n552 687 810 in-5635.opt\n563 678 752 in-5717.opt 1.02\n") {
+	if code != exitOK || !strings.Contains(out, "1 2 4 concurrency vs in-5635.opt at 1 thread\n- nuc.i3\n552 687 810 "+
+		"in-5635.opt\n563 678 752 in-5717.opt 1.02\n") {
 		t.Errorf("exit %d, stderr %q\n%s", code, errs, out)
 	}
 }
@@ -102,7 +103,8 @@ func TestReportCommandLayoutFlags(t *testing.T) {
 	seed := "../../testdata/csv/seeds/001.csv"
 	code, out, errs := runCLI(t, "report", seed, "--tables", "threads", "--bare", "--base", "in-5635.opt",
 		"--label", "in-5635.opt=5.6.35", "--compare", "in-5717.opt,in-801.opt.latin1sw")
-	if code != exitOK || !strings.HasPrefix(out, "update-index\n1 2 4 concurrency vs 5.6.35 at 1 thread\n- nuc.i3\n552 687 810 in-5635.opt\n563 678 752 in-5717.opt 1.02\n557 666 781 in-801.opt\n") {
+	if code != exitOK || !strings.HasPrefix(out, "update-index\n1 2 4 concurrency vs 5.6.35 at 1 thread\n- nuc.i3\n552 687 "+
+		"810 in-5635.opt\n563 678 752 in-5717.opt 1.02\n557 666 781 in-801.opt\n") {
 		t.Errorf("bare threads table: exit %d\n%s", code, out)
 	}
 	if strings.Contains(out, "Notes") || !strings.Contains(errs, "QPS by thread count:\n- ") {

@@ -25,7 +25,8 @@ func init() {
 			only := fs.StringSlice("only", nil, "run only these steps: names (every range), labels or custom step names, comma-separated or repeated")
 			hosts := fs.String("hosts", "", "run the plan on the test servers of this hosts file, all at once")
 			binary := fs.String("binary", "", "with hosts: the perfbench to copy to the hosts, built for their platform (default: this one)")
-			budget := fs.Int("pmu-budget", 0, "events a repeat counts besides task-clock; more are counted in rotation, one group a repeat (default: the plan's run.pmu_budget, else the PMU's counters)")
+			budget := fs.Int("pmu-budget", 0, "events a repeat counts besides task-clock; more are counted in rotation, one "+
+				"group a repeat (default: the plan's run.pmu_budget, else the PMU's counters)")
 			return func(ctx context.Context, e *env, args []string) error {
 				if len(args) == 0 {
 					return usagef("no plan given: perfbench run PLAN")

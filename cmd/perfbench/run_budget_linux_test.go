@@ -47,7 +47,8 @@ func TestRunPMUBudgetRotation(t *testing.T) {
 		t.Fatalf("run: exit %d", code)
 	}
 	groups := [][]string{{"cpu-clock", "context-switches"}, {"cpu-migrations", "page-faults"}, {"minor-faults", "major-faults"}}
-	if !strings.Contains(errs, "counted in rotation, one group a repeat, none multiplexed: repeat 1: cpu-clock, context-switches; repeat 2: cpu-migrations, page-faults; repeat 3: minor-faults, major-faults") {
+	if !strings.Contains(errs, "counted in rotation, one group a repeat, none multiplexed: repeat 1: cpu-clock, "+
+		"context-switches; repeat 2: cpu-migrations, page-faults; repeat 3: minor-faults, major-faults") {
 		t.Errorf("the run did not say how the events rotate")
 	}
 	loaded, problems, err := record.Load([]string{filepath.Join(out, "records")}, false)

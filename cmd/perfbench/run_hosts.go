@@ -34,7 +34,8 @@ func loadRunHosts(e *env, planFile, hostsFile string) ([]remote.Host, error) {
 	hosts, err := remote.PlanHosts(planFile, data)
 	if err == nil && hostsFile != "" {
 		if len(hosts) > 0 {
-			return nil, usagef("plan %s has [[host]] tables (line %d) and --hosts %s names hosts too: remove the tables or leave out --hosts", planFile, hosts[0].Line, hostsFile)
+			return nil, usagef("plan %s has [[host]] tables (line %d) and --hosts %s names hosts too: remove the tables or leave "+
+				"out --hosts", planFile, hosts[0].Line, hostsFile)
 		}
 		hosts, err = remote.LoadHosts(hostsFile)
 	}

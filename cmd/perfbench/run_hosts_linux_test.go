@@ -290,7 +290,17 @@ func TestRunHosts(t *testing.T) {
 			return err == nil && strings.Contains(string(b), "Threads started!")
 		})
 	}
-	time.Sleep(2 * time.Second) // past the 1 s warm-up
+	// Every window has opened past the 1 s warm-up: its opening read the
+	// server's status (the roles' read, then the opening edge's).
+	for _, h := range names {
+		sock := filepath.Join(remoteOut(set.Host(t, h).Home, out2), "servers", "default", "mysqld.sock")
+		if h == "h1" {
+			sock = filepath.Join(set.Host(t, h).Home, "pbdata", "default", "mysqld.sock")
+		}
+		if err := testdb.WaitOthersRead(sock, 2, run.exited); err != nil {
+			t.Fatalf("the window on %s did not open: %v; stderr:\n%s", h, err, run.output())
+		}
+	}
 	if err := run.cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}

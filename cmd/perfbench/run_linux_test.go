@@ -63,15 +63,20 @@ func TestRunSignal(t *testing.T) {
 	// partial window).
 	began := time.Now()
 	code, _, errs := runCLI(t, "run", path, "--out", out)
-	if code != exitFailure || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "output folder is in use: perfbench (pid "+strconv.Itoa(cmd.Process.Pid)+")") {
+	if code != exitFailure || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "output folder is in use: "+
+		"perfbench (pid "+strconv.Itoa(cmd.Process.Pid)+")") {
 		t.Errorf("a second run into %s: exit %d, stderr %q; want one line naming pid %d", out, code, errs, cmd.Process.Pid)
 	}
 	if d := time.Since(began); d > 2*time.Second {
 		t.Errorf("the second run took %v to give up", d)
 	}
 	// The window opens 1 s (the warm-up) after the threads start and lasts
-	// 8 s: interrupt it in its middle, with room for a slow opening.
-	time.Sleep(3 * time.Second)
+	// 8 s; its opening reads the server's status (the roles' read, then the
+	// opening edge's). Interrupt it 1.5 s in, once each version ran a slice.
+	if err := testdb.WaitOthersRead(filepath.Join(out, "servers", "a", "mysqld.sock"), 2, exited); err != nil {
+		t.Fatalf("the first window did not open: %v; stderr:\n%s", err, stderr.String())
+	}
+	time.Sleep(1500 * time.Millisecond) // into the window, a pause the test makes
 	b, err := os.ReadFile(filepath.Join(out, "servers", "a", "mysqld.pid"))
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +109,8 @@ func TestRunSignal(t *testing.T) {
 		r := l.Record
 		// In slices or duet, a version's window is up to two of the
 		// step's 8 s.
-		if r.Step != "point-query_range=100" || r.Outcome != record.OutcomePartial || r.Window.Seconds <= 0 || r.Window.Seconds >= 16 || r.Ops.Count <= 0 || r.Comparison == nil {
+		if r.Step != "point-query_range=100" || r.Outcome != record.OutcomePartial || r.Window.Seconds <= 0 ||
+			r.Window.Seconds >= 16 || r.Ops.Count <= 0 || r.Comparison == nil {
 			t.Errorf("Record %s %s: outcome %s, window %.2f s, ops %+v; want partial with what was measured", r.Version, r.Step, r.Outcome, r.Window.Seconds, r.Ops)
 		}
 	}

@@ -79,7 +79,8 @@ func TestRunPlanHostsErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errs = runCLI(t, "run", path, "--hosts", hosts, "--out", t.TempDir())
-	if code != exitUsage || out != "" || !strings.Contains(errs, fmt.Sprintf("plan %s has [[host]] tables (line %d) and --hosts %s names hosts too", path, line, hosts)) {
+	if code != exitUsage || out != "" || !strings.Contains(errs, fmt.Sprintf("plan %s has [[host]] tables (line %d) and "+
+		"--hosts %s names hosts too", path, line, hosts)) {
 		t.Errorf("with --hosts too: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }

@@ -140,14 +140,17 @@ func setupStat(fs *pflag.FlagSet) func(ctx context.Context, e *env, args []strin
 	a.addWindowFlags(fs)
 	a.addOutputFlags(fs)
 	a.profile.AddFlags(fs)
-	fs.BoolVar(&a.cgroup, "cgroup", false, "count per CPU, filtered by the process's cgroup v2 (every process in that cgroup; needs root or CAP_PERFMON); the default when the process is alone in its cgroup")
-	fs.BoolVar(&a.perThread, "per-thread", false, "count per thread even when the process is alone in its cgroup (misses the CPU of threads' exits; --per-role does)")
+	fs.BoolVar(&a.cgroup, "cgroup", false, "count per CPU, filtered by the process's cgroup v2 (every process in that "+
+		"cgroup; needs root or CAP_PERFMON); the default when the process is alone in its cgroup")
+	fs.BoolVar(&a.perThread, "per-thread", false, "count per thread even when the process is alone in its cgroup (misses "+
+		"the CPU of threads' exits; --per-role does)")
 	return func(ctx context.Context, e *env, args []string) error {
 		if err := a.check(fs, args); err != nil {
 			return err
 		}
 		if fs.Changed("password") {
-			fmt.Fprintln(e.stderr, "perfbench stat: warning: --password on the command line can be read by other users until perfbench hides it as it starts; prefer MYSQL_PWD, a defaults file (--defaults-file, ~/.my.cnf) or --ask-password")
+			fmt.Fprintln(e.stderr, "perfbench stat: warning: --password on the command line can be read by other users until "+
+				"perfbench hides it as it starts; prefer MYSQL_PWD, a defaults file (--defaults-file, ~/.my.cnf) or --ask-password")
 		}
 		return runStat(ctx, e, &a)
 	}
@@ -158,8 +161,10 @@ func (a *statArgs) addWindowFlags(fs *pflag.FlagSet) {
 	fs.StringVarP(&a.events, "events", "e", "", "events to count, perf-style list (default: the hardware set where the PMU has it, plus software events)")
 	fs.DurationVar(&a.duration, "duration", 0, "length of the window; 0 counts until the command exits or Ctrl-C")
 	fs.DurationVar(&a.warmup, "warmup", 0, "wait this long before the window opens (the command's first seconds are left out)")
-	fs.DurationVar(&a.interval, "interval", 0, "also record (and print, in text) every interval inside the window, e.g. 1s ("+measure.MinInterval.String()+" or more)")
-	fs.StringVar(&a.op, "op", "", "what an operation is: a status counter (Questions, Com_select, rows/1000...) or client.queries, client.transactions, client.events (default Questions)")
+	fs.DurationVar(&a.interval, "interval", 0, "also record (and print, in text) every interval inside the window, e.g. 1s "+
+		"("+measure.MinInterval.String()+" or more)")
+	fs.StringVar(&a.op, "op", "", "what an operation is: a status counter (Questions, Com_select, rows/1000...) or "+
+		"client.queries, client.transactions, client.events (default Questions)")
 	fs.BoolVar(&a.perRole, "per-role", false, "split the counts by thread role (connection, InnoDB IO, purge, ...)")
 }
 
@@ -197,7 +202,8 @@ func (a *statArgs) check(fs *pflag.FlagSet, args []string) error {
 		return usagef("--duration, --warmup and --interval cannot be negative")
 	}
 	if a.interval > 0 && a.interval < measure.MinInterval {
-		return usagef("--interval %s is below %s: each interval reads the server's status, which costs it 1-2 ms of CPU, so perfbench's own reads would weigh on what is measured; give --interval %s or more", a.interval, measure.MinInterval, measure.MinInterval)
+		return usagef("--interval %s is below %s: each interval reads the server's status, which costs it 1-2 ms of CPU, so "+
+			"perfbench's own reads would weigh on what is measured; give --interval %s or more", a.interval, measure.MinInterval, measure.MinInterval)
 	}
 	if a.repeat < 1 {
 		return usagef("--repeat must be 1 or more, not %d", a.repeat)
@@ -392,7 +398,8 @@ func (st *statRun) open(ctx context.Context) error {
 	}
 	st.s = s
 	if mode != "" && !a.perThread {
-		fmt.Fprintf(e.stderr, "perfbench stat: counting per thread: %s; per-thread counters miss some CPU at thread exits and context switches (CPU per op is the kernel's)\n", mode)
+		fmt.Fprintf(e.stderr, "perfbench stat: counting per thread: %s; per-thread counters miss some CPU at thread exits and "+
+			"context switches (CPU per op is the kernel's)\n", mode)
 	}
 	if un := s.Attachment().Unsupported(); len(un) == len(st.list.Events) {
 		// Nothing would be counted: say so before the window, not

@@ -64,7 +64,8 @@ func TestStatCountMode(t *testing.T) {
 	}
 	other := startIn(t, dir, "sleep", "60")
 	r, errs = stat()
-	if want := fmt.Sprintf("counting per thread: not alone in a cgroup: cgroup %s holds other processes too (pid %d)", dir, other.Process.Pid); !strings.Contains(errs, want) || cgroupNote(r) {
+	if want := fmt.Sprintf("counting per thread: not alone in a cgroup: cgroup %s holds other processes too (pid %d)", dir,
+		other.Process.Pid); !strings.Contains(errs, want) || cgroupNote(r) {
 		t.Errorf("with another process in its cgroup: stderr %q, warnings %q; want it counted per thread, saying %q", errs, r.WarningTexts(), want)
 	}
 	if tc, ok := r.Counter("task-clock"); !ok || !tc.Measured() || tc.Value <= 0 {

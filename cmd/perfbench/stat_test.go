@@ -102,7 +102,8 @@ func sysbenchArgs(srv *sandbox.Server, test string, args ...string) []string {
 func TestStatProcessJSON(t *testing.T) {
 	needLinux(t)
 	busy(t)
-	r, errs := statRecord(t, "stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", "task-clock,page-faults,cycles", "--duration", "300ms", "--interval", "100ms", "--format", "json")
+	r, errs := statRecord(t, "stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", "task-clock,page-faults,cycles",
+		"--duration", "300ms", "--interval", "100ms", "--format", "json")
 	tc, ok := r.Counter("task-clock")
 	if !ok || tc.Status != record.StatusCounted || tc.Raw == 0 || tc.Value != float64(tc.Raw) || tc.Unit != "ns" {
 		t.Errorf("task-clock %+v", tc)
@@ -177,7 +178,8 @@ func TestStatInterrupted(t *testing.T) {
 	if code != exitFailure {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if !strings.Contains(out.String(), "(partial)") || !strings.Contains(out.String(), " counted") || !strings.Contains(errb.String(), "interrupted: the window is partial") {
+	if !strings.Contains(out.String(), "(partial)") || !strings.Contains(out.String(), " counted") ||
+		!strings.Contains(errb.String(), "interrupted: the window is partial") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
 	}
 	// No planned end: Ctrl-C is the end, as with perf stat.
@@ -258,7 +260,8 @@ func TestStatServerBadInput(t *testing.T) {
 	}
 	// With --force and no way to log in, the server process is still
 	// counted, without per-op values.
-	code, out, errs = runCLI(t, "stat", "--socket", srv.Socket, "--user", "root", "--password", secret, "--force", "-e", "task-clock", "--duration", "200ms", "--format", "json")
+	code, out, errs = runCLI(t, "stat", "--socket", srv.Socket, "--user", "root", "--password", secret, "--force", "-e",
+		"task-clock", "--duration", "200ms", "--format", "json")
 	if code != exitOK {
 		t.Fatalf("--force without access: exit %d: %s", code, errs)
 	}
@@ -268,7 +271,8 @@ func TestStatServerBadInput(t *testing.T) {
 	}
 	// An idle server's threads may not run at all in 200 ms: not counted
 	// is the honest status then.
-	if tc, _ := r.Counter("task-clock"); (tc.Status != record.StatusCounted && tc.Status != record.StatusNotCounted) || tc.PerOp != nil || r.Ops.Count != 0 || r.Server.Pid != srv.Pid {
+	if tc, _ := r.Counter("task-clock"); (tc.Status != record.StatusCounted && tc.Status != record.StatusNotCounted) ||
+		tc.PerOp != nil || r.Ops.Count != 0 || r.Server.Pid != srv.Pid {
 		t.Errorf("--force without access: task-clock %+v ops %+v server %+v", tc, r.Ops, r.Server)
 	}
 	if !strings.Contains(errs, "per-op values") || strings.Contains(out+errs, secret) {
@@ -293,12 +297,8 @@ func startPerfStat(t *testing.T, pid int, events string) (stop func() map[string
 	// perf opens one counter per event per thread before it counts.
 	nev := len(strings.Split(events, ","))
 	threads, _ := os.ReadDir(filepath.Join("/proc", strconv.Itoa(pid), "task"))
-	deadline := time.Now().Add(30 * time.Second)
-	for perfFDs(cmd.Process.Pid) < nev*len(threads) {
-		if time.Now().After(deadline) {
-			t.Fatalf("perf stat did not open its counters: %s", errb.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !testenv.Await(30*time.Second, func() bool { return perfFDs(cmd.Process.Pid) >= nev*len(threads) }) {
+		t.Fatalf("perf stat did not open its counters: %s", errb.String())
 	}
 	return func() map[string]perfstat.Counter {
 		cmd.Process.Signal(syscall.SIGINT)
@@ -403,7 +403,8 @@ func TestStatPerRole(t *testing.T) {
 	testdb.NeedSysbench(t)
 	srv := testdb.Shared(t)
 	testdb.PrepareSysbench(t, srv, sbTable)
-	args := append([]string{"stat", "--socket", srv.Socket, "--user", "root", "--format", "json", "--per-role", "-e", "task-clock,context-switches,page-faults", "--"},
+	args := append([]string{"stat", "--socket", srv.Socket, "--user", "root", "--format", "json", "--per-role", "-e",
+		"task-clock,context-switches,page-faults", "--"},
 		sysbenchArgs(srv, "oltp_point_select", "--threads=2", "--time=3")...)
 	r, errs := statRecord(t, args...)
 	roles := map[string]record.Role{}
@@ -453,7 +454,8 @@ func TestStatPerRole(t *testing.T) {
 		sum += role.Counters[0].Value
 		shares = append(shares, fmt.Sprintf("%s %.2f%%", role.Name, 100*role.Counters[0].Value/tc.Value))
 	}
-	t.Logf("no warm-up: task-clock %.1f ms, roles add up to %.1f ms (%+.4f%%); shares: %s", tc.Value/1e6, sum/1e6, 100*(sum-tc.Value)/tc.Value, strings.Join(shares, ", "))
+	t.Logf("no warm-up: task-clock %.1f ms, roles add up to %.1f ms (%+.4f%%); shares: %s", tc.Value/1e6, sum/1e6,
+		100*(sum-tc.Value)/tc.Value, strings.Join(shares, ", "))
 	if share := conn.Counters[0].Value / tc.Value; share < 0.9 {
 		t.Errorf("connection threads have %.1f%% of the task-clock, want at least 90%%", 100*share)
 	}
@@ -487,7 +489,8 @@ func TestStatClientOpsCoverage(t *testing.T) {
 	r, errs := statRecord(t, args...)
 	cs, _ := r.Counter("context-switches")
 	w := strings.Join(r.WarningTexts(), "|")
-	if r.Ops.Source != "client.queries" || r.Ops.Count != 0 || cs.PerOp != nil || !strings.Contains(w, "no client.queries count") || !strings.Contains(w, "--op Questions") {
+	if r.Ops.Source != "client.queries" || r.Ops.Count != 0 || cs.PerOp != nil || !strings.Contains(w, "no client.queries "+
+		"count") || !strings.Contains(w, "--op Questions") {
 		t.Errorf("part covered: ops %+v, context-switches per op %v, warnings %q", r.Ops, cs.PerOp, r.Warnings)
 	}
 	if !strings.Contains(errs, "warning: no client.queries count") {
@@ -520,7 +523,8 @@ func TestStatClientOpsCoverage(t *testing.T) {
 		busy = busy || wr.Code == record.WarnBusy
 	}
 	if q <= 0 || r.Ops.Count <= 0 || (math.Abs(r.Ops.Count-q) > 0.04*q && !busy) || (r.Ops.Estimated && !estimatedSaid) {
-		t.Errorf("covered window: client.queries %+v, Questions %.0f; warnings %q; window %+v client started %s seconds %v intervals %+v", r.Ops, q, r.Warnings, r.Window, r.Client.Started, r.Client.Seconds, r.Client.Intervals)
+		t.Errorf("covered window: client.queries %+v, Questions %.0f; warnings %q; window %+v client started %s seconds %v "+
+			"intervals %+v", r.Ops, q, r.Warnings, r.Window, r.Client.Started, r.Client.Seconds, r.Client.Intervals)
 	}
 	t.Logf("covered window: client.queries %.0f, Questions %.0f", r.Ops.Count, q)
 
@@ -725,7 +729,8 @@ func TestStatOutLostKeepsRecord(t *testing.T) {
 		case <-ran:
 		}
 	}()
-	code, out := runCLIWatched(t, counting, "stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", "task-clock", "--duration", "1500ms", "--out", filepath.Join(sub, "r.json"))
+	code, out := runCLIWatched(t, counting, "stat", "--pid", strconv.Itoa(os.Getpid()), "--force", "-e", "task-clock",
+		"--duration", "1500ms", "--out", filepath.Join(sub, "r.json"))
 	close(ran)
 	errs := counting.String()
 	m := regexp.MustCompile(`the Record was saved to (\S+perfbench-stat-\d+\.json) instead\n$`).FindStringSubmatch(errs)
@@ -780,7 +785,8 @@ func TestStatPerRoleOutOfFiles(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no Record written: %v", err)
 	}
-	if r.Outcome != record.OutcomeFailed || !strings.Contains(r.Error, "too many open files") || len(r.Counters) != 0 || r.Server == nil || r.Server.Pid != srv.Pid {
+	if r.Outcome != record.OutcomeFailed || !strings.Contains(r.Error, "too many open files") || len(r.Counters) != 0 ||
+		r.Server == nil || r.Server.Pid != srv.Pid {
 		t.Errorf("Record: outcome %s, error %q, %d counters, server %+v", r.Outcome, r.Error, len(r.Counters), r.Server)
 	}
 	// sysbench was stopped, not left to run its 20 s: no final report,
@@ -801,12 +807,18 @@ func TestStatServerExits(t *testing.T) {
 	noMyCnf(t)
 	srv := testdb.New(t, testdb.Options{})
 	// Killed 300 ms into the window of 1500 ms: after its opening
-	// snapshot of the status, well before its end.
-	counting, ran := watchStderr("perfbench stat: counting"), make(chan struct{})
+	// snapshot of the status (the first SHOW STATUS after "counting"),
+	// well before its end.
+	counting, ran, watched := watchStderr("perfbench stat: counting"), make(chan struct{}), make(chan struct{})
+	var werr error
 	go func() {
+		defer close(watched)
 		select {
 		case <-counting.seen:
-			time.Sleep(300 * time.Millisecond)
+			if werr = testdb.WaitOthersRead(srv.Socket, 1, ran); werr != nil {
+				return
+			}
+			time.Sleep(300 * time.Millisecond) // into the window, a pause the test makes
 			srv.Kill()
 		case <-ran:
 		}
@@ -814,6 +826,9 @@ func TestStatServerExits(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.json")
 	code, _ := runCLIWatched(t, counting, "stat", "--socket", srv.Socket, "--user", "root", "-e", "task-clock", "--duration", "1500ms", "--out", out)
 	close(ran)
+	if <-watched; werr != nil {
+		t.Errorf("the window did not open: %v", werr)
+	}
 	errs := counting.String()
 	lines := strings.Split(strings.TrimSpace(errs), "\n")
 	want := fmt.Sprintf("perfbench stat: the server (pid %d) exited during the window (it no longer exists)", srv.Pid)
@@ -951,7 +966,7 @@ func TestStatPasswordHidden(t *testing.T) {
 		if !bytes.Contains(b, []byte("--password=***")) {
 			t.Fatalf("cmdline %q", b)
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond) // the next sample of the command line
 	}
 	err = cmd.Wait()
 	stderrText := <-errs

@@ -401,7 +401,8 @@ func (c *calibration) runs(hw bool) error {
 	if hw {
 		bad := mt.unsupported()
 		if why := bad[evCycles] + bad[evInstructions]; why != "" {
-			c.add("counting", hostinfo.Fail, "cycles and instructions do not open on the calibration thread: "+why, "see perfbench doctor", "cycles and instructions do not open")
+			c.add("counting", hostinfo.Fail, "cycles and instructions do not open on the calibration thread: "+why, "see "+
+				"perfbench doctor", "cycles and instructions do not open")
 		} else if c.counted("cycles and instructions", []int{at(evCycles), at(evInstructions)}, short, long) {
 			c.instructions(short, long, at(evInstructions))
 			c.cycles(short, long, at(evCycles))

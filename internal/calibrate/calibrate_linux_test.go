@@ -51,7 +51,7 @@ func TestCalibrateHere(t *testing.T) {
 		if attempt == 3 || !busy {
 			break
 		}
-		time.Sleep(2 * time.Second)
+		time.Sleep(2 * time.Second) // a pause before the next attempt, for the burst to pass
 	}
 	if tc := checks["task-clock"]; tc.Verdict != hostinfo.OK || !strings.Contains(tc.Detail, "within 2%") {
 		t.Errorf("task-clock: %s %s", tc.Verdict, tc.Detail)
@@ -76,7 +76,8 @@ func TestCalibrateHere(t *testing.T) {
 			t.Errorf("check %d is %s, want %s", i, rep.Checks[i].Name, n)
 		}
 	}
-	if pmu := checks["hardware PMU"]; pmu.Verdict != hostinfo.Warn || !strings.HasPrefix(pmu.Detail, "none: cycles and instructions cannot be opened") || !strings.Contains(pmu.Detail, "ENOENT") {
+	if pmu := checks["hardware PMU"]; pmu.Verdict != hostinfo.Warn || !strings.HasPrefix(pmu.Detail, "none: cycles and "+
+		"instructions cannot be opened") || !strings.Contains(pmu.Detail, "ENOENT") {
 		t.Errorf("hardware PMU: %s %s", pmu.Verdict, pmu.Detail)
 	}
 	if !rep.Usable || !strings.Contains(rep.Conclusion, "there is no hardware PMU") {

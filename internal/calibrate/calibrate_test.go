@@ -159,7 +159,8 @@ const (
 
 func calibrateFake(t *testing.T, dir string, m *fakeMachine) (hostinfo.Report, map[string]hostinfo.Check) {
 	t.Helper()
-	rep, err := calibrate(context.Background(), m, readHost(t, dir), workload{supported: true, instructions: 11, cycles: 8, branches: 1, adds: 8, text: "test loop"})
+	rep, err := calibrate(context.Background(), m, readHost(t, dir), workload{supported: true, instructions: 11, cycles: 8,
+		branches: 1, adds: 8, text: "test loop"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,8 +206,10 @@ func sameVerdicts(t *testing.T, got map[string]hostinfo.Check, want map[string]h
 func TestTrusted(t *testing.T) {
 	rep, checks := calibrateFake(t, bareMetal, goodMachine())
 	sameVerdicts(t, checks, map[string]hostinfo.Verdict{"workload": hostinfo.OK, "hardware PMU": hostinfo.OK, "instructions": hostinfo.OK,
-		"cycles": hostinfo.OK, "frequency": hostinfo.OK, "task-clock": hostinfo.OK, "context-switches": hostinfo.OK, "counter group": hostinfo.OK, "default events": hostinfo.OK})
-	if d := checks["context-switches"].Detail; !strings.HasPrefix(d, "28 on the calibration thread; /proc/self/task/4242/status voluntary+nonvoluntary 28: within 2") {
+		"cycles": hostinfo.OK, "frequency": hostinfo.OK, "task-clock": hostinfo.OK, "context-switches": hostinfo.OK, "counter " +
+			"group": hostinfo.OK, "default events": hostinfo.OK})
+	if d := checks["context-switches"].Detail; !strings.HasPrefix(d, "28 on the calibration thread; "+
+		"/proc/self/task/4242/status voluntary+nonvoluntary 28: within 2") {
 		t.Errorf("context-switches: %s", d)
 	}
 	if !rep.Usable || rep.Conclusion != "counts here can be trusted" {
@@ -214,7 +217,8 @@ func TestTrusted(t *testing.T) {
 	}
 	// The slope takes away the fixed cost of the reads: exactly 11, and
 	// the 2000 instructions of a read show as the fixed part.
-	if d := checks["instructions"].Detail; !strings.HasPrefix(d, "11.0000 per iteration in user space (instructions:u), expected 11 (+0.00%)") || !strings.Contains(d, "less a fixed 2000 of reading") {
+	if d := checks["instructions"].Detail; !strings.HasPrefix(d, "11.0000 per iteration in user space (instructions:u), "+
+		"expected 11 (+0.00%)") || !strings.Contains(d, "less a fixed 2000 of reading") {
 		t.Errorf("instructions: %s", d)
 	}
 	if d := checks["cycles"].Detail; !strings.HasPrefix(d, "8.000 per iteration, expected 8 (+0.00%)") {
@@ -222,7 +226,8 @@ func TestTrusted(t *testing.T) {
 	}
 	// 6 general-purpose counters, no fixed ones: cycles, instructions and
 	// 4 × branches, all counting.
-	if d := checks["counter group"].Detail; !strings.HasPrefix(d, "6 events at once (cycles, instructions and 4 × branches") || !strings.Contains(d, "counted all the time") || !strings.Contains(d, "branches per iteration 1.000, 1.000, 1.000, 1.000") {
+	if d := checks["counter group"].Detail; !strings.HasPrefix(d, "6 events at once (cycles, instructions and 4 × "+
+		"branches") || !strings.Contains(d, "counted all the time") || !strings.Contains(d, "branches per iteration 1.000, 1.000, 1.000, 1.000") {
 		t.Errorf("counter group: %s", d)
 	}
 	if d := checks["frequency"].Detail; !strings.Contains(d, "(1.0000 × 3.000 GHz), was 3.000 GHz (+0.00%)") {
@@ -287,7 +292,8 @@ func TestNoPMUFake(t *testing.T) {
 		if math.Abs(skew) > cpuTimeTolerance {
 			want = hostinfo.Fail
 		}
-		sameVerdicts(t, checks, map[string]hostinfo.Verdict{"workload": hostinfo.OK, "hardware PMU": hostinfo.Warn, "task-clock": want, "context-switches": hostinfo.OK})
+		sameVerdicts(t, checks, map[string]hostinfo.Verdict{"workload": hostinfo.OK, "hardware PMU": hostinfo.Warn,
+			"task-clock": want, "context-switches": hostinfo.OK})
 		if d := checks["hardware PMU"].Detail; !strings.HasPrefix(d, "none: cycles and instructions cannot be opened") {
 			t.Errorf("hardware PMU: %s", d)
 		}
@@ -358,7 +364,8 @@ func TestLoopByConstruction(t *testing.T) {
 		w := loops[arch]
 		t.Logf("%s: %d instructions per iteration: %s", arch, len(body), strings.Join(body, "; "))
 		if float64(len(body)) != w.instructions || float64(branches) != w.branches || uint64(adds) != w.adds || float64(adds) != w.cycles {
-			t.Errorf("%s: the loop executes %d instructions, %d branches, %d chained ADDs per iteration; the checks expect %v instructions, %v branches, %d ADDs, %v cycles",
+			t.Errorf("%s: the loop executes %d instructions, %d branches, %d chained ADDs per iteration; the checks expect %v "+
+				"instructions, %v branches, %d ADDs, %v cycles",
 				arch, len(body), branches, adds, w.instructions, w.branches, w.adds, w.cycles)
 		}
 	}

@@ -27,7 +27,8 @@ func slope(short, long run, i int) (perIter, fixed float64) {
 func (c *calibration) instructions(short, long run, i int) {
 	per, fixed := slope(short, long, i)
 	dev := per/c.w.instructions - 1
-	detail := fmt.Sprintf("%.4f per iteration in user space (instructions:u), expected %s (%+.2f%%): the slope between runs of %d and %d iterations (%d and %d instructions), less a fixed %.0f of reading the counters",
+	detail := fmt.Sprintf("%.4f per iteration in user space (instructions:u), expected %s (%+.2f%%): the slope between "+
+		"runs of %d and %d iterations (%d and %d instructions), less a fixed %.0f of reading the counters",
 		per, fmtNum(c.w.instructions), 100*dev, short.iters, long.iters, short.counts[i].Raw, long.counts[i].Raw, fixed)
 	if math.Abs(dev) <= instructionsTolerance {
 		c.add("instructions", hostinfo.OK, detail, "", "")
@@ -68,7 +69,8 @@ type clocks struct {
 }
 
 // governorFix is what steadies the clock.
-const governorFix = "for steady time-per-query numbers fix the clock: cpupower frequency-set -g performance, and turn turbo off (echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo, or echo 0 > /sys/devices/system/cpu/cpufreq/boost); counts per query are not affected"
+const governorFix = "for steady time-per-query numbers fix the clock: cpupower frequency-set -g performance, and turn " +
+	"turbo off (echo 1 > /sys/devices/system/cpu/intel_pstate/no_turbo, or echo 0 > /sys/devices/system/cpu/cpufreq/boost); counts per query are not affected"
 
 // clock checks cycles per second of CPU time in the long run against the
 // core's clock: APERF/MPERF × the TSC rate where the msr PMU has them, else
@@ -90,7 +92,8 @@ func (c *calibration) clock(long run, clk clocks, samples []sample) {
 		tsc, ratio := raw(clk.tsc)/ns, raw(clk.aperf)/raw(clk.mperf)
 		core := tsc * ratio
 		dev := ghz/core - 1
-		detail := fmt.Sprintf("cycles ran at %.3f GHz of CPU time; the core's clock, from msr/aperf/ / msr/mperf/ × the TSC rate (%.4f × %.3f GHz), was %.3f GHz (%+.2f%%)",
+		detail := fmt.Sprintf("cycles ran at %.3f GHz of CPU time; the core's clock, from msr/aperf/ / msr/mperf/ × the TSC "+
+			"rate (%.4f × %.3f GHz), was %.3f GHz (%+.2f%%)",
 			ghz, ratio, tsc, core, 100*dev)
 		switch {
 		case math.Abs(dev) > clockTolerance:
@@ -119,7 +122,8 @@ func (c *calibration) clock(long run, clk clocks, samples []sample) {
 		switch {
 		case math.Abs(dev) > cpufreqTolerance:
 			c.add("frequency", hostinfo.Warn, detail+": cycles do not follow the frequency cpufreq reports",
-				"some cpufreq drivers report the requested rather than the actual frequency (acpi-cpufreq with turbo); if yours does not, the PMU miscounts cycles: measure on bare metal",
+				"some cpufreq drivers report the requested rather than the actual frequency (acpi-cpufreq with turbo); if yours "+
+					"does not, the PMU miscounts cycles: measure on bare metal",
 				fmt.Sprintf("cycles per second %+.0f%% off cpufreq's frequency", 100*dev))
 		case (hi-lo)/mean > cpufreqTolerance:
 			c.add("frequency", hostinfo.Warn, detail+": the frequency changed during the runs",
@@ -130,7 +134,8 @@ func (c *calibration) clock(long run, clk clocks, samples []sample) {
 	case have(clk.tsc):
 		tsc := raw(clk.tsc) / ns
 		dev := ghz/tsc - 1
-		detail := fmt.Sprintf("cycles ran at %.3f GHz of CPU time; the TSC (msr/tsc/) at %.3f GHz (%+.2f%%); no msr/aperf/ or cpufreq here to tell the core's own clock", ghz, tsc, 100*dev)
+		detail := fmt.Sprintf("cycles ran at %.3f GHz of CPU time; the TSC (msr/tsc/) at %.3f GHz (%+.2f%%); no msr/aperf/ or "+
+			"cpufreq here to tell the core's own clock", ghz, tsc, 100*dev)
 		if math.Abs(dev) <= clockTolerance {
 			c.add("frequency", hostinfo.OK, detail+": the core ran at its nominal (TSC) clock", "", "")
 			return
@@ -386,7 +391,8 @@ func (c *calibration) defaultEvents() {
 	case slices.Contains(missing, evCycles) || slices.Contains(missing, evInstructions):
 		c.add("default events", hostinfo.Fail, strings.Join(bad, "; "), "see perfbench doctor", "cycles or instructions do not open")
 	default:
-		c.add("default events", hostinfo.Warn, fmt.Sprintf("%d of %d open (%s); %s", len(ok), len(measure.HardwareEvents), strings.Join(ok, ", "), strings.Join(bad, "; ")),
+		c.add("default events", hostinfo.Warn, fmt.Sprintf("%d of %d open (%s); %s", len(ok), len(measure.HardwareEvents),
+			strings.Join(ok, ", "), strings.Join(bad, "; ")),
 			"perfbench's tables show the others as n/a", "the PMU does not count "+strings.Join(missing, ", "))
 	}
 }

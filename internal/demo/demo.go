@@ -282,7 +282,8 @@ func (r *Result) Guide(w io.Writer) {
 		fmt.Fprintf(w, "  %-18s %s\n", filepath.Base(f), reportAbout(filepath.Base(f)))
 	}
 	if len(r.Charts) > 0 {
-		fmt.Fprintf(w, "  charts/            %d files: rQPS by step and version (rqps_*), counter ratios (heatmap_*), per-second series (series_*), SVG and PNG\n", len(r.Charts))
+		fmt.Fprintf(w, "  charts/            %d files: rQPS by step and version (rqps_*), counter ratios (heatmap_*), "+
+			"per-second series (series_*), SVG and PNG\n", len(r.Charts))
 	}
 	fmt.Fprintf(w, "  logs/              sysbench's output of every measurement, data loads\n")
 	if r.DataKept {

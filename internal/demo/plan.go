@@ -34,7 +34,8 @@ func withTwin(vs []version, base string) []version {
 			twin := v
 			twin.Label, twin.AAOf = base+aaSuffix, base
 			twin.Options = append([]string(nil), v.Options...)
-			twin.About = "The base again, under a second label (an A/A pair): its rQPS against " + base + " would be 1.00 without noise, and the report prints it as the floor next to the other versions"
+			twin.About = "The base again, under a second label (an A/A pair): its rQPS against " + base + " would be 1.00 " +
+				"without noise, and the report prints it as the floor next to the other versions"
 			return append(vs, twin)
 		}
 	}
@@ -170,7 +171,10 @@ func planTOML(vs []version, base string, s settings, quick bool) []byte {
 	w("warmup = %s\n", q(s.Warmup))
 	w("duration = %s\n", q(s.Duration))
 	w("interval = %s\n", q("1s"))
-	comment("Every version's server runs from the start, and each step's versions are measured together (compare = \"auto\", the default): in duet (all at once, each on CPUs of its own, the CPUs passed on every slice) where the machine has CPUs for every version, else in slices (one version's load at a time, switching every second in a random order). What the host does to the machine's speed then falls on every version alike, and each ratio comes from pairs of slices measured seconds apart.")
+	comment("Every version's server runs from the start, and each step's versions are measured together (compare = " +
+		"\"auto\", the default): in duet (all at once, each on CPUs of its own, the CPUs passed on every slice) where the " +
+		"machine has CPUs for every version, else in slices (one version's load at a time, switching every second in a random " +
+		"order). What the host does to the machine's speed then falls on every version alike, and each ratio comes from pairs of slices measured seconds apart.")
 	w("compare = %s\n", q(plan.CompareAuto))
 	w("slice = %s\n", q("1s"))
 	w("# Hardware events first (n/a where the machine has no PMU), then the\n")
@@ -191,7 +195,8 @@ func planTOML(vs []version, base string, s settings, quick bool) []byte {
 		comment("Each of its statements reads 100 rows by key: the slowest step, and one client thread is enough to see it.")
 		w("threads = [1]\n\n")
 	}
-	comment("Every version starts with a buffer pool that holds the table, and with the performance schema on: perfbench names the role of each server thread from it (connection, InnoDB IO, purge, ...).")
+	comment("Every version starts with a buffer pool that holds the table, and with the performance schema on: perfbench " +
+		"names the role of each server thread from it (connection, InnoDB IO, purge, ...).")
 	for _, v := range vs {
 		w("\n")
 		comment(v.About)

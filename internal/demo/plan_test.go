@@ -115,7 +115,8 @@ func TestPlanTOML(t *testing.T) {
 			if m := p.Versions[0].Managed; m == nil || m.Basedir != older.Basedir {
 				t.Errorf("base version is not the unpacked release: %+v", p.Versions[0].Managed)
 			}
-			if m := p.Versions[2].Managed; m == nil || m.Basedir != plan.Installed || !reflect.DeepEqual(m.Options[len(m.Options)-len(variantOptions):], variantOptions) {
+			if m := p.Versions[2].Managed; m == nil || m.Basedir != plan.Installed ||
+				!reflect.DeepEqual(m.Options[len(m.Options)-len(variantOptions):], variantOptions) {
 				t.Errorf("variant: %+v", p.Versions[2].Managed)
 			}
 			if p.Data.TableSize != tt.s.TableSize || p.Data.Tables != 1 {

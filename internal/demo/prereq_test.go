@@ -90,7 +90,8 @@ func TestInstallAsRoot(t *testing.T) {
 	if !reflect.DeepEqual(m.ran, want) {
 		t.Errorf("ran %q, want %q", m.ran, want)
 	}
-	if !strings.HasPrefix(log.String(), "perfbench demo: installing mariadb (mariadb-client), my_print_defaults (mariadb-client), sysbench (sysbench), perf (linux-perf): apt-get update && ") {
+	if !strings.HasPrefix(log.String(), "perfbench demo: installing mariadb (mariadb-client), my_print_defaults "+
+		"(mariadb-client), sysbench (sysbench), perf (linux-perf): apt-get update && ") {
 		t.Errorf("log does not say what it installs: %q", log.String())
 	}
 }
@@ -102,7 +103,8 @@ func TestInstallFails(t *testing.T) {
 	if !errors.Is(err, errMissingTools) {
 		t.Fatalf("err = %v, want ErrMissingTools", err)
 	}
-	for _, s := range []string{"sysbench (sysbench)", "exit status 100", "install them: apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends sysbench"} {
+	for _, s := range []string{"sysbench (sysbench)", "exit status 100", "install them: apt-get update && " +
+		"DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends sysbench"} {
 		if !strings.Contains(err.Error(), s) {
 			t.Errorf("error %q does not say %q", err, s)
 		}

@@ -23,8 +23,10 @@ func buildDeb(t *testing.T, version, upstream string) string {
 	testenv.NeedBinary(t, "dpkg-deb", "dpkg")
 	root := filepath.Join(t.TempDir(), "pkg")
 	files := map[string]string{
-		"DEBIAN/control":                     fmt.Sprintf("Package: %s\nVersion: %s\nArchitecture: all\nMaintainer: perfbench tests <tests@localhost>\nDescription: test package\n", serverPackage, version),
-		"usr/sbin/mariadbd":                  fmt.Sprintf("#!/bin/sh\necho 'mariadbd  Ver %s-MariaDB-0+deb12u1 for debian-linux-gnu on x86_64 (Debian 12)'\n", upstream),
+		"DEBIAN/control": fmt.Sprintf("Package: %s\nVersion: %s\nArchitecture: all\nMaintainer: perfbench "+
+			"tests <tests@localhost>\nDescription: test package\n", serverPackage, version),
+		"usr/sbin/mariadbd": fmt.Sprintf("#!/bin/sh\necho 'mariadbd  Ver %s-MariaDB-0+deb12u1 for "+
+			"debian-linux-gnu on x86_64 (Debian 12)'\n", upstream),
 		"usr/bin/mariadb-install-db":         "#!/bin/sh\nexit 0\n",
 		"usr/share/mysql/english/errmsg.sys": "",
 	}

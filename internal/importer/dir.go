@@ -295,7 +295,8 @@ func (w *Writer) Write(r *record.Record) error {
 		w.seen = map[string]bool{}
 	}
 	if w.seen[name] {
-		return fmt.Errorf("write %s: two imported records have the same version, step, threads and repeat (%s, %s, %d, %d)", path, r.Version, r.Step, r.Threads, r.Repeat)
+		return fmt.Errorf("write %s: two imported records have the same version, step, threads and repeat (%s, %s, %d, %d)",
+			path, r.Version, r.Step, r.Threads, r.Repeat)
 	}
 	w.seen[name] = true
 	if !w.Force {

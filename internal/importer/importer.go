@@ -185,7 +185,8 @@ func PerfStat(files []string, opts Options) *Result {
 // means unknown, and reports say so rather than guess.
 func warnNoThreads(res *Result) {
 	if res.noThreads > 0 {
-		res.warn("%d of %d records have no thread count (the files do not say it): threads 0 means unknown; give --threads N, or --sysbench with the step's sysbench output", res.noThreads, res.Count)
+		res.warn("%d of %d records have no thread count (the files do not say it): threads 0 means unknown; give --threads N, "+
+			"or --sysbench with the step's sysbench output", res.noThreads, res.Count)
 	}
 }
 
@@ -289,7 +290,8 @@ func perfRecord(runs []*run, repeat int, sb *sysbench.Result, opts Options) *rec
 		if r.intervals > 1 || w.Interval > 0 {
 			rec.Series = append(rec.Series, r.series...)
 			if r.merged > 1 {
-				rec.Warnf(record.WarnGeneral, "%s: the %d intervals of perf stat run %d are merged %d at a time into %d series points (a Record keeps at most %d): each point adds up its intervals' counts",
+				rec.Warnf(record.WarnGeneral, "%s: the %d intervals of perf stat run %d are merged %d at a time into %d series "+
+					"points (a Record keeps at most %d): each point adds up its intervals' counts",
 					r.file, r.intervals, w.Run, r.merged, len(r.series), maxSeries)
 			}
 		}
@@ -308,7 +310,8 @@ func perfRecord(runs []*run, repeat int, sb *sysbench.Result, opts Options) *rec
 	case sb != nil && sb.TotalTime > 0 && sb.HasSQL && rec.Window.Seconds > 0:
 		qps := sb.Queries / sb.TotalTime
 		rec.Ops = record.Ops{Source: "client.queries", Count: qps * rec.Window.Seconds, Counted: true, Estimated: true}
-		rec.Warnf(record.WarnOpsEstimated, "ops estimated as sysbench's whole-run QPS (%.2f) × the perf window (%.3f s): the two are not aligned", qps, rec.Window.Seconds)
+		rec.Warnf(record.WarnOpsEstimated, "ops estimated as sysbench's whole-run QPS (%.2f) × the perf window (%.3f s): the "+
+			"two are not aligned", qps, rec.Window.Seconds)
 	case sb != nil:
 		rec.Warnf(record.WarnOpsNotCounted, "no op count: the sysbench output has no query count or the window length is unknown")
 	default:

@@ -53,7 +53,8 @@ func TestImportThreeAppendedRuns(t *testing.T) {
 		if err := r.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		if r.Kind != record.KindImported || r.Repeat != i+1 || r.Threads != 8 || r.Window.Seconds != el[i] || r.Ops != (record.Ops{Source: "given", Count: 1000, Counted: true}) {
+		if r.Kind != record.KindImported || r.Repeat != i+1 || r.Threads != 8 || r.Window.Seconds != el[i] ||
+			r.Ops != (record.Ops{Source: "given", Count: 1000, Counted: true}) {
 			t.Errorf("record %d: kind %s repeat %d threads %d seconds %v ops %+v", i, r.Kind, r.Repeat, r.Threads, r.Window.Seconds, r.Ops)
 		}
 		c := counter(t, r, "context-switches")
@@ -278,7 +279,8 @@ func TestImportFailuresGoOn(t *testing.T) {
 	if len(res.Records) != 3 || len(res.Failures) != 2 {
 		t.Fatalf("%d records, failures %v", len(res.Records), res.Failures)
 	}
-	if !strings.Contains(res.Failures[0].Error(), "nope.txt") || !errors.Is(res.Failures[1], perfstat.ErrNoCounters) || !strings.Contains(res.Failures[1].Error(), "oltp_read_only.t1.nopct.txt") {
+	if !strings.Contains(res.Failures[0].Error(), "nope.txt") || !errors.Is(res.Failures[1], perfstat.ErrNoCounters) ||
+		!strings.Contains(res.Failures[1].Error(), "oltp_read_only.t1.nopct.txt") {
 		t.Errorf("failures %v", res.Failures)
 	}
 	// Truncated text: the run is kept as partial.

@@ -384,7 +384,8 @@ func importRuns(files []string, sb *sysbench.Result, opts Options, res *Result, 
 				}
 				rec := perfRecord(group, k, sb, opts)
 				if len(group) > 1 {
-					rec.Warnf(record.WarnGeneral, "counters come from %d perf stat windows (one per event group): ratios of counters from different groups mix windows", len(group))
+					rec.Warnf(record.WarnGeneral, "counters come from %d perf stat windows (one per event group): ratios of counters "+
+						"from different groups mix windows", len(group))
 				}
 				if len(group) < len(order) {
 					rec.Warnf(record.WarnGeneral, "repeat %d lacks %d of the %d event groups", k, len(order)-len(group), len(order))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/perfbench/perfbench/internal/host/osstat"
 	"github.com/perfbench/perfbench/internal/host/procfs"
+	"github.com/perfbench/perfbench/internal/testenv"
 	"github.com/perfbench/perfbench/record"
 )
 
@@ -176,6 +177,20 @@ func startHog(t *testing.T) int {
 	return pid
 }
 
+// spinning waits until process pid runs the shell busy loop: it is sh
+// (past the exec of nice, for the hog) and has used CPU.
+func spinning(t *testing.T, pid int) {
+	t.Helper()
+	var st procfs.Stat
+	var err error
+	if !testenv.Await(10*time.Second, func() bool {
+		st, err = procfs.New("").Proc(pid).Stat()
+		return err == nil && st.Comm == "sh" && st.UTime+st.STime > 0
+	}) {
+		t.Fatalf("the busy loop (pid %d) did not run within 10 s: %+v %v", pid, st, err)
+	}
+}
+
 // TestMeasureBusyWindow: two 1 s windows of a sleeping process. In the
 // first a busy loop the test started runs (perfbench's child: the load
 // client), in the second one that is no child of the test (another
@@ -202,7 +217,6 @@ func TestMeasureBusyWindow(t *testing.T) {
 	}
 	defer s.Close()
 	window := func() *record.Record {
-		time.Sleep(50 * time.Millisecond) // the loop is running
 		r, err := s.Measure(context.Background(), WindowSpec{Duration: time.Second})
 		if err != nil {
 			t.Fatal(err)
@@ -222,6 +236,7 @@ func TestMeasureBusyWindow(t *testing.T) {
 	if err := client.Start(); err != nil {
 		t.Fatal(err)
 	}
+	spinning(t, client.Process.Pid)
 	quiet := window()
 	client.Process.Kill()
 	client.Wait()
@@ -234,7 +249,7 @@ func TestMeasureBusyWindow(t *testing.T) {
 		}
 		return float64(st.UTime+st.STime) / ticks
 	}
-	time.Sleep(50 * time.Millisecond)
+	spinning(t, hog)
 	h0, t0 := hogCPU(), time.Now()
 	busy := window()
 	h1, t1 := hogCPU(), time.Now()
@@ -258,7 +273,8 @@ func TestMeasureBusyWindow(t *testing.T) {
 	got, span, secs := in.Top[j].Seconds, h1-h0, t1.Sub(t0).Seconds()
 	t.Logf("the busy loop used %.3f CPU-s in the window of %.3f s, %.3f over the test's span of %.3f s", got, in.Seconds, span, secs)
 	if got > span+4/ticks || got < span*in.Seconds/secs/2-4/ticks || in.OtherSeconds < got-0.05 {
-		t.Errorf("the busy loop used %.3f CPU-s in the window of %.3f s, %.3f in the test's span of %.3f s; other processes %.3f CPU-s in all", got, in.Seconds, span, secs, in.OtherSeconds)
+		t.Errorf("the busy loop used %.3f CPU-s in the window of %.3f s, %.3f in the test's span of %.3f s; other processes "+
+			"%.3f CPU-s in all", got, in.Seconds, span, secs, in.OtherSeconds)
 	}
 	if !quiet.Interference.ClientKnown || named(quiet, client.Process.Pid) || named(quiet, sleeper.Process.Pid) || named(quiet, os.Getpid()) {
 		t.Errorf("the first window counts the test's own processes as others: %+v %v", quiet.Interference, quiet.WarningTexts())
@@ -268,7 +284,8 @@ func TestMeasureBusyWindow(t *testing.T) {
 		// above hold that it names none of the test's processes).
 		t.Logf("the first window was busy with other work: %s", quiet.Warnings[k].Text)
 	}
-	t.Logf("other CPU: first window %.2f CPU, second %.2f CPU: %s", quiet.Interference.OtherSeconds/quiet.Interference.Seconds, in.OtherSeconds/in.Seconds, busy.Warnings[i].Text)
+	t.Logf("other CPU: first window %.2f CPU, second %.2f CPU: %s",
+		quiet.Interference.OtherSeconds/quiet.Interference.Seconds, in.OtherSeconds/in.Seconds, busy.Warnings[i].Text)
 }
 
 // BenchmarkReadBusyEdge reads one window edge with 200 more processes than

@@ -97,7 +97,7 @@ func delayFirstOpen(t *testing.T, strace string) (stop func()) {
 	}
 	t.Cleanup(stop)
 	// Every thread of this process is traced: TracerPid is set.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	if !testenv.Await(10*time.Second, func() bool {
 		ents, _ := os.ReadDir("/proc/self/task")
 		traced := len(ents) > 0
 		for _, e := range ents {
@@ -106,13 +106,11 @@ func delayFirstOpen(t *testing.T, strace string) (stop func()) {
 				traced = false
 			}
 		}
-		if traced {
-			return stop
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("strace did not attach in 10 s")
-		}
+		return traced
+	}) {
+		t.Fatal("strace did not attach in 10 s")
 	}
+	return stop
 }
 
 // TestChurnRecords measures, through measure's Records, a process in a
@@ -262,7 +260,9 @@ func TestChurnRecords(t *testing.T) {
 						i+1, c.Value/1e6, 100*off, ref/1e6, r.WarningTexts())
 				}
 			}
-			t.Logf("%d windows of %d partial, %d more than 5%% off the cgroup's CPU time with a cpu-gap warning, %d more than 5%% off it within 40 µs a switch; %d more than 3%% off it; %d kernel CPU times more than 3%% off on a busy host; worst kernel CPU time %+.2f%% off the test's",
+			t.Logf("%d windows of %d partial, %d more than 5%% off the cgroup's CPU time with a cpu-gap warning, %d more than "+
+				"5%% off it within 40 µs a switch; %d more than 3%% off it; %d kernel CPU times more than 3%% off on a busy host; "+
+				"worst kernel CPU time %+.2f%% off the test's",
 				partial, n, marked, charged, beyond3, busy, 100*worstKernel)
 		})
 	}

@@ -93,7 +93,8 @@ func ApplyClient(r *record.Record, c *record.Client, op string) {
 			return
 		}
 		if len(c.Intervals) == 0 {
-			r.Warnf(record.WarnOpsNotCounted, "no %s count for the window: the client ran outside it (warm-up, or a window shorter than the run) and printed no per-interval lines to align (sysbench --report-interval=1); --op Questions counts the window itself", op)
+			r.Warnf(record.WarnOpsNotCounted, "no %s count for the window: the client ran outside it (warm-up, or a window "+
+				"shorter than the run) and printed no per-interval lines to align (sysbench --report-interval=1); --op Questions counts the window itself", op)
 			return
 		}
 		// The part of the window during the client's run.
@@ -105,13 +106,16 @@ func ApplyClient(r *record.Record, c *record.Client, op string) {
 			hi = ce
 		}
 		if !hi.After(lo) {
-			r.Warnf(record.WarnOpsNotCounted, "no %s count for the window: the client's run (%.3f s from %s) does not overlap it", op, c.Seconds, c.Started.Format("15:04:05.000"))
+			r.Warnf(record.WarnOpsNotCounted, "no %s count for the window: the client's run (%.3f s from %s) does not overlap "+
+				"it", op, c.Seconds, c.Started.Format("15:04:05.000"))
 			return
 		}
 		n, covered := fromIntervals(c, rate, lo, hi)
 		span := hi.Sub(lo).Seconds()
 		if covered < minClientCoverage {
-			r.Warnf(record.WarnOpsNotCounted, "no %s count for the window: the client's per-interval lines cover only %.0f%% of the %.3f s of the window during its run (less than %.0f%%; sysbench prints no line for its last, partial interval): a count from them would be %.0f%% short; --op Questions counts the window itself, or end the window before the run's last second (--duration)",
+			r.Warnf(record.WarnOpsNotCounted, "no %s count for the window: the client's per-interval lines cover only %.0f%% of "+
+				"the %.3f s of the window during its run (less than %.0f%%; sysbench prints no line for its last, partial interval): "+
+				"a count from them would be %.0f%% short; --op Questions counts the window itself, or end the window before the run's last second (--duration)",
 				op, 100*covered, span, 100*minClientCoverage, 100*(1-covered))
 			return
 		}
@@ -123,7 +127,8 @@ func ApplyClient(r *record.Record, c *record.Client, op string) {
 		if covered < 0.9995 {
 			cov = fmt.Sprintf("%.1f%% covered by intervals, scaled to all of it", 100*covered)
 		}
-		r.Warnf(record.WarnGeneral, "%s over the window is approximate: summed from the client's per-interval rates over the %.3f s of the window during its run (%s), pro-rated at the window's edges", op, span, cov)
+		r.Warnf(record.WarnGeneral, "%s over the window is approximate: summed from the client's per-interval rates over the "+
+			"%.3f s of the window during its run (%s), pro-rated at the window's edges", op, span, cov)
 		return
 	}
 	if total > 0 && r.Window.Warmup == 0 && c.Seconds > 0 && c.Seconds <= r.Window.Seconds+clientSlack.Seconds() {
@@ -225,5 +230,6 @@ func clientGaps(c *record.Client, ws, we time.Time) []string {
 	if n > len(gaps) {
 		more = fmt.Sprintf(" and %d more", n-len(gaps))
 	}
-	return []string{fmt.Sprintf("the client's per-interval lines jump %s%s where they come every %g s: the client or the machine stalled; the client's rates there average over the stall", strings.Join(gaps, ", "), more, usual)}
+	return []string{fmt.Sprintf("the client's per-interval lines jump %s%s where they come every %g s: the client or the "+
+		"machine stalled; the client's rates there average over the stall", strings.Join(gaps, ", "), more, usual)}
 }

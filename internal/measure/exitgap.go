@@ -275,7 +275,8 @@ func (g cpuGap) text(kind refKind) string {
 	var cause string
 	switch {
 	case g.perSwitch() > maxSwitchGap:
-		cause = fmt.Sprintf("more than %.0f µs a switch is beyond the few µs a switch by which the kernel's charging from a wake-up and task-clock's counting from the switch part: "+
+		cause = fmt.Sprintf("more than %.0f µs a switch is beyond the few µs a switch by which the kernel's charging from a "+
+			"wake-up and task-clock's counting from the switch part: "+
 			"the counters missed %.1f ms the kernel charged, and every count per op from them is low by as much; CPU per op is the kernel's", maxSwitchGap/1e3, by/1e6)
 		if g.off > 0 {
 			cause = fmt.Sprintf("more than %.0f µs a switch is beyond the few µs a switch by which the kernel's charging and task-clock part: "+
@@ -284,12 +285,16 @@ func (g cpuGap) text(kind refKind) string {
 	case kind != refCgroup && g.off < 0:
 		cause = "per-thread counters (perf stat -p's too) miss a slice of every context switch and the start and exit of threads and processes, forks above all, " +
 			"so the counts per op of every event are low by about as much; CPU per op is the kernel's. " +
-			"Cgroup mode (perfbench stat --cgroup, the server in a cgroup of its own; the default when it is alone in its cgroup; perfbench run's sandbox servers) counts per CPU and sees them"
+			"Cgroup mode (perfbench stat --cgroup, the server in a cgroup of its own; the default when it is alone in its " +
+			"cgroup; perfbench run's sandbox servers) counts per CPU and sees them"
 	case g.switches == 0:
-		cause = fmt.Sprintf("the kernel charges a woken task from its wake-up and task-clock counts from the switch to it, which parts them by a few µs a context switch either way; "+
-			"with no context switch count (context-switches not counted, /proc not read) the gap cannot be judged per switch, and more than %.0f%% is said; CPU per op is the kernel's", 100*maxCPUGap)
+		cause = fmt.Sprintf("the kernel charges a woken task from its wake-up and task-clock counts from the switch to it, "+
+			"which parts them by a few µs a context switch either way; "+
+			"with no context switch count (context-switches not counted, /proc not read) the gap cannot be judged per switch, "+
+			"and more than %.0f%% is said; CPU per op is the kernel's", 100*maxCPUGap)
 	default:
-		cause = fmt.Sprintf("the kernel charges a woken task from its wake-up and task-clock counts from the switch to it, which parts them by a few µs a switch either way (up to 37 µs a switch seen beside busy loops); "+
+		cause = fmt.Sprintf("the kernel charges a woken task from its wake-up and task-clock counts from the switch to it, "+
+			"which parts them by a few µs a switch either way (up to 37 µs a switch seen beside busy loops); "+
 			"more than %.0f µs a switch is more than that; CPU per op is the kernel's", warnSwitchGap/1e3)
 	}
 	return text + ": " + cause

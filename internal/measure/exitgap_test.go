@@ -62,7 +62,8 @@ func TestCheckCPU(t *testing.T) {
 		warning    []string // what a cpu-gap warning says; nil: none
 	}{
 		{"per thread 10% below, 20 µs a switch", 720, 4000, perfevent.StatusCounted, cs, ce, refProcess, record.OutcomeOK, record.OutcomeOK,
-			nil, []string{"task-clock 720.0 ms is 10.0% below the server's CPU time over the window (800.0–800.0 ms: its CPU clock and its child processes', read right before and right after the counters at both edges), 20.00 µs a context switch (4000 in the window)",
+			nil, []string{"task-clock 720.0 ms is 10.0% below the server's CPU time over the window (800.0–800.0 ms: its CPU " +
+				"clock and its child processes', read right before and right after the counters at both edges), 20.00 µs a context switch (4000 in the window)",
 				"forks above all", "--cgroup", "CPU per op is the kernel's"}},
 		{"per thread 56% below, 112.5 µs a switch", 350, 4000, perfevent.StatusCounted, cs, ce, refProcess, record.OutcomeOK, record.OutcomePartial,
 			[]string{"task-clock 350.0 ms is 56.2% below the server's CPU time over the window (800.0–800.0 ms", "112.50 µs a context switch (4000 in the window)",
@@ -80,19 +81,22 @@ func TestCheckCPU(t *testing.T) {
 			[]string{"task-clock 1300.0 ms is 62.5% above", "125.00 µs a context switch", "the counters counted 500.0 ms the kernel did not charge"}, nil},
 		{"per thread 62% above, children not read", 1300, 4000, perfevent.StatusCounted, ps, pe, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
 		{"per thread 10% above, no switch count", 880, 0, perfevent.StatusCounted, cs, ce, refProcess, record.OutcomeOK, record.OutcomeOK,
-			nil, []string{"task-clock 880.0 ms is 10.0% above the server's CPU time over the window (800.0–800.0 ms: its CPU clock and its child processes', read right before and right after the counters at both edges): ", "no context switch count"}},
+			nil, []string{"task-clock 880.0 ms is 10.0% above the server's CPU time over the window (800.0–800.0 ms: its CPU " +
+				"clock and its child processes', read right before and right after the counters at both edges): ", "no context switch count"}},
 		{"per thread 4% below, no switch count", 768, 0, perfevent.StatusCounted, cs, ce, refProcess, record.OutcomeOK, record.OutcomeOK,
 			nil, []string{"task-clock 768.0 ms is 4.0% below"}},
 		{"inside a skewed interval", 760, 4000, perfevent.StatusCounted, ss, se, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
 		{"below a skewed interval", 700, 4000, perfevent.StatusCounted, ss, se, refProcess, record.OutcomeOK, record.OutcomeOK,
 			nil, []string{"task-clock 700.0 ms is 6.7% below the server's CPU time over the window (750.0–850.0 ms", "12.50 µs a context switch"}},
-		{"a little", 7.6, 100, perfevent.StatusCounted, cpuRef{lo: 5e9, hi: 5e9}, cpuRef{lo: 5.008e9, hi: 5.008e9}, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
+		{"a little", 7.6, 100, perfevent.StatusCounted, cpuRef{lo: 5e9, hi: 5e9}, cpuRef{lo: 5.008e9, hi: 5.008e9},
+			refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
 		{"task-clock not counted", 400, 4000, perfevent.StatusNotCounted, ps, pe, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
 		{"clock not read", 400, 4000, perfevent.StatusCounted, cpuRef{err: errors.New("gone")}, pe, refProcess, record.OutcomeOK, record.OutcomeOK, nil, nil},
 		{"already failed", 7.5, 1000, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeFailed, record.OutcomeFailed,
 			[]string{"task-clock 7.5 ms is 96.1% below", "; the count of cycles is unknown"}, nil},
 		{"cgroup: 7.5 of 194 ms", 7.5, 1000, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeOK, record.OutcomePartial,
-			[]string{"task-clock 7.5 ms is 96.1% below the cgroup's CPU time over the window (194.0–194.0 ms: cpu.stat usage_usec read right before and right after the counters at both edges",
+			[]string{"task-clock 7.5 ms is 96.1% below the cgroup's CPU time over the window (194.0–194.0 ms: cpu.stat " +
+				"usage_usec read right before and right after the counters at both edges",
 				"186.50 µs a context switch (1000 in the window)", "the counters missed 186.5 ms"}, nil},
 		{"cgroup: 6% above, 12 µs a switch", 205.64, 1000, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeOK, record.OutcomeOK, nil, nil},
 		{"cgroup: 14% below, 27 µs a switch", 166.84, 1000, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeOK, record.OutcomeOK, nil, nil},
@@ -102,7 +106,8 @@ func TestCheckCPU(t *testing.T) {
 			nil, []string{"task-clock 135.8 ms is 30.0% below the cgroup's CPU time"}},
 		{"cgroup: 4% below, no switch count", 186.24, 0, perfevent.StatusCounted, gs, ge, refCgroup, record.OutcomeOK, record.OutcomeOK, nil, nil},
 		{"alone in its cgroup: 6% below", 752, 4000, perfevent.StatusCounted, cs, ce, refAlone, record.OutcomeOK, record.OutcomeOK,
-			nil, []string{"task-clock 752.0 ms is 6.0% below the server's CPU time over the window (800.0–800.0 ms: the cpu.stat usage_usec of the cgroup it is alone in", "--cgroup"}},
+			nil, []string{"task-clock 752.0 ms is 6.0% below the server's CPU time over the window (800.0–800.0 ms: the cpu.stat " +
+				"usage_usec of the cgroup it is alone in", "--cgroup"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := record.New(record.KindStat)

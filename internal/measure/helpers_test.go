@@ -35,8 +35,9 @@ const childLoop = "i=0; while [ $i -lt 10000 ]; do i=$((i+1)); done"
 
 // forkerHelper ignores SIGCHLD, so that the kernel reaps its children, says
 // "ready" and waits for a line on stdin; then it starts `sleep args[0]`
-// (unless args[0] is "0"), says "forking", and starts a child running
-// childLoop every args[1] milliseconds until it is killed.
+// (unless args[0] is "0"), says "forking PID" (the sleep's pid, 0 without
+// one), and starts a child running childLoop every args[1] milliseconds
+// until it is killed.
 func forkerHelper(args []string) int {
 	signal.Ignore(syscall.SIGCHLD)
 	every, err := strconv.Atoi(args[1])
@@ -46,18 +47,21 @@ func forkerHelper(args []string) int {
 	}
 	fmt.Println("ready")
 	bufio.NewReader(os.Stdin).ReadString('\n')
+	sleeper := 0
 	if args[0] != "0" {
-		if err := exec.Command("sleep", args[0]).Start(); err != nil {
+		cmd := exec.Command("sleep", args[0])
+		if err := cmd.Start(); err != nil {
 			fmt.Fprintln(os.Stderr, "forker:", err)
 			return 1
 		}
+		sleeper = cmd.Process.Pid
 	}
-	fmt.Println("forking")
+	fmt.Println("forking", sleeper)
 	for {
 		if err := exec.Command("sh", "-c", childLoop).Start(); err != nil {
 			fmt.Fprintln(os.Stderr, "forker:", err)
 			return 1
 		}
-		time.Sleep(time.Duration(every) * time.Millisecond)
+		time.Sleep(time.Duration(every) * time.Millisecond) // the workload's rate of forks
 	}
 }

@@ -3,6 +3,7 @@ package measure
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -101,7 +102,8 @@ func kernelOff(t *testing.T, r *record.Record, ref float64) float64 {
 	return (r.KernelCPU.Seconds*1e9 - ref) / ref
 }
 
-var exitedInside = regexp.MustCompile(`pid \d+ exited ([0-9.]+) s into the window of ([0-9.]+) s: its counts cover its life up to its exit, and the window's rates per second divide by all`)
+var exitedInside = regexp.MustCompile(`pid \d+ exited ([0-9.]+) s into the window of ([0-9.]+) s: its counts cover its ` +
+	`life up to its exit, and the window's rates per second divide by all`)
 
 // TestWindowProcessLeft: a window the measured process left is never ok.
 // A process that exits inside the window makes it partial, its Error
@@ -276,7 +278,12 @@ func TestWindowChildrenNotWaited(t *testing.T) {
 				moveTo(t, dir, pid)
 			}
 			fmt.Fprintln(h.in, "go")
-			h.expect(t, "forking")
+			sleeper := 0
+			if !h.out.Scan() || !strings.HasPrefix(h.out.Text(), "forking ") {
+				t.Fatalf("helper said %q (%v), want forking and its sleep's pid", h.out.Text(), h.out.Err())
+			} else if sleeper, _ = strconv.Atoi(strings.TrimPrefix(h.out.Text(), "forking ")); sleeper <= 0 {
+				t.Fatalf("helper said %q, want its sleep's pid", h.out.Text())
+			}
 			if st, err := procfs.New("").Proc(pid).Status(); err != nil || !st.IgnoresChildren() {
 				t.Fatalf("the helper does not ignore SIGCHLD: %+v %v", st, err)
 			}
@@ -285,7 +292,11 @@ func TestWindowChildrenNotWaited(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
-			time.Sleep(500 * time.Millisecond) // the sleep child is gone
+			// The sleep child is gone (the kernel reaped it).
+			gone := func() bool { return errors.Is(procfs.New("").Proc(sleeper).Alive(), procfs.ErrGone) }
+			if !testenv.Await(10*time.Second, gone) {
+				t.Fatalf("the helper's sleep (pid %d) did not end within 10 s", sleeper)
+			}
 			var u0, u1 float64
 			if alone {
 				u0 = testenv.CgroupUsage(t, dir)
@@ -371,7 +382,7 @@ func TestKernelCPUPerQuery(t *testing.T) {
 				return testenv.CgroupUsage(t, tc.srv.Cgroup)
 			}
 			_, output := runLoad(t, tc.srv, "--threads=2", "--time=5")
-			time.Sleep(time.Second)
+			testdb.WaitStatus(t, tc.srv, "Handler_read_key", 100) // sysbench is connected and running
 			for i := range 2 {
 				c0, t0 := read(), time.Now()
 				r, err := s.Measure(ctx, WindowSpec{Duration: 1500 * time.Millisecond})

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfbench/perfbench/internal/testenv"
 )
 
 func TestLoadCommand(t *testing.T) {
@@ -48,11 +50,11 @@ func TestLoadStoppedWithItsGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	var bg int
-	for deadline := time.Now().Add(5 * time.Second); bg == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	if !testenv.Await(5*time.Second, func() bool {
 		b, _ := os.ReadFile(pidFile)
 		bg, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-	}
-	if bg == 0 {
+		return bg != 0
+	}) {
 		t.Fatal("the command did not say its child's pid")
 	}
 	t.Cleanup(func() { syscall.Kill(bg, syscall.SIGKILL) })
@@ -64,9 +66,7 @@ func TestLoadStoppedWithItsGroup(t *testing.T) {
 	if err := l.WaitOrStop(ctx, time.Second); err == nil || err.Error() != "signal: terminated" {
 		t.Errorf("Wait after ctx ended: %v, want signal: terminated", err)
 	}
-	for deadline := time.Now().Add(5 * time.Second); syscall.Kill(bg, 0) == nil; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the load's child %d outlived the load", bg)
-		}
+	if !testenv.Await(5*time.Second, func() bool { return syscall.Kill(bg, 0) != nil }) {
+		t.Fatalf("the load's child %d outlived the load", bg)
 	}
 }

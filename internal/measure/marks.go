@@ -165,7 +165,8 @@ func (m *mark) warning() string {
 	if len(s) > 1 {
 		who = "other perfbench processes (pids " + strings.Join(s, ", ") + ") were"
 	}
-	return who + " measuring this server at the same time: each counts the other's status queries and the server CPU they cost; measure a server with one perfbench at a time"
+	return who + " measuring this server at the same time: each counts the other's status queries and the server CPU they " +
+		"cost; measure a server with one perfbench at a time"
 }
 
 // close removes the mark.

@@ -75,7 +75,7 @@ type Config struct {
 	// Datadir is the folder whose block device's stats are recorded; ""
 	// means the server's datadir from its identity.
 	Datadir string
-	// PerRole splits the counters by thread role (see the package doc).
+	// PerRole splits the counters by thread role (see docs/measure.md).
 	PerRole bool
 	// Cgroup counts in cgroup mode (perfevent.Options.Cgroup).
 	Cgroup bool
@@ -358,7 +358,7 @@ func general(format string, args ...any) record.Warning {
 }
 
 // Attachment returns the counters currently open (Measure may replace them
-// with PerRole; see the package doc).
+// with PerRole; see docs/measure.md).
 func (s *Session) Attachment() *perfevent.Attachment { return s.att }
 
 // Server returns the server's identity as read by Start (a copy).
@@ -437,7 +437,7 @@ func (s *Session) readEdge(ctx context.Context, at time.Time, what string, list 
 
 // Measure waits w.Warmup, measures one window and returns its Record (Kind
 // stat, Step "stat", Version the server's version string or the process
-// name; the caller may change them). See the package doc for the window's
+// name; the caller may change them). See docs/measure.md for the window's
 // edges, early ends and failures. The error is ctx.Err() when ctx ended the
 // window early (the Record is then partial and complete otherwise), or an
 // error of the counters themselves (then the Record is nil).

@@ -96,7 +96,8 @@ func okOrShort(t *testing.T, r *record.Record) {
 	t.Helper()
 	switch {
 	case r.Outcome == record.OutcomeOK:
-	case r.Outcome == record.OutcomePartial && strings.HasPrefix(r.Error, "task-clock ") && strings.Contains(r.Error, "below the server's CPU time over the window"):
+	case r.Outcome == record.OutcomePartial && strings.HasPrefix(r.Error, "task-clock ") && strings.Contains(r.Error,
+		"below the server's CPU time over the window"):
 		t.Logf("partial: %s", r.Error)
 	default:
 		t.Fatalf("outcome %s: %s", r.Outcome, r.Error)
@@ -137,7 +138,8 @@ func TestMeasureServerWindow(t *testing.T) {
 	db := rootDB(t, srv)
 	list, sys := events(t, "task-clock,context-switches,page-faults")
 	ctx := context.Background()
-	s, err := Start(ctx, Config{Pid: srv.Pid, Events: list, System: sys, DB: db, Interval: 500 * time.Millisecond, Perfbench: "test", Command: []string{"perfbench", "stat"}})
+	s, err := Start(ctx, Config{Pid: srv.Pid, Events: list, System: sys, DB: db, Interval: 500 * time.Millisecond,
+		Perfbench: "test", Command: []string{"perfbench", "stat"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,14 +224,18 @@ func TestMeasureRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	restarted := make(chan struct{})
+	restarted, opened, measured := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	var rerr error
 	go func() {
 		defer close(restarted)
-		time.Sleep(200 * time.Millisecond)
-		rerr = srv.Restart(ctx)
+		select {
+		case <-opened: // restarted inside the window
+			rerr = srv.Restart(ctx)
+		case <-measured: // the window did not open: Measure's error says why
+		}
 	}()
-	r, err := s.Measure(ctx, WindowSpec{Done: restarted})
+	r, err := s.Measure(ctx, WindowSpec{Done: restarted, Opened: func(time.Time) { close(opened) }})
+	close(measured)
 	<-restarted
 	if rerr != nil {
 		t.Fatalf("restart: %v", rerr)
@@ -366,7 +372,8 @@ func TestMeasureInterrupted(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || r == nil {
 		t.Fatalf("err %v, record %v", err, r)
 	}
-	if r.Outcome != record.OutcomePartial || !strings.Contains(r.Error, "interrupted") || r.Window.Seconds <= 0 || r.Window.Seconds > 60 || r.Ops.Source != "Questions" || r.Status == nil {
+	if r.Outcome != record.OutcomePartial || !strings.Contains(r.Error, "interrupted") || r.Window.Seconds <= 0 ||
+		r.Window.Seconds > 60 || r.Ops.Source != "Questions" || r.Status == nil {
 		t.Errorf("outcome %s error %q window %+v ops %+v", r.Outcome, r.Error, r.Window, r.Ops)
 	}
 	// Without a planned end, ctx ending is the end: a complete window.
@@ -446,7 +453,8 @@ func TestMeasurePlainProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc, _ := r.Counter("task-clock")
-	if r.Outcome != record.OutcomeOK || tc.Status != record.StatusCounted || tc.PerOp != nil || r.Ops != (record.Ops{}) || r.OS == nil || r.Server.Pid != os.Getpid() || len(r.Series) < 2 {
+	if r.Outcome != record.OutcomeOK || tc.Status != record.StatusCounted || tc.PerOp != nil || r.Ops != (record.Ops{}) ||
+		r.OS == nil || r.Server.Pid != os.Getpid() || len(r.Series) < 2 {
 		t.Errorf("outcome %s (%s) task-clock %+v ops %+v os %v series %d", r.Outcome, r.Error, tc, r.Ops, r.OS, len(r.Series))
 	}
 	// The series' CPU and the window's /proc CPU are both from
@@ -638,7 +646,7 @@ func TestMeasureCgroupServer(t *testing.T) {
 	}
 	defer s.Close()
 	_, output := runLoad(t, srv, "--threads=2", "--time=4")
-	time.Sleep(time.Second)
+	testdb.WaitStatus(t, srv, "Handler_read_key", 100) // sysbench is connected and running
 	u0, t0 := testenv.CgroupUsage(t, srv.Cgroup), time.Now()
 	r, err := s.Measure(ctx, WindowSpec{Duration: 2 * time.Second})
 	u1, t1 := testenv.CgroupUsage(t, srv.Cgroup), time.Now()
@@ -672,7 +680,8 @@ func TestMeasureCgroupServer(t *testing.T) {
 	if k := r.KernelCPU; off < -0.05 || tc.Value > 1.05*(u1-u0) {
 		marked := slices.ContainsFunc(r.Warnings, func(w record.Warning) bool { return w.Code == record.WarnCPUGap || w.Code == record.WarnBusy })
 		if k == nil || math.Abs(k.GapPerSwitch) > warnSwitchGap/1e3 && !marked {
-			t.Errorf("task-clock %.1f ms is %+.2f%% off the cgroup's CPU time %.1f ms at its rate around the window (want at most 5%% below), and %.1f ms over the span around it (want at most 5%% above); kernel CPU %+v, unmarked",
+			t.Errorf("task-clock %.1f ms is %+.2f%% off the cgroup's CPU time %.1f ms at its rate around the window (want at "+
+				"most 5%% below), and %.1f ms over the span around it (want at most 5%% above); kernel CPU %+v, unmarked",
 				tc.Value/1e6, 100*off, ref/1e6, (u1-u0)/1e6, k)
 		}
 	}

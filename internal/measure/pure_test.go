@@ -122,7 +122,8 @@ func TestRoleLog(t *testing.T) {
 	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 10, Role: mysqld.RoleMain}, {Tid: 11, Role: mysqld.RoleConnection}, {Tid: 13, Role: mysqld.RoleOther}},
 		Warnings: []record.Warning{noProcess}})
 	// While the load runs: 13 serves one of its connections; 12 appears.
-	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 10, Role: mysqld.RoleMain}, {Tid: 11, Role: mysqld.RoleConnection}, {Tid: 12, Role: mysqld.RoleOther}, {Tid: 13, Role: mysqld.RoleConnection}}})
+	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 10, Role: mysqld.RoleMain}, {Tid: 11,
+		Role: mysqld.RoleConnection}, {Tid: 12, Role: mysqld.RoleOther}, {Tid: 13, Role: mysqld.RoleConnection}}})
 	// Closing, after the load disconnected: 11 and 13 are back in the
 	// cache; 12 is named now.
 	l.add(&mysqld.ThreadMap{Threads: []mysqld.Thread{{Tid: 11, Role: mysqld.RoleOther}, {Tid: 12, Role: "log"}, {Tid: 13, Role: mysqld.RoleOther}},
@@ -195,14 +196,16 @@ func TestApplyClient(t *testing.T) {
 	// and intervals 4 to 7 whole: 150 + 400 + 500 + 600 + 700.
 	r = clientRecord(at(2.5), 4.5, 2.5)
 	ApplyClient(r, c, opClientQueries)
-	if r.Ops.Count != 2350 || r.Ops.Estimated || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0].Text, "approximate") || !strings.Contains(r.Warnings[0].Text, "all of it covered by intervals") {
+	if r.Ops.Count != 2350 || r.Ops.Estimated || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0].Text,
+		"approximate") || !strings.Contains(r.Warnings[0].Text, "all of it covered by intervals") {
 		t.Errorf("warm-up window: ops %+v warnings %q", r.Ops, r.Warnings)
 	}
 	// A window that runs past the client's run: [8, 10] with the run
 	// ending at 9. Interval 9 (900) is all the client sent in it.
 	r = clientRecord(at(8), 2, 8)
 	ApplyClient(r, c, opClientQueries)
-	if r.Ops.Count != 900 || r.Ops.Estimated || !strings.Contains(strings.Join(r.WarningTexts(), "|"), "over the 1.000 s of the window during its run (all of it covered") {
+	if r.Ops.Count != 900 || r.Ops.Estimated || !strings.Contains(strings.Join(r.WarningTexts(), "|"), "over the 1.000 s "+
+		"of the window during its run (all of it covered") {
 		t.Errorf("window past the run: ops %+v warnings %q", r.Ops, r.Warnings)
 	}
 
@@ -228,7 +231,8 @@ func TestApplyClient(t *testing.T) {
 	}
 	r = clientRecord(at(1), 25, 1)
 	ApplyClient(r, long, opClientQueries)
-	if d := r.Ops.Count - 24000; d > 1e-6 || d < -1e-6 || !r.Ops.Estimated || !strings.Contains(strings.Join(r.WarningTexts(), "|"), "95.8% covered by intervals, scaled") {
+	if d := r.Ops.Count - 24000; d > 1e-6 || d < -1e-6 || !r.Ops.Estimated ||
+		!strings.Contains(strings.Join(r.WarningTexts(), "|"), "95.8% covered by intervals, scaled") {
 		t.Errorf("96%% covered: ops %+v warnings %q", r.Ops, r.Warnings)
 	}
 	if p := r.Counters[0].PerOp; p == nil || *p != 5000/r.Ops.Count {
@@ -240,7 +244,8 @@ func TestApplyClient(t *testing.T) {
 	noIv.Intervals = nil
 	r = clientRecord(at(2.5), 4.5, 2.5)
 	ApplyClient(r, &noIv, opClientQueries)
-	if r.Ops.Count != 0 || r.Ops.Source != "client.queries" || r.Counters[0].PerOp != nil || !strings.Contains(strings.Join(r.WarningTexts(), "|"), "--report-interval") {
+	if r.Ops.Count != 0 || r.Ops.Source != "client.queries" || r.Counters[0].PerOp != nil ||
+		!strings.Contains(strings.Join(r.WarningTexts(), "|"), "--report-interval") {
 		t.Errorf("no intervals: ops %+v warnings %q", r.Ops, r.Warnings)
 	}
 	// Start unknown: the totals only for a window without warm-up at least
@@ -268,8 +273,10 @@ func TestApplyClient(t *testing.T) {
 }
 
 func TestScrubArgs(t *testing.T) {
-	in := []string{"sysbench", "--mysql-password=sbtest", "--pgsql-password", "pw2", "--mysql-user=u", "perfbench", "--password", "x y", "--password=", "mysql", "-psecret", "run"}
-	want := []string{"sysbench", "--mysql-password=***", "--pgsql-password", "***", "--mysql-user=u", "perfbench", "--password", "***", "--password=***", "mysql", "-p***", "run"}
+	in := []string{"sysbench", "--mysql-password=sbtest", "--pgsql-password", "pw2", "--mysql-user=u", "perfbench",
+		"--password", "x y", "--password=", "mysql", "-psecret", "run"}
+	want := []string{"sysbench", "--mysql-password=***", "--pgsql-password", "***", "--mysql-user=u", "perfbench",
+		"--password", "***", "--password=***", "mysql", "-p***", "run"}
 	if got := ScrubArgs(in); !reflect.DeepEqual(got, want) {
 		t.Errorf("ScrubArgs:\n got %q\nwant %q", got, want)
 	}
@@ -293,7 +300,8 @@ func TestDefaultEvents(t *testing.T) {
 		return nil
 	}
 	spec, why = DefaultEvents(sys, 1, probe)
-	if spec != "cycles,instructions,cache-references,cache-misses,branches,task-clock,context-switches,cpu-migrations,page-faults" || !strings.Contains(why, "branch-misses") {
+	if spec != "cycles,instructions,cache-references,cache-misses,branches,task-clock,context-switches,cpu-migrations,page-faults" || !strings.Contains(why,
+		"branch-misses") {
 		t.Errorf("PMU without branch-misses: %q, %q", spec, why)
 	}
 	// A PMU that opens nothing.
@@ -342,14 +350,16 @@ func TestWriteText(t *testing.T) {
 	r.Roles = []record.Role{
 		{Name: "connection", Threads: 2, Counters: []record.Counter{
 			{Event: "cycles", Value: 3e9, Status: record.StatusCounted}, {Event: "instructions", Value: 4e9, Status: record.StatusCounted},
-			{Event: "cache-misses", Value: 4e6, Raw: 2e6, Enabled: 8e9, Running: 4e9, Status: record.StatusScaled}, {Event: "LLC-load-misses", Status: record.StatusNotSupported},
+			{Event: "cache-misses", Value: 4e6, Raw: 2e6, Enabled: 8e9, Running: 4e9, Status: record.StatusScaled},
+			{Event: "LLC-load-misses", Status: record.StatusNotSupported},
 			{Event: "task-clock", Value: 8e9, Status: record.StatusCounted}, {Event: "context-switches", Value: 200000, Status: record.StatusCounted},
 			{Event: "major-faults", Status: record.StatusNotCounted},
 			{Event: "cpu-migrations", Value: 3, Status: record.StatusCounted}, {Event: "page-faults", Value: 0, Status: record.StatusCounted},
 		}},
 		{Name: "other-background", Threads: 11, Counters: []record.Counter{
 			{Event: "cycles", Value: 1e9, Status: record.StatusCounted}, {Event: "instructions", Value: 1e9, Status: record.StatusCounted},
-			{Event: "cache-misses", Value: 1e6, Raw: 5e5, Enabled: 2e9, Running: 1e9, Status: record.StatusScaled}, {Event: "LLC-load-misses", Status: record.StatusNotSupported},
+			{Event: "cache-misses", Value: 1e6, Raw: 5e5, Enabled: 2e9, Running: 1e9, Status: record.StatusScaled},
+			{Event: "LLC-load-misses", Status: record.StatusNotSupported},
 			{Event: "task-clock", Value: 1e9, Status: record.StatusCounted}, {Event: "context-switches", Value: 10000, Status: record.StatusCounted},
 			{Event: "major-faults", Status: record.StatusNotCounted},
 			{Event: "cpu-migrations", Value: 1, Status: record.StatusCounted}, {Event: "page-faults", Value: 0, Status: record.StatusCounted},
@@ -357,10 +367,13 @@ func TestWriteText(t *testing.T) {
 	}
 	// Planned every 3 s; the second interval lasted 7 s (> 4.5 s): a stall.
 	r.Series = []record.Point{
-		{T: 3, Seconds: 3, Ops: 90000, CPUSeconds: 4.4, Counters: map[string]float64{"cycles": 1.9e9, "instructions": 2.4e9, "cache-misses": 2.4e6, "task-clock": 4.4e9, "context-switches": 100000, "cpu-migrations": 1, "page-faults": 0}},
-		{T: 10, Seconds: 7, Ops: 110000, CPUSeconds: 4.6, Counters: map[string]float64{"cycles": 2.1e9, "instructions": 2.6e9, "cache-misses": 2.6e6, "task-clock": 4.6e9, "context-switches": 110000, "cpu-migrations": 3, "page-faults": 0}},
+		{T: 3, Seconds: 3, Ops: 90000, CPUSeconds: 4.4, Counters: map[string]float64{"cycles": 1.9e9, "instructions": 2.4e9,
+			"cache-misses": 2.4e6, "task-clock": 4.4e9, "context-switches": 100000, "cpu-migrations": 1, "page-faults": 0}},
+		{T: 10, Seconds: 7, Ops: 110000, CPUSeconds: 4.6, Counters: map[string]float64{"cycles": 2.1e9, "instructions": 2.6e9,
+			"cache-misses": 2.6e6, "task-clock": 4.6e9, "context-switches": 110000, "cpu-migrations": 3, "page-faults": 0}},
 	}
-	r.Warnings = []record.Warning{{Code: record.WarnMultiplexed, Events: []string{"cache-misses"}, Text: "cache-misses was multiplexed: counted 50.0% of the time, value scaled"}}
+	r.Warnings = []record.Warning{{Code: record.WarnMultiplexed, Events: []string{"cache-misses"}, Text: "cache-misses was " +
+		"multiplexed: counted 50.0% of the time, value scaled"}}
 	var b bytes.Buffer
 	if err := WriteText(&b, r, TextOptions{Interval: 3 * time.Second}); err != nil {
 		t.Fatal(err)
@@ -404,8 +417,10 @@ func TestWriteTextOps(t *testing.T) {
 		want    string
 	}{
 		{"idle server", record.Ops{Source: "Questions", Per: 1, Counted: true}, record.OutcomeOK, "", "ops: 0 Questions in the window: no per-op values"},
-		{"variable gone", record.Ops{Source: "Com_select", Per: 1}, record.OutcomeOK, "no op count: the server has no Com_select at the window's end", "ops: Com_select not counted (see the warnings): no per-op values"},
-		{"client short", record.Ops{Source: "client.queries", Per: 1}, record.OutcomeOK, "no client.queries count for the window: ...", "ops: client.queries not counted (see the warnings): no per-op values"},
+		{"variable gone", record.Ops{Source: "Com_select", Per: 1}, record.OutcomeOK, "no op count: the server has no " +
+			"Com_select at the window's end", "ops: Com_select not counted (see the warnings): no per-op values"},
+		{"client short", record.Ops{Source: "client.queries", Per: 1}, record.OutcomeOK, "no client.queries count for the " +
+			"window: ...", "ops: client.queries not counted (see the warnings): no per-op values"},
 		{"failed", record.Ops{}, record.OutcomeFailed, "", "ops: not counted (the window failed): no per-op values"},
 		{"plain process", record.Ops{}, record.OutcomeOK, "", "ops: none (no connection to the server): no per-op values"},
 	} {
@@ -484,7 +499,8 @@ func TestStallWarnings(t *testing.T) {
 	// interval ended at 3.89 s.
 	pts := []record.Point{{T: 3.89, Seconds: 3.89}, {T: 3.891, Seconds: 0.001}}
 	got := stallWarnings(2*time.Second, 3.891, time.Second, pts, ownReading{})
-	if len(got) != 2 || !strings.HasPrefix(got[0], "the window lasted 3.89 s for a planned 2 s: the machine or the server stalled; numbers per second are unreliable, numbers per op are still counted") ||
+	if len(got) != 2 || !strings.HasPrefix(got[0], "the window lasted 3.89 s for a planned 2 s: the machine or the server "+
+		"stalled; numbers per second are unreliable, numbers per op are still counted") ||
 		!strings.Contains(got[1], "1 series interval of a planned 1 s lasted over 1.5x that (3.89 s ending at 3.89 s)") {
 		t.Errorf("stalled window: %q", got)
 	}
@@ -501,9 +517,11 @@ func TestStallWarnings(t *testing.T) {
 	if got := stallWarnings(2*time.Second, 2.6, 0, nil, ownReading{}); len(got) != 1 {
 		t.Errorf("planned 2 s lasted 2.6 s: %q", got)
 	}
-	pts = []record.Point{{T: 1, Seconds: 1}, {T: 2.5, Seconds: 1.5}, {T: 4.1, Seconds: 1.6}, {T: 6, Seconds: 1.9}, {T: 8, Seconds: 2}, {T: 10, Seconds: 2}, {T: 10.2, Seconds: 0.2}}
+	pts = []record.Point{{T: 1, Seconds: 1}, {T: 2.5, Seconds: 1.5}, {T: 4.1, Seconds: 1.6}, {T: 6, Seconds: 1.9}, {T: 8,
+		Seconds: 2}, {T: 10, Seconds: 2}, {T: 10.2, Seconds: 0.2}}
 	got = stallWarnings(0, 10.2, time.Second, pts, ownReading{})
-	if len(got) != 1 || !strings.HasPrefix(got[0], "4 series intervals") || !strings.Contains(got[0], "(1.60 s ending at 4.10 s, 1.90 s ending at 6.00 s, 2.00 s ending at 8.00 s and 1 more)") {
+	if len(got) != 1 || !strings.HasPrefix(got[0], "4 series intervals") || !strings.Contains(got[0], "(1.60 s ending at "+
+		"4.10 s, 1.90 s ending at 6.00 s, 2.00 s ending at 8.00 s and 1 more)") {
 		t.Errorf("long intervals: %q", got)
 	}
 }
@@ -517,7 +535,9 @@ func TestStallWarningsOwnReading(t *testing.T) {
 	// 0.02 s: 0.23 s of the 0.25 s over.
 	own := ownReading{startTook: 410 * time.Millisecond, beforeEnd: 20 * time.Millisecond, threads: 5001}
 	got := stallWarnings(200*time.Millisecond, 0.45, 0, nil, own)
-	want := "the window lasted 0.45 s for a planned 0.2 s: perfbench's own reading kept it open 0.23 s longer (the reads after its start counters (/proc of 5001 threads among them) took 0.41 s, the reads before its end counters 0.02 s); numbers per second are unreliable, numbers per op are still counted"
+	want := "the window lasted 0.45 s for a planned 0.2 s: perfbench's own reading kept it open 0.23 s longer (the reads " +
+		"after its start counters (/proc of 5001 threads among them) took 0.41 s, the reads before its end counters 0.02 s); " +
+		"numbers per second are unreliable, numbers per op are still counted"
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("own reading:\n got %q\nwant %q", got, want)
 	}
@@ -539,7 +559,8 @@ func TestStallWarningsOwnReading(t *testing.T) {
 	// 2.4 s: said once, not counted as a stall.
 	pts := []record.Point{{T: 2.5, Seconds: 2.5}, {T: 3.5, Seconds: 1}}
 	got = stallWarnings(0, 3.5, time.Second, pts, ownReading{startTook: 2400 * time.Millisecond})
-	if len(got) != 1 || got[0] != "the first series interval of a planned 1 s lasted 2.50 s: perfbench's own reading at the window's start took 2.40 s; that point's numbers per second are unreliable" {
+	if len(got) != 1 || got[0] != "the first series interval of a planned 1 s lasted 2.50 s: perfbench's own reading at "+
+		"the window's start took 2.40 s; that point's numbers per second are unreliable" {
 		t.Errorf("first interval: %q", got)
 	}
 }
@@ -657,8 +678,10 @@ func TestInheritedNote(t *testing.T) {
 	}{
 		{map[string]int{}, nil, "", false},
 		{map[string]int{mysqld.RoleConnection: 3}, []string{"connection"}, "3 threads started inside the window (connection 3): ", false},
-		{map[string]int{"innodb-purge": 1, "zz": 2}, []string{"innodb-purge", "zz", "connection"}, "3 threads started inside the window (innodb-purge 1, zz 2): ", true},
-		{map[string]int{roleUnattributed: 1, mysqld.RoleConnection: 1}, []string{"connection", "unattributed"}, "2 threads started inside the window (connection 1, unattributed 1): ", true},
+		{map[string]int{"innodb-purge": 1, "zz": 2}, []string{"innodb-purge", "zz", "connection"}, "3 threads started inside " +
+			"the window (innodb-purge 1, zz 2): ", true},
+		{map[string]int{roleUnattributed: 1, mysqld.RoleConnection: 1}, []string{"connection", "unattributed"}, "2 threads " +
+			"started inside the window (connection 1, unattributed 1): ", true},
 	} {
 		w, ok := inheritedNote(c.inside)
 		code := record.Code("")
@@ -732,7 +755,8 @@ func TestWriteTextKernelCPU(t *testing.T) {
 	if err := WriteText(&b, r, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	want := "CPU 9,000 ms by the kernel's accounting (the cgroup's cpu.stat usage_usec), 45.000 µs per Questions; task-clock 1.0% above it (+0.43 µs a context switch)\n"
+	want := "CPU 9,000 ms by the kernel's accounting (the cgroup's cpu.stat usage_usec), 45.000 µs per Questions; " +
+		"task-clock 1.0% above it (+0.43 µs a context switch)\n"
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("text:\n%s\nwant the line %q", b.String(), want)
 	}
@@ -742,7 +766,8 @@ func TestWriteTextKernelCPU(t *testing.T) {
 	if err := WriteText(&b, r, TextOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	want = "CPU 9,500 ms by the kernel's accounting (the process's CPU clock and its children's), leaving out the children not waited for; task-clock 4.3% below it\n"
+	want = "CPU 9,500 ms by the kernel's accounting (the process's CPU clock and its children's), leaving out the children " +
+		"not waited for; task-clock 4.3% below it\n"
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("text:\n%s\nwant the line %q", b.String(), want)
 	}

@@ -377,7 +377,8 @@ func inheritedNote(inside map[string]int) (w record.Warning, ok bool) {
 	if others > 0 && !slices.Contains(roles, mysqld.RoleConnection) {
 		roles = append(roles, mysqld.RoleConnection)
 	}
-	msg := fmt.Sprintf("%d threads started inside the window (%s): they have no counters of their own and are counted through the thread that created them, those of the main thread (which accepts connections) as connection, others in their creator's role",
+	msg := fmt.Sprintf("%d threads started inside the window (%s): they have no counters of their own and are counted "+
+		"through the thread that created them, those of the main thread (which accepts connections) as connection, others in their creator's role",
 		n, strings.Join(parts, ", "))
 	if others > 0 {
 		msg += fmt.Sprintf("; %d of them are not connections: if the main thread created them, they are counted as connection", others)

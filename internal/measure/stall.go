@@ -67,9 +67,11 @@ func stallWarnings(planned time.Duration, secs float64, interval time.Duration, 
 		switch {
 		case over <= overrunFraction*planned.Seconds():
 		case late >= over/2 && over > ownOverrunMin.Seconds():
-			out = append(out, fmt.Sprintf("the window lasted %.2f s for a planned %g s: perfbench's own reading kept it open %.2f s longer (%s); numbers per second are unreliable, numbers per op are still counted", secs, planned.Seconds(), late, own.text()))
+			out = append(out, fmt.Sprintf("the window lasted %.2f s for a planned %g s: perfbench's own reading kept it open "+
+				"%.2f s longer (%s); numbers per second are unreliable, numbers per op are still counted", secs, planned.Seconds(), late, own.text()))
 		case over > overrunMin.Seconds():
-			out = append(out, fmt.Sprintf("the window lasted %.2f s for a planned %g s: the machine or the server stalled; numbers per second are unreliable, numbers per op are still counted", secs, planned.Seconds()))
+			out = append(out, fmt.Sprintf("the window lasted %.2f s for a planned %g s: the machine or the server stalled; "+
+				"numbers per second are unreliable, numbers per op are still counted", secs, planned.Seconds()))
 		}
 	}
 	if interval > 0 {
@@ -79,7 +81,8 @@ func stallWarnings(planned time.Duration, secs float64, interval time.Duration, 
 			if i == 0 && longInterval(p, interval) && p.Seconds <= stallFactor*max(interval, own.startTook).Seconds() {
 				// The first interval waited for perfbench's own
 				// reading at the window's start.
-				out = append(out, fmt.Sprintf("the first series interval of a planned %g s lasted %.2f s: perfbench's own reading at the window's start took %.2f s; that point's numbers per second are unreliable", interval.Seconds(), p.Seconds, own.startTook.Seconds()))
+				out = append(out, fmt.Sprintf("the first series interval of a planned %g s lasted %.2f s: perfbench's own reading "+
+					"at the window's start took %.2f s; that point's numbers per second are unreliable", interval.Seconds(), p.Seconds, own.startTook.Seconds()))
 				continue
 			}
 			if longInterval(p, interval) {
@@ -98,7 +101,8 @@ func stallWarnings(planned time.Duration, secs float64, interval time.Duration, 
 			if n > 1 {
 				what = "intervals"
 			}
-			out = append(out, fmt.Sprintf("%d series %s of a planned %g s lasted over %gx that (%s%s): the machine or the server stalled; those points' numbers per second are unreliable", n, what, interval.Seconds(), stallFactor, strings.Join(long, ", "), more))
+			out = append(out, fmt.Sprintf("%d series %s of a planned %g s lasted over %gx that (%s%s): the machine or the server "+
+				"stalled; those points' numbers per second are unreliable", n, what, interval.Seconds(), stallFactor, strings.Join(long, ", "), more))
 		}
 	}
 	return out

@@ -97,7 +97,8 @@ func TestEndEdgeReadsThreadsThatRan(t *testing.T) {
 	}
 	t.Logf("voluntary %v, involuntary %v; perf's context-switches %v", r.OS.VoluntaryCS, r.OS.InvoluntaryCS, cs.Value)
 	if r.OS.VoluntaryCS < commands {
-		t.Errorf("%v voluntary context switches in /proc's split, the main thread waited for %d commands (perf counted %v switches)", r.OS.VoluntaryCS, commands, cs.Value)
+		t.Errorf("%v voluntary context switches in /proc's split, the main thread waited for %d commands (perf counted %v "+
+			"switches)", r.OS.VoluntaryCS, commands, cs.Value)
 	}
 	// /proc is read right after the counters, so it may see a few more
 	// switches, not fewer: a thread that ran but was taken from the start

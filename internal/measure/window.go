@@ -91,7 +91,8 @@ func (x *series) point(d perfevent.Reading) {
 		// one slice in the next: such a slice is not paired.
 		lag := max(statusLag(x.prevStatus, d.Start), statusLag(st, d.End))
 		if limit := max(maxSliceLag, time.Duration(float64(d.End.Sub(d.Start))*maxSliceLagShare)); lag > limit {
-			ex.err = fmt.Sprintf("the server's status was read %.0f ms away from its counters (more than %.0f ms): its ops are not the counters' slice", float64(lag)/1e6, float64(limit)/1e6)
+			ex.err = fmt.Sprintf("the server's status was read %.0f ms away from its counters (more than %.0f ms): its ops are "+
+				"not the counters' slice", float64(lag)/1e6, float64(limit)/1e6)
 		}
 	}
 	if s.op != nil && st != nil && x.prevStatus != nil {
@@ -200,7 +201,8 @@ func (s *Session) statusAndOps(r *record.Record, start, end edge) (failed string
 				if errors.Is(err, procfs.ErrZombie) {
 					now = "is a zombie now"
 				}
-				failed = fmt.Sprintf("the server (pid %d) exited during the window (it %s): no status at the window's end, so no status deltas and no op count; its counts up to its exit are kept", s.cfg.Pid, now)
+				failed = fmt.Sprintf("the server (pid %d) exited during the window (it %s): no status at the window's end, so no "+
+					"status deltas and no op count; its counts up to its exit are kept", s.cfg.Pid, now)
 			}
 		default:
 			diff, err := mysqld.Delta(start.status, end.status)
@@ -409,7 +411,8 @@ func (s *Session) edgeWarnings(r *record.Record, start, end edge) {
 	if lag := max(start.lag, end.lag); lag > 0 {
 		r.Window.StatusLag = lag.Seconds()
 		if lag > maxStatusLag {
-			r.Warnf(record.WarnGeneral, "the server status was read %.0f ms after the counters at an edge of the window (more than %s): counters and status cover slightly different windows", lag.Seconds()*1e3, maxStatusLag)
+			r.Warnf(record.WarnGeneral, "the server status was read %.0f ms after the counters at an edge of the window (more "+
+				"than %s): counters and status cover slightly different windows", lag.Seconds()*1e3, maxStatusLag)
 		}
 	}
 }

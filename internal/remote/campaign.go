@@ -190,7 +190,8 @@ func checkHostCPUs(p *plan.Plan, h Host) error {
 		return fmt.Errorf("%s:%d: host %s: cpus %q: %w", h.File, h.Line, h.Name, h.CPUs, err)
 	}
 	if m := p.Placement.Mode; m == plan.PlacementNone || m == plan.PlacementCPUs {
-		return fmt.Errorf("%s:%d: host %s: cpus are the CPUs the plan's placement uses on the host, and plan %s has placement %q, which uses none: remove cpus, or set placement = %q, %q or %q in the plan's [run]",
+		return fmt.Errorf("%s:%d: host %s: cpus are the CPUs the plan's placement uses on the host, and plan %s has placement "+
+			"%q, which uses none: remove cpus, or set placement = %q, %q or %q in the plan's [run]",
 			h.File, h.Line, h.Name, p.File, m, plan.PlacementSplit, plan.PlacementShared, plan.PlacementThreads)
 	}
 	return nil

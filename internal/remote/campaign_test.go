@@ -101,7 +101,8 @@ datadir = "/data/pb"
 		if err != nil {
 			t.Fatalf("host %s: the plan does not parse: %v\n%s", tc.h.Name, err, got)
 		}
-		if q.ServersDir != tc.datadir || q.OutDir != filepath.Join(dir, "out") || len(q.Versions) != 2 || q.Versions[1].Managed.Options[0] != "performance_schema=ON" {
+		if q.ServersDir != tc.datadir || q.OutDir != filepath.Join(dir, "out") || len(q.Versions) != 2 ||
+			q.Versions[1].Managed.Options[0] != "performance_schema=ON" {
 			t.Errorf("host %s: datadir %q, out %q, versions %+v", tc.h.Name, q.ServersDir, q.OutDir, q.Versions)
 		}
 	}
@@ -138,8 +139,10 @@ func TestHostCPUs(t *testing.T) {
 func TestCampaignRefusesCPUs(t *testing.T) {
 	for _, tc := range []struct{ run, cpus, want string }{
 		{"", "0-x", `lab.toml:3: host h1: cpus "0-x": not a CPU list: "0-x" is not a CPU number or range`},
-		{`server_cpus = "1"`, "0-3", `lab.toml:3: host h1: cpus are the CPUs the plan's placement uses on the host, and plan %s has placement "cpus", which uses none`},
-		{`placement = "none"`, "0-3", `lab.toml:3: host h1: cpus are the CPUs the plan's placement uses on the host, and plan %s has placement "none", which uses none`},
+		{`server_cpus = "1"`, "0-3", `lab.toml:3: host h1: cpus are the CPUs the plan's placement uses on the host, and plan ` +
+			`%s has placement "cpus", which uses none`},
+		{`placement = "none"`, "0-3", `lab.toml:3: host h1: cpus are the CPUs the plan's placement uses on the host, and plan ` +
+			`%s has placement "none", which uses none`},
 	} {
 		file := filepath.Join(t.TempDir(), "two.toml")
 		src := campaignPlan + "[run]\n" + tc.run + "\n"

@@ -256,12 +256,14 @@ func (c *Conn) sshError(err error, stderr string) error {
 		if m := removeRE.FindStringSubmatch(stderr); m != nil {
 			remove = strings.TrimSpace(m[1])
 		}
-		return fmt.Errorf("%s: %w: it differs from the key in %s; if the host was reinstalled, remove the old key (%s), then check the new key's fingerprint and accept it with: %s",
+		return fmt.Errorf("%s: %w: it differs from the key in %s; if the host was reinstalled, remove the old key (%s), then "+
+			"check the new key's fingerprint and accept it with: %s",
 			who, errHostKeyChanged, where, remove, accept)
 	case strings.Contains(stderr, "Host key verification failed"):
 		return fmt.Errorf("%s: %w: no known_hosts file has a key for it; check its fingerprint and accept it with: %s", who, errHostKeyUnknown, accept)
 	case strings.Contains(stderr, "Permission denied"):
-		return fmt.Errorf("%s: %w (%s): check the identity file, your ssh agent (ssh-add -l) and the host's authorized_keys; perfbench runs ssh with BatchMode=yes (no password prompts)", who, errAuth, tail)
+		return fmt.Errorf("%s: %w (%s): check the identity file, your ssh agent (ssh-add -l) and the host's authorized_keys; "+
+			"perfbench runs ssh with BatchMode=yes (no password prompts)", who, errAuth, tail)
 	case tail == "":
 		return fmt.Errorf("%s: %w: ssh exited with status 255", who, errUnreachable)
 	default:

@@ -101,7 +101,8 @@ func (c *Conn) Install(ctx context.Context, binary string) (Installed, error) {
 	}
 	host := platform{OS: c.OS, Arch: c.Arch}
 	if !want.runs(host) {
-		return Installed{}, fmt.Errorf("host %s (%s): %w: the host is %s and %s is built for %s; build perfbench for the host (GOOS=linux GOARCH=... go build ./cmd/perfbench) and give that binary",
+		return Installed{}, fmt.Errorf("host %s (%s): %w: the host is %s and %s is built for %s; build perfbench for the host "+
+			"(GOOS=linux GOARCH=... go build ./cmd/perfbench) and give that binary",
 			c.Host.Name, c.Host.Destination, errPlatform, host, binary, want)
 	}
 	f, err := os.Open(binary)
@@ -123,7 +124,8 @@ func (c *Conn) Install(ctx context.Context, binary string) (Installed, error) {
 	}
 	// Written under a temporary name and renamed: a run using the old
 	// binary keeps it, and a cut copy leaves no broken perfbench.
-	script := fmt.Sprintf(`mkdir -p %s/bin && cd %s/bin && t=.perfbench.$$ && cat >"$t" && chmod 755 "$t" && mv -f "$t" perfbench && cd .. && pwd && sha256sum bin/perfbench`,
+	script := fmt.Sprintf(`mkdir -p %s/bin && cd %s/bin && t=.perfbench.$$ && cat >"$t" && chmod 755 "$t" && mv -f "$t" `+
+		`perfbench && cd .. && pwd && sha256sum bin/perfbench`,
 		quote(c.Host.WorkDir), quote(c.Host.WorkDir))
 	cmd := c.command(ctx, script)
 	cmd.Stdin = f

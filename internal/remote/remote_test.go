@@ -243,7 +243,8 @@ func TestHosts(t *testing.T) {
 		// Records are written to a dot file, then renamed.
 		write := func(name, content string) {
 			t.Helper()
-			err := c.Run(ctx, []string{"sh", "-c", `mkdir -p out/records && printf %s "$2" >"out/records/.$1.tmp" && mv "out/records/.$1.tmp" "out/records/$1"`, "sh", name, content}, runOptions{})
+			err := c.Run(ctx, []string{"sh", "-c", `mkdir -p out/records && printf %s "$2" >"out/records/.$1.tmp" && mv ` +
+				`"out/records/.$1.tmp" "out/records/$1"`, "sh", name, content}, runOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -416,8 +417,10 @@ func TestConnectErrors(t *testing.T) {
 		is   error
 		want []string
 	}{
-		{"h1", errHostKeyChanged, []string{"host h1 (root@" + set.Host(t, "h1").Address + "): host key changed", khFile + ":1", "ssh-keygen -f", "accept it with: ssh -i " + set.ClientKey}},
-		{"h2", errHostKeyUnknown, []string{"host h2 (root@" + set.Host(t, "h2").Address + "): unknown host key", "accept it with: ssh -i " + set.ClientKey, "UserKnownHostsFile=" + khFile, "root@" + set.Host(t, "h2").Address + " true"}},
+		{"h1", errHostKeyChanged, []string{"host h1 (root@" + set.Host(t, "h1").Address + "): host key changed", khFile +
+			":1", "ssh-keygen -f", "accept it with: ssh -i " + set.ClientKey}},
+		{"h2", errHostKeyUnknown, []string{"host h2 (root@" + set.Host(t, "h2").Address + "): unknown host key", "accept it " +
+			"with: ssh -i " + set.ClientKey, "UserKnownHostsFile=" + khFile, "root@" + set.Host(t, "h2").Address + " true"}},
 		{"h3", errUnreachable, []string{"host h3 (root@" + set.Host(t, "h3").Address + "): host unreachable", "Connection refused"}},
 	} {
 		_, err := connect(t, file, tc.host)
@@ -449,7 +452,8 @@ func TestConnectErrors(t *testing.T) {
 }
 
 func TestArgsKeepHostKeyChecking(t *testing.T) {
-	c := &Conn{Host: Host{Name: "a", Destination: "u@h", Port: 2222, Identity: "/k", SSHOptions: []string{"ProxyJump=gw", "BatchMode=no"}}, ssh: "ssh", ctl: "/tmp/pbssh1/c1"}
+	c := &Conn{Host: Host{Name: "a", Destination: "u@h", Port: 2222, Identity: "/k", SSHOptions: []string{"ProxyJump=gw",
+		"BatchMode=no"}}, ssh: "ssh", ctl: "/tmp/pbssh1/c1"}
 	args := c.args("-O", "exit")
 	joined := strings.Join(args, " ")
 	if strings.Contains(strings.ToLower(joined), "stricthostkeychecking") || strings.Contains(strings.ToLower(joined), "userknownhostsfile") {

@@ -236,7 +236,8 @@ func (c *Conn) Output(ctx context.Context, argv []string, opt runOptions) ([]byt
 // Remove the file when done.
 func (c *Conn) PutSecret(ctx context.Context, data []byte) (string, error) {
 	wd := quote(c.Host.WorkDir)
-	script := fmt.Sprintf(`umask 077 && mkdir -p %[1]s/.perfbench-secrets && cd %[1]s/.perfbench-secrets && f=$(mktemp "$PWD/secret.XXXXXXXX") && cat >"$f" && echo "$f"`, wd)
+	script := fmt.Sprintf(`umask 077 && mkdir -p %[1]s/.perfbench-secrets && cd %[1]s/.perfbench-secrets && f=$(mktemp `+
+		`"$PWD/secret.XXXXXXXX") && cat >"$f" && echo "$f"`, wd)
 	out, err := c.output(ctx, script, data)
 	if err != nil {
 		return "", fmt.Errorf("write a secret file: %w", err)

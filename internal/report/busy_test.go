@@ -38,7 +38,8 @@ func TestReportBusyWindows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("busy: other processes used the host's CPU during 1 window(s), whose numbers may be off (the tables' notes say who): host %s, %s, step %s, 1 thread, repeat %d (others 0.90 CPU, 45%% of the host)",
+	want := fmt.Sprintf("busy: other processes used the host's CPU during 1 window(s), whose numbers may be off (the "+
+		"tables' notes say who): host %s, %s, step %s, 1 thread, repeat %d (others 0.90 CPU, 45%% of the host)",
 		r.Host, r.Version, r.Step, r.Repeat)
 	if !strings.Contains(strings.Join(rep.Notes, "\n"), want) {
 		t.Errorf("report notes lack\n%s\n in\n%s", want, strings.Join(rep.Notes, "\n"))

@@ -300,7 +300,8 @@ func (b *builder) rqpsChart(sc analysis.Scope) (figure, []string) {
 			texts[i], drawn[i] = append(texts[i], t), append(drawn[i], ok)
 			right = max(right, label.Width(t)+12)
 			if ok && cells[i][j].Value > xmax {
-				warnings = append(warnings, fmt.Sprintf("rQPS of %s at %s is %s, %s: its bar is cut at the end of the axis", v, s, fmtChartRatio(cells[i][j].Value), offScale))
+				warnings = append(warnings, fmt.Sprintf("rQPS of %s at %s is %s, %s: its bar is cut at the end of the axis", v, s,
+					fmtChartRatio(cells[i][j].Value), offScale))
 			}
 		}
 	}

@@ -83,11 +83,14 @@ func TestReportCharts(t *testing.T) {
 			"mariadb-11.4.3", "mariadb-10.11.6-ps",
 			"~: not significantly different from the base", "?: from a single repeat, not tested for significance",
 			"p: from a window cut short", "failed: the step failed", "-: not recorded or not computable"},
-		"heatmap_mariadb-11.4.3_bench1_t1":                       {"mariadb-11.4.3: ratio to mariadb-10.11.6 per operation (host bench1, 1 thread)", "cycles/o", "1.25~", "nc", "0.84?", "r/o: device-wide, every process on nvme0n1, not only the server"},
-		"heatmap_mariadb-10.11.6-ps_bench1_t1":                   {"mariadb-10.11.6-ps: ratio to mariadb-10.11.6 per operation (host bench1, 1 thread)"},
-		"series_mariadb-10.11.6_point-query_range=100_bench1_t1": {"mariadb-10.11.6 point-query_range=100, repeat 1: each second of the window (host bench1, 1 thread)", "operations per second", "task-clock per operation", "seconds into the window", "10000"},
+		"heatmap_mariadb-11.4.3_bench1_t1": {"mariadb-11.4.3: ratio to mariadb-10.11.6 per operation " +
+			"(host bench1, 1 thread)", "cycles/o", "1.25~", "nc", "0.84?", "r/o: device-wide, every process on nvme0n1, not only the server"},
+		"heatmap_mariadb-10.11.6-ps_bench1_t1": {"mariadb-10.11.6-ps: ratio to mariadb-10.11.6 per operation (host bench1, 1 thread)"},
+		"series_mariadb-10.11.6_point-query_range=100_bench1_t1": {"mariadb-10.11.6 point-query_range=100, repeat 1: each " +
+			"second of the window (host bench1, 1 thread)", "operations per second", "task-clock per operation", "seconds into the window", "10000"},
 	}
-	order := []string{"rqps_bench1_t1", "heatmap_mariadb-11.4.3_bench1_t1", "heatmap_mariadb-10.11.6-ps_bench1_t1", "series_mariadb-10.11.6_point-query_range=100_bench1_t1"}
+	order := []string{"rqps_bench1_t1", "heatmap_mariadb-11.4.3_bench1_t1", "heatmap_mariadb-10.11.6-ps_bench1_t1",
+		"series_mariadb-10.11.6_point-query_range=100_bench1_t1"}
 	if len(charts) != len(order) {
 		t.Fatalf("%d charts, want %d", len(charts), len(order))
 	}
@@ -164,7 +167,8 @@ func TestChartsSeriesRepeatsAndLegend(t *testing.T) {
 		t.Fatalf("charts %s, want %s", got, want)
 	}
 	series := "|" + strings.Join(svgTexts(charts[1].SVG), "|") + "|"
-	for _, s := range []string{"a point-query, repeats 1, 2, 3: each second of the windows (host h, 1 thread)", "repeat 1", "repeat 2", "repeat 3", "0", "3", "1000"} {
+	for _, s := range []string{"a point-query, repeats 1, 2, 3: each second of the windows (host h, 1 thread)", "repeat 1",
+		"repeat 2", "repeat 3", "0", "3", "1000"} {
 		if !strings.Contains(series, "|"+s+"|") {
 			t.Errorf("series chart lacks %q: %s", s, series)
 		}
@@ -243,7 +247,8 @@ func TestChartRQPSAnyRange(t *testing.T) {
 			if ticks < 2 || ticks > 8 {
 				t.Errorf("%d tick labels: %q", ticks, texts)
 			}
-			note := strings.Contains(all, "|//: a bar cut at the end of the axis, its value printed: more than 10 times the median of the chart's bars and more than 10 (or more than 1e15)|")
+			note := strings.Contains(all, "|//: a bar cut at the end of the axis, its value printed: more than 10 times the "+
+				"median of the chart's bars and more than 10 (or more than 1e15)|")
 			if note != tc.cut || (len(c.Warnings) == 1) != tc.cut {
 				t.Errorf("cut note %v, warnings %q; want cut %v", note, c.Warnings, tc.cut)
 			}
@@ -299,7 +304,8 @@ func TestChartFileNamesUnique(t *testing.T) {
 	// Accents are dropped; a name only one chart has is kept as it is;
 	// the others get 8 hex digits of a hash.
 	got := strings.Join(names, " ")
-	for _, re := range []string{`^rqps_h_t1 `, ` heatmap_mariadb-e_h_t1_[0-9a-f]{8} `, ` heatmap_MariaDB-E_h_t1_[0-9a-f]{8} `, ` heatmap_mariadb-__h_t1_[0-9a-f]{8} `, ` heatmap_(long-version-)+long-v[a-z-]*_[0-9a-f]{8}$`} {
+	for _, re := range []string{`^rqps_h_t1 `, ` heatmap_mariadb-e_h_t1_[0-9a-f]{8} `, ` ` +
+		`heatmap_MariaDB-E_h_t1_[0-9a-f]{8} `, ` heatmap_mariadb-__h_t1_[0-9a-f]{8} `, ` heatmap_(long-version-)+long-v[a-z-]*_[0-9a-f]{8}$`} {
 		if !regexp.MustCompile(re).MatchString(got) {
 			t.Errorf("names %s do not match %s", got, re)
 		}

@@ -335,7 +335,8 @@ func (f *csvFile) again(rec *record.Record, k csvKey, prev csvPlace, given, metr
 	case prev.file == f.file:
 		return f.bad(line, "%s was already given on line %d", what, prev.line)
 	case oldStatus != status || (status == "" && old != v):
-		return f.bad(line, "%s was given as %s on %s line %d: one Record cannot have two values (give each run its own repeat number)", what, csvValueText(old, oldStatus), t.files[prev.file], prev.line)
+		return f.bad(line, "%s was given as %s on %s line %d: one Record cannot have two values (give each run its own repeat "+
+			"number)", what, csvValueText(old, oldStatus), t.files[prev.file], prev.line)
 	}
 	t.Duplicates++
 	if !slices.Contains(t.dupFiles, f.name) {
@@ -515,5 +516,6 @@ func unknownMetric(name string) error {
 	if len(near) > 0 {
 		hint = "; nearest: " + strings.Join(near, ", ")
 	}
-	return fmt.Errorf("unknown metric %q%s (metrics are qps, ops, seconds, per-op metrics such as cpu/o, perf event names, IPC, CPI, MPKI(<event>) and the insert benchmark's columns)", name, hint)
+	return fmt.Errorf("unknown metric %q%s (metrics are qps, ops, seconds, per-op metrics such as cpu/o, perf event names, "+
+		"IPC, CPI, MPKI(<event>) and the insert benchmark's columns)", name, hint)
 }

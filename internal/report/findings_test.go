@@ -65,7 +65,8 @@ func TestReportIOPerOperation(t *testing.T) {
 		}
 	}
 	for _, title := range []string{": a", ": b"} {
-		if n := tableNotes(t, rep, tableCPUIO, title); !strings.Contains(n, "r/o: reads of the data directory's device per operation, device-wide: every process on vda, not only the server") {
+		if n := tableNotes(t, rep, tableCPUIO, title); !strings.Contains(n, "r/o: reads of the data directory's device per "+
+			"operation, device-wide: every process on vda, not only the server") {
 			t.Errorf("CPU/IO %s notes do not say r/o is device-wide:\n%s", title, n)
 		}
 	}
@@ -75,7 +76,8 @@ func TestReportIOPerOperation(t *testing.T) {
 
 	// Without /proc io: KB from the device, said under the CPU/IO tables,
 	// not under the task-clock or QPS tables.
-	v.Warnings = []record.Warning{{Code: record.WarnIONotMeasured, Text: "IO of the process not measured: read_bytes, write_bytes, rchar, wchar, syscr and syscw are not measurements"}}
+	v.Warnings = []record.Warning{{Code: record.WarnIONotMeasured, Text: "IO of the process not measured: read_bytes, " +
+		"write_bytes, rchar, wchar, syscr and syscw are not measurements"}}
 	rep, err = build([]*record.Record{base, v}, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +85,8 @@ func TestReportIOPerOperation(t *testing.T) {
 	if got := cell(t, rep, tableCPUIO, ": b", "point-query", "rKB/o").Text; got != "4.00" { // 40000 × 512 / 1024 / 5000
 		t.Errorf("rKB/o from the device = %q, want 4.00", got)
 	}
-	const note = "b (host h, 1 thread) point-query: rKB/o and wKB/o from the sectors of vda, device-wide: every process on vda (the Record has no /proc/PID/io of the server)"
+	const note = "b (host h, 1 thread) point-query: rKB/o and wKB/o from the sectors of vda, device-wide: every process on " +
+		"vda (the Record has no /proc/PID/io of the server)"
 	for _, tc := range []struct {
 		id, title string
 		want      bool
@@ -208,7 +211,8 @@ func TestReportUnsupportedTablesLeftOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "not supported where measured, tables left out: cycles, instructions, IPC, CPI, MPKI(cache-misses), cache-misses relative to the base (n/a in every cell)"
+	want := "not supported where measured, tables left out: cycles, instructions, IPC, CPI, MPKI(cache-misses), " +
+		"cache-misses relative to the base (n/a in every cell)"
 	if len(rep.Notes) != 1 || rep.Notes[0] != want {
 		t.Errorf("report notes %q, want %q", rep.Notes, want)
 	}
@@ -255,7 +259,8 @@ func TestReportDashReasons(t *testing.T) {
 	if n := tableNotes(t, rep, tableCounters, "instructions"); !strings.Contains(n, "-: not computable: the Record has no op count") {
 		t.Errorf("counters notes:\n%s", n)
 	}
-	if n := tableNotes(t, rep, tableRoles, "a point-query"); !strings.Contains(n, "-: not computable: a role's share of an event whose total over all roles is 0") || strings.Contains(n, "not recorded") {
+	if n := tableNotes(t, rep, tableRoles, "a point-query"); !strings.Contains(n, "-: not computable: a role's share of an "+
+		"event whose total over all roles is 0") || strings.Contains(n, "not recorded") {
 		t.Errorf("roles notes:\n%s", n)
 	}
 	// b has no op count: it is not a unit of its own in the warning.

@@ -58,7 +58,9 @@ func (b *builder) floorNotes(floors []string) (legend, notes []string) {
 		legend = append(legend, fmt.Sprintf("%s : %s against %s (A/A)", floorHeader(i, len(floors)), v, b.aa[v]))
 	}
 	if len(floors) > 0 {
-		notes = append(notes, "floor: the rQPS of one server measured under two labels in the same interleaved run (an A/A pair: aa_of in the plan, or two versions that start the same server): it would be 1.00 without noise; a version whose rQPS differs from 1 by no more than the floor does is within the noise of this run")
+		notes = append(notes, "floor: the rQPS of one server measured under two labels in the same interleaved run (an A/A "+
+			"pair: aa_of in the plan, or two versions that start the same server): it would be 1.00 without noise; a version "+
+			"whose rQPS differs from 1 by no more than the floor does is within the noise of this run")
 	}
 	return legend, notes
 }
@@ -95,6 +97,7 @@ func autoNotes(recs []*record.Record) []string {
 		}
 		parts = append(parts, s)
 	}
-	return []string{fmt.Sprintf("repeats = \"auto\": each step ran until every rQPS against %s had a 95%% interval within ±%g%%, or %d repeats (cells marked m stopped there, wider); repeats run: %s",
+	return []string{fmt.Sprintf("repeats = \"auto\": each step ran until every rQPS against %s had a 95%% interval within "+
+		"±%g%%, or %d repeats (cells marked m stopped there, wider); repeats run: %s",
 		a.Base, 100*a.Precision, a.Max, strings.Join(parts, "; "))}
 }

@@ -31,7 +31,8 @@ func floorRecs(versions map[string]float64, aaOf map[string]string) []*record.Re
 // and explained in a note; a pair of a version other than the base is its
 // rQPS against that version (1302.5 / 1202.5 = 1.08).
 func TestReportFloor(t *testing.T) {
-	rep, err := build(floorRecs(map[string]float64{"a": 1000, "b": 1200, "a2": 1010}, map[string]string{"a2": "a"}), Options{Base: "a", Tables: []string{TableRQPS}})
+	rep, err := build(floorRecs(map[string]float64{"a": 1000, "b": 1200, "a2": 1010}, map[string]string{"a2": "a"}),
+		Options{Base: "a", Tables: []string{TableRQPS}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,8 @@ func TestReportFloor(t *testing.T) {
 		}
 	}
 
-	rep, err = build(floorRecs(map[string]float64{"a": 1000, "b": 1200, "b2": 1300}, map[string]string{"b2": "b"}), Options{Base: "a", Tables: []string{TableRQPS}})
+	rep, err = build(floorRecs(map[string]float64{"a": 1000, "b": 1200, "b2": 1300}, map[string]string{"b2": "b"}),
+		Options{Base: "a", Tables: []string{TableRQPS}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,11 +96,13 @@ func TestReportAutoRepeats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `repeats = "auto": each step ran until every rQPS against a had a 95% interval within ±2%, or 6 repeats (cells marked m stopped there, wider); repeats run: steady at 1 thread: 6 (the maximum); noisy at 1 thread: 6 (the maximum); short at 1 thread: 1`
+	want := `repeats = "auto": each step ran until every rQPS against a had a 95% interval within ±2%, or 6 repeats (cells ` +
+		`marked m stopped there, wider); repeats run: steady at 1 thread: 6 (the maximum); noisy at 1 thread: 6 (the maximum); short at 1 thread: 1`
 	if !strings.Contains(strings.Join(rep.Notes, "\n"), want) {
 		t.Errorf("notes lack\n%s\nin\n%s", want, strings.Join(rep.Notes, "\n"))
 	}
-	steady, noisy, short := cell(t, rep, TableRQPS, "", "steady", "col-1"), cell(t, rep, TableRQPS, "", "noisy", "col-1"), cell(t, rep, TableRQPS, "", "short", "col-1")
+	steady, noisy, short := cell(t, rep, TableRQPS, "", "steady", "col-1"), cell(t, rep, TableRQPS, "", "noisy", "col-1"),
+		cell(t, rep, TableRQPS, "", "short", "col-1")
 	if strings.ContainsAny(steady.Text, "dm") || !strings.HasSuffix(noisy.Text, "dm") || strings.Contains(short.Text, "m") {
 		t.Errorf("steady %q (no mark), noisy %q (dm), short %q (no m: it could run more)", steady.Text, noisy.Text, short.Text)
 	}

@@ -61,7 +61,8 @@ func FuzzReadCSV(f *testing.F) {
 				if c.Status != "not supported" && c.Status != "not counted" {
 					t.Fatalf("counter %+v", c)
 				}
-				cw.Write([]string{r.Host, r.Version, r.Step, fmt.Sprint(r.Threads), fmt.Sprint(r.Repeat), c.Event, map[string]string{"not supported": "n/a", "not counted": "nc"}[string(c.Status)]})
+				cw.Write([]string{r.Host, r.Version, r.Step, fmt.Sprint(r.Threads), fmt.Sprint(r.Repeat), c.Event,
+					map[string]string{"not supported": "n/a", "not counted": "nc"}[string(c.Status)]})
 			}
 		}
 		cw.Flush()

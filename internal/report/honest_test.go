@@ -291,7 +291,8 @@ func TestReportZeroDenominators(t *testing.T) {
 	}
 	// Every IPC cell is "-" for that one reason: the table is left out
 	// and the report says why.
-	if n := strings.Join(rep.Notes, "\n"); !strings.Contains(n, "tables left out: IPC (") || !strings.Contains(n, "cycles counted 0 in the window: nothing to divide by") {
+	if n := strings.Join(rep.Notes, "\n"); !strings.Contains(n, "tables left out: IPC (") || !strings.Contains(n, "cycles "+
+		"counted 0 in the window: nothing to divide by") {
 		t.Errorf("report notes do not say why IPC has no value:\n%s", n)
 	}
 	// Both throughputs 0 (no queries in either window): rQPS is the
@@ -422,7 +423,8 @@ func TestReportRepeatsMissingAndTooFew(t *testing.T) {
 	if got := cell(t, rep, TableRQPS, "", "point-query", "col-1").Text; got != "0.80~" {
 		t.Errorf("rQPS %q, want 0.80~", got)
 	}
-	if n := tableNotes(t, rep, TableRQPS, ""); !strings.Contains(n, "with 4 against 3 repeats (version against base) no difference can be significant at α = 0.05: the smallest p-value the test can give is 0.057") {
+	if n := tableNotes(t, rep, TableRQPS, ""); !strings.Contains(n, "with 4 against 3 repeats (version against base) no "+
+		"difference can be significant at α = 0.05: the smallest p-value the test can give is 0.057") {
 		t.Errorf("rQPS notes:\n%s", n)
 	}
 }
@@ -487,7 +489,8 @@ func TestReportBare(t *testing.T) {
 	if err := Write(&out, "text", fixtures(t), []string{"a warning"}, Options{Tables: []string{TableRQPS}, Bare: true, Notes: &notes}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(out.String(), "Relative to: mariadb-10.11.6\n") || strings.Contains(out.String(), "Notes") || strings.Contains(out.String(), "Relative QPS") {
+	if !strings.HasPrefix(out.String(), "Relative to: mariadb-10.11.6\n") || strings.Contains(out.String(), "Notes") ||
+		strings.Contains(out.String(), "Relative QPS") {
 		t.Errorf("bare output:\n%s", out.String())
 	}
 	n := notes.String()

@@ -134,11 +134,13 @@ func LoadInputWith(paths []string, f fields) (*Input, error) {
 		}
 	}
 	if dups > 0 {
-		in.Warnings = append(in.Warnings, fmt.Sprintf("%s in %s repeat those read from %s (same host, version, step, threads, repeat and window start): each observation counts once",
+		in.Warnings = append(in.Warnings, fmt.Sprintf("%s in %s repeat those read from %s (same host, version, step, threads, "+
+			"repeat and window start): each observation counts once",
 			plural(dups, "Record"), listFiles(dupAgain), listFiles(dupFirst)))
 	}
 	if len(clash) > 0 {
-		in.Warnings = append(in.Warnings, fmt.Sprintf("counted as further repeats: %s, which lack a window start and share the host, version, step, threads and repeat of another Record but not its numbers",
+		in.Warnings = append(in.Warnings, fmt.Sprintf("counted as further repeats: %s, which lack a window start and share "+
+			"the host, version, step, threads and repeat of another Record but not its numbers",
 			listFiles(clash)))
 	}
 	if tables.Duplicates > 0 {

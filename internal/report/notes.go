@@ -430,7 +430,8 @@ func (b *builder) scopeNotes(t *table) []string {
 	switch t.ID {
 	case TableRQPS, tableQPS, tableThreads, tableAverage:
 		if scans := b.scanSteps(t); len(scans) > 0 {
-			notes = append(notes, fmt.Sprintf("%s: o/s is thousands of rows read per second, not queries per second: an operation of a scan step is 1,000 rows read (--keep-scan-ops counts queries)", strings.Join(scans, ", ")))
+			notes = append(notes, fmt.Sprintf("%s: o/s is thousands of rows read per second, not queries per second: an "+
+				"operation of a scan step is 1,000 rows read (--keep-scan-ops counts queries)", strings.Join(scans, ", ")))
 		}
 	case tableSummary:
 		if scans := b.scanSteps(t); len(scans) > 0 {
@@ -475,7 +476,8 @@ func (b *builder) statNotes(t *table, m *tableMarks) []string {
 		notes = append(notes, fmt.Sprintf("~: not significantly different from the base (Mann-Whitney U test, p >= %.2g)", b.alpha()))
 	}
 	if m.untested {
-		notes = append(notes, "?: from a single repeat of the version or the base: cells from a single repeat are not tested for significance, so a ratio without ~ is not shown to differ from the base")
+		notes = append(notes, "?: from a single repeat of the version or the base: cells from a single repeat are not tested "+
+			"for significance, so a ratio without ~ is not shown to differ from the base")
 	}
 	if m.unmarked > 0 && !t.singleWindowNoted {
 		what := fmt.Sprintf("%d of the %d ratios rest", m.unmarked, m.ratios)
@@ -485,7 +487,8 @@ func (b *builder) statNotes(t *table, m *tableMarks) []string {
 				what = "the ratio rests"
 			}
 		}
-		notes = append(notes, what+" on a single repeat (one window) of the version or the base: not tested for significance; run at least 4 repeats per version to get ~ (6 for ±x% intervals)")
+		notes = append(notes, what+" on a single repeat (one window) of the version or the base: not tested for significance; "+
+			"run at least 4 repeats per version to get ~ (6 for ±x% intervals)")
 	}
 	if len(m.few) > 0 {
 		slices.SortFunc(m.few, func(a, b [2]int) int { return cmp.Or(a[0]-b[0], a[1]-b[1]) })
@@ -494,11 +497,13 @@ func (b *builder) statNotes(t *table, m *tableMarks) []string {
 			pairs = append(pairs, fmt.Sprintf("%d against %d", f[0], f[1]))
 			ps = append(ps, fmt.Sprintf("%.2g", analysis.SmallestP(f[0], f[1])))
 		}
-		notes = append(notes, fmt.Sprintf("with %s repeats (version against base) no difference can be significant at α = %.2g: the smallest p-value the test can give is %s; 4 repeats of each can reach it",
+		notes = append(notes, fmt.Sprintf("with %s repeats (version against base) no difference can be significant at α = "+
+			"%.2g: the smallest p-value the test can give is %s; 4 repeats of each can reach it",
 			strings.Join(pairs, " or "), b.alpha(), strings.Join(ps, ", ")))
 	}
 	if n := float64(m.tested); n*b.alpha() >= 0.5 {
-		notes = append(notes, fmt.Sprintf("%d comparisons to the base at α = %.2g: about %.1f of them are expected to look significant by chance alone", m.tested, b.alpha(), n*b.alpha()))
+		notes = append(notes, fmt.Sprintf("%d comparisons to the base at α = %.2g: about %.1f of them are expected to look "+
+			"significant by chance alone", m.tested, b.alpha(), n*b.alpha()))
 	}
 	return notes
 }
@@ -547,17 +552,22 @@ func (b *builder) pairedNotes(t *table, m *tableMarks) []string {
 func (m *tableMarks) markerNotes(t *table) []string {
 	var notes []string
 	if m.short {
-		notes = append(notes, "[n/m]: from n of the m repeats (in a ratio: the version's, or the base's when the version's are all there); the others have no value for it (failed, not counted or not supported there: see below)")
+		notes = append(notes, "[n/m]: from n of the m repeats (in a ratio: the version's, or the base's when the version's "+
+			"are all there); the others have no value for it (failed, not counted or not supported there: see below)")
 	}
 	if m.mux {
 		notes = append(notes, "(N%): the counters behind the value were multiplexed and counted N% of the window; the value is scaled by time enabled / time running")
 	}
 	if m.disagree {
-		notes = append(notes, fmt.Sprintf("d: the repeats' throughputs disagree (in a ratio: the version's or the base's): a coefficient of variation above %g%%, or two groups of repeats, each of at least two, with a gap more than %g times either group's range and more than %g%% of the median; the median describes neither group: look for what changed between repeats (CPU placement, other processes)",
+		notes = append(notes, fmt.Sprintf("d: the repeats' throughputs disagree (in a ratio: the version's or the base's): a "+
+			"coefficient of variation above %g%%, or two groups of repeats, each of at least two, with a gap more than %g times "+
+			"either group's range and more than %g%% of the median; the median describes neither group: look for what changed "+
+			"between repeats (CPU placement, other processes)",
 			100*analysis.DisagreeCV, analysis.BimodalGap, 100*analysis.DisagreeCV))
 	}
 	if m.maxReached {
-		notes = append(notes, "m: repeats = \"auto\": the step ran the most repeats the plan allows and this interval is still wider than the precision asked for (the note at the top says which)")
+		notes = append(notes, "m: repeats = \"auto\": the step ran the most repeats the plan allows and this interval is "+
+			"still wider than the precision asked for (the note at the top says which)")
 	}
 	if m.estimated {
 		notes = append(notes, "e: operations estimated from the client's whole-run rate, not counted in the window")

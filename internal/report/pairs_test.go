@@ -18,7 +18,8 @@ import (
 // ops spread evenly over them); in slices, version i's load ran alone in
 // the turn's i-th slice. edit may change a version's slices (busy,
 // failed) before the Record's totals are added up.
-func comparedRecs(id, mode, step string, threads, repeat int, versions []string, ops [][]float64, edit func(version string, sl []record.Slice)) []*record.Record {
+func comparedRecs(id, mode, step string, threads, repeat int, versions []string, ops [][]float64,
+	edit func(version string, sl []record.Slice)) []*record.Record {
 	var recs []*record.Record
 	for i, v := range versions {
 		var sl []record.Slice
@@ -199,7 +200,8 @@ func TestReportPairedNotes(t *testing.T) {
 	ours := []string{"duet:", "slices:", "mixed:", "paired ratios:", "?: a paired", "d: a paired", "left out:", "pairs:", "rounds:"}
 	for _, tb := range rep.Tables {
 		for _, n := range tb.Notes {
-			for _, bad := range []string{"Mann-Whitney", "[n/m]", "no difference can be significant", "?: from a single repeat", "medians over repeats", "repeats' throughputs disagree"} {
+			for _, bad := range []string{"Mann-Whitney", "[n/m]", "no difference can be significant", "?: from a single repeat",
+				"medians over repeats", "repeats' throughputs disagree"} {
 				if strings.Contains(n, bad) && slices.Contains([]string{TableRQPS, tableAverage, tablePairs, tableSummary}, tb.ID) {
 					t.Errorf("%s: a note on repeats: %q", tb.Title, n)
 				}

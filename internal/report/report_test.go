@@ -59,7 +59,8 @@ func TestReportHandComputedCells(t *testing.T) {
 			"read_bytes 0 for both versions in every repeat: a ratio of two zeros prints 1, not 1.00"},
 		{TableRQPS, "", "update-index_range=100", "col-2", "failed", "the -ps update-index Record failed"},
 		{tableCountersRel, "cache-misses per operation", "point-query_range=100", "col-2", "1.67(62%)~",
-			"-ps: 3.0e6/90000, 3.1e6/91000, 2.9e6/89000 -> median 33.33; base 2.0e6/100000, 2.1e6/101000, 1.9e6/99000 -> median 20; 33.33/20 = 1.67, counted 6.2 of 10 s"},
+			"-ps: 3.0e6/90000, 3.1e6/91000, 2.9e6/89000 -> median 33.33; base 2.0e6/100000, 2.1e6/101000, 1.9e6/99000 -> median " +
+				"20; 33.33/20 = 1.67, counted 6.2 of 10 s"},
 		{tableCountersRel, "cache-misses per operation", "range-covered-pk_range=100", "col-1", "nc", "cache-misses never scheduled on that step"},
 		{tableAttribution, "mariadb-11.4.3", "update-index_range=100", "wait", "100%",
 			"same CPU per op (4e9 ns / 20000 = 3.2e9 ns / 16000 = 200 µs), rQPS 0.8: all of ln(1/0.8) is waiting"},
@@ -124,7 +125,8 @@ func TestReportHandComputedCells(t *testing.T) {
 			t.Errorf("table %q is printed: every cell is n/a", tb.Title)
 		}
 	}
-	if want := "not supported where measured, tables left out: L1-icache-loads, L1-icache-loads (legacy normalization) (n/a in every cell but those of failed steps)"; len(rep.Notes) != 1 || rep.Notes[0] != want {
+	if want := "not supported where measured, tables left out: L1-icache-loads, L1-icache-loads (legacy normalization) " +
+		"(n/a in every cell but those of failed steps)"; len(rep.Notes) != 1 || rep.Notes[0] != want {
 		t.Errorf("report notes %q, want %q", rep.Notes, want)
 	}
 	// The warm-up step is left out and said so.

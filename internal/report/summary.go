@@ -100,7 +100,9 @@ func (b *builder) summary(emit func(*table)) {
 		}})
 	}
 	t.Sections = []section{sec}
-	t.Notes = []string{"the steps whose rQPS is significantly below 1 (from a single repeat: below " + analysis.FormatFixed(math.Exp(-analysis.NoChange), 3) + "), lowest first, at most 20; verdict as in the attribution table; tracks it best: the metric ranked first in the correlation table of that host and version"}
+	t.Notes = []string{"the steps whose rQPS is significantly below 1 (from a single repeat: below " +
+		analysis.FormatFixed(math.Exp(-analysis.NoChange), 3) + "), lowest first, at most 20; verdict as in the attribution " +
+		"table; tracks it best: the metric ranked first in the correlation table of that host and version"}
 	if more > 0 {
 		t.Notes = append(t.Notes, plural(more, "more regression")+" not listed")
 	}

@@ -292,7 +292,8 @@ func (b *builder) ratio(t *table, k record.Key, metric string, f numFormat) tabl
 }
 
 func ratioCell(ac analysis.Cell, f numFormat, k record.Key, metric string) tableCell {
-	return tableCell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric, better: int8(better(metric)), rel: true, format: f}
+	return tableCell{Cell: ac, Text: cellText(ac, f, textNone), Version: k.Version, Step: k.Step, Metric: metric,
+		better: int8(better(metric)), rel: true, format: f}
 }
 
 func (b *builder) rqps(scopes []analysis.Scope, emit func(*table)) {
@@ -490,9 +491,11 @@ func (b *builder) average(emit func(*table)) {
 						ac = analysis.NoValue(analysis.WhyNotFinite)
 					}
 				}
-				avg.Cells = append(avg.Cells, tableCell{Cell: ac, Text: cellText(ac, fmtRatio3, textNone), Version: v, Step: "average", Metric: analysis.OpsPerSecond, rel: true, better: 1, format: fmtRatio3})
+				avg.Cells = append(avg.Cells, tableCell{Cell: ac, Text: cellText(ac, fmtRatio3, textNone), Version: v,
+					Step: "average", Metric: analysis.OpsPerSecond, rel: true, better: 1, format: fmtRatio3})
 				if skipped > 0 {
-					t.Notes = append(t.Notes, fmt.Sprintf("%s, %s: the average leaves out %s without a finite measured ratio (not recorded, failed, inf, or 1 for two zeros)", name, b.colLabel(i, v), plural(skipped, "step")))
+					t.Notes = append(t.Notes, fmt.Sprintf("%s, %s: the average leaves out %s without a finite measured ratio (not "+
+						"recorded, failed, inf, or 1 for two zeros)", name, b.colLabel(i, v), plural(skipped, "step")))
 				}
 				if below > 0 {
 					t.Notes = append(t.Notes, fmt.Sprintf("%s, %s: the average leaves out %s marked %s (below the target insert rate)", name, b.colLabel(i, v), plural(below, "step"), textBelowTarget))
@@ -683,7 +686,9 @@ func (b *builder) legacy(scopes []analysis.Scope, emit func(*table)) {
 				}
 				return row
 			})
-			t.Notes = []string{"legacy normalization, for comparison with earlier posts: (count_v / count_base) / (QPS_v / QPS_base) with counts as rates over the counter window and QPS over the whole step as the load generator reports it; the counters-rel tables divide by the operations of the counter window instead; these ratios are not tested for significance"}
+			t.Notes = []string{"legacy normalization, for comparison with earlier posts: (count_v / count_base) / (QPS_v / " +
+				"QPS_base) with counts as rates over the counter window and QPS over the whole step as the load generator reports " +
+				"it; the counters-rel tables divide by the operations of the counter window instead; these ratios are not tested for significance"}
 			emit(t)
 		}
 	}
@@ -768,7 +773,8 @@ func (b *builder) attribution(scopes []analysis.Scope, emit func(*table)) {
 					}
 				}
 				t.singleWindowNoted = true
-				t.Notes = append(t.Notes, what+" on a single window of the version or the base: its rQPS was not tested for significance, so the change it explains may be noise; with at least 4 repeats per version a verdict says none when the change is not significant")
+				t.Notes = append(t.Notes, what+" on a single window of the version or the base: its rQPS was not tested for "+
+					"significance, so the change it explains may be noise; with at least 4 repeats per version a verdict says none when the change is not significant")
 			}
 			emit(t)
 		}
@@ -835,12 +841,14 @@ func (b *builder) correlation(scopes []analysis.Scope, emit func(*table)) {
 				t.addRatioKeys(k, b.c.BaseKey(k))
 			}
 			t.Sections = []section{sec}
-			t.Notes = []string{"rho: Spearman rank correlation, across the steps of this version, of the metric's ratio to the base with 1/rQPS; near 1 the metric grows where throughput drops; steps: how many steps rho rests on"}
+			t.Notes = []string{"rho: Spearman rank correlation, across the steps of this version, of the metric's ratio to the " +
+				"base with 1/rQPS; near 1 the metric grows where throughput drops; steps: how many steps rho rests on"}
 			if few := chanceNote(ns); few != "" {
 				t.Notes = append(t.Notes, few)
 			}
 			if untested > 0 {
-				t.Notes = append(t.Notes, fmt.Sprintf("on up to %d of the steps behind a rho, the ratios come from a single window of the version or the base: not tested for significance, each carries that window's noise", untested))
+				t.Notes = append(t.Notes, fmt.Sprintf("on up to %d of the steps behind a rho, the ratios come from a single window "+
+					"of the version or the base: not tested for significance, each carries that window's noise", untested))
 			}
 			if len(mux) > 0 {
 				t.Notes = append(t.Notes, "some ratios behind these used multiplexed counters: "+strings.Join(mux, ", "))
@@ -925,7 +933,8 @@ func (b *builder) roles(scopes []analysis.Scope, emit func(*table)) {
 					sec.Rows = append(sec.Rows, row)
 				}
 				t.Sections = []section{sec}
-				t.Notes = []string{"each counter's share of the server's total by thread role; unattributed: threads that came and went between reads, counted through inheritance"}
+				t.Notes = []string{"each counter's share of the server's total by thread role; unattributed: threads that came and " +
+					"went between reads, counted through inheritance"}
 				emit(t)
 			}
 		}
@@ -1032,9 +1041,13 @@ func (b *builder) insert(rel bool, scopes []analysis.Scope, emit func(*table)) {
 		t.Notes = []string{"inserts/s for load steps (l.*; rows indexed/s for index creation), queries/s for steps that run queries"}
 		switch {
 		case ignored && rel:
-			t.Notes = append(t.Notes, fmt.Sprintf("%s: the version or the base did not sustain the step's target insert rate (inserts/s below %.0f%% of it, see the insert-target table): the ratio of their queries/s can be ignored; grey in HTML, never yellow or blue", textBelowTarget, 100*record.TargetFraction))
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: the version or the base did not sustain the step's target insert rate "+
+				"(inserts/s below %.0f%% of it, see the insert-target table): the ratio of their queries/s can be ignored; grey in "+
+				"HTML, never yellow or blue", textBelowTarget, 100*record.TargetFraction))
 		case ignored:
-			t.Notes = append(t.Notes, fmt.Sprintf("%s: the version did not sustain the step's target insert rate (inserts/s below %.0f%% of it, see the insert-target table): its queries/s can be ignored; grey in HTML and left out of the colour quartiles", textBelowTarget, 100*record.TargetFraction))
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: the version did not sustain the step's target insert rate (inserts/s "+
+				"below %.0f%% of it, see the insert-target table): its queries/s can be ignored; grey in HTML and left out of the "+
+				"colour quartiles", textBelowTarget, 100*record.TargetFraction))
 		}
 		emit(t)
 	}
@@ -1090,9 +1103,11 @@ func (b *builder) insertTarget(scopes []analysis.Scope, emit func(*table)) {
 		}
 		sec.Rows = append(sec.Rows, target)
 		t.Sections = []section{sec}
-		t.Notes = []string{"average inserts/s over each step, which ran queries while inserting at a limited rate (the queries/s are in the insert table); target: the rate the step's writers were limited to, summed over clients"}
+		t.Notes = []string{"average inserts/s over each step, which ran queries while inserting at a limited rate (the " +
+			"queries/s are in the insert table); target: the rate the step's writers were limited to, summed over clients"}
 		if missed {
-			t.Notes = append(t.Notes, fmt.Sprintf("%s: below %.0f%% of the target: the version did not sustain the step's insert rate (red in HTML)", textBelowTarget, 100*record.TargetFraction))
+			t.Notes = append(t.Notes, fmt.Sprintf("%s: below %.0f%% of the target: the version did not sustain the step's insert "+
+				"rate (red in HTML)", textBelowTarget, 100*record.TargetFraction))
 		}
 		emit(t)
 	}
@@ -1158,7 +1173,11 @@ func (b *builder) insertLine(scopes []analysis.Scope, emit func(*table)) {
 				sec.Rows = append(sec.Rows, row)
 			}
 			t.Sections = []section{sec}
-			t.Notes = []string{"ips, qps: inserts and queries per second; rps, wps: storage reads and writes per second; rmbps, wmbps: MB/s read and written; rpq, rkbpq: reads and KB read per operation (per query when the step runs queries, else per insert); wpi, wkbpi: writes and KB written per insert; csps, cspq: context switches per second and per operation; cpups: server CPU as % of all CPUs; cpupq: µs of server CPU per operation; dbgb1, dbgb2: database and data-directory size, GB; rss: server RSS, GB; maxop: slowest operation, s; p50, p99: per-interval rates; NA: not recorded"}
+			t.Notes = []string{"ips, qps: inserts and queries per second; rps, wps: storage reads and writes per second; rmbps, " +
+				"wmbps: MB/s read and written; rpq, rkbpq: reads and KB read per operation (per query when the step runs queries, " +
+				"else per insert); wpi, wkbpi: writes and KB written per insert; csps, cspq: context switches per second and per " +
+				"operation; cpups: server CPU as % of all CPUs; cpupq: µs of server CPU per operation; dbgb1, dbgb2: database and " +
+				"data-directory size, GB; rss: server RSS, GB; maxop: slowest operation, s; p50, p99: per-interval rates; NA: not recorded"}
 			emit(t)
 		}
 	}
@@ -1193,7 +1212,8 @@ func (b *builder) insertHist(scopes []analysis.Scope, emit func(*table)) {
 					sec.Rows = append(sec.Rows, row)
 				}
 				t.Sections = []section{sec}
-				t.Notes = []string{"each cell is the percentage of " + kind + " operations that took at most the column's time and more than the previous column's; gt: more than 16 s; nonzero: more than 0 but less than 0.0005%; max: slowest " + kind + ", s"}
+				t.Notes = []string{"each cell is the percentage of " + kind + " operations that took at most the column's time and " +
+					"more than the previous column's; gt: more than 16 s; nonzero: more than 0 but less than 0.0005%; max: slowest " + kind + ", s"}
 				emit(t)
 			}
 		}

@@ -14,7 +14,10 @@ import (
 const topDownHeader = "topdown"
 
 // topDownNote explains the TopDown column of the attribution table.
-var topDownNote = fmt.Sprintf("topdown: when the throughput dropped, the TopDown level-1 category whose slots per operation grew most (see the topdown.*/o tables) and its share of the growth of all slots per operation (n/a when they did not grow in all); backend-bound slots point to the memory side (verdict %s), retiring slots to the code (verdict %s); frontend, bad-speculation and smt-contention name themselves; none when no category grew or the throughput did not drop",
+var topDownNote = fmt.Sprintf("topdown: when the throughput dropped, the TopDown level-1 category whose slots per "+
+	"operation grew most (see the topdown.*/o tables) and its share of the growth of all slots per operation (n/a when they "+
+	"did not grow in all); backend-bound slots point to the memory side (verdict %s), retiring slots to the code (verdict "+
+	"%s); frontend, bad-speculation and smt-contention name themselves; none when no category grew or the throughput did not drop",
 	analysis.VerdictMemory, analysis.VerdictCode)
 
 // topDownCell is the TopDown column of an attribution row. Without a

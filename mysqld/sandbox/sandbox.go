@@ -474,7 +474,8 @@ func (s *Server) installScript() (string, error) {
 	if !isExecutable(mpd) {
 		src, err := exec.LookPath("my_print_defaults")
 		if err != nil {
-			return "", fmt.Errorf("initialise data directory: basedir %s has no bin/my_print_defaults and none is installed (install it: apt-get install mariadb-client)", s.Basedir)
+			return "", fmt.Errorf("initialise data directory: basedir %s has no bin/my_print_defaults and none is installed "+
+				"(install it: apt-get install mariadb-client)", s.Basedir)
 		}
 		if err := copyFile(src, mpd, 0o755); err != nil {
 			return "", fmt.Errorf("initialise data directory: copy my_print_defaults into %s: %w", filepath.Dir(mpd), err)

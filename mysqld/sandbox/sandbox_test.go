@@ -320,6 +320,6 @@ func startAndHang(args []string) int {
 		return 1
 	}
 	fmt.Printf("pid %d\n", srv.Pid)
-	time.Sleep(time.Hour)
+	time.Sleep(time.Hour) // hangs until the test kills it
 	return 0
 }

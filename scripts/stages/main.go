@@ -61,7 +61,8 @@ type stage struct {
 
 // order is the stages, earliest first (see the package doc).
 var order = []stage{
-	{"helpers", []string{"internal/eventname", "internal/textdist", "internal/host/procfs", "internal/host/cpuset", "internal/host/proc", "internal/hugeheap", "internal/tomlpos"}},
+	{"helpers", []string{"internal/eventname", "internal/textdist", "internal/host/procfs", "internal/host/cpuset",
+		"internal/host/proc", "internal/hugeheap", "internal/tomlpos"}},
 	{"record", []string{"record"}},
 	{"metric", []string{"perfevent/metric"}},
 	{"perfevent", []string{"perfevent"}},

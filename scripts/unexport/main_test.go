@@ -22,7 +22,8 @@ func TestFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "" +
-		"p                             10  Counts→counts ErrX→errX(alias) F→f HTTP→http(unused) HTTPServer→httpServer(unused) Kind→kind(alias) Op→opcode OpAdd→opAdd Point→point Table→table\n" +
+		"p                             10  Counts→counts ErrX→errX(alias) F→f HTTP→http(unused) HTTPServer→httpServer(unused) " +
+		"Kind→kind(alias) Op→opcode OpAdd→opAdd Point→point Table→table\n" +
 		"q                              1  Q→q(unused)\n" +
 		"left: p.Error: error is predeclared\n" +
 		"left: p.Gen: the external tests use it and a generic func has no alias\n" +

@@ -184,7 +184,8 @@ func paranoidCheck(p *int, pv privileges) Check {
 	c := Check{Name: "perf_event_paranoid"}
 	switch {
 	case p == nil:
-		c.Verdict, c.Detail, c.Fix = Fail, "/proc/sys/kernel/perf_event_paranoid is missing: the kernel has no perf events", "boot a kernel built with CONFIG_PERF_EVENTS"
+		c.Verdict, c.Detail, c.Fix = Fail, "/proc/sys/kernel/perf_event_paranoid is missing: the kernel has no perf events",
+			"boot a kernel built with CONFIG_PERF_EVENTS"
 	case pv.CanPerfmon():
 		c.Verdict, c.Detail = OK, fmt.Sprintf("%d (%s); does not apply with CAP_PERFMON/CAP_SYS_ADMIN", *p, paranoidMeaning(*p))
 	case *p <= 1:
@@ -239,8 +240,9 @@ func virtualizationCheck(h *Host) Check {
 	}
 	virt := h.Virtualization + containerNote(h)
 	return Check{Name: "virtualization", Verdict: Warn,
-		Detail: fmt.Sprintf("%s (%s): the PMU may be missing or partial, some hypervisors return zeros without an error (a counter that reads 0 while instructions retired is suspect), and steal time adds noise", virt, h.VirtualizationDetail),
-		Fix:    "measure on bare metal for publishable hardware counts"}
+		Detail: fmt.Sprintf("%s (%s): the PMU may be missing or partial, some hypervisors return zeros without an error (a "+
+			"counter that reads 0 while instructions retired is suspect), and steal time adds noise", virt, h.VirtualizationDetail),
+		Fix: "measure on bare metal for publishable hardware counts"}
 }
 
 // tracefsCheck checks tracepoints can be named.
@@ -261,7 +263,8 @@ func tracefsCheck(h *Host) Check {
 // rootFix is the fix for a root perfbench that still lacks a privilege: it
 // runs in a container or user namespace that withholds capabilities, where
 // "run as root" would not help.
-const rootFix = "perfbench runs as root but without CAP_PERFMON (or CAP_SYS_ADMIN) and CAP_SYS_PTRACE (a container or user namespace?): grant them (docker run --cap-add PERFMON --cap-add SYS_PTRACE, or --privileged), or run perfbench on the host"
+const rootFix = "perfbench runs as root but without CAP_PERFMON (or CAP_SYS_ADMIN) and CAP_SYS_PTRACE (a container or " +
+	"user namespace?): grant them (docker run --cap-add PERFMON --cap-add SYS_PTRACE, or --privileged), or run perfbench on the host"
 
 func containerNote(h *Host) string {
 	if h.Container == "" {
@@ -307,7 +310,8 @@ func fixFor(err error, pv privileges) string {
 	switch {
 	case errors.Is(err, perfevent.ErrPermission) && pv.EUID == 0 && pv.Known:
 		if pv.CanPerfmon() && pv.Has(capSysPtrace) {
-			return "root with CAP_PERFMON and CAP_SYS_PTRACE was refused: a security module (SELinux, AppArmor, Yama ptrace_scope=3) or another PID namespace denies it; check the audit log"
+			return "root with CAP_PERFMON and CAP_SYS_PTRACE was refused: a security module (SELinux, AppArmor, Yama " +
+				"ptrace_scope=3) or another PID namespace denies it; check the audit log"
 		}
 		return rootFix
 	case errors.Is(err, perfevent.ErrPermission):
@@ -344,7 +348,8 @@ func pmuChecks(h *Host, probe func(*perfevent.System, perfevent.Event, int) erro
 				"Still works: " + strings.Join(works, ", ") + ". " +
 				"perfbench loses IPC/CPI, instructions per query (the code-bloat term), MPKI and cache/TLB/branch ratios (the memory-system terms); " +
 				"it keeps CPU µs/op, cs/op, faults/op, IO/op and QPS comparisons",
-			Fix: "run on bare metal, or enable the VM's virtual PMU (KVM/QEMU: -cpu host with pmu=on, libvirt <pmu state='on'/>; VMware: virtualize CPU performance counters)",
+			Fix: "run on bare metal, or enable the VM's virtual PMU (KVM/QEMU: -cpu host with pmu=on, libvirt <pmu state='on'/>; " +
+				"VMware: virtualize CPU performance counters)",
 		})
 	} else {
 		var parts []string
@@ -424,7 +429,8 @@ func fdCheck(h *Host, opt DoctorOptions, sys *perfevent.System) Check {
 			threads = int((limit - spareFDs) / uint64(perThread))
 		}
 		c.Verdict = OK
-		c.Detail = fmt.Sprintf("%s: room for %d threads at %s each (perfbench raises its soft limit to the hard one; pass --pid for a real server)", lim, threads, what)
+		c.Detail = fmt.Sprintf("%s: room for %d threads at %s each (perfbench raises its soft limit to the hard one; pass "+
+			"--pid for a real server)", lim, threads, what)
 		return c
 	}
 	threads, err := threads(h.Root, opt.Pid)
@@ -437,7 +443,8 @@ func fdCheck(h *Host, opt DoctorOptions, sys *perfevent.System) Check {
 	switch {
 	case limit != unlimited && need > limit:
 		c.Verdict, c.Detail = Fail, detail+": over the hard limit"
-		c.Fix = fmt.Sprintf("raise the hard limit to at least %d (as root: ulimit -Hn %d; systemd: LimitNOFILE=%d; or nofile in /etc/security/limits.conf), count fewer events, or use cgroup mode (CPUs × events descriptors)", need, need, need)
+		c.Fix = fmt.Sprintf("raise the hard limit to at least %d (as root: ulimit -Hn %d; systemd: LimitNOFILE=%d; or nofile "+
+			"in /etc/security/limits.conf), count fewer events, or use cgroup mode (CPUs × events descriptors)", need, need, need)
 	case limit != unlimited && need > limit*8/10:
 		c.Verdict, c.Detail = Warn, detail+": within 20% of the hard limit; threads the server starts later need more"
 		c.Fix = fmt.Sprintf("raise the hard limit above %d (ulimit -Hn as root, or LimitNOFILE in systemd)", need*2)
@@ -455,7 +462,8 @@ func limitString(v uint64) string {
 }
 
 // targetCheck test-opens task-clock on the target process.
-func targetCheck(h *Host, pid int, sys *perfevent.System, taskClock perfevent.Event, probe func(*perfevent.System, perfevent.Event, int) error, pv privileges) Check {
+func targetCheck(h *Host, pid int, sys *perfevent.System, taskClock perfevent.Event, probe func(*perfevent.System,
+	perfevent.Event, int) error, pv privileges) Check {
 	c := Check{Name: "target"}
 	threads, err := threads(h.Root, pid)
 	if err != nil {

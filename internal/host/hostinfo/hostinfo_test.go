@@ -102,13 +102,15 @@ func probeNoPMU(sys *perfevent.System, e perfevent.Event, pid int) error {
 	case "software", "tracepoint", "pmu":
 		return nil
 	}
-	return &perfevent.OpenError{Event: e.Name, Target: "this process", Reason: "not supported: this machine has no hardware PMU (ENOENT)", Err: errors.New("ENOENT"), Kind: perfevent.ErrNotSupported}
+	return &perfevent.OpenError{Event: e.Name, Target: "this process", Reason: "not supported: this machine has no " +
+		"hardware PMU (ENOENT)", Err: errors.New("ENOENT"), Kind: perfevent.ErrNotSupported}
 }
 
 func probeAll(*perfevent.System, perfevent.Event, int) error { return nil }
 
 func probeDenied(sys *perfevent.System, e perfevent.Event, pid int) error {
-	return &perfevent.OpenError{Event: e.Name, Target: "pid", Reason: "permission denied (perf_event_paranoid=2; run as root or grant CAP_PERFMON)", Err: errors.New("EACCES"), Kind: perfevent.ErrPermission}
+	return &perfevent.OpenError{Event: e.Name, Target: "pid", Reason: "permission denied (perf_event_paranoid=2; run as " +
+		"root or grant CAP_PERFMON)", Err: errors.New("EACCES"), Kind: perfevent.ErrPermission}
 }
 
 func checkOf(t *testing.T, r Report, name string) Check {
@@ -265,7 +267,8 @@ func TestDoctorZombie(t *testing.T) {
 	r := Doctor(read(t, "vm"), DoctorOptions{Probe: probeNoPMU, Pid: 4300, Events: "task-clock"})
 	expect(t, r, "target", Fail, "pid 4300 (sysbench) is a zombie: it has exited and its parent, pid 4121, has not reaped it", "a running process")
 	expect(t, r, "events", OK, "all 1 events open")
-	want := "perfbench can count here, but not pid 4300: pid 4300 (sysbench) is a zombie: it has exited and its parent, pid 4121, has not reaped it: the process has exited"
+	want := "perfbench can count here, but not pid 4300: pid 4300 (sysbench) is a zombie: it has exited and its parent, " +
+		"pid 4121, has not reaped it: the process has exited"
 	if r.Usable || r.Conclusion != want {
 		t.Errorf("usable %v, conclusion %q; want %q", r.Usable, r.Conclusion, want)
 	}

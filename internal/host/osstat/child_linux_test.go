@@ -87,7 +87,7 @@ func child(in io.Reader, out io.Writer) error {
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
 				for i := 0; i < k; i++ {
-					time.Sleep(time.Millisecond)
+					time.Sleep(time.Millisecond) // the workload: k voluntary switches
 				}
 				close(done)
 			}()
@@ -117,7 +117,7 @@ func child(in io.Reader, out io.Writer) error {
 				tid <- syscall.Gettid()
 				<-release
 				for i := 0; i < 20; i++ {
-					time.Sleep(time.Millisecond)
+					time.Sleep(time.Millisecond) // the thread's work before it exits
 				}
 				close(finished)
 			}()
@@ -276,13 +276,8 @@ func TestExitedThread(t *testing.T) {
 	}
 	c.do(t, "endthread")
 	task := filepath.Join("/proc", strconv.Itoa(pid), "task", tid)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(task); errors.Is(err, os.ErrNotExist) {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("thread %s did not exit", tid)
-		}
+	if !testenv.Await(10*time.Second, func() bool { _, err := os.Stat(task); return errors.Is(err, os.ErrNotExist) }) {
+		t.Fatalf("thread %s did not exit", tid)
 	}
 	b, err := fs.Snapshot(pid, "")
 	if err != nil {
@@ -346,14 +341,13 @@ func TestProcessCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { live.Process.Kill(); live.Wait() }()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		st, err := procfs.New("").Proc(live.Process.Pid).Stat()
-		if err == nil && st.State == 'T' {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the child did not stop: %+v %v", st, err)
-		}
+	var st procfs.Stat
+	var err error
+	if !testenv.Await(10*time.Second, func() bool {
+		st, err = procfs.New("").Proc(live.Process.Pid).Stat()
+		return err == nil && st.State == 'T'
+	}) {
+		t.Fatalf("the child did not stop: %+v %v", st, err)
 	}
 	walked, ok1 := f.ProcessCPU(os.Getpid(), nil, nil)
 	parents := map[int]int{}

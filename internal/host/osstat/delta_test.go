@@ -91,7 +91,8 @@ func TestDeltaLostThreads(t *testing.T) {
 		t.Errorf("voluntary %v, want 12", got.VoluntaryCS)
 	}
 	// CPU: process 300 ticks, live threads 100 + 60: 1.40 s unseen.
-	if len(warn) != 1 || warn[0].Code != record.WarnCSSplit || !strings.Contains(warn[0].Text, "1 threads exited inside the window") || !strings.Contains(warn[0].Text, "used 1.40 s of the process's 3.00 s CPU") {
+	if len(warn) != 1 || warn[0].Code != record.WarnCSSplit || !strings.Contains(warn[0].Text, "1 threads exited inside "+
+		"the window") || !strings.Contains(warn[0].Text, "used 1.40 s of the process's 3.00 s CPU") {
 		t.Errorf("warnings %q, want one about 1 exited thread and 1.40 s", warn)
 	}
 

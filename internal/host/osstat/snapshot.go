@@ -223,10 +223,14 @@ func threadDelta(out *record.OS, pa, pb *Process, ticks float64) []record.Warnin
 	noise := math.Max(5, 0.02*float64(procCPU))
 	switch {
 	case exited > 0:
-		warn = append(warn, record.Warning{Code: record.WarnCSSplit, Text: fmt.Sprintf("%d threads exited inside the window: the voluntary and involuntary context switches they made after its start are not counted in /proc's per-thread split (perf counters keep exited threads' counts); threads not alive at the end used %.2f s of the process's %.2f s CPU",
+		warn = append(warn, record.Warning{Code: record.WarnCSSplit, Text: fmt.Sprintf("%d threads exited inside the window: "+
+			"the voluntary and involuntary context switches they made after its start are not counted in /proc's per-thread split "+
+			"(perf counters keep exited threads' counts); threads not alive at the end used %.2f s of the process's %.2f s CPU",
 			exited, unseen/ticks, float64(procCPU)/ticks)})
 	case unseen > noise:
-		warn = append(warn, record.Warning{Code: record.WarnCSSplit, Text: fmt.Sprintf("threads that started and exited inside the window used %.2f s of the process's %.2f s CPU: their context switches are not counted in /proc's voluntary/involuntary split (perf counters keep exited threads' counts)",
+		warn = append(warn, record.Warning{Code: record.WarnCSSplit, Text: fmt.Sprintf("threads that started and exited "+
+			"inside the window used %.2f s of the process's %.2f s CPU: their context switches are not counted in /proc's "+
+			"voluntary/involuntary split (perf counters keep exited threads' counts)",
 			unseen/ticks, float64(procCPU)/ticks)})
 	}
 	return warn

@@ -25,7 +25,8 @@ func TestCPUs(t *testing.T) {
 		want string
 	}{{last, last.String()}, {nil, own.String()}} {
 		var lines []string
-		cmd, err := Start([]string{"sh", "-c", "grep Cpus_allowed_list /proc/self/status"}, Options{CPUs: c.cpus, OnLine: func(s string) { lines = append(lines, s) }})
+		cmd, err := Start([]string{"sh", "-c", "grep Cpus_allowed_list /proc/self/status"}, Options{CPUs: c.cpus,
+			OnLine: func(s string) { lines = append(lines, s) }})
 		if err != nil {
 			t.Fatal(err)
 		}

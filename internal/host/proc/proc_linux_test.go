@@ -57,7 +57,8 @@ func TestExitStatus(t *testing.T) {
 	if c.Ended().Before(c.Started()) || c.Started().IsZero() {
 		t.Errorf("started %v, ended %v", c.Started(), c.Ended())
 	}
-	if _, err := Start([]string{"/nonexistent/perfbench-no-such-command"}, Options{}); err == nil || !strings.Contains(err.Error(), "start /nonexistent/perfbench-no-such-command") {
+	if _, err := Start([]string{"/nonexistent/perfbench-no-such-command"}, Options{}); err == nil ||
+		!strings.Contains(err.Error(), "start /nonexistent/perfbench-no-such-command") {
 		t.Errorf("a missing command: %v", err)
 	}
 	if _, err := Start(nil, Options{}); err == nil {
@@ -178,6 +179,6 @@ func startAndHang([]string) int {
 		return 1
 	}
 	fmt.Printf("pid %d\n", c.Pid())
-	time.Sleep(time.Minute)
+	time.Sleep(time.Minute) // hangs until the test kills it
 	return 0
 }

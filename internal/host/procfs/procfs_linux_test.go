@@ -97,7 +97,7 @@ func serve(in io.Reader, out io.Writer) error {
 					done := make(chan struct{})
 					go func() {
 						runtime.LockOSThread()
-						time.Sleep(200 * time.Microsecond)
+						time.Sleep(200 * time.Microsecond) // the short-lived thread's life
 						close(done)
 					}()
 					<-done
@@ -292,7 +292,7 @@ func TestThreadExits(t *testing.T) {
 		if err != nil || time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(time.Millisecond)
+		time.Sleep(time.Millisecond) // a deadline poll (testenv imports procfs: no testenv.Await here)
 	}
 	want := fmt.Sprintf("tid %d of pid %d: no such process", tid, c.pid)
 	if !errors.Is(err, ErrGone) || !errors.Is(err, fs.ErrNotExist) || err.Error() != want {
@@ -379,7 +379,7 @@ func TestZombieChild(t *testing.T) {
 	p := New("/").Proc(pid)
 	deadline := time.Now().Add(10 * time.Second)
 	for err = p.Alive(); err == nil && time.Now().Before(deadline); err = p.Alive() {
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond) // a deadline poll, as above
 	}
 	st, serr := p.Stat()
 	want := fmt.Sprintf("pid %d (%s) is a zombie: it has exited and its parent, pid %d, has not reaped it: the process has exited", pid, st.Comm, os.Getpid())

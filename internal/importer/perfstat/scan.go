@@ -360,7 +360,8 @@ func (s *Scanner) add(n int, format Format, c Counter, tsRaw string, rc *rawCoun
 		prev := s.cur.w
 		s.close(false)
 		if ts > prev.Interval {
-			s.cur = &pending{w: &Window{Run: prev.Run, Line: n, EndLine: n, Start: prev.Interval, Target: prev.Target, Command: prev.Command, Started: prev.Started}, keys: map[string]bool{}}
+			s.cur = &pending{w: &Window{Run: prev.Run, Line: n, EndLine: n, Start: prev.Interval, Target: prev.Target,
+				Command: prev.Command, Started: prev.Started}, keys: map[string]bool{}}
 		} else {
 			s.begin(n)
 		}

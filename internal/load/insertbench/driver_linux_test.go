@@ -51,7 +51,8 @@ func TestDriverProcess(t *testing.T) {
 	o := opts("l.i0")
 	o.Rows = 20_000
 	d, _ := start(o)
-	// Not started: nothing is loaded while the driver waits.
+	// Not started: nothing is loaded while the driver waits (a pause the
+	// test makes, to see that nothing happens in it).
 	time.Sleep(200 * time.Millisecond)
 	select {
 	case <-d.Ended():
@@ -81,7 +82,8 @@ func TestDriverProcess(t *testing.T) {
 	t.Logf("l.i0 in the driver process: %d rows in %.2f s, driver CPU %s (%s per row), peak RSS %.1f MB; this process spun %s meanwhile",
 		res.Inserted, res.Seconds, cpu, res.DriverCPUPerOp(), float64(res.DriverPeakRSSBytes)/(1<<20), spin)
 	if res.Inserted != 40_000 || res.Histograms[record.OpInsert].Count() != 400 || len(res.Series) == 0 || res.DriverPeakRSSBytes <= 0 {
-		t.Errorf("l.i0: %d rows in %d statements, %d points, peak RSS %d", res.Inserted, res.Histograms[record.OpInsert].Count(), len(res.Series), res.DriverPeakRSSBytes)
+		t.Errorf("l.i0: %d rows in %d statements, %d points, peak RSS %d", res.Inserted,
+			res.Histograms[record.OpInsert].Count(), len(res.Series), res.DriverPeakRSSBytes)
 	}
 	if cpu <= 0 || cpu >= spin*8/10 {
 		t.Errorf("l.i0: the driver's CPU %s, while this process spun %s: the driver's is not its own", cpu, spin)

@@ -92,7 +92,8 @@ func checkStored(t *testing.T, root *sql.DB, o Options, res *Result) {
 	last := res.End.UTC().Format(time.DateTime)
 	for c := 1; c <= o.Tables; c++ {
 		want := wantRows(o.Seed, c, int(o.Rows), o.PadMin, o.PadMax)
-		rows, err := root.Query("SELECT transactionid, dateandtime, cashregisterid, customerid, productid, price, data FROM " + o.tableName(c) + " ORDER BY transactionid")
+		rows, err := root.Query("SELECT transactionid, dateandtime, cashregisterid, customerid, productid, price, data " +
+			"FROM " + o.tableName(c) + " ORDER BY transactionid")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -213,7 +213,8 @@ func TestSequence(t *testing.T) {
 	o.Rows = rows
 	res := stepRun(t, srv, root, o)
 	if res.Inserted != tables*rows || res.RowsAfter != tables*rows || res.Histograms[record.OpInsert].Count() != tables*rows/100 {
-		t.Errorf("l.i0: %d rows in %d statements, %d after; want %d in %d", res.Inserted, res.Histograms[record.OpInsert].Count(), res.RowsAfter, tables*rows, tables*rows/100)
+		t.Errorf("l.i0: %d rows in %d statements, %d after; want %d in %d", res.Inserted,
+			res.Histograms[record.OpInsert].Count(), res.RowsAfter, tables*rows, tables*rows/100)
 	}
 	for i := 1; i <= tables; i++ {
 		if n := count(t, root, "seq"+strconv.Itoa(i)); n != rows {
@@ -226,7 +227,8 @@ func TestSequence(t *testing.T) {
 		t.Errorf("l.x: %d rows indexed, %v s for seq1, histograms %v, p50 %v", res.RowsIndexed, res.Tables[0].IndexSeconds, res.Histograms, res.P50)
 	}
 	var nidx int
-	if err := root.QueryRow("SELECT COUNT(DISTINCT INDEX_NAME) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'seq2'").Scan(&nidx); err != nil || nidx != 4 {
+	if err := root.QueryRow("SELECT COUNT(DISTINCT INDEX_NAME) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = " +
+		"DATABASE() AND TABLE_NAME = 'seq2'").Scan(&nidx); err != nil || nidx != 4 {
 		t.Errorf("l.x: seq2 has %d indexes (%v), want the primary key and 3", nidx, err)
 	}
 
@@ -239,7 +241,8 @@ func TestSequence(t *testing.T) {
 		after := count(t, root, "seq1") + count(t, root, "seq2")
 		if before != tables*rows || after != before || res.RowsBefore != before || res.RowsAfter != after ||
 			res.Inserted != tables*2_000 || res.Deleted != res.Inserted {
-			t.Errorf("%s: %d rows before, %d after (result: %d, %d); %d inserted, %d deleted", name, before, after, res.RowsBefore, res.RowsAfter, res.Inserted, res.Deleted)
+			t.Errorf("%s: %d rows before, %d after (result: %d, %d); %d inserted, %d deleted", name, before, after,
+				res.RowsBefore, res.RowsAfter, res.Inserted, res.Deleted)
 		}
 		if want := int64(tables * 2_000 / o.RowsPerCommit); res.Histograms[record.OpDelete].Count() != want {
 			t.Errorf("%s: %d deletes, want %d", name, res.Histograms[record.OpDelete].Count(), want)
@@ -268,13 +271,15 @@ func TestSequence(t *testing.T) {
 		}
 	}
 	if full < 5 || res.Queries == 0 || res.BelowTarget() || res.TargetInsertsPerSecond != 200 {
-		t.Errorf("qr100: %d full seconds, %d queries, %.1f inserts/s of %v (below target: %v)", full, res.Queries, res.PerSecond(record.OpInsert), res.TargetInsertsPerSecond, res.BelowTarget())
+		t.Errorf("qr100: %d full seconds, %d queries, %.1f inserts/s of %v (below target: %v)", full, res.Queries,
+			res.PerSecond(record.OpInsert), res.TargetInsertsPerSecond, res.BelowTarget())
 	}
 	if res.QueryRows < res.Queries*10*99/100 || res.QueryRows > res.Queries*10 {
 		t.Errorf("qr100: %d rows from %d range queries of 10", res.QueryRows, res.Queries)
 	}
 	checkPercentiles(t, res)
-	t.Logf("qr100: %.0f queries/s, p50 %.0f p99 %.0f per client, %.1f inserts/s, driver CPU %s per query", res.PerSecond(record.OpQuery), res.P50, res.P99, res.PerSecond(record.OpInsert), res.DriverCPUPerOp())
+	t.Logf("qr100: %.0f queries/s, p50 %.0f p99 %.0f per client, %.1f inserts/s, driver CPU %s per query",
+		res.PerSecond(record.OpQuery), res.P50, res.P99, res.PerSecond(record.OpInsert), res.DriverCPUPerOp())
 
 	// A sampler that wakes late (as under -race on a busy machine) does
 	// not move rows from one second to the next: each second holds the

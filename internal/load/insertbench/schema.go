@@ -78,8 +78,10 @@ func deleteSQL(table string) string {
 func rangeQueries(table string, limit int) []string {
 	return []string{
 		fmt.Sprintf("SELECT price, customerid FROM %[1]s FORCE INDEX (%[1]s_marketsegment) WHERE price >= ? ORDER BY price, customerid LIMIT %[2]d", table, limit),
-		fmt.Sprintf("SELECT cashregisterid, price, customerid FROM %[1]s FORCE INDEX (%[1]s_registersegment) WHERE cashregisterid > ? ORDER BY cashregisterid, price, customerid LIMIT %[2]d", table, limit),
-		fmt.Sprintf("SELECT price, dateandtime, customerid FROM %[1]s FORCE INDEX (%[1]s_pdc) WHERE price >= ? ORDER BY price, dateandtime, customerid LIMIT %[2]d", table, limit),
+		fmt.Sprintf("SELECT cashregisterid, price, customerid FROM %[1]s FORCE INDEX (%[1]s_registersegment) WHERE "+
+			"cashregisterid > ? ORDER BY cashregisterid, price, customerid LIMIT %[2]d", table, limit),
+		fmt.Sprintf("SELECT price, dateandtime, customerid FROM %[1]s FORCE INDEX (%[1]s_pdc) WHERE price >= ? ORDER BY "+
+			"price, dateandtime, customerid LIMIT %[2]d", table, limit),
 	}
 }
 

@@ -53,7 +53,8 @@ func TestPasswordFileOnSysbench(t *testing.T) {
 	for i, pw := range []string{"plain", "a b,c#d", `it's $(x) \`, `say "hi", ok`, "#lead", `"lead`, "é€ ü"} {
 		user := fmt.Sprintf("pbpw%d", i)
 		q := "'" + strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(pw) + "'"
-		for _, stmt := range []string{"CREATE DATABASE IF NOT EXISTS pbpw", "DROP USER IF EXISTS " + user, "CREATE USER " + user + "@'%' IDENTIFIED BY " + q, "GRANT ALL ON pbpw.* TO " + user + "@'%'"} {
+		for _, stmt := range []string{"CREATE DATABASE IF NOT EXISTS pbpw", "DROP USER IF EXISTS " + user, "CREATE USER " +
+			user + "@'%' IDENTIFIED BY " + q, "GRANT ALL ON pbpw.* TO " + user + "@'%'"} {
 			if _, err := root.ExecContext(ctx, stmt); err != nil {
 				t.Fatalf("%s: %v", stmt, err)
 			}

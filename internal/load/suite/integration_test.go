@@ -147,7 +147,8 @@ func TestStepsOnMariaDB(t *testing.T) {
 		if err := root.QueryRow("SELECT @@GLOBAL.innodb_max_dirty_pages_pct").Scan(&pct); err != nil {
 			t.Fatal(err)
 		}
-		if err := root.QueryRow("SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'INNODB_BUFFER_POOL_PAGES_DIRTY'").Scan(&before); err != nil {
+		if err := root.QueryRow("SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = " +
+			"'INNODB_BUFFER_POOL_PAGES_DIRTY'").Scan(&before); err != nil {
 			t.Fatal(err)
 		}
 		res, err := Flush(ctx, root, FlushOptions{DB: "sbtest", Tables: 2, Timeout: time.Minute})

@@ -317,7 +317,8 @@ func configLine(name, v string) (string, error) {
 	case !strings.Contains(v, "'"):
 		return name + "='" + v + "'", nil
 	}
-	return "", fmt.Errorf("%w: sysbench 1.0 cannot read a %s that holds both quote characters (' and \") and a space or comma from its option file, and perfbench does not put it on a command line: change it", errOptions, name)
+	return "", fmt.Errorf("%w: sysbench 1.0 cannot read a %s that holds both quote characters (' and \") and a space or "+
+		"comma from its option file, and perfbench does not put it on a command line: change it", errOptions, name)
 }
 
 // redact returns a copy of argv with the values of password options

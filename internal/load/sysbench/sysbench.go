@@ -277,7 +277,8 @@ func (p *Parser) Line(line string) {
 			}
 			p.finalSeen = true
 		}
-		p.section = map[string]string{"SQL statistics:": "sql", "queries performed:": "queries", "General statistics:": "general", "Latency (ms):": "latency", "Threads fairness:": "fairness"}[t]
+		p.section = map[string]string{"SQL statistics:": "sql", "queries performed:": "queries", "General " +
+			"statistics:": "general", "Latency (ms):": "latency", "Threads fairness:": "fairness"}[t]
 		return
 	}
 	if m := reThreads.FindStringSubmatch(t); m != nil {

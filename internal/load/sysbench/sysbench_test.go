@@ -74,7 +74,8 @@ func TestReadWriteHistogram(t *testing.T) {
 		t.Errorf("histogram counts add up to %v, events %v", sum, r.Events)
 	}
 	c := r.Client()
-	if c.Tool != "sysbench" || c.Queries != 77417 || c.Seconds != 3.0024 || c.Errors != 1 || c.LatencyP95 != 1.82 || c.Percentile != 0 || len(c.Histogram) != 105 || len(c.Intervals) != 3 {
+	if c.Tool != "sysbench" || c.Queries != 77417 || c.Seconds != 3.0024 || c.Errors != 1 || c.LatencyP95 != 1.82 ||
+		c.Percentile != 0 || len(c.Histogram) != 105 || len(c.Intervals) != 3 {
 		t.Errorf("client %+v", c)
 	}
 }
@@ -150,7 +151,8 @@ func TestBadInput(t *testing.T) {
 	if _, err := Parse(strings.NewReader("hello\nworld\n")); !errors.Is(err, errNotSysbench) {
 		t.Errorf("not sysbench: %v", err)
 	}
-	r, err := Parse(strings.NewReader("sysbench 1.0.20\n\xff\xfe\n[ 1s ] thds: 2 tps: nan qps: 1\n[ 2s ] thds: 2 tps: 5.00 qps: 10.00 (r/w/o: 10.00/0.00/0.00) lat (ms,95%): 0.02 err/s: 0.00 reconn/s: 0.00\n"))
+	r, err := Parse(strings.NewReader("sysbench 1.0.20\n\xff\xfe\n[ 1s ] thds: 2 tps: nan qps: 1\n[ 2s ] thds: 2 tps: 5.00 " +
+		"qps: 10.00 (r/w/o: 10.00/0.00/0.00) lat (ms,95%): 0.02 err/s: 0.00 reconn/s: 0.00\n"))
 	if err != nil || len(r.Intervals) != 1 || r.Intervals[0].At != 2 {
 		t.Fatalf("err %v intervals %+v", err, r.Intervals)
 	}

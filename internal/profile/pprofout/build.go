@@ -184,7 +184,8 @@ func build(set *perfevent.SampleSet, opts Options) (*builtProfile, error) {
 	out.Warnings = append(out.Warnings, set.Warnings...)
 	out.Warnings = append(out.Warnings, proc.Warnings()...)
 	if st := b.stats; st.Exe >= 20 && st.ExeNamedFraction() < 0.5 {
-		out.Warnings = append(out.Warnings, fmt.Sprintf("only %d of the %d samples in %s have function names: install its debug symbols", st.ExeNamed, st.Exe, set.Exe))
+		out.Warnings = append(out.Warnings, fmt.Sprintf("only %d of the %d samples in %s have function names: install its "+
+			"debug symbols", st.ExeNamed, st.Exe, set.Exe))
 	}
 	for _, w := range out.Warnings {
 		p.Comments = append(p.Comments, commentWarning+w)

@@ -169,7 +169,8 @@ func (f *fixture) set(hidden int) *perfevent.SampleSet {
 func TestBuildFixture(t *testing.T) {
 	f := newFixture(t)
 	res := symbols.NewResolver(f.root)
-	p, err := build(f.set(3), Options{Roles: map[int]string{11: "connection"}, Ops: 2000, OpsSource: "Questions", Version: "10.11.6", Step: "point-query", Resolver: res})
+	p, err := build(f.set(3), Options{Roles: map[int]string{11: "connection"}, Ops: 2000, OpsSource: "Questions",
+		Version: "10.11.6", Step: "point-query", Resolver: res})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,8 @@ func TestBuildFixture(t *testing.T) {
 		t.Errorf("stats %+v, want %+v", p.Stats, want)
 	}
 	pr := p.P
-	if got := fmt.Sprint(pr.SampleType[0].Type, "/", pr.SampleType[0].Unit, " ", pr.SampleType[1].Type, "/", pr.SampleType[1].Unit); got != "samples/count cpu/nanoseconds" {
+	if got := fmt.Sprint(pr.SampleType[0].Type, "/", pr.SampleType[0].Unit, " ", pr.SampleType[1].Type, "/",
+		pr.SampleType[1].Unit); got != "samples/count cpu/nanoseconds" {
 		t.Errorf("sample types %s", got)
 	}
 	if pr.DefaultSampleType != "cpu" || pr.Period != 1_000_000_000/99 || pr.DurationNanos != 2e9 {
@@ -220,7 +222,8 @@ func TestBuildFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	meta := ReadMeta(back)
-	if meta.Ops != 2000 || meta.OpsSource != "Questions" || meta.Version != "10.11.6" || meta.Step != "point-query" || meta.Event != "cpu-clock" || len(meta.Warnings) != 1 {
+	if meta.Ops != 2000 || meta.OpsSource != "Questions" || meta.Version != "10.11.6" || meta.Step != "point-query" ||
+		meta.Event != "cpu-clock" || len(meta.Warnings) != 1 {
 		t.Errorf("meta %+v", meta)
 	}
 
@@ -326,7 +329,8 @@ func TestRelPathAndFlags(t *testing.T) {
 		}
 	}
 	// An event needs the catalogue, and one event only.
-	if _, err := (&Flags{Freq: 99, Event: "cpu-clock"}).SampleOptions(nil); err == nil || err.Error() != "--profile-event: cpu-clock: no event catalogue to resolve it" {
+	if _, err := (&Flags{Freq: 99, Event: "cpu-clock"}).SampleOptions(nil); err == nil || err.Error() != "--profile-event: "+
+		"cpu-clock: no event catalogue to resolve it" {
 		t.Errorf("an event without a catalogue: %v", err)
 	}
 	sys := &perfevent.System{}
@@ -337,7 +341,8 @@ func TestRelPathAndFlags(t *testing.T) {
 		t.Errorf("two events: %v", err)
 	}
 	r := &record.Record{Version: "v1", Step: "s", Ops: record.Ops{Source: "Questions", Count: 12}}
-	if ro := recordOptions(r, map[int]string{1: "main"}, nil); ro.Ops != 12 || ro.OpsSource != "Questions" || ro.Version != "v1" || ro.Step != "s" || ro.Roles[1] != "main" {
+	if ro := recordOptions(r, map[int]string{1: "main"}, nil); ro.Ops != 12 || ro.OpsSource != "Questions" ||
+		ro.Version != "v1" || ro.Step != "s" || ro.Roles[1] != "main" {
 		t.Errorf("record options %+v", ro)
 	}
 }

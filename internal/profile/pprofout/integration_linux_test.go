@@ -80,7 +80,7 @@ func window(t *testing.T, srv *sandbox.Server, freq int, d time.Duration, path, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(d)
+	time.Sleep(d) // the window
 	ops := questions(t, srv) - q0
 	res, err := w.Finish(path, Options{Roles: roles(t, srv), Ops: ops, OpsSource: "Questions", Version: version, Step: "point-query"})
 	if err != nil {
@@ -148,7 +148,7 @@ func TestProfileServerExits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(500 * time.Millisecond) // the part of the window sampled before the server dies
 	if err := srv.Kill(); err != nil {
 		t.Fatal(err)
 	}

@@ -173,7 +173,8 @@ type Flags struct {
 // AddFlags registers the flags on fs. --profile alone samples at
 // perfevent.DefaultSampleFreq.
 func (f *Flags) AddFlags(fs *pflag.FlagSet) {
-	fs.IntVar(&f.Freq, "profile", 0, fmt.Sprintf("also sample call stacks at FREQ Hz per CPU and write a pprof profile (--profile alone: %d Hz)", perfevent.DefaultSampleFreq))
+	fs.IntVar(&f.Freq, "profile", 0, fmt.Sprintf("also sample call stacks at FREQ Hz per CPU and write a pprof profile "+
+		"(--profile alone: %d Hz)", perfevent.DefaultSampleFreq))
 	fs.Lookup("profile").NoOptDefVal = strconv.Itoa(perfevent.DefaultSampleFreq)
 	fs.StringVar(&f.Event, "profile-event", "", "event to sample with --profile (default cpu-clock; cycles where the CPU has a PMU)")
 	fs.StringVar(&f.Out, "profile-out", "", "profile file to write with --profile (default "+defaultFileName+" next to the Record, or in the current folder)")

@@ -61,7 +61,8 @@ func (p *pooledProfile) WriteFlameSVG(w io.Writer, o flameOptions) error {
 	height := flameTop + float64(depth)*frameHeight + flameBottom
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, `<?xml version="1.0" encoding="UTF-8"?>`+"\n")
-	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" font-family="monospace" font-size="11">`+"\n", flameWidth, height, flameWidth, height)
+	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%.0f" height="%.0f" viewBox="0 0 %.0f %.0f" `+
+		`font-family="monospace" font-size="11">`+"\n", flameWidth, height, flameWidth, height)
 	fmt.Fprintf(bw, `<rect x="0" y="0" width="%.0f" height="%.0f" fill="#f8f8f8"/>`+"\n", flameWidth, height)
 	fmt.Fprintf(bw, `<text x="%.0f" y="20" font-size="15" text-anchor="middle">%s</text>`+"\n", flameWidth/2, esc(o.Title))
 	unit := "per 1,000 ops"
@@ -106,7 +107,8 @@ func (p *pooledProfile) WriteFlameSVG(w io.Writer, o flameOptions) error {
 			fill = nameColour(n.Name)
 			tip = fmt.Sprintf("%s: %s samples, %.2f%%, %s %s", n.Name, commas(n.Value), 100*float64(n.Value)/float64(p.Root.Value), fnum(v), unit)
 		}
-		fmt.Fprintf(bw, `<g><title>%s</title><rect x="%.2f" y="%.1f" width="%.2f" height="%.1f" fill="%s" stroke="#fff" stroke-width="0.5"/>`, esc(tip), x, y, wd, frameHeight-1, fill)
+		fmt.Fprintf(bw, `<g><title>%s</title><rect x="%.2f" y="%.1f" width="%.2f" height="%.1f" fill="%s" stroke="#fff" `+
+			`stroke-width="0.5"/>`, esc(tip), x, y, wd, frameHeight-1, fill)
 		if label := fit(n.Name, wd); label != "" {
 			fmt.Fprintf(bw, `<text x="%.2f" y="%.1f">%s</text>`, x+3, y+frameHeight-5, esc(label))
 		}

@@ -54,7 +54,7 @@ func measure(t *testing.T, srv *sandbox.Server, res *symbols.Resolver, dir, v st
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(2 * time.Second)
+	time.Sleep(2 * time.Second) // the window, 2 s of samples
 	ops := questions(t, srv) - q0
 	sub := filepath.Join(dir, v)
 	prof := filepath.Join(sub, "profile.pb.gz")

@@ -80,7 +80,8 @@ func Load(paths []string) (in []input, notes []string, err error) {
 		notes = append(notes, fmt.Sprintf("skipped %d failed Records", failed))
 	}
 	if len(in) == 0 {
-		return nil, notes, fmt.Errorf("%w in %s (Records need Record.Profile: sample their windows with perfbench stat --profile, or profile = 99 in a plan)", ErrNoProfiles, strings.Join(paths, ", "))
+		return nil, notes, fmt.Errorf("%w in %s (Records need Record.Profile: sample their windows with perfbench stat "+
+			"--profile, or profile = 99 in a plan)", ErrNoProfiles, strings.Join(paths, ", "))
 	}
 	return in, notes, nil
 }

@@ -196,7 +196,8 @@ func Compare(in []input, opts Options) (*Comparison, error) {
 					which = append(which, v)
 				}
 			}
-			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: no operation count for %s: functions are compared by share of samples (per 1,000 samples), not per operation", n, strings.Join(which, ", ")))
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: no operation count for %s: functions are compared by share of "+
+				"samples (per 1,000 samples), not per operation", n, strings.Join(which, ", ")))
 		}
 		if st.Versions[c.Base] == nil {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("%s: no profile of the base version %s: no differences", n, c.Base))

@@ -326,7 +326,8 @@ func TestLoadRecordsAndProfiles(t *testing.T) {
 	for i, x := range in[:3] {
 		sub := filepath.Join(dir, "run", x.Version, string(rune('0'+i)))
 		writeProf(filepath.Join(sub, "profile.pb.gz"), x.Profile)
-		r := &record.Record{Schema: record.SchemaVersion, Kind: record.KindStep, Outcome: record.OutcomeOK, Version: x.Version, Step: x.Step, Ops: record.Ops{Source: "Questions", Count: x.Ops}, Profile: "profile.pb.gz"}
+		r := &record.Record{Schema: record.SchemaVersion, Kind: record.KindStep, Outcome: record.OutcomeOK,
+			Version: x.Version, Step: x.Step, Ops: record.Ops{Source: "Questions", Count: x.Ops}, Profile: "profile.pb.gz"}
 		for _, w := range x.Warnings {
 			r.Warnf(record.WarnGeneral, "%s", w)
 		}

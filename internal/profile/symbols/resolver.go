@@ -258,7 +258,8 @@ func (p *Process) fileOf(i int) *File {
 	f, err := p.r.file(key, path)
 	switch {
 	case err != nil && replaced:
-		p.warnLocked("%s was deleted or replaced after pid %d mapped it and cannot be read through /proc/%d/map_files any more (%v): its frames show as addresses", m.Path, p.pid, p.pid, err)
+		p.warnLocked("%s was deleted or replaced after pid %d mapped it and cannot be read through /proc/%d/map_files any "+
+			"more (%v): its frames show as addresses", m.Path, p.pid, p.pid, err)
 		return nil
 	case err != nil:
 		p.warnLocked("cannot read symbols of %s: %v: its frames show as addresses", m.Path, err)
@@ -267,7 +268,8 @@ func (p *Process) fileOf(i int) *File {
 		p.warnLocked("%s was deleted or replaced after pid %d mapped it: symbols were read from the mapped copy (/proc/%d/map_files)", m.Path, p.pid, p.pid)
 	}
 	if f.Symbols() == 0 {
-		p.warnLocked("%s has no function symbols (stripped of .symtab and .dynsym): its frames show as addresses; install its debug symbols (the -dbgsym package, under /usr/lib/debug/.build-id)", m.Path)
+		p.warnLocked("%s has no function symbols (stripped of .symtab and .dynsym): its frames show as addresses; install its "+
+			"debug symbols (the -dbgsym package, under /usr/lib/debug/.build-id)", m.Path)
 	}
 	p.files[i] = f
 	return f

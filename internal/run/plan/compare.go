@@ -49,7 +49,8 @@ func (p *parser) compare(plan *Plan, r *rawRun) {
 		plan.Compare = r.Compare
 		plan.CompareLine = p.lines.line("run.compare")
 	default:
-		p.errorf("run.compare", "compare %q: use %q (duet where the CPUs allow it, slices otherwise), %q (every version at once, on CPUs of its own), %q (one version at a time, switching every slice) or %q (each version in a window of its own)",
+		p.errorf("run.compare", "compare %q: use %q (duet where the CPUs allow it, slices otherwise), %q (every version at "+
+			"once, on CPUs of its own), %q (one version at a time, switching every slice) or %q (each version in a window of its own)",
 			r.Compare, CompareAuto, CompareDuet, CompareSlices, compareWindows)
 	}
 	if r.Slice.set {
@@ -74,12 +75,14 @@ func (p *parser) compareSteps(plan *Plan, r *rawRun) {
 	forced := plan.Compare != CompareAuto
 	if r.Servers == serversOneAtATime {
 		if forced {
-			p.errorf("run.compare", "compare %q runs every version's server at once: remove servers = %q, or use compare = %q", plan.Compare, serversOneAtATime, compareWindows)
+			p.errorf("run.compare", "compare %q runs every version's server at once: remove servers = %q, or use compare = %q",
+				plan.Compare, serversOneAtATime, compareWindows)
 		}
 		return
 	}
 	if plan.Compare == CompareDuet && plan.Placement.Mode != PlacementThreads {
-		p.errorf("run.compare", "compare %q places every version on CPUs of its own (as many as its client threads) and rotates them: remove placement, cpus lists or server_cpus/client_cpus, or use compare = %q", CompareDuet, CompareSlices)
+		p.errorf("run.compare", "compare %q places every version on CPUs of its own (as many as its client threads) and "+
+			"rotates them: remove placement, cpus lists or server_cpus/client_cpus, or use compare = %q", CompareDuet, CompareSlices)
 		return
 	}
 	any := false
@@ -96,7 +99,8 @@ func (p *parser) compareSteps(plan *Plan, r *rawRun) {
 		}
 		if why != "" {
 			if forced {
-				p.errorf("run.compare", "compare %q cannot measure step %s (line %d): %s; use compare = %q for the plan, or leave the step out", plan.Compare, st.Label, st.Line, why, CompareAuto)
+				p.errorf("run.compare", "compare %q cannot measure step %s (line %d): %s; use compare = %q for the plan, or leave "+
+					"the step out", plan.Compare, st.Label, st.Line, why, CompareAuto)
 			}
 			continue
 		}

@@ -548,7 +548,8 @@ func (p *parser) versions(plan *Plan, raws []rawVersion, dir string) {
 		var missing []string
 		switch {
 		case managed && running:
-			p.errorf(key, "%s mixes a server perfbench starts (basedir, mycnf, options, init, start, stop) with a running server (pid, pid_file, socket, host, defaults_file, user, password): keep one kind", name)
+			p.errorf(key, "%s mixes a server perfbench starts (basedir, mycnf, options, init, start, stop) with a running server "+
+				"(pid, pid_file, socket, host, defaults_file, user, password): keep one kind", name)
 			continue
 		case managed:
 			// The engine's options come before the plan's, which may override them.
@@ -614,7 +615,8 @@ func (p *parser) versions(plan *Plan, raws []rawVersion, dir string) {
 			if r.Port != 0 {
 				p.errorf(key, "%s: a port alone does not say which server: add host = \"127.0.0.1\" for a running server, or basedir for one perfbench starts", name)
 			} else {
-				p.errorf(key, "%s: give either a server perfbench starts (basedir = %q or a folder, with mycnf or options) or a running server (socket, host and port, pid, pid_file or defaults_file)", name, Installed)
+				p.errorf(key, "%s: give either a server perfbench starts (basedir = %q or a folder, with mycnf or options) or a "+
+					"running server (socket, host and port, pid, pid_file or defaults_file)", name, Installed)
 			}
 			continue
 		}
@@ -1110,7 +1112,8 @@ func (p *parser) checkSize(plan *Plan, repeatsSet bool) {
 	}
 	switch n := float64(per) * runs; {
 	case n > maxMeasurements:
-		p.errorf(key, "the plan has %.0f measurements (repeats × versions × steps × thread counts), at most %d: fewer repeats, steps or thread counts", n, maxMeasurements)
+		p.errorf(key, "the plan has %.0f measurements (repeats × versions × steps × thread counts), at most %d: fewer "+
+			"repeats, steps or thread counts", n, maxMeasurements)
 	case window*runs > maxPlanTime.Seconds():
 		p.errorf(key, "the plan's warm-ups and windows alone take %.0f days, at most %.0f: fewer repeats, steps or thread counts, or shorter durations",
 			window*runs/86400, maxPlanTime.Hours()/24)

@@ -135,17 +135,21 @@ func (p *parser) placement(plan *Plan, r *rawRun) {
 	case PlacementSplit, PlacementShared, PlacementThreads, PlacementNone:
 		pl.Mode = r.Placement
 		if explicit {
-			p.errorf("run.placement", "placement %q and server_cpus/client_cpus say two things: keep one (server_cpus and client_cpus alone place the server and the load on those CPUs)", r.Placement)
+			p.errorf("run.placement", "placement %q and server_cpus/client_cpus say two things: keep one (server_cpus and "+
+				"client_cpus alone place the server and the load on those CPUs)", r.Placement)
 		}
 	default:
-		p.errorf("run.placement", "placement %q: use %q (the load and the server on separate CPUs), %q (on the same CPUs), %q (on the same CPUs, one per client thread) or %q (no affinity); or set server_cpus and client_cpus", r.Placement, PlacementSplit, PlacementShared, PlacementThreads, PlacementNone)
+		p.errorf("run.placement", "placement %q: use %q (the load and the server on separate CPUs), %q (on the same CPUs), %q "+
+			"(on the same CPUs, one per client thread) or %q (no affinity); or set server_cpus and client_cpus", r.Placement,
+			PlacementSplit, PlacementShared, PlacementThreads, PlacementNone)
 	}
 	if r.CPUs != "" && (pl.Mode == PlacementNone || pl.Mode == PlacementCPUs) {
 		with := `placement "none"`
 		if pl.Mode == PlacementCPUs {
 			with = "server_cpus/client_cpus"
 		}
-		p.errorf("run.cpus", "cpus is the CPUs placement %q, %q or %q uses; with %s it does nothing: remove it", PlacementSplit, PlacementShared, PlacementThreads, with)
+		p.errorf("run.cpus", "cpus is the CPUs placement %q, %q or %q uses; with %s it does nothing: remove it",
+			PlacementSplit, PlacementShared, PlacementThreads, with)
 	}
 	plan.Placement = pl
 }

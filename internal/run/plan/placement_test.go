@@ -48,8 +48,10 @@ func TestPlacementErrors(t *testing.T) {
 		{`cpus = [0, 1]`, `bad.toml:3: a CPU list is a string like "0-3,8" or one CPU number, not [0 1]`},
 		{`placement = "pinned"`, `bad.toml:3: placement "pinned": use "split"`},
 		{`placement = "split"` + "\nserver_cpus = \"1\"", `bad.toml:3: placement "split" and server_cpus/client_cpus say two things`},
-		{`placement = "none"` + "\ncpus = \"1\"", `bad.toml:4: cpus is the CPUs placement "split", "shared" or "threads" uses; with placement "none" it does nothing`},
-		{`server_cpus = "1"` + "\ncpus = \"1\"", `bad.toml:4: cpus is the CPUs placement "split", "shared" or "threads" uses; with server_cpus/client_cpus it does nothing`},
+		{`placement = "none"` + "\ncpus = \"1\"", `bad.toml:4: cpus is the CPUs placement "split", "shared" or "threads" ` +
+			`uses; with placement "none" it does nothing`},
+		{`server_cpus = "1"` + "\ncpus = \"1\"", `bad.toml:4: cpus is the CPUs placement "split", "shared" or "threads" uses; ` +
+			`with server_cpus/client_cpus it does nothing`},
 	} {
 		_, err := parse("/plans/bad.toml", []byte("# plan\n[run]\n"+c.run+"\n"+placementVersion))
 		if err == nil {

@@ -188,7 +188,8 @@ stop = ["kill", "{pid_file}"]
 	}
 	for _, c := range cases {
 		s := by[c.label]
-		if s.Warmup != c.warmup || s.Duration != c.duration || !reflect.DeepEqual(s.Threads, c.threads) || s.Ops != c.ops || !reflect.DeepEqual(s.ExtraArgs, c.extra) {
+		if s.Warmup != c.warmup || s.Duration != c.duration || !reflect.DeepEqual(s.Threads, c.threads) || s.Ops != c.ops ||
+			!reflect.DeepEqual(s.ExtraArgs, c.extra) {
 			t.Errorf("%s: warmup %v duration %v threads %v ops %s extra %q; want %v %v %v %s %q",
 				c.label, s.Warmup, s.Duration, s.Threads, s.Ops, s.ExtraArgs, c.warmup, c.duration, c.threads, c.ops, c.extra)
 		}
@@ -248,16 +249,20 @@ stop = ["x"]
 		`5: interval 500ms: use a whole number of seconds, 1s to 24h (sysbench reports every N seconds)`,
 		`6: unknown key run.treads`,
 		`7: ops "client.rows": use a status variable (Questions, Com_select, Rows_read, ...) or client.queries, client.transactions, client.events`,
-		`9: rand_type: invalid sysbench options: sysbench 1.0.20 has no --rand-type=zipfian (the update-zipf step draws zipfian keys itself); use uniform, gaussian, special, pareto`,
+		`9: rand_type: invalid sysbench options: sysbench 1.0.20 has no --rand-type=zipfian (the update-zipf step draws ` +
+			`zipfian keys itself); use uniform, gaussian, special, pareto`,
 		`13: steps.list: unknown step "pont-query" (did you mean point-query?)`,
 		`15: steps.exclude: unknown step "nothing-like-it"`,
 		`17: steps.override.update-one: duration 0s must be positive`,
-		`20: custom step "mine": unknown placeholder {hots}: use {host}, {port}, {socket}, {user}, {password}, {db}, {tables}, {table_size}, {threads}, {warmup}, {duration}, {time}, {out}, {sysbench}, {rand_type}, {sysbench_options}`,
+		`20: custom step "mine": unknown placeholder {hots}: use {host}, {port}, {socket}, {user}, {password}, {db}, ` +
+			`{tables}, {table_size}, {threads}, {warmup}, {duration}, {time}, {out}, {sysbench}, {rand_type}, {sysbench_options}`,
 		`21: custom step "mine": group "reads": use point, range or writes`,
 		`23: version "a b": use letters, digits and . _ + = - in a label (at most 64), starting with a letter or digit`,
 		`25: version 2 has no label: give it one (it heads its column in the tables)`,
-		`25: version 2 mixes a server perfbench starts (basedir, mycnf, options, init, start, stop) with a running server (pid, pid_file, socket, host, defaults_file, user, password): keep one kind`,
-		`28: version "c": give either a server perfbench starts (basedir = "installed" or a folder, with mycnf or options) or a running server (socket, host and port, pid, pid_file or defaults_file)`,
+		`25: version 2 mixes a server perfbench starts (basedir, mycnf, options, init, start, stop) with a running server ` +
+			`(pid, pid_file, socket, host, defaults_file, user, password): keep one kind`,
+		`28: version "c": give either a server perfbench starts (basedir = "installed" or a folder, with mycnf or options) or ` +
+			`a running server (socket, host and port, pid, pid_file or defaults_file)`,
 		`33: version "d": init "magic": use auto, mariadb-install-db, initialize or none`,
 		`34: version "d": a stop command needs a start command too`,
 	}
@@ -288,7 +293,8 @@ func TestErrorsStructure(t *testing.T) {
 		` the plan selects no step: set steps.subset (full, published or fast), list steps in steps.list, or add [[steps.custom]]`}) {
 		t.Errorf("no step: %q", got)
 	}
-	if got := parseErrors(t, minimal+"[[version]]\nlabel = \"a\"\nhost = \"h\"\n"); len(got) != 1 || !strings.Contains(got[0], `version "a" is defined twice (lines 6 and 9)`) {
+	if got := parseErrors(t, minimal+"[[version]]\nlabel = \"a\"\nhost = \"h\"\n"); len(got) != 1 ||
+		!strings.Contains(got[0], `version "a" is defined twice (lines 6 and 9)`) {
 		t.Errorf("duplicate label: %q", got)
 	}
 	if got := parseErrors(t, `base = "zz"`+minimal); len(got) != 1 || !strings.Contains(got[0], `1: base "zz" is not the label of a version`) {
@@ -573,7 +579,8 @@ func TestBounds(t *testing.T) {
 		{"tables", "[data]\ntables = 100000\ntable_size = 99999999999\n" + minimal,
 			[]string{`2: tables is 100000, must be 1 to 10000`, `3: table_size is 99999999999, must be 1 to 2147483647`}},
 		{"ops_per", minimal + "[[steps.custom]]\nname = \"c\"\ncommand = [\"true\"]\nops_per = nan\n[steps.override.point-query]\nops_per = inf\n",
-			[]string{`11: custom step "c": ops_per NaN must be a positive number, at most 1e+09`, `13: steps.override.point-query: ops_per +Inf must be a positive number, at most 1e+09`}},
+			[]string{`11: custom step "c": ops_per NaN must be a positive number, at most 1e+09`, `13: ` +
+				`steps.override.point-query: ops_per +Inf must be a positive number, at most 1e+09`}},
 	} {
 		got := parseErrors(t, c.src)
 		if !reflect.DeepEqual(got, c.want) {

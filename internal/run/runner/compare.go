@@ -263,7 +263,8 @@ func (r *runner) checkDuet(pending []plan.Item) error {
 		}
 		n[it.Comparison]++
 		if need := n[it.Comparison] * it.Threads; need > len(pool) {
-			return fmt.Errorf("compare = %q%s: %s at %d threads needs %d CPUs (%d versions × %d threads, each on CPUs of its own) and perfbench may use %d here (%s): use compare = %q (duet where the CPUs allow it, slices otherwise) or %q",
+			return fmt.Errorf("compare = %q%s: %s at %d threads needs %d CPUs (%d versions × %d threads, each on CPUs of its "+
+				"own) and perfbench may use %d here (%s): use compare = %q (duet where the CPUs allow it, slices otherwise) or %q",
 				plan.CompareDuet, where, it.Step.Label, it.Threads, need, n[it.Comparison], it.Threads, len(pool), pool, plan.CompareAuto, plan.CompareSlices)
 		}
 	}
@@ -676,7 +677,8 @@ func (c *comparison) describe(m *member) {
 	}
 	n := len(c.inWindow)
 	if len(cmp.Slices) != len(c.slots) {
-		rec.Warnf(record.WarnGeneral, "comparison %s: the window has %d slices where the schedule has %d (it ended early): its slices are not paired", c.id, len(cmp.Slices), len(c.slots))
+		rec.Warnf(record.WarnGeneral, "comparison %s: the window has %d slices where the schedule has %d (it ended early): "+
+			"its slices are not paired", c.id, len(cmp.Slices), len(c.slots))
 		for i := range cmp.Slices {
 			cmp.Slices[i].Error = "the window's slices do not match the comparison's schedule"
 		}
@@ -685,7 +687,8 @@ func (c *comparison) describe(m *member) {
 		// A window shorter than planned: partial, and --resume measures
 		// it again.
 		rec.Outcome = record.OutcomePartial
-		rec.Error = fmt.Sprintf("comparison %s ran %d of its %d slices: the windows opened or their slice edges ran late (the machine or a server stalled), and the loads end at their planned time", c.id, c.planned-c.cut, c.planned)
+		rec.Error = fmt.Sprintf("comparison %s ran %d of its %d slices: the windows opened or their slice edges ran late (the "+
+			"machine or a server stalled), and the loads end at their planned time", c.id, c.planned-c.cut, c.planned)
 	}
 	busy, unknown := 0, 0
 	for i := range cmp.Slices {
@@ -718,7 +721,8 @@ func (c *comparison) describe(m *member) {
 		rec.Warnf(record.WarnGeneral, "comparison %s: whether other processes were busy is not known for %d of the %d slices this version ran (%s): their pairs are kept unchecked", c.id, unknown, ranSlices(cmp.Slices), why)
 	}
 	if busy > 0 {
-		rec.Warnf(record.WarnGeneral, "comparison %s: other processes were busy in %d of the %d slices this version ran: their pairs are left out", c.id, busy, ranSlices(cmp.Slices))
+		rec.Warnf(record.WarnGeneral, "comparison %s: other processes were busy in %d of the %d slices this version ran: "+
+			"their pairs are left out", c.id, busy, ranSlices(cmp.Slices))
 	}
 }
 

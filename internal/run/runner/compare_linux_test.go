@@ -57,7 +57,8 @@ func checkComparison(t *testing.T, recs map[string]*record.Record, mode string, 
 		}
 		if c.Mode != mode || c.ID != "point-query_range=100/t1/r1" || c.SliceSeconds != 0.5 ||
 			strings.Join(c.Versions, ",") != "a,b" || len(c.Slices) != slices {
-			t.Errorf("%s: comparison %s %s %v %v with %d slices, want %s of a,b with %d slices of 0.5 s", r.Version, c.Mode, c.ID, c.Versions, c.SliceSeconds, len(c.Slices), mode, slices)
+			t.Errorf("%s: comparison %s %s %v %v with %d slices, want %s of a,b with %d slices of 0.5 s", r.Version, c.Mode,
+				c.ID, c.Versions, c.SliceSeconds, len(c.Slices), mode, slices)
 		}
 		for i, s := range c.Slices {
 			if s.Turn != i/2 || s.Seconds < 0.45 || len(s.Counters) == 0 {
@@ -214,7 +215,7 @@ func TestCompareServerKilled(t *testing.T) {
 	killed := make(chan int, 1)
 	// The window opens 1 s after sysbench's threads start and lasts 6 s
 	// of slices.
-	whenWindowOpen(t, out, "a", "point-query_range=100", 3*time.Second, func(pid int) {
+	whenWindowOpen(t, out, "a", "point-query_range=100", 1500*time.Millisecond, func(pid int) {
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Errorf("kill server %d: %v", pid, err)
 		}
@@ -268,7 +269,7 @@ func TestCompareInterrupted(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	whenWindowOpen(t, out, "a", "point-query_range=100", 3*time.Second, func(int) { cancel() })
+	whenWindowOpen(t, out, "a", "point-query_range=100", 1500*time.Millisecond, func(int) { cancel() })
 	var progress syncBuffer
 	sum, err := Run(ctx, p, testOptions(out, &progress))
 	t.Logf("progress:\n%s", progress.String())

@@ -67,14 +67,16 @@ func (r *runner) loadData(ctx context.Context, s *server) error {
 		if c.ExitCode() != 0 {
 			b, _ := os.ReadFile(logPath)
 			tail := tailLines(b, 10)
-			return fmt.Errorf("%s ended with %s%s; %s ends:\n%s", strings.Join(measure.ScrubArgs(argv[:2]), " ")+" "+argv[len(argv)-1], c.DescribeExit(), loadAccountHint(tail), logPath, indent(tail))
+			return fmt.Errorf("%s ended with %s%s; %s ends:\n%s", strings.Join(measure.ScrubArgs(argv[:2]), " ")+" "+
+				argv[len(argv)-1], c.DescribeExit(), loadAccountHint(tail), logPath, indent(tail))
 		}
 	}
 	if err := s.setMarker(true); err != nil {
 		return fmt.Errorf("write the data marker: %w", err)
 	}
 	s.dataReady = true
-	r.prog.printf("perfbench run: loaded %s: %s of %d rows in %s", s.v.Label, count(r.plan.Data.Tables, "table"), r.plan.Data.TableSize, fmtDuration(time.Since(began)))
+	r.prog.printf("perfbench run: loaded %s: %s of %d rows in %s", s.v.Label, count(r.plan.Data.Tables, "table"),
+		r.plan.Data.TableSize, fmtDuration(time.Since(began)))
 	return nil
 }
 

@@ -194,7 +194,8 @@ func TestResumeSchema1(t *testing.T) {
 	p, out, recDir := absentServerPlan(t)
 	ok := []byte(`{"schema":1,"kind":"step","outcome":"ok","host":"h","version":"a","step":"point-query_range=100","threads":1,"repeat":1,` +
 		`"ops":{"source":"Questions","count":1000,"per":1},"warnings":["cpu-cycles was multiplexed: counted 50.0% of the time, value scaled"]}` + "\n")
-	failed := []byte(`{"schema":1,"kind":"step","outcome":"failed","error":"server gone","host":"h","version":"a","step":"read-only_range=100","threads":1,"repeat":1}` + "\n")
+	failed := []byte(`{"schema":1,"kind":"step","outcome":"failed","error":"server ` +
+		`gone","host":"h","version":"a","step":"read-only_range=100","threads":1,"repeat":1}` + "\n")
 	okPath := filepath.Join(recDir, "a__point-query_range=100__t1__r1.json")
 	failedPath := filepath.Join(recDir, "a__read-only_range=100__t1__r1.json")
 	for f, b := range map[string][]byte{okPath: ok, failedPath: failed} {

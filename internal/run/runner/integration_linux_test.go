@@ -104,10 +104,11 @@ func noServerLeft(t *testing.T, pids ...int) {
 }
 
 // whenWindowOpen calls f with the server's pid once the window of a
-// measurement has been open for a while: its sysbench log says the threads
-// started, then after (the warm-up plus a margin for the window's opening)
-// passed. The watch ends with the test.
-func whenWindowOpen(t *testing.T, out, version, step string, after time.Duration, f func(pid int)) {
+// measurement has been open for in: its sysbench log says the threads
+// started, then the window's opening read the server's status (the roles'
+// read and the opening edge's: testdb.WaitOthersRead), then in passed. The
+// watch ends with the test.
+func whenWindowOpen(t *testing.T, out, version, step string, in time.Duration, f func(pid int)) {
 	rec := record.Record{Version: version, Step: step, Threads: 1, Repeat: 1}
 	logPath := filepath.Join(out, "logs", strings.TrimSuffix(record.FileName(&rec), ".json")+".sysbench.txt")
 	pidFile := filepath.Join(out, "servers", version, "mysqld.pid")
@@ -126,7 +127,11 @@ func whenWindowOpen(t *testing.T, out, version, step string, after time.Duration
 			case <-time.After(20 * time.Millisecond):
 			}
 			if b, err := os.ReadFile(logPath); err == nil && strings.Contains(string(b), "Threads started!") {
-				time.Sleep(after)
+				if err := testdb.WaitOthersRead(filepath.Join(out, "servers", version, "mysqld.sock"), 2, stop); err != nil {
+					t.Errorf("the window of %s %s did not open: %v", version, step, err)
+					return
+				}
+				time.Sleep(in) // into the window, a pause the test makes
 				b, err := os.ReadFile(pidFile)
 				if err != nil {
 					t.Errorf("read %s: %v", pidFile, err)
@@ -339,7 +344,7 @@ func TestServerKilledMidStep(t *testing.T) {
 	killed := make(chan int, 1)
 	// The window opens 1 s (the warm-up) after sysbench's threads start and
 	// lasts 3 s.
-	whenWindowOpen(t, out, "a", "point-query_range=100", 2*time.Second, func(pid int) {
+	whenWindowOpen(t, out, "a", "point-query_range=100", 700*time.Millisecond, func(pid int) {
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Errorf("kill server %d: %v", pid, err)
 		}
@@ -431,8 +436,8 @@ options = ["innodb_buffer_pool_size=64M"]
 	defer cancel()
 	serverPid := make(chan int, 1)
 	// The window opens 1 s (the warm-up) after sysbench's threads start and
-	// lasts 6 s: cancel in its middle, with room for a slow opening.
-	whenWindowOpen(t, out, "a", "point-query_range=100", 3500*time.Millisecond, func(pid int) {
+	// lasts 6 s: cancel in its middle.
+	whenWindowOpen(t, out, "a", "point-query_range=100", 2*time.Second, func(pid int) {
 		serverPid <- pid
 		cancel()
 	})
@@ -522,7 +527,8 @@ options = ["innodb_buffer_pool_size=64M"]
 	} else {
 		checkMeasured(t, "a/read-only_range=10/t1/r1", r)
 	}
-	if r := recs["a/quick/t1/r1"]; r == nil || r.Outcome != record.OutcomeFailed || !strings.Contains(r.Error, "the command ended with exit status 0") || !strings.Contains(r.Error, "before the window opened") {
+	if r := recs["a/quick/t1/r1"]; r == nil || r.Outcome != record.OutcomeFailed || !strings.Contains(r.Error, "the "+
+		"command ended with exit status 0") || !strings.Contains(r.Error, "before the window opened") {
 		t.Errorf("command ending in the warm-up: %+v", r)
 	}
 	if sum.Failed != 3+late || sum.OK+sum.Partial != 1-late {
@@ -568,10 +574,12 @@ stop = ["mariadb-admin", "--no-defaults", "-uroot", "--socket={socket}", "shutdo
 	if r.Client != nil && !strings.Contains(strings.Join(r.Client.Command, " "), "--mysql-socket="+filepath.Join(out, "servers", "own-start", "mysqld.sock")) {
 		t.Errorf("placeholders not filled: %q", r.Client.Command)
 	}
-	if b, err := os.ReadFile(filepath.Join(out, "logs", "own-start__sb-points__t1__r1.command.txt")); err != nil || !strings.Contains(string(b), "SQL statistics") {
+	if b, err := os.ReadFile(filepath.Join(out, "logs", "own-start__sb-points__t1__r1.command.txt")); err != nil ||
+		!strings.Contains(string(b), "SQL statistics") {
 		t.Errorf("the command's output was not kept: %v", err)
 	}
-	if b, err := os.ReadFile(filepath.Join(out, "logs", "server-own-start.txt")); err != nil || !strings.Contains(string(b), "mariadb-admin --no-defaults -uroot --socket="+filepath.Join(out, "servers", "own-start", "mysqld.sock")+" shutdown") {
+	if b, err := os.ReadFile(filepath.Join(out, "logs", "server-own-start.txt")); err != nil ||
+		!strings.Contains(string(b), "mariadb-admin --no-defaults -uroot --socket="+filepath.Join(out, "servers", "own-start", "mysqld.sock")+" shutdown") {
 		t.Errorf("the stop command did not run: %v\n%s", err, b)
 	}
 	noServerLeft(t, serverPids(recs)...)
@@ -645,7 +653,8 @@ password = "not-the-password"
 	var said2 syncBuffer
 	_, err := Run(context.Background(), bad, testOptions(t.TempDir(), &said2))
 	t.Logf("wrong password:\n%s", said2.String())
-	want := "connect to the server of wrong as root: Access denied for user 'root'@'localhost' (using password: YES): check user and password, or defaults_file, of version wrong (line 10 of the plan)"
+	want := "connect to the server of wrong as root: Access denied for user 'root'@'localhost' (using password: YES): " +
+		"check user and password, or defaults_file, of version wrong (line 10 of the plan)"
 	if !errors.Is(err, ErrStepsFailed) || !strings.Contains(said2.String(), want) || strings.Contains(said2.String(), "--ask-password") ||
 		strings.Contains(said2.String(), "not-the-password") {
 		t.Errorf("run with a wrong password: %v; want the plan's hint:\n%s", err, want)

@@ -18,7 +18,8 @@ func TestPlacementWarning(t *testing.T) {
 		{record.Placement{Mode: "none", ServerAllowed: "0-1", ClientAllowed: "0-1"}, ""},
 		{record.Placement{Mode: "none", ServerAllowed: "1", ClientAllowed: "0", ServerThreadsElsewhere: 3}, ""},
 		{record.Placement{Mode: "split", Server: "1", Client: "0", ServerAllowed: "0-1", ClientAllowed: "0"}, "the server was pinned to CPUs 1 but may run on 0-1"},
-		{record.Placement{Mode: "split", Server: "1", Client: "0", ServerAllowed: "1", ServerThreadsElsewhere: 2, ClientAllowed: "0"}, "2 threads of the server may run on other CPUs than 1"},
+		{record.Placement{Mode: "split", Server: "1", Client: "0", ServerAllowed: "1", ServerThreadsElsewhere: 2,
+			ClientAllowed: "0"}, "2 threads of the server may run on other CPUs than 1"},
 		{record.Placement{Mode: "cpus", Client: "0", ServerAllowed: "0-3", ClientAllowed: "0-3"}, "the load was pinned to CPUs 0 but may run on 0-3"},
 		// Not read (a failed step): nothing to compare.
 		{record.Placement{Mode: "split", Server: "1", Client: "0"}, ""},

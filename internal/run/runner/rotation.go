@@ -66,7 +66,8 @@ func splitEvents(events perfevent.List, budget int, counts func(perfevent.Event)
 	}
 	room := budget - used
 	if room < 1 {
-		return nil, fmt.Errorf("a budget of %d events leaves no counter for the other events beside cycles and instructions (counted in every repeat): use a budget of at least %d", budget, used+1)
+		return nil, fmt.Errorf("a budget of %d events leaves no counter for the other events beside cycles and instructions "+
+			"(counted in every repeat): use a budget of at least %d", budget, used+1)
 	}
 	if !hasClock {
 		anchors = append(anchors, taskClock)
@@ -170,7 +171,8 @@ func (rot *rotation) describe() string {
 	for i, g := range rot.groups {
 		gs = append(gs, fmt.Sprintf("repeat %d: %s", i+1, strings.Join(names(g), ", ")))
 	}
-	return fmt.Sprintf("the events do not fit a budget of %d a repeat (%s): counted in rotation, one group a repeat, none multiplexed: %s (then again from the first); %s in every repeat",
+	return fmt.Sprintf("the events do not fit a budget of %d a repeat (%s): counted in rotation, one group a repeat, none "+
+		"multiplexed: %s (then again from the first); %s in every repeat",
 		rot.budget, rot.source, strings.Join(gs, "; "), strings.Join(names(rot.anchors), ", "))
 }
 
@@ -229,7 +231,8 @@ func (r *runner) decideRotation() error {
 	}
 	rot.source = source
 	if source == "pmu" && r.plan.Repeats < len(rot.groups) {
-		r.prog.printf("perfbench run: the events do not fit the PMU's %d counters: with %d repeats or more they would be counted in rotation, one group a repeat; with %d they multiplex inside each window (cells show the running fraction)",
+		r.prog.printf("perfbench run: the events do not fit the PMU's %d counters: with %d repeats or more they would be "+
+			"counted in rotation, one group a repeat; with %d they multiplex inside each window (cells show the running fraction)",
 			budget, len(rot.groups), r.plan.Repeats)
 		return nil
 	}
@@ -250,7 +253,8 @@ func (r *runner) rotate(rec *record.Record, it plan.Item) {
 	rec.Rotation = r.rot.record(it.Repeat)
 	if left := r.rot.uncounted(r.plan.Repeats); len(left) > 0 {
 		rec.AddWarning(record.Warning{Code: record.WarnNotCounted, Events: left,
-			Text: fmt.Sprintf("%s counted in no repeat: the events rotate over %d groups (budget %d, %s) and the plan has %d repeats; run %d repeats or raise the budget",
+			Text: fmt.Sprintf("%s counted in no repeat: the events rotate over %d groups (budget %d, %s) and the plan has %d "+
+				"repeats; run %d repeats or raise the budget",
 				strings.Join(left, ", "), len(r.rot.groups), r.rot.budget, r.rot.source, r.plan.Repeats, len(r.rot.groups))})
 	}
 }

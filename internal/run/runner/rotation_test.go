@@ -134,7 +134,8 @@ basedir = "installed"
 		t.Errorf("pmu_budget %d, want 2", p.PMUBudget)
 	}
 	for _, bad := range []string{"0", "65", "-1"} {
-		_, err := loadPlanText(t, "name = \"b\"\n[run]\npmu_budget = "+bad+"\n[steps]\nlist = [\"point-query\"]\n[[version]]\nlabel = \"a\"\nbasedir = \"installed\"\n")
+		_, err := loadPlanText(t, "name = \"b\"\n[run]\npmu_budget = "+bad+"\n[steps]\nlist = "+
+			"[\"point-query\"]\n[[version]]\nlabel = \"a\"\nbasedir = \"installed\"\n")
 		if err == nil || !strings.Contains(err.Error(), "pmu_budget is "+bad) {
 			t.Errorf("pmu_budget = %s: %v", bad, err)
 		}
@@ -180,7 +181,8 @@ func TestRotationFromPMUBudget(t *testing.T) {
 	if b, core := pmuBudget(sys); b != 6 || len(core) != 1 {
 		t.Fatalf("budget %d of %v, want 6 of one core PMU", b, core)
 	}
-	events, err := perfevent.Parse("cycles,instructions,cache-misses,branch-misses,L1-dcache-loads,L1-dcache-load-misses,dTLB-load-misses,iTLB-load-misses,context-switches", sys)
+	events,
+		err := perfevent.Parse("cycles,instructions,cache-misses,branch-misses,L1-dcache-loads,L1-dcache-load-misses,dTLB-load-misses,iTLB-load-misses,context-switches", sys)
 	if err != nil {
 		t.Fatal(err)
 	}

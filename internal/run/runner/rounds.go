@@ -157,7 +157,8 @@ func (r *runner) retryBusy(ctx context.Context, it plan.Item, rec *record.Record
 		rec = again()
 	}
 	if len(earlier) > 0 {
-		rec.Warnf(record.WarnGeneral, "measured %d more time(s) because the window was busy (retry_busy = %d): other processes used %s CPU in the window(s) before this one",
+		rec.Warnf(record.WarnGeneral, "measured %d more time(s) because the window was busy (retry_busy = %d): other "+
+			"processes used %s CPU in the window(s) before this one",
 			len(earlier), r.plan.RetryBusy, strings.Join(earlier, ", "))
 	}
 	return rec

@@ -69,7 +69,8 @@ func TestSettled(t *testing.T) {
 	// c, the A/A twin of b: b and c against a have ±1% intervals, c
 	// against b ±1.5% (0.9852–1.0101 around 1.00). At ±1.2% the cell is
 	// settled when c is just another version, not when c is b's twin.
-	a, b, c := []float64{1000, 1000, 1000, 1000, 1000, 1000, 1000}, []float64{985, 990, 1000, 1000, 1010, 1015, 1000}, []float64{1015, 1010, 1000, 1000, 990, 985, 1000}
+	a, b, c := []float64{1000, 1000, 1000, 1000, 1000, 1000, 1000}, []float64{985, 990, 1000, 1000, 1010, 1015, 1000},
+		[]float64{1015, 1010, 1000, 1000, 990, 985, 1000}
 	var three []*record.Record
 	for i := range 7 {
 		three = append(three, qpsRecord("a", ro, 1, i+1, a[i]), qpsRecord("b", ro, 1, i+1, b[i]), qpsRecord("c", ro, 1, i+1, c[i]))
@@ -176,8 +177,10 @@ func TestRetryBusy(t *testing.T) {
 		last    bool // the Record returned is busy
 		note    string
 	}{
-		{"busy then quiet", 2, []bool{true, false}, record.OutcomeOK, false, 1, false, "measured 1 more time(s) because the window was busy (retry_busy = 2): other processes used 0.90 CPU"},
-		{"busy thrice", 2, []bool{true, true, true}, record.OutcomeOK, false, 2, true, "measured 2 more time(s) because the window was busy (retry_busy = 2): other processes used 0.90, 0.90 CPU"},
+		{"busy then quiet", 2, []bool{true, false}, record.OutcomeOK, false, 1, false, "measured 1 more time(s) because the " +
+			"window was busy (retry_busy = 2): other processes used 0.90 CPU"},
+		{"busy thrice", 2, []bool{true, true, true}, record.OutcomeOK, false, 2, true, "measured 2 more time(s) because the " +
+			"window was busy (retry_busy = 2): other processes used 0.90, 0.90 CPU"},
 		{"quiet", 2, []bool{false}, record.OutcomeOK, false, 0, false, ""},
 		{"no retries", 0, []bool{true}, record.OutcomeOK, false, 0, true, ""},
 		{"failed", 2, []bool{true}, record.OutcomeFailed, false, 0, true, ""},
@@ -257,7 +260,8 @@ socket = "/nonexistent/perfbench-test.sock"
 		sum, err := Run(context.Background(), p, Options{Out: out, Resume: true, Progress: &progress})
 		said := progress.String()
 		if !noisy {
-			if err != nil || sum.Ran != 0 || !strings.Contains(said, "perfbench run: repeats = auto: rQPS within ±2% after 6 repeats, no more rounds of steady at 1 thread, noisy at 1 thread\n") {
+			if err != nil || sum.Ran != 0 || !strings.Contains(said, "perfbench run: repeats = auto: rQPS within ±2% after 6 "+
+				"repeats, no more rounds of steady at 1 thread, noisy at 1 thread\n") {
 				t.Errorf("every step precise: ran %d, %v:\n%s", sum.Ran, err, said)
 			}
 			continue

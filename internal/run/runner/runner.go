@@ -174,7 +174,7 @@ type runner struct {
 
 // Run runs plan p: it starts and stops the managed servers, loads the data,
 // runs the post-write flushes and measures every step, writing one Record per
-// measurement under <out>/records/ (see the package documentation for the
+// measurement under <out>/records/ (see docs/run.md for the
 // folder's layout). A failed measurement is recorded as failed and the plan
 // goes on; Run then returns ErrStepsFailed with the Summary. When ctx ends
 // (Ctrl-C), the load is stopped, what was measured is written marked
@@ -327,7 +327,8 @@ func (r *runner) schedule() ([]plan.Item, error) {
 			}
 		}
 		if len(clash) > 0 {
-			return nil, fmt.Errorf("%w: %d measurements to run have Records in %s already (%s%s): add --resume to run only what is missing or failed, or choose another --out",
+			return nil, fmt.Errorf("%w: %d measurements to run have Records in %s already (%s%s): add --resume to run only what "+
+				"is missing or failed, or choose another --out",
 				errRecordsExist, len(clash), r.recDir, filepath.Base(clash[0]), more(len(clash)-1))
 		}
 	}
@@ -395,11 +396,13 @@ func (r *runner) findUnreadable(pending []plan.Item) error {
 		if len(found) > 1 {
 			also = fmt.Sprintf(" (and %d more)", len(found)-1)
 		}
-		return fmt.Errorf("%w: %s in %s is not the Record of its measurement%s, and this run would replace it: move it out of the folder, or add --resume to keep it in records/.replaced/ and measure again",
+		return fmt.Errorf("%w: %s in %s is not the Record of its measurement%s, and this run would replace it: move it out of "+
+			"the folder, or add --resume to keep it in records/.replaced/ and measure again",
 			errRecordsExist, found[0], r.recDir, also)
 	}
 	for _, f := range found {
-		fmt.Fprintf(r.opts.Progress, "perfbench run: --resume: %s is not the Record of its measurement: it moves to records/.replaced/ when the measurement runs again\n", f)
+		fmt.Fprintf(r.opts.Progress, "perfbench run: --resume: %s is not the Record of its measurement: it moves to "+
+			"records/.replaced/ when the measurement runs again\n", f)
 	}
 	return nil
 }

@@ -284,7 +284,8 @@ options = ["innodb_buffer_pool_size=64M"]
 		t.Errorf("run: %v, want ErrStepsFailed", err)
 	}
 	want := "perfbench run: start a: the port is in use: port " + strconv.Itoa(port) + " is taken by pid " + strconv.Itoa(os.Getpid()) +
-		" (" + filepath.Base(os.Args[0])[:min(15, len(filepath.Base(os.Args[0])))] + "); give version a (line 10 of the plan) another port, or none to let perfbench pick a free one\n"
+		" (" + filepath.Base(os.Args[0])[:min(15, len(filepath.Base(os.Args[0])))] + "); give version a (line 10 of the plan) " +
+		"another port, or none to let perfbench pick a free one\n"
 	before, _, _ := strings.Cut(said, "[1/1]")
 	if !strings.Contains(said, want) || strings.Count(before, "is taken") != 1 || strings.Contains(said, "[Note]") {
 		t.Errorf("want the cause once before the measurement, in one line:\n%s", want)

@@ -267,7 +267,8 @@ func (s *server) ensure(ctx context.Context) error {
 			if s.crashRecorded {
 				s.r.prog.printf("perfbench run: the server of %s (pid %d) is not running; starting it again", s.v.Label, old)
 			} else {
-				s.r.prog.printf("perfbench run: the server of %s (pid %d) is not running; starting it again. Its error log ends:\n%s", s.v.Label, old, indent(s.errorLogTail(15)))
+				s.r.prog.printf("perfbench run: the server of %s (pid %d) is not running; starting it again. Its error log "+
+					"ends:\n%s", s.v.Label, old, indent(s.errorLogTail(15)))
 			}
 			s.crashRecorded = false
 			s.closeDB()
@@ -419,7 +420,8 @@ func deniedByPlan(v *plan.Version, user string, err error) error {
 		}
 		said = me.Message
 	}
-	return &planError{err: err, msg: fmt.Sprintf("connect to the server of %s as %s: %s: check user and password, or defaults_file, of version %s (line %d of the plan)",
+	return &planError{err: err, msg: fmt.Sprintf("connect to the server of %s as %s: %s: check user and password, or "+
+		"defaults_file, of version %s (line %d of the plan)",
 		v.Label, user, said, v.Label, v.Line)}
 }
 

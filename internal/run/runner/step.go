@@ -311,7 +311,8 @@ func (sr *stepRun) finish(ctx context.Context, rec *record.Record, merr error) *
 	case stepEndedInWindow:
 		late := ""
 		if d := rec.Window.Warmup - st.Warmup.Seconds(); d > 0.5 && f.exitCode == 0 {
-			late = fmt.Sprintf("; the window opened %.1f s after the warm-up (the measurement's preparation was slow: a busy machine?) and the load runs only %s past the window", d, sr.r.tail)
+			late = fmt.Sprintf("; the window opened %.1f s after the warm-up (the measurement's preparation was slow: a busy "+
+				"machine?) and the load runs only %s past the window", d, sr.r.tail)
 		}
 		failed(rec, "%s before the window closed (%.1f s of %s)%s%s", sr.r.loadEnd(st, load), rec.Window.Seconds, st.Duration, late, loadDetail(res, sr.logPath))
 	case stepShortWindow:

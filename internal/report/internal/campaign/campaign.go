@@ -91,7 +91,8 @@ var roles = []struct {
 // besides Questions and the rows read.
 var statusNames = func() []string {
 	var out []string
-	for _, p := range []string{"Com_", "Handler_", "Innodb_buffer_pool_", "Innodb_data_", "Innodb_log_", "Innodb_row_lock_", "Bytes_", "Select_", "Sort_", "Table_"} {
+	for _, p := range []string{"Com_", "Handler_", "Innodb_buffer_pool_", "Innodb_data_", "Innodb_log_",
+		"Innodb_row_lock_", "Bytes_", "Select_", "Sort_", "Table_"} {
 		for _, s := range []string{"read", "write", "pages", "requests", "waits", "time", "received", "sent", "scan", "range", "merge", "locks", "hits"} {
 			out = append(out, p+s)
 		}
