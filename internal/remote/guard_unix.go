@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/perfbench/perfbench/internal/host/procfs"
 )
 
 // Guard runs argv on a host as the remote side of Conn.Run with a guard:
@@ -117,14 +119,13 @@ func killSession(pid int) {
 
 // sessionMembers lists the live processes of session sid but skip.
 func sessionMembers(sid, skip int) []int {
-	entries, err := os.ReadDir("/proc")
+	pids, err := procfs.New("").PIDs()
 	if err != nil {
 		return nil
 	}
 	var out []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == skip {
+	for _, pid := range pids {
+		if pid == skip {
 			continue
 		}
 		st, ok := procStat(pid)
@@ -145,22 +146,11 @@ type procStatus struct {
 
 // procStat reads the fields of /proc/PID/stat a guard needs.
 func procStat(pid int) (procStatus, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	st, err := procfs.New("").Proc(pid).Stat()
 	if err != nil {
 		return procStatus{}, false
 	}
-	s := string(b)
-	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-	if open < 0 || end < open {
-		return procStatus{}, false
-	}
-	f := strings.Fields(s[end+1:])
-	if len(f) < 4 {
-		return procStatus{}, false
-	}
-	ppid, _ := strconv.Atoi(f[1])
-	sess, _ := strconv.Atoi(f[3])
-	return procStatus{comm: s[open+1 : end], state: f[0], ppid: ppid, session: sess}, true
+	return procStatus{comm: st.Comm, state: string(st.State), ppid: st.PPID, session: st.Session}, true
 }
 
 // endSSHSession ends the host's sshd process of the caller's connection:
@@ -194,14 +184,13 @@ func Clean(dir string, w io.Writer) error {
 		return fmt.Errorf("clean %s: %w", dir, err)
 	}
 	bin := filepath.Join(abs, "bin", "perfbench")
-	entries, err := os.ReadDir("/proc")
+	pids, err := procfs.New("").PIDs()
 	if err != nil {
 		return fmt.Errorf("clean %s: %w", dir, err)
 	}
 	self := os.Getpid()
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == self {
+	for _, pid := range pids {
+		if pid == self {
 			continue
 		}
 		if what := leftBehind(pid, bin, abs); what != "" {
@@ -215,12 +204,12 @@ func Clean(dir string, w io.Writer) error {
 // leftBehind returns the command line of pid when it is a perfbench of bin
 // that an earlier campaign left, else "".
 func leftBehind(pid int, bin, dir string) string {
-	proc := "/proc/" + strconv.Itoa(pid)
-	exe, err := os.Readlink(proc + "/exe")
-	if err != nil || strings.TrimSuffix(exe, " (deleted)") != bin {
+	proc := procfs.New("").Proc(pid)
+	exe, _, err := proc.Exe()
+	if err != nil || exe != bin {
 		return ""
 	}
-	b, err := os.ReadFile(proc + "/cmdline")
+	b, err := proc.ReadFile("cmdline")
 	if err != nil {
 		return ""
 	}
@@ -262,7 +251,7 @@ func slicesContains(s []string, v string) bool {
 
 // procStart is when pid started (the zero time when unknown).
 func procStart(pid int) time.Time {
-	fi, err := os.Stat("/proc/" + strconv.Itoa(pid))
+	fi, err := os.Stat(procfs.New("").Proc(pid).Path())
 	if err != nil {
 		return time.Time{}
 	}

@@ -24,11 +24,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/perfbench/perfbench/internal/host/procfs"
 	"github.com/perfbench/perfbench/record"
 )
 
@@ -104,15 +103,11 @@ func (s *sampler) run(interval time.Duration, stop <-chan struct{}) {
 
 // find lists the processes named s.comm.
 func (s *sampler) find() []int {
-	ents, _ := os.ReadDir("/proc")
+	fs := procfs.New("")
+	pids, _ := fs.PIDs()
 	var out []int
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
-		if err == nil && strings.TrimSpace(string(b)) == s.comm {
+	for _, pid := range pids {
+		if c, err := fs.Proc(pid).Comm(); err == nil && c == s.comm {
 			out = append(out, pid)
 		}
 	}

@@ -48,7 +48,7 @@ func TestFixtureTasks(t *testing.T) {
 
 func TestFixtureStat(t *testing.T) {
 	st, err := fixture.Proc(12122).Stat()
-	want := Stat{PID: 12122, Comm: "mariadbd", State: 'S', PPID: 1, MinFlt: 43948, UTime: 1114, STime: 772, NumThreads: 11, StartTime: 57677, CPU: 1}
+	want := Stat{PID: 12122, Comm: "mariadbd", State: 'S', PPID: 1, Session: 4188, MinFlt: 43948, UTime: 1114, STime: 772, NumThreads: 11, StartTime: 57677, CPU: 1}
 	if err != nil || st != want {
 		t.Errorf("stat of 12122: %+v, %v\nwant %+v", st, err, want)
 	}

@@ -22,7 +22,7 @@ func formatStat(s Stat) []byte {
 		f[i] = "0"
 	}
 	f[3] = string([]byte{s.State})
-	f[4] = fmt.Sprint(s.PPID)
+	f[4], f[6] = fmt.Sprint(s.PPID), fmt.Sprint(s.Session)
 	f[10], f[12] = fmt.Sprint(s.MinFlt), fmt.Sprint(s.MajFlt)
 	f[14], f[15] = fmt.Sprint(s.UTime), fmt.Sprint(s.STime)
 	f[16], f[17] = fmt.Sprint(s.CUTime), fmt.Sprint(s.CSTime)

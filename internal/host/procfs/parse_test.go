@@ -16,7 +16,7 @@ const mariadbdStat = "12122 (mariadbd) S 1 12077 4188 0 -1 4194560 43948 0 0 0 1
 
 func TestParseStat(t *testing.T) {
 	// Fields read by hand off the lines.
-	mariadbd := Stat{PID: 12122, Comm: "mariadbd", State: 'S', PPID: 1, MinFlt: 43948, UTime: 1114, STime: 772, NumThreads: 11, StartTime: 57677, CPU: 1}
+	mariadbd := Stat{PID: 12122, Comm: "mariadbd", State: 'S', PPID: 1, Session: 4188, MinFlt: 43948, UTime: 1114, STime: 772, NumThreads: 11, StartTime: 57677, CPU: 1}
 	withComm := func(comm string) string { return strings.Replace(mariadbdStat, "(mariadbd)", "("+comm+")", 1) }
 	named := func(comm string) Stat { s := mariadbd; s.Comm = comm; return s }
 	cases := []struct {
@@ -28,7 +28,7 @@ func TestParseStat(t *testing.T) {
 		{"mariadbd", mariadbdStat, mariadbd, ""},
 		{"zombie", "30008 (sleep) Z 29944 29781 25793 0 -1 4227084 76 0 0 0 0 0 0 0 20 0 1 0 926605 0 0 18446744073709551615 " +
 			"0 0 0 0 0 0 0 0 0 1 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
-			Stat{PID: 30008, Comm: "sleep", State: 'Z', PPID: 29944, MinFlt: 76, NumThreads: 1, StartTime: 926605, CPU: 1}, ""},
+			Stat{PID: 30008, Comm: "sleep", State: 'Z', PPID: 29944, Session: 25793, MinFlt: 76, NumThreads: 1, StartTime: 926605, CPU: 1}, ""},
 		// The comm is whatever the program set, up to 15 bytes.
 		{"comm with spaces and parentheses", withComm("a) S 1 (b"), named("a) S 1 (b"), ""},
 		{"comm with a newline", withComm("x\ny"), named("x\ny"), ""},
@@ -36,10 +36,10 @@ func TestParseStat(t *testing.T) {
 		// An old kernel's line, through starttime and a few more: no
 		// processor.
 		{"short line", "7 (init) S 0 7 7 0 -1 256 12 0 3 0 5 6 8 9 20 0 1 0 42 1000 20\n",
-			Stat{PID: 7, Comm: "init", State: 'S', MinFlt: 12, MajFlt: 3, UTime: 5, STime: 6, CUTime: 8, CSTime: 9, NumThreads: 1, StartTime: 42, CPU: -1}, ""},
+			Stat{PID: 7, Comm: "init", State: 'S', Session: 7, MinFlt: 12, MajFlt: 3, UTime: 5, STime: 6, CUTime: 8, CSTime: 9, NumThreads: 1, StartTime: 42, CPU: -1}, ""},
 		// Through processor (field 39, here 3), the rest cut.
 		{"through processor", "7 (init) S 0 7 7 0 -1 256 12 0 3 0 5 6 8 9 20 0 1 0 42 1000 20 0 0 0 0 0 0 0 0 0 0 0 0 0 17 3\n",
-			Stat{PID: 7, Comm: "init", State: 'S', MinFlt: 12, MajFlt: 3, UTime: 5, STime: 6, CUTime: 8, CSTime: 9, NumThreads: 1, StartTime: 42, CPU: 3}, ""},
+			Stat{PID: 7, Comm: "init", State: 'S', Session: 7, MinFlt: 12, MajFlt: 3, UTime: 5, STime: 6, CUTime: 8, CSTime: 9, NumThreads: 1, StartTime: 42, CPU: 3}, ""},
 		{"negative processor", "7 (init) S 0 7 7 0 -1 256 12 0 3 0 5 6 8 9 20 0 1 0 42 1000 20 0 0 0 0 0 0 0 0 0 0 0 0 0 17 -3\n", Stat{}, `stat field 39 is "-3"`},
 		{"negative cstime", "7 (init) S 0 7 7 0 -1 256 12 0 3 0 5 6 8 -9 20 0 1 0 42\n", Stat{}, `stat field 17 is "-9"`},
 		{"cut before starttime", "7 (init) S 0 7 7 0 -1 256 12 0 3 0 5 6 0 0 20 0 1 0\n", Stat{}, "19 fields after the comm, want at least 20"},

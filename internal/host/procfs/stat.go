@@ -16,6 +16,8 @@ type Stat struct {
 	// sleep, T stopped, t traced, I idle, Z zombie, X dead.
 	State byte
 	PPID  int
+	// Session is the session id (field 6).
+	Session int
 	// MinFlt and MajFlt are page faults that needed no disk read and ones
 	// that did.
 	MinFlt uint64
@@ -80,6 +82,7 @@ func parseStat(b []byte) (Stat, error) {
 		return v
 	}
 	s.PPID = int(num(4, math.MaxInt32))
+	s.Session = int(num(6, math.MaxInt32))
 	s.MinFlt = num(10, math.MaxUint64)
 	s.MajFlt = num(12, math.MaxUint64)
 	s.UTime = num(14, math.MaxUint64)
