@@ -19,6 +19,12 @@ func spinHelper(args []string) int {
 		return 2
 	}
 	fmt.Println("ready")
+	if len(args) > 1 && args[1] == "go" {
+		// Count from a line on stdin (sent once the test has
+		// attached), not from the start: an attach slowed by a busy
+		// machine must not outlast the process.
+		bufio.NewReader(os.Stdin).ReadString('\n')
+	}
 	x := uint64(1)
 	for t0 := time.Now(); time.Since(t0) < time.Duration(ms)*time.Millisecond; {
 		for range 10000 {

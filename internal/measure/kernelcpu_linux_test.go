@@ -124,7 +124,7 @@ func TestWindowProcessLeft(t *testing.T) {
 				dir = testenv.Cgroup(t)
 			}
 			// Exits 400 ms after its start, inside a 1 s window.
-			h := startHelper(t, "spin", "400")
+			h := startHelper(t, "spin", "400", "go")
 			if dir != "" {
 				moveTo(t, dir, h.cmd.Process.Pid)
 			}
@@ -150,6 +150,7 @@ func TestWindowProcessLeft(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.Close()
+			fmt.Fprintln(h.in, "go")
 			r, err := s.Measure(context.Background(), WindowSpec{Duration: time.Second})
 			close(stop)
 			if err != nil {
@@ -172,7 +173,7 @@ func TestWindowProcessLeft(t *testing.T) {
 			}
 
 			// Gone during the warm-up: failed.
-			h = startHelper(t, "spin", "50")
+			h = startHelper(t, "spin", "50", "go")
 			if dir != "" {
 				moveTo(t, dir, h.cmd.Process.Pid)
 			}
@@ -181,6 +182,7 @@ func TestWindowProcessLeft(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s2.Close()
+			fmt.Fprintln(h.in, "go")
 			r, err = s2.Measure(context.Background(), WindowSpec{Warmup: 500 * time.Millisecond, Duration: 200 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
